@@ -1,0 +1,259 @@
+/* hl-shm-layout.h — the shared-memory session of one profiled process.
+ *
+ * Segment name: /heaplens-<uid>-<pid>-<nonce> (under /dev/shm), created
+ * O_EXCL with mode 0600 by the preload, mapped read-only by readers.
+ *
+ * Layout: HlShmHeader at offset 0, then five regions, each at an offset
+ * (relative to the segment start, 64-byte aligned) and of a size given in
+ * the header. All fields are little-endian, fixed width, naturally aligned.
+ *
+ * Concurrency: one process writes (many of its threads), any number of
+ * readers in other processes read. Writers publish a record by filling it
+ * and then storing its "publish" field with a release store; readers load
+ * that field with an acquire load before reading the rest, and re-check
+ * sequence numbers where a record can change (metadata items, live slots).
+ * Fields named *_atomic are only ever accessed with __atomic builtins.
+ * Readers never trust a value they have not bounds-checked: see
+ * hl-shm-reader.h.
+ *
+ * Plain C11, libc only: this file is compiled into the preload.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#define HL_SHM_MAGIC          "HLSHMEM" /* 8 bytes with its NUL */
+#define HL_SHM_MAGIC_SIZE     8
+#define HL_SHM_VERSION        1         /* readers refuse another version */
+#define HL_SHM_NAME_PREFIX    "heaplens-"
+#define HL_SHM_HEADER_SIZE    4096
+#define HL_SHM_EXE_MAX        512
+#define HL_SHM_CMDLINE_MAX    1536
+#define HL_SHM_PATH_MAX       1024
+#define HL_SHM_REGION_ALIGN   64
+
+typedef enum
+{
+  HL_SHM_STATE_STARTING = 0,
+  HL_SHM_STATE_RUNNING  = 1,
+  HL_SHM_STATE_ENDED    = 2, /* exit_status is valid */
+} HlShmState;
+
+typedef struct
+{
+  uint64_t offset; /* from the segment start, multiple of HL_SHM_REGION_ALIGN */
+  uint64_t size;   /* bytes */
+} HlShmRegion;
+
+typedef struct
+{
+  uint8_t     magic[HL_SHM_MAGIC_SIZE];     /* "HLSHMEM\0" */
+  uint32_t    version;                      /* HL_SHM_VERSION */
+  uint32_t    header_size;                  /* HL_SHM_HEADER_SIZE */
+  uint64_t    segment_size;                 /* must equal the mapped size */
+  uint32_t    pid;
+  uint32_t    ppid;
+  uint32_t    uid;                          /* must equal the segment owner */
+  uint32_t    flags;
+  uint64_t    start_wall_ns;                /* CLOCK_REALTIME at start */
+  uint64_t    start_mono_ns;                /* CLOCK_MONOTONIC at start */
+  uint64_t    heartbeat_ns_atomic;          /* monotonic ns since start of the last sign of life */
+  uint32_t    state_atomic;                 /* HlShmState */
+  int32_t     exit_status;                  /* valid when ENDED */
+  uint64_t    ended_ns;                     /* monotonic ns since start, when ENDED */
+  HlShmRegion resources;                    /* HlShmResourcesHeader + buckets + nodes */
+  HlShmRegion callsites;                    /* HlShmCallsitesHeader + HlShmCallsite[] */
+  HlShmRegion live;                         /* HlShmLiveHeader + HlShmLiveSlot[] */
+  HlShmRegion metadata;                     /* HlShmMetadata */
+  HlShmRegion counters;                     /* HlShmCounters */
+  char        exe[HL_SHM_EXE_MAX];          /* NUL-terminated */
+  char        cmdline[HL_SHM_CMDLINE_MAX];  /* arguments separated by NUL, ends with two NULs */
+  char        trace_path[HL_SHM_PATH_MAX];  /* "" when no trace is written */
+  uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX];
+} HlShmHeader;
+
+_Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
+
+/* ---- Resources table (seed 000): interned stacks and thread records ---- *
+ *
+ * HlShmResourcesHeader, then bucket heads (uint32_t[n_buckets], offsets of
+ * the first node of each hash chain, 0 = none; internal to the writer),
+ * then nodes, appended from nodes_offset up to watermark_atomic. A node is
+ * an HlShmResourceNode followed by `length` payload bytes, padded to 8. Offsets are
+ * relative to the region start; a reader walks nodes in order up to the
+ * watermark (acquire), checking each length against it. */
+
+typedef struct
+{
+  uint32_t n_buckets;
+  uint32_t nodes_offset;         /* first node, relative to the region */
+  uint64_t watermark_atomic;     /* end of the last published node */
+  uint64_t n_stacks_atomic;      /* stack ids handed out (ids are 1..n_stacks) */
+  uint64_t n_dropped_atomic;     /* stacks not interned: table full */
+} HlShmResourcesHeader;
+
+typedef enum
+{
+  HL_SHM_NODE_STACK  = 1, /* payload: frames, see below */
+  HL_SHM_NODE_THREAD = 2, /* payload: the thread's name (no NUL); a later node of the same tid renames it */
+} HlShmNodeKind;
+
+typedef struct
+{
+  uint32_t next;      /* next node of the same hash chain (writer-internal) */
+  uint32_t id;        /* stack id (>= 1) or tid */
+  uint16_t kind;      /* HlShmNodeKind */
+  uint16_t length;    /* payload bytes */
+  uint32_t hash;      /* writer-internal */
+} HlShmResourceNode;
+
+_Static_assert (sizeof (HlShmResourceNode) == 16, "resource node header is 16 bytes");
+
+/* Stack payload: frames innermost first, each a zigzag varint of the
+ * difference to the previous frame (the first to 0), n_frames implied by
+ * the payload length. Flags (truncated) are in the call-site record. */
+
+/* ---- Call-site table (seed 001): per-stack counters -------------------- *
+ * Indexed by stack id; record 0 collects allocations with no stack. */
+
+typedef struct
+{
+  uint64_t n_slots;              /* records that follow (stack ids 0..n_slots-1) */
+  uint64_t reserved;
+} HlShmCallsitesHeader;
+
+typedef struct
+{
+  uint32_t node_offset_atomic;   /* resources node of the stack; published last; 0 = unused */
+  uint32_t flags;                /* HL_STACK_FLAG_* */
+  uint64_t calls_atomic;         /* allocations */
+  uint64_t bytes_atomic;         /* bytes allocated */
+  uint64_t frees_atomic;         /* live count = calls - frees */
+  uint64_t freed_bytes_atomic;   /* live bytes = bytes - freed_bytes */
+} HlShmCallsite;
+
+_Static_assert (sizeof (HlShmCallsite) == 40, "call-site record is 40 bytes");
+
+/* ---- Live allocations table: address -> allocation -------------------- *
+ * Open addressing, linear probing, power-of-two n_slots. A slot's
+ * address_atomic is HL_SHM_LIVE_EMPTY, HL_SHM_LIVE_TOMBSTONE,
+ * HL_SHM_LIVE_BUSY (being written) or the allocation's address, stored
+ * with release after the other fields. A reader reads address (acquire),
+ * the fields, then address again: if both agree the slot is consistent. */
+
+#define HL_SHM_LIVE_EMPTY     0u
+#define HL_SHM_LIVE_TOMBSTONE 1u
+#define HL_SHM_LIVE_BUSY      2u
+
+typedef struct
+{
+  uint64_t n_slots;
+  uint64_t n_live_atomic;        /* approximate */
+  uint64_t n_dropped_atomic;     /* inserts that found no free slot */
+  uint64_t reserved;
+} HlShmLiveHeader;
+
+typedef struct
+{
+  uint64_t address_atomic;
+  uint64_t alloc_id;
+  uint64_t size;
+  uint64_t time_ns;
+  uint32_t stack_id;
+  uint32_t tid;
+} HlShmLiveSlot;
+
+_Static_assert (sizeof (HlShmLiveSlot) == 40, "live slot is 40 bytes");
+
+/* ---- Metadata recorder (seed 003) ------------------------------------- *
+ * HL_SHM_META_ITEMS item slots; a slot keeps its key once used (so a reader
+ * never pairs a key with another key's value). Each item is a seqlock:
+ * seq_atomic is odd while a writer changes it; a reader retries when seq
+ * was odd or changed. Writers serialise among themselves (spin on
+ * writer_lock_atomic, never held across a syscall); readers never block
+ * writers. Every change is also appended to the log ring. */
+
+#define HL_SHM_META_ITEMS     64
+#define HL_SHM_META_KEY_MAX   32  /* bytes, NUL included */
+#define HL_SHM_META_VALUE_MAX 64  /* bytes, NUL included */
+#define HL_SHM_META_LOG       512
+
+enum
+{
+  HL_SHM_META_ACTIVE    = 1u << 0,
+  HL_SHM_META_IS_STRING = 1u << 1,
+  HL_SHM_META_IS_MARK   = 1u << 2, /* log entries only */
+  HL_SHM_META_REMOVED   = 1u << 3, /* log entries only */
+};
+
+typedef struct
+{
+  uint32_t seq_atomic;
+  uint32_t flags;
+  int64_t  int_value;
+  uint64_t time_ns;
+  char     key[HL_SHM_META_KEY_MAX];
+  char     string_value[HL_SHM_META_VALUE_MAX];
+} HlShmMetaItem;
+
+_Static_assert (sizeof (HlShmMetaItem) == 120, "metadata item is 120 bytes");
+
+typedef struct
+{
+  uint32_t      writer_lock_atomic;
+  uint32_t      n_items_atomic;              /* slots in use */
+  uint64_t      log_count_atomic;            /* entries ever appended; entry i is log[i % HL_SHM_META_LOG] */
+  HlShmMetaItem items[HL_SHM_META_ITEMS];
+  HlShmMetaItem log[HL_SHM_META_LOG];
+} HlShmMetadata;
+
+/* ---- Counters: totals, per thread, and a ring of samples --------------- *
+ * Per-thread slots are written only by their thread (relaxed atomic stores,
+ * no read-modify-write on the hot path); a reader sums them. The process
+ * totals that need a global view (peak, RSS) are updated about every 10 ms. */
+
+#define HL_SHM_THREAD_SLOTS   1024
+#define HL_SHM_SAMPLES        8192
+
+typedef struct
+{
+  uint32_t tid_atomic;           /* 0 = free slot */
+  uint32_t flags;                /* 1 = exited (slot reusable after the reader saw it) */
+  uint64_t n_allocs;
+  uint64_t n_frees;
+  uint64_t bytes_allocated;
+  uint64_t bytes_freed;
+  uint64_t reserved[3];
+} HlShmThreadCounters;
+
+_Static_assert (sizeof (HlShmThreadCounters) == 64, "thread counters fill one cache line");
+
+typedef struct
+{
+  uint64_t time_ns;
+  uint64_t heap_bytes;
+  uint64_t rss_bytes;
+  uint64_t n_allocs;
+} HlShmSample;
+
+typedef struct
+{
+  /* Updated on the sampling tick (about every 10 ms) */
+  uint64_t            heap_bytes_atomic;
+  uint64_t            peak_heap_bytes_atomic;
+  uint64_t            peak_heap_time_ns_atomic;
+  uint64_t            rss_bytes_atomic;
+  uint64_t            peak_rss_bytes_atomic;
+  /* Drops, by HlDropReason */
+  uint64_t            dropped_atomic[8];
+  /* Exited threads' totals are folded in here */
+  uint64_t            exited_n_allocs_atomic;
+  uint64_t            exited_n_frees_atomic;
+  uint64_t            exited_bytes_allocated_atomic;
+  uint64_t            exited_bytes_freed_atomic;
+  uint64_t            n_samples_atomic;       /* sample i is samples[i % HL_SHM_SAMPLES] */
+  uint64_t            reserved[2];
+  HlShmThreadCounters threads[HL_SHM_THREAD_SLOTS];
+  HlShmSample         samples[HL_SHM_SAMPLES];
+} HlShmCounters;

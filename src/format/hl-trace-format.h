@@ -1,0 +1,200 @@
+/* hl-trace-format.h — the bytes of a Heaplens trace file (.hltrace).
+ *
+ * This header is the single definition of the on-disk layout; the writer
+ * (linked into the preload) and the reader (linked into the model) both use
+ * it, and docs/trace-format.md describes the same bytes for humans.
+ *
+ * Overview
+ *   file    := file-header packet*
+ *   packet  := packet-header content[content_size]
+ *   content := event*
+ *   event   := type:u8 time_delta:varint [len:varint if type >= 64] payload
+ *
+ * All fixed-width fields are little-endian. "varint" is unsigned LEB128
+ * (at most 10 bytes for 64 bits); "svarint" is a zigzag-encoded varint;
+ * "string" is varint length + that many bytes (no NUL, at most
+ * HL_TRACE_STRING_MAX bytes).
+ *
+ * Packets are written whole with one write(2) on an O_APPEND descriptor, so
+ * packets of different threads interleave but never tear. Each packet decodes
+ * on its own: every delta below restarts at zero at a packet boundary, so a
+ * reader can start at any packet (seeking, parallel loading) and a file cut
+ * anywhere reads up to its last complete packet.
+ *
+ * Plain C11, libc only: this file is compiled into the preload.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- File header ------------------------------------------------------ */
+
+#define HL_TRACE_MAGIC            "HLTRACE" /* 8 bytes with its NUL */
+#define HL_TRACE_MAGIC_SIZE       8
+#define HL_TRACE_VERSION_MAJOR    1  /* readers refuse a newer major */
+#define HL_TRACE_VERSION_MINOR    0  /* newer minors only add skippable data */
+#define HL_TRACE_BYTE_ORDER_MARK  0x01020304u
+#define HL_TRACE_FILE_HEADER_SIZE 64
+#define HL_TRACE_FILE_EXTENSION   ".hltrace"
+
+typedef struct
+{
+  uint8_t  magic[HL_TRACE_MAGIC_SIZE]; /* "HLTRACE\0" */
+  uint16_t version_major;
+  uint16_t version_minor;
+  uint32_t header_size;                /* HL_TRACE_FILE_HEADER_SIZE; a reader skips to it */
+  uint32_t byte_order;                 /* HL_TRACE_BYTE_ORDER_MARK as written */
+  uint32_t flags;                      /* HL_TRACE_FLAG_* */
+  uint64_t start_wall_ns;              /* CLOCK_REALTIME at start */
+  uint64_t start_mono_ns;              /* CLOCK_MONOTONIC at start; event times count from it */
+  uint32_t pid;                        /* process that created the file */
+  uint32_t reserved[5];                /* zero */
+} HlTraceFileHeader;
+
+_Static_assert (sizeof (HlTraceFileHeader) == HL_TRACE_FILE_HEADER_SIZE,
+                "HlTraceFileHeader is 64 bytes on disk");
+
+enum
+{
+  HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+};
+
+/* ---- Packets ---------------------------------------------------------- */
+
+#define HL_PACKET_MAGIC        0x4b504c48u /* "HLPK" as little-endian bytes */
+#define HL_PACKET_HEADER_SIZE  64
+#define HL_PACKET_MAX_SIZE     (32u * 1024u) /* header + content, one write(2) */
+#define HL_PACKET_MAX_CONTENT  (HL_PACKET_MAX_SIZE - HL_PACKET_HEADER_SIZE)
+
+typedef enum
+{
+  HL_PACKET_KIND_INFO   = 1, /* trace info: one HL_EVENT_INFO (the first packet) */
+  HL_PACKET_KIND_EVENTS = 2, /* events of one thread */
+  HL_PACKET_KIND_INDEX  = 3, /* reserved for a trailing index (not written in 1.0) */
+} HlPacketKind;
+
+typedef struct
+{
+  uint32_t magic;          /* HL_PACKET_MAGIC */
+  uint32_t content_size;   /* bytes after the header */
+  uint16_t header_size;    /* HL_PACKET_HEADER_SIZE; bigger in newer minors, skip the rest */
+  uint16_t kind;           /* HlPacketKind */
+  uint32_t pid;            /* writer's pid: packets of another pid are skipped with a warning */
+  uint32_t tid;            /* writing thread; every event in the packet is that thread's */
+  uint32_t crc32c;         /* CRC-32C (Castagnoli) of the content bytes */
+  uint64_t time_begin_ns;  /* first event's time base (relative to start_mono_ns) */
+  uint64_t time_end_ns;    /* last event's time; time_begin_ns <= time_end_ns */
+  uint64_t alloc_id_begin; /* id of the packet's first allocation */
+  uint64_t alloc_id_end;   /* one past the last: ids [begin, end) are this packet's */
+  uint32_t n_events;       /* events in the content */
+  uint32_t reserved;       /* zero */
+} HlPacketHeader;
+
+_Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
+                "HlPacketHeader is 64 bytes on disk");
+
+/* ---- Events ----------------------------------------------------------- *
+ *
+ * Every event: type:u8, time_delta:varint (ns since the previous event of
+ * the packet, the first one since time_begin_ns). Types >= 64 then carry
+ * len:varint, the payload size, so that a reader skips types it does not
+ * know; types < 64 have the fixed payloads below, and an unknown one is an
+ * error (it needs a new major version).
+ *
+ * Packet-local state, reset to 0 at every packet start:
+ *   next_id    — id of the next allocation (starts at alloc_id_begin)
+ *   prev_id    — last id allocated or freed in this packet
+ *   prev_stack — last stack id referred to or defined
+ *   prev_addr  — last address allocated
+ *   prev_frames— frames of the last STACK event (prefix sharing)
+ *
+ * ALLOC          size:varint stack:svarint(Δprev_stack) addr:svarint(Δprev_addr)
+ *                → id = next_id++
+ * ALLOC_ALIGNED  size:varint align:varint stack:svarint addr:svarint
+ * FREE           id:svarint(prev_id - id)
+ * FREE_ADDR      addr:varint            (a free whose allocation id is unknown,
+ *                                         e.g. the live table was full)
+ * REALLOC        old_id:svarint(prev_id - old_id) size:varint stack:svarint addr:svarint
+ *                → frees old_id, new id = next_id++  (1 allocation + 1 free)
+ * REALLOC_ADDR   old_addr:varint size:varint stack:svarint addr:svarint
+ * STACK          id:svarint(Δprev_stack) flags:varint n_frames:varint n_shared:varint
+ *                frame:svarint(Δ previous frame value) × (n_frames - n_shared)
+ *                Frames are return addresses, innermost first; the last
+ *                n_shared (outermost) frames equal the last n_shared frames of
+ *                the packet's previous STACK. A STACK may follow, in file
+ *                order, an event of another thread's packet that uses its id.
+ * MODULE         flags:varint start:varint size:varint file_offset:varint
+ *                build_id:string path:string
+ * THREAD         tid:varint flags:varint name:string
+ * META_INT       key:string value:svarint
+ * META_STRING    key:string value:string
+ * META_REMOVE    key:string
+ * MARK           text:string
+ * COUNTERS       heap_bytes:varint rss_bytes:varint n_allocs:varint n_frees:varint
+ * DROPPED        count:varint reason:varint(HlDropReason)
+ * INFO           n:varint (key:string value:string) × n   (exe, cmdline, host,
+ *                page_size, clock, unwinder, options, ...)
+ * END            exit_status:svarint   (written once at a clean exit)
+ */
+
+typedef enum
+{
+  HL_EVENT_ALLOC         = 1,
+  HL_EVENT_ALLOC_ALIGNED = 2,
+  HL_EVENT_FREE          = 3,
+  HL_EVENT_FREE_ADDR     = 4,
+  HL_EVENT_REALLOC       = 5,
+  HL_EVENT_REALLOC_ADDR  = 6,
+  HL_EVENT_STACK         = 7,
+  HL_EVENT_MODULE        = 8,
+  HL_EVENT_THREAD        = 9,
+  HL_EVENT_META_INT      = 10,
+  HL_EVENT_META_STRING   = 11,
+  HL_EVENT_META_REMOVE   = 12,
+  HL_EVENT_MARK          = 13,
+  HL_EVENT_COUNTERS      = 14,
+  HL_EVENT_DROPPED       = 15,
+  HL_EVENT_INFO          = 16,
+  HL_EVENT_END           = 17,
+  HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
+} HlEventType;
+
+enum
+{
+  HL_STACK_FLAG_TRUNCATED = 1u << 0, /* deeper than the depth limit */
+};
+
+enum
+{
+  HL_MODULE_FLAG_LOADED   = 1u << 0,
+  HL_MODULE_FLAG_UNLOADED = 1u << 1,
+};
+
+enum
+{
+  HL_THREAD_FLAG_START = 1u << 0,
+  HL_THREAD_FLAG_EXIT  = 1u << 1,
+  HL_THREAD_FLAG_NAME  = 1u << 2, /* name changed (pthread_setname_np, prctl) */
+};
+
+typedef enum
+{
+  HL_DROP_TRACE_WRITE   = 1, /* write(2) failed or the disk was too slow */
+  HL_DROP_STACK_TABLE   = 2, /* resources table full: stack recorded as id 0 */
+  HL_DROP_LIVE_TABLE    = 3, /* live table full: frees refer by address */
+  HL_DROP_CALLSITE      = 4, /* call-site table full */
+} HlDropReason;
+
+#define HL_STACK_ID_UNKNOWN    0u   /* "stack not recorded" */
+#define HL_TRACE_STRING_MAX    4096u
+#define HL_TRACE_MAX_FRAMES    256u
+#define HL_TRACE_BUILD_ID_MAX  64u
+#define HL_VARINT_MAX_BYTES    10u
+
+/* The largest encoded size of one event with a full stack, strings at their
+ * maximum: a writer that has fewer bytes left flushes first. */
+#define HL_EVENT_MAX_SIZE (1u + HL_VARINT_MAX_BYTES * (6u + HL_TRACE_MAX_FRAMES) + 2u * HL_TRACE_STRING_MAX + HL_TRACE_BUILD_ID_MAX)
+
+_Static_assert (HL_EVENT_MAX_SIZE < HL_PACKET_MAX_CONTENT,
+                "one event always fits in an empty packet");

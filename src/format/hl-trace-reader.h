@@ -1,0 +1,149 @@
+/* hl-trace-reader.h — reads a trace file safely.
+ *
+ * Every offset and length is checked before use: a truncated, corrupt or
+ * hostile file gives an HlFormatError {code, byte offset, message}, never a
+ * crash or an out-of-bounds read. A file cut in the middle of a packet reads
+ * up to the last complete packet; the reader counts the bytes it ignored.
+ * Packets with a bad checksum or another pid are skipped and counted.
+ *
+ * Plain C11 + libc (the reader may allocate; it never runs in a target).
+ *
+ *   HlTraceReader *r;
+ *   HlFormatError err;
+ *   if (hl_trace_reader_open_file (path, &r, &err) != 0) { report err; }
+ *   HlPacketView pkt;
+ *   while (hl_trace_reader_next_packet (r, &pkt, &err) > 0) {
+ *     HlEventCursor c;
+ *     hl_event_cursor_init (&c, &pkt);
+ *     HlEvent ev;
+ *     int rc;
+ *     while ((rc = hl_event_cursor_next (&c, &ev, &err)) > 0) { use ev; }
+ *     if (rc < 0) { the packet is corrupt from err.offset on }
+ *   }
+ *   hl_trace_reader_free (r);
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl-trace-format.h"
+
+typedef enum
+{
+  HL_FORMAT_OK = 0,
+  HL_FORMAT_ERROR_IO,          /* open/stat/mmap failed (errno in message) */
+  HL_FORMAT_ERROR_NOT_A_TRACE, /* bad file magic */
+  HL_FORMAT_ERROR_VERSION,     /* newer major version: message names both */
+  HL_FORMAT_ERROR_TRUNCATED,   /* ends inside a header, packet or event */
+  HL_FORMAT_ERROR_CORRUPT,     /* a field out of range, bad packet magic, ... */
+  HL_FORMAT_ERROR_CHECKSUM,    /* packet content does not match its crc32c */
+  HL_FORMAT_ERROR_UNSUPPORTED, /* unknown non-skippable event type */
+} HlFormatStatus;
+
+typedef struct
+{
+  HlFormatStatus code;
+  uint64_t       offset;       /* byte offset in the file where it went wrong */
+  char           message[256]; /* one line, for a person */
+} HlFormatError;
+
+const char *hl_format_status_to_string (HlFormatStatus code);
+
+typedef struct HlTraceReader HlTraceReader;
+
+/* Both return 0, or -1 with ERR filled in. open_memory borrows DATA. */
+int   hl_trace_reader_open_file   (const char     *path,
+                                   HlTraceReader **out,
+                                   HlFormatError  *err);
+int   hl_trace_reader_open_memory (const void     *data,
+                                   size_t          size,
+                                   HlTraceReader **out,
+                                   HlFormatError  *err);
+void  hl_trace_reader_free        (HlTraceReader  *r);
+
+const HlTraceFileHeader *hl_trace_reader_file_header (const HlTraceReader *r);
+uint64_t                 hl_trace_reader_file_size   (const HlTraceReader *r);
+
+typedef struct
+{
+  uint64_t       offset;   /* of the packet header in the file */
+  HlPacketHeader header;   /* validated copy */
+  const uint8_t *content;  /* header.content_size bytes, inside the mapping */
+} HlPacketView;
+
+/* 1 with the next valid packet, 0 at the end, -1 on an error that stops the
+ * walk (ERR says what and where). Packets with a bad crc or another pid are
+ * skipped and counted in the stats below, not returned. */
+int   hl_trace_reader_next_packet (HlTraceReader *r,
+                                   HlPacketView  *pkt,
+                                   HlFormatError *err);
+/* Continue from the packet at OFFSET (an offset a previous walk returned). */
+int   hl_trace_reader_seek        (HlTraceReader *r,
+                                   uint64_t       offset);
+
+typedef struct
+{
+  uint64_t packets;               /* valid packets returned so far */
+  uint64_t packets_bad_checksum;
+  uint64_t packets_other_pid;
+  uint64_t bytes_ignored_at_end;  /* an incomplete last packet */
+  char     warning[256];          /* "" or one line a person should see */
+} HlTraceReaderStats;
+
+void  hl_trace_reader_stats       (const HlTraceReader *r,
+                                   HlTraceReaderStats  *out);
+
+/* ---- Events of one packet --------------------------------------------- */
+
+#define HL_ID_NONE UINT64_MAX
+
+typedef struct
+{
+  HlEventType type;
+  uint64_t    time_ns;     /* since start_mono_ns */
+  uint32_t    tid;         /* the packet's thread */
+  uint64_t    offset;      /* of the event's type byte in the file */
+  union
+  {
+    struct { uint64_t id, size, alignment, address; uint32_t stack_id; } alloc;        /* ALLOC, ALLOC_ALIGNED (alignment 0 = default) */
+    struct { uint64_t id, address; } free;                                               /* FREE (address 0), FREE_ADDR (id HL_ID_NONE) */
+    struct { uint64_t old_id, old_address, id, size, address; uint32_t stack_id; } realloc; /* REALLOC(_ADDR): the unknown one is HL_ID_NONE / 0 */
+    struct { uint32_t id, flags, n_frames; const uint64_t *frames; } stack;              /* frames innermost first */
+    struct { uint32_t flags; uint64_t start, size, file_offset; const uint8_t *build_id; uint32_t build_id_len; const char *path; } module;
+    struct { uint32_t tid, flags; const char *name; } thread;
+    struct { const char *key; bool is_string; int64_t int_value; const char *string_value; } meta; /* META_INT, META_STRING, META_REMOVE */
+    struct { const char *text; } mark;
+    struct { uint64_t heap_bytes, rss_bytes, n_allocs, n_frees; } counters;
+    struct { uint64_t count; uint32_t reason; } dropped;
+    struct { uint32_t n; const char * const *keys; const char * const *values; } info;
+    struct { int32_t exit_status; } end;
+    struct { uint32_t size; const uint8_t *data; } unknown;                              /* a skippable type this reader does not know */
+  } u;
+} HlEvent;
+
+/* Strings are NUL-terminated copies and frames a decoded array, all inside
+ * the cursor: valid until the next hl_event_cursor_next() call. */
+typedef struct
+{
+  const HlPacketView *pkt;
+  size_t    pos;
+  uint64_t  time_ns;
+  uint64_t  next_id;
+  uint64_t  prev_id;
+  uint64_t  prev_stack;
+  uint64_t  prev_addr;
+  uint32_t  prev_n_frames;
+  uint64_t  frames[HL_TRACE_MAX_FRAMES];
+  char      strings[2 * HL_TRACE_STRING_MAX + 2 * 64];
+  const char *info_keys[64];
+  const char *info_values[64];
+} HlEventCursor;
+
+void  hl_event_cursor_init (HlEventCursor      *c,
+                            const HlPacketView *pkt);
+/* 1 with an event, 0 at the packet's end, -1 on a malformed event. */
+int   hl_event_cursor_next (HlEventCursor *c,
+                            HlEvent       *ev,
+                            HlFormatError *err);
