@@ -1,0 +1,42 @@
+/* heaplens-cli — the command-line front end: dispatches to a subcommand. */
+#include "hl-config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hl-cli-commands.h"
+
+static const HlCliCommand commands[] = {
+  { NULL, NULL, NULL },
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: heaplens-cli COMMAND [OPTIONS...]\n\nCommands:\n");
+  for (const HlCliCommand *c = commands; c->name != NULL; c++)
+    fprintf (out, "  %-12s %s\n", c->name, c->summary);
+  fprintf (out, "\nRun 'heaplens-cli COMMAND --help' for the options of one command.\n");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+    {
+      print_usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? 2 : 0;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("heaplens-cli %s\n", HL_VERSION);
+      return 0;
+    }
+  for (const HlCliCommand *c = commands; c->name != NULL; c++)
+    if (strcmp (argv[1], c->name) == 0)
+      return c->func (argc - 1, argv + 1);
+
+  fprintf (stderr, "heaplens-cli: unknown command '%s' (see 'heaplens-cli --help')\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,17 @@
+/* hl-cli-commands.h — the subcommands of heaplens-cli.
+ *
+ * Each subcommand lives in its own file src/cli/hl-cli-<name>.c and has the
+ * signature of HlCliCommandFunc: ARGV[0] is the subcommand's name, the return
+ * value is the process exit status. To add one: declare it here, add it to
+ * the table in heaplens-cli.c and its file to src/cli/meson.build.
+ */
+#pragma once
+
+typedef int (*HlCliCommandFunc) (int argc, char **argv);
+
+typedef struct
+{
+  const char       *name;
+  HlCliCommandFunc  func;
+  const char       *summary; /* one line for `heaplens-cli --help` */
+} HlCliCommand;
