@@ -102,7 +102,7 @@ typedef struct
   uint64_t time_end_ns;    /* last event's time; time_begin_ns <= time_end_ns */
   uint64_t alloc_id_begin; /* id of the packet's first allocation */
   uint64_t alloc_id_end;   /* one past the last: ids [begin, end) are this packet's */
-  uint32_t n_events;       /* events in the content */
+  uint32_t n_events;       /* events in the content, ID_SKIP not counted */
   uint32_t flags;          /* HL_PACKET_FLAG_* */
 } HlPacketHeader;
 

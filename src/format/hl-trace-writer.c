@@ -171,7 +171,7 @@ take_id (HlPacketWriter *w, uint64_t time_ns, uint64_t id, size_t bound)
   uint8_t *p = event_start (w, HL_EVENT_ID_SKIP, time_ns);
   p = hl_varint_put (p, id - w->next_id);
   w->next_id = id;
-  event_end (w, p);
+  w->len = (size_t) (p - w->buf); /* not counted in n_events: readers apply it */
   return HL_WRITE_OK;
 }
 
