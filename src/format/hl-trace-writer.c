@@ -313,7 +313,8 @@ hl_packet_writer_stack (HlPacketWriter *w,
   if (shared > 0 && prev_n != n_frames)
     memmove (w->prev_frames + n_new, w->prev_frames + (prev_n - shared),
              shared * sizeof (uint64_t));
-  memcpy (w->prev_frames, frames, n_new * sizeof (uint64_t));
+  if (n_new > 0)
+    memcpy (w->prev_frames, frames, n_new * sizeof (uint64_t));
   w->prev_n_frames = n_frames;
   w->flags |= HL_PACKET_FLAG_HAS_STACKS;
   return event_end (w, p);

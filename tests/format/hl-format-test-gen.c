@@ -205,7 +205,8 @@ hl_gen_trace (HlGenTrace *t, const HlGenOptions *opt)
                   g->ev.u.stack.n_frames = n;
                   t->frames = grow (t->frames, &t->cap_frames, t->n_frames + n, sizeof (uint64_t));
                   g->frames_at = t->n_frames;
-                  memcpy (t->frames + t->n_frames, frames, n * sizeof (uint64_t));
+                  if (n > 0)
+                    memcpy (t->frames + t->n_frames, frames, n * sizeof (uint64_t));
                   t->n_frames += n;
                 }
               else
