@@ -7,6 +7,7 @@
 #include "hl-cli-commands.h"
 
 static const HlCliCommand commands[] = {
+  { "dump", hl_cli_dump, "print the packets and events of a trace file" },
   { NULL, NULL, NULL },
 };
 

@@ -15,3 +15,6 @@ typedef struct
   HlCliCommandFunc  func;
   const char       *summary; /* one line for `heaplens-cli --help` */
 } HlCliCommand;
+
+/* format (issue 4) */
+int hl_cli_dump     (int argc, char **argv);
