@@ -7,7 +7,7 @@
  * a ring of 256 live blocks, so every free refers to the allocation 256
  * before it.
  *
- *   format-bench [N_EVENTS]   (default 20,000,000) */
+ *   format-bench [N_EVENTS [OUT.hltrace]]   (default 20,000,000; OUT keeps the trace) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -140,6 +140,12 @@ main (int argc, char **argv)
           (unsigned long long) n_pairs, (unsigned long long) (n_written - n_pairs));
   printf ("write cost:       %.2f ns/event (encode + crc32c, no write(2))\n", write_ns);
   printf ("trace size:       %zu bytes, %.2f bytes/event\n", out.size, (double) out.size / (double) n_written);
+  if (argc > 2)
+    {
+      FILE *f = fopen (argv[2], "wb");
+      if (f == NULL || fwrite (out.data, 1, out.size, f) != out.size || fclose (f) != 0)
+        fprintf (stderr, "format-bench: cannot write %s\n", argv[2]);
+    }
 
   /* Decode: walk with crc checks, every event through the cursor */
   HlTraceReader *r;

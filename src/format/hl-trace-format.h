@@ -8,7 +8,8 @@
  *   file    := file-header packet*
  *   packet  := packet-header content[content_size]
  *   content := event*
- *   event   := type:u8 time_delta:varint [len:varint if type >= 64] payload
+ *   event   := type:u8 [time_delta:varint] [len:varint if type >= 64] payload
+ *              (bit 7 of the type byte set: no time_delta, it is 0)
  *
  * All fixed-width fields are little-endian. "varint" is unsigned LEB128
  * (at most 10 bytes for 64 bits); "svarint" is a zigzag-encoded varint;
@@ -111,8 +112,10 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
 
 /* ---- Events ----------------------------------------------------------- *
  *
- * Every event: type:u8, time_delta:varint (ns since the previous event of
- * the packet, the first one since time_begin_ns). Types >= 64 then carry
+ * Every event: a type byte, then time_delta:varint (ns since the previous
+ * event of the packet, the first one since time_begin_ns) unless bit 7 of
+ * the type byte (HL_EVENT_FLAG_NO_TIME) is set: then the delta is 0 and
+ * omitted (the type is the low 7 bits). Types >= 64 then carry
  * len:varint, the payload size, so that a reader skips types it does not
  * know; types < 64 have the fixed payloads below, and an unknown one is an
  * error (it needs a new major version).
@@ -187,7 +190,10 @@ typedef enum
   HL_EVENT_END           = 17,
   HL_EVENT_ID_SKIP       = 18,
   HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
+  HL_EVENT_TYPE_MAX      = 127,
 } HlEventType;
+
+#define HL_EVENT_FLAG_NO_TIME 0x80u /* in the type byte: time delta 0, omitted */
 
 enum
 {
