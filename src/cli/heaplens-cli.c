@@ -8,6 +8,7 @@
 
 static const HlCliCommand commands[] = {
   { "dump", hl_cli_dump, "print the packets and events of a trace file" },
+  { "compress", hl_cli_compress, "compress a trace file (zstd frames)" },
   { NULL, NULL, NULL },
 };
 

@@ -18,3 +18,4 @@ typedef struct
 
 /* format (issue 4) */
 int hl_cli_dump     (int argc, char **argv);
+int hl_cli_compress (int argc, char **argv);

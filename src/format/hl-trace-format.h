@@ -59,6 +59,7 @@ _Static_assert (sizeof (HlTraceFileHeader) == HL_TRACE_FILE_HEADER_SIZE,
 enum
 {
   HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_TRACE_FLAG_COMPRESSED   = 1u << 1, /* the packets are in ZFRAME packets (hl-trace-codec.h) */
 };
 
 /* ---- Packets ---------------------------------------------------------- */
@@ -73,7 +74,8 @@ typedef enum
   HL_PACKET_KIND_INFO   = 1, /* trace info: one HL_EVENT_INFO (the first packet) */
   HL_PACKET_KIND_EVENTS = 2, /* events of one thread */
   HL_PACKET_KIND_INDEX  = 3, /* trailing index: one entry per packet before it */
-  HL_PACKET_KIND_INDEX_TAIL = 4, /* last 80 bytes of an indexed file: where the INDEX is */
+  HL_PACKET_KIND_INDEX_TAIL = 4, /* last 88 bytes of an indexed file: where the INDEX is */
+  HL_PACKET_KIND_ZFRAME = 5, /* compressed run of packets (files with HL_TRACE_FLAG_COMPRESSED) */
 } HlPacketKind;
 
 /* HlPacketHeader.flags: what a packet holds, so that a reader seeking to a
