@@ -10,6 +10,13 @@
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
 #include "hl-trace-reader.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#define CODEC hl_trace_codec_zstd (1)
+#else
+#include "hl-trace-codec.h"
+#define CODEC NULL
+#endif
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -20,7 +27,8 @@ run (const uint8_t *data, size_t size)
 {
   HlTraceReader *r;
   HlFormatError err;
-  if (hl_trace_reader_open_memory (data, size, &r, &err) != 0)
+  /* compressed traces too: ZFRAMEs decompressed at open */
+  if (hl_trace_reader_open_memory_codec (data, size, CODEC, &r, &err) != 0)
     return;
 
   HlEventCursor *c = malloc (sizeof *c);
