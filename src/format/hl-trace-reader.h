@@ -175,6 +175,7 @@ typedef struct
   bool      failed;        /* a malformed event was met: next() keeps returning -1 */
   HlFormatError error;     /* what it was (valid when failed) */
   uint64_t  frames[HL_TRACE_MAX_FRAMES];
+  HlAddrPredictor pred;
   char      strings[HL_TRACE_INFO_MAX_BYTES + 2 * 64];
   const char *info_keys[HL_TRACE_INFO_MAX_PAIRS];
   const char *info_values[HL_TRACE_INFO_MAX_PAIRS];
