@@ -150,20 +150,30 @@ find_self_cb (struct dl_phdr_info *info,
 
 /* ---- Exit ------------------------------------------------------------------ */
 
+/* exit() runs on_exit handlers in reverse order of registration. We
+ * register during start-up, usually before libc registers the loader's
+ * destructor pass, so this runs last of all, after every destructor: the
+ * END event then follows everything. If it ran earlier, later events are
+ * still written (one packet each). */
 static void
 on_exit_cb (int   status,
             void *arg)
 {
   hl_g.exit_status = status;
   atomic_store (&hl_g.exit_status_known, 1);
+  if (hl_active ())
+    hl_capture_finish (status, true);
 }
 
+/* Destructors: write what is buffered, in case exit handlers never run. */
 __attribute__ ((destructor (101))) static void
 hl_capture_destructor (void)
 {
-  if (!hl_active ())
+  if (!hl_active () || atomic_load (&hl_g.ended))
     return;
-  hl_capture_finish (hl_g.exit_status, atomic_load (&hl_g.exit_status_known) != 0);
+  hl_tls.guard++;
+  hl_flush_all_for_exit ();
+  hl_tls.guard--;
 }
 
 /* ---- Start --------------------------------------------------------------- */

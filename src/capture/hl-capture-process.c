@@ -248,6 +248,31 @@ signal (int          sig,
   return old.sa_handler;
 }
 
+/* ---- _exit ---------------------------------------------------------------
+ * A program's own call to _exit()/_Exit() skips the exit handlers: finish
+ * the recording first. (exit() reaches libc's _exit internally, after our
+ * on_exit handler has run.) */
+
+typedef void (*ExitFunc) (int);
+
+HL_EXPORT void
+_exit (int status)
+{
+  static ExitFunc real;
+  if (real == NULL)
+    real = (ExitFunc) dlsym (RTLD_NEXT, "_exit");
+  if (hl_active () && hl_tls.guard == 0)
+    hl_capture_finish (status, true);
+  real (status);
+  __builtin_unreachable ();
+}
+
+HL_EXPORT void
+_Exit (int status)
+{
+  _exit (status);
+}
+
 /* ---- exec -------------------------------------------------------------------- */
 
 /* Before the image is replaced: everything written, the session ended. */
