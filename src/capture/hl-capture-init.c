@@ -229,6 +229,7 @@ hl_capture_init (void)
   on_exit (on_exit_cb, NULL);
   if (hl_g.cfg.trace && hl_trace_open () != 0)
     hl_sys_warn ("cannot write the trace ", hl_g.trace_path, "; recording to shared memory only");
+  hl_session_running ();
 
   atomic_store (&hl_g.state, HL_STATE_ACTIVE);
   HlThreadBlock *b = hl_thread_block ();

@@ -7,6 +7,8 @@
 #include "hl-cli-commands.h"
 
 static const HlCliCommand commands[] = {
+  { "record", hl_cli_record, "run a program and record its heap" },
+  { "sessions", hl_cli_sessions, "list (or --prune) live-recording sessions" },
   { NULL, NULL, NULL },
 };
 

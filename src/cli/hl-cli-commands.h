@@ -15,3 +15,7 @@ typedef struct
   HlCliCommandFunc  func;
   const char       *summary; /* one line for `heaplens-cli --help` */
 } HlCliCommand;
+
+/* capture (issue 5) */
+int hl_cli_record   (int argc, char **argv);
+int hl_cli_sessions (int argc, char **argv);
