@@ -3,7 +3,7 @@
  *   allocs frees bytes leaked_bytes leaked_blocks free_unknown stacks
  *   truncated_stacks max_frames modules modules_unloaded threads
  *   thread_names (comma separated) meta marks counters dropped end_status
- *   packets bad_checksum other_pid bytes_ignored site_hits
+ *   packets bad_checksum other_pid bytes_ignored site_hits peak_bytes
  * site_hits counts allocations whose innermost frame lies in
  * [site_lo, site_hi), two integers the target publishes as metadata
  * (META_INT events) — the address range of its allocating function.
@@ -107,6 +107,7 @@ main (int argc, char **argv)
   uint64_t max_frames = 0, modules = 0, unloaded = 0, threads = 0, meta = 0, marks = 0;
   uint64_t counters = 0, dropped = 0, bad_events = 0;
   int64_t end_status = -999;
+  uint64_t heap = 0, peak = 0; /* in file order: exact for one thread */
   int64_t site_lo = 0, site_hi = 0;
   char names[4096] = "";
   /* allocation sites for site_hits: (stack id) per allocation, resolved at the end */
@@ -132,6 +133,9 @@ main (int argc, char **argv)
               bytes += ev.u.alloc.size;
               put (ev.u.alloc.id, ev.u.alloc.size, ev.u.alloc.stack_id);
               new_stack = ev.u.alloc.stack_id;
+              heap += ev.u.alloc.size;
+              if (heap > peak)
+                peak = heap;
               break;
             case HL_EVENT_FREE:
               {
@@ -139,6 +143,8 @@ main (int argc, char **argv)
                 frees++;
                 if (!take (ev.u.free.id, &size))
                   free_unknown++;
+                else
+                  heap -= size;
               }
               break;
             case HL_EVENT_FREE_ADDR:
@@ -154,7 +160,12 @@ main (int argc, char **argv)
                 bytes += ev.u.realloc.size;
                 if (ev.u.realloc.old_id == HL_ID_NONE || !take (ev.u.realloc.old_id, &size))
                   free_unknown++;
+                else
+                  heap -= size;
                 put (ev.u.realloc.id, ev.u.realloc.size, ev.u.realloc.stack_id);
+                heap += ev.u.realloc.size;
+                if (heap > peak)
+                  peak = heap;
                 new_stack = ev.u.realloc.stack_id;
               }
               break;
@@ -255,6 +266,7 @@ main (int argc, char **argv)
   printf ("threads=%" PRIu64 "\nthread_names=%s\nmeta=%" PRIu64 "\nmarks=%" PRIu64 "\n", threads, names, meta, marks);
   printf ("counters=%" PRIu64 "\ndropped=%" PRIu64 "\nend_status=%" PRId64 "\n", counters, dropped, end_status);
   printf ("packets=%" PRIu64 "\nbad_checksum=%" PRIu64 "\nother_pid=%" PRIu64 "\n", st.packets, st.packets_bad_checksum, st.packets_other_pid);
+  printf ("peak_bytes=%" PRIu64 "\n", peak);
   printf ("bytes_ignored=%" PRIu64 "\nbad_events=%" PRIu64 "\nsite_hits=%" PRIu64 "\n", st.bytes_ignored_at_end, bad_events, site_hits);
   hl_trace_reader_free (r);
   free (slots);

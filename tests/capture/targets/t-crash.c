@@ -1,9 +1,11 @@
 /* t-crash — allocates, then dies: "segv" dereferences NULL, "term" is
  * killed by SIGTERM, "abort" calls abort(), "exit" calls _exit(9). The
  * allocations before must be in the trace. */
+#define _DEFAULT_SOURCE
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *volatile sink;
@@ -20,7 +22,7 @@ main (int argc, char **argv)
   sink = malloc (4321);
   if (strcmp (how, "segv") == 0)
     {
-      volatile int *p = NULL;
+      int *volatile p = NULL;
       return *p;
     }
   if (strcmp (how, "term") == 0)
@@ -35,7 +37,8 @@ main (int argc, char **argv)
         {
           sink = malloc (50);
           free (sink);
-          usleep (1000);
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
         }
     }
   _exit (9);

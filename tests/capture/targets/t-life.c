@@ -26,10 +26,13 @@ on_usr1 (int sig)
   handled++;
 }
 
+static pthread_barrier_t named;
+
 static void *
 worker (void *arg)
 {
   int n = (int) (long) arg;
+  pthread_barrier_wait (&named); /* main has named us */
   if (n == 0)
     prctl (PR_SET_NAME, "prctl-name", 0, 0, 0);
   void *keep[100];
@@ -55,6 +58,7 @@ main (int argc, char **argv)
 
   /* threads */
   pthread_t t[4];
+  pthread_barrier_init (&named, NULL, 5);
   for (long i = 0; i < 4; i++)
     {
       pthread_create (&t[i], NULL, worker, (void *) i);
@@ -63,6 +67,7 @@ main (int argc, char **argv)
       if (i != 0)
         pthread_setname_np (t[i], name);
     }
+  pthread_barrier_wait (&named);
   for (int i = 0; i < 4; i++)
     pthread_join (t[i], NULL);
   printf ("threads done\n");
