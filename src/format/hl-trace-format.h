@@ -213,7 +213,10 @@ typedef enum
   HL_DROP_STACK_TABLE   = 2, /* resources table full: stack recorded as id 0 */
   HL_DROP_LIVE_TABLE    = 3, /* live table full: frees refer by address */
   HL_DROP_CALLSITE      = 4, /* call-site table full */
+  HL_DROP_METADATA      = 5, /* metadata recorder busy or full */
 } HlDropReason;
+
+#define HL_DROP_REASONS_MAX 8 /* counters keep one slot per reason, 0 unused */
 
 #define HL_STACK_ID_UNKNOWN    0u   /* "stack not recorded" */
 #define HL_TRACE_STRING_MAX    4096u
