@@ -13,6 +13,8 @@ preload=$build/src/capture/libheaplens-preload.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -f "$preload" ] || { echo "no preload in $build" >&2; exit 1; }
+# every configuration runs python3 with the C allocator (not pymalloc)
+export PYTHONMALLOC=malloc
 
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
 python3 - > "$tmp/work.sql" << 'PY'
@@ -37,7 +39,7 @@ workloads="churn python sqlite"
 cmd_of () {
   case $1 in
     churn) echo "$tmp/churn 2000000" ;;
-    python) echo "env PYTHONMALLOC=malloc /usr/bin/python3 $here/workload.py" ;;
+    python) echo "/usr/bin/python3 $here/workload.py" ;;
     sqlite) echo "sqlite3 $tmp/db.sqlite -init $tmp/work.sql .quit" ;;
   esac
 }
