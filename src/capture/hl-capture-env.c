@@ -54,15 +54,18 @@ hl_config_load (HlConfig *cfg)
 {
   memset (cfg, 0, sizeof *cfg);
   cfg->unwind = HL_UNWIND_LIBUNWIND;
+  cfg->cfi = true;
   const char *u = getenv ("HEAPLENS_UNWIND");
   if (u != NULL)
     {
-      if (strcmp (u, "fp") == 0)
+      if (strcmp (u, "unw") == 0)
+        cfg->cfi = false; /* unw_backtrace for every stack */
+      else if (strcmp (u, "fp") == 0)
         cfg->unwind = HL_UNWIND_FP;
       else if (strcmp (u, "none") == 0)
         cfg->unwind = HL_UNWIND_NONE;
       else if (strcmp (u, "libunwind") != 0)
-        hl_sys_warn ("ignoring malformed HEAPLENS_UNWIND (use fp, libunwind or none)", NULL, NULL);
+        hl_sys_warn ("ignoring malformed HEAPLENS_UNWIND (use libunwind, unw, fp or none)", NULL, NULL);
     }
 
   cfg->depth = (uint32_t) env_u64 ("HEAPLENS_DEPTH", 128, 1, HL_TRACE_MAX_FRAMES);

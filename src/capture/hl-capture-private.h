@@ -33,6 +33,7 @@ typedef enum
 typedef struct
 {
   HlUnwindMode unwind;
+  bool         cfi;              /* libunwind mode: cached CFI rules first */
   uint32_t     depth;            /* frames kept, 1..HL_TRACE_MAX_FRAMES */
   bool         follow;           /* record forked children and exec'd images */
   bool         trace;            /* write a trace file (HEAPLENS_OUTPUT=none: no) */
@@ -229,6 +230,9 @@ int      hl_unwind_init    (void);
  * sets *TRUNCATED. */
 uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
 void     hl_unwind_refresh_new_ranges (void);
+void     hl_unwind_report  (void);
+bool     hl_cfi_init       (void);
+uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
 /* Interns a stack, writing a STACK event for a new one; 0 when dropped. */

@@ -67,6 +67,7 @@ hl_capture_finish (int  exit_status,
   if (atomic_exchange (&hl_g.ended, 1) != 0)
     return;
   hl_tls.guard++;
+  hl_unwind_report ();
   int status = have_status ? exit_status : -1;
   HlThreadBlock *b = hl_tls.block;
   if (b != NULL && hl_tls.guard == 1)

@@ -16,11 +16,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int (*UnwBacktraceFunc) (void **buffer, int size);
 
 static UnwBacktraceFunc unw_backtrace_fn;
+static bool check_mode;
 
 static const char *const new_symbols[] = {
   "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
@@ -71,6 +73,10 @@ hl_unwind_init (void)
         }
     }
   hl_unwind_refresh_new_ranges ();
+  const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
+  check_mode = c != NULL && strcmp (c, "1") == 0;
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi && !hl_cfi_init ())
+    hl_g.cfg.cfi = false;
   return 0;
 }
 
@@ -119,11 +125,75 @@ walk_fp (uint64_t      *frames,
   return n;
 }
 
+static _Atomic uint64_t n_checked, n_differ, n_fallback;
+
+static uint32_t unwind_slow (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+
+/* Cached CFI first (hl-capture-cfi.c); libunwind for the stacks it cannot
+ * do. With HEAPLENS_UNWIND_CHECK=1 every stack is unwound both ways and the
+ * differences are reported at exit (a test tool). */
 uint32_t
 hl_unwind (uint64_t      *frames,
            uint32_t       max,
            bool          *truncated,
            HlThreadBlock *b)
+{
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi)
+    {
+      uint64_t got[HL_TRACE_MAX_FRAMES + 4];
+      bool trunc = false;
+      uint32_t want = max + 4 > HL_TRACE_MAX_FRAMES + 4 ? HL_TRACE_MAX_FRAMES + 4 : max + 4;
+      uint32_t n = hl_cfi_unwind (got, want, &trunc, b);
+      if (n > 0)
+        {
+          uint32_t skip = 0;
+          while (skip < n && in_new (got[skip]))
+            skip++;
+          uint32_t have = n - skip;
+          *truncated = trunc || have > max;
+          if (have > max)
+            have = max;
+          memcpy (frames, got + skip, have * sizeof (uint64_t));
+          if (HL_UNLIKELY (check_mode))
+            {
+              uint64_t ref[HL_TRACE_MAX_FRAMES];
+              bool rt;
+              uint32_t rn = unwind_slow (ref, max, &rt, b);
+              atomic_fetch_add (&n_checked, 1);
+              if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0)
+                atomic_fetch_add (&n_differ, 1);
+            }
+          return have;
+        }
+      atomic_fetch_add_explicit (&n_fallback, 1, memory_order_relaxed);
+    }
+  return unwind_slow (frames, max, truncated, b);
+}
+
+void
+hl_unwind_report (void)
+{
+  if (!check_mode)
+    return;
+  char line[160], num[24];
+  size_t n = hl_strlcpy (line, "unwind check: ", sizeof line);
+  hl_fmt_u64 (num, atomic_load (&n_checked));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  n += hl_strlcpy (line + n, " stacks compared, ", sizeof line - n);
+  hl_fmt_u64 (num, atomic_load (&n_differ));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  n += hl_strlcpy (line + n, " differ, ", sizeof line - n);
+  hl_fmt_u64 (num, atomic_load (&n_fallback));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  hl_strlcpy (line + n, " fell back to libunwind", sizeof line - n);
+  hl_sys_warn (line, NULL, NULL);
+}
+
+__attribute__ ((noinline)) static uint32_t
+unwind_slow (uint64_t      *frames,
+             uint32_t       max,
+             bool          *truncated,
+             HlThreadBlock *b)
 {
   uint64_t raw[HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4];
   uint32_t want = max + HL_SELF_FRAMES_MAX + 4;

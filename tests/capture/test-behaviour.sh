@@ -55,6 +55,13 @@ if [ "${HL_HAVE_CXX:-0}" = 1 ]; then
   eq "C++: operator new frames removed, frame 0 is the caller of new" "$(field "$WORK/x.sum" site_hits)" 20
 fi
 
+# the cached-CFI unwinder gives exactly libunwind's stacks
+for t in t-tree t-churn t-cxx; do
+  [ -x "$D/$t" ] || continue
+  HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/$t" > /dev/null 2> "$WORK/u.err"
+  check "$t: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
+done
+
 # stacks: depth, truncation
 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"

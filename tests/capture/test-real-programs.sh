@@ -27,6 +27,8 @@ print(len(s), sum(len(v) for v in json.loads(s).values()))
 PY
 if [ -x /usr/bin/python3 ]; then
   PYTHONMALLOC=malloc real python3 /usr/bin/python3 "$WORK/script.py"
+  PYTHONMALLOC=malloc HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/u.err"
+  check "python3: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
 else
   ok 1 "/usr/bin/python3 is installed"
 fi
@@ -40,6 +42,8 @@ SELECT count(*), sum(value) FROM t WHERE name LIKE 'name1%';
 SQL
 if command -v sqlite3 > /dev/null; then
   real sqlite3 sqlite3 ":memory:" ".read $WORK/work.sql"
+  HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD sqlite3 ":memory:" ".read $WORK/work.sql" > /dev/null 2> "$WORK/u.err"
+  check "sqlite3: cached CFI stacks = unw_backtrace's" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
 else
   ok 1 "sqlite3 is installed"
 fi
