@@ -426,8 +426,55 @@ hl_cfi_init (void)
   return cache != NULL;
 }
 
+static _Atomic uint32_t memo_generation = 1;
+
+void
+hl_cfi_invalidate (void)
+{
+  if (cache != NULL)
+    for (uint32_t i = 0; i < CACHE_SIZE; i++)
+      atomic_store_explicit (&cache[i], 0, memory_order_relaxed);
+  atomic_fetch_add (&memo_generation, 1);
+}
+
+enum
+{
+  END_STOP = 1,  /* outermost frame (return address undefined) */
+  END_TRUNC = 2, /* depth limit */
+  END_ZERO = 3,  /* a zero return address was read */
+};
+
+/* The unwind from the state (ip, sp, rbp) of remembered frame R gives the
+ * same frames as last time if every word it read then is unchanged
+ * (frames are stored outermost first: R's caller is R - 1). */
+static bool
+tail_unchanged (const HlCfiMemo *m,
+                uint32_t         r)
+{
+  for (uint32_t k = r; k > 0; k--)
+    {
+      const HlCfiFrame *f = &m->f[k];
+      if (*(const uint64_t *) (f->cfa - 8) != m->f[k - 1].ip)
+        return false;
+      uint64_t rbp = f->rbp_slot ? *(const uint64_t *) f->rbp_slot : f->rbp;
+      if (rbp != m->f[k - 1].rbp)
+        return false;
+    }
+  if (m->end == END_ZERO && *(const uint64_t *) (m->f[0].cfa - 8) != 0)
+    return false;
+  return true;
+}
+
 /* Unwinds from the caller of the outermost preload frame. Returns the
- * number of frames, or 0 when a frame needs libunwind. */
+ * number of frames, or 0 when a frame needs libunwind.
+ *
+ * Deep stacks repeat their outer part from one allocation to the next, so
+ * the last stack is remembered with the state (ip, sp, rbp) of each frame
+ * and the stack words its unwind read. When the unwind reaches a state
+ * equal to that of a remembered frame and those words are unchanged, the
+ * rest of the stack is the remembered one: the unwind is a function of the
+ * state and of those words only. The memo is kept outermost first so that
+ * the shared outer part stays in place. */
 uint32_t
 hl_cfi_unwind (uint64_t      *frames,
                uint32_t       max,
@@ -436,7 +483,7 @@ hl_cfi_unwind (uint64_t      *frames,
 {
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
   uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
-  if (cache == NULL || hi == 0 || fp < lo || fp >= hi)
+  if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
     return 0;
   /* our own frames have frame pointers: walk them to the first foreign one */
   uint64_t ip;
@@ -458,37 +505,105 @@ hl_cfi_unwind (uint64_t      *frames,
       fp = f[0];
     }
 
+  uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
+  HlCfiMemo *m = &b->memo;
+  HlCfiFrame *head = b->head;
+  bool use_memo = m->generation == gen && m->n > 0;
+  int64_t r = use_memo ? (int64_t) m->n - 1 : -1; /* innermost remembered frame */
   uint32_t n = 0;
+  uint32_t end = END_ZERO;
+  int64_t matched = -1;
   *truncated = false;
-  while (ip != 0)
+  for (;;)
     {
+      if (ip == 0)
+        {
+          end = END_ZERO;
+          break;
+        }
       if (n == max)
         {
           *truncated = true;
+          end = END_TRUNC;
           break;
         }
+      /* remembered frames have increasing sp from inner to outer */
+      while (r >= 0 && m->f[r].sp < sp)
+        r--;
+      if (r >= 0 && m->f[r].sp == sp && m->f[r].ip == ip && m->f[r].rbp == rbp
+          && (m->end != END_TRUNC || n + (uint32_t) r + 1 >= max)
+          && tail_unchanged (m, (uint32_t) r))
+        {
+          matched = r;
+          break;
+        }
+      HlCfiFrame *cf = &head[n];
+      cf->ip = ip;
+      cf->sp = sp;
+      cf->rbp = rbp;
+      cf->rbp_slot = 0;
       frames[n++] = ip;
       uint64_t w = rule_of (ip);
       uint32_t kind = (uint32_t) (w >> 30) & 3;
       if (kind == KIND_STOP)
-        break;
+        {
+          cf->cfa = sp;
+          end = END_STOP;
+          break;
+        }
       if (kind != KIND_RULE)
         return 0;
       int32_t cfa_off = (int32_t) ((uint32_t) (w << 12)) >> 12;
       uintptr_t cfa = (((w >> 29) & 1) ? rbp : sp) + (uintptr_t) (intptr_t) cfa_off;
-      if (cfa < sp || cfa > hi || (cfa & 7))
+      if (cfa < sp + 8 || cfa > hi || (cfa & 7))
         return 0;
+      cf->cfa = cfa;
       if ((w >> 28) & 1)
         {
           int rbp_off = (int8_t) (uint8_t) (w >> 20) * 8;
           uintptr_t at = cfa + (uintptr_t) (intptr_t) rbp_off;
           if (at < sp || at > hi - 8)
             return 0;
+          cf->rbp_slot = at;
           rbp = *(const uintptr_t *) at;
         }
       ip = *(const uint64_t *) (cfa - 8);
       sp = cfa;
     }
+
+  uint32_t n_head = n;
+  uint32_t tail = 0;
+  if (matched >= 0)
+    {
+      tail = (uint32_t) matched + 1;
+      if (n + tail > max)
+        {
+          /* keep the memo whole; report the first max frames */
+          for (uint32_t k = 0; n < max; k++)
+            frames[n++] = m->f[matched - k].ip;
+          *truncated = true;
+        }
+      else
+        {
+          for (uint32_t k = 0; k < tail; k++)
+            frames[n + k] = m->f[matched - k].ip;
+          n += tail;
+          *truncated = m->end == END_TRUNC;
+        }
+      end = m->end;
+    }
+  /* new memo: the remembered tail stays at [0, tail), the head goes above */
+  uint32_t total = tail + n_head;
+  if (total <= HL_CFI_MEMO_MAX)
+    {
+      for (uint32_t k = 0; k < n_head; k++)
+        m->f[total - 1 - k] = head[k];
+      m->n = total;
+      m->end = end;
+      m->generation = gen;
+    }
+  else
+    m->n = 0;
   return n;
 }
 
@@ -498,6 +613,11 @@ bool
 hl_cfi_init (void)
 {
   return false;
+}
+
+void
+hl_cfi_invalidate (void)
+{
 }
 
 uint32_t

@@ -234,6 +234,9 @@ dlclose (void *handle)
     real_dlclose = (DlcloseFunc) dlsym (RTLD_NEXT, "dlclose");
   int rc = real_dlclose (handle);
   if (rc == 0)
-    after_module_change ();
+    {
+      hl_cfi_invalidate ();
+      after_module_change ();
+    }
   return rc;
 }

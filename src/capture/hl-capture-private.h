@@ -168,6 +168,25 @@ typedef struct
   uint32_t reserved;
 } HlStackCacheEntry;
 
+/* One frame of the last stack unwound by the cached-CFI unwinder: the
+ * unwind state on entry (ip, sp, rbp) and what was read to leave it. */
+typedef struct
+{
+  uint64_t ip, sp, rbp;
+  uint64_t cfa;       /* the return address was read at cfa - 8 */
+  uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+} HlCfiFrame;
+
+#define HL_CFI_MEMO_MAX (HL_TRACE_MAX_FRAMES + 4)
+
+typedef struct
+{
+  uint32_t   n;
+  uint32_t   end;         /* how the unwind ended (hl-capture-cfi.c) */
+  uint32_t   generation;  /* of the module map */
+  HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
+} HlCfiMemo;
+
 struct HlThreadBlock
 {
   _Atomic uint32_t     in_use;      /* slot claimed */
@@ -184,6 +203,8 @@ struct HlThreadBlock
   HlShmThreadCounters *counters;
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
+  HlCfiMemo            memo;        /* the last stack */
+  HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
 };
 
 typedef struct
@@ -232,6 +253,7 @@ uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, HlT
 void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
+void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
 uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
