@@ -10,6 +10,13 @@
 #include "hl-cli-commands.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#define DUMP_CODEC hl_trace_codec_zstd (0)
+#else
+#include "hl-trace-codec.h"
+#define DUMP_CODEC NULL
+#endif
 
 static void
 usage (FILE *out)
@@ -94,7 +101,7 @@ hl_cli_dump (int    argc,
     }
   HlTraceReader *r;
   HlFormatError err;
-  if (hl_trace_reader_open_file (path, &r, &err) != 0)
+  if (hl_trace_reader_open_file_codec (path, DUMP_CODEC, &r, &err) != 0)
     {
       fprintf (stderr, "heaplens-cli dump: %s: %s\n", path, err.message);
       return 2;

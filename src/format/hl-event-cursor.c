@@ -246,8 +246,10 @@ hl_event_cursor_next (HlEventCursor *c,
                 c->strings + sizeof c->strings };
       uint64_t ev_offset = c->content_offset + c->pos;
       uint8_t type = *d.p++;
-      uint64_t dt;
-      if (!get_u (&d, &dt, "time"))
+      uint64_t dt = 0;
+      if (type & HL_EVENT_FLAG_NO_TIME)
+        type &= (uint8_t) ~HL_EVENT_FLAG_NO_TIME;
+      else if (!get_u (&d, &dt, "time"))
         return fail (c, err, HL_FORMAT_ERROR_CORRUPT, ev_offset, "bad time delta", type);
       uint64_t t = c->time_ns + dt;
       if (t < c->time_ns || t > c->pkt->header.time_end_ns)

@@ -8,7 +8,8 @@
  *   file    := file-header packet*
  *   packet  := packet-header content[content_size]
  *   content := event*
- *   event   := type:u8 time_delta:varint [len:varint if type >= 64] payload
+ *   event   := type:u8 [time_delta:varint] [len:varint if type >= 64] payload
+ *              (bit 7 of the type byte set: no time_delta, it is 0)
  *
  * All fixed-width fields are little-endian. "varint" is unsigned LEB128
  * (at most 10 bytes for 64 bits); "svarint" is a zigzag-encoded varint;
@@ -58,6 +59,7 @@ _Static_assert (sizeof (HlTraceFileHeader) == HL_TRACE_FILE_HEADER_SIZE,
 enum
 {
   HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_TRACE_FLAG_COMPRESSED   = 1u << 1, /* the packets are in ZFRAME packets (hl-trace-codec.h) */
 };
 
 /* ---- Packets ---------------------------------------------------------- */
@@ -72,7 +74,8 @@ typedef enum
   HL_PACKET_KIND_INFO   = 1, /* trace info: one HL_EVENT_INFO (the first packet) */
   HL_PACKET_KIND_EVENTS = 2, /* events of one thread */
   HL_PACKET_KIND_INDEX  = 3, /* trailing index: one entry per packet before it */
-  HL_PACKET_KIND_INDEX_TAIL = 4, /* last 80 bytes of an indexed file: where the INDEX is */
+  HL_PACKET_KIND_INDEX_TAIL = 4, /* last 88 bytes of an indexed file: where the INDEX is */
+  HL_PACKET_KIND_ZFRAME = 5, /* compressed run of packets (files with HL_TRACE_FLAG_COMPRESSED) */
 } HlPacketKind;
 
 /* HlPacketHeader.flags: what a packet holds, so that a reader seeking to a
@@ -111,8 +114,10 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
 
 /* ---- Events ----------------------------------------------------------- *
  *
- * Every event: type:u8, time_delta:varint (ns since the previous event of
- * the packet, the first one since time_begin_ns). Types >= 64 then carry
+ * Every event: a type byte, then time_delta:varint (ns since the previous
+ * event of the packet, the first one since time_begin_ns) unless bit 7 of
+ * the type byte (HL_EVENT_FLAG_NO_TIME) is set: then the delta is 0 and
+ * omitted (the type is the low 7 bits). Types >= 64 then carry
  * len:varint, the payload size, so that a reader skips types it does not
  * know; types < 64 have the fixed payloads below, and an unknown one is an
  * error (it needs a new major version).
@@ -187,7 +192,10 @@ typedef enum
   HL_EVENT_END           = 17,
   HL_EVENT_ID_SKIP       = 18,
   HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
+  HL_EVENT_TYPE_MAX      = 127,
 } HlEventType;
+
+#define HL_EVENT_FLAG_NO_TIME 0x80u /* in the type byte: time delta 0, omitted */
 
 enum
 {

@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
+#include "hl-trace-codec.h"
 #include "hl-trace-reader-private.h"
 
 #define PACKET_HEADER_SIZE_LIMIT 1024u /* newer minors may grow the header up to this */
 
-static int
-open_data (HlTraceReader *r, HlFormatError *err)
+int
+hl_trace_open_data (HlTraceReader *r, HlFormatError *err)
 {
   const uint8_t *d = r->data;
   uint64_t size = r->size;
@@ -77,6 +78,16 @@ hl_trace_reader_open_memory (const void     *data,
                              HlTraceReader **out,
                              HlFormatError  *err)
 {
+  return hl_trace_reader_open_memory_codec (data, size, NULL, out, err);
+}
+
+int
+hl_trace_reader_open_memory_codec (const void          *data,
+                                   size_t               size,
+                                   const HlTraceCodec  *codec,
+                                   HlTraceReader      **out,
+                                   HlFormatError       *err)
+{
   *out = NULL;
   HlTraceReader *r = calloc (1, sizeof *r);
   if (r == NULL)
@@ -88,8 +99,10 @@ hl_trace_reader_open_memory (const void     *data,
   r->size = size;
   if (data == NULL && size > 0)
     r->size = 0;
-  if (open_data (r, err) != 0)
+  if (hl_trace_open_data (r, err) != 0
+      || ((r->header.flags & HL_TRACE_FLAG_COMPRESSED) && hl_trace_decompress_image (r, codec, err) != 0))
     {
+      free (r->image);
       free (r);
       return -1;
     }
@@ -98,9 +111,24 @@ hl_trace_reader_open_memory (const void     *data,
 }
 
 int
+hl_trace_reader_is_compressed (const HlTraceReader *r)
+{
+  return r->compressed;
+}
+
+int
 hl_trace_reader_open_file (const char     *path,
                            HlTraceReader **out,
                            HlFormatError  *err)
+{
+  return hl_trace_reader_open_file_codec (path, NULL, out, err);
+}
+
+int
+hl_trace_reader_open_file_codec (const char          *path,
+                                 const HlTraceCodec  *codec,
+                                 HlTraceReader      **out,
+                                 HlFormatError       *err)
 {
   *out = NULL;
   int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -131,7 +159,7 @@ hl_trace_reader_open_file (const char     *path,
         }
     }
   close (fd);
-  if (hl_trace_reader_open_memory (map, size, out, err) != 0)
+  if (hl_trace_reader_open_memory_codec (map, size, codec, out, err) != 0)
     {
       if (map != NULL)
         munmap (map, size);
@@ -149,6 +177,7 @@ hl_trace_reader_free (HlTraceReader *r)
     return;
   if (r->mapping != NULL)
     munmap (r->mapping, r->mapping_size);
+  free (r->image);
   free (r);
 }
 
@@ -165,6 +194,14 @@ hl_trace_reader_file_size (const HlTraceReader *r)
 }
 
 /* ---- Packets ---------------------------------------------------------- */
+
+uint64_t
+hl_trace_packet_max_size (uint16_t kind)
+{
+  if (kind == HL_PACKET_KIND_ZFRAME)
+    return (uint64_t) PACKET_HEADER_SIZE_LIMIT + HL_ZFRAME_MAX_CONTENT;
+  return HL_PACKET_MAX_SIZE;
+}
 
 int
 hl_trace_packet_check_header (const HlTraceReader *r,
@@ -192,15 +229,16 @@ hl_trace_packet_check_header (const HlTraceReader *r,
       return -1;
     }
   uint64_t total = (uint64_t) h->header_size + h->content_size;
-  if (total > HL_PACKET_MAX_SIZE)
+  if (total > hl_trace_packet_max_size (h->kind))
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_CORRUPT, offset + 4,
-                           "packet of %llu bytes, more than the maximum %u",
-                           (unsigned long long) total, HL_PACKET_MAX_SIZE);
+                           "packet of %llu bytes, more than the maximum %llu",
+                           (unsigned long long) total,
+                           (unsigned long long) hl_trace_packet_max_size (h->kind));
       return -1;
     }
   if (h->time_begin_ns > h->time_end_ns || h->alloc_id_begin > h->alloc_id_end
-      || (uint64_t) h->n_events * 2 > h->content_size)
+      || (h->kind != HL_PACKET_KIND_ZFRAME && (uint64_t) h->n_events * 2 > h->content_size))
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_CORRUPT, offset,
                            "packet header fields out of order (times, ids or event count)");
@@ -414,6 +452,12 @@ hl_trace_reader_stats (const HlTraceReader *r,
               (unsigned long long) out->packets_bad_checksum,
               (unsigned long long) out->corrupt_regions,
               (unsigned long long) out->bytes_skipped);
+      sep = "; ";
+    }
+  if (out->frames_damaged > 0)
+    {
+      append (w, cap, "%s%llu damaged compressed frames skipped", sep,
+              (unsigned long long) out->frames_damaged);
       sep = "; ";
     }
   if (out->packets_other_pid > 0)

@@ -113,6 +113,7 @@ typedef struct
   uint64_t corrupt_regions;       /* damaged headers the walk resynchronised after */
   uint64_t bytes_skipped;         /* in skipped packets and corrupt regions */
   uint64_t bytes_ignored_at_end;  /* an incomplete last packet */
+  uint64_t frames_damaged;        /* compressed traces: ZFRAMEs skipped (their bytes in bytes_skipped) */
   uint32_t other_pid;             /* pid of the first packet of another pid */
   char     warning[256];          /* "" or one line a person should see */
 } HlTraceReaderStats;

@@ -114,6 +114,11 @@ event_start (HlPacketWriter *w, uint8_t type, uint64_t time_ns)
       dt = time_ns - w->time_last_ns;
       w->time_last_ns = time_ns;
     }
+  if (dt == 0)
+    {
+      *p++ = type | HL_EVENT_FLAG_NO_TIME;
+      return p;
+    }
   *p++ = type;
   return hl_varint_put (p, dt);
 }
