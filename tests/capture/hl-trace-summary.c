@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-trace-codec.h"
 #include "hl-trace-reader.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#endif
 
 typedef struct
 {
@@ -95,7 +99,12 @@ main (int argc, char **argv)
     }
   HlTraceReader *r;
   HlFormatError err;
-  if (hl_trace_reader_open_file (argv[1], &r, &err) != 0)
+#ifdef HL_HAVE_ZSTD
+  const HlTraceCodec *codec = hl_trace_codec_zstd (0);
+#else
+  const HlTraceCodec *codec = NULL;
+#endif
+  if (hl_trace_reader_open_file_codec (argv[1], codec, &r, &err) != 0)
     {
       printf ("error=%s\n", err.message);
       return 1;
