@@ -64,6 +64,10 @@ void
 hl_capture_finish (int  exit_status,
                    bool have_status)
 {
+  /* a vfork child shares our memory and descriptors until it execs or
+   * _exits: it must not end the parent's recording */
+  if ((uint32_t) getpid () != hl_g.pid)
+    return;
   if (atomic_exchange (&hl_g.ended, 1) != 0)
     return;
   hl_tls.guard++;
@@ -280,7 +284,7 @@ _Exit (int status)
 static void
 before_exec (const char *path)
 {
-  if (!hl_active () || hl_tls.guard > 0)
+  if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
     return;
   hl_tls.guard++;
   HlThreadBlock *b = hl_tls.block;
@@ -299,7 +303,7 @@ before_exec (const char *path)
 static void
 after_failed_exec (void)
 {
-  if (!hl_active ())
+  if (!hl_active () || (uint32_t) getpid () != hl_g.pid)
     return;
   atomic_store (&hl_g.ended, 0);
   if (hl_g.hdr != NULL)

@@ -21,6 +21,7 @@ check "dlclose recorded as module unloads ($(field "$WORK/life.sum" modules_unlo
 check "allocations from signal handlers recorded ($(field "$WORK/life.sum" allocs))" test "$(field "$WORK/life.sum" allocs)" -ge 4400
 eq "main trace: every free paired" "$(field "$WORK/life.sum" free_unknown)" 0
 eq "main trace: clean END" "$(field "$WORK/life.sum" end_status)" 0
+eq "main trace: one END (a vfork child did not end the parent's recording)" "$(field "$WORK/life.sum" ends)" 1
 
 fork_trace=
 exec_trace=
