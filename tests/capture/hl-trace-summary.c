@@ -247,7 +247,10 @@ main (int argc, char **argv)
             }
         }
       if (erc < 0)
-        bad_events++;
+        {
+          if (bad_events++ == 0)
+            fprintf (stderr, "hl-trace-summary: %s at %llu\n", err.message, (unsigned long long) err.offset);
+        }
     }
   if (rc < 0)
     printf ("error=%s\n", err.message);
