@@ -154,7 +154,7 @@ hl_active (void)
 
 void hl_capture_init        (void);
 void hl_capture_ensure_init (void);
-void hl_capture_finish      (int exit_status, bool have_status);
+void hl_capture_finish      (int exit_status, bool have_status, bool by_exec);
 
 /* ---- Thread state ------------------------------------------------------- */
 
@@ -241,7 +241,7 @@ hl_thread_block (void)
 
 int  hl_session_create   (void);
 void hl_session_running  (void);
-void hl_session_end      (int exit_status);
+void hl_session_end      (int exit_status, bool by_exec);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */
 
 /* ---- Stacks (hl-capture-unwind.c, hl-capture-stacks.c) ------------------ */

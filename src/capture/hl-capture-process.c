@@ -62,7 +62,8 @@ write_end (int status)
  * ACTIVE so that destructors running later are still counted. */
 void
 hl_capture_finish (int  exit_status,
-                   bool have_status)
+                   bool have_status,
+                   bool by_exec)
 {
   /* a vfork child shares our memory and descriptors until it execs or
    * _exits: it must not end the parent's recording */
@@ -78,7 +79,7 @@ hl_capture_finish (int  exit_status,
     hl_counters_tick (b, hl_now (), true);
   hl_flush_all_for_exit ();
   write_end (status);
-  hl_session_end (status);
+  hl_session_end (status, by_exec);
   hl_tls.guard--;
 }
 
@@ -175,7 +176,7 @@ fatal_handler (int sig)
 {
   int e = errno;
   if (hl_active ())
-    hl_capture_finish (128 + sig, true);
+    hl_capture_finish (128 + sig, true, false);
   /* run the default action, as without us */
   struct sigaction dfl;
   memset (&dfl, 0, sizeof dfl);
@@ -267,7 +268,7 @@ _exit (int status)
   if (real == NULL)
     real = (ExitFunc) dlsym (RTLD_NEXT, "_exit");
   if (hl_active () && hl_tls.guard == 0)
-    hl_capture_finish (status, true);
+    hl_capture_finish (status, true, false);
   real (status);
   __builtin_unreachable ();
 }
@@ -297,7 +298,7 @@ before_exec (const char *path)
       HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
     }
   hl_tls.guard--;
-  hl_capture_finish (-1, false);
+  hl_capture_finish (-1, false, true);
 }
 
 static void
@@ -307,7 +308,10 @@ after_failed_exec (void)
     return;
   atomic_store (&hl_g.ended, 0);
   if (hl_g.hdr != NULL)
-    __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+    {
+      __atomic_fetch_and (&hl_g.hdr->flags, ~(uint32_t) HL_SHM_FLAG_ENDED_BY_EXEC, __ATOMIC_RELAXED);
+      __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+    }
 }
 
 /* With HEAPLENS_FOLLOW=none, a copy of ENVP whose LD_PRELOAD lacks the

@@ -160,8 +160,14 @@ hl_unwind (uint64_t      *frames,
               bool rt;
               uint32_t rn = unwind_slow (ref, max, &rt, b);
               atomic_fetch_add (&n_checked, 1);
+              if (hl_g.counters != NULL)
+                __atomic_fetch_add (&hl_g.counters->fp_checks_atomic, 1, __ATOMIC_RELAXED);
               if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0)
-                atomic_fetch_add (&n_differ, 1);
+                {
+                  atomic_fetch_add (&n_differ, 1);
+                  if (hl_g.counters != NULL)
+                    __atomic_fetch_add (&hl_g.counters->fp_mismatches_atomic, 1, __ATOMIC_RELAXED);
+                }
             }
           return have;
         }
