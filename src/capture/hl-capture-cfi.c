@@ -431,6 +431,7 @@ static _Atomic uint32_t memo_generation = 1;
 void
 hl_cfi_invalidate (void)
 {
+  /* the per-thread first levels are dropped through the memo generation */
   if (cache != NULL)
     for (uint32_t i = 0; i < CACHE_SIZE; i++)
       atomic_store_explicit (&cache[i], 0, memory_order_relaxed);
@@ -508,6 +509,11 @@ hl_cfi_unwind (uint64_t      *frames,
   uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
   HlCfiMemo *m = &b->memo;
   HlCfiFrame *head = b->head;
+  if (HL_UNLIKELY (b->cfi_generation != gen))
+    {
+      memset (b->rule_ip, 0, sizeof b->rule_ip);
+      b->cfi_generation = gen;
+    }
   bool use_memo = m->generation == gen && m->n > 0;
   int64_t r = use_memo ? (int64_t) m->n - 1 : -1; /* innermost remembered frame */
   uint32_t n = 0;
@@ -543,7 +549,17 @@ hl_cfi_unwind (uint64_t      *frames,
       cf->rbp = rbp;
       cf->rbp_slot = 0;
       frames[n++] = ip;
-      uint64_t w = rule_of (ip);
+      /* a small per-thread table in front of the shared one (L1-resident) */
+      uint32_t l1 = (uint32_t) (ip ^ (ip >> 8)) & 255u;
+      uint64_t w;
+      if (HL_LIKELY (b->rule_ip[l1] == ip))
+        w = b->rule_word[l1];
+      else
+        {
+          w = rule_of (ip);
+          b->rule_ip[l1] = ip;
+          b->rule_word[l1] = w;
+        }
       uint32_t kind = (uint32_t) (w >> 30) & 3;
       if (kind == KIND_STOP)
         {

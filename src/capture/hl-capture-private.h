@@ -204,6 +204,9 @@ struct HlThreadBlock
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
+  uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
+  uint64_t             rule_word[256];
   HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
 };
 
