@@ -187,6 +187,17 @@ typedef struct
   HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
 } HlCfiMemo;
 
+/* Call-site counts of one thread not yet added to the shared table. */
+typedef struct
+{
+  uint32_t stack_id;
+  uint32_t used;
+  uint64_t calls, bytes, frees, freed_bytes;
+} HlPendingSite;
+
+#define HL_PENDING_SITES 64u
+#define HL_PENDING_FLUSH_NS 10000000u /* at most 10 ms behind */
+
 struct HlThreadBlock
 {
   _Atomic uint32_t     in_use;      /* slot claimed */
@@ -205,6 +216,8 @@ struct HlThreadBlock
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint64_t             pending_flush_ns;
+  HlPendingSite        pending[HL_PENDING_SITES];
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
   uint64_t             rule_word[256];
   HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
@@ -277,6 +290,7 @@ void hl_counters_free    (HlThreadBlock *b, uint64_t size, bool known);
 void hl_counters_drop    (uint32_t reason, uint64_t n);
 void hl_counters_tick    (HlThreadBlock *b, uint64_t now, bool force);
 void hl_counters_fold_thread (HlThreadBlock *b);
+void hl_callsites_flush  (HlThreadBlock *b, uint64_t now);
 
 static inline void
 hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)

@@ -40,6 +40,7 @@ hl_flush_all_for_exit (void)
         continue;
       if (b == hl_tls.block ? hl_tls.guard > 1 : atomic_load (&b->busy) != 0)
         continue;
+      hl_callsites_flush (b, now);
       hl_trace_flush (b, now);
     }
 }
