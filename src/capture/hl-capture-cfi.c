@@ -480,8 +480,10 @@ uint32_t
 hl_cfi_unwind (uint64_t      *frames,
                uint32_t       max,
                bool          *truncated,
+               uint64_t      *hash,
                HlThreadBlock *b)
 {
+  *hash = 0;
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
   uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
   if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
@@ -589,6 +591,7 @@ hl_cfi_unwind (uint64_t      *frames,
 
   uint32_t n_head = n;
   uint32_t tail = 0;
+  bool hash_ok = true;
   if (matched >= 0)
     {
       tail = (uint32_t) matched + 1;
@@ -598,6 +601,7 @@ hl_cfi_unwind (uint64_t      *frames,
           for (uint32_t k = 0; n < max; k++)
             frames[n++] = m->f[matched - k].ip;
           *truncated = true;
+          hash_ok = false;
         }
       else
         {
@@ -608,6 +612,18 @@ hl_cfi_unwind (uint64_t      *frames,
         }
       end = m->end;
     }
+  /* the stack hash: continue from the remembered outer part */
+  uint32_t ha, hb;
+  if (matched >= 0)
+    {
+      ha = m->f[matched].ha;
+      hb = m->f[matched].hb;
+    }
+  else
+    hl_stack_hash_seed (&ha, &hb);
+  hl_stack_hash_fold (&ha, &hb, &head[0].ip, sizeof (HlCfiFrame) / sizeof (uint64_t), n_head, &head[0].ha);
+  if (hash_ok)
+    *hash = hl_stack_hash_final (ha, hb, n);
   /* new memo: the remembered tail stays at [0, tail), the head goes above */
   uint32_t total = tail + n_head;
   if (total <= HL_CFI_MEMO_MAX)
@@ -637,8 +653,9 @@ hl_cfi_invalidate (void)
 }
 
 uint32_t
-hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b)
+hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b)
 {
+  *hash = 0;
   return 0;
 }
 

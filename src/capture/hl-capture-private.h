@@ -175,6 +175,7 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint64_t cfa;       /* the return address was read at cfa - 8 */
   uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+  uint32_t ha, hb;    /* stack hash state after this frame (outermost first) */
 } HlCfiFrame;
 
 #define HL_CFI_MEMO_MAX (HL_TRACE_MAX_FRAMES + 4)
@@ -265,14 +266,18 @@ void hl_session_detach   (void);  /* child after fork: forget the parent's mappi
 int      hl_unwind_init    (void);
 /* Fills FRAMES (innermost first, preload frames removed); returns the count,
  * sets *TRUNCATED. */
-uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
 void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
 void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
-uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
+void     hl_stack_hash_init  (void);
+void     hl_stack_hash_seed  (uint32_t *sa, uint32_t *sb);
+void     hl_stack_hash_fold  (uint32_t *sa, uint32_t *sb, const uint64_t *ips, size_t stride_words, uint32_t n, uint32_t *out);
+uint64_t hl_stack_hash_final (uint32_t sa, uint32_t sb, uint32_t n);
 /* Interns a stack, writing a STACK event for a new one; 0 when dropped. */
 uint32_t hl_stack_intern   (HlThreadBlock *b, const uint64_t *frames, uint32_t n, uint32_t flags, uint64_t hash, uint64_t now);
 void     hl_resources_thread_name (uint32_t tid, const char *name);

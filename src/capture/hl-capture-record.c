@@ -44,8 +44,10 @@ capture_stack (HlThreadBlock *b,
 {
   uint64_t frames[HL_TRACE_MAX_FRAMES];
   bool truncated = false;
-  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, b);
-  uint64_t h = hl_stack_hash (frames, n);
+  uint64_t h;
+  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b);
+  if (h == 0)
+    h = hl_stack_hash (frames, n);
   if (truncated)
     h ^= 0x7f4a7c159e3779b9ull;
   HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];

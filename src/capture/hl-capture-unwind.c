@@ -73,6 +73,7 @@ hl_unwind_init (void)
         }
     }
   hl_unwind_refresh_new_ranges ();
+  hl_stack_hash_init ();
   const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
   check_mode = c != NULL && strcmp (c, "1") == 0;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi && !hl_cfi_init ())
@@ -136,20 +137,25 @@ uint32_t
 hl_unwind (uint64_t      *frames,
            uint32_t       max,
            bool          *truncated,
+           uint64_t      *hash,
            HlThreadBlock *b)
 {
+  *hash = 0;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi)
     {
       uint64_t got[HL_TRACE_MAX_FRAMES + 4];
       bool trunc = false;
       uint32_t want = max + 4 > HL_TRACE_MAX_FRAMES + 4 ? HL_TRACE_MAX_FRAMES + 4 : max + 4;
-      uint32_t n = hl_cfi_unwind (got, want, &trunc, b);
+      uint64_t h;
+      uint32_t n = hl_cfi_unwind (got, want, &trunc, &h, b);
       if (n > 0)
         {
           uint32_t skip = 0;
           while (skip < n && in_new (got[skip]))
             skip++;
           uint32_t have = n - skip;
+          if (skip == 0 && have <= max)
+            *hash = h; /* else the caller hashes the frames it keeps */
           *truncated = trunc || have > max;
           if (have > max)
             have = max;
@@ -162,7 +168,8 @@ hl_unwind (uint64_t      *frames,
               atomic_fetch_add (&n_checked, 1);
               if (hl_g.counters != NULL)
                 __atomic_fetch_add (&hl_g.counters->fp_checks_atomic, 1, __ATOMIC_RELAXED);
-              if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0)
+              if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0
+                  || (*hash != 0 && *hash != hl_stack_hash (frames, have)))
                 {
                   atomic_fetch_add (&n_differ, 1);
                   if (hl_g.counters != NULL)
