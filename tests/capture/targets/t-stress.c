@@ -18,8 +18,8 @@ worker (void *arg)
 {
   for (int i = 0; i < 50; i++)
     {
-      sink = malloc (32 + (size_t) i);
-      free (sink);
+      void *volatile p = malloc (32 + (size_t) i); /* each thread its own */
+      free (p);
     }
   return arg;
 }
