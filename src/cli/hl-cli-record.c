@@ -308,7 +308,8 @@ hl_cli_record (int    argc,
       human_bytes (peak, sizeof peak, s->peak_heap_bytes);
       uint64_t live = s->bytes_allocated >= s->bytes_freed ? s->bytes_allocated - s->bytes_freed : 0;
       human_bytes (leaked, sizeof leaked, live);
-      uint64_t blocks = s->n_allocs >= s->n_frees ? s->n_allocs - s->n_frees : 0;
+      uint64_t known_frees = s->n_frees - (s->frees_unknown < s->n_frees ? s->frees_unknown : s->n_frees);
+      uint64_t blocks = s->n_allocs >= known_frees ? s->n_allocs - known_frees : 0;
       fprintf (stderr,
                "heaplens: %s: %llu allocations, %llu frees, peak %s, leaked %s in %llu blocks, %llu dropped",
                s->header.trace_path[0] ? s->header.trace_path : "(no trace written)",
