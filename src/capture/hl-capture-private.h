@@ -266,6 +266,9 @@ void hl_session_detach   (void);  /* child after fork: forget the parent's mappi
 int      hl_unwind_init    (void);
 /* Fills FRAMES (innermost first, preload frames removed); returns the count,
  * sets *TRUNCATED. */
+#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
+#define HL_UNWIND_BUF (HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4u)
+/* FRAMES must have room for HL_UNWIND_BUF entries. */
 uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
 void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);

@@ -42,7 +42,7 @@ static inline uint32_t
 capture_stack (HlThreadBlock *b,
                uint64_t       now)
 {
-  uint64_t frames[HL_TRACE_MAX_FRAMES];
+  uint64_t frames[HL_UNWIND_BUF];
   bool truncated = false;
   uint64_t h;
   uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b);
