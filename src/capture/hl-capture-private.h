@@ -217,6 +217,7 @@ struct HlThreadBlock
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: every 64th stack is checked */
   uint64_t             pending_flush_ns;
   HlPendingSite        pending[HL_PENDING_SITES];
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
