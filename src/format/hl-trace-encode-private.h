@@ -48,6 +48,7 @@ hl_pred_reset (HlAddrPredictor *p)
 {
   memset (p->slot_id, 0, sizeof p->slot_id);
   memset (p->depth, 0, sizeof p->depth);
+  memset (p->top, 0, sizeof p->top);
 }
 
 static inline unsigned
@@ -62,17 +63,19 @@ hl_pred_class (uint64_t size)
 static inline uint64_t
 hl_pred_base (const HlAddrPredictor *p, unsigned cls, uint64_t prev_addr)
 {
-  return p->depth[cls] > 0 ? p->freed[cls][0] : prev_addr;
+  return p->depth[cls] > 0 ? p->freed[cls][p->top[cls]] : prev_addr;
 }
 
-/* After an allocation of ADDR with id ID in class CLS. */
+/* After an allocation of ADDR with id ID in class CLS. Each class's stack
+ * is a ring of HL_PRED_DEPTH entries: a push on a full stack overwrites the
+ * deepest entry; O(1), no moves. */
 static inline void
 hl_pred_alloc (HlAddrPredictor *p, unsigned cls, uint64_t id, uint64_t addr)
 {
   unsigned d = p->depth[cls];
-  if (d > 0 && p->freed[cls][0] == addr)
+  if (d > 0 && p->freed[cls][p->top[cls]] == addr)
     {
-      memmove (&p->freed[cls][0], &p->freed[cls][1], (d - 1) * sizeof (uint64_t));
+      p->top[cls] = (uint8_t) ((p->top[cls] - 1u) & (HL_PRED_DEPTH - 1));
       p->depth[cls] = (uint8_t) (d - 1);
     }
   unsigned slot = (unsigned) (id % HL_PRED_SLOTS);
@@ -90,10 +93,9 @@ hl_pred_free (HlAddrPredictor *p, uint64_t id)
     return;
   p->slot_id[slot] = 0;
   unsigned cls = p->slot_class[slot];
-  unsigned d = p->depth[cls];
-  if (d == HL_PRED_DEPTH)
-    d--;
-  memmove (&p->freed[cls][1], &p->freed[cls][0], d * sizeof (uint64_t));
-  p->freed[cls][0] = p->slot_addr[slot];
-  p->depth[cls] = (uint8_t) (d + 1);
+  unsigned t = (p->top[cls] + 1u) & (HL_PRED_DEPTH - 1);
+  p->top[cls] = (uint8_t) t;
+  p->freed[cls][t] = p->slot_addr[slot];
+  if (p->depth[cls] < HL_PRED_DEPTH)
+    p->depth[cls]++;
 }

@@ -254,14 +254,15 @@ typedef enum
  * when empty), pops it when the address equals it, then takes its slot. */
 #define HL_PRED_SLOTS   1024u
 #define HL_PRED_CLASSES 64u
-#define HL_PRED_DEPTH   8u
+#define HL_PRED_DEPTH   8u /* a power of two */
 
 typedef struct
 {
   uint64_t slot_id[HL_PRED_SLOTS];    /* id + 1; 0 = empty */
   uint64_t slot_addr[HL_PRED_SLOTS];
   uint8_t  slot_class[HL_PRED_SLOTS];
-  uint8_t  depth[HL_PRED_CLASSES];
+  uint8_t  depth[HL_PRED_CLASSES];  /* entries on the class's stack */
+  uint8_t  top[HL_PRED_CLASSES];    /* ring position of the top (the stack is a ring) */
   uint64_t freed[HL_PRED_CLASSES][HL_PRED_DEPTH];
 } HlAddrPredictor;
 
