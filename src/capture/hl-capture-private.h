@@ -19,7 +19,6 @@
 #define HL_EXPORT __attribute__ ((visibility ("default")))
 #define HL_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define HL_UNLIKELY(x) __builtin_expect (!!(x), 0)
-#define HL_COLD __attribute__ ((cold, noinline))
 
 /* ---- Configuration (hl-capture-env.c) ---------------------------------- */
 
@@ -307,10 +306,6 @@ hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)
   if (HL_UNLIKELY (now >= atomic_load_explicit (&hl_g.next_sample_ns, memory_order_relaxed)))
     hl_counters_tick (b, now, false);
 }
-
-/* ---- Metadata (hl-capture-meta.c) -------------------------------------- */
-
-void hl_meta_reset (void);
 
 /* ---- Modules (hl-capture-modules.c) ------------------------------------ */
 
