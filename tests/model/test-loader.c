@@ -233,7 +233,8 @@ test_load_truncated (void)
 static void
 test_load_errors (void)
 {
-  g_autoptr (GFile) junk = write_temp ((const guint8 *) "this is not a trace, just text that is long enough to have a header\n", 70);
+  static const char text[] = "this is not a trace, just text that is long enough to have a header\n";
+  g_autoptr (GFile) junk = write_temp ((const guint8 *) text, sizeof text - 1);
   g_autoptr (GFile) missing = g_file_new_for_path ("/nonexistent/x.hltrace");
   g_autoptr (GError) error = NULL;
   HlRecording *rec;
