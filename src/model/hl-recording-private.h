@@ -35,9 +35,15 @@ typedef struct
   guint64 time_ns;
   guint64 heap;
   guint32 seq;
-  guint32 alloc;          /* index of the allocation (low 32 bits of its id) */
-  gint32  sign;           /* +1 allocation, -1 free */
+  guint32 alloc_free;     /* allocation index << 1 | 1 for its free */
 } HlHeapPoint;
+
+#define HL_HEAP_POINT_ALLOC(p)   ((p)->alloc_free >> 1)
+#define HL_HEAP_POINT_IS_FREE(p) (((p)->alloc_free & 1) != 0)
+
+/* Room for N_ALLOCS allocations (and their frees), when the loader knows. */
+void hl_recording_reserve (HlRecording *self,
+                           guint64      n_allocs);
 
 /* A frame with the model's own keys. HlFrame must stay first. */
 typedef struct

@@ -597,7 +597,7 @@ hl_recording_append_alloc (HlRecording *self,
   HlHeapPoint p;
 
   g_return_if_fail (HL_IS_RECORDING (self));
-  g_return_if_fail (id < G_MAXUINT32);
+  g_return_if_fail (id < G_MAXINT32);
 
   a = alloc_slot (self, id);
   if (a->flags & HL_ALLOC_PRESENT)
@@ -623,8 +623,7 @@ hl_recording_append_alloc (HlRecording *self,
   p.time_ns = time_ns;
   p.heap = 0;
   p.seq = a->seq;
-  p.alloc = (guint32) id;
-  p.sign = 1;
+  p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;
 }
@@ -697,8 +696,7 @@ hl_recording_append_free (HlRecording *self,
   p.time_ns = a->free_time_ns;
   p.heap = 0;
   p.seq = a->free_seq;
-  p.alloc = (guint32) id;
-  p.sign = -1;
+  p.alloc_free = (guint32) id << 1 | 1;
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;
 }
@@ -798,6 +796,26 @@ hl_recording_set_truncated (HlRecording *self,
   self->truncated = truncated;
 }
 
+void
+hl_recording_reserve (HlRecording *self,
+                      guint64      n_allocs)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (n_allocs > self->allocs->len && n_allocs < G_MAXINT32)
+    {
+      guint64 old = self->allocs->len;
+      g_array_set_size (self->allocs, n_allocs);
+      g_array_set_size (self->allocs, old);
+    }
+  if (2 * n_allocs > self->curve->len && n_allocs < G_MAXINT32)
+    {
+      guint64 old = self->curve->len;
+      g_array_set_size (self->curve, 2 * n_allocs);
+      g_array_set_size (self->curve, old);
+    }
+}
+
 /* ---- Commit ------------------------------------------------------------- */
 
 static int
@@ -831,15 +849,19 @@ merge_new_points (HlRecording *self)
   HlHeapPoint *merged;
   guint64 a, b, k;
 
-  if (old == 0)
-    {
-      g_array_sort (self->curve, compare_points);
-      return 0;
-    }
   if (old >= n)
     return n;
-  g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
-                     compare_points_data, NULL);
+  /* Often already in order (one thread, or a live batch). */
+  {
+    gboolean sorted = TRUE;
+    for (guint64 i = old + 1; sorted && i < n; i++)
+      sorted = compare_points (&pts[i - 1], &pts[i]) <= 0;
+    if (!sorted)
+      g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
+                         compare_points_data, NULL);
+  }
+  if (old == 0)
+    return 0;
   if (compare_points (&pts[old - 1], &pts[old]) <= 0)
     return old;
 
@@ -882,8 +904,8 @@ update_curve (HlRecording *self)
   heap = from > 0 ? pts[from - 1].heap : 0;
   for (guint64 i = from; i < n; i++)
     {
-      const HlAllocRec *a = &allocs[pts[i].alloc];
-      if (pts[i].sign > 0)
+      const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (&pts[i])];
+      if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
         heap += a->size;
       else
         heap -= a->size;
@@ -1306,10 +1328,10 @@ hl_recording_get_series (HlRecording *self,
         {
           bk->heap_min = MIN (bk->heap_min, pts[i].heap);
           bk->heap_max = MAX (bk->heap_max, pts[i].heap);
-          if (pts[i].sign > 0)
+          if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
             {
               bk->allocations++;
-              bk->bytes_allocated += allocs[pts[i].alloc].size;
+              bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
             }
           heap_before = pts[i].heap;
         }

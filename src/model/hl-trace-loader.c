@@ -5,6 +5,7 @@
 #include "hl-symbolizer.h"
 
 #include "hl-trace-reader.h"
+#include "hl-trace-index.h"
 #include "hl-trace-codec.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
@@ -216,6 +217,20 @@ load (LoadData      *data,
 
   rec = hl_recording_new ();
   total = hl_trace_reader_file_size (reader);
+  {
+    /* The packet headers say how many allocations there are: size the
+     * tables once instead of growing them. */
+    HlTraceIndex *index = NULL;
+    HlFormatError ierr;
+    if (hl_trace_index_load (reader, &index, &ierr) == 0)
+      {
+        guint64 max_id = 0;
+        for (size_t i = 0; i < index->n_entries; i++)
+          max_id = MAX (max_id, index->entries[i].alloc_id_end);
+        hl_recording_reserve (rec, max_id);
+        hl_trace_index_free (index);
+      }
+  }
   cursor = g_new0 (HlEventCursor, 1);
   while ((rc = hl_trace_reader_next_packet (reader, &pkt, &err)) > 0)
     {

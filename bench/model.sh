@@ -1,0 +1,44 @@
+#!/bin/bash
+# bench/model.sh [BUILD_DIR] — `heaplens-cli report` against `heaptrack_print`
+# on recordings of the same program run (bench/churn.c, 2.5 M malloc/free
+# pairs = 5 M calls): wall time and peak RSS of the analysis, same run.
+# Also times model-bench (1 M synthetic allocations). Writes a Markdown
+# table to bench/results/model-DATE.md.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-$here/../build}" && pwd)
+cli=$build/src/cli/heaplens-cli
+pairs=${PAIRS:-2500000}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
+"$cli" record -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
+(cd "$tmp" && heaptrack -o "$tmp/churn.heaptrack" "$tmp/churn" "$pairs" > /dev/null 2>&1)
+ht=$(ls "$tmp"/churn.heaptrack*)
+
+measure () { # NAME CMD...: prints "seconds max_rss_kib"
+  local name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$tmp/$name.time" "$@" > "$tmp/$name.out" 2>/dev/null
+  cat "$tmp/$name.time"
+}
+read -r hl_s hl_kb < <(measure heaplens "$cli" report "$tmp/churn.hltrace")
+read -r ht_s ht_kb < <(measure heaptrack heaptrack_print "$ht")
+
+out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
+{
+  echo "# model benchmark $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "churn, $pairs malloc/free pairs ($(nproc) cores):"
+  echo
+  echo "| analysis | wall s | peak RSS MiB |"
+  echo "|---|---|---|"
+  echo "| heaplens-cli report | $hl_s | $((hl_kb / 1024)) |"
+  echo "| heaptrack_print | $ht_s | $((ht_kb / 1024)) |"
+  echo
+  echo "speed-up: $(python3 -c "print('%.1fx' % ($ht_s / max($hl_s, 0.01)))")"
+  echo
+  echo '```'
+  "$build/bench/model-bench" 1000000
+  echo '```'
+} | tee "$out"
