@@ -46,6 +46,7 @@ struct _HlRecording
   GArray       *unresolved;      /* addresses met and not yet symbolized */
 
   HlTrie       *tries[2];
+  GMutex        trie_lock;       /* analyses on worker threads build tries */
 
   guint32       seq;
   guint64       n_allocs;
@@ -121,6 +122,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->function_ids, g_hash_table_unref);
   g_clear_pointer (&self->unresolved, g_array_unref);
   g_clear_pointer (&self->strings, g_string_chunk_free);
+  g_mutex_clear (&self->trie_lock);
 
   G_OBJECT_CLASS (hl_recording_parent_class)->finalize (object);
 }
@@ -185,6 +187,7 @@ hl_recording_init (HlRecording *self)
     g_array_append_val (self->stack_frame_offsets, z);
   }
   self->stacks_expanded = 1;
+  g_mutex_init (&self->trie_lock);
 }
 
 HlRecording *
@@ -1230,9 +1233,24 @@ trie_child (GArray             *nodes,
   return nodes->len - 1;
 }
 
+static const HlTrie *build_trie (HlRecording *self,
+                                 gboolean     bottom_up);
+
 const HlTrie *
 hl_recording_get_trie (HlRecording *self,
                        gboolean     bottom_up)
+{
+  const HlTrie *trie;
+
+  g_mutex_lock (&self->trie_lock);
+  trie = build_trie (self, bottom_up);
+  g_mutex_unlock (&self->trie_lock);
+  return trie;
+}
+
+static const HlTrie *
+build_trie (HlRecording *self,
+            gboolean     bottom_up)
 {
   HlTrie *trie = self->tries[bottom_up ? 1 : 0];
   HlTrieNode root = { 0 };

@@ -267,6 +267,49 @@ test_diff_new_path (void)
   }
 }
 
+typedef struct
+{
+  GMainLoop *loop;
+  guint      pending;
+  guint64    bytes[2];
+} AsyncAnalyses;
+
+static void
+on_analysis (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AsyncAnalyses *st = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlAnalysis) a = hl_analysis_new_finish (result, &error);
+  HlCosts c;
+  guint64 t0;
+
+  g_assert_no_error (error);
+  hl_analysis_get_totals (a, &c);
+  hl_filter_get_time_range (hl_analysis_get_filter (a), &t0, NULL);
+  st->bytes[t0 == 0 ? 0 : 1] = c.bytes;
+  if (--st->pending == 0)
+    g_main_loop_quit (st->loop);
+}
+
+/* Two analyses on worker threads at once share the recording's tries. */
+static void
+test_async_analyses (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) r = hl_filter_with_time_range (f, 85, 100);
+  AsyncAnalyses st = { g_main_loop_new (NULL, FALSE), 2, { 0, 0 } };
+
+  hl_analysis_new_async (rec, f, NULL, on_analysis, &st);
+  hl_analysis_new_async (rec, r, NULL, on_analysis, &st);
+  g_main_loop_run (st.loop);
+  g_assert_cmpuint (st.bytes[0], ==, 1365);
+  g_assert_cmpuint (st.bytes[1], ==, 5);
+  g_main_loop_unref (st.loop);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -279,5 +322,6 @@ main (int    argc,
   g_test_add_func ("/trees/callers-callees", test_callers_callees);
   g_test_add_func ("/trees/diff", test_diff);
   g_test_add_func ("/trees/diff-new-path", test_diff_new_path);
+  g_test_add_func ("/trees/async-analyses", test_async_analyses);
   return g_test_run ();
 }
