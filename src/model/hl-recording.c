@@ -33,7 +33,7 @@ struct _HlRecording
   GArray       *marks;           /* HlMark */
 
   /* Stacks: trace id → internal index; addresses per stack. */
-  GHashTable   *stack_ids;       /* trace stack id → index */
+  GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */
   GArray       *stack_spans;     /* StackSpan per internal stack: into stack_addrs */
   GArray       *stack_addrs;     /* guint64 */
   GArray       *stack_frame_offsets; /* expanded: guint per stack + 1 */
@@ -45,6 +45,8 @@ struct _HlRecording
   GHashTable   *function_ids;    /* "function\x1fmodule" → id + 1 */
   GArray       *unresolved;      /* addresses met and not yet symbolized */
 
+  guint32       last_tid;        /* cache of thread_index() */
+  guint32       last_thread;
   HlTrie       *tries[2];
   GMutex        trie_lock;       /* analyses on worker threads build tries */
 
@@ -112,7 +114,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->meta, g_array_unref);
   g_clear_pointer (&self->meta_open, g_hash_table_unref);
   g_clear_pointer (&self->marks, g_array_unref);
-  g_clear_pointer (&self->stack_ids, g_hash_table_unref);
+  g_clear_pointer (&self->stack_ids, g_array_unref);
   g_clear_pointer (&self->stack_spans, g_array_unref);
   g_clear_pointer (&self->stack_addrs, g_array_unref);
   g_clear_pointer (&self->stack_frame_offsets, g_array_unref);
@@ -167,7 +169,7 @@ hl_recording_init (HlRecording *self)
   self->meta = g_array_new (FALSE, TRUE, sizeof (HlMetaInterval));
   self->meta_open = g_hash_table_new (g_str_hash, g_str_equal);
   self->marks = g_array_new (FALSE, TRUE, sizeof (HlMark));
-  self->stack_ids = g_hash_table_new (NULL, NULL);
+  self->stack_ids = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->stack_spans = g_array_new (FALSE, TRUE, sizeof (StackSpan));
   self->stack_addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->stack_frame_offsets = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -476,8 +478,19 @@ thread_index (HlRecording *self,
               guint32      tid,
               guint64      time_ns)
 {
-  gpointer v = g_hash_table_lookup (self->tid_to_thread, GUINT_TO_POINTER (tid));
+  gpointer v;
   HlThreadInfo *t;
+
+  if (self->threads->len > 0 && tid == self->last_tid)
+    {
+      t = &g_array_index (self->threads, HlThreadInfo, self->last_thread);
+      if (time_ns > t->end_ns)
+        t->end_ns = time_ns;
+      if (time_ns < t->start_ns)
+        t->start_ns = time_ns;
+      return self->last_thread;
+    }
+  v = g_hash_table_lookup (self->tid_to_thread, GUINT_TO_POINTER (tid));
 
   if (v == NULL)
     {
@@ -494,7 +507,9 @@ thread_index (HlRecording *self,
     t->end_ns = time_ns;
   if (time_ns < t->start_ns)
     t->start_ns = time_ns;
-  return GPOINTER_TO_UINT (v) - 1;
+  self->last_tid = tid;
+  self->last_thread = GPOINTER_TO_UINT (v) - 1;
+  return self->last_thread;
 }
 
 void
@@ -514,6 +529,13 @@ hl_recording_append_thread (HlRecording *self,
   (void) exited;
 }
 
+static inline guint32
+lookup_stack (HlRecording *self,
+              guint32      trace_stack_id)
+{
+  return trace_stack_id < self->stack_ids->len ? g_array_index (self->stack_ids, guint32, trace_stack_id) : 0;
+}
+
 static guint32
 new_stack (HlRecording *self,
            guint32      trace_stack_id)
@@ -521,7 +543,9 @@ new_stack (HlRecording *self,
   guint32 index = self->stack_spans->len;
 
   g_array_set_size (self->stack_spans, index + 1);
-  g_hash_table_insert (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), GUINT_TO_POINTER (index));
+  if (trace_stack_id >= self->stack_ids->len)
+    g_array_set_size (self->stack_ids, MAX ((guint) trace_stack_id + 1, self->stack_ids->len * 2));
+  g_array_index (self->stack_ids, guint32, trace_stack_id) = index + 1;
   return index;
 }
 
@@ -531,7 +555,7 @@ hl_recording_append_stack (HlRecording   *self,
                            const guint64 *frames,
                            guint          n_frames)
 {
-  gpointer found;
+  guint32 found;
   guint32 index;
   StackSpan *span;
 
@@ -539,9 +563,10 @@ hl_recording_append_stack (HlRecording   *self,
 
   if (trace_stack_id == 0)
     return;
-  if (g_hash_table_lookup_extended (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), NULL, &found))
+  found = lookup_stack (self, trace_stack_id);
+  if (found != 0)
     {
-      index = GPOINTER_TO_UINT (found);
+      index = found - 1;
       if (g_array_index (self->stack_spans, StackSpan, index).defined)
         return;
       /* Used before its definition (another thread's packet came first). */
@@ -561,12 +586,13 @@ static guint32
 stack_index (HlRecording *self,
              guint32      trace_stack_id)
 {
-  gpointer found;
+  guint32 found;
 
   if (trace_stack_id == 0)
     return 0;
-  if (g_hash_table_lookup_extended (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), NULL, &found))
-    return GPOINTER_TO_UINT (found);
+  found = lookup_stack (self, trace_stack_id);
+  if (found != 0)
+    return found - 1;
   return new_stack (self, trace_stack_id);
 }
 
