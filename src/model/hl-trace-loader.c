@@ -183,6 +183,191 @@ apply_event (HlRecording   *rec,
     }
 }
 
+/* ---- Two-stage loading: a thread decodes, the caller applies ------------ *
+ * The walk and the event decoding (varints, prefix-shared stacks, address
+ * prediction, decompression) run on a second thread and hand over batches
+ * of decoded events; pointers into the cursor are copied into the batch. */
+
+#define BATCH_EVENTS 32768
+#define MAX_QUEUED   4
+
+typedef struct
+{
+  GArray       *events;   /* HlEvent; STACK frames hold offsets into frames */
+  GArray       *frames;   /* guint64 */
+  GStringChunk *strings;
+  GPtrArray    *blocks;   /* g_free'd arrays of pointers (INFO) */
+  guint64       last_offset;
+  guint64       corrupt_packets;
+  gboolean      last;
+} Batch;
+
+static Batch *
+batch_new (void)
+{
+  Batch *b = g_new0 (Batch, 1);
+
+  b->events = g_array_sized_new (FALSE, FALSE, sizeof (HlEvent), BATCH_EVENTS);
+  b->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+  b->strings = g_string_chunk_new (4096);
+  b->blocks = g_ptr_array_new_with_free_func (g_free);
+  return b;
+}
+
+static void
+batch_free (Batch *b)
+{
+  g_array_unref (b->events);
+  g_array_unref (b->frames);
+  g_string_chunk_free (b->strings);
+  g_ptr_array_unref (b->blocks);
+  g_free (b);
+}
+
+static const char *
+keep (Batch      *b,
+      const char *s)
+{
+  return s != NULL ? g_string_chunk_insert (b->strings, s) : NULL;
+}
+
+static void
+batch_add (Batch         *b,
+           const HlEvent *ev)
+{
+  HlEvent copy = *ev;
+
+  switch (ev->type)
+    {
+    case HL_EVENT_STACK:
+      copy.u.stack.frames = (const guint64 *) (gsize) b->frames->len;
+      g_array_append_vals (b->frames, ev->u.stack.frames, ev->u.stack.n_frames);
+      break;
+    case HL_EVENT_MODULE:
+      copy.u.module.path = keep (b, ev->u.module.path);
+      copy.u.module.build_id = ev->u.module.build_id_len > 0
+        ? (const guint8 *) g_string_chunk_insert_len (b->strings, (const char *) ev->u.module.build_id,
+                                                      ev->u.module.build_id_len)
+        : NULL;
+      break;
+    case HL_EVENT_THREAD:
+      copy.u.thread.name = keep (b, ev->u.thread.name);
+      break;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+    case HL_EVENT_META_REMOVE:
+      copy.u.meta.key = keep (b, ev->u.meta.key);
+      copy.u.meta.string_value = keep (b, ev->u.meta.string_value);
+      break;
+    case HL_EVENT_MARK:
+      copy.u.mark.text = keep (b, ev->u.mark.text);
+      break;
+    case HL_EVENT_INFO:
+      {
+        const char **keys = g_new (const char *, ev->u.info.n + 1);
+        const char **values = g_new (const char *, ev->u.info.n + 1);
+        for (guint32 i = 0; i < ev->u.info.n; i++)
+          {
+            keys[i] = keep (b, ev->u.info.keys[i]);
+            values[i] = keep (b, ev->u.info.values[i]);
+          }
+        g_ptr_array_add (b->blocks, keys);
+        g_ptr_array_add (b->blocks, values);
+        copy.u.info.keys = keys;
+        copy.u.info.values = values;
+      }
+      break;
+    default:
+      break;
+    }
+  g_array_append_val (b->events, copy);
+}
+
+typedef struct
+{
+  HlTraceReader *reader;
+  GCancellable  *cancellable;
+  GAsyncQueue   *queue;
+  int            rc;
+  HlFormatError  err;
+} Producer;
+
+static gpointer
+producer_thread (gpointer user_data)
+{
+  Producer *p = user_data;
+  HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
+  HlPacketView pkt;
+  Batch *b = batch_new ();
+
+  while ((p->rc = hl_trace_reader_next_packet (p->reader, &pkt, &p->err)) > 0)
+    {
+      HlEvent ev;
+      HlFormatError eerr;
+      int erc;
+
+      if (g_cancellable_is_cancelled (p->cancellable))
+        break;
+      hl_event_cursor_init (cursor, &pkt);
+      while ((erc = hl_event_cursor_next (cursor, &ev, &eerr)) > 0)
+        batch_add (b, &ev);
+      if (erc < 0)
+        b->corrupt_packets++;
+      b->last_offset = pkt.offset;
+      if (b->events->len >= BATCH_EVENTS)
+        {
+          g_async_queue_push (p->queue, b);
+          b = batch_new ();
+          while (g_async_queue_length (p->queue) >= MAX_QUEUED && !g_cancellable_is_cancelled (p->cancellable))
+            g_usleep (200);
+        }
+    }
+  b->last = TRUE;
+  g_async_queue_push (p->queue, b);
+  g_free (cursor);
+  return NULL;
+}
+
+/* Returns FALSE when cancelled. */
+static gboolean
+load_pipelined (HlTraceReader *reader,
+                HlRecording   *rec,
+                LoadData      *data,
+                GCancellable  *cancellable,
+                guint64        total,
+                int           *rc,
+                HlFormatError *err,
+                guint64       *events,
+                guint64       *corrupt_packets)
+{
+  Producer p = { reader, cancellable, g_async_queue_new (), 0, { 0 } };
+  GThread *thread = g_thread_new ("hl-trace-decode", producer_thread, &p);
+  gboolean last = FALSE;
+
+  while (!last)
+    {
+      Batch *b = g_async_queue_pop (p.queue);
+
+      last = b->last;
+      for (guint i = 0; i < b->events->len; i++)
+        {
+          HlEvent *ev = &g_array_index (b->events, HlEvent, i);
+          if (ev->type == HL_EVENT_STACK)
+            ev->u.stack.frames = &g_array_index (b->frames, guint64, (gsize) ev->u.stack.frames);
+          apply_event (rec, ev);
+        }
+      *events += b->events->len;
+      *corrupt_packets += b->corrupt_packets;
+      report (data, b->last_offset, total, *events, FALSE);
+      batch_free (b);
+    }
+  g_thread_join (thread);
+  g_async_queue_unref (p.queue);
+  *rc = p.rc;
+  *err = p.err;
+  return !g_cancellable_is_cancelled (cancellable);
+}
+
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,
@@ -231,29 +416,41 @@ load (LoadData      *data,
         hl_trace_index_free (index);
       }
   }
-  cursor = g_new0 (HlEventCursor, 1);
-  while ((rc = hl_trace_reader_next_packet (reader, &pkt, &err)) > 0)
+  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)
     {
-      HlEvent ev;
-      int erc;
-
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      if (!load_pipelined (reader, rec, data, cancellable, total, &rc, &err, &events, &corrupt_packets))
         {
-          g_free (cursor);
+          g_cancellable_set_error_if_cancelled (cancellable, error);
           hl_trace_reader_free (reader);
           return NULL;
         }
-      hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
-        {
-          apply_event (rec, &ev);
-          events++;
-        }
-      if (erc < 0)
-        corrupt_packets++;
-      report (data, pkt.offset, total, events, FALSE);
     }
-  g_free (cursor);
+  else
+    {
+      cursor = g_new0 (HlEventCursor, 1);
+      while ((rc = hl_trace_reader_next_packet (reader, &pkt, &err)) > 0)
+        {
+          HlEvent ev;
+          int erc;
+
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            {
+              g_free (cursor);
+              hl_trace_reader_free (reader);
+              return NULL;
+            }
+          hl_event_cursor_init (cursor, &pkt);
+          while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
+            {
+              apply_event (rec, &ev);
+              events++;
+            }
+          if (erc < 0)
+            corrupt_packets++;
+          report (data, pkt.offset, total, events, FALSE);
+        }
+      g_free (cursor);
+    }
 
   hl_trace_reader_stats (reader, &stats);
   if (rc < 0)

@@ -265,6 +265,60 @@ test_load_golden (void)
   g_assert_cmpuint (s.n_frees, <=, s.n_allocations);
 }
 
+/* 100,000 allocations in packets of two threads (several decode batches):
+ * the pipelined load and the serial one give the same recording. */
+static void
+test_load_pipelined_equals_serial (void)
+{
+  TraceBuilder *tb = g_new0 (TraceBuilder, 1);
+  HlTraceFileHeader hdr;
+  const guint64 s1[] = { 0x1000, 0x2000 }, s2[] = { 0x1100, 0x2000 };
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) a = NULL;
+  g_autoptr (HlRecording) b = NULL;
+  g_autoptr (GArray) sa = NULL;
+  g_autoptr (GArray) sb = NULL;
+  HlSummary x, y;
+  guint64 id = 0;
+
+  tb->bytes = g_byte_array_new ();
+  hl_trace_file_header_init (&hdr, 4242, 1, 1, 0);
+  g_byte_array_append (tb->bytes, (const guint8 *) &hdr, sizeof hdr);
+  for (guint p = 0; p < 100; p++)
+    {
+      guint32 tid = 100 + p % 2;
+      guint64 t = p * 10000;
+      tb_begin (tb, tid, t);
+      if (p < 2)
+        hl_packet_writer_stack (&tb->w, t, tid == 100 ? 1 : 2, 0, tid == 100 ? s1 : s2, 2);
+      for (guint i = 0; i < 1000; i++, id++)
+        {
+          g_assert_cmpint (hl_packet_writer_alloc (&tb->w, t + i * 5, id, 8 + (id % 100), 0,
+                                                   tid == 100 ? 1 : 2, 0x100000 + id * 16), ==, HL_WRITE_OK);
+          if (i % 3 != 0)
+            g_assert_cmpint (hl_packet_writer_free (&tb->w, t + i * 5 + 2, id), ==, HL_WRITE_OK);
+        }
+      tb_end (tb);
+    }
+  file = write_temp (tb->bytes->data, tb->bytes->len);
+  g_byte_array_unref (tb->bytes);
+  g_free (tb);
+
+  a = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  b = hl_recording_load (file, HL_LOAD_FLAGS_SERIAL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  hl_recording_get_summary (a, &x);
+  hl_recording_get_summary (b, &y);
+  g_assert_cmpuint (x.n_allocations, ==, 100000);
+  g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
+  sa = hl_recording_get_series (a, 0, HL_TIME_END, 50);
+  sb = hl_recording_get_series (b, 0, HL_TIME_END, 50);
+  g_assert_cmpmem (sa->data, sa->len * sizeof (HlSeriesBucket), sb->data, sb->len * sizeof (HlSeriesBucket));
+  g_file_delete (file, NULL, NULL);
+}
+
 static char *
 run_cli (const char * const *args,
          int                *status)
@@ -337,5 +391,6 @@ main (int    argc,
   g_test_add_func ("/loader/errors", test_load_errors);
   g_test_add_func ("/loader/golden", test_load_golden);
   g_test_add_func ("/loader/report-json", test_report_json);
+  g_test_add_func ("/loader/pipelined-equals-serial", test_load_pipelined_equals_serial);
   return g_test_run ();
 }
