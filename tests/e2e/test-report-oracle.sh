@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..30"
+echo "1..36"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -60,6 +60,22 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   ours=$(json_field "$WORK/$name.json" peak_heap_bytes)
   within=$("$PY" -c 'import sys; a,b=int(sys.argv[1]),int(sys.argv[2]); print("yes" if b and abs(a-b) <= b/1000 else "no %d vs %d" % (a,b))' "$ours" "${peak:-0}")
   eq "$name: peak heap within 0.1 % of massif's" "$within" yes
+
+  # heaptrack_print: same calls once its own preload's libstdc++ emergency
+  # pool is taken out (one allocation in a process that does not already
+  # load libstdc++; a C++ program has that pool anyway); the
+  # same temporary count where no allocation of that pool interleaves
+  # (t-strings: a churn of short strings).
+  (cd "$WORK" && heaptrack -o "$WORK/$name.ht" "$D/$@" > /dev/null 2>&1)
+  heaptrack_print "$WORK/$name.ht".* > "$WORK/$name.htprint" 2>/dev/null
+  ht_calls=$(sed -n 's/^calls to allocation functions: \([0-9]*\) .*/\1/p' "$WORK/$name.htprint")
+  pool=1
+  ldd "$D/$1" | grep -q 'libstdc++' && pool=0
+  eq "$name: calls equal heaptrack_print's minus its own pool allocation" "$(json_field "$WORK/$name.json" allocations)" "$((ht_calls - pool))"
+  if [ "$name" = t-strings ]; then
+    ht_temp=$(sed -n 's/^temporary memory allocations: \([0-9]*\) .*/\1/p' "$WORK/$name.htprint")
+    eq "$name: temporary equals heaptrack_print's" "$(json_field "$WORK/$name.json" temporary)" "$ht_temp"
+  fi
 
   "$CLI" flamegraph --cost leaked "$WORK/$name.hltrace" > "$WORK/$name.collapsed"
   sum=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/$name.collapsed")
