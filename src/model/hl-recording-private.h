@@ -154,3 +154,15 @@ G_BEGIN_DECLS
 const char          *hl_recording_intern            (HlRecording *self,
                                                      const char  *s);
 G_END_DECLS
+
+G_BEGIN_DECLS
+/* hl-stack-trie.c */
+HlTrie                *hl_stack_trie_build (HlRecording *self,
+                                            gboolean     bottom_up);
+void                   hl_stack_trie_free  (HlTrie      *trie);
+const HlCounterSample *hl_recording_get_counter_samples (HlRecording *self,
+                                                         guint       *n);
+const HlDropSample    *hl_recording_get_drop_samples    (HlRecording *self,
+                                                         guint       *n);
+guint64                hl_recording_get_end_ns          (HlRecording *self);
+G_END_DECLS

@@ -85,11 +85,7 @@ static guint signals[N_SIGNALS];
 static void
 free_trie (HlTrie *trie)
 {
-  if (trie == NULL)
-    return;
-  g_array_unref (trie->nodes);
-  g_free (trie->stack_leaf);
-  g_free (trie);
+  hl_stack_trie_free (trie);
 }
 
 static void
@@ -1234,56 +1230,15 @@ hl_recording_get_heap_curve (HlRecording *self,
   return (const HlHeapPoint *) self->curve->data;
 }
 
-/* ---- Tries ----------------------------------------------------------------- */
-
-static guint32
-trie_child (GArray             *nodes,
-            guint32             parent,
-            const HlFrameEntry *frame)
-{
-  HlTrieNode *p = &g_array_index (nodes, HlTrieNode, parent);
-  HlTrieNode n = { 0 };
-
-  for (guint32 c = p->first_child; c != 0; c = g_array_index (nodes, HlTrieNode, c).next_sibling)
-    {
-      const HlTrieNode *cn = &g_array_index (nodes, HlTrieNode, c);
-      if (cn->frame->function_id == frame->function_id && cn->frame->pub.is_inline == frame->pub.is_inline)
-        return c;
-    }
-  n.frame = frame;
-  n.parent = parent;
-  n.depth = p->depth + 1;
-  n.next_sibling = p->first_child;
-  g_array_append_val (nodes, n);
-  g_array_index (nodes, HlTrieNode, parent).first_child = nodes->len - 1;
-  return nodes->len - 1;
-}
-
-static const HlTrie *build_trie (HlRecording *self,
-                                 gboolean     bottom_up);
+/* ---- Tries (built in hl-stack-trie.c, cached here) ---------------------- */
 
 const HlTrie *
 hl_recording_get_trie (HlRecording *self,
                        gboolean     bottom_up)
 {
-  const HlTrie *trie;
+  HlTrie *trie;
 
   g_mutex_lock (&self->trie_lock);
-  trie = build_trie (self, bottom_up);
-  g_mutex_unlock (&self->trie_lock);
-  return trie;
-}
-
-static const HlTrie *
-build_trie (HlRecording *self,
-            gboolean     bottom_up)
-{
-  HlTrie *trie = self->tries[bottom_up ? 1 : 0];
-  HlTrieNode root = { 0 };
-
-  if (trie != NULL)
-    return trie;
-
   if (self->frames_dirty)
     {
       expand_stack_frames (self, 1);
@@ -1291,107 +1246,31 @@ build_trie (HlRecording *self,
     }
   else if (self->stacks_expanded < self->stack_spans->len)
     expand_stack_frames (self, self->stacks_expanded);
-
-  trie = g_new0 (HlTrie, 1);
-  trie->nodes = g_array_new (FALSE, TRUE, sizeof (HlTrieNode));
-  g_array_append_val (trie->nodes, root);
-  trie->n_stacks = self->stacks_expanded;
-  trie->stack_leaf = g_new0 (guint32, trie->n_stacks + 1);
-  for (guint32 s = 1; s < trie->n_stacks; s++)
-    {
-      guint n;
-      const HlFrameEntry * const *f = hl_recording_get_stack_entries (self, s, &n);
-      guint32 node = 0;
-
-      for (guint i = 0; i < n; i++)
-        node = trie_child (trie->nodes, node, f[bottom_up ? i : n - 1 - i]);
-      trie->stack_leaf[s] = node;
-    }
-  self->tries[bottom_up ? 1 : 0] = trie;
+  trie = self->tries[bottom_up ? 1 : 0];
+  if (trie == NULL)
+    trie = self->tries[bottom_up ? 1 : 0] = hl_stack_trie_build (self, bottom_up);
+  g_mutex_unlock (&self->trie_lock);
   return trie;
 }
 
-/* ---- Series ---------------------------------------------------------------- */
-
-GArray *
-hl_recording_get_series (HlRecording *self,
-                         guint64      t0_ns,
-                         guint64      t1_ns,
-                         guint        n_buckets)
+const HlCounterSample *
+hl_recording_get_counter_samples (HlRecording *self,
+                                  guint       *n)
 {
-  GArray *out;
-  guint64 n_points;
-  const HlHeapPoint *pts;
-  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
-  guint64 lo, hi, i, width;
-  guint64 heap_before;
-  guint ci = 0, di = 0;
-  guint64 rss_prev = 0;
+  *n = self->counters->len;
+  return (const HlCounterSample *) self->counters->data;
+}
 
-  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
-  g_return_val_if_fail (n_buckets > 0, NULL);
+const HlDropSample *
+hl_recording_get_drop_samples (HlRecording *self,
+                               guint       *n)
+{
+  *n = self->drops->len;
+  return (const HlDropSample *) self->drops->data;
+}
 
-  if (t1_ns == HL_TIME_END)
-    t1_ns = self->end_ns + 1;
-  if (t1_ns <= t0_ns)
-    t1_ns = t0_ns + 1;
-  out = g_array_sized_new (FALSE, TRUE, sizeof (HlSeriesBucket), n_buckets);
-  g_array_set_size (out, n_buckets);
-  pts = hl_recording_get_heap_curve (self, &n_points);
-
-  /* First point at or after t0. */
-  lo = 0;
-  hi = n_points;
-  while (lo < hi)
-    {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (pts[mid].time_ns < t0_ns)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  i = lo;
-  heap_before = i > 0 ? pts[i - 1].heap : 0;
-  width = t1_ns - t0_ns;
-  while (ci < self->counters->len && g_array_index (self->counters, HlCounterSample, ci).time_ns < t0_ns)
-    rss_prev = g_array_index (self->counters, HlCounterSample, ci++).rss_bytes;
-  while (di < self->drops->len && g_array_index (self->drops, HlDropSample, di).time_ns < t0_ns)
-    di++;
-
-  for (guint b = 0; b < n_buckets; b++)
-    {
-      HlSeriesBucket *bk = &g_array_index (out, HlSeriesBucket, b);
-      guint64 end = t0_ns + (guint64) ((double) width * (b + 1) / n_buckets);
-
-      if (b + 1 == n_buckets)
-        end = t1_ns;
-      bk->start_ns = t0_ns + (guint64) ((double) width * b / n_buckets);
-      bk->end_ns = end;
-      bk->heap_min = bk->heap_max = heap_before;
-      for (; i < n_points && pts[i].time_ns < end; i++)
-        {
-          bk->heap_min = MIN (bk->heap_min, pts[i].heap);
-          bk->heap_max = MAX (bk->heap_max, pts[i].heap);
-          if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
-            {
-              bk->allocations++;
-              bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
-            }
-          heap_before = pts[i].heap;
-        }
-      bk->rss_min = bk->rss_max = 0;
-      for (gboolean first = TRUE; ci < self->counters->len &&
-           g_array_index (self->counters, HlCounterSample, ci).time_ns < end; ci++)
-        {
-          guint64 r = g_array_index (self->counters, HlCounterSample, ci).rss_bytes;
-          bk->rss_min = first ? r : MIN (bk->rss_min, r);
-          bk->rss_max = MAX (bk->rss_max, r);
-          first = FALSE;
-          rss_prev = r;
-        }
-      for (; di < self->drops->len && g_array_index (self->drops, HlDropSample, di).time_ns < end; di++)
-        bk->dropped += g_array_index (self->drops, HlDropSample, di).count;
-    }
-  (void) rss_prev;
-  return out;
+guint64
+hl_recording_get_end_ns (HlRecording *self)
+{
+  return self->end_ns;
 }

@@ -1,0 +1,90 @@
+/* hl-heap-series.c — the heap-over-time series, downsampled to min/max per
+ * bucket for any range and zoom. */
+#include "hl-recording-private.h"
+
+GArray *
+hl_recording_get_series (HlRecording *self,
+                         guint64      t0_ns,
+                         guint64      t1_ns,
+                         guint        n_buckets)
+{
+  GArray *out;
+  guint64 n_points;
+  const HlHeapPoint *pts;
+  guint64 n_allocs;
+  const HlAllocRec *allocs = hl_recording_get_allocs (self, &n_allocs);
+  guint n_counters, n_drops;
+  const HlCounterSample *counters = hl_recording_get_counter_samples (self, &n_counters);
+  const HlDropSample *drops = hl_recording_get_drop_samples (self, &n_drops);
+  guint64 lo, hi, i, width;
+  guint64 heap_before;
+  guint ci = 0, di = 0;
+  guint64 rss_prev = 0;
+
+  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
+  g_return_val_if_fail (n_buckets > 0, NULL);
+
+  if (t1_ns == HL_TIME_END)
+    t1_ns = hl_recording_get_end_ns (self) + 1;
+  if (t1_ns <= t0_ns)
+    t1_ns = t0_ns + 1;
+  out = g_array_sized_new (FALSE, TRUE, sizeof (HlSeriesBucket), n_buckets);
+  g_array_set_size (out, n_buckets);
+  pts = hl_recording_get_heap_curve (self, &n_points);
+
+  /* First point at or after t0. */
+  lo = 0;
+  hi = n_points;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (pts[mid].time_ns < t0_ns)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  i = lo;
+  heap_before = i > 0 ? pts[i - 1].heap : 0;
+  width = t1_ns - t0_ns;
+  while (ci < n_counters && counters[ci].time_ns < t0_ns)
+    rss_prev = counters[ci++].rss_bytes;
+  while (di < n_drops && drops[di].time_ns < t0_ns)
+    di++;
+
+  for (guint b = 0; b < n_buckets; b++)
+    {
+      HlSeriesBucket *bk = &g_array_index (out, HlSeriesBucket, b);
+      guint64 end = t0_ns + (guint64) ((double) width * (b + 1) / n_buckets);
+
+      if (b + 1 == n_buckets)
+        end = t1_ns;
+      bk->start_ns = t0_ns + (guint64) ((double) width * b / n_buckets);
+      bk->end_ns = end;
+      bk->heap_min = bk->heap_max = heap_before;
+      for (; i < n_points && pts[i].time_ns < end; i++)
+        {
+          bk->heap_min = MIN (bk->heap_min, pts[i].heap);
+          bk->heap_max = MAX (bk->heap_max, pts[i].heap);
+          if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
+            {
+              bk->allocations++;
+              bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
+            }
+          heap_before = pts[i].heap;
+        }
+      bk->rss_min = bk->rss_max = 0;
+      for (gboolean first = TRUE; ci < n_counters &&
+           counters[ci].time_ns < end; ci++)
+        {
+          guint64 r = counters[ci].rss_bytes;
+          bk->rss_min = first ? r : MIN (bk->rss_min, r);
+          bk->rss_max = MAX (bk->rss_max, r);
+          first = FALSE;
+          rss_prev = r;
+        }
+      for (; di < n_drops && drops[di].time_ns < end; di++)
+        bk->dropped += drops[di].count;
+    }
+  (void) rss_prev;
+  return out;
+}
