@@ -10,6 +10,14 @@ typedef struct
   guint32 defined;
 } StackSpan;
 
+/* A free whose allocation is in a packet not read yet (another thread's
+ * packet reached the file later): applied when the allocation arrives. */
+typedef struct
+{
+  guint64 time_ns;
+  guint32 tid;
+} PendingFree;
+
 struct _HlRecording
 {
   GObject parent_instance;
@@ -25,6 +33,7 @@ struct _HlRecording
   GArray       *thread_last;     /* guint64: last allocation id per thread */
   GArray       *allocs;          /* HlAllocRec by id */
   GHashTable   *addr_to_id;      /* address → id + 1 of live blocks, once needed */
+  GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
   GArray       *counters;        /* HlCounterSample */
   GArray       *drops;           /* HlDropSample */
@@ -67,6 +76,7 @@ struct _HlRecording
   guint64       curve_sorted;    /* points already in (time, seq) order */
   gboolean      curve_dirty;
   gboolean      frames_dirty;
+  gboolean      applying_pending;
   gboolean      has_exit;
   int           exit_status;
   gboolean      truncated;
@@ -104,6 +114,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->thread_last, g_array_unref);
   g_clear_pointer (&self->allocs, g_array_unref);
   g_clear_pointer (&self->addr_to_id, g_hash_table_unref);
+  g_clear_pointer (&self->pending_frees, g_hash_table_unref);
   g_clear_pointer (&self->curve, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->drops, g_array_unref);
@@ -651,6 +662,21 @@ hl_recording_append_alloc (HlRecording *self,
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;
+
+  if (self->pending_frees != NULL)
+    {
+      PendingFree *pf = g_hash_table_lookup (self->pending_frees, &id);
+      if (pf != NULL)
+        {
+          PendingFree copy = *pf;
+          g_hash_table_remove (self->pending_frees, &id);
+          /* Its thread's next allocations have not been read yet: whether
+           * it was temporary is unknown, so it is not counted as such. */
+          self->applying_pending = TRUE;
+          hl_recording_append_free (self, id, 0, copy.time_ns, copy.tid);
+          self->applying_pending = FALSE;
+        }
+    }
 }
 
 static guint64
@@ -692,13 +718,21 @@ hl_recording_append_free (HlRecording *self,
         }
       id = found - 1;
     }
-  if (id >= self->allocs->len)
+  a = id < self->allocs->len ? &g_array_index (self->allocs, HlAllocRec, id) : NULL;
+  if (a == NULL || (a->flags & HL_ALLOC_PRESENT) == 0)
     {
-      self->frees_unknown++;
+      PendingFree *pf = g_new (PendingFree, 1);
+      guint64 *key = g_new (guint64, 1);
+
+      if (self->pending_frees == NULL)
+        self->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      *key = id;
+      pf->time_ns = time_ns;
+      pf->tid = tid;
+      g_hash_table_replace (self->pending_frees, key, pf);
       return;
     }
-  a = &g_array_index (self->allocs, HlAllocRec, id);
-  if ((a->flags & HL_ALLOC_PRESENT) == 0 || (a->flags & HL_ALLOC_FREED) != 0)
+  if ((a->flags & HL_ALLOC_FREED) != 0)
     {
       self->frees_unknown++;
       return;
@@ -706,7 +740,7 @@ hl_recording_append_free (HlRecording *self,
   a->flags |= HL_ALLOC_FREED;
   a->free_time_ns = MAX (time_ns, a->time_ns);
   a->free_seq = self->seq++;
-  if (g_array_index (self->thread_last, guint64, a->thread) == id)
+  if (!self->applying_pending && g_array_index (self->thread_last, guint64, a->thread) == id)
     {
       a->flags |= HL_ALLOC_TEMPORARY;
       self->temporary++;
@@ -1020,7 +1054,8 @@ hl_recording_get_summary (HlRecording *self,
   out->leaked_bytes = self->leaked_bytes;
   out->leaked_blocks = self->leaked_blocks;
   out->dropped_events = self->dropped;
-  out->frees_unknown = self->frees_unknown;
+  out->frees_unknown = self->frees_unknown +
+                       (self->pending_frees != NULL ? g_hash_table_size (self->pending_frees) : 0);
   out->n_threads = self->threads->len;
   out->n_stacks = self->stack_spans->len;
   out->has_exit_status = self->has_exit;

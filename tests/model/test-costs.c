@@ -245,6 +245,28 @@ test_free_by_address_and_order (void)
   g_assert_cmpuint (s.temporary, ==, 1);
 }
 
+/* Thread B frees a block of thread A whose packet reaches the file later:
+ * the free waits for its allocation. */
+static void
+test_free_before_alloc_arrives (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  HlSummary s;
+
+  hl_recording_append_alloc (rec, 0, 10, 1, 8, 0x10, 0);
+  hl_recording_append_free (rec, 1, 0, 50, 2);      /* B's packet first */
+  hl_recording_append_alloc (rec, 1, 40, 1, 100, 0x20, 0);
+  hl_recording_append_free (rec, 7, 0, 60, 2);      /* never allocated */
+  hl_recording_commit (rec);
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_frees, ==, 1);
+  g_assert_cmpuint (s.frees_unknown, ==, 1);
+  g_assert_cmpuint (s.leaked_bytes, ==, 8);
+  g_assert_cmpuint (s.peak_heap_bytes, ==, 108);
+  g_assert_cmpuint (s.peak_time_ns, ==, 40);
+  g_assert_cmpuint (s.temporary, ==, 0);
+}
+
 static void
 test_series (void)
 {
@@ -408,6 +430,7 @@ main (int    argc,
   g_test_add_func ("/costs/filters", test_filters);
   g_test_add_func ("/costs/filter-parse-times", test_filter_parse_times);
   g_test_add_func ("/costs/free-by-address-and-order", test_free_by_address_and_order);
+  g_test_add_func ("/costs/free-before-alloc-arrives", test_free_before_alloc_arrives);
   g_test_add_func ("/costs/series", test_series);
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
