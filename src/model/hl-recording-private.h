@@ -166,3 +166,18 @@ const HlDropSample    *hl_recording_get_drop_samples    (HlRecording *self,
                                                          guint       *n);
 guint64                hl_recording_get_end_ns          (HlRecording *self);
 G_END_DECLS
+
+#include "hl-symbolizer.h"
+
+G_BEGIN_DECLS
+/* The cached symbolizer when it was made for N_MODULES modules, else NULL
+ * (and the old one is freed). set_ takes ownership. */
+HlSymbolizer *hl_recording_get_symbolizer (HlRecording  *self,
+                                           guint         n_modules);
+void          hl_recording_set_symbolizer (HlRecording  *self,
+                                           HlSymbolizer *sym,
+                                           guint         n_modules);
+void          hl_recording_add_unresolved_addresses (HlRecording   *self,
+                                                     const guint64 *addresses,
+                                                     guint          n);
+G_END_DECLS

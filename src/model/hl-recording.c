@@ -57,6 +57,8 @@ struct _HlRecording
   guint32       last_tid;        /* cache of thread_index() */
   guint32       last_thread;
   HlTrie       *tries[2];
+  HlSymbolizer *symbolizer;      /* kept for live recordings */
+  guint         symbolizer_modules;
   GMutex        trie_lock;       /* analyses on worker threads build tries */
 
   guint32       seq;
@@ -130,6 +132,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->frames, g_hash_table_unref);
   g_clear_pointer (&self->function_ids, g_hash_table_unref);
   g_clear_pointer (&self->unresolved, g_array_unref);
+  g_clear_pointer (&self->symbolizer, hl_symbolizer_free);
   g_clear_pointer (&self->strings, g_string_chunk_free);
   g_mutex_clear (&self->trie_lock);
 
@@ -329,6 +332,37 @@ hl_recording_set_address_frames (HlRecording           *self,
                                          frames[i].line, frames[i].is_inline, TRUE, address));
   *key = address;
   g_hash_table_replace (self->addr_frames, key, list);
+}
+
+HlSymbolizer *
+hl_recording_get_symbolizer (HlRecording *self,
+                             guint        n_modules)
+{
+  if (self->symbolizer != NULL && self->symbolizer_modules != n_modules)
+    {
+      /* New modules: frames already resolved stay, new addresses use a
+       * symbolizer that knows every module. */
+      g_clear_pointer (&self->symbolizer, hl_symbolizer_free);
+    }
+  return self->symbolizer;
+}
+
+void
+hl_recording_set_symbolizer (HlRecording  *self,
+                             HlSymbolizer *sym,
+                             guint         n_modules)
+{
+  g_clear_pointer (&self->symbolizer, hl_symbolizer_free);
+  self->symbolizer = sym;
+  self->symbolizer_modules = n_modules;
+}
+
+void
+hl_recording_add_unresolved_addresses (HlRecording   *self,
+                                       const guint64 *addresses,
+                                       guint          n)
+{
+  g_array_append_vals (self->unresolved, addresses, n);
 }
 
 GArray *

@@ -465,21 +465,28 @@ hl_recording_symbolize (HlRecording  *self,
   if (addresses->len == 0)
     return;
 
-  sym = hl_symbolizer_new ();
+  /* A live recording symbolizes again and again: the symbolizer (and its
+   * per-module tables) is kept until the module map changes. */
   modules = hl_recording_get_modules_mutable (self, &n_modules);
-  for (guint i = 0; i < n_modules; i++)
-    hl_symbolizer_add_module (sym, modules[i].path, modules[i].start, modules[i].build_id);
-  hl_symbolizer_end_modules (sym);
-  for (guint i = 0; i < n_modules; i++)
+  sym = hl_recording_get_symbolizer (self, n_modules);
+  if (sym == NULL)
     {
-      gboolean has_symbols = FALSE, has_debug = FALSE;
-      const char *debug_file = NULL, *hint = NULL;
+      sym = hl_symbolizer_new ();
+      for (guint i = 0; i < n_modules; i++)
+        hl_symbolizer_add_module (sym, modules[i].path, modules[i].start, modules[i].build_id);
+      hl_symbolizer_end_modules (sym);
+      for (guint i = 0; i < n_modules; i++)
+        {
+          gboolean has_symbols = FALSE, has_debug = FALSE;
+          const char *debug_file = NULL, *hint = NULL;
 
-      hl_symbolizer_get_module_status (sym, modules[i].path, &has_symbols, &has_debug, &debug_file, &hint);
-      modules[i].has_symbols = has_symbols;
-      modules[i].has_debug_info = has_debug;
-      modules[i].debug_file = hl_recording_intern (self, debug_file);
-      modules[i].hint = hl_recording_intern (self, hint);
+          hl_symbolizer_get_module_status (sym, modules[i].path, &has_symbols, &has_debug, &debug_file, &hint);
+          modules[i].has_symbols = has_symbols;
+          modules[i].has_debug_info = has_debug;
+          modules[i].debug_file = hl_recording_intern (self, debug_file);
+          modules[i].hint = hl_recording_intern (self, hint);
+        }
+      hl_recording_set_symbolizer (self, sym, n_modules);
     }
 
   for (guint i = 0; i < addresses->len; i++)
@@ -488,7 +495,12 @@ hl_recording_symbolize (HlRecording  *self,
       guint n;
 
       if ((i & 1023) == 0 && g_cancellable_is_cancelled (cancellable))
-        break;
+        {
+          /* Keep the rest for the next call. */
+          hl_recording_add_unresolved_addresses (self, &g_array_index (addresses, guint64, i),
+                                                 addresses->len - i);
+          break;
+        }
       n = hl_symbolizer_resolve (sym, address, TRUE, frames, G_N_ELEMENTS (frames));
       if (n == 0)
         continue;
@@ -502,6 +514,5 @@ hl_recording_symbolize (HlRecording  *self,
       hl_recording_set_address_frames (self, address, hl_recording_find_module (self, address),
                                        resolved, n);
     }
-  hl_symbolizer_free (sym);
   hl_recording_symbols_changed (self);
 }

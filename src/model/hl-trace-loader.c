@@ -498,6 +498,8 @@ load (LoadData      *data,
   if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
     {
       hl_recording_symbolize (rec, cancellable);
+      /* A saved trace is complete: let libdw's memory go. */
+      hl_recording_set_symbolizer (rec, NULL, 0);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
     }

@@ -229,6 +229,20 @@ test_recording_symbolize (void)
     g_autoptr (GPtrArray) missing = hl_recording_get_modules_without_debug_info (rec);
     g_assert_cmpuint (missing->len, ==, 0);
   }
+
+  /* Live: a new stack after the first symbolization resolves too (with the
+   * kept symbolizer), and the old frames stay. */
+  rust_function ();
+  stack[0] = captured;
+  hl_recording_append_stack (rec, 2, stack, 1);
+  hl_recording_append_alloc (rec, 1, 2, 1, 16, 0x200, 2);
+  hl_recording_commit (rec);
+  hl_recording_symbolize (rec, NULL);
+  frames = hl_recording_get_stack_frames (rec, 2, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (frames[0]->function, ==, "mycrate::inner::foo");
+  frames = hl_recording_get_stack_frames (rec, 1, &n);
+  g_assert_cmpstr (frames[1]->function, ==, "outer_function");
 }
 
 int
