@@ -22,6 +22,7 @@ static const int fatal_signals[] = {
 };
 
 static _Atomic int ours[NSIG];
+static bool signals_enabled;
 
 typedef int (*SigactionFunc) (int, const struct sigaction *, struct sigaction *);
 static SigactionFunc real_sigaction;
@@ -59,6 +60,7 @@ hl_process_install_signals (void)
   const char *s = getenv ("HEAPLENS_SIGNALS");
   if (s != NULL && strcmp (s, "0") == 0)
     return;
+  signals_enabled = true;
   for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
     {
       int sig = fatal_signals[i];
@@ -78,25 +80,51 @@ hl_process_install_signals (void)
     }
 }
 
+static bool
+is_fatal (int sig)
+{
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+    if (fatal_signals[i] == sig)
+      return true;
+  return false;
+}
+
+/* The program's view: our handler reads as SIG_DFL. When the program sets
+ * SIG_DFL for a fatal signal (a crash handler restoring the default before
+ * re-raising, as Python's faulthandler does), ours is put back in its place,
+ * invisibly, so that the recording is flushed before the default action. */
 HL_EXPORT int
 sigaction (int                     sig,
            const struct sigaction *act,
            struct sigaction       *old)
 {
   resolve_sigaction ();
-  if (sig <= 0 || sig >= NSIG || !atomic_load (&ours[sig]))
+  if (sig <= 0 || sig >= NSIG)
     return real_sigaction (sig, act, old);
-  int rc = real_sigaction (sig, act, old);
+  bool want_ours = act != NULL && signals_enabled && !(act->sa_flags & SA_SIGINFO)
+                   && act->sa_handler == SIG_DFL && is_fatal (sig) && hl_active ();
+  if (!want_ours && !atomic_load (&ours[sig]))
+    return real_sigaction (sig, act, old);
+  struct sigaction mine;
+  const struct sigaction *use = act;
+  if (want_ours)
+    {
+      mine = *act;
+      mine.sa_handler = fatal_handler;
+      mine.sa_flags |= SA_ONSTACK;
+      use = &mine;
+    }
+  int rc = real_sigaction (sig, use, old);
   if (rc != 0)
     return rc;
-  if (old != NULL && old->sa_handler == fatal_handler)
+  if (old != NULL && !(old->sa_flags & SA_SIGINFO) && old->sa_handler == fatal_handler)
     {
       memset (old, 0, sizeof *old);
       old->sa_handler = SIG_DFL;
       sigemptyset (&old->sa_mask);
     }
   if (act != NULL)
-    atomic_store (&ours[sig], 0);
+    atomic_store (&ours[sig], want_ours ? 1 : 0);
   return 0;
 }
 
@@ -105,22 +133,21 @@ signal (int          sig,
         sighandler_t handler)
 {
   static sighandler_t (*real_signal) (int, sighandler_t);
-  if (sig <= 0 || sig >= NSIG || !atomic_load (&ours[sig]))
+  if (sig <= 0 || sig >= NSIG
+      || !(atomic_load (&ours[sig]) || (handler == SIG_DFL && signals_enabled && is_fatal (sig))))
     {
       if (real_signal == NULL)
         real_signal = (sighandler_t (*) (int, sighandler_t)) dlsym (RTLD_NEXT, "signal");
       return real_signal (sig, handler);
     }
-  /* one of ours: the program replaces it; report SIG_DFL as before */
+  /* through our sigaction: BSD semantics, as glibc's signal() */
   struct sigaction sa, old;
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = handler;
   sigemptyset (&sa.sa_mask);
-  if (sig > 0 && sig < NSIG)
-    sigaddset (&sa.sa_mask, sig);
-  sa.sa_flags = SA_RESTART; /* BSD semantics, as glibc's signal() */
+  sigaddset (&sa.sa_mask, sig);
+  sa.sa_flags = SA_RESTART;
   if (sigaction (sig, &sa, &old) != 0)
     return SIG_ERR;
   return old.sa_handler;
 }
-
