@@ -53,6 +53,8 @@ hl_flame_data_new (const char *root_name,
   return data;
 }
 
+G_DEFINE_BOXED_TYPE (HlFlameData, hl_flame_data, hl_flame_data_ref, hl_flame_data_unref)
+
 HlFlameData *
 hl_flame_data_ref (HlFlameData *data)
 {

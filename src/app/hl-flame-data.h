@@ -8,11 +8,14 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <glib-object.h>
 
 G_BEGIN_DECLS
 
 typedef struct _HlFlameData HlFlameData;
+
+#define HL_TYPE_FLAME_DATA (hl_flame_data_get_type ())
+GType hl_flame_data_get_type (void) G_GNUC_CONST;
 
 typedef struct
 {
