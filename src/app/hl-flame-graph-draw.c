@@ -38,8 +38,8 @@ row_y (const HlFlameData     *data,
        guint                  depth)
 {
   if (vp->inverted)
-    return depth * vp->row_height;
-  return (hl_flame_data_get_max_depth (data) - depth) * vp->row_height;
+    return vp->y_origin + depth * vp->row_height;
+  return vp->y_origin + (hl_flame_data_get_max_depth (data) - depth) * vp->row_height;
 }
 
 /* Clamped horizontal extent of a node; FALSE if nothing of it is visible. */
@@ -102,6 +102,7 @@ hl_flame_graph_hit_test (const HlFlameData     *data,
   guint64 offset;
   guint node = 0;
 
+  y -= viewport->y_origin;
   if (x < 0 || x >= viewport->width || y < 0 || viewport->row_height <= 0)
     return -1;
   mapping_init (&m, data, viewport);

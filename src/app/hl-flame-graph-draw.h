@@ -27,6 +27,7 @@ typedef struct
   double   row_height;  /* pixels per depth level */
   guint    zoom;        /* node that fills the width (0 = root) */
   gboolean inverted;    /* icicle: root at the top */
+  double   y_origin;    /* y of the top row (the widget bottom-aligns a flame graph) */
 } HlFlameViewport;
 
 typedef struct

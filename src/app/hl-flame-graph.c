@@ -75,6 +75,13 @@ hl_flame_graph_get_viewport (HlFlameGraph    *self,
   vp->row_height = row_height (self);
   vp->zoom = self->zoom;
   vp->inverted = self->inverted;
+  vp->y_origin = 0;
+  if (!self->inverted && self->data != NULL)
+    {
+      /* Flames grow upwards from the bottom edge. */
+      double content = hl_flame_graph_content_height (self->data, vp);
+      vp->y_origin = MAX (0, gtk_widget_get_height (GTK_WIDGET (self)) - content);
+    }
 }
 
 static void

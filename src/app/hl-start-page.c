@@ -116,6 +116,11 @@ hl_start_page_dispose (GObject *object)
 
   g_clear_signal_handler (&self->changed_id, self->recent_manager);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_START_PAGE);
+  {
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+      gtk_widget_unparent (child);
+  }
   G_OBJECT_CLASS (hl_start_page_parent_class)->dispose (object);
 }
 
