@@ -3,7 +3,9 @@
 
 #include <cairo.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
+#include "hl-flame-export.h"
 #include "hl-flame-graph-draw.h"
 
 #define W 200
@@ -247,6 +249,91 @@ test_collapsed (Fixture       *f,
   g_assert_cmpstr (text, ==, "alpha 25\nalpha;alpha_inner 25\nbeta 50\n");
 }
 
+typedef struct
+{
+  gboolean root_is_svg;
+  char    *width;
+  guint    n_elements;
+} SvgInfo;
+
+static void
+svg_start (GMarkupParseContext *context,
+           const char          *element,
+           const char         **names,
+           const char         **values,
+           gpointer             user_data,
+           GError             **error)
+{
+  SvgInfo *info = user_data;
+
+  if (info->n_elements++ == 0)
+    {
+      info->root_is_svg = g_str_equal (element, "svg");
+      for (guint i = 0; names[i]; i++)
+        if (g_str_equal (names[i], "width"))
+          info->width = g_strdup (values[i]);
+    }
+}
+
+static void
+test_export (Fixture       *f,
+             gconstpointer  user_data)
+{
+  HlFlameViewport vp = { .width = W, .row_height = ROW, .zoom = 0, .inverted = FALSE };
+  HlFlameStyle style = { .colors = HL_FLAME_COLORS_BY_NAME, .selected = -1 };
+  g_autofree char *dir = g_dir_make_tmp ("hl-export-XXXXXX", NULL);
+  g_autofree char *svg_path = g_build_filename (dir, "flame.svg", NULL);
+  g_autofree char *png_path = g_build_filename (dir, "flame.PNG", NULL);
+  g_autofree char *txt_path = g_build_filename (dir, "flame.txt", NULL);
+  g_autoptr(GFile) svg = g_file_new_for_path (svg_path);
+  g_autoptr(GFile) png = g_file_new_for_path (png_path);
+  g_autoptr(GFile) txt = g_file_new_for_path (txt_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  GMarkupParser parser = { .start_element = svg_start };
+  GMarkupParseContext *context;
+  SvgInfo info = { 0 };
+  cairo_surface_t *image;
+
+  g_assert_cmpint (hl_flame_export_format_for_file (svg), ==, HL_FLAME_EXPORT_SVG);
+  g_assert_cmpint (hl_flame_export_format_for_file (png), ==, HL_FLAME_EXPORT_PNG);
+  g_assert_cmpint (hl_flame_export_format_for_file (txt), ==, HL_FLAME_EXPORT_COLLAPSED);
+
+  /* SVG: parses as XML, is 200 wide, and holds the frames. */
+  g_assert_true (hl_flame_export (f->data, &vp, &style, HL_FLAME_EXPORT_SVG, svg, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (svg_path, &contents, NULL, NULL));
+  context = g_markup_parse_context_new (&parser, 0, &info, NULL);
+  g_assert_true (g_markup_parse_context_parse (context, contents, -1, &error));
+  g_assert_no_error (error);
+  g_markup_parse_context_free (context);
+  g_assert_true (info.root_is_svg);
+  g_assert_true (g_str_has_prefix (info.width, "200"));
+  g_assert_cmpuint (info.n_elements, >, 4);
+  g_free (info.width);
+  g_clear_pointer (&contents, g_free);
+
+  /* PNG: the same pixels as the drawing. */
+  g_assert_true (hl_flame_export (f->data, &vp, &style, HL_FLAME_EXPORT_PNG, png, &error));
+  g_assert_no_error (error);
+  image = cairo_image_surface_create_from_png (png_path);
+  g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (image), ==, W);
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==, 3 * (int) ROW);
+  assert_color_near (pixel (image, 97, (int) ROW + 2), expected (f->data, f->a, &style));
+  cairo_surface_destroy (image);
+
+  /* Collapsed stacks. */
+  g_assert_true (hl_flame_export (f->data, &vp, &style, HL_FLAME_EXPORT_COLLAPSED, txt, &error));
+  g_assert_true (g_file_get_contents (txt_path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "alpha 25\nalpha;alpha_inner 25\nbeta 50\n");
+
+  g_unlink (svg_path);
+  g_unlink (png_path);
+  g_unlink (txt_path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -259,5 +346,6 @@ main (int   argc,
   g_test_add ("/flame-draw/search", Fixture, NULL, fixture_setup, test_search, fixture_teardown);
   g_test_add ("/flame-draw/collapsed", Fixture, NULL, fixture_setup, test_collapsed, fixture_teardown);
   g_test_add_func ("/flame-draw/lod", test_lod);
+  g_test_add ("/flame-draw/export", Fixture, NULL, fixture_setup, test_export, fixture_teardown);
   return g_test_run ();
 }
