@@ -3,7 +3,13 @@
 
 #include <glib/gi18n.h>
 
+#include "hl-filter-bar.h"
+#include "hl-flame-export.h"
+#include "hl-flame-view.h"
+#include "hl-session.h"
 #include "hl-start-page.h"
+#include "hl-summary-view.h"
+#include "hl-timeline.h"
 #include "hl-window.h"
 
 struct _HlWindow
@@ -19,14 +25,25 @@ struct _HlWindow
   AdwStatusPage      *error_page;
   GtkRevealer        *banner_revealer;
   GtkLabel           *banner_label;
+  HlFilterBar        *filter_bar;
+  HlTimeline         *timeline;
+  GtkLabel           *timeline_legend;
+  HlSummaryView      *summary_view;
+  HlFlameView        *flame_view;
 
   /* Owned */
+  HlSession          *session;
   GFile              *file;
   GCancellable       *cancellable;
   char               *banner_details;
 };
 
 G_DEFINE_FINAL_TYPE (HlWindow, hl_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void refresh_views       (HlWindow *self);
+static void refresh_flame_graph (HlWindow *self);
+static void show_page           (HlWindow   *self,
+                                 const char *name);
 
 HlWindow *
 hl_window_new (HlApplication *app)
@@ -61,7 +78,7 @@ show_error (HlWindow   *self,
             const char *message)
 {
   adw_status_page_set_description (self->error_page, message);
-  gtk_stack_set_visible_child_name (self->main_stack, "error");
+  show_page (self, "error");
 }
 
 void
@@ -85,6 +102,239 @@ hl_window_open (HlWindow *self,
 
   /* The model (issue 6) loads the recording; see hl_window_load below. */
   show_error (self, _("Loading is not available in this build"));
+}
+
+/* ---- Actions and view state ------------------------------------------ */
+
+static gboolean
+has_views (HlWindow *self)
+{
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "views") == 0;
+}
+
+/* The enabled state of every window action, computed in one place. */
+static void
+update_actions (HlWindow *self)
+{
+  gboolean views = has_views (self);
+  guint64 start, end;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-view", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
+                                 views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-range",
+                                 views && hl_session_get_range (self->session, &start, &end));
+}
+
+static void
+show_page (HlWindow   *self,
+           const char *name)
+{
+  gtk_stack_set_visible_child_name (self->main_stack, name);
+  update_actions (self);
+}
+
+static void
+add_chip (const char   *id,
+          const char   *label,
+          HlFilterKind  kind,
+          gpointer      user_data)
+{
+  HlWindow *self = user_data;
+
+  hl_filter_bar_set_chip (self->filter_bar, id, label);
+}
+
+static void
+on_session_changed (HlWindow *self)
+{
+  guint64 start, end;
+
+  /* Chips and the timeline follow the session; then every view refilters. */
+  hl_filter_bar_clear (self->filter_bar);
+  hl_session_foreach_filter (self->session, add_chip, self);
+  if (hl_session_get_range (self->session, &start, &end))
+    hl_timeline_set_selection (self->timeline, start, end);
+  else
+    hl_timeline_clear_selection (self->timeline);
+  update_actions (self);
+  refresh_views (self);
+}
+
+static void
+on_chip_removed (HlWindow   *self,
+                 const char *id)
+{
+  hl_session_remove_filter (self->session, id);
+}
+
+static void
+on_timeline_selection_changed (HlWindow *self)
+{
+  guint64 start, end;
+
+  if (hl_timeline_get_selection (self->timeline, &start, &end))
+    hl_session_set_range (self->session, start, end);
+  else
+    hl_session_clear_range (self->session);
+}
+
+static void
+on_call_site_activated (HlWindow   *self,
+                        guint       cost,
+                        const char *function)
+{
+  hl_flame_view_set_cost (self->flame_view, cost);
+  hl_flame_view_set_search (self->flame_view, function);
+  adw_view_stack_set_visible_child_name (self->view_stack, "flamegraph");
+}
+
+static void
+on_flame_cost_changed (HlWindow *self,
+                       guint     cost)
+{
+  hl_session_set_cost (self->session, cost);
+  refresh_flame_graph (self);
+}
+
+static void
+action_show_view (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  const char *name = g_variant_get_string (param, NULL);
+
+  if (adw_view_stack_get_child_by_name (self->view_stack, name) != NULL)
+    adw_view_stack_set_visible_child_name (self->view_stack, name);
+}
+
+static void
+action_find (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "flamegraph");
+  hl_flame_view_focus_search (self->flame_view);
+}
+
+static void
+action_clear_range (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  hl_session_clear_range (HL_WINDOW (widget)->session);
+}
+
+static void
+action_timeline_reset_zoom (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *param)
+{
+  hl_timeline_reset_zoom (HL_WINDOW (widget)->timeline);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog,
+                    int              response,
+                    HlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (!hl_window_export_flame_graph (self, file, &error))
+        hl_window_show_toast (self, error->message);
+      else
+        hl_window_show_toast (self, _("Flame graph exported"));
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_export_flame_graph (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autofree char *base = self->file ? g_file_get_basename (self->file) : g_strdup ("heaplens");
+  g_autofree char *name = NULL;
+  const struct { const char *name, *pattern; } filters[] = {
+    { N_("SVG image"), "*.svg" },
+    { N_("PNG image"), "*.png" },
+    { N_("Collapsed stacks (flamegraph.pl, speedscope)"), "*.txt" },
+  };
+
+  if (g_str_has_suffix (base, ".hltrace"))
+    base[strlen (base) - strlen (".hltrace")] = '\0';
+  name = g_strdup_printf ("%s-flamegraph.svg", base);
+
+  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+      gtk_file_filter_set_name (filter, _(filters[i].name));
+      gtk_file_filter_add_pattern (filter, filters[i].pattern);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+gboolean
+hl_window_export_flame_graph (HlWindow  *self,
+                              GFile     *file,
+                              GError   **error)
+{
+  HlFlameGraph *graph;
+  HlFlameData *data;
+  HlFlameViewport vp;
+  HlFlameStyle style = { 0 };
+
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  graph = hl_flame_view_get_graph (self->flame_view);
+  data = hl_flame_graph_get_data (graph);
+  if (data == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no flame graph to export"));
+      return FALSE;
+    }
+  hl_flame_graph_get_viewport (graph, &vp);
+  if (vp.width < 100)
+    vp.width = 1200;
+  style.colors = HL_FLAME_COLORS_BY_MODULE;
+  style.search = hl_flame_graph_get_search (graph);
+  style.selected = -1;
+  return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
+}
+
+HlSession *
+hl_window_get_session (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+/* ---- The recording ---------------------------------------------------- */
+
+static void
+refresh_flame_graph (HlWindow *self)
+{
+}
+
+static void
+refresh_views (HlWindow *self)
+{
+  refresh_flame_graph (self);
 }
 
 /* ---- Banner ----------------------------------------------------------- */
@@ -202,6 +452,9 @@ hl_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->file);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_clear_pointer (&self->banner_details, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_WINDOW);
   G_OBJECT_CLASS (hl_window_parent_class)->dispose (object);
@@ -219,6 +472,16 @@ hl_window_class_init (HlWindowClass *klass)
   window_class->close_request = hl_window_close_request;
 
   g_type_ensure (HL_TYPE_START_PAGE);
+  g_type_ensure (HL_TYPE_FILTER_BAR);
+  g_type_ensure (HL_TYPE_TIMELINE);
+  g_type_ensure (HL_TYPE_SUMMARY_VIEW);
+  g_type_ensure (HL_TYPE_FLAME_VIEW);
+
+  gtk_widget_class_install_action (widget_class, "win.show-view", "s", action_show_view);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, action_find);
+  gtk_widget_class_install_action (widget_class, "win.clear-range", NULL, action_clear_range);
+  gtk_widget_class_install_action (widget_class, "win.timeline-reset-zoom", NULL, action_timeline_reset_zoom);
+  gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
@@ -229,6 +492,15 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, error_page);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_bar);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
+  gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_call_site_activated);
+  gtk_widget_class_bind_template_callback (widget_class, on_flame_cost_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_details_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_close_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
@@ -240,6 +512,10 @@ hl_window_init (HlWindow *self)
   GtkDropTarget *drop;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->session = hl_session_new ();
+  g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
+  update_actions (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "hl-application.h"
+#include "hl-session.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,11 @@ void        hl_window_open        (HlWindow      *self,
 gboolean    hl_window_is_empty    (HlWindow      *self);
 void        hl_window_show_toast  (HlWindow      *self,
                                    const char    *message);
+HlSession  *hl_window_get_session (HlWindow      *self);
+/* Export the flame graph as shown (format from the file's extension). */
+gboolean    hl_window_export_flame_graph (HlWindow  *self,
+                                          GFile     *file,
+                                          GError   **error);
 /* "start", "loading", "error" or "views" (for tests). */
 const char *hl_window_get_page    (HlWindow      *self);
 
