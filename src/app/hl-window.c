@@ -3,6 +3,8 @@
 
 #include <glib/gi18n.h>
 
+#include "hl-allocations-view.h"
+#include "hl-call-tree-view.h"
 #include "hl-filter-bar.h"
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
@@ -30,6 +32,8 @@ struct _HlWindow
   GtkLabel           *timeline_legend;
   HlSummaryView      *summary_view;
   HlFlameView        *flame_view;
+  HlCallTreeView     *call_tree_view;
+  HlAllocationsView  *allocations_view;
 
   /* Owned */
   HlSession          *session;
@@ -332,9 +336,21 @@ refresh_flame_graph (HlWindow *self)
 }
 
 static void
+refresh_call_tree (HlWindow *self)
+{
+}
+
+static void
+on_call_tree_mode_changed (HlWindow *self)
+{
+  refresh_call_tree (self);
+}
+
+static void
 refresh_views (HlWindow *self)
 {
   refresh_flame_graph (self);
+  refresh_call_tree (self);
 }
 
 /* ---- Banner ----------------------------------------------------------- */
@@ -476,6 +492,8 @@ hl_window_class_init (HlWindowClass *klass)
   g_type_ensure (HL_TYPE_TIMELINE);
   g_type_ensure (HL_TYPE_SUMMARY_VIEW);
   g_type_ensure (HL_TYPE_FLAME_VIEW);
+  g_type_ensure (HL_TYPE_CALL_TREE_VIEW);
+  g_type_ensure (HL_TYPE_ALLOCATIONS_VIEW);
 
   gtk_widget_class_install_action (widget_class, "win.show-view", "s", action_show_view);
   gtk_widget_class_install_action (widget_class, "win.find", NULL, action_find);
@@ -497,6 +515,9 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_call_site_activated);
