@@ -49,10 +49,16 @@ static void refresh_flame_graph (HlWindow *self);
 static void show_page           (HlWindow   *self,
                                  const char *name);
 
+static void load_window_state (HlWindow *self);
+
 HlWindow *
 hl_window_new (HlApplication *app)
 {
-  return g_object_new (HL_TYPE_WINDOW, "application", app, NULL);
+  HlWindow *self = g_object_new (HL_TYPE_WINDOW, "application", app, NULL);
+
+  /* Not in constructed(): "application" is set after it runs. */
+  load_window_state (self);
+  return self;
 }
 
 gboolean
@@ -454,13 +460,6 @@ hl_window_close_request (GtkWindow *window)
 /* ---- GObject ---------------------------------------------------------- */
 
 static void
-hl_window_constructed (GObject *object)
-{
-  G_OBJECT_CLASS (hl_window_parent_class)->constructed (object);
-  load_window_state (HL_WINDOW (object));
-}
-
-static void
 hl_window_dispose (GObject *object)
 {
   HlWindow *self = HL_WINDOW (object);
@@ -483,7 +482,6 @@ hl_window_class_init (HlWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
-  object_class->constructed = hl_window_constructed;
   object_class->dispose = hl_window_dispose;
   window_class->close_request = hl_window_close_request;
 
