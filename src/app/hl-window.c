@@ -1,6 +1,8 @@
 /* hl-window.c — the window of one recording: a thin shell around the views. */
 #include "hl-config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "hl-allocations-view.h"
@@ -34,9 +36,11 @@ struct _HlWindow
   HlFlameView        *flame_view;
   HlCallTreeView     *call_tree_view;
   HlAllocationsView  *allocations_view;
+  GtkMenuButton      *filter_button;
 
   /* Owned */
   HlSession          *session;
+  GHashTable         *thread_names;  /* tid → name, from the recording */
   GFile              *file;
   GCancellable       *cancellable;
   char               *banner_details;
@@ -134,6 +138,9 @@ update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
+                                 views && hl_session_has_filters (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-range",
                                  views && hl_session_get_range (self->session, &start, &end));
 }
@@ -327,6 +334,50 @@ hl_window_export_flame_graph (HlWindow  *self,
   return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
 }
 
+static void
+action_filter_thread (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  guint tid = g_variant_get_uint32 (param);
+
+  hl_session_add_thread (self->session, tid,
+                         g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid)));
+}
+
+static void
+action_filter_metadata (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  const char *pair = g_variant_get_string (param, NULL);
+  const char *eq = strchr (pair, '=');
+  g_autofree char *key = NULL;
+
+  if (eq == NULL)
+    return;
+  key = g_strndup (pair, (gsize) (eq - pair));
+  hl_session_add_metadata (self->session, key, eq + 1);
+}
+
+static void
+action_filter_module (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  hl_session_add_module (HL_WINDOW (widget)->session, g_variant_get_string (param, NULL));
+}
+
+static void
+action_clear_filters (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  hl_session_clear_filters (HL_WINDOW (widget)->session);
+}
+
 HlSession *
 hl_window_get_session (HlWindow *self)
 {
@@ -470,6 +521,7 @@ hl_window_dispose (GObject *object)
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
+  g_clear_pointer (&self->thread_names, g_hash_table_unref);
   g_clear_pointer (&self->banner_details, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_WINDOW);
   G_OBJECT_CLASS (hl_window_parent_class)->dispose (object);
@@ -498,6 +550,10 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.clear-range", NULL, action_clear_range);
   gtk_widget_class_install_action (widget_class, "win.timeline-reset-zoom", NULL, action_timeline_reset_zoom);
   gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
+  gtk_widget_class_install_action (widget_class, "win.filter-thread", "u", action_filter_thread);
+  gtk_widget_class_install_action (widget_class, "win.filter-metadata", "s", action_filter_metadata);
+  gtk_widget_class_install_action (widget_class, "win.filter-module", "s", action_filter_module);
+  gtk_widget_class_install_action (widget_class, "win.clear-filters", NULL, action_clear_filters);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
@@ -515,6 +571,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_button);
   gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);
@@ -532,6 +589,7 @@ hl_window_init (HlWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->session = hl_session_new ();
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
   update_actions (self);
