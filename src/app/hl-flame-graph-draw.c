@@ -198,6 +198,27 @@ hl_flame_graph_node_color (const HlFlameData  *data,
     }
 }
 
+static double
+channel_linear (double c)
+{
+  return c <= 0.03928 ? c / 12.92 : pow ((c + 0.055) / 1.055, 2.4);
+}
+
+void
+hl_flame_graph_text_color (const double fill[3],
+                           double       rgb[3])
+{
+  /* Relative luminance (WCAG): black or white text, whichever contrasts
+   * more, is at least 4.58:1 on any fill. */
+  double l = 0.2126 * channel_linear (fill[0]) + 0.7152 * channel_linear (fill[1])
+             + 0.0722 * channel_linear (fill[2]);
+  double with_black = (l + 0.05) / 0.05;
+  double with_white = 1.05 / (l + 0.05);
+  double v = with_black >= with_white ? 0.0 : 1.0;
+
+  rgb[0] = rgb[1] = rgb[2] = v;
+}
+
 static void
 search_color (const HlFlameStyle *style,
               gboolean            matches,
@@ -271,7 +292,7 @@ static void
 draw_label (cairo_t            *cr,
             PangoLayout        *layout,
             const HlFlameNode  *n,
-            const HlFlameStyle *style,
+            const double        fill[3],
             double              x0,
             double              x1,
             double              y,
@@ -282,10 +303,11 @@ draw_label (cairo_t            *cr,
   pango_layout_set_text (layout, n->name, -1);
   pango_layout_set_width (layout, (int) ((x1 - x0 - 2 * TEXT_PADDING) * PANGO_SCALE));
   pango_layout_get_pixel_size (layout, NULL, &text_h);
-  if (style->dark)
-    cairo_set_source_rgb (cr, 0.96, 0.96, 0.95);
-  else
-    cairo_set_source_rgb (cr, 0.12, 0.12, 0.12);
+  {
+    double rgb[3];
+    hl_flame_graph_text_color (fill, rgb);
+    cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+  }
   cairo_move_to (cr, x0 + TEXT_PADDING, y + (h - 1.0 - text_h) / 2.0);
   pango_cairo_show_layout (cr, layout);
 }
@@ -387,7 +409,7 @@ hl_flame_graph_draw (cairo_t               *cr,
 
           if (x1 - x0 >= LABEL_MIN_WIDTH)
             {
-              draw_label (cr, layout, n, style, x0, x1, y, viewport->row_height);
+              draw_label (cr, layout, n, rgb, x0, x1, y, viewport->row_height);
               stats->n_labels++;
             }
         }

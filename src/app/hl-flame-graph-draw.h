@@ -74,4 +74,9 @@ void     hl_flame_graph_node_color     (const HlFlameData     *data,
                                         const HlFlameStyle    *style,
                                         double                 rgb[3]);
 
+/* Colour of a label on a frame of colour FILL: near-black or near-white,
+ * whichever contrasts more (0..1 RGB). */
+void     hl_flame_graph_text_color     (const double           fill[3],
+                                        double                 rgb[3]);
+
 G_END_DECLS

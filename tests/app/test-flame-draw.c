@@ -1,6 +1,8 @@
 /* test-flame-draw.c — the flame graph drawing function on known data, no display. */
 #include "hl-config.h"
 
+#include <math.h>
+
 #include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -334,6 +336,54 @@ test_export (Fixture       *f,
   g_rmdir (dir);
 }
 
+static double
+luminance (const double rgb[3])
+{
+  double l[3];
+
+  for (int i = 0; i < 3; i++)
+    l[i] = rgb[i] <= 0.03928 ? rgb[i] / 12.92 : pow ((rgb[i] + 0.055) / 1.055, 2.4);
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+
+/* Labels stay readable on every frame colour, light and dark: WCAG AA
+ * contrast (4.5:1) against the text colour, for 2,000 names and modules. */
+static void
+test_contrast (void)
+{
+  g_autoptr(HlFlameData) data = hl_flame_data_new ("all", TRUE);
+  double worst = 100;
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("function_%u", i);
+      g_autofree char *module = g_strdup_printf ("libmodule%u.so", i);
+      hl_flame_data_add (data, 0, name, module, NULL, 0, 1, FALSE, NULL);
+    }
+  hl_flame_data_finish (data);
+
+  for (int dark = 0; dark <= 1; dark++)
+    for (int colors = 0; colors <= 1; colors++)
+      {
+        HlFlameStyle style = { .dark = dark, .colors = colors, .selected = -1 };
+        double text[3], lt;
+
+        for (guint i = 1; i < hl_flame_data_get_n_nodes (data); i++)
+          {
+            double fill[3], lf, ratio;
+
+            hl_flame_graph_node_color (data, i, &style, fill);
+            hl_flame_graph_text_color (fill, text);
+            lt = luminance (text);
+            lf = luminance (fill);
+            ratio = (MAX (lf, lt) + 0.05) / (MIN (lf, lt) + 0.05);
+            worst = MIN (worst, ratio);
+          }
+      }
+  g_test_message ("worst label contrast %.2f:1", worst);
+  g_assert_cmpfloat (worst, >=, 4.5);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -346,6 +396,7 @@ main (int   argc,
   g_test_add ("/flame-draw/search", Fixture, NULL, fixture_setup, test_search, fixture_teardown);
   g_test_add ("/flame-draw/collapsed", Fixture, NULL, fixture_setup, test_collapsed, fixture_teardown);
   g_test_add_func ("/flame-draw/lod", test_lod);
+  g_test_add_func ("/flame-draw/contrast", test_contrast);
   g_test_add ("/flame-draw/export", Fixture, NULL, fixture_setup, test_export, fixture_teardown);
   return g_test_run ();
 }
