@@ -7,6 +7,10 @@
 #include "hl-cli-commands.h"
 
 static const HlCliCommand commands[] = {
+  { "dump", hl_cli_dump, "print the packets and events of a trace file" },
+  { "compress", hl_cli_compress, "compress a trace file (zstd frames)" },
+  { "record", hl_cli_record, "run a program and record its heap" },
+  { "sessions", hl_cli_sessions, "list (or --prune) live-recording sessions" },
   { NULL, NULL, NULL },
 };
 

@@ -15,3 +15,10 @@ typedef struct
   HlCliCommandFunc  func;
   const char       *summary; /* one line for `heaplens-cli --help` */
 } HlCliCommand;
+
+/* capture (issue 5) */
+int hl_cli_record   (int argc, char **argv);
+int hl_cli_sessions (int argc, char **argv);
+/* format (issue 4) */
+int hl_cli_dump     (int argc, char **argv);
+int hl_cli_compress (int argc, char **argv);

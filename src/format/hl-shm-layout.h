@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include "hl-trace-format.h" /* HlDropReason, HL_DROP_REASONS_MAX */
+
 #define HL_SHM_MAGIC          "HLSHMEM" /* 8 bytes with its NUL */
 #define HL_SHM_MAGIC_SIZE     8
 #define HL_SHM_VERSION        1         /* readers refuse another version */
@@ -38,6 +40,15 @@ typedef enum
   HL_SHM_STATE_RUNNING  = 1,
   HL_SHM_STATE_ENDED    = 2, /* exit_status is valid */
 } HlShmState;
+
+/* HlShmHeader.flags (written once before the state becomes RUNNING, except
+ * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED). */
+enum
+{
+  HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_SHM_FLAG_ENDED_BY_EXEC = 1u << 1, /* ENDED because the process exec'd (a new session follows) */
+  HL_SHM_FLAG_KEPT          = 1u << 2, /* the name is left for the launcher to unlink */
+};
 
 typedef struct
 {
@@ -221,10 +232,18 @@ typedef struct
   uint32_t tid_atomic;           /* 0 = free slot */
   uint32_t flags;                /* 1 = exited (slot reusable after the reader saw it) */
   uint64_t n_allocs;
-  uint64_t n_frees;
+  uint64_t n_frees;              /* all frees, frees_unknown included */
   uint64_t bytes_allocated;
   uint64_t bytes_freed;
-  uint64_t reserved[3];
+  union
+  {
+    uint64_t reserved[3];
+    struct
+    {
+      uint64_t frees_unknown;    /* frees of blocks not in the live table (size unknown) */
+      uint64_t reserved_tail[2];
+    };
+  };
 } HlShmThreadCounters;
 
 _Static_assert (sizeof (HlShmThreadCounters) == 64, "thread counters fill one cache line");
@@ -245,15 +264,28 @@ typedef struct
   uint64_t            peak_heap_time_ns_atomic;
   uint64_t            rss_bytes_atomic;
   uint64_t            peak_rss_bytes_atomic;
-  /* Drops, by HlDropReason */
-  uint64_t            dropped_atomic[8];
+  /* Drops, indexed by HlDropReason (hl-trace-format.h); 0 unused */
+  uint64_t            dropped_atomic[HL_DROP_REASONS_MAX];
   /* Exited threads' totals are folded in here */
   uint64_t            exited_n_allocs_atomic;
   uint64_t            exited_n_frees_atomic;
   uint64_t            exited_bytes_allocated_atomic;
   uint64_t            exited_bytes_freed_atomic;
   uint64_t            n_samples_atomic;       /* sample i is samples[i % HL_SHM_SAMPLES] */
-  uint64_t            reserved[2];
+  union
+  {
+    uint64_t          reserved[2];
+    struct
+    {
+      uint64_t        fp_checks_atomic;       /* HEAPLENS_UNWIND=check: stacks compared */
+      uint64_t        fp_mismatches_atomic;   /* of which the fp walk differed */
+    };
+  };
   HlShmThreadCounters threads[HL_SHM_THREAD_SLOTS];
   HlShmSample         samples[HL_SHM_SAMPLES];
 } HlShmCounters;
+
+_Static_assert (sizeof (HlShmMetadata) == 16 + 120 * (HL_SHM_META_ITEMS + HL_SHM_META_LOG),
+                "metadata region layout");
+_Static_assert (sizeof (HlShmCounters) == 8 * (5 + HL_DROP_REASONS_MAX + 4 + 1 + 2)
+                + 64 * HL_SHM_THREAD_SLOTS + 32 * HL_SHM_SAMPLES, "counters region layout");

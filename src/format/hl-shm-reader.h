@@ -2,10 +2,22 @@
  *
  * Maps the segment read-only, validates the header (magic, version, sizes
  * against the real size of the object, owner uid == caller's uid, every
- * region inside the segment) and bounds-checks every offset and length it
- * follows afterwards. A corrupt, hostile, truncated or concurrently
- * rewritten segment yields an HlFormatError, never a crash. Reading never
- * blocks or disturbs the target.
+ * region inside the segment, 64-byte aligned, large enough for its fixed
+ * part and not overlapping another) and bounds-checks every offset and
+ * length it follows afterwards; every shared field is read once, with an
+ * acquire load where it publishes something. A corrupt, hostile, truncated
+ * or concurrently rewritten segment yields an HlFormatError or is skipped,
+ * never a crash or a read outside the mapping. Reading never blocks or
+ * disturbs the target.
+ *
+ * One limit: the owner of a segment (same uid) can shrink it with
+ * ftruncate while it is mapped, and a read past the new end raises SIGBUS.
+ * Every call re-checks the object's size first (fstat), which closes all
+ * but a tiny window; a reader that must survive even that installs a
+ * SIGBUS handler.
+ *
+ * The writer side lives in src/capture (hl-capture-session.c and friends),
+ * following the protocols of hl-shm-layout.h.
  *
  * Plain C11 + libc.
  */
@@ -33,17 +45,32 @@ int   hl_shm_reader_open_memory (const void     *data,
                                  HlFormatError  *err);
 void  hl_shm_reader_free        (HlShmReader    *r);
 
-/* A validated copy of the header; strings are NUL-terminated in the copy. */
+/* A validated copy of the header, taken at open; strings are NUL-terminated
+ * in the copy. The changing fields (state, heartbeat, exit status, end
+ * time, flags) come from hl_shm_reader_state. */
 const HlShmHeader *hl_shm_reader_header (const HlShmReader *r);
+/* Current state (an unknown value reads as STARTING); HEARTBEAT_NS, when
+ * not NULL, gets the last sign of life. */
 HlShmState         hl_shm_reader_state  (const HlShmReader *r, uint64_t *heartbeat_ns);
+/* Exit status, end time and flags as they are now (valid once ENDED). */
+void               hl_shm_reader_end_info (const HlShmReader *r, int32_t *exit_status,
+                                           uint64_t *ended_ns, uint32_t *flags);
+/* Mapped size of the segment. */
+size_t             hl_shm_reader_size   (const HlShmReader *r);
 
 typedef struct
 {
   uint64_t n_allocs, n_frees, bytes_allocated, bytes_freed;
+  uint64_t frees_unknown;            /* frees of blocks the live table did not hold */
   uint64_t heap_bytes, peak_heap_bytes, peak_heap_time_ns;
   uint64_t rss_bytes, peak_rss_bytes;
-  uint64_t dropped[8];
+  uint64_t dropped[HL_DROP_REASONS_MAX]; /* by HlDropReason */
   uint64_t n_samples;
+  uint64_t n_threads;                /* thread slots in use, exited ones included */
+  uint64_t n_stacks;                 /* stack ids handed out */
+  uint64_t stacks_dropped;           /* resources table full */
+  uint64_t live_count, live_dropped; /* live table: approximate count, inserts without room */
+  uint64_t fp_checks, fp_mismatches;
 } HlShmTotals;
 
 int   hl_shm_reader_totals      (HlShmReader *r, HlShmTotals *out, HlFormatError *err);
@@ -79,7 +106,23 @@ int   hl_shm_reader_callsites   (HlShmReader *r, HlShmCallsiteFunc func, void *u
 typedef void (*HlShmLiveFunc) (void *user_data, const HlShmLiveSlot *slot);
 int   hl_shm_reader_live        (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err);
 
-/* Current items (flags & ACTIVE) and log entries >= *LOG_CURSOR. */
+/* Current items (flags & ACTIVE; each a consistent seqlock read, NUL-
+ * terminated) and log entries >= *LOG_CURSOR still in the ring (older ones
+ * were overwritten and are skipped); *LOG_CURSOR advances. */
 typedef void (*HlShmMetaFunc) (void *user_data, const HlShmMetaItem *item);
 int   hl_shm_reader_metadata    (HlShmReader *r, HlShmMetaFunc item_func, void *user_data, HlFormatError *err);
 int   hl_shm_reader_metadata_log (HlShmReader *r, uint64_t *log_cursor, HlShmMetaFunc entry_func, void *user_data, HlFormatError *err);
+
+/* ---- Finding sessions ------------------------------------------------- */
+
+typedef struct
+{
+  char     name[256];  /* "heaplens-1000-4242-ab12cd" (no leading '/') */
+  uint32_t uid, pid;   /* parsed from the name */
+} HlShmSessionName;
+
+/* Calls FUNC for each /dev/shm/heaplens-<UID>-* segment (any uid when UID is
+ * UINT32_MAX) whose name parses; returns how many, or -1 when /dev/shm
+ * cannot be read. The segments are not opened. */
+typedef void (*HlShmSessionFunc) (void *user_data, const HlShmSessionName *session);
+int   hl_shm_list_sessions      (uint32_t uid, HlShmSessionFunc func, void *user_data);

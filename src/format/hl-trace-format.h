@@ -8,7 +8,8 @@
  *   file    := file-header packet*
  *   packet  := packet-header content[content_size]
  *   content := event*
- *   event   := type:u8 time_delta:varint [len:varint if type >= 64] payload
+ *   event   := type:u8 [time_delta:varint] [len:varint if type >= 64] payload
+ *              (bit 7 of the type byte set: no time_delta, it is 0)
  *
  * All fixed-width fields are little-endian. "varint" is unsigned LEB128
  * (at most 10 bytes for 64 bits); "svarint" is a zigzag-encoded varint;
@@ -58,6 +59,7 @@ _Static_assert (sizeof (HlTraceFileHeader) == HL_TRACE_FILE_HEADER_SIZE,
 enum
 {
   HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_TRACE_FLAG_COMPRESSED   = 1u << 1, /* the packets are in ZFRAME packets (hl-trace-codec.h) */
 };
 
 /* ---- Packets ---------------------------------------------------------- */
@@ -71,8 +73,23 @@ typedef enum
 {
   HL_PACKET_KIND_INFO   = 1, /* trace info: one HL_EVENT_INFO (the first packet) */
   HL_PACKET_KIND_EVENTS = 2, /* events of one thread */
-  HL_PACKET_KIND_INDEX  = 3, /* reserved for a trailing index (not written in 1.0) */
+  HL_PACKET_KIND_INDEX  = 3, /* trailing index: one entry per packet before it */
+  HL_PACKET_KIND_INDEX_TAIL = 4, /* last 88 bytes of an indexed file: where the INDEX is */
+  HL_PACKET_KIND_ZFRAME = 5, /* compressed run of packets (files with HL_TRACE_FLAG_COMPRESSED) */
 } HlPacketKind;
+
+/* HlPacketHeader.flags: what a packet holds, so that a reader seeking to a
+ * time can still load every definition (stacks, modules, threads) before it
+ * without decoding the allocations. A reader ignores bits it does not know. */
+enum
+{
+  HL_PACKET_FLAG_HAS_STACKS  = 1u << 0, /* at least one STACK event */
+  HL_PACKET_FLAG_HAS_MODULES = 1u << 1, /* MODULE */
+  HL_PACKET_FLAG_HAS_THREADS = 1u << 2, /* THREAD */
+  HL_PACKET_FLAG_HAS_META    = 1u << 3, /* META_*, MARK */
+  HL_PACKET_FLAG_HAS_END     = 1u << 4, /* END */
+  HL_PACKET_FLAG_DEFINITIONS = 0x7u,    /* STACKS | MODULES | THREADS */
+};
 
 typedef struct
 {
@@ -82,13 +99,14 @@ typedef struct
   uint16_t kind;           /* HlPacketKind */
   uint32_t pid;            /* writer's pid: packets of another pid are skipped with a warning */
   uint32_t tid;            /* writing thread; every event in the packet is that thread's */
-  uint32_t crc32c;         /* CRC-32C (Castagnoli) of the content bytes */
+  uint32_t crc32c;         /* CRC-32C (Castagnoli) of the whole packet, header
+                              included, computed with this field set to 0 */
   uint64_t time_begin_ns;  /* first event's time base (relative to start_mono_ns) */
   uint64_t time_end_ns;    /* last event's time; time_begin_ns <= time_end_ns */
   uint64_t alloc_id_begin; /* id of the packet's first allocation */
   uint64_t alloc_id_end;   /* one past the last: ids [begin, end) are this packet's */
-  uint32_t n_events;       /* events in the content */
-  uint32_t reserved;       /* zero */
+  uint32_t n_events;       /* events in the content, ID_SKIP not counted */
+  uint32_t flags;          /* HL_PACKET_FLAG_* */
 } HlPacketHeader;
 
 _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
@@ -96,8 +114,10 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
 
 /* ---- Events ----------------------------------------------------------- *
  *
- * Every event: type:u8, time_delta:varint (ns since the previous event of
- * the packet, the first one since time_begin_ns). Types >= 64 then carry
+ * Every event: a type byte, then time_delta:varint (ns since the previous
+ * event of the packet, the first one since time_begin_ns) unless bit 7 of
+ * the type byte (HL_EVENT_FLAG_NO_TIME) is set: then the delta is 0 and
+ * omitted (the type is the low 7 bits). Types >= 64 then carry
  * len:varint, the payload size, so that a reader skips types it does not
  * know; types < 64 have the fixed payloads below, and an unknown one is an
  * error (it needs a new major version).
@@ -109,21 +129,32 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
  *   prev_addr  — last address allocated
  *   prev_frames— frames of the last STACK event (prefix sharing)
  *
- * ALLOC          size:varint stack:svarint(Δprev_stack) addr:svarint(Δprev_addr)
- *                → id = next_id++
- * ALLOC_ALIGNED  size:varint align:varint stack:svarint addr:svarint
- * FREE           id:svarint(prev_id - id)
+ * ALLOC          size:varint stack:svarint(Δprev_stack) addr:addrdelta
+ *                → id = next_id++   (alignment HL_TRACE_DEFAULT_ALIGNMENT)
+ * ALLOC_ALIGNED  size:varint align:varint stack:svarint addr:addrdelta
+ *                addrdelta: d = addr - prev_addr (mod 2^64, as int64);
+ *                varint(zigzag(d >> 4) << 1 | (d & 15 ? 1 : 0)) (>> is
+ *                arithmetic), then when that bit is 1 one byte d & 15 (1..15).
+ *                malloc's addresses are 16-aligned, so d & 15 is nearly
+ *                always 0 and this saves 4 bits. prev_addr = addr.
+ * FREE           id:svarint(prev_id - id); prev_id = id
  * FREE_ADDR      addr:varint            (a free whose allocation id is unknown,
  *                                         e.g. the live table was full)
- * REALLOC        old_id:svarint(prev_id - old_id) size:varint stack:svarint addr:svarint
- *                → frees old_id, new id = next_id++  (1 allocation + 1 free)
- * REALLOC_ADDR   old_addr:varint size:varint stack:svarint addr:svarint
+ * REALLOC        old_id:svarint(prev_id - old_id) size:varint stack:svarint addr:addrdelta
+ *                → frees old_id, new id = next_id++  (1 allocation + 1 free);
+ *                prev_id = the new id
+ * REALLOC_ADDR   old_addr:varint size:varint stack:svarint addr:addrdelta
+ * ID_SKIP        gap:varint   next_id += gap (ids handed out to other threads)
  * STACK          id:svarint(Δprev_stack) flags:varint n_frames:varint n_shared:varint
- *                frame:svarint(Δ previous frame value) × (n_frames - n_shared)
+ *                frame[i]:svarint(frame[i] - prev_frames[i]) for i in
+ *                0 .. n_frames - n_shared - 1 (prev_frames[i] is 0 when the
+ *                previous STACK had no frame i).
  *                Frames are return addresses, innermost first; the last
  *                n_shared (outermost) frames equal the last n_shared frames of
- *                the packet's previous STACK. A STACK may follow, in file
- *                order, an event of another thread's packet that uses its id.
+ *                the packet's previous STACK (n_shared <= its n_frames).
+ *                n_frames <= HL_TRACE_MAX_FRAMES. A stack id is defined once
+ *                per file; a STACK may follow, in file order, an event of
+ *                another thread's packet that uses its id.
  * MODULE         flags:varint start:varint size:varint file_offset:varint
  *                build_id:string path:string
  * THREAD         tid:varint flags:varint name:string
@@ -134,7 +165,9 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
  * COUNTERS       heap_bytes:varint rss_bytes:varint n_allocs:varint n_frees:varint
  * DROPPED        count:varint reason:varint(HlDropReason)
  * INFO           n:varint (key:string value:string) × n   (exe, cmdline, host,
- *                page_size, clock, unwinder, options, ...)
+ *                page_size, clock, unwinder, options, ...); n <=
+ *                HL_TRACE_INFO_MAX_PAIRS and the sum of key and value lengths
+ *                plus 2n <= HL_TRACE_INFO_MAX_BYTES
  * END            exit_status:svarint   (written once at a clean exit)
  */
 
@@ -157,8 +190,12 @@ typedef enum
   HL_EVENT_DROPPED       = 15,
   HL_EVENT_INFO          = 16,
   HL_EVENT_END           = 17,
+  HL_EVENT_ID_SKIP       = 18,
   HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
+  HL_EVENT_TYPE_MAX      = 127,
 } HlEventType;
+
+#define HL_EVENT_FLAG_NO_TIME 0x80u /* in the type byte: time delta 0, omitted */
 
 enum
 {
@@ -184,17 +221,23 @@ typedef enum
   HL_DROP_STACK_TABLE   = 2, /* resources table full: stack recorded as id 0 */
   HL_DROP_LIVE_TABLE    = 3, /* live table full: frees refer by address */
   HL_DROP_CALLSITE      = 4, /* call-site table full */
+  HL_DROP_METADATA      = 5, /* metadata recorder busy or full */
 } HlDropReason;
+
+#define HL_DROP_REASONS_MAX 8 /* counters keep one slot per reason, 0 unused */
 
 #define HL_STACK_ID_UNKNOWN    0u   /* "stack not recorded" */
 #define HL_TRACE_STRING_MAX    4096u
 #define HL_TRACE_MAX_FRAMES    256u
 #define HL_TRACE_BUILD_ID_MAX  64u
 #define HL_VARINT_MAX_BYTES    10u
+#define HL_TRACE_DEFAULT_ALIGNMENT 16u /* ALLOC; other alignments use ALLOC_ALIGNED */
+#define HL_TRACE_INFO_MAX_PAIRS 64u
+#define HL_TRACE_INFO_MAX_BYTES 8192u  /* keys + values + 2 per pair (their NULs) */
 
 /* The largest encoded size of one event with a full stack, strings at their
  * maximum: a writer that has fewer bytes left flushes first. */
-#define HL_EVENT_MAX_SIZE (1u + HL_VARINT_MAX_BYTES * (6u + HL_TRACE_MAX_FRAMES) + 2u * HL_TRACE_STRING_MAX + HL_TRACE_BUILD_ID_MAX)
+#define HL_EVENT_MAX_SIZE (2u + HL_VARINT_MAX_BYTES * (6u + HL_TRACE_MAX_FRAMES) + 2u * HL_TRACE_STRING_MAX + HL_TRACE_BUILD_ID_MAX)
 
 _Static_assert (HL_EVENT_MAX_SIZE < HL_PACKET_MAX_CONTENT,
                 "one event always fits in an empty packet");

@@ -74,21 +74,47 @@ typedef struct
 } HlPacketView;
 
 /* 1 with the next valid packet, 0 at the end, -1 on an error that stops the
- * walk (ERR says what and where). Packets with a bad crc or another pid are
- * skipped and counted in the stats below, not returned. */
+ * walk (ERR says what and where; nothing in 1.0 stops it: damage is skipped
+ * and reported through the stats). Skipped, counted in the stats, never
+ * returned: packets with a bad crc, of another pid, of a kind this reader
+ * does not know, and INDEX / INDEX_TAIL packets (see hl-trace-index.h).
+ * After a damaged packet header the walk resynchronises on the next packet
+ * that validates (magic, header fields, crc). A file cut inside a packet
+ * ends the walk at the last complete one. */
 int   hl_trace_reader_next_packet (HlTraceReader *r,
                                    HlPacketView  *pkt,
                                    HlFormatError *err);
-/* Continue from the packet at OFFSET (an offset a previous walk returned). */
+/* Like next_packet, but validates headers only (no crc): the fast walk that
+ * builds an index. PKT->content is set but not verified. */
+int   hl_trace_reader_next_header (HlTraceReader *r,
+                                   HlPacketView  *pkt,
+                                   HlFormatError *err);
+/* Continue from the packet at OFFSET (an offset a previous walk or the
+ * index returned). 0, or -1 when OFFSET is outside the file's packets. */
 int   hl_trace_reader_seek        (HlTraceReader *r,
                                    uint64_t       offset);
+/* Offset the next walk step starts from. */
+uint64_t hl_trace_reader_tell     (const HlTraceReader *r);
+/* Reads and fully validates (header, bounds, crc, pid) the packet at OFFSET
+ * without touching the reader's walk state or stats: safe to call from
+ * several threads at once (parallel loading). 0, or -1 with ERR. */
+int   hl_trace_reader_packet_at   (const HlTraceReader *r,
+                                   uint64_t             offset,
+                                   HlPacketView        *pkt,
+                                   HlFormatError       *err);
 
 typedef struct
 {
   uint64_t packets;               /* valid packets returned so far */
   uint64_t packets_bad_checksum;
   uint64_t packets_other_pid;
+  uint64_t packets_unknown_kind;  /* valid, of a kind this reader skips */
+  uint64_t packets_index;         /* INDEX / INDEX_TAIL packets stepped over */
+  uint64_t corrupt_regions;       /* damaged headers the walk resynchronised after */
+  uint64_t bytes_skipped;         /* in skipped packets and corrupt regions */
   uint64_t bytes_ignored_at_end;  /* an incomplete last packet */
+  uint64_t frames_damaged;        /* compressed traces: ZFRAMEs skipped (their bytes in bytes_skipped) */
+  uint32_t other_pid;             /* pid of the first packet of another pid */
   char     warning[256];          /* "" or one line a person should see */
 } HlTraceReaderStats;
 
@@ -124,21 +150,30 @@ typedef struct
 } HlEvent;
 
 /* Strings are NUL-terminated copies and frames a decoded array, all inside
- * the cursor: valid until the next hl_event_cursor_next() call. */
+ * the cursor: valid until the next hl_event_cursor_next() call. The cursor
+ * checks every length and range (ids inside the packet's, times inside its
+ * [time_begin, time_end], stack ids and tids within 32 bits, frames and
+ * strings within their maxima). ID_SKIP events are applied, not returned. */
 typedef struct
 {
   const HlPacketView *pkt;
+  const uint8_t *base;     /* pkt->content */
+  size_t    size;          /* pkt->header.content_size */
   size_t    pos;
+  uint64_t  content_offset; /* file offset of content[0] */
   uint64_t  time_ns;
   uint64_t  next_id;
   uint64_t  prev_id;
   uint64_t  prev_stack;
   uint64_t  prev_addr;
   uint32_t  prev_n_frames;
+  uint32_t  n_decoded;     /* events returned so far */
+  bool      failed;        /* a malformed event was met: next() keeps returning -1 */
+  HlFormatError error;     /* what it was (valid when failed) */
   uint64_t  frames[HL_TRACE_MAX_FRAMES];
-  char      strings[2 * HL_TRACE_STRING_MAX + 2 * 64];
-  const char *info_keys[64];
-  const char *info_values[64];
+  char      strings[HL_TRACE_INFO_MAX_BYTES + 2 * 64];
+  const char *info_keys[HL_TRACE_INFO_MAX_PAIRS];
+  const char *info_values[HL_TRACE_INFO_MAX_PAIRS];
 } HlEventCursor;
 
 void  hl_event_cursor_init (HlEventCursor      *c,

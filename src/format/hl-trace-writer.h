@@ -16,7 +16,12 @@
  *     }
  *   }
  * An event that returns HL_WRITE_FULL wrote nothing; after begin() every
- * single event fits (see HL_EVENT_MAX_SIZE).
+ * single event fits (see HL_EVENT_MAX_SIZE) provided the buffer holds
+ * HL_PACKET_MAX_SIZE bytes (a bigger buffer is used up to that size only).
+ * Strings longer than HL_TRACE_STRING_MAX, build-ids longer than
+ * HL_TRACE_BUILD_ID_MAX and stacks deeper than HL_TRACE_MAX_FRAMES are cut
+ * (a cut stack gets HL_STACK_FLAG_TRUNCATED). Times must not go backwards
+ * within a packet; a time before the previous event's is written as equal.
  *
  * The file header and the INFO packet are written once, at start, with
  * hl_trace_write_file_header() and hl_packet_writer_info().
@@ -47,6 +52,7 @@ typedef struct
   uint32_t  tid;
   uint16_t  kind;
   uint32_t  n_events;
+  uint32_t  flags;         /* HL_PACKET_FLAG_* gathered from the events */
   uint64_t  time_begin_ns;
   uint64_t  time_last_ns;
   uint64_t  alloc_id_begin;
@@ -75,12 +81,16 @@ void          hl_packet_writer_init       (HlPacketWriter *w,
 void          hl_packet_writer_begin      (HlPacketWriter *w,
                                            uint64_t        time_ns);
 bool          hl_packet_writer_is_empty   (const HlPacketWriter *w);
-/* Completes the header (sizes, times, ids, crc32c); returns the number of
- * bytes to write from the buffer's start. */
+/* Completes the header (sizes, times, ids, flags, crc32c); returns the
+ * number of bytes to write from the buffer's start, or 0 when the packet
+ * has no event (nothing to write). Call begin() before the next event. */
 size_t        hl_packet_writer_finish     (HlPacketWriter *w);
 
-/* ALIGNMENT 0 (or the default) writes ALLOC, otherwise ALLOC_ALIGNED. ID must
- * be the packet's next id, or any id when the packet has no allocation yet. */
+/* ALIGNMENT 0 (or HL_TRACE_DEFAULT_ALIGNMENT) writes ALLOC, otherwise
+ * ALLOC_ALIGNED. ID is any id when the packet has no allocation yet, else at
+ * least the packet's next id: a gap (ids taken by other threads) is written
+ * as an ID_SKIP event; an id below the next one returns HL_WRITE_FULL. The
+ * same rule holds for NEW_ID of the realloc events. */
 HlWriteStatus hl_packet_writer_alloc      (HlPacketWriter *w,
                                            uint64_t        time_ns,
                                            uint64_t        id,

@@ -1,0 +1,149 @@
+/* hl-capture-counters.c — totals, the exact heap peak, and the ~10 ms
+ * samples of heap against RSS, taken on the allocation path (the first call
+ * after the period ends claims the tick with a CAS): no thread of our own.
+ *
+ * Per-thread totals are written only by their thread (plain stores into its
+ * own cache line). The current heap is one process-wide atomic so that the
+ * peak is exact: the thread whose add makes a new maximum publishes it. */
+#include "hl-capture-private.h"
+
+void
+hl_counters_alloc (HlThreadBlock *b,
+                   uint64_t       size,
+                   uint64_t       now)
+{
+  HlShmThreadCounters *c = b->counters;
+  __atomic_store_n (&c->n_allocs, c->n_allocs + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&c->bytes_allocated, c->bytes_allocated + size, __ATOMIC_RELAXED);
+  HlShmCounters *g = hl_g.counters;
+  uint64_t heap = __atomic_add_fetch (&g->heap_bytes_atomic, size, __ATOMIC_RELAXED);
+  uint64_t peak = __atomic_load_n (&g->peak_heap_bytes_atomic, __ATOMIC_RELAXED);
+  if (HL_UNLIKELY (heap > peak && (int64_t) heap > 0))
+    {
+      while (heap > peak)
+        if (__atomic_compare_exchange_n (&g->peak_heap_bytes_atomic, &peak, heap, true,
+                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+          {
+            __atomic_store_n (&g->peak_heap_time_ns_atomic, now, __ATOMIC_RELAXED);
+            break;
+          }
+    }
+}
+
+void
+hl_counters_free (HlThreadBlock *b,
+                  uint64_t       size,
+                  bool           known)
+{
+  HlShmThreadCounters *c = b->counters;
+  __atomic_store_n (&c->n_frees, c->n_frees + 1, __ATOMIC_RELAXED);
+  if (known)
+    {
+      __atomic_store_n (&c->bytes_freed, c->bytes_freed + size, __ATOMIC_RELAXED);
+      __atomic_fetch_sub (&hl_g.counters->heap_bytes_atomic, size, __ATOMIC_RELAXED);
+    }
+  else
+    __atomic_store_n (&c->reserved[0], c->reserved[0] + 1, __ATOMIC_RELAXED); /* frees of unknown blocks */
+}
+
+void
+hl_counters_drop (uint32_t reason,
+                  uint64_t n)
+{
+  if (hl_g.counters != NULL && reason < 8)
+    __atomic_fetch_add (&hl_g.counters->dropped_atomic[reason], n, __ATOMIC_RELAXED);
+}
+
+static void
+totals (uint64_t *n_allocs,
+        uint64_t *n_frees)
+{
+  HlShmCounters *g = hl_g.counters;
+  uint64_t a = __atomic_load_n (&g->exited_n_allocs_atomic, __ATOMIC_RELAXED);
+  uint64_t f = __atomic_load_n (&g->exited_n_frees_atomic, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < HL_SHM_THREAD_SLOTS; i++)
+    {
+      HlShmThreadCounters *t = &g->threads[i];
+      if (__atomic_load_n (&t->tid_atomic, __ATOMIC_RELAXED) == 0)
+        continue;
+      a += __atomic_load_n (&t->n_allocs, __ATOMIC_RELAXED);
+      f += __atomic_load_n (&t->n_frees, __ATOMIC_RELAXED);
+    }
+  *n_allocs = a;
+  *n_frees = f;
+}
+
+/* Claims the tick, samples RSS, appends a sample to the ring and a COUNTERS
+ * event to this thread's trace, and beats the heartbeat. */
+void
+hl_counters_tick (HlThreadBlock *b,
+                  uint64_t       now,
+                  bool           force)
+{
+  uint64_t due = atomic_load_explicit (&hl_g.next_sample_ns, memory_order_relaxed);
+  uint64_t next = now + (uint64_t) hl_g.cfg.sample_ms * 1000000u;
+  if (now >= due)
+    {
+      if (!atomic_compare_exchange_strong (&hl_g.next_sample_ns, &due, next))
+        return; /* another thread took this tick */
+    }
+  else if (!force)
+    return;
+  HlShmCounters *g = hl_g.counters;
+  if (g == NULL)
+    return;
+  uint64_t rss = hl_sys_rss_bytes ();
+  __atomic_store_n (&g->rss_bytes_atomic, rss, __ATOMIC_RELAXED);
+  if (rss > __atomic_load_n (&g->peak_rss_bytes_atomic, __ATOMIC_RELAXED))
+    __atomic_store_n (&g->peak_rss_bytes_atomic, rss, __ATOMIC_RELAXED);
+  uint64_t heap = __atomic_load_n (&g->heap_bytes_atomic, __ATOMIC_RELAXED);
+  if ((int64_t) heap < 0)
+    heap = 0;
+  uint64_t n_allocs, n_frees;
+  totals (&n_allocs, &n_frees);
+
+  uint64_t idx = __atomic_load_n (&g->n_samples_atomic, __ATOMIC_RELAXED);
+  HlShmSample *s = &g->samples[idx % HL_SHM_SAMPLES];
+  s->time_ns = now;
+  s->heap_bytes = heap;
+  s->rss_bytes = rss;
+  s->n_allocs = n_allocs;
+  __atomic_store_n (&g->n_samples_atomic, idx + 1, __ATOMIC_RELEASE);
+  __atomic_store_n (&hl_g.live->n_live_atomic, n_allocs - n_frees, __ATOMIC_RELAXED);
+  __atomic_store_n (&hl_g.hdr->heartbeat_ns_atomic, now, __ATOMIC_RELEASE);
+
+  if (b != NULL)
+    {
+      HL_TRACE_EMIT (b, now, hl_packet_writer_counters (w_, now, heap, rss, n_allocs, n_frees));
+      /* Trace drops since the last tick */
+      static uint64_t reported[8];
+      for (uint32_t r = 1; r < 8; r++)
+        {
+          uint64_t d = __atomic_load_n (&g->dropped_atomic[r], __ATOMIC_RELAXED);
+          uint64_t old = __atomic_exchange_n (&reported[r], d, __ATOMIC_RELAXED);
+          if (d > old)
+            HL_TRACE_EMIT (b, now, hl_packet_writer_dropped (w_, now, d - old, r));
+        }
+      /* Do not keep an idle thread's events for long */
+      if (now - b->last_flush_ns > 1000000000u)
+        hl_trace_flush (b, now);
+    }
+  if (atomic_load_explicit (&hl_g.modules_dirty, memory_order_relaxed) && b != NULL)
+    hl_modules_scan (b, now);
+}
+
+void
+hl_counters_fold_thread (HlThreadBlock *b)
+{
+  HlShmCounters *g = hl_g.counters;
+  HlShmThreadCounters *c = b->counters;
+  if (g == NULL || c == NULL)
+    return;
+  __atomic_fetch_add (&g->exited_n_allocs_atomic, c->n_allocs, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_n_frees_atomic, c->n_frees, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_bytes_allocated_atomic, c->bytes_allocated, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_bytes_freed_atomic, c->bytes_freed, __ATOMIC_RELAXED);
+  c->n_allocs = c->n_frees = c->bytes_allocated = c->bytes_freed = 0;
+  c->reserved[0] = 0;
+  __atomic_store_n (&c->tid_atomic, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,99 @@
+/* hl-capture-env.c — the HEAPLENS_* environment variables of the preload.
+ * A malformed value gives a one-line warning and the default. */
+#include "hl-capture-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool
+parse_u64 (const char *s,
+           uint64_t   *out)
+{
+  uint64_t v = 0;
+  if (s == NULL || *s == '\0')
+    return false;
+  for (; *s; s++)
+    {
+      if (*s < '0' || *s > '9' || v > UINT64_MAX / 10 - 10)
+        return false;
+      v = v * 10 + (uint64_t) (*s - '0');
+    }
+  *out = v;
+  return true;
+}
+
+static uint64_t
+env_u64 (const char *name,
+         uint64_t    def,
+         uint64_t    min,
+         uint64_t    max)
+{
+  const char *s = getenv (name);
+  uint64_t v;
+  if (s == NULL)
+    return def;
+  if (!parse_u64 (s, &v) || v < min || v > max)
+    {
+      hl_sys_warn ("ignoring malformed ", name, " (using the default)");
+      return def;
+    }
+  return v;
+}
+
+static uint64_t
+round_pow2 (uint64_t v)
+{
+  uint64_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+void
+hl_config_load (HlConfig *cfg)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->unwind = HL_UNWIND_LIBUNWIND;
+  cfg->cfi = true;
+  const char *u = getenv ("HEAPLENS_UNWIND");
+  if (u != NULL)
+    {
+      if (strcmp (u, "unw") == 0)
+        cfg->cfi = false; /* unw_backtrace for every stack */
+      else if (strcmp (u, "fp") == 0)
+        cfg->unwind = HL_UNWIND_FP;
+      else if (strcmp (u, "none") == 0)
+        cfg->unwind = HL_UNWIND_NONE;
+      else if (strcmp (u, "libunwind") != 0)
+        hl_sys_warn ("ignoring malformed HEAPLENS_UNWIND (use libunwind, unw, fp or none)", NULL, NULL);
+    }
+
+  cfg->depth = (uint32_t) env_u64 ("HEAPLENS_DEPTH", 128, 1, HL_TRACE_MAX_FRAMES);
+
+  cfg->follow = true;
+  const char *f = getenv ("HEAPLENS_FOLLOW");
+  if (f != NULL)
+    {
+      if (strcmp (f, "none") == 0)
+        cfg->follow = false;
+      else if (strcmp (f, "all") != 0)
+        hl_sys_warn ("ignoring malformed HEAPLENS_FOLLOW (use all or none)", NULL, NULL);
+    }
+
+  cfg->max_stacks = env_u64 ("HEAPLENS_MAX_STACKS", 1u << 20, 16, 1u << 24);
+  cfg->live_slots = round_pow2 (env_u64 ("HEAPLENS_LIVE_SLOTS", 1u << 24, 64, 1u << 28));
+  cfg->sample_ms = (uint32_t) env_u64 ("HEAPLENS_SAMPLE_MS", 10, 1, 60000);
+
+  const char *o = getenv ("HEAPLENS_OUTPUT");
+  cfg->trace = true;
+  if (o == NULL || *o == '\0')
+    o = "heaplens.%e.%p.hltrace";
+  else if (strcmp (o, "none") == 0)
+    cfg->trace = false;
+  if (strlen (o) >= sizeof cfg->output - 32)
+    {
+      hl_sys_warn ("ignoring HEAPLENS_OUTPUT: path too long", NULL, NULL);
+      o = "heaplens.%e.%p.hltrace";
+    }
+  hl_strlcpy (cfg->output, o, sizeof cfg->output);
+}

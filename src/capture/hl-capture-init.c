@@ -1,0 +1,253 @@
+/* hl-capture-init.c — bootstrap (real functions, static buffer for dlsym's
+ * own allocations), start-up of the session and the end of the process. */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+HlRealAlloc hl_real;
+HlGlobal hl_g = { .trace_fd = -1 };
+__thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
+
+/* ---- Bootstrap buffer --------------------------------------------------- *
+ * dlsym() may allocate (dlerror state) before the real functions are known.
+ * Those requests are served from this buffer; free() recognises its
+ * pointers and ignores them, realloc() copies them out. It never runs out in
+ * practice (dlsym asks for well under 1 KiB); if it does, we say so and
+ * abort rather than return NULL into the loader. */
+
+#define HL_BOOTSTRAP_SIZE (64u * 1024u)
+static uint8_t bootstrap_buf[HL_BOOTSTRAP_SIZE] __attribute__ ((aligned (64)));
+static _Atomic size_t bootstrap_used;
+
+bool
+hl_bootstrap_owns (const void *p)
+{
+  const uint8_t *q = p;
+  return q >= bootstrap_buf && q < bootstrap_buf + HL_BOOTSTRAP_SIZE;
+}
+
+void *
+hl_bootstrap_alloc (size_t size,
+                    size_t align)
+{
+  if (align < 16)
+    align = 16;
+  size_t used = atomic_load (&bootstrap_used);
+  for (;;)
+    {
+      size_t start = (used + align - 1) & ~(align - 1);
+      if (start + size + 16 > HL_BOOTSTRAP_SIZE || start + size < start)
+        {
+          static const char msg[] = "heaplens: bootstrap buffer exhausted\n";
+          (void) hl_sys_write_all (2, msg, sizeof msg - 1);
+          abort ();
+        }
+      /* 16 bytes before each block remember its size, for realloc */
+      size_t hdr = start + 16;
+      hdr = (hdr + align - 1) & ~(align - 1);
+      if (atomic_compare_exchange_weak (&bootstrap_used, &used, hdr + size))
+        {
+          memcpy (bootstrap_buf + hdr - sizeof (size_t), &size, sizeof size);
+          memset (bootstrap_buf + hdr, 0, size);
+          return bootstrap_buf + hdr;
+        }
+    }
+}
+
+size_t hl_bootstrap_size (const void *p);
+
+size_t
+hl_bootstrap_size (const void *p)
+{
+  size_t size;
+  memcpy (&size, (const uint8_t *) p - sizeof (size_t), sizeof size);
+  return size;
+}
+
+static void *
+must_dlsym (const char *name)
+{
+  void *f = dlsym (RTLD_NEXT, name);
+  if (f == NULL)
+    {
+      hl_sys_warn ("cannot find the real ", name, "");
+      abort ();
+    }
+  return f;
+}
+
+void
+hl_real_resolve (void)
+{
+  static _Atomic int resolving;
+  if (atomic_exchange (&resolving, 1) != 0)
+    {
+      /* Another thread resolves: wait for it (it holds no lock of ours). */
+      while (atomic_load_explicit ((_Atomic (void *) *) &hl_real.free, memory_order_acquire) == NULL)
+        sched_yield ();
+      return;
+    }
+  hl_tls.guard++;
+  HlRealAlloc r;
+  r.malloc = must_dlsym ("malloc");
+  r.calloc = must_dlsym ("calloc");
+  r.realloc = must_dlsym ("realloc");
+  r.posix_memalign = must_dlsym ("posix_memalign");
+  r.aligned_alloc = must_dlsym ("aligned_alloc");
+  r.memalign = must_dlsym ("memalign");
+  r.valloc = must_dlsym ("valloc");
+  r.pvalloc = must_dlsym ("pvalloc");
+  r.malloc_usable_size = must_dlsym ("malloc_usable_size");
+  r.free = must_dlsym ("free");
+  hl_real.malloc = r.malloc;
+  hl_real.calloc = r.calloc;
+  hl_real.realloc = r.realloc;
+  hl_real.posix_memalign = r.posix_memalign;
+  hl_real.aligned_alloc = r.aligned_alloc;
+  hl_real.memalign = r.memalign;
+  hl_real.valloc = r.valloc;
+  hl_real.pvalloc = r.pvalloc;
+  hl_real.malloc_usable_size = r.malloc_usable_size;
+  atomic_store_explicit ((_Atomic (void *) *) &hl_real.free, (void *) r.free, memory_order_release);
+  hl_tls.guard--;
+}
+
+/* ---- Own text range ------------------------------------------------------ */
+
+static int
+find_self_cb (struct dl_phdr_info *info,
+              size_t               size,
+              void                *data)
+{
+  uintptr_t probe = (uintptr_t) data;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      if (ph->p_type != PT_LOAD)
+        continue;
+      uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+      if (s < lo)
+        lo = s;
+      if (s + ph->p_memsz > hi)
+        hi = s + ph->p_memsz;
+    }
+  if (probe >= lo && probe < hi)
+    {
+      hl_g.self_lo = lo;
+      hl_g.self_hi = hi;
+      return 1;
+    }
+  return 0;
+}
+
+/* ---- Exit ------------------------------------------------------------------ */
+
+/* exit() runs on_exit handlers in reverse order of registration. We
+ * register during start-up, usually before libc registers the loader's
+ * destructor pass, so this runs last of all, after every destructor: the
+ * END event then follows everything. If it ran earlier, later events are
+ * still written (one packet each). */
+static void
+on_exit_cb (int   status,
+            void *arg)
+{
+  hl_g.exit_status = status;
+  atomic_store (&hl_g.exit_status_known, 1);
+  if (hl_active ())
+    hl_capture_finish (status, true);
+}
+
+/* Destructors: write what is buffered, in case exit handlers never run. */
+__attribute__ ((destructor (101))) static void
+hl_capture_destructor (void)
+{
+  if (!hl_active () || atomic_load (&hl_g.ended))
+    return;
+  hl_tls.guard++;
+  hl_flush_all_for_exit ();
+  hl_tls.guard--;
+}
+
+/* ---- Start --------------------------------------------------------------- */
+
+extern char **environ;
+
+void
+hl_capture_ensure_init (void)
+{
+  if (atomic_load (&hl_g.state) != HL_STATE_NONE || hl_tls.guard > 0)
+    return;
+  /* Before libc has set up the environment our configuration is unknown:
+   * pass through until then. */
+  if (environ == NULL)
+    return;
+  hl_capture_init ();
+}
+
+void
+hl_capture_init (void)
+{
+  int expected = HL_STATE_NONE;
+  if (!atomic_compare_exchange_strong (&hl_g.state, &expected, HL_STATE_INIT))
+    return;
+  int saved_errno = errno;
+  hl_tls.guard++;
+  if (hl_real.free == NULL)
+    hl_real_resolve ();
+
+  hl_config_load (&hl_g.cfg);
+  hl_g.pid = (uint32_t) getpid ();
+  hl_g.start_mono_ns = hl_sys_now_ns ();
+  hl_g.start_wall_ns = hl_sys_wall_ns ();
+  atomic_store (&hl_g.next_id_block, 1);
+  atomic_store (&hl_g.next_sample_ns, 0);
+
+  dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
+
+  if (hl_g.blocks == NULL)
+    hl_g.blocks = hl_sys_map_anon ((size_t) HL_MAX_THREADS * HL_BLOCK_STRIDE);
+  if (hl_g.blocks == NULL || hl_session_create () != 0)
+    {
+      hl_sys_warn ("cannot create the shared-memory session; not recording", NULL, NULL);
+      atomic_store (&hl_g.state, HL_STATE_DISABLED);
+      hl_tls.guard--;
+      errno = saved_errno;
+      return;
+    }
+  hl_unwind_init ();
+  hl_thread_init_key ();
+  hl_process_atfork ();
+  hl_process_install_signals ();
+  on_exit (on_exit_cb, NULL);
+  if (hl_g.cfg.trace && hl_trace_open () != 0)
+    hl_sys_warn ("cannot write the trace ", hl_g.trace_path, "; recording to shared memory only");
+  hl_session_running ();
+
+  atomic_store (&hl_g.state, HL_STATE_ACTIVE);
+  HlThreadBlock *b = hl_thread_block ();
+  if (b != NULL)
+    {
+      uint64_t now = hl_now ();
+      hl_modules_scan (b, now);
+      hl_counters_tick (b, now, true);
+      hl_trace_flush (b, now);
+    }
+  hl_tls.guard--;
+  errno = saved_errno;
+}
+
+__attribute__ ((constructor (101))) static void
+hl_capture_constructor (void)
+{
+  if (hl_real.free == NULL)
+    hl_real_resolve ();
+  hl_capture_ensure_init ();
+}

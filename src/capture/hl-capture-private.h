@@ -1,0 +1,307 @@
+/* hl-capture-private.h — what the files of the preload share.
+ *
+ * The preload runs inside someone else's program: libc only, no stdio, no
+ * allocation through the allocator it interposes, no lock that can be held
+ * across fork(). Everything here is hidden (-fvisibility=hidden); only the
+ * interposed functions and the heaplens__* entry points are exported.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl-shm-layout.h"
+#include "hl-trace-format.h"
+#include "hl-capture-trace.h"
+
+#define HL_EXPORT __attribute__ ((visibility ("default")))
+#define HL_LIKELY(x)   __builtin_expect (!!(x), 1)
+#define HL_UNLIKELY(x) __builtin_expect (!!(x), 0)
+#define HL_COLD __attribute__ ((cold, noinline))
+
+/* ---- Configuration (hl-capture-env.c) ---------------------------------- */
+
+typedef enum
+{
+  HL_UNWIND_LIBUNWIND = 0,
+  HL_UNWIND_FP        = 1,
+  HL_UNWIND_NONE      = 2,
+} HlUnwindMode;
+
+typedef struct
+{
+  HlUnwindMode unwind;
+  bool         cfi;              /* libunwind mode: cached CFI rules first */
+  uint32_t     depth;            /* frames kept, 1..HL_TRACE_MAX_FRAMES */
+  bool         follow;           /* record forked children and exec'd images */
+  bool         trace;            /* write a trace file (HEAPLENS_OUTPUT=none: no) */
+  uint64_t     max_stacks;       /* resources / call-site capacity */
+  uint64_t     live_slots;       /* live table slots (power of two) */
+  uint32_t     sample_ms;        /* counters sampling period */
+  char         output[1024];     /* HEAPLENS_OUTPUT template */
+} HlConfig;
+
+void hl_config_load (HlConfig *cfg);
+
+/* ---- OS access (hl-capture-sys.c) -------------------------------------- */
+
+uint64_t hl_sys_now_ns        (void);  /* CLOCK_MONOTONIC_COARSE */
+uint64_t hl_sys_wall_ns       (void);
+uint32_t hl_sys_gettid        (void);
+int      hl_sys_write_all     (int fd, const void *buf, size_t len);
+void     hl_sys_warn          (const char *a, const char *b, const char *c);
+void    *hl_sys_map_anon      (size_t size);
+uint64_t hl_sys_rss_bytes     (void);
+void     hl_sys_rss_reset     (void);
+size_t   hl_sys_read_file     (const char *path, char *buf, size_t cap);
+uint64_t hl_sys_random64      (void);
+/* Small formatting helpers (no stdio in the preload). */
+size_t   hl_fmt_u64           (char *out, uint64_t v);
+size_t   hl_fmt_hex           (char *out, uint64_t v);
+size_t   hl_strlcpy           (char *dst, const char *src, size_t cap);
+
+/* ---- Real allocator functions (hl-capture-init.c) ----------------------- */
+
+typedef struct
+{
+  void *(*malloc) (size_t);
+  void *(*calloc) (size_t, size_t);
+  void *(*realloc) (void *, size_t);
+  void  (*free) (void *);
+  int   (*posix_memalign) (void **, size_t, size_t);
+  void *(*aligned_alloc) (size_t, size_t);
+  void *(*memalign) (size_t, size_t);
+  void *(*valloc) (size_t);
+  void *(*pvalloc) (size_t);
+  size_t (*malloc_usable_size) (void *);
+} HlRealAlloc;
+
+extern HlRealAlloc hl_real;
+
+void  hl_real_resolve        (void);
+bool  hl_bootstrap_owns      (const void *p);
+void *hl_bootstrap_alloc     (size_t size, size_t align);
+
+/* ---- Process-wide state ------------------------------------------------ */
+
+typedef enum
+{
+  HL_STATE_NONE     = 0, /* not initialised: calls pass through */
+  HL_STATE_INIT     = 1, /* initialising (one thread) */
+  HL_STATE_ACTIVE   = 2,
+  HL_STATE_DISABLED = 3, /* HEAPLENS_FOLLOW=none child, or failure: pass through */
+} HlGlobalState;
+
+typedef struct HlThreadBlock HlThreadBlock;
+
+typedef struct
+{
+  _Atomic int        state;
+  HlConfig           cfg;
+  uint32_t           pid;
+  uint64_t           start_mono_ns;
+  uint64_t           start_wall_ns;
+  /* Session segment */
+  uint8_t           *seg;
+  size_t             seg_size;
+  HlShmHeader       *hdr;
+  char               seg_name[96];
+  HlShmResourcesHeader *res;
+  uint8_t           *res_base;      /* region start */
+  uint64_t           res_size;
+  uint32_t          *res_buckets;
+  uint32_t           res_bucket_mask;
+  HlShmCallsite     *callsites;
+  uint64_t           n_callsites;
+  HlShmLiveHeader   *live;
+  HlShmLiveSlot     *live_slots;
+  uint64_t           live_mask;
+  HlShmMetadata     *meta;
+  HlShmCounters     *counters;
+  /* Trace */
+  int                trace_fd;       /* -1: no trace */
+  uint64_t           trace_dev, trace_ino; /* to notice a program closing it */
+  int                forked;         /* this process is a forked child */
+  char               trace_path[1024];
+  _Atomic uint64_t   next_id_block;  /* allocation ids are handed out in blocks */
+  /* Sampling */
+  _Atomic uint64_t   next_sample_ns;
+  /* Thread blocks */
+  uint8_t           *blocks;
+  _Atomic uint32_t   blocks_hint;
+  /* Exit */
+  _Atomic int        exit_status_known;
+  int                exit_status;
+  _Atomic int        ended;
+  /* Modules */
+  _Atomic int        modules_dirty;
+  /* Own text range: frames inside it are never recorded */
+  uintptr_t          self_lo, self_hi;
+  /* operator new ranges (libstdc++), skipped at the top of a stack */
+  uintptr_t          new_lo[16], new_hi[16];
+  _Atomic uint32_t   n_new_ranges;
+} HlGlobal;
+
+extern HlGlobal hl_g;
+
+static inline bool
+hl_active (void)
+{
+  return atomic_load_explicit (&hl_g.state, memory_order_acquire) == HL_STATE_ACTIVE;
+}
+
+void hl_capture_init        (void);
+void hl_capture_ensure_init (void);
+void hl_capture_finish      (int exit_status, bool have_status);
+
+/* ---- Thread state ------------------------------------------------------- */
+
+#define HL_STACK_CACHE_SIZE 4096u   /* per-thread hash -> stack id, direct mapped */
+#define HL_ID_BLOCK         4096u   /* allocation ids reserved per thread at once */
+
+typedef struct
+{
+  uint64_t hash;
+  uint32_t stack_id;
+  uint32_t reserved;
+} HlStackCacheEntry;
+
+/* One frame of the last stack unwound by the cached-CFI unwinder: the
+ * unwind state on entry (ip, sp, rbp) and what was read to leave it. */
+typedef struct
+{
+  uint64_t ip, sp, rbp;
+  uint64_t cfa;       /* the return address was read at cfa - 8 */
+  uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+} HlCfiFrame;
+
+#define HL_CFI_MEMO_MAX (HL_TRACE_MAX_FRAMES + 4)
+
+typedef struct
+{
+  uint32_t   n;
+  uint32_t   end;         /* how the unwind ended (hl-capture-cfi.c) */
+  uint32_t   generation;  /* of the module map */
+  HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
+} HlCfiMemo;
+
+struct HlThreadBlock
+{
+  _Atomic uint32_t     in_use;      /* slot claimed */
+  uint32_t             index;
+  uint32_t             tid;
+  _Atomic int          busy;        /* inside an append: a signal flush skips it */
+  int                  exiting;     /* past its pthread key destructor */
+  int                  exit_round;  /* destructor rounds seen */
+  uint32_t             generation;  /* of the stack cache (changes at fork) */
+  uintptr_t            self;        /* pthread_self () */
+  uintptr_t            stack_lo, stack_hi;
+  uint64_t             id_next, id_end;
+  uint64_t             last_flush_ns;
+  HlShmThreadCounters *counters;
+  HlTraceBuffer        trace;       /* packet under construction */
+  HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
+  HlCfiMemo            memo;        /* the last stack */
+  HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
+};
+
+typedef struct
+{
+  int            guard;   /* > 0 inside the preload: calls pass through */
+  int            dead;    /* the thread exited its block: pass through */
+  HlThreadBlock *block;
+} HlTls;
+
+extern __thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
+
+#define HL_MAX_THREADS HL_SHM_THREAD_SLOTS
+#define HL_BLOCK_STRIDE ((sizeof (HlThreadBlock) + 4095u) & ~(size_t) 4095u)
+
+HlThreadBlock *hl_thread_block_slow (void);
+void           hl_thread_init_key   (void);
+void           hl_thread_after_fork_child (void);
+void           hl_thread_set_name   (uintptr_t pthread, const char *name);
+HlThreadBlock *hl_thread_block_at   (uint32_t index);
+void           hl_thread_release    (HlThreadBlock *b);
+
+static inline HlThreadBlock *
+hl_thread_block (void)
+{
+  HlThreadBlock *b = hl_tls.block;
+  if (HL_LIKELY (b != NULL))
+    return b;
+  if (hl_tls.dead)
+    return NULL;
+  return hl_thread_block_slow ();
+}
+
+/* ---- Session (hl-capture-session.c) ------------------------------------ */
+
+int  hl_session_create   (void);
+void hl_session_running  (void);
+void hl_session_end      (int exit_status);
+void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */
+
+/* ---- Stacks (hl-capture-unwind.c, hl-capture-stacks.c) ------------------ */
+
+int      hl_unwind_init    (void);
+/* Fills FRAMES (innermost first, preload frames removed); returns the count,
+ * sets *TRUNCATED. */
+uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+void     hl_unwind_refresh_new_ranges (void);
+void     hl_unwind_report  (void);
+bool     hl_cfi_init       (void);
+void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
+uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+
+uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
+/* Interns a stack, writing a STACK event for a new one; 0 when dropped. */
+uint32_t hl_stack_intern   (HlThreadBlock *b, const uint64_t *frames, uint32_t n, uint32_t flags, uint64_t hash, uint64_t now);
+void     hl_resources_thread_name (uint32_t tid, const char *name);
+
+/* ---- Live table (hl-capture-live.c) ------------------------------------ */
+
+bool hl_live_insert (uint64_t addr, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
+/* Removes ADDR; false when unknown. */
+bool hl_live_remove (uint64_t addr, uint64_t *id, uint64_t *size, uint32_t *stack_id);
+
+/* ---- Counters (hl-capture-counters.c) ---------------------------------- */
+
+void hl_counters_alloc   (HlThreadBlock *b, uint64_t size, uint64_t now);
+void hl_counters_free    (HlThreadBlock *b, uint64_t size, bool known);
+void hl_counters_drop    (uint32_t reason, uint64_t n);
+void hl_counters_tick    (HlThreadBlock *b, uint64_t now, bool force);
+void hl_counters_fold_thread (HlThreadBlock *b);
+
+static inline void
+hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)
+{
+  if (HL_UNLIKELY (now >= atomic_load_explicit (&hl_g.next_sample_ns, memory_order_relaxed)))
+    hl_counters_tick (b, now, false);
+}
+
+/* ---- Metadata (hl-capture-meta.c) -------------------------------------- */
+
+void hl_meta_reset (void);
+
+/* ---- Modules (hl-capture-modules.c) ------------------------------------ */
+
+void hl_modules_scan   (HlThreadBlock *b, uint64_t now);
+void hl_modules_reset  (void);
+
+/* ---- Process life (hl-capture-process.c) ------------------------------- */
+
+void hl_process_install_signals (void);
+void hl_process_atfork          (void);
+void hl_flush_all_for_exit      (void);
+
+/* ---- Time --------------------------------------------------------------- */
+
+static inline uint64_t
+hl_now (void)
+{
+  uint64_t t = hl_sys_now_ns ();
+  return t > hl_g.start_mono_ns ? t - hl_g.start_mono_ns : 0;
+}

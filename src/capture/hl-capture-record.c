@@ -1,0 +1,209 @@
+/* hl-capture-record.c — the per-call path: capture and intern the stack,
+ * count the call site, track the address, append the trace event.
+ * No lock, no syscall, no allocation (except the rare table insert). */
+#include "hl-capture-private.h"
+#include "hl-capture-record.h"
+
+static inline void
+enter (HlThreadBlock *b)
+{
+  atomic_store_explicit (&b->busy, 1, memory_order_relaxed);
+  atomic_signal_fence (memory_order_seq_cst);
+}
+
+static inline void
+leave (HlThreadBlock *b,
+       uint64_t       now)
+{
+  hl_counters_maybe_tick (b, now);
+  if (HL_UNLIKELY (b->exiting || atomic_load_explicit (&hl_g.ended, memory_order_relaxed)))
+    hl_trace_flush (b, now);
+  atomic_signal_fence (memory_order_seq_cst);
+  atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
+}
+
+static inline uint64_t
+next_id (HlThreadBlock *b)
+{
+  if (HL_UNLIKELY (b->id_next == b->id_end))
+    {
+      b->id_next = atomic_fetch_add_explicit (&hl_g.next_id_block, HL_ID_BLOCK, memory_order_relaxed);
+      b->id_end = b->id_next + HL_ID_BLOCK;
+    }
+  return b->id_next++;
+}
+
+static inline uint32_t
+capture_stack (HlThreadBlock *b,
+               uint64_t       now)
+{
+  uint64_t frames[HL_TRACE_MAX_FRAMES];
+  bool truncated = false;
+  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, b);
+  uint64_t h = hl_stack_hash (frames, n);
+  if (truncated)
+    h ^= 0x7f4a7c159e3779b9ull;
+  HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
+  if (HL_LIKELY (e->hash == h && e->stack_id != 0))
+    return e->stack_id;
+  uint32_t id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
+  if (id != 0)
+    {
+      e->hash = h;
+      e->stack_id = id;
+    }
+  return id;
+}
+
+static inline void
+callsite_alloc (uint32_t stack,
+                uint64_t size)
+{
+  if (HL_LIKELY (stack < hl_g.n_callsites))
+    {
+      HlShmCallsite *c = &hl_g.callsites[stack];
+      __atomic_fetch_add (&c->calls_atomic, 1, __ATOMIC_RELAXED);
+      __atomic_fetch_add (&c->bytes_atomic, size, __ATOMIC_RELAXED);
+    }
+}
+
+static inline void
+callsite_free (uint32_t stack,
+               uint64_t size)
+{
+  if (HL_LIKELY (stack < hl_g.n_callsites))
+    {
+      HlShmCallsite *c = &hl_g.callsites[stack];
+      __atomic_fetch_add (&c->frees_atomic, 1, __ATOMIC_RELAXED);
+      __atomic_fetch_add (&c->freed_bytes_atomic, size, __ATOMIC_RELAXED);
+    }
+}
+
+void
+hl_record_alloc (void   *p,
+                 size_t  size,
+                 size_t  alignment)
+{
+  hl_tls.guard++;
+  HlThreadBlock *b = hl_thread_block ();
+  if (HL_UNLIKELY (b == NULL))
+    {
+      hl_counters_drop (HL_DROP_TRACE_WRITE, 1);
+      hl_tls.guard--;
+      return;
+    }
+  enter (b);
+  uint64_t now = hl_now ();
+  uint32_t stack = capture_stack (b, now);
+  uint64_t id = next_id (b);
+  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
+    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
+  callsite_alloc (stack, size);
+  hl_counters_alloc (b, size, now);
+  if (alignment <= 16)
+    alignment = 0;
+  HL_TRACE_EMIT (b, now, hl_packet_writer_alloc (w_, now, id, size, alignment, stack, (uint64_t) (uintptr_t) p));
+  leave (b, now);
+  hl_tls.guard--;
+}
+
+void
+hl_record_free (void *p)
+{
+  hl_tls.guard++;
+  HlThreadBlock *b = hl_thread_block ();
+  if (HL_UNLIKELY (b == NULL))
+    {
+      hl_tls.guard--;
+      return;
+    }
+  enter (b);
+  uint64_t now = hl_now ();
+  uint64_t id, size;
+  uint32_t stack;
+  if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, &id, &size, &stack)))
+    {
+      callsite_free (stack, size);
+      hl_counters_free (b, size, true);
+      HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, id));
+    }
+  else
+    {
+      hl_counters_free (b, 0, false);
+      HL_TRACE_EMIT (b, now, hl_packet_writer_free_addr (w_, now, (uint64_t) (uintptr_t) p));
+    }
+  leave (b, now);
+  hl_tls.guard--;
+}
+
+void
+hl_record_realloc_begin (void           *old,
+                         HlReallocState *st)
+{
+  hl_tls.guard++;
+  st->known = hl_live_remove ((uint64_t) (uintptr_t) old, &st->id, &st->size, &st->stack_id);
+  hl_tls.guard--;
+}
+
+void
+hl_record_realloc_end (void           *old,
+                       void           *p,
+                       size_t          size,
+                       HlReallocState *st)
+{
+  hl_tls.guard++;
+  HlThreadBlock *b = hl_thread_block ();
+  if (HL_UNLIKELY (b == NULL))
+    {
+      hl_tls.guard--;
+      return;
+    }
+  enter (b);
+  uint64_t now = hl_now ();
+  if (p == NULL)
+    {
+      if (size == 0)
+        {
+          /* realloc (p, 0): glibc freed OLD */
+          if (st->known)
+            {
+              callsite_free (st->stack_id, st->size);
+              hl_counters_free (b, st->size, true);
+              HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
+            }
+          else
+            {
+              hl_counters_free (b, 0, false);
+              HL_TRACE_EMIT (b, now, hl_packet_writer_free_addr (w_, now, (uint64_t) (uintptr_t) old));
+            }
+        }
+      else if (st->known)
+        {
+          /* failed: OLD is still live, put it back */
+          (void) hl_live_insert ((uint64_t) (uintptr_t) old, st->id, st->size, now, st->stack_id, b->tid);
+        }
+      leave (b, now);
+      hl_tls.guard--;
+      return;
+    }
+
+  uint32_t stack = capture_stack (b, now);
+  uint64_t id = next_id (b);
+  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
+    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
+  if (st->known)
+    {
+      callsite_free (st->stack_id, st->size);
+      hl_counters_free (b, st->size, true);
+    }
+  else
+    hl_counters_free (b, 0, false);
+  callsite_alloc (stack, size);
+  hl_counters_alloc (b, size, now);
+  if (st->known)
+    HL_TRACE_EMIT (b, now, hl_packet_writer_realloc (w_, now, st->id, id, size, stack, (uint64_t) (uintptr_t) p));
+  else
+    HL_TRACE_EMIT (b, now, hl_packet_writer_realloc_addr (w_, now, (uint64_t) (uintptr_t) old, id, size, stack, (uint64_t) (uintptr_t) p));
+  leave (b, now);
+  hl_tls.guard--;
+}

@@ -1,0 +1,202 @@
+/* hl-capture-session.c — the shared-memory session segment
+ * /dev/shm/heaplens-<uid>-<pid>-<nonce>: created O_EXCL, mode 0600, sized
+ * sparse (MAP_NORESERVE: a page costs memory only once touched), header and
+ * regions laid out as in hl-shm-layout.h.
+ *
+ * End-of-life rule: at exit the state becomes ENDED (exit status, end time)
+ * with a release store. A reader that has the segment mapped keeps seeing
+ * it after it is unlinked, so by default the preload unlinks the name right
+ * after marking the end. With HEAPLENS_KEEP_SESSION=1 (set by `heaplens-cli
+ * record` and by the application when it launches a program) the name is
+ * left for the launcher, which unlinks it once it has read the final
+ * counters; `heaplens-cli sessions --prune` removes the segments of dead
+ * processes. */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint64_t
+align_up (uint64_t v,
+          uint64_t a)
+{
+  return (v + a - 1) & ~(a - 1);
+}
+
+static uint64_t
+pow2_at_least (uint64_t v)
+{
+  uint64_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+static void
+make_name (char *out,
+           size_t cap)
+{
+  char num[24];
+  size_t n = hl_strlcpy (out, "/" HL_SHM_NAME_PREFIX, cap);
+  hl_fmt_u64 (num, (uint64_t) getuid ());
+  n += hl_strlcpy (out + n, num, cap - n);
+  n += hl_strlcpy (out + n, "-", cap - n);
+  hl_fmt_u64 (num, hl_g.pid);
+  n += hl_strlcpy (out + n, num, cap - n);
+  n += hl_strlcpy (out + n, "-", cap - n);
+  hl_fmt_hex (num, hl_sys_random64 () & 0xffffffffffull);
+  hl_strlcpy (out + n, num, cap - n);
+}
+
+int
+hl_session_create (void)
+{
+  const HlConfig *cfg = &hl_g.cfg;
+  uint64_t n_buckets = pow2_at_least (cfg->max_stacks);
+  uint64_t res_nodes = sizeof (HlShmResourcesHeader) + n_buckets * 4u;
+  res_nodes = align_up (res_nodes, 64);
+  uint64_t res_size = align_up (res_nodes + cfg->max_stacks * 96u + 65536u, 4096);
+  if (res_size > UINT32_MAX)
+    res_size = (uint64_t) UINT32_MAX & ~(uint64_t) 4095;
+  uint64_t n_sites = cfg->max_stacks + 1;
+  uint64_t cs_size = align_up (sizeof (HlShmCallsitesHeader) + n_sites * sizeof (HlShmCallsite), 4096);
+  uint64_t live_size = align_up (sizeof (HlShmLiveHeader) + cfg->live_slots * sizeof (HlShmLiveSlot), 4096);
+  uint64_t meta_size = align_up (sizeof (HlShmMetadata), 4096);
+  uint64_t cnt_size = align_up (sizeof (HlShmCounters), 4096);
+
+  uint64_t off = HL_SHM_HEADER_SIZE;
+  HlShmRegion r_res = { off, res_size };
+  off += res_size;
+  HlShmRegion r_cs = { off, cs_size };
+  off += cs_size;
+  HlShmRegion r_live = { off, live_size };
+  off += live_size;
+  HlShmRegion r_meta = { off, meta_size };
+  off += meta_size;
+  HlShmRegion r_cnt = { off, cnt_size };
+  off += cnt_size;
+  uint64_t total = off;
+
+  int fd = -1;
+  for (int attempt = 0; attempt < 8 && fd < 0; attempt++)
+    {
+      make_name (hl_g.seg_name, sizeof hl_g.seg_name);
+      fd = shm_open (hl_g.seg_name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+        return -1;
+    }
+  if (fd < 0)
+    return -1;
+  if (fchmod (fd, 0600) != 0 || ftruncate (fd, (off_t) total) != 0)
+    {
+      close (fd);
+      shm_unlink (hl_g.seg_name);
+      return -1;
+    }
+  void *map = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  close (fd);
+  if (map == MAP_FAILED)
+    {
+      shm_unlink (hl_g.seg_name);
+      return -1;
+    }
+
+  hl_g.seg = map;
+  hl_g.seg_size = total;
+  HlShmHeader *h = map;
+  hl_g.hdr = h;
+  memcpy (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE);
+  h->version = HL_SHM_VERSION;
+  h->header_size = HL_SHM_HEADER_SIZE;
+  h->segment_size = total;
+  h->pid = hl_g.pid;
+  h->ppid = (uint32_t) getppid ();
+  h->uid = (uint32_t) getuid ();
+  h->start_wall_ns = hl_g.start_wall_ns;
+  h->start_mono_ns = hl_g.start_mono_ns;
+  h->resources = r_res;
+  h->callsites = r_cs;
+  h->live = r_live;
+  h->metadata = r_meta;
+  h->counters = r_cnt;
+  ssize_t n = readlink ("/proc/self/exe", h->exe, HL_SHM_EXE_MAX - 1);
+  h->exe[n > 0 ? n : 0] = '\0';
+  size_t c = hl_sys_read_file ("/proc/self/cmdline", h->cmdline, HL_SHM_CMDLINE_MAX - 2);
+  h->cmdline[c] = '\0';
+  h->cmdline[c + 1] = '\0';
+
+  hl_g.res_base = hl_g.seg + r_res.offset;
+  hl_g.res_size = r_res.size;
+  hl_g.res = (HlShmResourcesHeader *) hl_g.res_base;
+  hl_g.res->n_buckets = (uint32_t) n_buckets;
+  hl_g.res->nodes_offset = (uint32_t) res_nodes;
+  hl_g.res_buckets = (uint32_t *) (hl_g.res_base + sizeof (HlShmResourcesHeader));
+  hl_g.res_bucket_mask = (uint32_t) (n_buckets - 1);
+  __atomic_store_n (&hl_g.res->watermark_atomic, res_nodes, __ATOMIC_RELEASE);
+
+  HlShmCallsitesHeader *ch = (HlShmCallsitesHeader *) (hl_g.seg + r_cs.offset);
+  ch->n_slots = n_sites;
+  hl_g.callsites = (HlShmCallsite *) (ch + 1);
+  hl_g.n_callsites = n_sites;
+
+  hl_g.live = (HlShmLiveHeader *) (hl_g.seg + r_live.offset);
+  hl_g.live->n_slots = cfg->live_slots;
+  hl_g.live_slots = (HlShmLiveSlot *) (hl_g.live + 1);
+  hl_g.live_mask = cfg->live_slots - 1;
+
+  hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
+  hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
+  __atomic_store_n (&h->state_atomic, HL_SHM_STATE_STARTING, __ATOMIC_RELEASE);
+  return 0;
+}
+
+void
+hl_session_running (void)
+{
+  if (hl_g.hdr == NULL)
+    return;
+  if (hl_g.trace_fd >= 0)
+    hl_strlcpy (hl_g.hdr->trace_path, hl_g.trace_path, HL_SHM_PATH_MAX);
+  __atomic_store_n (&hl_g.hdr->heartbeat_ns_atomic, hl_now (), __ATOMIC_RELEASE);
+  __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+}
+
+void
+hl_session_end (int exit_status)
+{
+  HlShmHeader *h = hl_g.hdr;
+  if (h == NULL)
+    return;
+  h->exit_status = exit_status;
+  h->ended_ns = hl_now ();
+  __atomic_store_n (&h->heartbeat_ns_atomic, h->ended_ns, __ATOMIC_RELEASE);
+  __atomic_store_n (&h->state_atomic, HL_SHM_STATE_ENDED, __ATOMIC_RELEASE);
+  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
+  if (keep == NULL || strcmp (keep, "1") != 0)
+    shm_unlink (hl_g.seg_name);
+}
+
+/* In a forked child: the mapping is the parent's segment, which the child
+ * must not write. Unmap it; the child creates its own. */
+void
+hl_session_detach (void)
+{
+  if (hl_g.seg != NULL)
+    munmap (hl_g.seg, hl_g.seg_size);
+  hl_g.seg = NULL;
+  hl_g.hdr = NULL;
+  hl_g.res = NULL;
+  hl_g.res_base = NULL;
+  hl_g.callsites = NULL;
+  hl_g.n_callsites = 0;
+  hl_g.live = NULL;
+  hl_g.live_slots = NULL;
+  hl_g.meta = NULL;
+  hl_g.counters = NULL;
+}

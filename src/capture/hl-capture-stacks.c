@@ -1,0 +1,208 @@
+/* hl-capture-stacks.c — interning call stacks in the resources table
+ * (seed 000): compressed frames, deduplicated through a hash index of
+ * chained buckets, append-only, addressed by offset; a new stack gets the
+ * next id, its call-site record is published, and its definition goes to the
+ * trace of the thread that created it.
+ *
+ * Lock-free: space is reserved with one fetch_add on the watermark, the node
+ * is written, its kind is stored last (release) so that a reader walking the
+ * nodes in order stops at one not yet published, then it is linked at the
+ * head of its bucket with a CAS. Two threads inserting the same new stack at
+ * the same moment may both insert it (two ids, both valid); that is rare and
+ * harmless. */
+#include "hl-capture-private.h"
+
+#include <string.h>
+
+/* ---- Hash: two lanes of crc32c (SSE4.2) with a final mix ----------------- */
+
+static inline uint64_t
+mix64 (uint64_t h)
+{
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+#if defined(__x86_64__)
+__attribute__ ((target ("sse4.2"))) static uint64_t
+hash_crc (const uint64_t *f,
+          uint32_t        n)
+{
+  uint64_t a = 0x243f6a88u, b = 0x85a308d3u;
+  uint32_t i = 0;
+  for (; i + 1 < n; i += 2)
+    {
+      a = __builtin_ia32_crc32di (a, f[i]);
+      b = __builtin_ia32_crc32di (b, f[i + 1]);
+    }
+  if (i < n)
+    a = __builtin_ia32_crc32di (a, f[i]);
+  return mix64 ((a << 32) ^ b ^ ((uint64_t) n << 56));
+}
+#endif
+
+static uint64_t
+hash_mul (const uint64_t *f,
+          uint32_t        n)
+{
+  uint64_t a = 0x9e3779b97f4a7c15ull, b = 0xc2b2ae3d27d4eb4full;
+  uint32_t i = 0;
+  for (; i + 1 < n; i += 2)
+    {
+      a = (a ^ f[i]) * 0x9e3779b97f4a7c15ull;
+      b = (b ^ f[i + 1]) * 0xc2b2ae3d27d4eb4full;
+    }
+  if (i < n)
+    a = (a ^ f[i]) * 0x9e3779b97f4a7c15ull;
+  return mix64 (a ^ (b >> 1) ^ n);
+}
+
+uint64_t
+hl_stack_hash (const uint64_t *frames,
+               uint32_t        n)
+{
+#if defined(__x86_64__)
+  static int have_crc = -1;
+  if (HL_UNLIKELY (have_crc < 0))
+    {
+      __builtin_cpu_init ();
+      have_crc = __builtin_cpu_supports ("sse4.2") ? 1 : 0;
+    }
+  if (HL_LIKELY (have_crc))
+    return hash_crc (frames, n);
+#endif
+  return hash_mul (frames, n);
+}
+
+/* ---- Payload: zigzag varint deltas, innermost first ---------------------- */
+
+static size_t
+encode_frames (uint8_t        *out,
+               const uint64_t *frames,
+               uint32_t        n)
+{
+  size_t len = 0;
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      int64_t d = (int64_t) (frames[i] - prev);
+      uint64_t z = ((uint64_t) d << 1) ^ (uint64_t) (d >> 63);
+      prev = frames[i];
+      while (z >= 0x80)
+        {
+          out[len++] = (uint8_t) (z | 0x80);
+          z >>= 7;
+        }
+      out[len++] = (uint8_t) z;
+    }
+  return len;
+}
+
+static inline HlShmResourceNode *
+node_at (uint32_t off)
+{
+  return (HlShmResourceNode *) (hl_g.res_base + off);
+}
+
+/* Reserves a node of LENGTH payload bytes; 0 when the region is full. */
+static uint32_t
+reserve_node (size_t length)
+{
+  uint64_t need = (sizeof (HlShmResourceNode) + length + 7u) & ~(uint64_t) 7u;
+  uint64_t off = __atomic_fetch_add (&hl_g.res->watermark_atomic, need, __ATOMIC_RELAXED);
+  if (off + need > hl_g.res_size || off + need > UINT32_MAX)
+    {
+      /* Keep the watermark at the end so readers never walk past it. */
+      uint64_t end = hl_g.res_size;
+      __atomic_store_n (&hl_g.res->watermark_atomic, end, __ATOMIC_RELAXED);
+      return 0;
+    }
+  return (uint32_t) off;
+}
+
+uint32_t
+hl_stack_intern (HlThreadBlock  *b,
+                 const uint64_t *frames,
+                 uint32_t        n,
+                 uint32_t        flags,
+                 uint64_t        hash,
+                 uint64_t        now)
+{
+  if (hl_g.res == NULL)
+    return 0;
+  uint8_t payload[HL_TRACE_MAX_FRAMES * HL_VARINT_MAX_BYTES];
+  size_t len = encode_frames (payload, frames, n);
+  uint32_t h32 = (uint32_t) (hash >> 32) ^ (flags << 31);
+  uint32_t *bucket = &hl_g.res_buckets[(hash >> 20) & hl_g.res_bucket_mask];
+
+  for (uint32_t off = __atomic_load_n (bucket, __ATOMIC_ACQUIRE); off != 0;)
+    {
+      HlShmResourceNode *node = node_at (off);
+      if (node->hash == h32 && node->length == len
+          && memcmp (node + 1, payload, len) == 0)
+        return node->id;
+      off = node->next;
+    }
+
+  uint64_t id = __atomic_add_fetch (&hl_g.res->n_stacks_atomic, 1, __ATOMIC_RELAXED);
+  if (id >= hl_g.n_callsites)
+    {
+      __atomic_fetch_sub (&hl_g.res->n_stacks_atomic, 1, __ATOMIC_RELAXED);
+      __atomic_fetch_add (&hl_g.res->n_dropped_atomic, 1, __ATOMIC_RELAXED);
+      hl_counters_drop (HL_DROP_STACK_TABLE, 1);
+      return 0;
+    }
+  uint32_t off = reserve_node (len);
+  if (off == 0)
+    {
+      __atomic_fetch_add (&hl_g.res->n_dropped_atomic, 1, __ATOMIC_RELAXED);
+      hl_counters_drop (HL_DROP_STACK_TABLE, 1);
+      return 0;
+    }
+  HlShmResourceNode *node = node_at (off);
+  node->id = (uint32_t) id;
+  node->length = (uint16_t) len;
+  node->hash = h32;
+  memcpy (node + 1, payload, len);
+  __atomic_store_n (&node->kind, (uint16_t) HL_SHM_NODE_STACK, __ATOMIC_RELEASE);
+
+  HlShmCallsite *site = &hl_g.callsites[id];
+  site->flags = flags;
+  __atomic_store_n (&site->node_offset_atomic, off, __ATOMIC_RELEASE);
+
+  uint32_t head = __atomic_load_n (bucket, __ATOMIC_RELAXED);
+  do
+    node->next = head;
+  while (!__atomic_compare_exchange_n (bucket, &head, off, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+
+  HL_TRACE_EMIT (b, now, hl_packet_writer_stack (w_, now, (uint32_t) id, flags, frames, n));
+  return (uint32_t) id;
+}
+
+void
+hl_resources_thread_name (uint32_t    tid,
+                          const char *name)
+{
+  if (hl_g.res == NULL)
+    return;
+  size_t len = strlen (name);
+  if (len > 64)
+    len = 64;
+  uint32_t off = reserve_node (len);
+  if (off == 0)
+    {
+      __atomic_fetch_add (&hl_g.res->n_dropped_atomic, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  HlShmResourceNode *node = node_at (off);
+  node->id = tid;
+  node->length = (uint16_t) len;
+  node->hash = 0;
+  node->next = 0;
+  memcpy (node + 1, name, len);
+  __atomic_store_n (&node->kind, (uint16_t) HL_SHM_NODE_THREAD, __ATOMIC_RELEASE);
+}

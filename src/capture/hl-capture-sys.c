@@ -1,0 +1,207 @@
+/* hl-capture-sys.c — every operating-system call of the preload's own work
+ * (clock, write, mmap, /proc), in one place. No stdio, no allocation. */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t
+hl_sys_now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+uint64_t
+hl_sys_wall_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+uint32_t
+hl_sys_gettid (void)
+{
+  return (uint32_t) syscall (SYS_gettid);
+}
+
+int
+hl_sys_write_all (int         fd,
+                  const void *buf,
+                  size_t      len)
+{
+  const uint8_t *p = buf;
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -1;
+        }
+      p += n;
+      len -= (size_t) n;
+    }
+  return 0;
+}
+
+/* One line on stderr: "heaplens: A B C\n". */
+void
+hl_sys_warn (const char *a,
+             const char *b,
+             const char *c)
+{
+  char line[512];
+  size_t n = hl_strlcpy (line, "heaplens: ", sizeof line);
+  const char *parts[3] = { a, b, c };
+  for (int i = 0; i < 3; i++)
+    if (parts[i] != NULL && n < sizeof line - 2)
+      n += hl_strlcpy (line + n, parts[i], sizeof line - 1 - n);
+  if (n > sizeof line - 2)
+    n = sizeof line - 2;
+  line[n++] = '\n';
+  int saved = errno;
+  (void) hl_sys_write_all (2, line, n);
+  errno = saved;
+}
+
+void *
+hl_sys_map_anon (size_t size)
+{
+  void *p = mmap (NULL, size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static int statm_fd = -1;
+static uint32_t statm_pid;
+
+void
+hl_sys_rss_reset (void)
+{
+  if (statm_fd >= 0)
+    close (statm_fd);
+  statm_fd = -1;
+}
+
+uint64_t
+hl_sys_rss_bytes (void)
+{
+  if (statm_fd < 0 || statm_pid != hl_g.pid)
+    {
+      statm_fd = open ("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+      statm_pid = hl_g.pid;
+      if (statm_fd < 0)
+        return 0;
+    }
+  char buf[128];
+  ssize_t n = pread (statm_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  const char *p = buf;
+  while (*p && *p != ' ')
+    p++;
+  while (*p == ' ')
+    p++;
+  uint64_t pages = 0;
+  while (*p >= '0' && *p <= '9')
+    pages = pages * 10 + (uint64_t) (*p++ - '0');
+  return pages * (uint64_t) sysconf (_SC_PAGESIZE);
+}
+
+size_t
+hl_sys_read_file (const char *path,
+                  char       *buf,
+                  size_t      cap)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  size_t len = 0;
+  while (len < cap)
+    {
+      ssize_t n = read (fd, buf + len, cap - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  close (fd);
+  return len;
+}
+
+uint64_t
+hl_sys_random64 (void)
+{
+  uint64_t v = 0;
+  if (getrandom (&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v)
+    v = hl_sys_wall_ns () ^ ((uint64_t) getpid () << 32);
+  return v;
+}
+
+size_t
+hl_fmt_u64 (char     *out,
+            uint64_t  v)
+{
+  char tmp[24];
+  size_t n = 0;
+  do
+    {
+      tmp[n++] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  for (size_t i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}
+
+size_t
+hl_fmt_hex (char     *out,
+            uint64_t  v)
+{
+  static const char digits[] = "0123456789abcdef";
+  char tmp[20];
+  size_t n = 0;
+  do
+    {
+      tmp[n++] = digits[v & 15];
+      v >>= 4;
+    }
+  while (v != 0);
+  for (size_t i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}
+
+/* Copies at most CAP-1 bytes, always terminates; returns the bytes copied. */
+size_t
+hl_strlcpy (char       *dst,
+            const char *src,
+            size_t      cap)
+{
+  size_t n = 0;
+  if (cap == 0)
+    return 0;
+  while (src[n] != '\0' && n + 1 < cap)
+    {
+      dst[n] = src[n];
+      n++;
+    }
+  dst[n] = '\0';
+  return n;
+}

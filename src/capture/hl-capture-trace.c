@@ -1,0 +1,208 @@
+/* hl-capture-trace.c — the trace file: opened 0600, O_NOFOLLOW, O_EXCL,
+ * O_APPEND; the file header and the INFO packet at start; per-thread packets
+ * written whole with one write(2) each (HL_PACKET_MAX_SIZE bytes at most, so
+ * packets of different threads never tear). */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static HlTraceBuffer info_buf;
+
+/* Expands %p (pid), %e (executable name) and %% of the template. */
+static void
+expand_template (char *out, size_t cap, const char *tmpl, bool *had_pid)
+{
+  char exe[256] = "";
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  const char *base = strrchr (exe, '/');
+  base = base ? base + 1 : exe;
+  size_t len = 0;
+  *had_pid = false;
+  for (const char *t = tmpl; *t && len + 24 < cap; t++)
+    {
+      if (t[0] == '%' && t[1] == 'p')
+        {
+          len += hl_fmt_u64 (out + len, hl_g.pid);
+          *had_pid = true;
+          t++;
+        }
+      else if (t[0] == '%' && t[1] == 'e')
+        {
+          len += hl_strlcpy (out + len, base, cap - len - 24);
+          t++;
+        }
+      else if (t[0] == '%' && t[1] == '%')
+        {
+          out[len++] = '%';
+          t++;
+        }
+      else
+        out[len++] = *t;
+    }
+  out[len] = '\0';
+}
+
+static int
+open_exclusive (const char *path)
+{
+  return open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* PATH, then PATH.<pid> (first for a forked child whose template has no
+ * %p), then PATH.<pid>.1, .2, ... : never overwrites an existing file. */
+static int
+open_trace (void)
+{
+  char base[1024];
+  bool had_pid;
+  expand_template (base, sizeof base - 48, hl_g.cfg.output, &had_pid);
+  char *path = hl_g.trace_path;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100; attempt++)
+    {
+      size_t len = hl_strlcpy (path, base, sizeof hl_g.trace_path - 48);
+      int k = (hl_g.forked && !had_pid) ? attempt + 1 : attempt;
+      if (k >= 1)
+        {
+          path[len++] = '.';
+          len += hl_fmt_u64 (path + len, hl_g.pid);
+        }
+      if (k >= 2)
+        {
+          path[len++] = '.';
+          hl_fmt_u64 (path + len, (uint64_t) k - 1);
+        }
+      fd = open_exclusive (path);
+      if (fd >= 0 || errno != EEXIST)
+        break;
+    }
+  return fd;
+}
+
+int
+hl_trace_open (void)
+{
+  int fd = open_trace ();
+  if (fd < 0)
+    return -1;
+  /* keep the descriptor away from the low numbers a program may dup2 onto */
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0)
+    {
+      close (fd);
+      fd = high;
+    }
+  HlTraceFileHeader fh;
+  hl_trace_file_header_init (&fh, hl_g.pid, hl_g.start_wall_ns, hl_g.start_mono_ns,
+                             HL_TRACE_FLAG_COARSE_CLOCK);
+  if (hl_sys_write_all (fd, &fh, sizeof fh) != 0)
+    {
+      close (fd);
+      return -1;
+    }
+
+  /* INFO */
+  char cmdline[2048];
+  size_t c = hl_sys_read_file ("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
+  for (size_t i = 0; i + 1 < c; i++)
+    if (cmdline[i] == '\0')
+      cmdline[i] = ' ';
+  cmdline[c] = '\0';
+  char exe[1024] = "";
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  struct utsname un;
+  if (uname (&un) != 0)
+    memset (&un, 0, sizeof un);
+  char page[24], pid[24], ppid[24], depth[24];
+  hl_fmt_u64 (page, (uint64_t) sysconf (_SC_PAGESIZE));
+  hl_fmt_u64 (pid, hl_g.pid);
+  hl_fmt_u64 (ppid, (uint64_t) getppid ());
+  hl_fmt_u64 (depth, hl_g.cfg.depth);
+  const char *unwinder = hl_g.cfg.unwind == HL_UNWIND_FP ? "fp"
+                         : hl_g.cfg.unwind == HL_UNWIND_NONE ? "none" : "libunwind";
+  const char *keys[] = { "exe", "cmdline", "host", "page_size", "clock", "unwinder",
+                         "depth", "pid", "ppid", "session", "options" };
+  const char *values[] = { exe, cmdline, un.nodename, page, "monotonic_coarse", unwinder,
+                           depth, pid, ppid, hl_g.seg_name + 1,
+                           hl_g.cfg.follow ? "follow=all" : "follow=none" };
+  hl_packet_writer_init (&info_buf.w, info_buf.buf, sizeof info_buf.buf, hl_g.pid, hl_sys_gettid ());
+  size_t len = hl_packet_writer_info (&info_buf.w, 0, keys, values, sizeof keys / sizeof keys[0]);
+  if (len > 0 && hl_sys_write_all (fd, info_buf.buf, len) != 0)
+    {
+      close (fd);
+      return -1;
+    }
+  struct stat st;
+  if (fstat (fd, &st) == 0)
+    {
+      hl_g.trace_dev = (uint64_t) st.st_dev;
+      hl_g.trace_ino = (uint64_t) st.st_ino;
+    }
+  hl_g.trace_fd = fd;
+  return 0;
+}
+
+void
+hl_trace_close (void)
+{
+  if (hl_g.trace_fd >= 0)
+    close (hl_g.trace_fd);
+  hl_g.trace_fd = -1;
+}
+
+void
+hl_trace_buffer_init (HlTraceBuffer *t,
+                      uint32_t       pid,
+                      uint32_t       tid)
+{
+  hl_packet_writer_init (&t->w, t->buf, sizeof t->buf, pid, tid);
+  t->begun = 0;
+}
+
+HlPacketWriter *
+hl_trace_writer (HlThreadBlock *b,
+                 uint64_t       now)
+{
+  if (HL_UNLIKELY (!b->trace.begun))
+    {
+      hl_packet_writer_begin (&b->trace.w, now);
+      b->trace.begun = 1;
+    }
+  return &b->trace.w;
+}
+
+void
+hl_trace_flush (HlThreadBlock *b,
+                uint64_t       now)
+{
+  b->last_flush_ns = now;
+  if (hl_g.trace_fd < 0 || !b->trace.begun)
+    return;
+  b->trace.begun = 0;
+  if (hl_packet_writer_is_empty (&b->trace.w))
+    return;
+  uint32_t n_events = b->trace.w.n_events;
+  size_t len = hl_packet_writer_finish (&b->trace.w);
+  int saved = errno;
+  struct stat st;
+  if (fstat (hl_g.trace_fd, &st) != 0 || (uint64_t) st.st_ino != hl_g.trace_ino
+      || (uint64_t) st.st_dev != hl_g.trace_dev)
+    {
+      /* the program closed our descriptor (and may have reused its number) */
+      hl_g.trace_fd = -1;
+      hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
+      errno = saved;
+      return;
+    }
+  if (hl_sys_write_all (hl_g.trace_fd, b->trace.buf, len) != 0)
+    hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
+  errno = saved;
+}

@@ -1,0 +1,222 @@
+/* hl-capture-unwind.c — call stacks.
+ *
+ * Default: libunwind's unw_backtrace(), dlopen'ed RTLD_LOCAL so that the
+ * program never sees its _Unwind_* and backtrace symbols (warm, about
+ * 7 ns/frame; it caches the unwind rule per return address itself).
+ * HEAPLENS_UNWIND=fp walks the frame-pointer chain, each step checked
+ * against the thread's stack bounds (overflow-safe compare, strictly
+ * increasing), about 1 ns/frame, exact only where everything on the path was
+ * built with frame pointers.
+ *
+ * The preload's own frames are removed, then libstdc++'s operator new
+ * frames, so that frame 0 is the allocation site.
+ */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*UnwBacktraceFunc) (void **buffer, int size);
+
+static UnwBacktraceFunc unw_backtrace_fn;
+static bool check_mode;
+
+static const char *const new_symbols[] = {
+  "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+  "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+  "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+};
+
+/* Looks up operator new in the loaded libraries (after start-up and after
+ * every dlopen, since libstdc++ may come later). */
+void
+hl_unwind_refresh_new_ranges (void)
+{
+  uint32_t n = 0;
+  for (size_t i = 0; i < sizeof new_symbols / sizeof new_symbols[0] && n < 16; i++)
+    {
+      void *f = dlsym (RTLD_DEFAULT, new_symbols[i]);
+      Dl_info info;
+      const ElfW (Sym) *sym = NULL;
+      if (f == NULL || dladdr1 (f, &info, (void **) &sym, RTLD_DL_SYMENT) == 0 || sym == NULL)
+        continue;
+      uintptr_t lo = (uintptr_t) f;
+      uintptr_t hi = lo + (sym->st_size ? sym->st_size : 64);
+      /* the program's own operator new (a replacement) is its code: keep it */
+      hl_g.new_lo[n] = lo;
+      hl_g.new_hi[n] = hi;
+      n++;
+    }
+  atomic_store_explicit (&hl_g.n_new_ranges, n, memory_order_release);
+}
+
+int
+hl_unwind_init (void)
+{
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && unw_backtrace_fn == NULL)
+    {
+      void *h = dlopen ("libunwind.so.8", RTLD_LOCAL | RTLD_NOW);
+      if (h != NULL)
+        unw_backtrace_fn = (UnwBacktraceFunc) dlsym (h, "unw_backtrace");
+      if (unw_backtrace_fn == NULL)
+        {
+          hl_sys_warn ("libunwind.so.8 not found; using frame pointers (HEAPLENS_UNWIND=fp)", NULL, NULL);
+          hl_g.cfg.unwind = HL_UNWIND_FP;
+        }
+      else
+        {
+          void *warm[8];
+          (void) unw_backtrace_fn (warm, 8);
+        }
+    }
+  hl_unwind_refresh_new_ranges ();
+  const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
+  check_mode = c != NULL && strcmp (c, "1") == 0;
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi && !hl_cfi_init ())
+    hl_g.cfg.cfi = false;
+  return 0;
+}
+
+static inline bool
+in_self (uint64_t ip)
+{
+  return ip - 1 >= hl_g.self_lo && ip - 1 < hl_g.self_hi;
+}
+
+static inline bool
+in_new (uint64_t ip)
+{
+  uint32_t n = atomic_load_explicit (&hl_g.n_new_ranges, memory_order_relaxed);
+  for (uint32_t i = 0; i < n; i++)
+    if (ip - 1 >= hl_g.new_lo[i] && ip - 1 < hl_g.new_hi[i])
+      return true;
+  return false;
+}
+
+#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
+
+__attribute__ ((noinline)) static uint32_t
+walk_fp (uint64_t      *frames,
+         uint32_t       max,
+         HlThreadBlock *b)
+{
+  uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
+  uintptr_t hi = b->stack_hi;
+  uint32_t n = 0;
+  if (hi == 0 || fp >= hi || fp < b->stack_lo)
+    return 0;
+  while (n < max)
+    {
+      if ((fp & 7) != 0 || fp > hi - 16)
+        break;
+      const uintptr_t *f = (const uintptr_t *) fp;
+      uintptr_t next = f[0];
+      uintptr_t ret = f[1];
+      if (ret == 0)
+        break;
+      frames[n++] = ret;
+      if (next <= fp)
+        break;
+      fp = next;
+    }
+  return n;
+}
+
+static _Atomic uint64_t n_checked, n_differ, n_fallback;
+
+static uint32_t unwind_slow (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+
+/* Cached CFI first (hl-capture-cfi.c); libunwind for the stacks it cannot
+ * do. With HEAPLENS_UNWIND_CHECK=1 every stack is unwound both ways and the
+ * differences are reported at exit (a test tool). */
+uint32_t
+hl_unwind (uint64_t      *frames,
+           uint32_t       max,
+           bool          *truncated,
+           HlThreadBlock *b)
+{
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi)
+    {
+      uint64_t got[HL_TRACE_MAX_FRAMES + 4];
+      bool trunc = false;
+      uint32_t want = max + 4 > HL_TRACE_MAX_FRAMES + 4 ? HL_TRACE_MAX_FRAMES + 4 : max + 4;
+      uint32_t n = hl_cfi_unwind (got, want, &trunc, b);
+      if (n > 0)
+        {
+          uint32_t skip = 0;
+          while (skip < n && in_new (got[skip]))
+            skip++;
+          uint32_t have = n - skip;
+          *truncated = trunc || have > max;
+          if (have > max)
+            have = max;
+          memcpy (frames, got + skip, have * sizeof (uint64_t));
+          if (HL_UNLIKELY (check_mode))
+            {
+              uint64_t ref[HL_TRACE_MAX_FRAMES];
+              bool rt;
+              uint32_t rn = unwind_slow (ref, max, &rt, b);
+              atomic_fetch_add (&n_checked, 1);
+              if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0)
+                atomic_fetch_add (&n_differ, 1);
+            }
+          return have;
+        }
+      atomic_fetch_add_explicit (&n_fallback, 1, memory_order_relaxed);
+    }
+  return unwind_slow (frames, max, truncated, b);
+}
+
+void
+hl_unwind_report (void)
+{
+  if (!check_mode)
+    return;
+  char line[160], num[24];
+  size_t n = hl_strlcpy (line, "unwind check: ", sizeof line);
+  hl_fmt_u64 (num, atomic_load (&n_checked));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  n += hl_strlcpy (line + n, " stacks compared, ", sizeof line - n);
+  hl_fmt_u64 (num, atomic_load (&n_differ));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  n += hl_strlcpy (line + n, " differ, ", sizeof line - n);
+  hl_fmt_u64 (num, atomic_load (&n_fallback));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  hl_strlcpy (line + n, " fell back to libunwind", sizeof line - n);
+  hl_sys_warn (line, NULL, NULL);
+}
+
+__attribute__ ((noinline)) static uint32_t
+unwind_slow (uint64_t      *frames,
+             uint32_t       max,
+             bool          *truncated,
+             HlThreadBlock *b)
+{
+  uint64_t raw[HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4];
+  uint32_t want = max + HL_SELF_FRAMES_MAX + 4;
+  uint32_t n;
+  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND)
+    {
+      int r = unw_backtrace_fn ((void **) raw, (int) want);
+      n = r > 0 ? (uint32_t) r : 0;
+    }
+  else if (hl_g.cfg.unwind == HL_UNWIND_FP)
+    n = walk_fp (raw, want, b);
+  else
+    n = 0;
+
+  uint32_t skip = 0;
+  while (skip < n && in_self (raw[skip]))
+    skip++;
+  while (skip < n && in_new (raw[skip]))
+    skip++;
+  uint32_t have = n - skip;
+  *truncated = have > max || (n == want);
+  if (have > max)
+    have = max;
+  memcpy (frames, raw + skip, have * sizeof (uint64_t));
+  return have;
+}

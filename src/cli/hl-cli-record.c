@@ -1,0 +1,307 @@
+/* hl-cli-record.c — `heaplens-cli record [OPTIONS] -- PROG ARGS...`: runs a
+ * program under libheaplens-preload.so, passes its stdin/stdout/stderr,
+ * signals and exit status through, and prints one line on stderr at the end
+ * (the program's stdout stays byte-identical). */
+#define _GNU_SOURCE
+#include "hl-config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl-cli-commands.h"
+#include "hl-cli-session-file.h"
+
+static volatile pid_t child_pid;
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: heaplens-cli record [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+           "Runs PROGRAM under the Heaplens preload and writes a trace.\n\n"
+           "Options:\n"
+           "  -o, --output FILE        write the trace to FILE (default: heaplens.PROG.PID.hltrace)\n"
+           "  --unwind fp|libunwind    stack unwinder (default: libunwind)\n"
+           "  --depth N                at most N frames per stack (default: 128)\n"
+           "  --no-follow, --no-children\n"
+           "                           do not record forked children and exec'd programs\n"
+           "  -h, --help               this help\n");
+}
+
+static bool
+readable (const char *path)
+{
+  return access (path, R_OK) == 0;
+}
+
+/* The preload next to this build's heaplens-cli, else the installed one. */
+static bool
+find_preload (char *out,
+              size_t cap)
+{
+  const char *env = getenv ("HEAPLENS_PRELOAD");
+  if (env != NULL && readable (env))
+    {
+      snprintf (out, cap, "%s", env);
+      return true;
+    }
+  char self[PATH_MAX];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  char build[PATH_MAX], installed[PATH_MAX];
+  snprintf (build, sizeof build, "%s/libheaplens-preload.so", HL_BUILD_PRELOAD_DIR);
+  snprintf (installed, sizeof installed, "%s/libheaplens-preload.so", HL_PKGLIBDIR);
+  /* a heaplens-cli in the build tree uses the build tree's preload */
+  char build_root[PATH_MAX];
+  snprintf (build_root, sizeof build_root, "%s", HL_BUILD_PRELOAD_DIR);
+  char *cut = strstr (build_root, "/src/capture");
+  if (cut != NULL)
+    *cut = '\0';
+  bool in_build = strncmp (self, build_root, strlen (build_root)) == 0;
+  const char *first = in_build ? build : installed;
+  const char *second = in_build ? installed : build;
+  if (readable (first))
+    snprintf (out, cap, "%s", first);
+  else if (readable (second))
+    snprintf (out, cap, "%s", second);
+  else
+    return false;
+  return true;
+}
+
+static void
+forward_signal (int        sig,
+                siginfo_t *info,
+                void      *ctx)
+{
+  (void) ctx;
+  /* a terminal's signals reach the child's process group already */
+  if (child_pid > 0 && (info->si_code == SI_USER || info->si_code == SI_QUEUE)
+      && info->si_pid != child_pid)
+    kill (child_pid, sig);
+}
+
+typedef struct
+{
+  uint32_t     pid;
+  uint64_t     since_wall_ns;
+  HlCliSession root;
+  bool         have_root;
+  char         root_name[256];
+  unsigned     n_children;
+} FindCtx;
+
+static void
+find_cb (const char *name,
+         void       *user_data)
+{
+  FindCtx *ctx = user_data;
+  HlCliSession s;
+  char err[256];
+  if (!hl_cli_session_read (name, &s, err, sizeof err))
+    return;
+  if (s.header.pid == ctx->pid && !ctx->have_root)
+    {
+      ctx->root = s;
+      ctx->have_root = true;
+      snprintf (ctx->root_name, sizeof ctx->root_name, "%s", name);
+      return;
+    }
+  /* sessions of the recorded program's children that have ended */
+  if (s.header.start_wall_ns >= ctx->since_wall_ns && !hl_cli_pid_alive (s.header.pid))
+    {
+      char path[512];
+      snprintf (path, sizeof path, "/dev/shm/%s", name);
+      unlink (path);
+      ctx->n_children++;
+    }
+}
+
+static void
+human_bytes (char *out, size_t cap, uint64_t v)
+{
+  if (v >= 10u * 1024 * 1024)
+    snprintf (out, cap, "%.1f MiB", (double) v / (1024.0 * 1024.0));
+  else if (v >= 10u * 1024)
+    snprintf (out, cap, "%.1f KiB", (double) v / 1024.0);
+  else
+    snprintf (out, cap, "%llu B", (unsigned long long) v);
+}
+
+int
+hl_cli_record (int    argc,
+               char **argv)
+{
+  const char *output = NULL, *unwind = NULL, *depth = NULL;
+  bool follow = true;
+  int i = 1;
+  for (; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (a[0] != '-')
+        break;
+      if (strcmp (a, "-h") == 0 || strcmp (a, "--help") == 0)
+        {
+          usage (stdout);
+          return 0;
+        }
+      if ((strcmp (a, "-o") == 0 || strcmp (a, "--output") == 0) && i + 1 < argc)
+        output = argv[++i];
+      else if (strncmp (a, "--output=", 9) == 0)
+        output = a + 9;
+      else if (strcmp (a, "--unwind") == 0 && i + 1 < argc)
+        unwind = argv[++i];
+      else if (strncmp (a, "--unwind=", 9) == 0)
+        unwind = a + 9;
+      else if (strcmp (a, "--depth") == 0 && i + 1 < argc)
+        depth = argv[++i];
+      else if (strcmp (a, "--no-follow") == 0 || strcmp (a, "--no-children") == 0)
+        follow = false;
+      else
+        {
+          fprintf (stderr, "heaplens-cli record: unknown option '%s'\n", a);
+          usage (stderr);
+          return 2;
+        }
+    }
+  if (i >= argc)
+    {
+      fprintf (stderr, "heaplens-cli record: no program given\n");
+      usage (stderr);
+      return 2;
+    }
+  if (unwind != NULL && strcmp (unwind, "fp") != 0 && strcmp (unwind, "libunwind") != 0)
+    {
+      fprintf (stderr, "heaplens-cli record: --unwind takes fp or libunwind, not '%s'\n", unwind);
+      return 2;
+    }
+
+  char preload[PATH_MAX];
+  if (!find_preload (preload, sizeof preload))
+    {
+      fprintf (stderr, "heaplens-cli record: cannot find libheaplens-preload.so in %s or %s\n",
+               HL_BUILD_PRELOAD_DIR, HL_PKGLIBDIR);
+      return 2;
+    }
+
+  char cwd[PATH_MAX];
+  if (getcwd (cwd, sizeof cwd) == NULL)
+    snprintf (cwd, sizeof cwd, ".");
+  char out_path[PATH_MAX + 64];
+  if (output != NULL)
+    {
+      if (output[0] == '/')
+        snprintf (out_path, sizeof out_path, "%s", output);
+      else
+        snprintf (out_path, sizeof out_path, "%s/%s", cwd, output);
+      struct stat st;
+      if (lstat (out_path, &st) == 0 && S_ISREG (st.st_mode))
+        unlink (out_path); /* -o FILE replaces FILE */
+    }
+  else
+    snprintf (out_path, sizeof out_path, "%s/heaplens.%%e.%%p.hltrace", cwd);
+
+  const char *old_preload = getenv ("LD_PRELOAD");
+  char ld_preload[2 * PATH_MAX];
+  if (old_preload != NULL && old_preload[0] != '\0')
+    snprintf (ld_preload, sizeof ld_preload, "%s:%s", preload, old_preload);
+  else
+    snprintf (ld_preload, sizeof ld_preload, "%s", preload);
+
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  uint64_t start_wall_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+
+  fflush (NULL);
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      fprintf (stderr, "heaplens-cli record: fork: %s\n", strerror (errno));
+      return 2;
+    }
+  if (pid == 0)
+    {
+      setenv ("LD_PRELOAD", ld_preload, 1);
+      setenv ("HEAPLENS_OUTPUT", out_path, 1);
+      setenv ("HEAPLENS_KEEP_SESSION", "1", 1);
+      if (unwind != NULL)
+        setenv ("HEAPLENS_UNWIND", unwind, 1);
+      if (depth != NULL)
+        setenv ("HEAPLENS_DEPTH", depth, 1);
+      setenv ("HEAPLENS_FOLLOW", follow ? "all" : "none", 1);
+      execvp (argv[i], argv + i);
+      fprintf (stderr, "heaplens-cli record: cannot run %s: %s\n", argv[i], strerror (errno));
+      _exit (127);
+    }
+  child_pid = pid;
+
+  static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset (&sa.sa_mask);
+  for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
+    sigaction (forwarded[k], &sa, NULL);
+
+  int status = 0;
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      {
+        fprintf (stderr, "heaplens-cli record: waitpid: %s\n", strerror (errno));
+        return 2;
+      }
+
+  FindCtx ctx = { .pid = (uint32_t) pid, .since_wall_ns = start_wall_ns };
+  hl_cli_session_foreach (find_cb, &ctx);
+  if (ctx.have_root)
+    {
+      HlCliSession *s = &ctx.root;
+      char peak[32], leaked[32];
+      human_bytes (peak, sizeof peak, s->peak_heap_bytes);
+      uint64_t live = s->bytes_allocated >= s->bytes_freed ? s->bytes_allocated - s->bytes_freed : 0;
+      human_bytes (leaked, sizeof leaked, live);
+      uint64_t blocks = s->n_allocs >= s->n_frees ? s->n_allocs - s->n_frees : 0;
+      fprintf (stderr,
+               "heaplens: %s: %llu allocations, %llu frees, peak %s, leaked %s in %llu blocks, %llu dropped",
+               s->header.trace_path[0] ? s->header.trace_path : "(no trace written)",
+               (unsigned long long) s->n_allocs, (unsigned long long) s->n_frees, peak, leaked,
+               (unsigned long long) blocks, (unsigned long long) s->dropped);
+      if (ctx.n_children > 0)
+        fprintf (stderr, "; %u child process%s recorded too", ctx.n_children, ctx.n_children == 1 ? "" : "es");
+      fprintf (stderr, "\n");
+      char path[512];
+      snprintf (path, sizeof path, "/dev/shm/%s", ctx.root_name);
+      unlink (path);
+    }
+  else
+    fprintf (stderr, "heaplens: %s was not recorded (no session found)\n", argv[i]);
+
+  if (WIFSIGNALED (status))
+    {
+      int sig = WTERMSIG (status);
+      signal (sig, SIG_DFL);
+      prctl (PR_SET_DUMPABLE, 0, 0, 0, 0); /* the program dumped core already, if at all */
+      sigset_t set;
+      sigemptyset (&set);
+      sigaddset (&set, sig);
+      sigprocmask (SIG_UNBLOCK, &set, NULL);
+      raise (sig);
+      return 128 + sig;
+    }
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+}

@@ -1,0 +1,98 @@
+/* hl-cli-sessions.c — `heaplens-cli sessions [--prune]`: lists the
+ * shared-memory sessions of the current user; --prune removes those whose
+ * process is gone (and segments that are not valid sessions). */
+#define _GNU_SOURCE
+#include "hl-config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl-cli-commands.h"
+#include "hl-cli-session-file.h"
+
+typedef struct
+{
+  bool     prune;
+  unsigned listed;
+  unsigned pruned;
+} SessionsCtx;
+
+static const char *
+state_name (uint32_t state)
+{
+  switch (state)
+    {
+    case HL_SHM_STATE_STARTING:
+      return "starting";
+    case HL_SHM_STATE_RUNNING:
+      return "running";
+    case HL_SHM_STATE_ENDED:
+      return "ended";
+    default:
+      return "unknown";
+    }
+}
+
+static void
+session_cb (const char *name,
+            void       *user_data)
+{
+  SessionsCtx *ctx = user_data;
+  HlCliSession s;
+  char err[256];
+  bool ok = hl_cli_session_read (name, &s, err, sizeof err);
+  bool alive = ok && hl_cli_pid_alive (s.header.pid);
+  if (ctx->prune && (!ok || !alive))
+    {
+      char path[512];
+      snprintf (path, sizeof path, "/dev/shm/%s", name);
+      if (unlink (path) == 0)
+        {
+          printf ("removed %s (%s)\n", name, ok ? "process gone" : err);
+          ctx->pruned++;
+        }
+      return;
+    }
+  if (!ok)
+    {
+      printf ("%-40s invalid: %s\n", name, err);
+      return;
+    }
+  printf ("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n", name, (unsigned) s.header.pid,
+          state_name (s.header.state_atomic), alive ? "" : " (dead)",
+          (unsigned long long) s.n_allocs, s.header.exe,
+          s.header.trace_path[0] ? " -> " : "", s.header.trace_path);
+  ctx->listed++;
+}
+
+int
+hl_cli_sessions (int    argc,
+                 char **argv)
+{
+  SessionsCtx ctx = { 0 };
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--prune") == 0)
+        ctx.prune = true;
+      else if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
+        {
+          printf ("Usage: heaplens-cli sessions [--prune]\n\n"
+                  "Lists the live-recording sessions of the current user in /dev/shm.\n"
+                  "  --prune   remove the sessions of processes that no longer exist\n");
+          return 0;
+        }
+      else
+        {
+          fprintf (stderr, "heaplens-cli sessions: unknown option '%s'\n", argv[i]);
+          return 2;
+        }
+    }
+  hl_cli_session_foreach (session_cb, &ctx);
+  if (ctx.prune)
+    printf ("%u session%s removed\n", ctx.pruned, ctx.pruned == 1 ? "" : "s");
+  else if (ctx.listed == 0)
+    printf ("no sessions\n");
+  return 0;
+}

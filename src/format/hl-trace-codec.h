@@ -1,0 +1,72 @@
+/* hl-trace-codec.h — compressed traces, through caller-supplied codecs.
+ *
+ * The preload writes plain packets. Once the program has exited,
+ * `heaplens-cli record` may rewrite the trace compressed: the file header
+ * gets HL_TRACE_FLAG_COMPRESSED and everything after it becomes ZFRAME
+ * packets, each the compression of a run of whole packets (about
+ * HL_ZFRAME_DEFAULT_RAW bytes). Decompressing the frames in order gives the
+ * original bytes back exactly, so offsets (the trailing index included)
+ * mean the same in both forms. Whole-run compression sees far more
+ * repetition than packet-by-packet compression could, and costs the
+ * profiled program nothing.
+ *
+ * src/format stays libc-only: the compression library comes in through an
+ * HlTraceCodec. hl-trace-zstd.h provides one for libzstd (hl_format_zstd_dep,
+ * for the model and the CLI). A reader opened without a codec refuses a
+ * compressed file with HL_FORMAT_ERROR_UNSUPPORTED.
+ *
+ * ZFRAME packet (kind HL_PACKET_KIND_ZFRAME): the usual 64-byte header
+ * (tid 0; times, ids, n_events and flags summarise the packets inside;
+ * crc32c over the whole packet), content = codec:u32 raw_size:u32
+ * compressed bytes. raw_size <= HL_ZFRAME_MAX_RAW; content_size <=
+ * HL_ZFRAME_MAX_CONTENT. A damaged frame is skipped (its packets are lost
+ * and counted); a cut last frame is ignored like a cut packet.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl-trace-reader.h"
+
+#define HL_CODEC_ZSTD          1u
+#define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
+#define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
+#define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)
+#define HL_ZFRAME_DEFAULT_RAW  (4u * 1024u * 1024u)
+
+typedef struct HlTraceCodec
+{
+  uint32_t id;   /* HL_CODEC_* written into each frame */
+  void    *user;
+  /* Largest output of compress for N input bytes. */
+  size_t (*compress_bound) (void *user, size_t n);
+  /* Compressed size written to DST, or 0 on failure. */
+  size_t (*compress)       (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Bytes written to DST (at most CAP), or 0 on failure or damaged input. */
+  size_t (*decompress)     (void *user, const void *src, size_t n, void *dst, size_t cap);
+} HlTraceCodec;
+
+/* Like hl_trace_reader_open_file / _open_memory, able to read compressed
+ * traces with CODEC (NULL: plain traces only). A compressed trace is
+ * decompressed at open into memory the reader owns. */
+int hl_trace_reader_open_file_codec   (const char          *path,
+                                       const HlTraceCodec  *codec,
+                                       HlTraceReader      **out,
+                                       HlFormatError       *err);
+int hl_trace_reader_open_memory_codec (const void          *data,
+                                       size_t               size,
+                                       const HlTraceCodec  *codec,
+                                       HlTraceReader      **out,
+                                       HlFormatError       *err);
+/* True when the reader decompressed its trace. */
+int hl_trace_reader_is_compressed     (const HlTraceReader *r);
+
+/* Writes the compressed form of the plain trace IN_PATH to OUT_PATH (which
+ * may be IN_PATH: written aside, then renamed over it), frames of about
+ * FRAME_RAW bytes (0: HL_ZFRAME_DEFAULT_RAW), mode 0600. 0, or -1 with ERR. */
+int hl_trace_compress_file            (const char          *in_path,
+                                       const char          *out_path,
+                                       const HlTraceCodec  *codec,
+                                       size_t               frame_raw,
+                                       HlFormatError       *err);

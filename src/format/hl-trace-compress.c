@@ -1,0 +1,282 @@
+/* hl-trace-compress.c — compressed traces (hl-trace-codec.h): the whole
+ * decompression at open, and the rewrite of a plain trace into frames. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hl-crc32c.h"
+#include "hl-trace-codec.h"
+#include "hl-trace-reader-private.h"
+
+typedef struct
+{
+  uint8_t *data;
+  size_t   len, cap;
+} Buf;
+
+static int
+buf_reserve (Buf *b, size_t extra)
+{
+  if (b->len + extra <= b->cap)
+    return 0;
+  size_t c = b->cap ? b->cap : 1 << 20;
+  while (c < b->len + extra)
+    c *= 2;
+  uint8_t *n = realloc (b->data, c);
+  if (n == NULL)
+    return -1;
+  b->data = n;
+  b->cap = c;
+  return 0;
+}
+
+int
+hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormatError *err)
+{
+  if (codec == NULL || codec->decompress == NULL)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, 20,
+                           "the trace is compressed and this program reads plain traces only");
+      return -1;
+    }
+  HlTraceReaderStats *s = &r->stats;
+  Buf img = { 0 };
+  if (buf_reserve (&img, r->data_start) != 0)
+    goto oom;
+  memcpy (img.data, r->data, r->data_start);
+  img.len = r->data_start;
+
+  uint64_t pos = r->data_start;
+  while (pos < r->size)
+    {
+      HlPacketView pkt;
+      HlFormatError e;
+      if (hl_trace_packet_check_header (r, pos, &pkt, &e) != 0)
+        {
+          if (e.code == HL_FORMAT_ERROR_TRUNCATED)
+            {
+              s->bytes_ignored_at_end += r->size - pos;
+              break;
+            }
+          /* a damaged header: the rest cannot be framed reliably */
+          s->frames_damaged++;
+          s->bytes_skipped += r->size - pos;
+          break;
+        }
+      uint64_t total = (uint64_t) pkt.header.header_size + pkt.header.content_size;
+      pos += total;
+      uint32_t codec_id = 0, raw = 0;
+      if (pkt.header.content_size >= HL_ZFRAME_HEADER_SIZE)
+        {
+          memcpy (&codec_id, pkt.content, 4);
+          memcpy (&raw, pkt.content + 4, 4);
+        }
+      if (pkt.header.kind != HL_PACKET_KIND_ZFRAME || pkt.header.content_size < HL_ZFRAME_HEADER_SIZE
+          || !hl_trace_packet_check_crc (r, &pkt) || codec_id != codec->id || raw > HL_ZFRAME_MAX_RAW)
+        {
+          s->frames_damaged++;
+          s->bytes_skipped += total;
+          continue;
+        }
+      if (buf_reserve (&img, raw) != 0)
+        goto oom;
+      size_t got = codec->decompress (codec->user, pkt.content + HL_ZFRAME_HEADER_SIZE,
+                                      pkt.header.content_size - HL_ZFRAME_HEADER_SIZE, img.data + img.len, raw);
+      if (got != raw)
+        {
+          s->frames_damaged++;
+          s->bytes_skipped += total;
+          continue;
+        }
+      img.len += raw;
+    }
+
+  /* The image is the plain trace: clear the flag in its header. */
+  HlTraceFileHeader h;
+  memcpy (&h, img.data, sizeof h);
+  h.flags &= ~(uint32_t) HL_TRACE_FLAG_COMPRESSED;
+  memcpy (img.data, &h, sizeof h);
+  r->image = img.data;
+  r->data = img.data;
+  r->size = img.len;
+  r->compressed = true;
+  if (hl_trace_open_data (r, err) != 0)
+    return -1;
+  return 0;
+
+oom:
+  free (img.data);
+  hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "out of memory decompressing the trace");
+  return -1;
+}
+
+static int
+write_all (int fd, const void *p, size_t n)
+{
+  const uint8_t *b = p;
+  while (n > 0)
+    {
+      ssize_t w = write (fd, b, n);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;
+      b += w;
+      n -= (size_t) w;
+    }
+  return 0;
+}
+
+int
+hl_trace_compress_file (const char          *in_path,
+                        const char          *out_path,
+                        const HlTraceCodec  *codec,
+                        size_t               frame_raw,
+                        HlFormatError       *err)
+{
+  if (frame_raw == 0)
+    frame_raw = HL_ZFRAME_DEFAULT_RAW;
+  if (frame_raw > HL_ZFRAME_MAX_RAW)
+    frame_raw = HL_ZFRAME_MAX_RAW;
+  HlTraceReader *r;
+  if (hl_trace_reader_open_file (in_path, &r, err) != 0)
+    return -1;
+  int rc = -1, fd = -1;
+  uint8_t *zbuf = NULL;
+  char tmp[4096];
+  snprintf (tmp, sizeof tmp, "%s.tmp-compress", out_path);
+  if (r->header.flags & HL_TRACE_FLAG_COMPRESSED)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, 20, "%s is compressed already", in_path);
+      goto out;
+    }
+  size_t zcap = HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, frame_raw + HL_PACKET_MAX_SIZE);
+  zbuf = malloc (HL_PACKET_HEADER_SIZE + zcap);
+  fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (zbuf == NULL || fd < 0)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot write %s: %s", tmp, strerror (errno));
+      goto out;
+    }
+  HlTraceFileHeader h = r->header;
+  h.flags |= HL_TRACE_FLAG_COMPRESSED;
+  uint8_t hbuf[65536];
+  memcpy (hbuf, r->data, r->data_start);
+  memcpy (hbuf, &h, sizeof h);
+  if (write_all (fd, hbuf, r->data_start) != 0)
+    goto write_error;
+
+  /* Frames cut at packet starts found by the header walk; every byte of
+   * the plain file is in exactly one frame. */
+  uint64_t start = r->data_start;
+  HlPacketView pkt;
+  while (start < r->size)
+    {
+      HlPacketHeader sum;
+      memset (&sum, 0, sizeof sum);
+      sum.time_begin_ns = UINT64_MAX;
+      sum.alloc_id_begin = UINT64_MAX;
+      uint64_t end = start;
+      r->pos = start;
+      while (hl_trace_reader_next_header (r, &pkt, NULL) > 0)
+        {
+          uint64_t pend = pkt.offset + pkt.header.header_size + pkt.header.content_size;
+          if (pend - start > frame_raw && end > start)
+            break;
+          end = pend;
+          if (pkt.header.time_begin_ns < sum.time_begin_ns)
+            sum.time_begin_ns = pkt.header.time_begin_ns;
+          if (pkt.header.time_end_ns > sum.time_end_ns)
+            sum.time_end_ns = pkt.header.time_end_ns;
+          if (pkt.header.alloc_id_end > pkt.header.alloc_id_begin)
+            {
+              if (pkt.header.alloc_id_begin < sum.alloc_id_begin)
+                sum.alloc_id_begin = pkt.header.alloc_id_begin;
+              if (pkt.header.alloc_id_end > sum.alloc_id_end)
+                sum.alloc_id_end = pkt.header.alloc_id_end;
+            }
+          sum.n_events += pkt.header.n_events;
+          sum.flags |= pkt.header.flags;
+        }
+      if (end == start || r->pos >= r->size)
+        end = r->size; /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
+      if (sum.time_begin_ns > sum.time_end_ns)
+        sum.time_begin_ns = sum.time_end_ns;
+      if (sum.alloc_id_begin > sum.alloc_id_end)
+        sum.alloc_id_begin = sum.alloc_id_end = 0;
+      /* a frame holds at most frame_raw + one packet, except a verbatim tail */
+      size_t raw = (size_t) (end - start);
+      if (raw > HL_ZFRAME_MAX_RAW)
+        {
+          hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, start, "an unframeable region of %zu bytes", raw);
+          goto out;
+        }
+      if (HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, raw) > zcap)
+        {
+          zcap = HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, raw);
+          uint8_t *nz = realloc (zbuf, HL_PACKET_HEADER_SIZE + zcap);
+          if (nz == NULL)
+            goto write_error;
+          zbuf = nz;
+        }
+      uint8_t *content = zbuf + HL_PACKET_HEADER_SIZE;
+      size_t zlen = codec->compress (codec->user, r->data + start, raw, content + HL_ZFRAME_HEADER_SIZE,
+                                     zcap - HL_ZFRAME_HEADER_SIZE);
+      if (zlen == 0 || HL_ZFRAME_HEADER_SIZE + zlen > HL_ZFRAME_MAX_CONTENT)
+        {
+          hl_format_error_set (err, HL_FORMAT_ERROR_IO, start, "compression failed");
+          goto out;
+        }
+      uint32_t id = codec->id, raw32 = (uint32_t) raw;
+      memcpy (content, &id, 4);
+      memcpy (content + 4, &raw32, 4);
+      sum.magic = HL_PACKET_MAGIC;
+      sum.content_size = (uint32_t) (HL_ZFRAME_HEADER_SIZE + zlen);
+      sum.header_size = HL_PACKET_HEADER_SIZE;
+      sum.kind = HL_PACKET_KIND_ZFRAME;
+      sum.pid = r->header.pid;
+      sum.tid = 0;
+      sum.crc32c = 0;
+      memcpy (zbuf, &sum, sizeof sum);
+      size_t total = HL_PACKET_HEADER_SIZE + sum.content_size;
+      uint32_t crc = hl_crc32c (0, zbuf, total);
+      memcpy (zbuf + offsetof (HlPacketHeader, crc32c), &crc, 4);
+      if (write_all (fd, zbuf, total) != 0)
+        goto write_error;
+      start = end;
+    }
+  if (fsync (fd) != 0 || close (fd) != 0)
+    {
+      fd = -1;
+      goto write_error;
+    }
+  fd = -1;
+  if (rename (tmp, out_path) != 0)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot rename %s to %s: %s", tmp, out_path, strerror (errno));
+      unlink (tmp);
+      goto out;
+    }
+  rc = 0;
+  goto out;
+
+write_error:
+  hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot write %s: %s", tmp, strerror (errno));
+  unlink (tmp);
+out:
+  if (fd >= 0)
+    {
+      close (fd);
+      if (rc != 0)
+        unlink (tmp);
+    }
+  free (zbuf);
+  hl_trace_reader_free (r);
+  return rc;
+}

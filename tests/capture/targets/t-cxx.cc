@@ -1,0 +1,48 @@
+// t-cxx — C++ allocations through operator new/delete in their forms
+// (plain, array, nothrow, aligned, sized delete), std::vector/map/string.
+// The allocating function's range is published as metadata so the test can
+// check that the innermost frame is make_objects, not operator new.
+#include <cstdint>
+#include <map>
+#include <new>
+#include <string>
+#include <vector>
+#include <unistd.h>
+
+#include "heaplens.h"
+
+struct alignas (64) Wide
+{
+  char bytes[64];
+};
+
+__attribute__ ((noinline)) static int *
+make_objects (int n)
+{
+  int *p = new int[n];
+  __asm__ volatile ("" ::: "memory");
+  return p;
+}
+
+int
+main ()
+{
+  heaplens_metadata_set_int ("site_lo", (int64_t) (uintptr_t) &make_objects);
+  heaplens_metadata_set_int ("site_hi", (int64_t) (uintptr_t) &make_objects + 48);
+  for (int i = 0; i < 20; i++)
+    delete[] make_objects (i + 1);
+  int *a = new int (5);
+  delete a;
+  int *b = new (std::nothrow) int[10];
+  delete[] b;
+  Wide *w = new Wide;
+  delete w;
+  std::vector<std::string> v;
+  for (int i = 0; i < 100; i++)
+    v.push_back (std::string (40, 'x'));
+  std::map<int, int> m;
+  for (int i = 0; i < 100; i++)
+    m[i] = i;
+  (void) !write (1, "t-cxx: done\n", 12);
+  return 0;
+}

@@ -1,0 +1,122 @@
+#!/bin/sh
+# The preload never changes what a program prints or its exit status; every
+# entry point is counted; stacks start at the allocating function; depth,
+# full tables, bad settings and an unwritable output degrade as documented.
+. "$(dirname "$0")/tap-lib.sh"
+
+# same_behaviour NAME ARGS...: stdout and exit status with and without the
+# preload (both unwinders)
+same_behaviour () {
+  name=$1
+  shift
+  "$D/$name" "$@" > "$WORK/plain.out" 2> /dev/null
+  want=$?
+  for mode in libunwind fp; do
+    HEAPLENS_UNWIND=$mode under_preload "$WORK/b.hltrace" "$D/$name" "$@" > "$WORK/pre.out" 2> /dev/null
+    got=$?
+    eq "$name ($mode): same exit status" "$got" "$want"
+    cmp -s "$WORK/plain.out" "$WORK/pre.out"
+    ok $? "$name ($mode): same output"
+  done
+}
+
+same_behaviour t-entry
+same_behaviour t-churn 3000
+same_behaviour t-tree
+same_behaviour t-strings
+if [ "${HL_HAVE_CXX:-0}" = 1 ]; then
+  same_behaviour t-cxx
+fi
+grep -q "t-entry: ok" "$WORK/plain.out" 2> /dev/null || true
+
+# every entry point, with pvalloc (which Valgrind lacks: known counts)
+under_preload "$WORK/e.hltrace" "$D/t-entry" > "$WORK/e.out" 2>&1
+eq "t-entry checks errno and alignment itself" "$(cat "$WORK/e.out")" "t-entry: ok"
+summarize "$WORK/e.hltrace" "$WORK/e.sum"
+eq "entry points: allocations" "$(field "$WORK/e.sum" allocs)" 21
+eq "entry points: frees" "$(field "$WORK/e.sum" frees)" 18
+eq "entry points: bytes (pvalloc rounded to pages)" "$(field "$WORK/e.sum" bytes)" 10164
+eq "entry points: leaked bytes" "$(field "$WORK/e.sum" leaked_bytes)" 8252
+eq "entry points: leaked blocks" "$(field "$WORK/e.sum" leaked_blocks)" 3
+eq "every free found its allocation" "$(field "$WORK/e.sum" free_unknown)" 0
+eq "END carries the exit status" "$(field "$WORK/e.sum" end_status)" 3
+eq "metadata events recorded" "$(field "$WORK/e.sum" meta)" 2
+eq "trace decodes without damage" "$(field "$WORK/e.sum" bad_events)/$(field "$WORK/e.sum" bad_checksum)" "0/0"
+check "module map recorded" test "$(field "$WORK/e.sum" modules)" -ge 3
+eq "frame 0 is the allocating function (libunwind)" "$(field "$WORK/e.sum" site_hits)" 10
+HEAPLENS_UNWIND=fp under_preload "$WORK/e.hltrace" "$D/t-entry" > /dev/null 2>&1
+summarize "$WORK/e.hltrace" "$WORK/e.sum"
+eq "frame 0 is the allocating function (fp)" "$(field "$WORK/e.sum" site_hits)" 10
+check "trace file is mode 0600" test "$(stat -c %a "$WORK/e.hltrace")" = 600
+
+if [ "${HL_HAVE_CXX:-0}" = 1 ]; then
+  under_preload "$WORK/x.hltrace" "$D/t-cxx" > /dev/null 2>&1
+  summarize "$WORK/x.hltrace" "$WORK/x.sum"
+  eq "C++: operator new frames removed, frame 0 is the caller of new" "$(field "$WORK/x.sum" site_hits)" 20
+fi
+
+# the cached-CFI unwinder gives exactly libunwind's stacks
+for t in t-tree t-churn t-cxx; do
+  [ -x "$D/$t" ] || continue
+  HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/$t" > /dev/null 2> "$WORK/u.err"
+  check "$t: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
+done
+
+# stacks: depth, truncation
+under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
+summarize "$WORK/c.hltrace" "$WORK/c.sum"
+check "libunwind: deep stacks recovered ($(field "$WORK/c.sum" max_frames) frames)" test "$(field "$WORK/c.sum" max_frames)" -ge 26
+eq "no stack truncated at the default depth" "$(field "$WORK/c.sum" truncated_stacks)" 0
+HEAPLENS_UNWIND=fp under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
+summarize "$WORK/c.hltrace" "$WORK/c.sum"
+check "fp: deep stacks recovered ($(field "$WORK/c.sum" max_frames) frames)" test "$(field "$WORK/c.sum" max_frames)" -ge 26
+HEAPLENS_DEPTH=4 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
+summarize "$WORK/c.hltrace" "$WORK/c.sum"
+eq "HEAPLENS_DEPTH=4 keeps 4 frames" "$(field "$WORK/c.sum" max_frames)" 4
+check "deeper stacks are flagged truncated" test "$(field "$WORK/c.sum" truncated_stacks)" -ge 1
+
+# full tables degrade: counted, dropped, program unaffected
+HEAPLENS_LIVE_SLOTS=64 under_preload "$WORK/f.hltrace" "$D/t-churn" 3000 > "$WORK/f.out" 2>&1
+eq "full live table: program unaffected" "$?/$(cat "$WORK/f.out")" "0/t-churn: done"
+summarize "$WORK/f.hltrace" "$WORK/f.sum"
+eq "full live table: every allocation still in the trace" "$(field "$WORK/f.sum" allocs)" 3000
+check "full live table: drops counted" test "$(field "$WORK/f.sum" dropped)" -ge 1
+check "full live table: frees of dropped blocks recorded by address" test "$(field "$WORK/f.sum" free_unknown)" -ge 1
+HEAPLENS_MAX_STACKS=16 under_preload "$WORK/f.hltrace" "$D/t-churn" 3000 > "$WORK/f.out" 2>&1
+eq "full stack table: program unaffected" "$?/$(cat "$WORK/f.out")" "0/t-churn: done"
+summarize "$WORK/f.hltrace" "$WORK/f.sum"
+eq "full stack table: every allocation still in the trace" "$(field "$WORK/f.sum" allocs)" 3000
+check "full stack table: at most 16 stacks interned" test "$(field "$WORK/f.sum" stacks)" -le 16
+check "full stack table: drops counted" test "$(field "$WORK/f.sum" dropped)" -ge 1
+
+# bad settings: one warning line, defaults, same behaviour
+HEAPLENS_DEPTH=many HEAPLENS_UNWIND=magic under_preload "$WORK/m.hltrace" "$D/t-entry" > "$WORK/m.out" 2> "$WORK/m.err"
+eq "malformed HEAPLENS_* values: same exit status" "$?" 3
+eq "malformed HEAPLENS_* values: same output" "$(cat "$WORK/m.out")" "t-entry: ok"
+eq "malformed HEAPLENS_* values: one warning line each" "$(grep -c '^heaplens: ignoring malformed HEAPLENS_' "$WORK/m.err")" 2
+summarize "$WORK/m.hltrace" "$WORK/m.sum"
+eq "malformed values: still recorded with defaults" "$(field "$WORK/m.sum" allocs)" 21
+HEAPLENS_OUTPUT=/nonexistent-dir/x.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-entry" > "$WORK/u.out" 2> "$WORK/u.err"
+eq "unwritable output: same exit status" "$?" 3
+eq "unwritable output: same output" "$(cat "$WORK/u.out")" "t-entry: ok"
+eq "unwritable output: one warning line" "$(grep -c '^heaplens: cannot write the trace' "$WORK/u.err")" 1
+
+# shared memory: mode 0600 while running; kill -9 leaves a readable trace
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_OUTPUT=$WORK/k.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-crash" kill > "$WORK/k.out" 2>&1 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  [ -s "$WORK/k.out" ] && break
+  sleep 0.2
+done
+seg=$(ls /dev/shm/heaplens-"$(id -u)"-$pid-* 2> /dev/null | head -n 1)
+check "session segment exists while running" test -n "$seg"
+check "session segment is mode 0600" test "$(stat -c %a "$seg" 2> /dev/null)" = 600
+sleep 1.5
+kill -9 $pid
+wait $pid 2> /dev/null
+summarize "$WORK/k.hltrace" "$WORK/k.sum"
+check "kill -9: the trace reads up to its last packet ($(field "$WORK/k.sum" allocs) allocations)" test "$(field "$WORK/k.sum" allocs)" -ge 1001
+eq "kill -9: no damaged packet" "$(field "$WORK/k.sum" bad_events)/$(field "$WORK/k.sum" bad_checksum)" "0/0"
+"$HL_CLI" sessions --prune > "$WORK/p.out" 2>&1
+check "sessions --prune removes the killed process's segment" test ! -e "$seg"
+finish

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Process life: threads (named), a signal handler that allocates, dlopen /
+# dlclose, fork (own trace), exec (own trace), HEAPLENS_FOLLOW=none, and
+# fatal endings (SIGSEGV, SIGTERM, abort, _exit) that keep their status.
+. "$(dirname "$0")/tap-lib.sh"
+
+plugin=$D/t-plugin.so
+"$D/t-life" "$plugin" > "$WORK/plain.out" 2>&1
+want=$?
+(cd "$WORK" && under_preload "$WORK/life.hltrace" "$D/t-life" "$plugin" > "$WORK/pre.out" 2>&1)
+eq "t-life: same exit status" "$?" "$want"
+cmp -s "$WORK/plain.out" "$WORK/pre.out"
+ok $? "t-life: same output (threads, signals, dlopen, fork, exec)"
+summarize "$WORK/life.hltrace" "$WORK/life.sum"
+eq "main trace: 5 threads started" "$(field "$WORK/life.sum" threads)" 5
+names=$(field "$WORK/life.sum" thread_names)
+for n in worker-1 worker-2 worker-3 prctl-name; do
+  case ",$names," in *,$n,*) ok 0 "thread name $n recorded" ;; *) echo "# names: $names"; ok 1 "thread name $n recorded" ;; esac
+done
+check "dlclose recorded as module unloads ($(field "$WORK/life.sum" modules_unloaded))" test "$(field "$WORK/life.sum" modules_unloaded)" -ge 3
+check "allocations from signal handlers recorded ($(field "$WORK/life.sum" allocs))" test "$(field "$WORK/life.sum" allocs)" -ge 4400
+eq "main trace: every free paired" "$(field "$WORK/life.sum" free_unknown)" 0
+eq "main trace: clean END" "$(field "$WORK/life.sum" end_status)" 0
+
+fork_trace=
+exec_trace=
+for f in "$WORK"/life.hltrace.*; do
+  summarize "$f" "$WORK/x.sum"
+  case "$(field "$WORK/x.sum" end_status)" in
+    5) fork_trace=$f ;;
+    7) exec_trace=$f ;;
+  esac
+done
+check "forked child wrote its own trace" test -n "$fork_trace"
+if [ -n "$fork_trace" ]; then
+  summarize "$fork_trace" "$WORK/x.sum"
+  eq "forked child's trace: its 10 allocations" "$(field "$WORK/x.sum" allocs)" 10
+  eq "forked child's trace: its own pid in every packet" "$(field "$WORK/x.sum" other_pid)" 0
+fi
+check "exec'd image wrote its own trace" test -n "$exec_trace"
+
+rm -f "$WORK"/life.hltrace*
+HEAPLENS_FOLLOW=none under_preload "$WORK/life.hltrace" "$D/t-life" "$plugin" > "$WORK/pre.out" 2>&1
+eq "HEAPLENS_FOLLOW=none: same exit status" "$?" "$want"
+eq "HEAPLENS_FOLLOW=none: only the parent's trace" "$(ls "$WORK"/life.hltrace* | wc -l)" 1
+
+# stress: threads x fork x exec x signals x dlopen, several runs at once
+rm -f "$WORK"/s*.hltrace*
+for i in 1 2 3; do
+  under_preload "$WORK/s$i.hltrace" "$D/t-life" "$plugin" > "$WORK/s$i.out" 2>&1 &
+done
+wait
+all_same=0
+for i in 1 2 3; do cmp -s "$WORK/plain.out" "$WORK/s$i.out" || all_same=1; done
+ok $all_same "3 concurrent runs: same output"
+bad=0
+for f in "$WORK"/s*.hltrace*; do
+  summarize "$f" "$WORK/x.sum"
+  [ "$(field "$WORK/x.sum" bad_events)$(field "$WORK/x.sum" bad_checksum)" = "00" ] || bad=1
+done
+ok $bad "3 concurrent runs: every trace decodes cleanly"
+
+for how in segv term abort exit; do
+  "$D/t-crash" $how > /dev/null 2>&1
+  want=$?
+  under_preload "$WORK/c.hltrace" "$D/t-crash" $how > /dev/null 2>&1
+  eq "t-crash $how: same exit status ($want)" "$?" "$want"
+  summarize "$WORK/c.hltrace" "$WORK/c.sum"
+  eq "t-crash $how: allocations before the end flushed" "$(field "$WORK/c.sum" allocs)" 1001
+  eq "t-crash $how: END carries the status" "$(field "$WORK/c.sum" end_status)" "$want"
+done
+finish

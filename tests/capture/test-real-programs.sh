@@ -1,0 +1,63 @@
+#!/bin/sh
+# Real programs behave identically under the preload (output, exit status)
+# and leave a trace that decodes cleanly: python3, sqlite3, gcc, git, and a
+# multithreaded C++ program.
+. "$(dirname "$0")/tap-lib.sh"
+
+# real NAME COMMAND...: same output and status, and a clean trace
+real () {
+  name=$1
+  shift
+  "$@" > "$WORK/plain.out" 2> "$WORK/plain.err"
+  want=$?
+  under_preload "$WORK/$name.hltrace" "$@" > "$WORK/pre.out" 2> "$WORK/pre.err"
+  eq "$name: same exit status" "$?" "$want"
+  cmp -s "$WORK/plain.out" "$WORK/pre.out"
+  ok $? "$name: same output"
+  summarize "$WORK/$name.hltrace" "$WORK/$name.sum"
+  check "$name: allocations recorded ($(field "$WORK/$name.sum" allocs))" test "$(field "$WORK/$name.sum" allocs)" -ge 10
+  eq "$name: trace decodes cleanly" "$(field "$WORK/$name.sum" bad_events)/$(field "$WORK/$name.sum" bad_checksum)/$(field "$WORK/$name.sum" bytes_ignored)" "0/0/0"
+}
+
+cat > "$WORK/script.py" << 'PY'
+import json
+d = {str(i): [i] * (i % 7) for i in range(20000)}
+s = json.dumps(d)
+print(len(s), sum(len(v) for v in json.loads(s).values()))
+PY
+if [ -x /usr/bin/python3 ]; then
+  PYTHONMALLOC=malloc real python3 /usr/bin/python3 "$WORK/script.py"
+  PYTHONMALLOC=malloc HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/u.err"
+  check "python3: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
+else
+  ok 1 "/usr/bin/python3 is installed"
+fi
+
+cat > "$WORK/work.sql" << 'SQL'
+CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, value REAL);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
+INSERT INTO t SELECT x, 'name' || x, x * 1.5 FROM c;
+CREATE INDEX t_name ON t (name);
+SELECT count(*), sum(value) FROM t WHERE name LIKE 'name1%';
+SQL
+if command -v sqlite3 > /dev/null; then
+  real sqlite3 sqlite3 ":memory:" ".read $WORK/work.sql"
+  HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD sqlite3 ":memory:" ".read $WORK/work.sql" > /dev/null 2> "$WORK/u.err"
+  check "sqlite3: cached CFI stacks = unw_backtrace's" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
+else
+  ok 1 "sqlite3 is installed"
+fi
+
+cat > "$WORK/hello.c" << 'C'
+#include <stdio.h>
+int main (void) { puts ("hello"); return 0; }
+C
+real gcc gcc -O2 -c "$WORK/hello.c" -o "$WORK/hello.o"
+
+git init -q "$WORK/repo" && (cd "$WORK/repo" && echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm a && echo b > b)
+real git git -C "$WORK/repo" status --porcelain
+
+if [ -x "$D/t-cxx-threads" ]; then
+  real cxx-threads "$D/t-cxx-threads"
+fi
+finish

@@ -1,0 +1,50 @@
+#!/bin/sh
+# heaplens-cli record: finds the preload, passes output and exit status
+# through, prints one summary line on stderr, cleans its sessions up;
+# heaplens-cli sessions lists and prunes.
+. "$(dirname "$0")/tap-lib.sh"
+
+uid=$(id -u)
+"$HL_CLI" record -o "$WORK/r.hltrace" -- "$D/t-entry" > "$WORK/r.out" 2> "$WORK/r.err"
+eq "record: the program's exit status" "$?" 3
+eq "record: stdout byte-identical" "$(cat "$WORK/r.out")" "t-entry: ok"
+eq "record: one line on stderr" "$(wc -l < "$WORK/r.err")" 1
+check "record: the line names the trace and the counts" grep -q "^heaplens: $WORK/r.hltrace: 21 allocations, 18 frees, peak .*, leaked 8252 B in 3 blocks, 0 dropped" "$WORK/r.err"
+summarize "$WORK/r.hltrace" "$WORK/r.sum"
+eq "record: the trace decodes" "$(field "$WORK/r.sum" allocs)" 21
+
+"$HL_CLI" record --unwind fp -o "$WORK/r.hltrace" "$D/t-churn" 1000 > "$WORK/r.out" 2> "$WORK/r.err"
+eq "record --unwind fp: status and output" "$?/$(cat "$WORK/r.out")" "0/t-churn: done"
+"$HL_CLI" record -o "$WORK/r.hltrace" "$D/t-crash" segv > /dev/null 2> "$WORK/r.err"
+eq "record: a program killed by SIGSEGV gives 139" "$?" 139
+"$HL_CLI" record -o "$WORK/r.hltrace" "$D/t-crash" exit > /dev/null 2>&1
+eq "record: _exit(9) gives 9" "$?" 9
+
+(cd "$WORK" && "$HL_CLI" record --no-children -o n.hltrace "$D/t-life" "$D/t-plugin.so" > /dev/null 2>&1)
+eq "record --no-children: exit status" "$?" 0
+eq "record --no-children: only the program's own trace" "$(ls "$WORK"/n.hltrace* | wc -l)" 1
+(cd "$WORK" && "$HL_CLI" record -o f.hltrace "$D/t-life" "$D/t-plugin.so" > /dev/null 2> "$WORK/f.err")
+check "record: children recorded and mentioned" grep -q "child process" "$WORK/f.err"
+check "record: child traces written next to the trace" test "$(ls "$WORK"/f.hltrace* | wc -l)" -ge 3
+
+(cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
+check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
+
+left=$(ls /dev/shm/heaplens-$uid-* 2> /dev/null | while read -r s; do
+  pid=$(basename "$s" | cut -d- -f3)
+  kill -0 "$pid" 2> /dev/null || echo "$s"
+done)
+eq "record: leaves no session of its processes behind" "$left" ""
+
+"$HL_CLI" record -- /nonexistent/program > /dev/null 2>&1
+eq "record: a program that cannot run gives 127" "$?" 127
+"$HL_CLI" record --unwind sideways -- "$D/t-entry" > /dev/null 2>&1
+eq "record: a bad --unwind value is a usage error" "$?" 2
+"$HL_CLI" record > /dev/null 2>&1
+eq "record: no program is a usage error" "$?" 2
+
+"$HL_CLI" sessions > "$WORK/s.out" 2>&1
+eq "sessions: runs" "$?" 0
+"$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
+check "sessions --prune: reports what it removed" grep -q "removed" "$WORK/s.out"
+finish
