@@ -21,15 +21,15 @@ struct _HlFlameData
 static void
 hl_flame_data_free (HlFlameData *data)
 {
-  g_array_unref (data->nodes);
-  g_clear_pointer (&data->next_offset, g_array_unref);
-  g_string_chunk_free (data->strings);
   if (data->folded != NULL)
     {
       for (guint i = 0; i < data->nodes->len; i++)
         g_free (data->folded[i]);
       g_free (data->folded);
     }
+  g_array_unref (data->nodes);
+  g_clear_pointer (&data->next_offset, g_array_unref);
+  g_string_chunk_free (data->strings);
 }
 
 HlFlameData *
