@@ -64,6 +64,8 @@ setup_name (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  /* Ellipsized labels ask for almost nothing: ask for a readable name. */
+  gtk_label_set_width_chars (GTK_LABEL (label), 36);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
   gtk_list_item_set_child (item, expander);
 }
@@ -89,20 +91,29 @@ bind_name (GtkSignalListItemFactory *factory,
     gtk_widget_remove_css_class (label, "dim-label");
 }
 
-static void
-setup_text (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  numeric)
+static GtkWidget *
+new_cell_label (gboolean numeric)
 {
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0 : 0.0);
   gtk_label_set_ellipsize (GTK_LABEL (label), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
-  if (numeric)
-    gtk_widget_add_css_class (label, "numeric");
-  else
-    gtk_widget_add_css_class (label, "dim-label");
-  gtk_list_item_set_child (item, label);
+  gtk_widget_add_css_class (label, numeric ? "numeric" : "dim-label");
+  return label;
+}
+
+static void
+setup_module (GtkSignalListItemFactory *factory,
+              GtkListItem              *item)
+{
+  gtk_list_item_set_child (item, new_cell_label (FALSE));
+}
+
+static void
+setup_cost (GtkSignalListItemFactory *factory,
+            GtkListItem              *item)
+{
+  gtk_list_item_set_child (item, new_cell_label (TRUE));
 }
 
 static void
@@ -179,12 +190,12 @@ setup_columns (HlCallTreeView *self)
                        GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
   gtk_column_view_column_set_expand (column, TRUE);
   g_object_unref (column);
-  column = add_column (self, _("Module"), G_CALLBACK (setup_text), G_CALLBACK (bind_module), NULL, NULL);
+  column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
   gtk_column_view_column_set_fixed_width (column, 140);
   g_object_unref (column);
 
   for (guint c = 0; c < HL_N_COSTS; c++)
-    self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_text),
+    self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
                                         G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
                                         GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
 }

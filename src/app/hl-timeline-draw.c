@@ -259,6 +259,19 @@ draw_series (cairo_t                  *cr,
       cairo_stroke (cr);
     }
 
+  /* The scale: the chart's top is the largest heap or RSS value. */
+  {
+    g_autofree char *top = hl_format_size (max_bytes);
+    g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
+    g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
+
+    pango_layout_set_font_description (scale, style->font ? style->font : font);
+    pango_layout_set_text (scale, top, -1);
+    set_fg (cr, style, 0.6);
+    cairo_move_to (cr, 3, lay->chart_y);
+    pango_cairo_show_layout (cr, scale);
+  }
+
   if (max_rate > 0 && lay->rate_height > 2)
     {
       hl_timeline_rate_color (style->dark, rgb);
