@@ -22,6 +22,7 @@ struct _HlWindow
 
   /* Template widgets */
   AdwToastOverlay    *toast_overlay;
+  AdwViewSwitcherTitle *switcher_title;
   GtkStack           *main_stack;
   AdwViewStack       *view_stack;
   AdwStatusPage      *loading_page;
@@ -150,6 +151,8 @@ show_page (HlWindow   *self,
            const char *name)
 {
   gtk_stack_set_visible_child_name (self->main_stack, name);
+  /* The view switcher only means something when there are views. */
+  adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, g_str_equal (name, "views"));
   update_actions (self);
 }
 
@@ -557,6 +560,7 @@ hl_window_class_init (HlWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, switcher_title);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_page);
@@ -592,7 +596,7 @@ hl_window_init (HlWindow *self)
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->session = hl_session_new ();
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
-  update_actions (self);
+  show_page (self, "start");
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
