@@ -5,6 +5,7 @@
 #include <adwaita.h>
 
 #include "hl-application.h"
+#include "hl-start-page.h"
 #include "hl-window.h"
 
 static HlApplication *app;
@@ -140,6 +141,49 @@ test_open_missing_file (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static HlStartPage *
+find_start_page (GtkWidget *widget)
+{
+  if (HL_IS_START_PAGE (widget))
+    return HL_START_PAGE (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      HlStartPage *page = find_start_page (c);
+      if (page != NULL)
+        return page;
+    }
+  return NULL;
+}
+
+static void
+test_recent (void)
+{
+  HlWindow *window = new_window ();
+  HlStartPage *page = find_start_page (GTK_WIDGET (window));
+  g_autofree char *dir = g_dir_make_tmp ("hl-recent-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "recent.hltrace", NULL);
+  g_autofree char *other = g_build_filename (dir, "notes.txt", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) other_file = g_file_new_for_path (other);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  g_assert_nonnull (page);
+  g_assert_cmpuint (hl_start_page_get_n_recent (page), ==, 0);
+  g_assert_true (g_file_set_contents (path, "HLTRACE", 8, NULL));
+  g_assert_true (g_file_set_contents (other, "text", 4, NULL));
+  hl_application_add_recent (app, file);
+  /* Another application's recent file is not a trace: not listed. */
+  {
+    g_autofree char *uri = g_file_get_uri (other_file);
+    gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  }
+  while (hl_start_page_get_n_recent (page) == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  spin (100);
+  g_assert_cmpuint (hl_start_page_get_n_recent (page), ==, 1);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -165,6 +209,7 @@ main (int   argc,
   g_test_add_func ("/window/window-state", test_window_state);
   g_test_add_func ("/window/about-and-shortcuts", test_about_and_shortcuts);
   g_test_add_func ("/window/open-missing-file", test_open_missing_file);
+  g_test_add_func ("/window/recent", test_recent);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);
