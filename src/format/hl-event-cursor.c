@@ -22,6 +22,7 @@ hl_event_cursor_init (HlEventCursor      *c,
   c->prev_stack = 0;
   c->prev_addr = 0;
   c->prev_n_frames = 0;
+  hl_pred_reset (&c->pred);
   c->n_decoded = 0;
   c->failed = false;
   c->error.code = HL_FORMAT_OK;
@@ -80,8 +81,10 @@ get_s (Dec *d, int64_t *v, const char *what)
   return true;
 }
 
+/* Decodes an allocation's address against the prediction for SIZE and
+ * records the allocation (id = c->next_id, taken afterwards). */
 static inline bool
-get_addr (Dec *d, uint64_t *prev)
+get_addr (HlEventCursor *c, Dec *d, uint64_t size)
 {
   uint64_t delta;
   const uint8_t *q = hl_addr_delta_get (d->p, d->end, &delta);
@@ -91,7 +94,10 @@ get_addr (Dec *d, uint64_t *prev)
       return false;
     }
   d->p = q;
-  *prev += delta;
+  unsigned cls = hl_pred_class (size);
+  uint64_t addr = hl_pred_base (&c->pred, cls, c->prev_addr) + delta;
+  hl_pred_alloc (&c->pred, cls, c->next_id, addr);
+  c->prev_addr = addr;
   return true;
 }
 
@@ -269,7 +275,7 @@ hl_event_cursor_next (HlEventCursor *c,
           ok = get_u (&d, &ev->u.alloc.size, "size")
                && (type == HL_EVENT_ALLOC || get_u (&d, &ev->u.alloc.alignment, "alignment"))
                && get_stack_id (&d, &c->prev_stack, &ev->u.alloc.stack_id)
-               && get_addr (&d, &c->prev_addr)
+               && get_addr (c, &d, ev->u.alloc.size)
                && take_id (c, &d, &ev->u.alloc.id);
           ev->u.alloc.address = c->prev_addr;
           break;
@@ -279,6 +285,8 @@ hl_event_cursor_next (HlEventCursor *c,
             ok = get_s (&d, &delta, "id");
             c->prev_id -= (uint64_t) delta;
             ev->u.free.id = c->prev_id;
+            if (ok)
+              hl_pred_free (&c->pred, c->prev_id);
             ev->u.free.address = 0;
             break;
           }
@@ -292,9 +300,11 @@ hl_event_cursor_next (HlEventCursor *c,
             ok = get_s (&d, &delta, "old id");
             ev->u.realloc.old_id = c->prev_id - (uint64_t) delta;
             ev->u.realloc.old_address = 0;
+            if (ok)
+              hl_pred_free (&c->pred, ev->u.realloc.old_id);
             ok = ok && get_u (&d, &ev->u.realloc.size, "size")
                  && get_stack_id (&d, &c->prev_stack, &ev->u.realloc.stack_id)
-                 && get_addr (&d, &c->prev_addr)
+                 && get_addr (c, &d, ev->u.realloc.size)
                  && take_id (c, &d, &ev->u.realloc.id);
             ev->u.realloc.address = c->prev_addr;
             break;
@@ -304,7 +314,7 @@ hl_event_cursor_next (HlEventCursor *c,
           ok = get_u (&d, &ev->u.realloc.old_address, "old address")
                && get_u (&d, &ev->u.realloc.size, "size")
                && get_stack_id (&d, &c->prev_stack, &ev->u.realloc.stack_id)
-               && get_addr (&d, &c->prev_addr)
+               && get_addr (c, &d, ev->u.realloc.size)
                && take_id (c, &d, &ev->u.realloc.id);
           ev->u.realloc.address = c->prev_addr;
           break;

@@ -84,6 +84,14 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
           s->bytes_skipped += total;
           continue;
         }
+      if (img.len + raw > HL_TRACE_MAX_IMAGE)
+        {
+          hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, pkt.offset,
+                               "the trace decompresses to more than %llu bytes",
+                               (unsigned long long) HL_TRACE_MAX_IMAGE);
+          free (img.data);
+          return -1;
+        }
       if (buf_reserve (&img, raw) != 0)
         goto oom;
       size_t got = codec->decompress (codec->user, pkt.content + HL_ZFRAME_HEADER_SIZE,

@@ -33,7 +33,7 @@
 
 #define HL_TRACE_MAGIC            "HLTRACE" /* 8 bytes with its NUL */
 #define HL_TRACE_MAGIC_SIZE       8
-#define HL_TRACE_VERSION_MAJOR    1  /* readers refuse a newer major */
+#define HL_TRACE_VERSION_MAJOR    2  /* readers refuse another major (1 was a development version) */
 #define HL_TRACE_VERSION_MINOR    0  /* newer minors only add skippable data */
 #define HL_TRACE_BYTE_ORDER_MARK  0x01020304u
 #define HL_TRACE_FILE_HEADER_SIZE 64
@@ -129,10 +129,11 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
  *   prev_addr  — last address allocated
  *   prev_frames— frames of the last STACK event (prefix sharing)
  *
- * ALLOC          size:varint stack:svarint(Δprev_stack) addr:addrdelta
+ * ALLOC          size:varint stack:svarint(Δprev_stack) addr:addrdelta(vs prediction)
  *                → id = next_id++   (alignment HL_TRACE_DEFAULT_ALIGNMENT)
  * ALLOC_ALIGNED  size:varint align:varint stack:svarint addr:addrdelta
- *                addrdelta: d = addr - prev_addr (mod 2^64, as int64);
+ *                addrdelta: d = addr - predicted (mod 2^64, as int64; the
+ *                prediction is described below, at HlAddrPredictor);
  *                varint(zigzag(d >> 4) << 1 | (d & 15 ? 1 : 0)) (>> is
  *                arithmetic), then when that bit is 1 one byte d & 15 (1..15).
  *                malloc's addresses are 16-aligned, so d & 15 is nearly
@@ -234,6 +235,36 @@ typedef enum
 #define HL_TRACE_DEFAULT_ALIGNMENT 16u /* ALLOC; other alignments use ALLOC_ALIGNED */
 #define HL_TRACE_INFO_MAX_PAIRS 64u
 #define HL_TRACE_INFO_MAX_BYTES 8192u  /* keys + values + 2 per pair (their NULs) */
+
+/* ---- Address prediction (packet-local state of writer and reader) ------ *
+ *
+ * malloc hands back the block freed last of the same size class (glibc's
+ * tcache is a LIFO per class), so an allocation's address is written as a
+ * difference to a prediction: the address most recently freed in this
+ * packet in the allocation's class, else prev_addr. Both sides keep:
+ *   slots   — allocations of this packet by id: slot id % HL_PRED_SLOTS
+ *             holds (id, address, class), a later id evicts an earlier one;
+ *   freed   — per class, a stack of up to HL_PRED_DEPTH addresses freed in
+ *             this packet, most recent first.
+ * class(size) = (max(32, (size + 23) & ~15) >> 4) % HL_PRED_CLASSES.
+ * FREE and REALLOC of an id whose slot holds that id push its address on
+ * its class's stack (dropping the deepest when full) and empty the slot.
+ * An allocation (ALLOC, ALLOC_ALIGNED, REALLOC, REALLOC_ADDR; for REALLOC
+ * after the old id's free) predicts the top of its class's stack (prev_addr
+ * when empty), pops it when the address equals it, then takes its slot. */
+#define HL_PRED_SLOTS   1024u
+#define HL_PRED_CLASSES 64u
+#define HL_PRED_DEPTH   8u /* a power of two */
+
+typedef struct
+{
+  uint64_t slot_id[HL_PRED_SLOTS];    /* id + 1; 0 = empty */
+  uint64_t slot_addr[HL_PRED_SLOTS];
+  uint8_t  slot_class[HL_PRED_SLOTS];
+  uint8_t  depth[HL_PRED_CLASSES];  /* entries on the class's stack */
+  uint8_t  top[HL_PRED_CLASSES];    /* ring position of the top (the stack is a ring) */
+  uint64_t freed[HL_PRED_CLASSES][HL_PRED_DEPTH];
+} HlAddrPredictor;
 
 /* The largest encoded size of one event with a full stack, strings at their
  * maximum: a writer that has fewer bytes left flushes first. */

@@ -6,6 +6,10 @@
  * up to the last complete packet; the reader counts the bytes it ignored.
  * Packets with a bad checksum or another pid are skipped and counted.
  *
+ * Compressed traces (HL_TRACE_FLAG_COMPRESSED) need a codec: open them with
+ * hl_trace_reader_open_file_codec() (hl-trace-codec.h); the plain open
+ * functions refuse them with HL_FORMAT_ERROR_UNSUPPORTED.
+ *
  * Plain C11 + libc (the reader may allocate; it never runs in a target).
  *
  *   HlTraceReader *r;
@@ -171,6 +175,7 @@ typedef struct
   bool      failed;        /* a malformed event was met: next() keeps returning -1 */
   HlFormatError error;     /* what it was (valid when failed) */
   uint64_t  frames[HL_TRACE_MAX_FRAMES];
+  HlAddrPredictor pred;
   char      strings[HL_TRACE_INFO_MAX_BYTES + 2 * 64];
   const char *info_keys[HL_TRACE_INFO_MAX_PAIRS];
   const char *info_values[HL_TRACE_INFO_MAX_PAIRS];

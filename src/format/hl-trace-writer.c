@@ -66,6 +66,7 @@ hl_packet_writer_begin (HlPacketWriter *w,
   w->prev_stack = 0;
   w->prev_addr = 0;
   w->prev_n_frames = 0;
+  hl_pred_reset (&w->pred);
 }
 
 bool
@@ -181,11 +182,13 @@ take_id (HlPacketWriter *w, uint64_t time_ns, uint64_t id, size_t bound)
 }
 
 static inline uint8_t *
-put_alloc_tail (HlPacketWriter *w, uint8_t *p, uint32_t stack_id, uint64_t address)
+put_alloc_tail (HlPacketWriter *w, uint8_t *p, uint64_t size, uint32_t stack_id, uint64_t address)
 {
   p = hl_svarint_put (p, (int64_t) ((uint64_t) stack_id - w->prev_stack));
   w->prev_stack = stack_id;
-  p = hl_addr_delta_put (p, address - w->prev_addr);
+  unsigned cls = hl_pred_class (size);
+  p = hl_addr_delta_put (p, address - hl_pred_base (&w->pred, cls, w->prev_addr));
+  hl_pred_alloc (&w->pred, cls, w->next_id, address);
   w->prev_addr = address;
   w->prev_id = w->next_id;
   w->next_id++;
@@ -211,7 +214,7 @@ hl_packet_writer_alloc (HlPacketWriter *w,
   p = hl_varint_put (p, size);
   if (aligned)
     p = hl_varint_put (p, alignment);
-  p = put_alloc_tail (w, p, stack_id, address);
+  p = put_alloc_tail (w, p, size, stack_id, address);
   return event_end (w, p);
 }
 
@@ -225,6 +228,7 @@ hl_packet_writer_free (HlPacketWriter *w,
   uint8_t *p = event_start (w, HL_EVENT_FREE, time_ns);
   p = hl_svarint_put (p, (int64_t) (w->prev_id - id));
   w->prev_id = id;
+  hl_pred_free (&w->pred, id);
   return event_end (w, p);
 }
 
@@ -253,8 +257,9 @@ hl_packet_writer_realloc (HlPacketWriter *w,
     return HL_WRITE_FULL;
   uint8_t *p = event_start (w, HL_EVENT_REALLOC, time_ns);
   p = hl_svarint_put (p, (int64_t) (w->prev_id - old_id));
+  hl_pred_free (&w->pred, old_id);
   p = hl_varint_put (p, size);
-  p = put_alloc_tail (w, p, stack_id, address);
+  p = put_alloc_tail (w, p, size, stack_id, address);
   return event_end (w, p);
 }
 
@@ -272,7 +277,7 @@ hl_packet_writer_realloc_addr (HlPacketWriter *w,
   uint8_t *p = event_start (w, HL_EVENT_REALLOC_ADDR, time_ns);
   p = hl_varint_put (p, old_address);
   p = hl_varint_put (p, size);
-  p = put_alloc_tail (w, p, stack_id, address);
+  p = put_alloc_tail (w, p, size, stack_id, address);
   return event_end (w, p);
 }
 

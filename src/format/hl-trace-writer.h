@@ -64,6 +64,7 @@ typedef struct
   uint64_t  prev_addr;
   uint32_t  prev_n_frames;
   uint64_t  prev_frames[HL_TRACE_MAX_FRAMES];
+  HlAddrPredictor pred;    /* reset by begin() */
 } HlPacketWriter;
 
 /* Fills a 64-byte file header into OUT. */

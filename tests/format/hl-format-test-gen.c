@@ -145,6 +145,8 @@ hl_gen_trace (HlGenTrace *t, const HlGenOptions *opt)
   uint64_t *live_id = NULL, *live_addr = NULL;
   size_t cap_live2 = 0;
   uint32_t n_stacks = 0;
+  uint64_t freed_addr[16];
+  size_t n_freed = 0;
   uint64_t next_id = 1;
   uint64_t frames[HL_TRACE_MAX_FRAMES + 8];
   uint64_t base_frames[HL_TRACE_MAX_FRAMES + 8];
@@ -219,6 +221,8 @@ hl_gen_trace (HlGenTrace *t, const HlGenOptions *opt)
               uint64_t size = rnd_below (8) == 0 ? rnd () % (1u << 30) : rnd_below (300);
               uint64_t align = rnd_below (10) == 0 ? (uint64_t) 1 << rnd_below (13) : 0;
               uint64_t addr = rnd_below (30) == 0 ? rnd () : 0x555555600000ull + rnd_below (1 << 24) * 16;
+              if (n_freed > 0 && rnd_below (3) != 0)
+                addr = freed_addr[--n_freed]; /* malloc reuses what was freed last */
               bool is_realloc = opt->all_kinds && n_live > 0 && rnd_below (6) == 0;
               if (is_realloc)
                 {
@@ -281,6 +285,12 @@ hl_gen_trace (HlGenTrace *t, const HlGenOptions *opt)
                   again = true;
                   continue;
                 }
+              if (n_freed == 16)
+                {
+                  memmove (freed_addr, freed_addr + 1, 15 * sizeof *freed_addr);
+                  n_freed--;
+                }
+              freed_addr[n_freed++] = live_addr[victim];
               HlGenEvent *g = add_event (t, by_addr ? HL_EVENT_FREE_ADDR : HL_EVENT_FREE, clock, th->tid);
               g->ev.u.free.id = by_addr ? HL_ID_NONE : live_id[victim];
               g->ev.u.free.address = by_addr ? live_addr[victim] : 0;

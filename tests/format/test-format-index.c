@@ -1,6 +1,7 @@
 /* test-format-index.c — the trailing index, the header walk that replaces
  * it, seeking to a time and reading packets at offsets. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,38 @@ same_entries (const HlTraceIndex *a, const HlTraceIndex *b)
   return true;
 }
 
+/* Parallel loading: threads decode disjoint packets through packet_at. */
+typedef struct
+{
+  const HlTraceReader *r;
+  const HlTraceIndex  *x;
+  size_t               first, step;
+  uint64_t             events, failures;
+} Loader;
+
+static void *
+load_part (void *data)
+{
+  Loader *l = data;
+  HlEventCursor *c = malloc (sizeof *c);
+  for (size_t i = l->first; i < l->x->n_entries; i += l->step)
+    {
+      HlPacketView pkt;
+      HlFormatError err;
+      if (hl_trace_reader_packet_at (l->r, l->x->entries[i].offset, &pkt, &err) != 0)
+        {
+          l->failures++;
+          continue;
+        }
+      hl_event_cursor_init (c, &pkt);
+      HlEvent ev;
+      while (hl_event_cursor_next (c, &ev, &err) > 0)
+        l->events++;
+    }
+  free (c);
+  return NULL;
+}
+
 static HlTraceIndex *
 load (const char *path, HlTraceReader **r_out)
 {
@@ -57,7 +90,7 @@ load (const char *path, HlTraceReader **r_out)
 int
 main (void)
 {
-  hl_tap_plan (12);
+  hl_tap_plan (13);
   char *dir = hl_test_tmpdir_new ("hl-format-index");
   char path[4096];
   snprintf (path, sizeof path, "%s/t.hltrace", dir);
@@ -119,6 +152,23 @@ main (void)
         bad_seek++;
     }
   hl_tap_ok (bad_seek == 0, "find_time: 21 times, every event at or after T is in the packets from the seek point");
+
+  Loader parts[4];
+  pthread_t threads[4];
+  uint64_t total = 0, failures = 0;
+  for (int k = 0; k < 4; k++)
+    {
+      parts[k] = (Loader) { r, walked, (size_t) k, 4, 0, 0 };
+      pthread_create (&threads[k], NULL, load_part, &parts[k]);
+    }
+  for (int k = 0; k < 4; k++)
+    {
+      pthread_join (threads[k], NULL);
+      total += parts[k].events;
+      failures += parts[k].failures;
+    }
+  hl_tap_ok (failures == 0 && total == t.n_events, "4 threads load the packets in parallel: %llu events of %zu",
+             (unsigned long long) total, t.n_events);
   hl_trace_reader_free (r);
 
   hl_tap_ok (hl_trace_index_append_file (path, &err) == 0, "append a trailing index");
