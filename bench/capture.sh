@@ -1,6 +1,8 @@
 #!/bin/bash
 # bench/capture.sh [BUILD_DIR] — overhead of the preload, side by side in
 # one run: uninstrumented, Heaplens (libunwind), Heaplens (fp), heaptrack,
+# each as a user runs it (`heaplens-cli record`, which compresses the trace
+# after the program exits; `heaptrack`, which compresses while it runs),
 # on three workloads: an allocation churn at depth 5-25, python3
 # (PYTHONMALLOC=malloc) on a dict/list/string workload, and sqlite3 running
 # a generated SQL script. Median wall time of RUNS (default 5) runs; trace
@@ -10,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
 runs=${RUNS:-5}
 preload=$build/src/capture/libheaplens-preload.so
+cli=$build/src/cli/heaplens-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -f "$preload" ] || { echo "no preload in $build" >&2; exit 1; }
@@ -54,8 +57,7 @@ run_one () {
   t0=$(date +%s%N)
   case $cfg in
     plain) $cmd > /dev/null 2>&1 ;;
-    libunwind) HEAPLENS_UNWIND=libunwind HEAPLENS_OUTPUT=$tmp/trace.hltrace LD_PRELOAD=$preload $cmd > /dev/null 2>&1 ;;
-    fp) HEAPLENS_UNWIND=fp HEAPLENS_OUTPUT=$tmp/trace.hltrace LD_PRELOAD=$preload $cmd > /dev/null 2>&1 ;;
+    libunwind|fp) "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2>&1 ;;
     heaptrack) heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)

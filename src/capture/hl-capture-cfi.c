@@ -431,6 +431,7 @@ static _Atomic uint32_t memo_generation = 1;
 void
 hl_cfi_invalidate (void)
 {
+  /* the per-thread first levels are dropped through the memo generation */
   if (cache != NULL)
     for (uint32_t i = 0; i < CACHE_SIZE; i++)
       atomic_store_explicit (&cache[i], 0, memory_order_relaxed);
@@ -479,8 +480,10 @@ uint32_t
 hl_cfi_unwind (uint64_t      *frames,
                uint32_t       max,
                bool          *truncated,
+               uint64_t      *hash,
                HlThreadBlock *b)
 {
+  *hash = 0;
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
   uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
   if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
@@ -508,6 +511,11 @@ hl_cfi_unwind (uint64_t      *frames,
   uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
   HlCfiMemo *m = &b->memo;
   HlCfiFrame *head = b->head;
+  if (HL_UNLIKELY (b->cfi_generation != gen))
+    {
+      memset (b->rule_ip, 0, sizeof b->rule_ip);
+      b->cfi_generation = gen;
+    }
   bool use_memo = m->generation == gen && m->n > 0;
   int64_t r = use_memo ? (int64_t) m->n - 1 : -1; /* innermost remembered frame */
   uint32_t n = 0;
@@ -543,7 +551,17 @@ hl_cfi_unwind (uint64_t      *frames,
       cf->rbp = rbp;
       cf->rbp_slot = 0;
       frames[n++] = ip;
-      uint64_t w = rule_of (ip);
+      /* a small per-thread table in front of the shared one (L1-resident) */
+      uint32_t l1 = (uint32_t) (ip ^ (ip >> 8)) & 255u;
+      uint64_t w;
+      if (HL_LIKELY (b->rule_ip[l1] == ip))
+        w = b->rule_word[l1];
+      else
+        {
+          w = rule_of (ip);
+          b->rule_ip[l1] = ip;
+          b->rule_word[l1] = w;
+        }
       uint32_t kind = (uint32_t) (w >> 30) & 3;
       if (kind == KIND_STOP)
         {
@@ -573,6 +591,7 @@ hl_cfi_unwind (uint64_t      *frames,
 
   uint32_t n_head = n;
   uint32_t tail = 0;
+  bool hash_ok = true;
   if (matched >= 0)
     {
       tail = (uint32_t) matched + 1;
@@ -582,6 +601,7 @@ hl_cfi_unwind (uint64_t      *frames,
           for (uint32_t k = 0; n < max; k++)
             frames[n++] = m->f[matched - k].ip;
           *truncated = true;
+          hash_ok = false;
         }
       else
         {
@@ -592,6 +612,18 @@ hl_cfi_unwind (uint64_t      *frames,
         }
       end = m->end;
     }
+  /* the stack hash: continue from the remembered outer part */
+  uint32_t ha, hb;
+  if (matched >= 0)
+    {
+      ha = m->f[matched].ha;
+      hb = m->f[matched].hb;
+    }
+  else
+    hl_stack_hash_seed (&ha, &hb);
+  hl_stack_hash_fold (&ha, &hb, &head[0].ip, sizeof (HlCfiFrame) / sizeof (uint64_t), n_head, &head[0].ha);
+  if (hash_ok)
+    *hash = hl_stack_hash_final (ha, hb, n);
   /* new memo: the remembered tail stays at [0, tail), the head goes above */
   uint32_t total = tail + n_head;
   if (total <= HL_CFI_MEMO_MAX)
@@ -621,8 +653,9 @@ hl_cfi_invalidate (void)
 }
 
 uint32_t
-hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b)
+hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b)
 {
+  *hash = 0;
   return 0;
 }
 

@@ -43,14 +43,14 @@ hl_counters_free (HlThreadBlock *b,
       __atomic_fetch_sub (&hl_g.counters->heap_bytes_atomic, size, __ATOMIC_RELAXED);
     }
   else
-    __atomic_store_n (&c->reserved[0], c->reserved[0] + 1, __ATOMIC_RELAXED); /* frees of unknown blocks */
+    __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);
 }
 
 void
 hl_counters_drop (uint32_t reason,
                   uint64_t n)
 {
-  if (hl_g.counters != NULL && reason < 8)
+  if (hl_g.counters != NULL && reason < HL_DROP_REASONS_MAX)
     __atomic_fetch_add (&hl_g.counters->dropped_atomic[reason], n, __ATOMIC_RELAXED);
 }
 
@@ -116,8 +116,8 @@ hl_counters_tick (HlThreadBlock *b,
     {
       HL_TRACE_EMIT (b, now, hl_packet_writer_counters (w_, now, heap, rss, n_allocs, n_frees));
       /* Trace drops since the last tick */
-      static uint64_t reported[8];
-      for (uint32_t r = 1; r < 8; r++)
+      static uint64_t reported[HL_DROP_REASONS_MAX];
+      for (uint32_t r = 1; r < HL_DROP_REASONS_MAX; r++)
         {
           uint64_t d = __atomic_load_n (&g->dropped_atomic[r], __ATOMIC_RELAXED);
           uint64_t old = __atomic_exchange_n (&reported[r], d, __ATOMIC_RELAXED);
@@ -144,6 +144,6 @@ hl_counters_fold_thread (HlThreadBlock *b)
   __atomic_fetch_add (&g->exited_bytes_allocated_atomic, c->bytes_allocated, __ATOMIC_RELAXED);
   __atomic_fetch_add (&g->exited_bytes_freed_atomic, c->bytes_freed, __ATOMIC_RELAXED);
   c->n_allocs = c->n_frees = c->bytes_allocated = c->bytes_freed = 0;
-  c->reserved[0] = 0;
+  c->frees_unknown = 0;
   __atomic_store_n (&c->tid_atomic, 0, __ATOMIC_RELEASE);
 }

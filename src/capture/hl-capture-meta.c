@@ -15,7 +15,6 @@
 
 #include "heaplens.h"
 
-#define HL_META_DROP_SLOT 5 /* counters.dropped_atomic[] index for metadata */
 
 typedef enum
 {
@@ -89,7 +88,7 @@ record_shm (MetaOp      op,
     return;
   if (!lock_writers (m))
     {
-      hl_counters_drop (HL_META_DROP_SLOT, 1);
+      hl_counters_drop (HL_DROP_METADATA, 1);
       return;
     }
   uint32_t flags = 0;
@@ -127,7 +126,7 @@ record_shm (MetaOp      op,
           else if (free_slot != NULL)
             write_item (free_slot, flags | HL_SHM_META_ACTIVE, key, ivalue, svalue, now);
           else
-            hl_counters_drop (HL_META_DROP_SLOT, 1);
+            hl_counters_drop (HL_DROP_METADATA, 1);
         }
     }
   /* the log of changes */

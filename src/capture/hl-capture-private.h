@@ -154,7 +154,7 @@ hl_active (void)
 
 void hl_capture_init        (void);
 void hl_capture_ensure_init (void);
-void hl_capture_finish      (int exit_status, bool have_status);
+void hl_capture_finish      (int exit_status, bool have_status, bool by_exec);
 
 /* ---- Thread state ------------------------------------------------------- */
 
@@ -175,6 +175,7 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint64_t cfa;       /* the return address was read at cfa - 8 */
   uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+  uint32_t ha, hb;    /* stack hash state after this frame (outermost first) */
 } HlCfiFrame;
 
 #define HL_CFI_MEMO_MAX (HL_TRACE_MAX_FRAMES + 4)
@@ -186,6 +187,17 @@ typedef struct
   uint32_t   generation;  /* of the module map */
   HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
 } HlCfiMemo;
+
+/* Call-site counts of one thread not yet added to the shared table. */
+typedef struct
+{
+  uint32_t stack_id;
+  uint32_t used;
+  uint64_t calls, bytes, frees, freed_bytes;
+} HlPendingSite;
+
+#define HL_PENDING_SITES 64u
+#define HL_PENDING_FLUSH_NS 10000000u /* at most 10 ms behind */
 
 struct HlThreadBlock
 {
@@ -204,6 +216,11 @@ struct HlThreadBlock
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
+  uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint64_t             pending_flush_ns;
+  HlPendingSite        pending[HL_PENDING_SITES];
+  uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
+  uint64_t             rule_word[256];
   HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
 };
 
@@ -241,7 +258,7 @@ hl_thread_block (void)
 
 int  hl_session_create   (void);
 void hl_session_running  (void);
-void hl_session_end      (int exit_status);
+void hl_session_end      (int exit_status, bool by_exec);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */
 
 /* ---- Stacks (hl-capture-unwind.c, hl-capture-stacks.c) ------------------ */
@@ -249,14 +266,21 @@ void hl_session_detach   (void);  /* child after fork: forget the parent's mappi
 int      hl_unwind_init    (void);
 /* Fills FRAMES (innermost first, preload frames removed); returns the count,
  * sets *TRUNCATED. */
-uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
+#define HL_UNWIND_BUF (HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4u)
+/* FRAMES must have room for HL_UNWIND_BUF entries. */
+uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
 void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
 void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
-uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
+uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
+void     hl_stack_hash_init  (void);
+void     hl_stack_hash_seed  (uint32_t *sa, uint32_t *sb);
+void     hl_stack_hash_fold  (uint32_t *sa, uint32_t *sb, const uint64_t *ips, size_t stride_words, uint32_t n, uint32_t *out);
+uint64_t hl_stack_hash_final (uint32_t sa, uint32_t sb, uint32_t n);
 /* Interns a stack, writing a STACK event for a new one; 0 when dropped. */
 uint32_t hl_stack_intern   (HlThreadBlock *b, const uint64_t *frames, uint32_t n, uint32_t flags, uint64_t hash, uint64_t now);
 void     hl_resources_thread_name (uint32_t tid, const char *name);
@@ -274,6 +298,7 @@ void hl_counters_free    (HlThreadBlock *b, uint64_t size, bool known);
 void hl_counters_drop    (uint32_t reason, uint64_t n);
 void hl_counters_tick    (HlThreadBlock *b, uint64_t now, bool force);
 void hl_counters_fold_thread (HlThreadBlock *b);
+void hl_callsites_flush  (HlThreadBlock *b, uint64_t now);
 
 static inline void
 hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)

@@ -40,6 +40,7 @@ hl_flush_all_for_exit (void)
         continue;
       if (b == hl_tls.block ? hl_tls.guard > 1 : atomic_load (&b->busy) != 0)
         continue;
+      hl_callsites_flush (b, now);
       hl_trace_flush (b, now);
     }
 }
@@ -62,8 +63,13 @@ write_end (int status)
  * ACTIVE so that destructors running later are still counted. */
 void
 hl_capture_finish (int  exit_status,
-                   bool have_status)
+                   bool have_status,
+                   bool by_exec)
 {
+  /* a vfork child shares our memory and descriptors until it execs or
+   * _exits: it must not end the parent's recording */
+  if ((uint32_t) getpid () != hl_g.pid)
+    return;
   if (atomic_exchange (&hl_g.ended, 1) != 0)
     return;
   hl_tls.guard++;
@@ -74,7 +80,7 @@ hl_capture_finish (int  exit_status,
     hl_counters_tick (b, hl_now (), true);
   hl_flush_all_for_exit ();
   write_end (status);
-  hl_session_end (status);
+  hl_session_end (status, by_exec);
   hl_tls.guard--;
 }
 
@@ -171,7 +177,7 @@ fatal_handler (int sig)
 {
   int e = errno;
   if (hl_active ())
-    hl_capture_finish (128 + sig, true);
+    hl_capture_finish (128 + sig, true, false);
   /* run the default action, as without us */
   struct sigaction dfl;
   memset (&dfl, 0, sizeof dfl);
@@ -263,7 +269,7 @@ _exit (int status)
   if (real == NULL)
     real = (ExitFunc) dlsym (RTLD_NEXT, "_exit");
   if (hl_active () && hl_tls.guard == 0)
-    hl_capture_finish (status, true);
+    hl_capture_finish (status, true, false);
   real (status);
   __builtin_unreachable ();
 }
@@ -280,7 +286,7 @@ _Exit (int status)
 static void
 before_exec (const char *path)
 {
-  if (!hl_active () || hl_tls.guard > 0)
+  if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
     return;
   hl_tls.guard++;
   HlThreadBlock *b = hl_tls.block;
@@ -293,17 +299,20 @@ before_exec (const char *path)
       HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
     }
   hl_tls.guard--;
-  hl_capture_finish (-1, false);
+  hl_capture_finish (-1, false, true);
 }
 
 static void
 after_failed_exec (void)
 {
-  if (!hl_active ())
+  if (!hl_active () || (uint32_t) getpid () != hl_g.pid)
     return;
   atomic_store (&hl_g.ended, 0);
   if (hl_g.hdr != NULL)
-    __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+    {
+      __atomic_fetch_and (&hl_g.hdr->flags, ~(uint32_t) HL_SHM_FLAG_ENDED_BY_EXEC, __ATOMIC_RELAXED);
+      __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+    }
 }
 
 /* With HEAPLENS_FOLLOW=none, a copy of ENVP whose LD_PRELOAD lacks the

@@ -16,8 +16,13 @@ leave (HlThreadBlock *b,
        uint64_t       now)
 {
   hl_counters_maybe_tick (b, now);
+  if (HL_UNLIKELY (now - b->pending_flush_ns >= HL_PENDING_FLUSH_NS))
+    hl_callsites_flush (b, now);
   if (HL_UNLIKELY (b->exiting || atomic_load_explicit (&hl_g.ended, memory_order_relaxed)))
-    hl_trace_flush (b, now);
+    {
+      hl_callsites_flush (b, now);
+      hl_trace_flush (b, now);
+    }
   atomic_signal_fence (memory_order_seq_cst);
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
 }
@@ -37,10 +42,12 @@ static inline uint32_t
 capture_stack (HlThreadBlock *b,
                uint64_t       now)
 {
-  uint64_t frames[HL_TRACE_MAX_FRAMES];
+  uint64_t frames[HL_UNWIND_BUF];
   bool truncated = false;
-  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, b);
-  uint64_t h = hl_stack_hash (frames, n);
+  uint64_t h;
+  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b);
+  if (h == 0)
+    h = hl_stack_hash (frames, n);
   if (truncated)
     h ^= 0x7f4a7c159e3779b9ull;
   HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
@@ -55,28 +62,73 @@ capture_stack (HlThreadBlock *b,
   return id;
 }
 
-static inline void
-callsite_alloc (uint32_t stack,
-                uint64_t size)
+/* Call-site counters: accumulated per thread (a direct-mapped table of
+ * HL_PENDING_SITES stacks, plain adds in the thread's own cache lines) and
+ * added to the shared records with atomics when an entry is evicted, every
+ * 10 ms of the thread's activity, at thread exit and at the end: four fewer
+ * locked instructions per allocation and free; a live reader sees the
+ * counts at most 10 ms (of the thread's activity) late. */
+static void
+pending_spill (HlPendingSite *e)
 {
-  if (HL_LIKELY (stack < hl_g.n_callsites))
+  if (e->used && e->stack_id < hl_g.n_callsites)
     {
-      HlShmCallsite *c = &hl_g.callsites[stack];
-      __atomic_fetch_add (&c->calls_atomic, 1, __ATOMIC_RELAXED);
-      __atomic_fetch_add (&c->bytes_atomic, size, __ATOMIC_RELAXED);
+      HlShmCallsite *c = &hl_g.callsites[e->stack_id];
+      if (e->calls)
+        __atomic_fetch_add (&c->calls_atomic, e->calls, __ATOMIC_RELAXED);
+      if (e->bytes)
+        __atomic_fetch_add (&c->bytes_atomic, e->bytes, __ATOMIC_RELAXED);
+      if (e->frees)
+        __atomic_fetch_add (&c->frees_atomic, e->frees, __ATOMIC_RELAXED);
+      if (e->freed_bytes)
+        __atomic_fetch_add (&c->freed_bytes_atomic, e->freed_bytes, __ATOMIC_RELAXED);
     }
+  e->used = 0;
+  e->calls = e->bytes = e->frees = e->freed_bytes = 0;
+}
+
+void
+hl_callsites_flush (HlThreadBlock *b,
+                    uint64_t       now)
+{
+  for (uint32_t i = 0; i < HL_PENDING_SITES; i++)
+    if (b->pending[i].used)
+      pending_spill (&b->pending[i]);
+  b->pending_flush_ns = now;
+}
+
+static inline HlPendingSite *
+pending_of (HlThreadBlock *b,
+            uint32_t       stack)
+{
+  HlPendingSite *e = &b->pending[stack & (HL_PENDING_SITES - 1)];
+  if (HL_UNLIKELY (!e->used || e->stack_id != stack))
+    {
+      pending_spill (e);
+      e->stack_id = stack;
+      e->used = 1;
+    }
+  return e;
 }
 
 static inline void
-callsite_free (uint32_t stack,
-               uint64_t size)
+callsite_alloc (HlThreadBlock *b,
+                uint32_t       stack,
+                uint64_t       size)
 {
-  if (HL_LIKELY (stack < hl_g.n_callsites))
-    {
-      HlShmCallsite *c = &hl_g.callsites[stack];
-      __atomic_fetch_add (&c->frees_atomic, 1, __ATOMIC_RELAXED);
-      __atomic_fetch_add (&c->freed_bytes_atomic, size, __ATOMIC_RELAXED);
-    }
+  HlPendingSite *e = pending_of (b, stack);
+  e->calls++;
+  e->bytes += size;
+}
+
+static inline void
+callsite_free (HlThreadBlock *b,
+               uint32_t       stack,
+               uint64_t       size)
+{
+  HlPendingSite *e = pending_of (b, stack);
+  e->frees++;
+  e->freed_bytes += size;
 }
 
 void
@@ -98,7 +150,7 @@ hl_record_alloc (void   *p,
   uint64_t id = next_id (b);
   if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
-  callsite_alloc (stack, size);
+  callsite_alloc (b, stack, size);
   hl_counters_alloc (b, size, now);
   if (alignment <= 16)
     alignment = 0;
@@ -123,7 +175,7 @@ hl_record_free (void *p)
   uint32_t stack;
   if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, &id, &size, &stack)))
     {
-      callsite_free (stack, size);
+      callsite_free (b, stack, size);
       hl_counters_free (b, size, true);
       HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, id));
     }
@@ -167,7 +219,7 @@ hl_record_realloc_end (void           *old,
           /* realloc (p, 0): glibc freed OLD */
           if (st->known)
             {
-              callsite_free (st->stack_id, st->size);
+              callsite_free (b, st->stack_id, st->size);
               hl_counters_free (b, st->size, true);
               HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
             }
@@ -193,12 +245,12 @@ hl_record_realloc_end (void           *old,
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   if (st->known)
     {
-      callsite_free (st->stack_id, st->size);
+      callsite_free (b, st->stack_id, st->size);
       hl_counters_free (b, st->size, true);
     }
   else
     hl_counters_free (b, 0, false);
-  callsite_alloc (stack, size);
+  callsite_alloc (b, stack, size);
   hl_counters_alloc (b, size, now);
   if (st->known)
     HL_TRACE_EMIT (b, now, hl_packet_writer_realloc (w_, now, st->id, id, size, stack, (uint64_t) (uintptr_t) p));

@@ -120,6 +120,7 @@ hl_session_create (void)
   h->uid = (uint32_t) getuid ();
   h->start_wall_ns = hl_g.start_wall_ns;
   h->start_mono_ns = hl_g.start_mono_ns;
+  h->flags = HL_SHM_FLAG_COARSE_CLOCK;
   h->resources = r_res;
   h->callsites = r_cs;
   h->live = r_live;
@@ -168,17 +169,25 @@ hl_session_running (void)
 }
 
 void
-hl_session_end (int exit_status)
+hl_session_end (int  exit_status,
+                bool by_exec)
 {
   HlShmHeader *h = hl_g.hdr;
   if (h == NULL)
     return;
+  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
+  bool kept = keep != NULL && strcmp (keep, "1") == 0;
+  uint32_t flags = __atomic_load_n (&h->flags, __ATOMIC_RELAXED);
+  if (kept)
+    flags |= HL_SHM_FLAG_KEPT;
+  if (by_exec)
+    flags |= HL_SHM_FLAG_ENDED_BY_EXEC;
+  __atomic_store_n (&h->flags, flags, __ATOMIC_RELAXED);
   h->exit_status = exit_status;
   h->ended_ns = hl_now ();
   __atomic_store_n (&h->heartbeat_ns_atomic, h->ended_ns, __ATOMIC_RELEASE);
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_ENDED, __ATOMIC_RELEASE);
-  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
-  if (keep == NULL || strcmp (keep, "1") != 0)
+  if (!kept)
     shm_unlink (hl_g.seg_name);
 }
 

@@ -27,55 +27,111 @@ mix64 (uint64_t h)
   return h;
 }
 
-#if defined(__x86_64__)
-__attribute__ ((target ("sse4.2"))) static uint64_t
-hash_crc (const uint64_t *f,
-          uint32_t        n)
+/* The hash folds the frames from the outermost to the innermost, in two
+ * independent chains (crc32c with SSE4.2, else multiply-xorshift), so that
+ * the state after any outer part can be kept and continued: the cached-CFI
+ * unwinder remembers it per frame and only hashes the frames that changed
+ * (hl_stack_hash_continue). */
+
+#define SEED_A 0x243f6a88u
+#define SEED_B 0x85a308d3u
+
+static int have_crc = -1;
+
+void
+hl_stack_hash_init (void)
 {
-  uint64_t a = 0x243f6a88u, b = 0x85a308d3u;
-  uint32_t i = 0;
-  for (; i + 1 < n; i += 2)
+#if defined(__x86_64__)
+  __builtin_cpu_init ();
+  have_crc = __builtin_cpu_supports ("sse4.2") ? 1 : 0;
+#else
+  have_crc = 0;
+#endif
+}
+
+#if defined(__x86_64__)
+__attribute__ ((target ("sse4.2"))) static void
+fold_crc (uint32_t *sa, uint32_t *sb, const uint64_t *ips, size_t stride_words, uint32_t n, uint32_t *out)
+{
+  uint64_t a = *sa, b = *sb;
+  /* ips[(n-1)*stride] is folded first (outermost) */
+  for (uint32_t k = n; k-- > 0;)
     {
-      a = __builtin_ia32_crc32di (a, f[i]);
-      b = __builtin_ia32_crc32di (b, f[i + 1]);
+      uint64_t ip = ips[k * stride_words];
+      a = __builtin_ia32_crc32di (a, ip);
+      b = __builtin_ia32_crc32di (b, ip ^ 0x9e3779b97f4a7c15ull);
+      if (out != NULL)
+        {
+          out[k * stride_words * 2] = (uint32_t) a;
+          out[k * stride_words * 2 + 1] = (uint32_t) b;
+        }
     }
-  if (i < n)
-    a = __builtin_ia32_crc32di (a, f[i]);
-  return mix64 ((a << 32) ^ b ^ ((uint64_t) n << 56));
+  *sa = (uint32_t) a;
+  *sb = (uint32_t) b;
 }
 #endif
 
-static uint64_t
-hash_mul (const uint64_t *f,
-          uint32_t        n)
+static void
+fold_mul (uint32_t *sa, uint32_t *sb, const uint64_t *ips, size_t stride_words, uint32_t n, uint32_t *out)
 {
-  uint64_t a = 0x9e3779b97f4a7c15ull, b = 0xc2b2ae3d27d4eb4full;
-  uint32_t i = 0;
-  for (; i + 1 < n; i += 2)
+  uint64_t a = *sa, b = *sb;
+  for (uint32_t k = n; k-- > 0;)
     {
-      a = (a ^ f[i]) * 0x9e3779b97f4a7c15ull;
-      b = (b ^ f[i + 1]) * 0xc2b2ae3d27d4eb4full;
+      uint64_t ip = ips[k * stride_words];
+      a = ((a ^ ip) * 0x9e3779b97f4a7c15ull) >> 16;
+      b = ((b ^ ip) * 0xc2b2ae3d27d4eb4full) >> 16;
+      a = (uint32_t) (a ^ (a >> 32));
+      b = (uint32_t) (b ^ (b >> 32));
+      if (out != NULL)
+        {
+          out[k * stride_words * 2] = (uint32_t) a;
+          out[k * stride_words * 2 + 1] = (uint32_t) b;
+        }
     }
-  if (i < n)
-    a = (a ^ f[i]) * 0x9e3779b97f4a7c15ull;
-  return mix64 (a ^ (b >> 1) ^ n);
+  *sa = (uint32_t) a;
+  *sb = (uint32_t) b;
+}
+
+/* Folds N ips (each STRIDE_WORDS uint64 apart, the one at index N-1 first)
+ * into the state; when OUT is not NULL, the state after each ip is stored
+ * at OUT + 2 * index * STRIDE_WORDS (two uint32: a, b). */
+void
+hl_stack_hash_fold (uint32_t *sa, uint32_t *sb, const uint64_t *ips, size_t stride_words,
+                    uint32_t n, uint32_t *out)
+{
+  if (HL_UNLIKELY (have_crc < 0))
+    hl_stack_hash_init ();
+#if defined(__x86_64__)
+  if (HL_LIKELY (have_crc))
+    {
+      fold_crc (sa, sb, ips, stride_words, n, out);
+      return;
+    }
+#endif
+  fold_mul (sa, sb, ips, stride_words, n, out);
+}
+
+void
+hl_stack_hash_seed (uint32_t *sa, uint32_t *sb)
+{
+  *sa = SEED_A;
+  *sb = SEED_B;
+}
+
+uint64_t
+hl_stack_hash_final (uint32_t sa, uint32_t sb, uint32_t n)
+{
+  return mix64 (((uint64_t) sa << 32) ^ sb ^ ((uint64_t) n << 56));
 }
 
 uint64_t
 hl_stack_hash (const uint64_t *frames,
                uint32_t        n)
 {
-#if defined(__x86_64__)
-  static int have_crc = -1;
-  if (HL_UNLIKELY (have_crc < 0))
-    {
-      __builtin_cpu_init ();
-      have_crc = __builtin_cpu_supports ("sse4.2") ? 1 : 0;
-    }
-  if (HL_LIKELY (have_crc))
-    return hash_crc (frames, n);
-#endif
-  return hash_mul (frames, n);
+  uint32_t a, b;
+  hl_stack_hash_seed (&a, &b);
+  hl_stack_hash_fold (&a, &b, frames, 1, n, NULL);
+  return hl_stack_hash_final (a, b, n);
 }
 
 /* ---- Payload: zigzag varint deltas, innermost first ---------------------- */

@@ -57,6 +57,7 @@ thread_exit_cb (void *arg)
 void
 hl_thread_release (HlThreadBlock *b)
 {
+  hl_callsites_flush (b, hl_now ());
   hl_counters_fold_thread (b);
   b->exiting = 0;
   atomic_store_explicit (&b->in_use, 0, memory_order_release);
@@ -137,6 +138,8 @@ hl_thread_block_slow (void)
   b->exiting = 0;
   b->id_next = b->id_end = 0;
   b->last_flush_ns = hl_now ();
+  b->pending_flush_ns = b->last_flush_ns;
+  memset (b->pending, 0, sizeof b->pending);
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
   stack_bounds (b);
   HlShmThreadCounters *c = &hl_g.counters->threads[b->index];
@@ -169,11 +172,13 @@ hl_thread_after_fork_child (void)
       if (b != mine && atomic_load (&b->in_use))
         {
           b->exiting = 0;
+          memset (b->pending, 0, sizeof b->pending); /* the parent's counts */
           atomic_store (&b->in_use, 0);
         }
     }
   if (mine != NULL)
     {
+      memset (mine->pending, 0, sizeof mine->pending);
       atomic_store (&mine->in_use, 0);
       hl_tls.block = NULL;
     }

@@ -73,6 +73,7 @@ hl_unwind_init (void)
         }
     }
   hl_unwind_refresh_new_ranges ();
+  hl_stack_hash_init ();
   const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
   check_mode = c != NULL && strcmp (c, "1") == 0;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi && !hl_cfi_init ())
@@ -96,7 +97,6 @@ in_new (uint64_t ip)
   return false;
 }
 
-#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
 
 __attribute__ ((noinline)) static uint32_t
 walk_fp (uint64_t      *frames,
@@ -132,37 +132,61 @@ static uint32_t unwind_slow (uint64_t *frames, uint32_t max, bool *truncated, Hl
 /* Cached CFI first (hl-capture-cfi.c); libunwind for the stacks it cannot
  * do. With HEAPLENS_UNWIND_CHECK=1 every stack is unwound both ways and the
  * differences are reported at exit (a test tool). */
+/* Compares one stack with unw_backtrace's (HEAPLENS_UNWIND_CHECK=1); out of
+ * line so that its buffer takes stack space only when checking. */
+__attribute__ ((noinline)) static void
+check_stack (const uint64_t *frames,
+             uint32_t        have,
+             uint32_t        max,
+             uint64_t        hash,
+             HlThreadBlock  *b)
+{
+  uint64_t ref[HL_UNWIND_BUF];
+  bool rt;
+  uint32_t rn = unwind_slow (ref, max, &rt, b);
+  atomic_fetch_add (&n_checked, 1);
+  if (hl_g.counters != NULL)
+    __atomic_fetch_add (&hl_g.counters->fp_checks_atomic, 1, __ATOMIC_RELAXED);
+  if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0
+      || (hash != 0 && hash != hl_stack_hash (frames, have)))
+    {
+      atomic_fetch_add (&n_differ, 1);
+      if (hl_g.counters != NULL)
+        __atomic_fetch_add (&hl_g.counters->fp_mismatches_atomic, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* FRAMES has room for HL_UNWIND_BUF entries (the unwinders write their raw
+ * result there, then the kept frames are moved to the front). */
 uint32_t
 hl_unwind (uint64_t      *frames,
            uint32_t       max,
            bool          *truncated,
+           uint64_t      *hash,
            HlThreadBlock *b)
 {
+  *hash = 0;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi)
     {
-      uint64_t got[HL_TRACE_MAX_FRAMES + 4];
       bool trunc = false;
-      uint32_t want = max + 4 > HL_TRACE_MAX_FRAMES + 4 ? HL_TRACE_MAX_FRAMES + 4 : max + 4;
-      uint32_t n = hl_cfi_unwind (got, want, &trunc, b);
+      uint32_t want = max + 4;
+      uint64_t h;
+      uint32_t n = hl_cfi_unwind (frames, want, &trunc, &h, b);
       if (n > 0)
         {
           uint32_t skip = 0;
-          while (skip < n && in_new (got[skip]))
+          while (skip < n && in_new (frames[skip]))
             skip++;
           uint32_t have = n - skip;
+          if (skip == 0 && have <= max)
+            *hash = h; /* else the caller hashes the frames it keeps */
           *truncated = trunc || have > max;
           if (have > max)
             have = max;
-          memcpy (frames, got + skip, have * sizeof (uint64_t));
+          if (skip > 0)
+            memmove (frames, frames + skip, have * sizeof (uint64_t));
           if (HL_UNLIKELY (check_mode))
-            {
-              uint64_t ref[HL_TRACE_MAX_FRAMES];
-              bool rt;
-              uint32_t rn = unwind_slow (ref, max, &rt, b);
-              atomic_fetch_add (&n_checked, 1);
-              if (rn != have || memcmp (ref, frames, have * sizeof (uint64_t)) != 0)
-                atomic_fetch_add (&n_differ, 1);
-            }
+            check_stack (frames, have, max, *hash, b);
           return have;
         }
       atomic_fetch_add_explicit (&n_fallback, 1, memory_order_relaxed);
@@ -195,7 +219,7 @@ unwind_slow (uint64_t      *frames,
              bool          *truncated,
              HlThreadBlock *b)
 {
-  uint64_t raw[HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4];
+  uint64_t *raw = frames;
   uint32_t want = max + HL_SELF_FRAMES_MAX + 4;
   uint32_t n;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND)
@@ -217,6 +241,7 @@ unwind_slow (uint64_t      *frames,
   *truncated = have > max || (n == want);
   if (have > max)
     have = max;
-  memcpy (frames, raw + skip, have * sizeof (uint64_t));
+  if (skip > 0)
+    memmove (frames, raw + skip, have * sizeof (uint64_t));
   return have;
 }

@@ -19,6 +19,9 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#endif
 
 static volatile pid_t child_pid;
 
@@ -34,6 +37,8 @@ usage (FILE *out)
            "  --depth N                at most N frames per stack (default: 128)\n"
            "  --no-follow, --no-children\n"
            "                           do not record forked children and exec'd programs\n"
+           "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
+           "                           once the program has exited)\n"
            "  -h, --help               this help\n");
 }
 
@@ -90,40 +95,53 @@ forward_signal (int        sig,
     kill (child_pid, sig);
 }
 
+#define HL_RECORD_MAX_SESSIONS 64
+
 typedef struct
 {
-  uint32_t     pid;
-  uint64_t     since_wall_ns;
-  HlCliSession root;
-  bool         have_root;
-  char         root_name[256];
-  unsigned     n_children;
+  char         name[256];
+  HlCliSession s;
+} Found;
+
+typedef struct
+{
+  uint64_t since_wall_ns;
+  unsigned n;
+  Found    found[HL_RECORD_MAX_SESSIONS];
 } FindCtx;
 
+/* Sessions that started after `record` did and whose process is gone (or
+ * is the program, which has exited): the program's and its children's. */
 static void
 find_cb (const char *name,
          void       *user_data)
 {
   FindCtx *ctx = user_data;
-  HlCliSession s;
-  char err[256];
-  if (!hl_cli_session_read (name, &s, err, sizeof err))
+  if (ctx->n == HL_RECORD_MAX_SESSIONS)
     return;
-  if (s.header.pid == ctx->pid && !ctx->have_root)
-    {
-      ctx->root = s;
-      ctx->have_root = true;
-      snprintf (ctx->root_name, sizeof ctx->root_name, "%s", name);
-      return;
-    }
-  /* sessions of the recorded program's children that have ended */
-  if (s.header.start_wall_ns >= ctx->since_wall_ns && !hl_cli_pid_alive (s.header.pid))
-    {
-      char path[512];
-      snprintf (path, sizeof path, "/dev/shm/%s", name);
-      unlink (path);
-      ctx->n_children++;
-    }
+  Found *f = &ctx->found[ctx->n];
+  char err[256];
+  if (!hl_cli_session_read (name, &f->s, err, sizeof err))
+    return;
+  if (f->s.header.start_wall_ns < ctx->since_wall_ns || hl_cli_pid_alive (f->s.header.pid))
+    return;
+  snprintf (f->name, sizeof f->name, "%s", name);
+  ctx->n++;
+}
+
+/* Rewrites TRACE as zstd frames (hl-trace-codec.h): the preload writes
+ * plain packets, whole-run compression afterwards costs the program
+ * nothing. Prints a warning and leaves the file plain on failure. */
+static void
+compress_trace (const char *trace)
+{
+#ifdef HL_HAVE_ZSTD
+  HlFormatError err;
+  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (3), 0, &err) != 0)
+    fprintf (stderr, "heaplens: %s left uncompressed: %s\n", trace, err.message);
+#else
+  (void) trace;
+#endif
 }
 
 static void
@@ -143,6 +161,7 @@ hl_cli_record (int    argc,
 {
   const char *output = NULL, *unwind = NULL, *depth = NULL;
   bool follow = true;
+  bool compress = true;
   int i = 1;
   for (; i < argc; i++)
     {
@@ -171,6 +190,8 @@ hl_cli_record (int    argc,
         depth = argv[++i];
       else if (strcmp (a, "--no-follow") == 0 || strcmp (a, "--no-children") == 0)
         follow = false;
+      else if (strcmp (a, "--no-compress") == 0)
+        compress = false;
       else
         {
           fprintf (stderr, "heaplens-cli record: unknown option '%s'\n", a);
@@ -266,30 +287,46 @@ hl_cli_record (int    argc,
         return 2;
       }
 
-  FindCtx ctx = { .pid = (uint32_t) pid, .since_wall_ns = start_wall_ns };
+  static FindCtx ctx;
+  memset (&ctx, 0, sizeof ctx);
+  ctx.since_wall_ns = start_wall_ns;
   hl_cli_session_foreach (find_cb, &ctx);
-  if (ctx.have_root)
+  /* the program's session: its pid, started first (an exec'd image of the
+   * same pid has a later one) */
+  Found *root = NULL;
+  for (unsigned k = 0; k < ctx.n; k++)
+    if (ctx.found[k].s.header.pid == (uint32_t) pid
+        && (root == NULL || ctx.found[k].s.header.start_wall_ns < root->s.header.start_wall_ns))
+      root = &ctx.found[k];
+  for (unsigned k = 0; k < ctx.n; k++)
+    if (compress)
+      compress_trace (ctx.found[k].s.header.trace_path);
+  if (root != NULL)
     {
-      HlCliSession *s = &ctx.root;
+      HlCliSession *s = &root->s;
       char peak[32], leaked[32];
       human_bytes (peak, sizeof peak, s->peak_heap_bytes);
       uint64_t live = s->bytes_allocated >= s->bytes_freed ? s->bytes_allocated - s->bytes_freed : 0;
       human_bytes (leaked, sizeof leaked, live);
-      uint64_t blocks = s->n_allocs >= s->n_frees ? s->n_allocs - s->n_frees : 0;
+      uint64_t known_frees = s->n_frees - (s->frees_unknown < s->n_frees ? s->frees_unknown : s->n_frees);
+      uint64_t blocks = s->n_allocs >= known_frees ? s->n_allocs - known_frees : 0;
       fprintf (stderr,
                "heaplens: %s: %llu allocations, %llu frees, peak %s, leaked %s in %llu blocks, %llu dropped",
                s->header.trace_path[0] ? s->header.trace_path : "(no trace written)",
                (unsigned long long) s->n_allocs, (unsigned long long) s->n_frees, peak, leaked,
                (unsigned long long) blocks, (unsigned long long) s->dropped);
-      if (ctx.n_children > 0)
-        fprintf (stderr, "; %u child process%s recorded too", ctx.n_children, ctx.n_children == 1 ? "" : "es");
+      if (ctx.n > 1)
+        fprintf (stderr, "; %u child process%s recorded too", ctx.n - 1, ctx.n == 2 ? "" : "es");
       fprintf (stderr, "\n");
-      char path[512];
-      snprintf (path, sizeof path, "/dev/shm/%s", ctx.root_name);
-      unlink (path);
     }
   else
     fprintf (stderr, "heaplens: %s was not recorded (no session found)\n", argv[i]);
+  for (unsigned k = 0; k < ctx.n; k++)
+    {
+      char path[512];
+      snprintf (path, sizeof path, "/dev/shm/%s", ctx.found[k].name);
+      unlink (path);
+    }
 
   if (WIFSIGNALED (status))
     {

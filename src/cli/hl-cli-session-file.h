@@ -1,5 +1,7 @@
 /* hl-cli-session-file.h — what `record` and `sessions` read from a session
- * segment: a validated copy of its header and its totals. */
+ * segment (through hl-shm-reader.h): a validated copy of its header, with
+ * the changing fields (state, heartbeat, exit status, flags) as they are
+ * now, and its totals. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,6 +17,7 @@ typedef struct
   uint64_t    n_frees;
   uint64_t    bytes_allocated;
   uint64_t    bytes_freed;
+  uint64_t    frees_unknown;  /* frees of blocks the live table did not hold */
   uint64_t    heap_bytes;
   uint64_t    peak_heap_bytes;
   uint64_t    peak_rss_bytes;

@@ -3,7 +3,7 @@
  *   allocs frees bytes leaked_bytes leaked_blocks free_unknown stacks
  *   truncated_stacks max_frames modules modules_unloaded threads
  *   thread_names (comma separated) meta marks counters dropped end_status
- *   packets bad_checksum other_pid bytes_ignored site_hits peak_bytes
+ *   packets bad_checksum other_pid bytes_ignored site_hits peak_bytes ends
  * site_hits counts allocations whose innermost frame lies in
  * [site_lo, site_hi), two integers the target publishes as metadata
  * (META_INT events) — the address range of its allocating function.
@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-trace-codec.h"
 #include "hl-trace-reader.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#endif
 
 typedef struct
 {
@@ -95,7 +99,12 @@ main (int argc, char **argv)
     }
   HlTraceReader *r;
   HlFormatError err;
-  if (hl_trace_reader_open_file (argv[1], &r, &err) != 0)
+#ifdef HL_HAVE_ZSTD
+  const HlTraceCodec *codec = hl_trace_codec_zstd (0);
+#else
+  const HlTraceCodec *codec = NULL;
+#endif
+  if (hl_trace_reader_open_file_codec (argv[1], codec, &r, &err) != 0)
     {
       printf ("error=%s\n", err.message);
       return 1;
@@ -106,7 +115,8 @@ main (int argc, char **argv)
   uint64_t allocs = 0, frees = 0, bytes = 0, free_unknown = 0, stacks = 0, truncated = 0;
   uint64_t max_frames = 0, modules = 0, unloaded = 0, threads = 0, meta = 0, marks = 0;
   uint64_t counters = 0, dropped = 0, bad_events = 0;
-  int64_t end_status = -999;
+  int64_t end_status = -999; /* of the first END */
+  uint64_t n_ends = 0;
   uint64_t heap = 0, peak = 0; /* in file order: exact for one thread */
   int64_t site_lo = 0, site_hi = 0;
   char names[4096] = "";
@@ -220,7 +230,8 @@ main (int argc, char **argv)
               dropped += ev.u.dropped.count;
               break;
             case HL_EVENT_END:
-              end_status = ev.u.end.exit_status;
+              if (n_ends++ == 0)
+                end_status = ev.u.end.exit_status;
               break;
             default:
               break;
@@ -236,7 +247,10 @@ main (int argc, char **argv)
             }
         }
       if (erc < 0)
-        bad_events++;
+        {
+          if (bad_events++ == 0)
+            fprintf (stderr, "hl-trace-summary: %s at %llu\n", err.message, (unsigned long long) err.offset);
+        }
     }
   if (rc < 0)
     printf ("error=%s\n", err.message);
@@ -266,7 +280,7 @@ main (int argc, char **argv)
   printf ("threads=%" PRIu64 "\nthread_names=%s\nmeta=%" PRIu64 "\nmarks=%" PRIu64 "\n", threads, names, meta, marks);
   printf ("counters=%" PRIu64 "\ndropped=%" PRIu64 "\nend_status=%" PRId64 "\n", counters, dropped, end_status);
   printf ("packets=%" PRIu64 "\nbad_checksum=%" PRIu64 "\nother_pid=%" PRIu64 "\n", st.packets, st.packets_bad_checksum, st.packets_other_pid);
-  printf ("peak_bytes=%" PRIu64 "\n", peak);
+  printf ("peak_bytes=%" PRIu64 "\nends=%" PRIu64 "\n", peak, n_ends);
   printf ("bytes_ignored=%" PRIu64 "\nbad_events=%" PRIu64 "\nsite_hits=%" PRIu64 "\n", st.bytes_ignored_at_end, bad_events, site_hits);
   hl_trace_reader_free (r);
   free (slots);

@@ -21,6 +21,7 @@ check "dlclose recorded as module unloads ($(field "$WORK/life.sum" modules_unlo
 check "allocations from signal handlers recorded ($(field "$WORK/life.sum" allocs))" test "$(field "$WORK/life.sum" allocs)" -ge 4400
 eq "main trace: every free paired" "$(field "$WORK/life.sum" free_unknown)" 0
 eq "main trace: clean END" "$(field "$WORK/life.sum" end_status)" 0
+eq "main trace: one END (a vfork child did not end the parent's recording)" "$(field "$WORK/life.sum" ends)" 1
 
 fork_trace=
 exec_trace=
@@ -59,6 +60,20 @@ for f in "$WORK"/s*.hltrace*; do
   [ "$(field "$WORK/x.sum" bad_events)$(field "$WORK/x.sum" bad_checksum)" = "00" ] || bad=1
 done
 ok $bad "3 concurrent runs: every trace decodes cleanly"
+
+# thread churn: 5000 threads come and go, every one recorded
+under_preload "$WORK/t.hltrace" "$D/t-stress" threads > "$WORK/t.out" 2>&1
+eq "5000 short-lived threads: status and output" "$?/$(cat "$WORK/t.out")" "0/threads: done"
+summarize "$WORK/t.hltrace" "$WORK/t.sum"
+eq "5000 short-lived threads: all started and recorded" "$(field "$WORK/t.sum" threads)" 5001
+check "5000 short-lived threads: their allocations ($(field "$WORK/t.sum" allocs))" test "$(field "$WORK/t.sum" allocs)" -ge 250000
+eq "5000 short-lived threads: every free paired, nothing dropped" "$(field "$WORK/t.sum" free_unknown)/$(field "$WORK/t.sum" dropped)" "0/0"
+
+# a profiling timer whose handler allocates, often while inside the preload
+under_preload "$WORK/p.hltrace" "$D/t-stress" sigprof > "$WORK/p.out" 2>&1
+eq "allocating SIGPROF handler every 50 us: status and output" "$?/$(cat "$WORK/p.out")" "0/sigprof: done"
+summarize "$WORK/p.hltrace" "$WORK/p.sum"
+eq "allocating SIGPROF handler: trace clean, frees paired" "$(field "$WORK/p.sum" bad_events)/$(field "$WORK/p.sum" free_unknown)/$(field "$WORK/p.sum" ends)" "0/0/1"
 
 for how in segv term abort exit; do
   "$D/t-crash" $how > /dev/null 2>&1

@@ -57,6 +57,27 @@ real gcc gcc -O2 -c "$WORK/hello.c" -o "$WORK/hello.o"
 git init -q "$WORK/repo" && (cd "$WORK/repo" && echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm a && echo b > b)
 real git git -C "$WORK/repo" status --porcelain
 
+if [ -x "$D/t-gtk" ] && command -v xvfb-run > /dev/null; then
+  # one X server for both runs; GTK without accessibility bus or settings
+  cat > "$WORK/gtk.sh" << SH
+#!/bin/sh
+export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
+unset WAYLAND_DISPLAY
+"$D/t-gtk" > "$WORK/gtk-plain.out" 2> /dev/null
+echo \$? > "$WORK/gtk-plain.rc"
+HEAPLENS_OUTPUT="$WORK/gtk.hltrace" LD_PRELOAD="$HL_PRELOAD" "$D/t-gtk" > "$WORK/gtk-pre.out" 2> /dev/null
+echo \$? > "$WORK/gtk-pre.rc"
+SH
+  chmod +x "$WORK/gtk.sh"
+  xvfb-run -a -s "-screen 0 1024x768x24" "$WORK/gtk.sh" > /dev/null 2>&1
+  eq "GTK4 application under Xvfb: same exit status" "$(cat "$WORK/gtk-pre.rc" 2> /dev/null)" "$(cat "$WORK/gtk-plain.rc" 2> /dev/null)"
+  eq "GTK4 application under Xvfb: same output" "$(cat "$WORK/gtk-pre.out" 2> /dev/null)" "t-gtk: done"
+  summarize "$WORK/gtk.hltrace" "$WORK/gtk.sum"
+  check "GTK4 application: allocations recorded ($(field "$WORK/gtk.sum" allocs))" test "$(field "$WORK/gtk.sum" allocs)" -ge 10000
+  check "GTK4 application: several threads ($(field "$WORK/gtk.sum" threads))" test "$(field "$WORK/gtk.sum" threads)" -ge 2
+  eq "GTK4 application: trace decodes cleanly" "$(field "$WORK/gtk.sum" bad_events)/$(field "$WORK/gtk.sum" bad_checksum)" "0/0"
+fi
+
 if [ -x "$D/t-cxx-threads" ]; then
   real cxx-threads "$D/t-cxx-threads"
 fi

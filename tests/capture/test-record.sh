@@ -13,6 +13,14 @@ check "record: the line names the trace and the counts" grep -q "^heaplens: $WOR
 summarize "$WORK/r.hltrace" "$WORK/r.sum"
 eq "record: the trace decodes" "$(field "$WORK/r.sum" allocs)" 21
 
+# flags of the file header (u32 at offset 20)
+flags_of () { od -An -tu4 -j20 -N4 "$1" | tr -d ' '; }
+check "record: the trace is compressed once the program has exited" test $(( $(flags_of "$WORK/r.hltrace") & 2 )) -ne 0
+"$HL_CLI" record --no-compress -o "$WORK/p.hltrace" -- "$D/t-entry" > /dev/null 2>&1
+eq "record --no-compress: a plain trace" "$(( $(flags_of "$WORK/p.hltrace") & 2 ))" 0
+summarize "$WORK/p.hltrace" "$WORK/p.sum"
+eq "record --no-compress: same events as compressed" "$(grep -v -E '^(packets|bytes_ignored)=' "$WORK/p.sum")" "$(grep -v -E '^(packets|bytes_ignored)=' "$WORK/r.sum")"
+
 "$HL_CLI" record --unwind fp -o "$WORK/r.hltrace" "$D/t-churn" 1000 > "$WORK/r.out" 2> "$WORK/r.err"
 eq "record --unwind fp: status and output" "$?/$(cat "$WORK/r.out")" "0/t-churn: done"
 "$HL_CLI" record -o "$WORK/r.hltrace" "$D/t-crash" segv > /dev/null 2> "$WORK/r.err"

@@ -116,6 +116,16 @@ main (int argc, char **argv)
   waitpid (pid, &status, 0);
   printf ("fork child status %d\n", WEXITSTATUS (status));
 
+  /* vfork: the child shares our memory until it execs or _exits */
+  pid = vfork ();
+  if (pid == 0)
+    {
+      execl ("/nonexistent/program", "nothing", (char *) NULL);
+      _exit (3);
+    }
+  waitpid (pid, &status, 0);
+  printf ("vfork child status %d\n", WEXITSTATUS (status));
+
   /* exec */
   fflush (stdout);
   pid = fork ();
