@@ -1,0 +1,113 @@
+/* hl-analysis.h — the answers for one (recording, filter): totals, trees,
+ * leaks, largest allocations, size histogram, per-thread totals, callers and
+ * callees of a function.
+ *
+ * Immutable once built; build it on a worker thread with new_async() for
+ * big recordings. A time-range change builds a new analysis (the stack tries
+ * are shared with the recording, so this is one pass over the allocations
+ * and one over the stacks).
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hl-call-tree.h"
+#include "hl-filter.h"
+#include "hl-recording.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_ANALYSIS (hl_analysis_get_type ())
+G_DECLARE_FINAL_TYPE (HlAnalysis, hl_analysis, HL, ANALYSIS, GObject)
+
+/* Costs of one stack, or of one function among callers/callees. */
+typedef struct
+{
+  HlStackId      stack;      /* 0 for function entries */
+  const HlFrame *frame;      /* the function (callers/callees), or the
+                              * stack's first resolved frame */
+  HlCosts        costs;
+} HlStackCosts;
+
+typedef struct
+{
+  guint64   time_ns;
+  guint64   size;
+  guint64   address;
+  guint64   free_time_ns;    /* HL_TIME_NONE when never freed */
+  guint32   tid;
+  HlStackId stack;
+} HlAllocationInfo;
+
+typedef struct
+{
+  guint32  tid;
+  const char *name;
+  HlCosts  costs;
+} HlThreadCosts;
+
+/* Bucket i holds sizes in [2^(i-1), 2^i) (bucket 0: size 0, bucket 1: 1). */
+#define HL_SIZE_HISTOGRAM_BUCKETS 65
+typedef struct
+{
+  guint64 count[HL_SIZE_HISTOGRAM_BUCKETS];
+  guint64 bytes[HL_SIZE_HISTOGRAM_BUCKETS];
+} HlSizeHistogram;
+
+HlAnalysis      *hl_analysis_new              (HlRecording        *recording,
+                                               const HlFilter     *filter);
+void             hl_analysis_new_async        (HlRecording        *recording,
+                                               const HlFilter     *filter,
+                                               GCancellable       *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer            user_data);
+HlAnalysis      *hl_analysis_new_finish       (GAsyncResult       *result,
+                                               GError            **error);
+
+HlRecording     *hl_analysis_get_recording    (HlAnalysis *self);
+const HlFilter  *hl_analysis_get_filter       (HlAnalysis *self);
+void             hl_analysis_get_totals       (HlAnalysis *self,
+                                               HlCosts    *out);
+/* Time of the heap peak the PEAK cost refers to. */
+guint64          hl_analysis_get_peak_time_ns (HlAnalysis *self);
+/* Costs of one stack (zero when it is not selected). */
+void             hl_analysis_get_stack_costs  (HlAnalysis *self,
+                                               HlStackId   stack,
+                                               HlCosts    *out);
+
+/* New reference; trees are built on first use and cached per (kind, sort). */
+HlCallTree      *hl_analysis_get_call_tree    (HlAnalysis     *self,
+                                               HlCallTreeKind  kind,
+                                               HlCostKind      sort_by);
+
+/* Stacks with a non-zero cost of KIND, largest first, at most N (0: all).
+ * New array of HlStackCosts. With KIND LEAKED these are the leaks grouped
+ * by stack. */
+GArray          *hl_analysis_get_top_stacks   (HlAnalysis *self,
+                                               HlCostKind  kind,
+                                               guint       n);
+/* Functions calling FUNCTION directly / called by it, with the costs of the
+ * stacks through that edge (each stack counted once per edge). Sorted by
+ * SORT_BY. New array of HlStackCosts. */
+GArray          *hl_analysis_get_callers      (HlAnalysis    *self,
+                                               const HlFrame *function,
+                                               HlCostKind     sort_by);
+GArray          *hl_analysis_get_callees      (HlAnalysis    *self,
+                                               const HlFrame *function,
+                                               HlCostKind     sort_by);
+/* Costs of all stacks through FUNCTION (each stack once). */
+void             hl_analysis_get_function_costs (HlAnalysis    *self,
+                                               const HlFrame *function,
+                                               HlCosts       *out);
+
+/* The N largest selected allocations, largest first. New array of
+ * HlAllocationInfo. */
+GArray          *hl_analysis_get_largest      (HlAnalysis *self,
+                                               guint       n);
+void             hl_analysis_get_size_histogram (HlAnalysis      *self,
+                                               HlSizeHistogram *out);
+/* One entry per thread with selected allocations, by BYTES. New array of
+ * HlThreadCosts. */
+GArray          *hl_analysis_get_thread_costs (HlAnalysis *self);
+
+G_END_DECLS

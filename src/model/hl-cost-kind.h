@@ -1,0 +1,61 @@
+/* hl-cost-kind.h — the costs the model computes for every node and selection.
+ *
+ * Definitions (all over the allocations a filter selects):
+ *   ALLOCATIONS  number of allocations (a realloc counts as one allocation
+ *                plus one free of the old block)
+ *   BYTES        bytes allocated
+ *   TEMPORARY    allocations freed before the same thread's next allocation
+ *                (heaptrack's definition)
+ *   PEAK         bytes live at the moment of the heap peak (of the selected
+ *                time range, the whole recording by default)
+ *   LEAKED       bytes never freed (with a time range [t0, t1]: allocated in
+ *                it and still live at t1)
+ *   LIVE         bytes live at the instant HlFilter's live_at_ns (defaults to
+ *                the end of the selected range)
+ */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  HL_COST_KIND_ALLOCATIONS,
+  HL_COST_KIND_BYTES,
+  HL_COST_KIND_TEMPORARY,
+  HL_COST_KIND_PEAK,
+  HL_COST_KIND_LEAKED,
+  HL_COST_KIND_LIVE,
+  HL_N_COST_KINDS
+} HlCostKind;
+
+#define HL_TYPE_COST_KIND (hl_cost_kind_get_type ())
+GType hl_cost_kind_get_type (void) G_GNUC_CONST;
+
+/* The costs of one node or selection. Counts (allocations, temporary,
+ * leaked_blocks) and bytes are both kept so every view can show either. */
+typedef struct
+{
+  guint64 allocations;
+  guint64 bytes;
+  guint64 temporary;
+  guint64 peak_bytes;
+  guint64 leaked_bytes;
+  guint64 leaked_blocks;
+  guint64 live_bytes;
+} HlCosts;
+
+/* The value of one kind: ALLOCATIONS/TEMPORARY are counts, the rest bytes. */
+guint64     hl_costs_get            (const HlCosts *costs,
+                                     HlCostKind     kind);
+void        hl_costs_add            (HlCosts       *dest,
+                                     const HlCosts *src);
+gboolean    hl_cost_kind_is_bytes   (HlCostKind     kind);
+/* "allocations", "bytes", "temporary", "peak", "leaked", "live" (stable,
+ * used by the CLI and JSON) and back; FALSE for an unknown name. */
+const char *hl_cost_kind_to_string  (HlCostKind     kind);
+gboolean    hl_cost_kind_from_string(const char    *name,
+                                     HlCostKind    *out);
+
+G_END_DECLS

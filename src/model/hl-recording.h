@@ -1,0 +1,258 @@
+/* hl-recording.h — everything a trace (or a live session) recorded.
+ *
+ * A recording is append-only: the loader and the live session reader feed it
+ * events through the hl_recording_append_*() sink below, then call
+ * hl_recording_commit(), which updates the derived data (heap peak,
+ * temporary flags, series) and emits ::changed. Queries go through an
+ * HlAnalysis (hl-analysis.h), an immutable result for one HlFilter.
+ *
+ * Threads: appends, commit and the creation of analyses must not overlap
+ * (the live view appends on the main thread between refreshes; the loader
+ * appends on its worker thread before handing the recording over). Reading
+ * a finished HlAnalysis is safe from any thread.
+ *
+ * Times are nanoseconds since the recording's start (the trace's
+ * start_mono_ns). Stacks are small integers (HlStackId) owned by the
+ * recording; 0 is "stack not recorded".
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hl-cost-kind.h"
+#include "hl-frame.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_RECORDING (hl_recording_get_type ())
+G_DECLARE_FINAL_TYPE (HlRecording, hl_recording, HL, RECORDING, GObject)
+
+typedef guint32 HlStackId;
+
+/* A module seen in the trace, and what the symbolizer found for it. */
+typedef struct
+{
+  const char *path;            /* as mapped in the target */
+  const char *name;            /* basename */
+  const char *build_id;        /* lower-case hex, "" when unknown */
+  guint64     start;           /* load address */
+  guint64     size;
+  gboolean    has_symbols;     /* an ELF symbol table was found */
+  gboolean    has_debug_info;  /* DWARF (file:line, inline frames) was found */
+  const char *debug_file;      /* where DWARF came from, or NULL */
+  const char *hint;            /* NULL, or one line for a person, e.g.
+                                * "no debug info for libfoo.so (build-id ab12…): install its -dbg package" */
+} HlModuleInfo;
+
+typedef struct
+{
+  guint32     tid;
+  const char *name;            /* last name seen, or "" */
+  guint64     start_ns;        /* first event, or its THREAD start */
+  guint64     end_ns;          /* exit, or last event */
+} HlThreadInfo;
+
+/* A metadata key's value over [start_ns, end_ns) (end = the recording's
+ * end while still set). Integer values are shown as decimal text. */
+typedef struct
+{
+  const char *key;
+  const char *value;
+  guint64     start_ns;
+  guint64     end_ns;
+  guint32     tid;
+} HlMetaInterval;
+
+typedef struct
+{
+  guint64     time_ns;
+  const char *text;
+  guint32     tid;
+} HlMark;
+
+/* Whole-recording numbers, what a summary page and `report` show first. */
+typedef struct
+{
+  guint64  duration_ns;
+  guint64  n_allocations;
+  guint64  n_frees;
+  guint64  bytes_allocated;
+  guint64  temporary;          /* count */
+  guint64  peak_heap_bytes;
+  guint64  peak_time_ns;
+  guint64  peak_rss_bytes;     /* from COUNTERS samples, 0 if none */
+  guint64  leaked_bytes;
+  guint64  leaked_blocks;
+  guint64  dropped_events;
+  guint64  frees_unknown;      /* frees of blocks the trace never allocated */
+  guint    n_threads;
+  guint    n_stacks;
+  gboolean has_exit_status;
+  int      exit_status;
+} HlSummary;
+
+/* One downsampled time bucket [start_ns, end_ns): min/max of the heap and
+ * RSS inside it, and the activity in it. */
+typedef struct
+{
+  guint64 start_ns;
+  guint64 end_ns;
+  guint64 heap_min;
+  guint64 heap_max;
+  guint64 rss_min;             /* 0/0 when no sample fell in the bucket: */
+  guint64 rss_max;             /* draw the previous value */
+  guint64 allocations;         /* allocations made in the bucket (rate = / width) */
+  guint64 bytes_allocated;
+  guint64 dropped;
+} HlSeriesBucket;
+
+/* Called on the thread-default main context of the load_async() caller,
+ * at most ~20 times per second. */
+typedef void (*HlLoadProgressFunc) (guint64  bytes_done,
+                                    guint64  bytes_total,
+                                    guint64  events_done,
+                                    gpointer user_data);
+
+typedef enum
+{
+  HL_LOAD_FLAGS_NONE       = 0,
+  HL_LOAD_FLAGS_NO_SYMBOLS = 1 << 0, /* skip symbolization (dump-like tools) */
+  HL_LOAD_FLAGS_SERIAL     = 1 << 1, /* one thread, even with an index */
+} HlLoadFlags;
+
+/* ---- Creating ---------------------------------------------------------- */
+
+/* An empty recording, for the live session reader and for tests. */
+HlRecording        *hl_recording_new                (void);
+
+void                hl_recording_load_async         (GFile               *file,
+                                                     HlLoadFlags          flags,
+                                                     GCancellable        *cancellable,
+                                                     HlLoadProgressFunc   progress,
+                                                     gpointer             progress_data,
+                                                     GDestroyNotify       progress_notify,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
+HlRecording        *hl_recording_load_finish        (GAsyncResult        *result,
+                                                     GError             **error);
+/* The same, blocking (CLI, tests). PROGRESS is called on this thread. */
+HlRecording        *hl_recording_load               (GFile               *file,
+                                                     HlLoadFlags          flags,
+                                                     GCancellable        *cancellable,
+                                                     HlLoadProgressFunc   progress,
+                                                     gpointer             progress_data,
+                                                     GError             **error);
+
+/* ---- Event sink (loader, live session, tests) -------------------------- *
+ * Ids are the trace's allocation ids (sequential, 0-based, may arrive out
+ * of order across threads). Frames are return addresses, innermost first. */
+
+void     hl_recording_append_info        (HlRecording    *self,
+                                          const char     *key,
+                                          const char     *value);
+void     hl_recording_append_module      (HlRecording    *self,
+                                          const char     *path,
+                                          guint64         start,
+                                          guint64         size,
+                                          guint64         file_offset,
+                                          const guint8   *build_id,
+                                          gsize           build_id_len);
+void     hl_recording_append_stack       (HlRecording    *self,
+                                          guint32         trace_stack_id,
+                                          const guint64  *frames,
+                                          guint           n_frames);
+void     hl_recording_append_alloc       (HlRecording    *self,
+                                          guint64         id,
+                                          guint64         time_ns,
+                                          guint32         tid,
+                                          guint64         size,
+                                          guint64         address,
+                                          guint32         trace_stack_id);
+/* A free by allocation id; by address when id is HL_ALLOC_ID_NONE. */
+void     hl_recording_append_free        (HlRecording    *self,
+                                          guint64         id,
+                                          guint64         address,
+                                          guint64         time_ns,
+                                          guint32         tid);
+void     hl_recording_append_thread      (HlRecording    *self,
+                                          guint64         time_ns,
+                                          guint32         tid,
+                                          const char     *name,
+                                          gboolean        exited);
+/* VALUE NULL removes KEY. */
+void     hl_recording_append_metadata    (HlRecording    *self,
+                                          guint64         time_ns,
+                                          guint32         tid,
+                                          const char     *key,
+                                          const char     *value);
+void     hl_recording_append_mark        (HlRecording    *self,
+                                          guint64         time_ns,
+                                          guint32         tid,
+                                          const char     *text);
+void     hl_recording_append_counters    (HlRecording    *self,
+                                          guint64         time_ns,
+                                          guint64         heap_bytes,
+                                          guint64         rss_bytes);
+void     hl_recording_append_dropped     (HlRecording    *self,
+                                          guint64         time_ns,
+                                          guint64         count);
+void     hl_recording_append_end         (HlRecording    *self,
+                                          guint64         time_ns,
+                                          int             exit_status);
+void     hl_recording_append_warning     (HlRecording    *self,
+                                          const char     *warning);
+/* Ends a batch of appends: derived data is brought up to date and
+ * ::changed is emitted (on the calling thread). */
+void     hl_recording_commit             (HlRecording    *self);
+
+#define HL_ALLOC_ID_NONE G_MAXUINT64
+
+/* Symbolizes every address not yet resolved (the loader does it unless
+ * HL_LOAD_FLAGS_NO_SYMBOLS). Safe to run on a worker thread while nothing
+ * appends. Debuginfod is asked only when DEBUGINFOD_URLS is set. */
+void     hl_recording_symbolize          (HlRecording    *self,
+                                          GCancellable   *cancellable);
+
+/* ---- Reading ------------------------------------------------------------ */
+
+void                 hl_recording_get_summary     (HlRecording *self,
+                                                   HlSummary   *out);
+/* Value of a trace info key ("exe", "cmdline", "host", ...), or NULL. */
+const char          *hl_recording_get_info        (HlRecording *self,
+                                                   const char  *key);
+/* NULL-terminated; borrowed. */
+const char * const  *hl_recording_get_info_keys   (HlRecording *self);
+/* One line each, for a banner: truncation, skipped packets, dropped
+ * events, modules without debug info. NULL-terminated; borrowed. */
+const char * const  *hl_recording_get_warnings    (HlRecording *self);
+gboolean             hl_recording_is_truncated    (HlRecording *self);
+
+const HlModuleInfo  *hl_recording_get_modules     (HlRecording *self,
+                                                   guint       *n_modules);
+/* Modules that appear in stacks and lack DWARF: borrowed pointers into
+ * get_modules(), in a new array. */
+GPtrArray           *hl_recording_get_modules_without_debug_info (HlRecording *self);
+
+const HlThreadInfo  *hl_recording_get_threads     (HlRecording *self,
+                                                   guint       *n_threads);
+const HlMetaInterval*hl_recording_get_metadata_intervals (HlRecording *self,
+                                                   guint       *n_intervals);
+const HlMark        *hl_recording_get_marks       (HlRecording *self,
+                                                   guint       *n_marks);
+
+/* The symbolized frames of STACK, innermost first, inline frames expanded.
+ * Borrowed, valid while the recording lives. */
+const HlFrame * const *hl_recording_get_stack_frames (HlRecording *self,
+                                                      HlStackId    stack,
+                                                      guint       *n_frames);
+guint                hl_recording_get_n_stacks    (HlRecording *self);
+
+/* N buckets covering [t0_ns, t1_ns) of the heap-over-time series; t1_ns
+ * HL_TIME_END means the recording's end. New array of HlSeriesBucket. */
+#define HL_TIME_END G_MAXUINT64
+GArray              *hl_recording_get_series      (HlRecording *self,
+                                                   guint64      t0_ns,
+                                                   guint64      t1_ns,
+                                                   guint        n_buckets);
+
+G_END_DECLS
