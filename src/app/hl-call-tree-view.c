@@ -21,7 +21,7 @@ struct _HlCallTreeView
   HlTreeRow          *root;
   GtkTreeListModel   *tree_model;
   GtkSingleSelection *selection;
-  GtkColumnViewColumn *cost_columns[HL_N_COSTS];
+  GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
   char               *focus;
 };
 
@@ -36,7 +36,7 @@ G_DEFINE_FINAL_TYPE (HlCallTreeView, hl_call_tree_view, GTK_TYPE_WIDGET)
 
 char *
 hl_call_tree_format_cell (HlTreeRow *row,
-                          HlCost     cost)
+                          HlCostKind     cost)
 {
   g_autofree char *value = hl_cost_format (cost, hl_tree_row_get_cost (row, cost));
   g_autofree char *pct = hl_format_percentage (hl_tree_row_get_cost (row, cost),
@@ -194,7 +194,7 @@ setup_columns (HlCallTreeView *self)
   gtk_column_view_column_set_fixed_width (column, 140);
   g_object_unref (column);
 
-  for (guint c = 0; c < HL_N_COSTS; c++)
+  for (guint c = 0; c < HL_N_TREE_COSTS; c++)
     self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
                                         G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
                                         GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
@@ -304,10 +304,10 @@ hl_call_tree_view_get_selected (HlCallTreeView *self)
 
 void
 hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
-                                HlCost          cost)
+                                HlCostKind          cost)
 {
   g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
-  g_return_if_fail (cost < HL_N_COSTS);
+  g_return_if_fail (cost < HL_N_TREE_COSTS);
   gtk_column_view_sort_by_column (self->column_view, self->cost_columns[cost], GTK_SORT_DESCENDING);
 }
 
@@ -379,7 +379,7 @@ update_focus_label (HlCallTreeView *self)
 {
   g_autofree char *text = NULL;
 
-  if (hl_call_tree_view_get_mode (self) != HL_CALL_TREE_CALLER_CALLEE)
+  if (hl_call_tree_view_get_mode (self) != HL_CALL_TREE_MODE_CALLER_CALLEE)
     text = g_strdup ("");
   else if (self->focus == NULL)
     text = g_strdup (_("Select a function in another tree or the flame graph first"));
@@ -406,7 +406,7 @@ hl_call_tree_view_set_focus (HlCallTreeView *self,
   g_free (self->focus);
   self->focus = g_strdup (function);
   update_focus_label (self);
-  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_CALLER_CALLEE)
+  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE)
     g_signal_emit (self, signals[MODE_CHANGED], 0);
 }
 
@@ -416,7 +416,7 @@ on_mode_selected (HlCallTreeView *self)
   g_autoptr(HlTreeRow) selected = hl_call_tree_view_get_selected (self);
 
   /* Switching to callers/callees focuses the selected function. */
-  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_CALLER_CALLEE && selected != NULL)
+  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE && selected != NULL)
     {
       g_free (self->focus);
       self->focus = g_strdup (hl_tree_row_get_name (selected));
@@ -475,5 +475,5 @@ hl_call_tree_view_init (HlCallTreeView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   setup_columns (self);
   hl_call_tree_view_set_root (self, NULL);
-  hl_call_tree_view_sort_by_cost (self, HL_COST_BYTES);
+  hl_call_tree_view_sort_by_cost (self, HL_COST_KIND_BYTES);
 }

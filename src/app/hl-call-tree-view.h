@@ -11,9 +11,9 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  HL_CALL_TREE_TOP_DOWN,
-  HL_CALL_TREE_BOTTOM_UP,
-  HL_CALL_TREE_CALLER_CALLEE,
+  HL_CALL_TREE_MODE_TOP_DOWN,
+  HL_CALL_TREE_MODE_BOTTOM_UP,
+  HL_CALL_TREE_MODE_CALLER_CALLEE,
 } HlCallTreeMode;
 
 #define HL_TYPE_CALL_TREE_VIEW (hl_call_tree_view_get_type ())
@@ -41,9 +41,9 @@ GtkColumnView *hl_call_tree_view_get_column_view (HlCallTreeView *self);
 const char    *hl_call_tree_view_get_stack_text  (HlCallTreeView *self);
 /* Sorts by COST, descending. */
 void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
-                                               HlCost          cost);
+                                               HlCostKind          cost);
 /* "12.3 MiB  45.1 %" as the cost cells show it. */
 char          *hl_call_tree_format_cell       (HlTreeRow      *row,
-                                               HlCost          cost);
+                                               HlCostKind          cost);
 
 G_END_DECLS

@@ -10,7 +10,7 @@ typedef struct
   HlTreeRowChildrenFunc func;
   gpointer              data;
   GDestroyNotify        destroy;
-  guint64               totals[HL_N_COSTS];
+  guint64               totals[HL_N_COST_KINDS];
 } Tree;
 
 struct _HlTreeRow
@@ -28,7 +28,7 @@ struct _HlTreeRow
   guint      depth;
   gboolean   is_inline;
   gboolean   has_children;
-  guint64    costs[HL_N_COSTS];
+  guint64    costs[HL_N_COST_KINDS];
   gpointer   node;
 };
 
@@ -57,7 +57,7 @@ fill (HlTreeRow           *self,
 
 HlTreeRow *
 hl_tree_row_new_root (const HlTreeRowInfo   *info,
-                      const guint64          totals[HL_N_COSTS],
+                      const guint64          totals[HL_N_COST_KINDS],
                       HlTreeRowChildrenFunc  func,
                       gpointer               data,
                       GDestroyNotify         destroy)
@@ -100,17 +100,17 @@ guint hl_tree_row_get_depth (HlTreeRow *self) { return self->depth; }
 
 guint64
 hl_tree_row_get_cost (HlTreeRow *self,
-                      HlCost     cost)
+                      HlCostKind     cost)
 {
-  g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COSTS, 0);
+  g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COST_KINDS, 0);
   return self->costs[cost];
 }
 
 guint64
 hl_tree_row_get_total (HlTreeRow *self,
-                       HlCost     cost)
+                       HlCostKind     cost)
 {
-  g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COSTS, 0);
+  g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COST_KINDS, 0);
   return self->tree->totals[cost];
 }
 

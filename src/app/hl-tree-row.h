@@ -26,14 +26,14 @@ typedef struct
   guint       line;
   gboolean    is_inline;
   gboolean    has_children;
-  guint64     costs[HL_N_COSTS];
+  guint64     costs[HL_N_COST_KINDS];
   gpointer    node;           /* the model's node, borrowed */
 } HlTreeRowInfo;
 
 /* A root: TOTALS are the 100 % of the percentage columns. FUNC makes
  * children for the whole tree; DATA lives as long as the tree (DESTROY). */
 HlTreeRow  *hl_tree_row_new_root   (const HlTreeRowInfo   *info,
-                                    const guint64          totals[HL_N_COSTS],
+                                    const guint64          totals[HL_N_COST_KINDS],
                                     HlTreeRowChildrenFunc  func,
                                     gpointer               data,
                                     GDestroyNotify         destroy);
@@ -48,9 +48,9 @@ guint       hl_tree_row_get_line       (HlTreeRow *self);
 gboolean    hl_tree_row_get_is_inline  (HlTreeRow *self);
 gboolean    hl_tree_row_has_children   (HlTreeRow *self);
 guint64     hl_tree_row_get_cost       (HlTreeRow *self,
-                                        HlCost     cost);
+                                        HlCostKind     cost);
 guint64     hl_tree_row_get_total      (HlTreeRow *self,
-                                        HlCost     cost);
+                                        HlCostKind     cost);
 gpointer    hl_tree_row_get_node       (HlTreeRow *self);
 HlTreeRow  *hl_tree_row_get_parent     (HlTreeRow *self);
 guint       hl_tree_row_get_depth      (HlTreeRow *self);

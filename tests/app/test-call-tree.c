@@ -38,8 +38,8 @@ children (HlTreeRow *row,
         HlTreeRowInfo info = { .name = nodes[i].name, .module = "demo", .file = "demo.c", .line = 10 + i };
         g_autoptr(HlTreeRow) child = NULL;
 
-        info.costs[HL_COST_BYTES] = nodes[i].bytes;
-        info.costs[HL_COST_ALLOCATIONS] = nodes[i].allocs;
+        info.costs[HL_COST_KIND_BYTES] = nodes[i].bytes;
+        info.costs[HL_COST_KIND_ALLOCATIONS] = nodes[i].allocs;
         for (guint k = 0; k < G_N_ELEMENTS (nodes); k++)
           info.has_children |= g_strcmp0 (nodes[k].parent, nodes[i].name) == 0;
         child = hl_tree_row_new_child (row, &info);
@@ -65,7 +65,7 @@ static void
 test_tree (void)
 {
   HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
-  guint64 totals[HL_N_COSTS] = { [HL_COST_BYTES] = 4 << 20, [HL_COST_ALLOCATIONS] = 40 };
+  guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
   g_autoptr(HlTreeRow) root = NULL;
   GtkWidget *window = gtk_window_new ();
   HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
@@ -74,7 +74,7 @@ test_tree (void)
   const char *path[] = { "main", "parse", "read_file" };
   g_autofree char *cell = NULL;
 
-  root_info.costs[HL_COST_BYTES] = 4 << 20;
+  root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
   root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 500);
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
@@ -104,14 +104,14 @@ test_tree (void)
                    "#0  read_file — demo.c:13 (demo)\n#1  parse — demo.c:12 (demo)\n#2  main — demo.c:10 (demo)");
 
   /* By allocations instead: index (30) before parse (10). */
-  hl_call_tree_view_sort_by_cost (view, HL_COST_ALLOCATIONS);
+  hl_call_tree_view_sort_by_cost (view, HL_COST_KIND_ALLOCATIONS);
   g_assert_cmpstr (name_at (rows, 1), ==, "index");
   g_assert_cmpstr (name_at (rows, 2), ==, "parse");
 
-  cell = hl_call_tree_format_cell (selected, HL_COST_BYTES);
+  cell = hl_call_tree_format_cell (selected, HL_COST_KIND_BYTES);
   g_assert_cmpstr (cell, ==, "2.00 MiB  50.0 %");
   g_clear_pointer (&cell, g_free);
-  cell = hl_call_tree_format_cell (selected, HL_COST_ALLOCATIONS);
+  cell = hl_call_tree_format_cell (selected, HL_COST_KIND_ALLOCATIONS);
   g_assert_cmpstr (cell, ==, "5  12.5 %");
 
   /* A path that does not exist stops where it stops. */
