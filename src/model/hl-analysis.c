@@ -1,0 +1,672 @@
+/* hl-analysis.c — costs of the allocations a filter selects. */
+#include "hl-analysis.h"
+#include "hl-call-tree-private.h"
+#include "hl-filter-private.h"
+
+#include <string.h>
+
+struct _HlAnalysis
+{
+  GObject parent_instance;
+
+  /* Owned */
+  HlRecording *recording;
+  HlFilter    *filter;
+  HlCosts     *stack_costs;     /* per internal stack */
+  guint        n_stacks;
+  HlCosts      totals;
+  HlCosts     *thread_costs;    /* per thread index */
+  guint        n_threads;
+  HlSizeHistogram histogram;
+  guint64      peak_time_ns;
+  GMutex       lock;
+  HlCallTree  *trees[2][HL_N_COST_KINDS];
+
+  /* Selection, kept for the per-allocation views. */
+  guint64      t0, t1, live_at;
+  gboolean     has_range;
+  guint64      peak_time;
+  guint32      peak_seq;
+  gboolean     have_peak;
+  guint8      *stack_ok;        /* NULL: all */
+  guint8      *thread_ok;       /* NULL: all */
+  GArray      *meta_ranges;     /* per condition: GArray of guint64 pairs */
+};
+
+G_DEFINE_FINAL_TYPE (HlAnalysis, hl_analysis, G_TYPE_OBJECT)
+
+static void
+hl_analysis_finalize (GObject *object)
+{
+  HlAnalysis *self = HL_ANALYSIS (object);
+
+  for (guint k = 0; k < 2; k++)
+    for (guint c = 0; c < HL_N_COST_KINDS; c++)
+      g_clear_pointer (&self->trees[k][c], hl_call_tree_unref);
+  g_clear_object (&self->recording);
+  g_clear_pointer (&self->filter, hl_filter_unref);
+  g_clear_pointer (&self->stack_costs, g_free);
+  g_clear_pointer (&self->thread_costs, g_free);
+  g_clear_pointer (&self->stack_ok, g_free);
+  g_clear_pointer (&self->thread_ok, g_free);
+  g_clear_pointer (&self->meta_ranges, g_array_unref);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (hl_analysis_parent_class)->finalize (object);
+}
+
+static void
+hl_analysis_class_init (HlAnalysisClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = hl_analysis_finalize;
+}
+
+static void
+hl_analysis_init (HlAnalysis *self)
+{
+  g_mutex_init (&self->lock);
+}
+
+static void
+clear_range_array (gpointer data)
+{
+  g_array_unref (*(GArray **) data);
+}
+
+/* Which stacks the module/function conditions keep. */
+static guint8 *
+select_stacks (HlRecording    *recording,
+               const HlFilter *f)
+{
+  guint n = hl_recording_get_n_stacks (recording);
+  guint8 *ok;
+
+  if (f->modules->len == 0 && f->functions->len == 0 && f->regexes->len == 0)
+    return NULL;
+  ok = g_new0 (guint8, n + 1);
+  for (guint s = 1; s < n; s++)
+    {
+      guint nf;
+      const HlFrameEntry * const *frames = hl_recording_get_stack_entries (recording, s, &nf);
+      gboolean all = TRUE;
+
+      for (guint c = 0; all && c < f->modules->len; c++)
+        {
+          gboolean any = FALSE;
+          for (guint i = 0; !any && i < nf; i++)
+            any = strstr (frames[i]->pub.module, f->modules->pdata[c]) != NULL;
+          all = any;
+        }
+      for (guint c = 0; all && c < f->functions->len; c++)
+        {
+          gboolean any = FALSE;
+          for (guint i = 0; !any && i < nf; i++)
+            any = strstr (frames[i]->pub.function, f->functions->pdata[c]) != NULL;
+          all = any;
+        }
+      for (guint c = 0; all && c < f->regexes->len; c++)
+        {
+          gboolean any = FALSE;
+          for (guint i = 0; !any && i < nf; i++)
+            any = g_regex_match (f->regexes->pdata[c], frames[i]->pub.function, 0, NULL);
+          all = any;
+        }
+      ok[s] = all;
+    }
+  return ok;
+}
+
+static gboolean
+selected (HlAnalysis       *self,
+          const HlAllocRec *a)
+{
+  if ((a->flags & HL_ALLOC_PRESENT) == 0)
+    return FALSE;
+  if (a->time_ns < self->t0 || a->time_ns > self->t1)
+    return FALSE;
+  if (self->thread_ok != NULL && !self->thread_ok[a->thread])
+    return FALSE;
+  if (self->stack_ok != NULL && !self->stack_ok[a->stack])
+    return FALSE;
+  for (guint c = 0; self->meta_ranges != NULL && c < self->meta_ranges->len; c++)
+    {
+      GArray *r = g_array_index (self->meta_ranges, GArray *, c);
+      gboolean in = FALSE;
+      for (guint i = 0; !in && i < r->len; i += 2)
+        in = a->time_ns >= g_array_index (r, guint64, i) && a->time_ns < g_array_index (r, guint64, i + 1);
+      if (!in)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+live_at_key (const HlAllocRec *a,
+             guint64           t,
+             guint32           seq)
+{
+  gboolean born = a->time_ns < t || (a->time_ns == t && a->seq <= seq);
+  gboolean alive = (a->flags & HL_ALLOC_FREED) == 0 || a->free_time_ns > t ||
+                   (a->free_time_ns == t && a->free_seq > seq);
+  return born && alive;
+}
+
+static guint
+size_bucket (guint64 size)
+{
+  return size == 0 ? 0 : 64 - __builtin_clzll (size);
+}
+
+static void
+find_range_peak (HlAnalysis *self)
+{
+  guint64 n;
+  const HlHeapPoint *pts = hl_recording_get_heap_curve (self->recording, &n);
+  guint64 lo = 0, hi = n, best = G_MAXUINT64;
+  guint64 best_heap = 0;
+
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (pts[mid].time_ns < self->t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo > 0)
+    {
+      best = lo - 1;
+      best_heap = pts[lo - 1].heap;
+    }
+  for (guint64 i = lo; i < n && pts[i].time_ns <= self->t1; i++)
+    if (best == G_MAXUINT64 || pts[i].heap > best_heap)
+      {
+        best = i;
+        best_heap = pts[i].heap;
+      }
+  self->have_peak = best != G_MAXUINT64;
+  if (self->have_peak)
+    {
+      self->peak_time = pts[best].time_ns;
+      self->peak_seq = pts[best].seq;
+    }
+}
+
+static void
+compute (HlAnalysis *self)
+{
+  const HlFilter *f = self->filter;
+  HlRecording *rec = self->recording;
+  guint64 n_allocs;
+  const HlAllocRec *allocs;
+  HlSummary summary;
+
+  hl_recording_get_summary (rec, &summary);
+  self->n_stacks = hl_recording_get_n_stacks (rec);
+  self->n_threads = hl_recording_get_n_threads_internal (rec);
+  self->stack_costs = g_new0 (HlCosts, self->n_stacks + 1);
+  self->thread_costs = g_new0 (HlCosts, self->n_threads + 1);
+  self->has_range = hl_filter_has_time_range (f);
+  self->t0 = f->t0_ns;
+  self->t1 = f->t1_ns;
+  self->live_at = f->live_at_ns != HL_TIME_NONE ? f->live_at_ns :
+                  self->has_range && f->t1_ns != HL_TIME_NONE ? f->t1_ns : HL_TIME_NONE;
+
+  if (f->tids != NULL)
+    {
+      self->thread_ok = g_new0 (guint8, self->n_threads + 1);
+      for (guint t = 0; t < self->n_threads; t++)
+        for (guint i = 0; i < f->tids->len; i++)
+          if (hl_recording_get_thread_tid (rec, t) == g_array_index (f->tids, guint32, i))
+            self->thread_ok[t] = 1;
+    }
+  self->stack_ok = select_stacks (rec, f);
+  if (f->meta_keys->len > 0)
+    {
+      guint n_iv;
+      const HlMetaInterval *iv = hl_recording_get_metadata_intervals (rec, &n_iv);
+
+      self->meta_ranges = g_array_new (FALSE, FALSE, sizeof (GArray *));
+      g_array_set_clear_func (self->meta_ranges, clear_range_array);
+      for (guint c = 0; c < f->meta_keys->len; c++)
+        {
+          GArray *r = g_array_new (FALSE, FALSE, sizeof (guint64));
+          for (guint i = 0; i < n_iv; i++)
+            if (strcmp (iv[i].key, f->meta_keys->pdata[c]) == 0 &&
+                strcmp (iv[i].value, f->meta_values->pdata[c]) == 0)
+              {
+                guint64 end = iv[i].end_ns == HL_TIME_NONE || iv[i].end_ns >= summary.duration_ns
+                              ? G_MAXUINT64 : iv[i].end_ns;
+                g_array_append_val (r, iv[i].start_ns);
+                g_array_append_val (r, end);
+              }
+          g_array_append_val (self->meta_ranges, r);
+        }
+    }
+
+  if (self->has_range)
+    find_range_peak (self);
+  self->peak_time_ns = self->has_range ? (self->have_peak ? self->peak_time : 0) : summary.peak_time_ns;
+
+  allocs = hl_recording_get_allocs (rec, &n_allocs);
+  for (guint64 i = 0; i < n_allocs; i++)
+    {
+      const HlAllocRec *a = &allocs[i];
+      HlCosts *c;
+      gboolean leaked, live, peak;
+      guint b;
+
+      if (!selected (self, a))
+        continue;
+      c = &self->stack_costs[a->stack];
+      leaked = (a->flags & HL_ALLOC_FREED) == 0 ||
+               (self->t1 != HL_TIME_NONE && a->free_time_ns > self->t1);
+      live = self->live_at == HL_TIME_NONE ? (a->flags & HL_ALLOC_FREED) == 0
+             : live_at_key (a, self->live_at, G_MAXUINT32);
+      if (self->has_range)
+        peak = self->have_peak && live_at_key (a, self->peak_time, self->peak_seq);
+      else
+        peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
+
+      c->allocations++;
+      c->bytes += a->size;
+      if (a->flags & HL_ALLOC_TEMPORARY)
+        c->temporary++;
+      if (leaked)
+        {
+          c->leaked_bytes += a->size;
+          c->leaked_blocks++;
+        }
+      if (live)
+        c->live_bytes += a->size;
+      if (peak)
+        c->peak_bytes += a->size;
+
+      {
+        HlCosts *t = &self->thread_costs[a->thread];
+        t->allocations++;
+        t->bytes += a->size;
+        t->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
+        t->leaked_bytes += leaked ? a->size : 0;
+        t->leaked_blocks += leaked;
+        t->live_bytes += live ? a->size : 0;
+        t->peak_bytes += peak ? a->size : 0;
+      }
+      b = size_bucket (a->size);
+      self->histogram.count[b]++;
+      self->histogram.bytes[b] += a->size;
+    }
+  for (guint s = 0; s < self->n_stacks; s++)
+    hl_costs_add (&self->totals, &self->stack_costs[s]);
+}
+
+HlAnalysis *
+hl_analysis_new (HlRecording    *recording,
+                 const HlFilter *filter)
+{
+  HlAnalysis *self;
+
+  g_return_val_if_fail (HL_IS_RECORDING (recording), NULL);
+
+  self = g_object_new (HL_TYPE_ANALYSIS, NULL);
+  self->recording = g_object_ref (recording);
+  self->filter = filter != NULL ? hl_filter_ref ((HlFilter *) filter) : hl_filter_new ();
+  compute (self);
+  /* Build the shared tries here, not concurrently later. */
+  hl_recording_get_trie (recording, FALSE);
+  hl_recording_get_trie (recording, TRUE);
+  return self;
+}
+
+static void
+analysis_thread (GTask        *task,
+                 gpointer      source,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  HlAnalysis *self = task_data;
+
+  compute (self);
+  hl_recording_get_trie (self->recording, FALSE);
+  hl_recording_get_trie (self->recording, TRUE);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_pointer (task, g_object_ref (self), g_object_unref);
+}
+
+void
+hl_analysis_new_async (HlRecording        *recording,
+                       const HlFilter     *filter,
+                       GCancellable       *cancellable,
+                       GAsyncReadyCallback callback,
+                       gpointer            user_data)
+{
+  g_autoptr (GTask) task = NULL;
+  HlAnalysis *self;
+
+  g_return_if_fail (HL_IS_RECORDING (recording));
+
+  self = g_object_new (HL_TYPE_ANALYSIS, NULL);
+  self->recording = g_object_ref (recording);
+  self->filter = filter != NULL ? hl_filter_ref ((HlFilter *) filter) : hl_filter_new ();
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, hl_analysis_new_async);
+  g_task_set_task_data (task, self, g_object_unref);
+  g_task_run_in_thread (task, analysis_thread);
+}
+
+HlAnalysis *
+hl_analysis_new_finish (GAsyncResult *result,
+                        GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+HlRecording *
+hl_analysis_get_recording (HlAnalysis *self)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  return self->recording;
+}
+
+const HlFilter *
+hl_analysis_get_filter (HlAnalysis *self)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  return self->filter;
+}
+
+void
+hl_analysis_get_totals (HlAnalysis *self,
+                        HlCosts    *out)
+{
+  g_return_if_fail (HL_IS_ANALYSIS (self));
+  *out = self->totals;
+}
+
+guint64
+hl_analysis_get_peak_time_ns (HlAnalysis *self)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), 0);
+  return self->peak_time_ns;
+}
+
+void
+hl_analysis_get_stack_costs (HlAnalysis *self,
+                             HlStackId   stack,
+                             HlCosts    *out)
+{
+  g_return_if_fail (HL_IS_ANALYSIS (self));
+  if (stack < self->n_stacks)
+    *out = self->stack_costs[stack];
+  else
+    memset (out, 0, sizeof *out);
+}
+
+HlCallTree *
+hl_analysis_get_call_tree (HlAnalysis     *self,
+                           HlCallTreeKind  kind,
+                           HlCostKind      sort_by)
+{
+  HlCallTree *tree;
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (sort_by < HL_N_COST_KINDS, NULL);
+
+  g_mutex_lock (&self->lock);
+  if (self->trees[kind != HL_CALL_TREE_TOP_DOWN][sort_by] == NULL)
+    {
+      const HlTrie *trie = hl_recording_get_trie (self->recording, kind == HL_CALL_TREE_BOTTOM_UP);
+      self->trees[kind != HL_CALL_TREE_TOP_DOWN][sort_by] =
+        hl_call_tree_build (trie, kind, sort_by, self->stack_costs, self->n_stacks, &self->totals);
+    }
+  tree = hl_call_tree_ref (self->trees[kind != HL_CALL_TREE_TOP_DOWN][sort_by]);
+  g_mutex_unlock (&self->lock);
+  return tree;
+}
+
+static int
+compare_stack_costs (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  HlCostKind kind = GPOINTER_TO_UINT (user_data);
+  const HlStackCosts *sa = a, *sb = b;
+  guint64 ca = hl_costs_get (&sa->costs, kind), cb = hl_costs_get (&sb->costs, kind);
+
+  if (ca != cb)
+    return ca > cb ? -1 : 1;
+  if (sa->stack != sb->stack)
+    return sa->stack < sb->stack ? -1 : 1;
+  if (sa->frame != NULL && sb->frame != NULL)
+    return strcmp (sa->frame->function, sb->frame->function);
+  return 0;
+}
+
+static const HlFrame *
+first_resolved_frame (HlRecording *rec,
+                      guint32      stack)
+{
+  guint n;
+  const HlFrameEntry * const *f = hl_recording_get_stack_entries (rec, stack, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (f[i]->pub.resolved)
+      return &f[i]->pub;
+  return n > 0 ? &f[0]->pub : NULL;
+}
+
+GArray *
+hl_analysis_get_top_stacks (HlAnalysis *self,
+                            HlCostKind  kind,
+                            guint       n)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+
+  for (guint s = 0; s < self->n_stacks; s++)
+    if (hl_costs_get (&self->stack_costs[s], kind) > 0)
+      {
+        HlStackCosts e = { .stack = s, .frame = first_resolved_frame (self->recording, s),
+                           .costs = self->stack_costs[s] };
+        g_array_append_val (out, e);
+      }
+  g_array_sort_with_data (out, compare_stack_costs, GUINT_TO_POINTER (kind));
+  if (n > 0 && out->len > n)
+    g_array_set_size (out, n);
+  return out;
+}
+
+static GArray *
+neighbours (HlAnalysis    *self,
+            const HlFrame *function,
+            int            direction,
+            HlCostKind     sort_by)
+{
+  g_autoptr (GHashTable) by_function = g_hash_table_new (NULL, NULL);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
+  guint32 fid = hl_frame_entry (function)->function_id;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (guint s = 1; s < self->n_stacks; s++)
+    {
+      guint n;
+      const HlFrameEntry * const *f;
+
+      if (self->stack_costs[s].allocations == 0)
+        continue;
+      f = hl_recording_get_stack_entries (self->recording, s, &n);
+      g_hash_table_remove_all (seen);
+      for (guint i = 0; i < n; i++)
+        {
+          const HlFrameEntry *other;
+          gpointer idx;
+
+          if (f[i]->function_id != fid)
+            continue;
+          /* Frames are innermost first: callers are at i + 1. */
+          if (direction > 0 ? i + 1 >= n : i == 0)
+            continue;
+          other = f[direction > 0 ? i + 1 : i - 1];
+          if (g_hash_table_contains (seen, GUINT_TO_POINTER (other->function_id + 1)))
+            continue;
+          g_hash_table_add (seen, GUINT_TO_POINTER (other->function_id + 1));
+          idx = g_hash_table_lookup (by_function, GUINT_TO_POINTER (other->function_id + 1));
+          if (idx == NULL)
+            {
+              HlStackCosts e = { .frame = &other->pub };
+              g_array_append_val (out, e);
+              idx = GUINT_TO_POINTER (out->len);
+              g_hash_table_insert (by_function, GUINT_TO_POINTER (other->function_id + 1), idx);
+            }
+          hl_costs_add (&g_array_index (out, HlStackCosts, GPOINTER_TO_UINT (idx) - 1).costs,
+                        &self->stack_costs[s]);
+        }
+    }
+  g_array_sort_with_data (out, compare_stack_costs, GUINT_TO_POINTER (sort_by));
+  return out;
+}
+
+GArray *
+hl_analysis_get_callers (HlAnalysis    *self,
+                         const HlFrame *function,
+                         HlCostKind     sort_by)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (function != NULL, NULL);
+  return neighbours (self, function, +1, sort_by);
+}
+
+GArray *
+hl_analysis_get_callees (HlAnalysis    *self,
+                         const HlFrame *function,
+                         HlCostKind     sort_by)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (function != NULL, NULL);
+  return neighbours (self, function, -1, sort_by);
+}
+
+void
+hl_analysis_get_function_costs (HlAnalysis    *self,
+                                const HlFrame *function,
+                                HlCosts       *out)
+{
+  guint32 fid;
+
+  g_return_if_fail (HL_IS_ANALYSIS (self));
+  g_return_if_fail (function != NULL);
+
+  memset (out, 0, sizeof *out);
+  fid = hl_frame_entry (function)->function_id;
+  for (guint s = 1; s < self->n_stacks; s++)
+    {
+      guint n;
+      const HlFrameEntry * const *f;
+
+      if (self->stack_costs[s].allocations == 0)
+        continue;
+      f = hl_recording_get_stack_entries (self->recording, s, &n);
+      for (guint i = 0; i < n; i++)
+        if (f[i]->function_id == fid)
+          {
+            hl_costs_add (out, &self->stack_costs[s]);
+            break;
+          }
+    }
+}
+
+static int
+compare_largest (gconstpointer a,
+                 gconstpointer b)
+{
+  const HlAllocationInfo *x = a, *y = b;
+
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+GArray *
+hl_analysis_get_largest (HlAnalysis *self,
+                         guint       n)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlAllocationInfo));
+  guint64 n_allocs;
+  const HlAllocRec *allocs;
+  guint64 threshold = 0;
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+  if (n == 0)
+    return out;
+
+  allocs = hl_recording_get_allocs (self->recording, &n_allocs);
+  for (guint64 i = 0; i < n_allocs; i++)
+    {
+      const HlAllocRec *a = &allocs[i];
+      HlAllocationInfo info;
+
+      if (out->len >= n && a->size <= threshold)
+        continue;
+      if (!selected (self, a))
+        continue;
+      info.time_ns = a->time_ns;
+      info.size = a->size;
+      info.address = a->address;
+      info.free_time_ns = (a->flags & HL_ALLOC_FREED) ? a->free_time_ns : HL_TIME_NONE;
+      info.tid = hl_recording_get_thread_tid (self->recording, a->thread);
+      info.stack = a->stack;
+      g_array_append_val (out, info);
+      if (out->len >= 2 * n)
+        {
+          g_array_sort (out, compare_largest);
+          g_array_set_size (out, n);
+          threshold = g_array_index (out, HlAllocationInfo, n - 1).size;
+        }
+    }
+  g_array_sort (out, compare_largest);
+  if (out->len > n)
+    g_array_set_size (out, n);
+  return out;
+}
+
+void
+hl_analysis_get_size_histogram (HlAnalysis      *self,
+                                HlSizeHistogram *out)
+{
+  g_return_if_fail (HL_IS_ANALYSIS (self));
+  *out = self->histogram;
+}
+
+static int
+compare_threads (gconstpointer a,
+                 gconstpointer b)
+{
+  const HlThreadCosts *x = a, *y = b;
+
+  if (x->costs.bytes != y->costs.bytes)
+    return x->costs.bytes > y->costs.bytes ? -1 : 1;
+  return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+GArray *
+hl_analysis_get_thread_costs (HlAnalysis *self)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlThreadCosts));
+  guint n_threads;
+  const HlThreadInfo *threads;
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+
+  threads = hl_recording_get_threads (self->recording, &n_threads);
+  for (guint t = 0; t < self->n_threads && t < n_threads; t++)
+    if (self->thread_costs[t].allocations > 0)
+      {
+        HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name, .costs = self->thread_costs[t] };
+        g_array_append_val (out, e);
+      }
+  g_array_sort (out, compare_threads);
+  return out;
+}

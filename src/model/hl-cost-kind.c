@@ -1,0 +1,91 @@
+/* hl-cost-kind.c — names and arithmetic of costs. */
+#include "hl-cost-kind.h"
+
+#include <string.h>
+
+static const char * const names[HL_N_COST_KINDS] = {
+  "allocations", "bytes", "temporary", "peak", "leaked", "live",
+};
+
+GType
+hl_cost_kind_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      static const GEnumValue values[] = {
+        { HL_COST_KIND_ALLOCATIONS, "HL_COST_KIND_ALLOCATIONS", "allocations" },
+        { HL_COST_KIND_BYTES, "HL_COST_KIND_BYTES", "bytes" },
+        { HL_COST_KIND_TEMPORARY, "HL_COST_KIND_TEMPORARY", "temporary" },
+        { HL_COST_KIND_PEAK, "HL_COST_KIND_PEAK", "peak" },
+        { HL_COST_KIND_LEAKED, "HL_COST_KIND_LEAKED", "leaked" },
+        { HL_COST_KIND_LIVE, "HL_COST_KIND_LIVE", "live" },
+        { 0, NULL, NULL },
+      };
+      g_once_init_leave (&type, g_enum_register_static ("HlCostKind", values));
+    }
+  return type;
+}
+
+guint64
+hl_costs_get (const HlCosts *costs,
+              HlCostKind     kind)
+{
+  g_return_val_if_fail (costs != NULL, 0);
+
+  switch (kind)
+    {
+    case HL_COST_KIND_ALLOCATIONS: return costs->allocations;
+    case HL_COST_KIND_BYTES:       return costs->bytes;
+    case HL_COST_KIND_TEMPORARY:   return costs->temporary;
+    case HL_COST_KIND_PEAK:        return costs->peak_bytes;
+    case HL_COST_KIND_LEAKED:      return costs->leaked_bytes;
+    case HL_COST_KIND_LIVE:        return costs->live_bytes;
+    case HL_N_COST_KINDS:
+    default:
+      g_return_val_if_reached (0);
+    }
+}
+
+void
+hl_costs_add (HlCosts       *dest,
+              const HlCosts *src)
+{
+  dest->allocations += src->allocations;
+  dest->bytes += src->bytes;
+  dest->temporary += src->temporary;
+  dest->peak_bytes += src->peak_bytes;
+  dest->leaked_bytes += src->leaked_bytes;
+  dest->leaked_blocks += src->leaked_blocks;
+  dest->live_bytes += src->live_bytes;
+}
+
+gboolean
+hl_cost_kind_is_bytes (HlCostKind kind)
+{
+  return kind != HL_COST_KIND_ALLOCATIONS && kind != HL_COST_KIND_TEMPORARY;
+}
+
+const char *
+hl_cost_kind_to_string (HlCostKind kind)
+{
+  g_return_val_if_fail (kind < HL_N_COST_KINDS, NULL);
+  return names[kind];
+}
+
+gboolean
+hl_cost_kind_from_string (const char *name,
+                          HlCostKind *out)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < HL_N_COST_KINDS; i++)
+    if (strcmp (name, names[i]) == 0 ||
+        (i == HL_COST_KIND_ALLOCATIONS && strcmp (name, "allocs") == 0))
+      {
+        *out = i;
+        return TRUE;
+      }
+  return FALSE;
+}

@@ -1,0 +1,371 @@
+/* test-costs.c — the cost engine on a hand-built event stream whose answers
+ * are computed by hand (see the table in build_recording()). */
+#include "hl-model.h"
+
+#include <string.h>
+
+/* Stacks (innermost first):
+ *   1 = 0x1000 ← 0x2000 ← 0x3000
+ *   2 = 0x1100 ← 0x2000 ← 0x3000
+ *   3 = 0x1200 ← 0x3000
+ * Events:
+ *   t=10 alloc  #0 tid 100 100 B stack 1
+ *   t=20 free   #0 tid 100            temporary (thread 100's last allocation)
+ *   t=30 alloc  #1 tid 100 200 B stack 2
+ *   t=40 alloc  #2 tid 100  50 B stack 3
+ *   t=50 free   #1 tid 100            not temporary (#2 came in between)
+ *   t=60 alloc  #3 tid 200 1000 B stack 1
+ *   t=70 alloc  #4 tid 100  10 B stack 2
+ *   t=80 free   #3 tid 200            temporary (thread 200 allocated nothing since)
+ *   t=90 alloc  #5 tid 200   5 B stack 3   (LEAF_SIZE) never freed
+ * Heap: 100, 0, 200, 250, 50, 1050, 1060 (peak at t=70: #2 #3 #4), 60, 65.
+ * Metadata phase=load at 0, phase=run at 55. */
+static HlRecording *
+build_recording (guint64 leaf_size)
+{
+  HlRecording *rec = hl_recording_new ();
+  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
+  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
+  const guint64 s3[] = { 0x1200, 0x3000 };
+
+  hl_recording_append_stack (rec, 1, s1, 3);
+  hl_recording_append_stack (rec, 2, s2, 3);
+  hl_recording_append_stack (rec, 3, s3, 2);
+  hl_recording_append_thread (rec, 0, 200, "worker", FALSE);
+  hl_recording_append_metadata (rec, 0, 100, "phase", "load");
+  hl_recording_append_alloc (rec, 0, 10, 100, 100, 0xa0, 1);
+  hl_recording_append_free (rec, 0, 0, 20, 100);
+  hl_recording_append_alloc (rec, 1, 30, 100, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 40, 100, 50, 0xa2, 3);
+  hl_recording_append_free (rec, 1, 0, 50, 100);
+  hl_recording_append_metadata (rec, 55, 100, "phase", "run");
+  hl_recording_append_alloc (rec, 3, 60, 200, 1000, 0xa3, 1);
+  hl_recording_append_alloc (rec, 4, 70, 100, 10, 0xa4, 2);
+  hl_recording_append_free (rec, 3, 0, 80, 200);
+  hl_recording_append_alloc (rec, 5, 90, 200, leaf_size, 0xa5, 3);
+  hl_recording_append_mark (rec, 95, 100, "done");
+  hl_recording_commit (rec);
+  return rec;
+}
+
+static void
+check_costs (const HlCosts *c,
+             guint64 allocs, guint64 bytes, guint64 temporary,
+             guint64 peak, guint64 leaked, guint64 leaked_blocks, guint64 live)
+{
+  g_assert_cmpuint (c->allocations, ==, allocs);
+  g_assert_cmpuint (c->bytes, ==, bytes);
+  g_assert_cmpuint (c->temporary, ==, temporary);
+  g_assert_cmpuint (c->peak_bytes, ==, peak);
+  g_assert_cmpuint (c->leaked_bytes, ==, leaked);
+  g_assert_cmpuint (c->leaked_blocks, ==, leaked_blocks);
+  g_assert_cmpuint (c->live_bytes, ==, live);
+}
+
+static HlCosts
+costs_for (HlRecording *rec,
+           HlFilter    *filter)
+{
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, filter);
+  HlCosts c;
+
+  hl_analysis_get_totals (a, &c);
+  return c;
+}
+
+static void
+test_summary (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  HlSummary s;
+
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, ==, 6);
+  g_assert_cmpuint (s.n_frees, ==, 3);
+  g_assert_cmpuint (s.bytes_allocated, ==, 1365);
+  g_assert_cmpuint (s.temporary, ==, 2);
+  g_assert_cmpuint (s.peak_heap_bytes, ==, 1060);
+  g_assert_cmpuint (s.peak_time_ns, ==, 70);
+  g_assert_cmpuint (s.leaked_bytes, ==, 65);
+  g_assert_cmpuint (s.leaked_blocks, ==, 3);
+  g_assert_cmpuint (s.n_threads, ==, 2);
+  g_assert_cmpuint (s.duration_ns, ==, 95);
+}
+
+static void
+test_totals (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  HlCosts c = costs_for (rec, f);
+
+  /* Without a range, live = never freed. */
+  check_costs (&c, 6, 1365, 2, 1060, 65, 3, 65);
+}
+
+static void
+test_per_stack (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+  g_autoptr (GArray) top = NULL;
+  g_autoptr (GArray) leaks = NULL;
+  HlCosts c;
+
+  hl_analysis_get_stack_costs (a, 1, &c);
+  check_costs (&c, 2, 1100, 2, 1000, 0, 0, 0);
+  hl_analysis_get_stack_costs (a, 2, &c);
+  check_costs (&c, 2, 210, 0, 10, 10, 1, 10);
+  hl_analysis_get_stack_costs (a, 3, &c);
+  check_costs (&c, 2, 55, 0, 50, 55, 2, 55);
+
+  top = hl_analysis_get_top_stacks (a, HL_COST_KIND_BYTES, 2);
+  g_assert_cmpuint (top->len, ==, 2);
+  g_assert_cmpuint (g_array_index (top, HlStackCosts, 0).stack, ==, 1);
+  g_assert_cmpuint (g_array_index (top, HlStackCosts, 1).stack, ==, 2);
+  leaks = hl_analysis_get_top_stacks (a, HL_COST_KIND_LEAKED, 0);
+  g_assert_cmpuint (leaks->len, ==, 2);
+  g_assert_cmpuint (g_array_index (leaks, HlStackCosts, 0).stack, ==, 3);
+  g_assert_cmpuint (g_array_index (leaks, HlStackCosts, 0).costs.leaked_blocks, ==, 2);
+}
+
+static void
+test_time_range (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) r = hl_filter_with_time_range (f, 25, 75);
+  g_autoptr (HlFilter) r2 = hl_filter_with_time_range (f, 0, 35);
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, r2);
+  HlCosts c = costs_for (rec, r);
+
+  /* #1 #2 #3 #4; #3 temporary; live at 75: #2 #3 #4; peak in range at 70. */
+  check_costs (&c, 4, 1260, 1, 1060, 1060, 3, 1060);
+
+  /* [0, 35]: #0 #1; the range's peak is 200 at t=30 (#1); #1 still live at 35. */
+  hl_analysis_get_totals (a, &c);
+  check_costs (&c, 2, 300, 1, 200, 200, 1, 200);
+  g_assert_cmpuint (hl_analysis_get_peak_time_ns (a), ==, 30);
+}
+
+static void
+test_live_at (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) l = hl_filter_with_live_at (f, 45);
+  HlCosts c = costs_for (rec, l);
+
+  g_assert_cmpuint (c.live_bytes, ==, 250);
+  g_assert_cmpuint (c.allocations, ==, 6);
+}
+
+static void
+test_filters (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) thread = hl_filter_with_thread (f, 200);
+  g_autoptr (HlFilter) run = hl_filter_with_metadata (f, "phase", "run");
+  g_autoptr (HlFilter) load = NULL;
+  g_autoptr (HlFilter) func = hl_filter_with_function (f, "0x1200");
+  g_autoptr (HlFilter) both = hl_filter_and (thread, func);
+  g_autoptr (HlFilter) re = NULL;
+  g_autoptr (GError) error = NULL;
+  HlCosts c;
+
+  c = costs_for (rec, thread);
+  check_costs (&c, 2, 1005, 1, 1000, 5, 1, 5);
+  c = costs_for (rec, run);
+  g_assert_cmpuint (c.allocations, ==, 3);
+  g_assert_cmpuint (c.bytes, ==, 1015);
+  load = hl_filter_parse (f, "phase=load", &error);
+  g_assert_no_error (error);
+  c = costs_for (rec, load);
+  g_assert_cmpuint (c.allocations, ==, 3);
+  g_assert_cmpuint (c.bytes, ==, 350);
+  c = costs_for (rec, func);
+  check_costs (&c, 2, 55, 0, 50, 55, 2, 55);
+  c = costs_for (rec, both);
+  check_costs (&c, 1, 5, 0, 0, 5, 1, 5);
+
+  re = hl_filter_with_function_regex (f, "^0x1[01]00$", &error);
+  g_assert_no_error (error);
+  c = costs_for (rec, re);
+  g_assert_cmpuint (c.allocations, ==, 4);
+  g_assert_cmpuint (c.bytes, ==, 1310);
+
+  g_assert_null (hl_filter_with_function_regex (f, "(", &error));
+  g_assert_true (error != NULL && error->domain == G_REGEX_ERROR);
+  g_clear_error (&error);
+  g_assert_null (hl_filter_parse (f, "nonsense", &error));
+  g_assert_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID);
+}
+
+static void
+test_filter_parse_times (void)
+{
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) a = hl_filter_parse (f, "from=1.5ms", NULL);
+  g_autoptr (HlFilter) b = hl_filter_parse (a, "to=2s", NULL);
+  g_autofree char *text = NULL;
+  guint64 t0, t1;
+
+  g_assert_nonnull (b);
+  hl_filter_get_time_range (b, &t0, &t1);
+  g_assert_cmpuint (t0, ==, 1500000);
+  g_assert_cmpuint (t1, ==, 2000000000);
+  g_assert_true (hl_filter_is_empty (f));
+  g_assert_false (hl_filter_is_empty (b));
+  text = hl_filter_describe (b);
+  g_assert_nonnull (strstr (text, "2.000 s"));
+}
+
+static void
+test_free_by_address_and_order (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  HlSummary s;
+
+  /* Ids out of order (two threads' packets), a free by address, a free of
+   * an unknown block. */
+  hl_recording_append_alloc (rec, 1, 20, 2, 64, 0x5000, 0);
+  hl_recording_append_alloc (rec, 0, 10, 1, 32, 0x6000, 0);
+  hl_recording_append_free (rec, HL_ALLOC_ID_NONE, 0x5000, 30, 2);
+  hl_recording_append_free (rec, HL_ALLOC_ID_NONE, 0x7000, 31, 2);
+  hl_recording_append_free (rec, 9, 0, 32, 2);
+  hl_recording_commit (rec);
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, ==, 2);
+  g_assert_cmpuint (s.n_frees, ==, 1);
+  g_assert_cmpuint (s.frees_unknown, ==, 2);
+  g_assert_cmpuint (s.leaked_bytes, ==, 32);
+  g_assert_cmpuint (s.peak_heap_bytes, ==, 96);
+  g_assert_cmpuint (s.peak_time_ns, ==, 20);
+  g_assert_cmpuint (s.temporary, ==, 1);
+}
+
+static void
+test_series (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (GArray) series = hl_recording_get_series (rec, 0, 100, 10);
+  const HlSeriesBucket *b = (const HlSeriesBucket *) series->data;
+  guint64 total_allocs = 0;
+
+  g_assert_cmpuint (series->len, ==, 10);
+  g_assert_cmpuint (b[0].heap_min, ==, 0);
+  g_assert_cmpuint (b[0].heap_max, ==, 0);
+  g_assert_cmpuint (b[1].heap_max, ==, 100);
+  g_assert_cmpuint (b[7].heap_min, ==, 1050);
+  g_assert_cmpuint (b[7].heap_max, ==, 1060);
+  g_assert_cmpuint (b[8].heap_min, ==, 60);
+  g_assert_cmpuint (b[9].heap_max, ==, 65);
+  for (guint i = 0; i < series->len; i++)
+    total_allocs += b[i].allocations;
+  g_assert_cmpuint (total_allocs, ==, 6);
+}
+
+static void
+test_metadata_and_marks (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  guint n;
+  const HlMetaInterval *iv = hl_recording_get_metadata_intervals (rec, &n);
+  const HlMark *marks;
+
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (iv[0].value, ==, "load");
+  g_assert_cmpuint (iv[0].start_ns, ==, 0);
+  g_assert_cmpuint (iv[0].end_ns, ==, 55);
+  g_assert_cmpstr (iv[1].value, ==, "run");
+  g_assert_cmpuint (iv[1].end_ns, ==, 95);
+  marks = hl_recording_get_marks (rec, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (marks[0].text, ==, "done");
+}
+
+static void
+test_views (void)
+{
+  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+  g_autoptr (GArray) largest = hl_analysis_get_largest (a, 2);
+  g_autoptr (GArray) threads = hl_analysis_get_thread_costs (a);
+  HlSizeHistogram h;
+
+  g_assert_cmpuint (largest->len, ==, 2);
+  g_assert_cmpuint (g_array_index (largest, HlAllocationInfo, 0).size, ==, 1000);
+  g_assert_cmpuint (g_array_index (largest, HlAllocationInfo, 0).tid, ==, 200);
+  g_assert_cmpuint (g_array_index (largest, HlAllocationInfo, 0).free_time_ns, ==, 80);
+  g_assert_cmpuint (g_array_index (largest, HlAllocationInfo, 1).size, ==, 200);
+
+  hl_analysis_get_size_histogram (a, &h);
+  g_assert_cmpuint (h.count[3], ==, 1);   /* 5: [4, 8) */
+  g_assert_cmpuint (h.count[4], ==, 1);   /* 10 */
+  g_assert_cmpuint (h.count[6], ==, 1);   /* 50 */
+  g_assert_cmpuint (h.count[7], ==, 1);   /* 100 */
+  g_assert_cmpuint (h.count[8], ==, 1);   /* 200 */
+  g_assert_cmpuint (h.count[10], ==, 1);  /* 1000 */
+  g_assert_cmpuint (h.bytes[10], ==, 1000);
+
+  g_assert_cmpuint (threads->len, ==, 2);
+  g_assert_cmpuint (g_array_index (threads, HlThreadCosts, 0).tid, ==, 200);
+  g_assert_cmpstr (g_array_index (threads, HlThreadCosts, 0).name, ==, "worker");
+  g_assert_cmpuint (g_array_index (threads, HlThreadCosts, 0).costs.bytes, ==, 1005);
+  g_assert_cmpuint (g_array_index (threads, HlThreadCosts, 1).costs.bytes, ==, 360);
+}
+
+static guint changed_count;
+
+static void
+on_changed (HlRecording *rec,
+            guint64      n_new,
+            gpointer     user_data)
+{
+  changed_count++;
+  *(guint64 *) user_data = n_new;
+}
+
+static void
+test_changed_signal (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  guint64 n_new = 0;
+  HlSummary s;
+
+  g_signal_connect (rec, "changed", G_CALLBACK (on_changed), &n_new);
+  hl_recording_append_alloc (rec, 0, 1, 1, 8, 0x10, 0);
+  hl_recording_commit (rec);
+  g_assert_cmpuint (changed_count, ==, 1);
+  g_assert_cmpuint (n_new, ==, 1);
+  hl_recording_append_alloc (rec, 1, 2, 1, 8, 0x20, 0);
+  hl_recording_append_alloc (rec, 2, 3, 1, 8, 0x30, 0);
+  hl_recording_append_free (rec, 0, 0, 4, 1);
+  hl_recording_commit (rec);
+  g_assert_cmpuint (changed_count, ==, 2);
+  g_assert_cmpuint (n_new, ==, 2);
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.peak_heap_bytes, ==, 24);
+  g_assert_cmpuint (s.leaked_bytes, ==, 16);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/costs/summary", test_summary);
+  g_test_add_func ("/costs/totals", test_totals);
+  g_test_add_func ("/costs/per-stack", test_per_stack);
+  g_test_add_func ("/costs/time-range", test_time_range);
+  g_test_add_func ("/costs/live-at", test_live_at);
+  g_test_add_func ("/costs/filters", test_filters);
+  g_test_add_func ("/costs/filter-parse-times", test_filter_parse_times);
+  g_test_add_func ("/costs/free-by-address-and-order", test_free_by_address_and_order);
+  g_test_add_func ("/costs/series", test_series);
+  g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
+  g_test_add_func ("/costs/views", test_views);
+  g_test_add_func ("/costs/changed-signal", test_changed_signal);
+  return g_test_run ();
+}
