@@ -7,14 +7,21 @@
 
 #include "hl-allocations-view.h"
 #include "hl-call-tree-view.h"
+#include "hl-cost.h"
 #include "hl-filter-bar.h"
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
+#include "hl-model-adapter.h"
 #include "hl-session.h"
 #include "hl-start-page.h"
 #include "hl-summary-view.h"
 #include "hl-timeline.h"
+#include "hl-units.h"
 #include "hl-window.h"
+
+#define TIMELINE_BUCKETS 1200
+#define MAX_LEAK_ROWS    2000
+#define MAX_LARGEST_ROWS 500
 
 struct _HlWindow
 {
@@ -43,13 +50,35 @@ struct _HlWindow
   HlSession          *session;
   GHashTable         *thread_names;  /* tid → name, from the recording */
   GFile              *file;
-  GCancellable       *cancellable;
+  GCancellable       *cancellable;           /* loading */
+  GCancellable       *analysis_cancellable;  /* the analysis being built */
+  HlRecording        *recording;
+  HlAnalysis         *analysis;
+  HlCallTree         *flame_tree;            /* the tree the flame graph shows */
   char               *banner_details;
+  char               *banner_title;
+
+  guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
+  gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
+  gint64              analysis_time_us;
 };
+
+static gboolean
+timing_enabled (void)
+{
+  static int enabled = -1;
+
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  return enabled;
+}
+
+#define TIMING(...) G_STMT_START { if (timing_enabled ()) g_printerr ("heaplens: timing: " __VA_ARGS__); } G_STMT_END
 
 G_DEFINE_FINAL_TYPE (HlWindow, hl_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void refresh_views       (HlWindow *self);
+static void start_analysis      (HlWindow *self);
 static void refresh_flame_graph (HlWindow *self);
 static void show_page           (HlWindow   *self,
                                  const char *name);
@@ -70,7 +99,7 @@ gboolean
 hl_window_is_empty (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  return self->file == NULL;
+  return self->file == NULL && self->recording == NULL;
 }
 
 const char *
@@ -96,6 +125,20 @@ show_error (HlWindow   *self,
   show_page (self, "error");
 }
 
+static void on_load_progress (guint64  bytes_done,
+                              guint64  bytes_total,
+                              guint64  events_done,
+                              gpointer user_data);
+static void on_loaded        (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data) G_GNUC_UNUSED;
+
+/* TEMPORARY: the model's trace loader (issue 6) is still being written.
+ * Until it is linked in, a weak reference lets the application build and
+ * say so honestly instead of failing to link. Remove with the loader. */
+#pragma weak hl_recording_load_async
+#pragma weak hl_recording_load_finish
+
 void
 hl_window_open (HlWindow *self,
                 GFile    *file)
@@ -110,13 +153,53 @@ hl_window_open (HlWindow *self,
   name = g_file_get_basename (file);
   gtk_window_set_title (GTK_WINDOW (self), name);
   adw_status_page_set_description (self->loading_page, name);
+  gtk_progress_bar_set_fraction (self->loading_progress, 0);
+  gtk_progress_bar_set_text (self->loading_progress, _("Opening…"));
 
   app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
   if (app != NULL)
     hl_application_add_recent (app, file);
 
-  /* The model (issue 6) loads the recording; see hl_window_load below. */
-  show_error (self, _("Loading is not available in this build"));
+  if (hl_recording_load_async == NULL)
+    {
+      show_error (self, _("This build cannot read trace files yet: the model's loader is missing"));
+      return;
+    }
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->open_time_us = g_get_monotonic_time ();
+  show_page (self, "loading");
+
+  /* The model loads on worker threads; progress comes back on this
+   * thread's main context. Both callbacks hold the window. */
+  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
+                           on_load_progress, g_object_ref (self), g_object_unref,
+                           on_loaded, g_object_ref (self));
+}
+
+static void
+on_load_progress (guint64  bytes_done,
+                  guint64  bytes_total,
+                  guint64  events_done,
+                  gpointer user_data)
+{
+  HlWindow *self = user_data;
+  g_autofree char *done = hl_format_size (bytes_done);
+  g_autofree char *total = hl_format_size (bytes_total);
+  g_autofree char *events = hl_format_count (events_done);
+  g_autofree char *text = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (bytes_total > 0)
+    gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+  else
+    gtk_progress_bar_pulse (self->loading_progress);
+  /* Translators: loading progress, e.g. "12.0 MiB of 40.0 MiB · 1,234,567 events" */
+  text = g_strdup_printf (_("%s of %s · %s events"), done, total, events);
+  gtk_progress_bar_set_text (self->loading_progress, text);
 }
 
 /* ---- Actions and view state ------------------------------------------ */
@@ -180,7 +263,7 @@ on_session_changed (HlWindow *self)
   else
     hl_timeline_clear_selection (self->timeline);
   update_actions (self);
-  refresh_views (self);
+  start_analysis (self);
 }
 
 static void
@@ -216,7 +299,10 @@ on_flame_cost_changed (HlWindow *self,
                        guint     cost)
 {
   hl_session_set_cost (self->session, cost);
-  refresh_flame_graph (self);
+  if (cost == HL_COST_KIND_LIVE)
+    start_analysis (self);   /* LIVE needs the cursor's instant in the filter */
+  else
+    refresh_flame_graph (self);
 }
 
 static void
@@ -393,11 +479,57 @@ hl_window_get_session (HlWindow *self)
 static void
 refresh_flame_graph (HlWindow *self)
 {
+  HlCostKind kind = hl_flame_view_get_cost (self->flame_view);
+  g_autoptr(HlFlameLayout) layout = NULL;
+  g_autoptr(HlFlameData) data = NULL;
+  gint64 begin = g_get_monotonic_time ();
+
+  if (self->analysis == NULL)
+    return;
+  if (kind >= HL_N_COST_KINDS)
+    kind = HL_COST_KIND_BYTES;
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  self->flame_tree = hl_analysis_get_call_tree (self->analysis, HL_CALL_TREE_TOP_DOWN, kind);
+  /* Every node is kept: the drawing merges what is narrower than a pixel. */
+  layout = hl_flame_layout_new (self->flame_tree, kind, 0.0);
+  data = hl_adapter_flame_data (layout);
+  hl_flame_view_set_data (self->flame_view, data);
+  TIMING ("flame graph data %u nodes %.1f ms\n", hl_flame_data_get_n_nodes (data),
+          (g_get_monotonic_time () - begin) / 1000.0);
+  update_actions (self);
 }
 
 static void
 refresh_call_tree (HlWindow *self)
 {
+  g_autoptr(HlTreeRow) root = NULL;
+
+  if (self->analysis == NULL)
+    return;
+  switch (hl_call_tree_view_get_mode (self->call_tree_view))
+    {
+    case HL_CALL_TREE_MODE_TOP_DOWN:
+    case HL_CALL_TREE_MODE_BOTTOM_UP:
+      {
+        HlCallTreeKind kind = hl_call_tree_view_get_mode (self->call_tree_view) == HL_CALL_TREE_MODE_TOP_DOWN
+                                ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (self->analysis, kind, HL_COST_KIND_BYTES);
+        root = hl_adapter_call_tree (tree);
+      }
+      break;
+    case HL_CALL_TREE_MODE_CALLER_CALLEE:
+      {
+        const char *focus = hl_call_tree_view_get_focus (self->call_tree_view);
+        const HlFrame *frame = focus ? hl_adapter_find_function (self->analysis, focus) : NULL;
+
+        if (frame != NULL)
+          root = hl_adapter_caller_callee (self->analysis, frame);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  hl_call_tree_view_set_root (self->call_tree_view, root);
 }
 
 static void
@@ -407,10 +539,248 @@ on_call_tree_mode_changed (HlWindow *self)
 }
 
 static void
+refresh_allocations (HlWindow *self)
+{
+  g_autoptr(GListModel) leaks = NULL;
+  g_autoptr(GListModel) largest = NULL;
+  HlHistogramBucket buckets[HL_SIZE_HISTOGRAM_BUCKETS];
+  guint n;
+
+  if (self->analysis == NULL)
+    return;
+  leaks = hl_adapter_leaks (self->analysis, MAX_LEAK_ROWS);
+  largest = hl_adapter_largest (self->analysis, MAX_LARGEST_ROWS);
+  n = hl_adapter_histogram (self->analysis, buckets);
+  hl_allocations_view_set_leaks (self->allocations_view, leaks);
+  hl_allocations_view_set_largest (self->allocations_view, largest);
+  hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
+}
+
+static void
 refresh_views (HlWindow *self)
 {
+  gint64 begin = g_get_monotonic_time ();
+
+  if (self->analysis == NULL)
+    return;
+  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
   refresh_flame_graph (self);
   refresh_call_tree (self);
+  refresh_allocations (self);
+  TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+}
+
+static void
+on_analysis_ready (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new_finish (result, &error);
+
+  if (analysis == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        hl_window_show_toast (self, error->message);
+      return;
+    }
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  TIMING ("analysis %.1f ms\n", (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  g_set_object (&self->analysis, analysis);
+  refresh_views (self);
+  TIMING ("refilter (analysis and every view) %.1f ms\n",
+          (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  if (!has_views (self))
+    {
+      show_page (self, "views");
+      TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+    }
+}
+
+/* A new analysis for the session's filters; the views keep showing the
+ * previous one until it is ready. */
+static void
+start_analysis (HlWindow *self)
+{
+  g_autoptr(HlFilter) filter = NULL;
+  gboolean live = hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE;
+
+  if (self->recording == NULL)
+    return;
+  g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  self->analysis_cancellable = g_cancellable_new ();
+  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
+  self->analysis_time_us = g_get_monotonic_time ();
+  hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
+                         on_analysis_ready, g_object_ref (self));
+}
+
+static void
+show_banner (HlWindow *self)
+{
+  const char * const *warnings = hl_recording_get_warnings (self->recording);
+  g_autoptr(GPtrArray) no_debug = hl_recording_get_modules_without_debug_info (self->recording);
+  GString *details = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  guint n_warnings = warnings ? g_strv_length ((char **) warnings) : 0;
+
+  for (guint i = 0; i < n_warnings; i++)
+    g_string_append_printf (details, "%s%s", details->len ? "\n" : "", warnings[i]);
+  for (guint i = 0; no_debug != NULL && i < no_debug->len; i++)
+    {
+      const HlModuleInfo *m = g_ptr_array_index (no_debug, i);
+      g_autofree char *line = m->hint ? g_strdup (m->hint)
+                                      : g_strdup_printf (_("no debug info for %s"), m->name);
+
+      if (strstr (details->str, line) == NULL)
+        g_string_append_printf (details, "%s%s", details->len ? "\n" : "", line);
+    }
+
+  g_free (self->banner_details);
+  self->banner_details = g_string_free (details, FALSE);
+  g_clear_pointer (&self->banner_title, g_free);
+  if (no_debug != NULL && no_debug->len > 0)
+    {
+      self->banner_title = g_strdup (_("Modules Without Debug Information"));
+      text = g_strdup_printf (g_dngettext (HL_GETTEXT_PACKAGE,
+                                           "%u module has no debug information: its frames have no source lines",
+                                           "%u modules have no debug information: their frames have no source lines",
+                                           no_debug->len),
+                              no_debug->len);
+    }
+  else if (n_warnings > 0)
+    {
+      self->banner_title = g_strdup (_("Warnings"));
+      text = g_strdup (warnings[0]);
+    }
+  if (text != NULL)
+    gtk_label_set_label (self->banner_label, text);
+  gtk_revealer_set_reveal_child (self->banner_revealer, text != NULL);
+}
+
+static void
+update_timeline_legend (HlWindow *self)
+{
+  double heap[3], rss[3], rate[3];
+  g_autofree char *markup = NULL;
+
+  hl_timeline_heap_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), heap);
+  hl_timeline_rss_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rss);
+  hl_timeline_rate_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rate);
+#define HEX(c) (int) ((c)[0] * 255), (int) ((c)[1] * 255), (int) ((c)[2] * 255)
+  markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                            HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
+                            _("Drag to select a time range; Ctrl+scroll to zoom"));
+#undef HEX
+  gtk_label_set_markup (self->timeline_legend, markup);
+}
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, &error);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (recording == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          /* Cancelled by the user: back to an empty window. */
+          g_clear_object (&self->file);
+          gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
+          show_page (self, "start");
+          return;
+        }
+      show_error (self, error->message);
+      return;
+    }
+  TIMING ("open to loaded %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+  hl_window_set_recording (self, recording);
+}
+
+void
+hl_window_set_recording (HlWindow    *self,
+                         HlRecording *recording)
+{
+  g_autoptr(HlTimelineData) timeline = NULL;
+  g_autoptr(GMenuModel) menu = NULL;
+  const HlThreadInfo *threads;
+  guint n;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (HL_IS_RECORDING (recording));
+
+  g_set_object (&self->recording, recording);
+  g_hash_table_remove_all (self->thread_names);
+  threads = hl_recording_get_threads (recording, &n);
+  for (guint i = 0; i < n; i++)
+    if (threads[i].name != NULL && threads[i].name[0] != '\0')
+      g_hash_table_insert (self->thread_names, GUINT_TO_POINTER (threads[i].tid), g_strdup (threads[i].name));
+
+  timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  hl_timeline_set_data (self->timeline, timeline);
+  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
+  update_timeline_legend (self);
+  menu = hl_adapter_filter_menu (recording);
+  gtk_menu_button_set_menu_model (self->filter_button, menu);
+  show_banner (self);
+  start_analysis (self);
+}
+
+HlRecording *
+hl_window_get_recording (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->recording;
+}
+
+HlAnalysis *
+hl_window_get_analysis (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->analysis;
+}
+
+static void
+on_show_in_call_tree (HlWindow *self,
+                      guint     node)
+{
+  HlFlameData *data = hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view));
+  HlCallNode call_node;
+  g_autoptr(GPtrArray) path = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  if (data == NULL || self->flame_tree == NULL)
+    return;
+  call_node = hl_adapter_flame_node_call_node (data, node);
+  if (call_node == HL_CALL_NODE_NONE)
+    return;
+  path = hl_call_tree_get_path (self->flame_tree, call_node);
+  for (guint i = 0; i < path->len; i++)
+    g_ptr_array_add (names, (gpointer) ((const HlFrame *) g_ptr_array_index (path, i))->function);
+  hl_call_tree_view_set_mode (self->call_tree_view, HL_CALL_TREE_MODE_TOP_DOWN);
+  adw_view_stack_set_visible_child_name (self->view_stack, "calltree");
+  hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
+}
+
+static void
+on_timeline_cursor_changed (HlWindow *self,
+                            guint64   time_ns)
+{
+  self->cursor_ns = time_ns;
+  /* The live-at-T flame graph follows the cursor. */
+  if (hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE)
+    start_analysis (self);
 }
 
 /* ---- Banner ----------------------------------------------------------- */
@@ -420,7 +790,8 @@ on_banner_details_clicked (HlWindow *self)
 {
   GtkWidget *dialog;
 
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Modules Without Debug Information"),
+  dialog = adw_message_dialog_new (GTK_WINDOW (self),
+                                   self->banner_title ? self->banner_title : _("Warnings"),
                                    self->banner_details);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
@@ -520,6 +891,12 @@ hl_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->recording);
+  g_clear_pointer (&self->banner_title, g_free);
   g_clear_object (&self->file);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -593,9 +970,16 @@ hl_window_init (HlWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  self->cursor_ns = HL_TIME_NONE;
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->session = hl_session_new ();
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
+  hl_flame_view_set_costs (self->flame_view, hl_cost_get_labels ());
+  hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_BYTES);
+  g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "show-in-call-tree",
+                            G_CALLBACK (on_show_in_call_tree), self);
+  g_signal_connect_swapped (self->timeline, "cursor-changed",
+                            G_CALLBACK (on_timeline_cursor_changed), self);
   show_page (self, "start");
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

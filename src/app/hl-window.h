@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "hl-application.h"
+#include "hl-model.h"
 #include "hl-session.h"
 
 G_BEGIN_DECLS
@@ -15,6 +16,13 @@ HlWindow   *hl_window_new         (HlApplication *app);
 /* Start loading FILE; the window shows progress, then the views or an error. */
 void        hl_window_open        (HlWindow      *self,
                                    GFile         *file);
+/* Show RECORDING (already loaded, or growing: the live view). The views
+ * appear once the first analysis is ready. */
+void         hl_window_set_recording (HlWindow    *self,
+                                      HlRecording *recording);
+HlRecording *hl_window_get_recording (HlWindow    *self);
+/* The analysis the views show (NULL until the first one is ready). */
+HlAnalysis  *hl_window_get_analysis  (HlWindow    *self);
 /* TRUE while the window shows its start page (nothing loaded or loading). */
 gboolean    hl_window_is_empty    (HlWindow      *self);
 void        hl_window_show_toast  (HlWindow      *self,
