@@ -40,6 +40,7 @@ enum {
 enum {
   SELECTION_CHANGED,
   CURSOR_CHANGED,
+  VISIBLE_RANGE_CHANGED,
   N_SIGNALS
 };
 
@@ -172,9 +173,12 @@ hl_timeline_set_visible_range (HlTimeline *self,
       end_ns = MIN (start_ns + MIN_SPAN_NS, duration);
       start_ns = end_ns > MIN_SPAN_NS ? end_ns - MIN_SPAN_NS : 0;
     }
+  if (self->view_start_ns == start_ns && self->view_end_ns == end_ns)
+    return;
   self->view_start_ns = start_ns;
   self->view_end_ns = end_ns;
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[VISIBLE_RANGE_CHANGED], 0);
 }
 
 void
@@ -191,9 +195,7 @@ void
 hl_timeline_reset_zoom (HlTimeline *self)
 {
   g_return_if_fail (HL_IS_TIMELINE (self));
-  self->view_start_ns = 0;
-  self->view_end_ns = self->data ? MAX (hl_timeline_data_get_duration (self->data), 1) : 1;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  hl_timeline_set_visible_range (self, 0, self->data ? MAX (hl_timeline_data_get_duration (self->data), 1) : 1);
 }
 
 void
@@ -501,6 +503,10 @@ hl_timeline_class_init (HlTimelineClass *klass)
   /* The selected range was set, changed or cleared (see get_selection). */
   signals[SELECTION_CHANGED] =
     g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* Zoom or pan: an owner with finer data for the new range can set it. */
+  signals[VISIBLE_RANGE_CHANGED] =
+    g_signal_new ("visible-range-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[CURSOR_CHANGED] =
     g_signal_new ("cursor-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,

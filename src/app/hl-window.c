@@ -61,6 +61,7 @@ struct _HlWindow
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
   gint64              analysis_time_us;
+  guint               timeline_refetch_id;
 };
 
 static gboolean
@@ -773,6 +774,36 @@ on_show_in_call_tree (HlWindow *self,
   hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
 
+/* Zoomed or panned: fetch the series again for the visible range, so a
+ * zoomed timeline shows detail rather than stretched buckets. */
+static gboolean
+refetch_timeline (gpointer user_data)
+{
+  HlWindow *self = user_data;
+  g_autoptr(HlTimelineData) data = NULL;
+  guint64 start, end, duration;
+
+  self->timeline_refetch_id = 0;
+  if (self->recording == NULL)
+    return G_SOURCE_REMOVE;
+  hl_timeline_get_visible_range (self->timeline, &start, &end);
+  duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
+  /* A margin of a screen on each side keeps panning smooth. */
+  data = hl_adapter_timeline_data (self->recording,
+                                   start > end - start ? start - (end - start) : 0,
+                                   MIN (end + (end - start), duration),
+                                   TIMELINE_BUCKETS * 3);
+  hl_timeline_set_data (self->timeline, data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_timeline_visible_range_changed (HlWindow *self)
+{
+  if (self->recording != NULL && self->timeline_refetch_id == 0)
+    self->timeline_refetch_id = g_timeout_add (50, refetch_timeline, self);
+}
+
 static void
 on_timeline_cursor_changed (HlWindow *self,
                             guint64   time_ns)
@@ -891,6 +922,7 @@ hl_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
@@ -980,6 +1012,8 @@ hl_window_init (HlWindow *self)
                             G_CALLBACK (on_show_in_call_tree), self);
   g_signal_connect_swapped (self->timeline, "cursor-changed",
                             G_CALLBACK (on_timeline_cursor_changed), self);
+  g_signal_connect_swapped (self->timeline, "visible-range-changed",
+                            G_CALLBACK (on_timeline_visible_range_changed), self);
   show_page (self, "start");
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
