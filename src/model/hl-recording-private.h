@@ -143,3 +143,8 @@ G_BEGIN_DECLS
 void                 hl_recording_set_truncated     (HlRecording *self,
                                                      gboolean     truncated);
 G_END_DECLS
+
+G_BEGIN_DECLS
+const char          *hl_recording_intern            (HlRecording *self,
+                                                     const char  *s);
+G_END_DECLS

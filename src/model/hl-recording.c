@@ -3,6 +3,13 @@
 
 #include <string.h>
 
+typedef struct
+{
+  guint64 begin;
+  guint32 n;
+  guint32 defined;
+} StackSpan;
+
 struct _HlRecording
 {
   GObject parent_instance;
@@ -27,7 +34,7 @@ struct _HlRecording
 
   /* Stacks: trace id → internal index; addresses per stack. */
   GHashTable   *stack_ids;       /* trace stack id → index */
-  GArray       *stack_offsets;   /* guint64 per stack + 1: into stack_addrs */
+  GArray       *stack_spans;     /* StackSpan per internal stack: into stack_addrs */
   GArray       *stack_addrs;     /* guint64 */
   GArray       *stack_frame_offsets; /* expanded: guint per stack + 1 */
   GPtrArray    *stack_frames;    /* HlFrameEntry *, expanded */
@@ -55,6 +62,7 @@ struct _HlRecording
   guint64       leaked_blocks;
   guint64       committed_allocs;
   gboolean      curve_dirty;
+  gboolean      frames_dirty;
   gboolean      has_exit;
   int           exit_status;
   gboolean      truncated;
@@ -103,7 +111,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->meta_open, g_hash_table_unref);
   g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->stack_ids, g_hash_table_unref);
-  g_clear_pointer (&self->stack_offsets, g_array_unref);
+  g_clear_pointer (&self->stack_spans, g_array_unref);
   g_clear_pointer (&self->stack_addrs, g_array_unref);
   g_clear_pointer (&self->stack_frame_offsets, g_array_unref);
   g_clear_pointer (&self->stack_frames, g_ptr_array_unref);
@@ -157,7 +165,7 @@ hl_recording_init (HlRecording *self)
   self->meta_open = g_hash_table_new (g_str_hash, g_str_equal);
   self->marks = g_array_new (FALSE, TRUE, sizeof (HlMark));
   self->stack_ids = g_hash_table_new (NULL, NULL);
-  self->stack_offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->stack_spans = g_array_new (FALSE, TRUE, sizeof (StackSpan));
   self->stack_addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->stack_frame_offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   self->stack_frames = g_ptr_array_new ();
@@ -168,8 +176,8 @@ hl_recording_init (HlRecording *self)
   self->unresolved = g_array_new (FALSE, FALSE, sizeof (guint64));
 
   /* Stack 0: "not recorded", no frames. */
-  g_array_append_val (self->stack_offsets, zero);
-  g_array_append_val (self->stack_offsets, zero);
+  g_array_set_size (self->stack_spans, 1);
+  (void) zero;
   {
     guint z = 0;
     g_array_append_val (self->stack_frame_offsets, z);
@@ -189,6 +197,13 @@ intern (HlRecording *self,
         const char  *s)
 {
   return s != NULL ? g_string_chunk_insert_const (self->strings, s) : NULL;
+}
+
+const char *
+hl_recording_intern (HlRecording *self,
+                     const char  *s)
+{
+  return intern (self, s);
 }
 
 /* ---- Frames ------------------------------------------------------------- */
@@ -316,7 +331,7 @@ static void
 expand_stack_frames (HlRecording *self,
                      guint32      from)
 {
-  guint n_stacks = self->stack_offsets->len - 1;
+  guint n_stacks = self->stack_spans->len;
 
   if (from == 1)
     {
@@ -325,8 +340,8 @@ expand_stack_frames (HlRecording *self,
     }
   for (guint32 s = from; s < n_stacks; s++)
     {
-      guint64 begin = g_array_index (self->stack_offsets, guint64, s);
-      guint64 end = g_array_index (self->stack_offsets, guint64, s + 1);
+      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, s);
+      guint64 begin = span->begin, end = span->begin + span->n;
       guint off;
 
       for (guint64 i = begin; i < end; i++)
@@ -495,34 +510,60 @@ hl_recording_append_thread (HlRecording *self,
   (void) exited;
 }
 
+static guint32
+new_stack (HlRecording *self,
+           guint32      trace_stack_id)
+{
+  guint32 index = self->stack_spans->len;
+
+  g_array_set_size (self->stack_spans, index + 1);
+  g_hash_table_insert (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), GUINT_TO_POINTER (index));
+  return index;
+}
+
 void
 hl_recording_append_stack (HlRecording   *self,
                            guint32        trace_stack_id,
                            const guint64 *frames,
                            guint          n_frames)
 {
-  guint64 off;
+  gpointer found;
+  guint32 index;
+  StackSpan *span;
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
-  if (trace_stack_id == 0 || g_hash_table_contains (self->stack_ids, GUINT_TO_POINTER (trace_stack_id)))
+  if (trace_stack_id == 0)
     return;
-  g_hash_table_insert (self->stack_ids, GUINT_TO_POINTER (trace_stack_id),
-                       GUINT_TO_POINTER (self->stack_offsets->len - 1));
+  if (g_hash_table_lookup_extended (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), NULL, &found))
+    {
+      index = GPOINTER_TO_UINT (found);
+      if (g_array_index (self->stack_spans, StackSpan, index).defined)
+        return;
+      /* Used before its definition (another thread's packet came first). */
+      if (index < self->stacks_expanded)
+        self->frames_dirty = TRUE;
+    }
+  else
+    index = new_stack (self, trace_stack_id);
+  span = &g_array_index (self->stack_spans, StackSpan, index);
+  span->begin = self->stack_addrs->len;
+  span->n = n_frames;
+  span->defined = TRUE;
   g_array_append_vals (self->stack_addrs, frames, n_frames);
-  off = self->stack_addrs->len;
-  g_array_append_val (self->stack_offsets, off);
 }
 
 static guint32
 stack_index (HlRecording *self,
              guint32      trace_stack_id)
 {
-  /* A stack used before its definition arrives (another thread's packet)
-   * is registered empty now and filled by hl_recording_append_stack()?
-   * The format guarantees definition before use in file order except across
-   * threads; such a stack is kept as "unknown" (0). */
-  return GPOINTER_TO_UINT (g_hash_table_lookup (self->stack_ids, GUINT_TO_POINTER (trace_stack_id)));
+  gpointer found;
+
+  if (trace_stack_id == 0)
+    return 0;
+  if (g_hash_table_lookup_extended (self->stack_ids, GUINT_TO_POINTER (trace_stack_id), NULL, &found))
+    return GPOINTER_TO_UINT (found);
+  return new_stack (self, trace_stack_id);
 }
 
 /* ---- Allocations --------------------------------------------------------- */
@@ -832,7 +873,12 @@ hl_recording_commit (HlRecording *self)
 
   if (self->curve_dirty)
     update_curve (self);
-  if (self->stacks_expanded < self->stack_offsets->len - 1)
+  if (self->frames_dirty)
+    {
+      hl_recording_symbols_changed (self);
+      self->frames_dirty = FALSE;
+    }
+  else if (self->stacks_expanded < self->stack_spans->len)
     {
       expand_stack_frames (self, self->stacks_expanded);
       g_clear_pointer (&self->tries[0], free_trie);
@@ -866,7 +912,7 @@ hl_recording_get_summary (HlRecording *self,
   out->dropped_events = self->dropped;
   out->frees_unknown = self->frees_unknown;
   out->n_threads = self->threads->len;
-  out->n_stacks = self->stack_offsets->len - 1;
+  out->n_stacks = self->stack_spans->len;
   out->has_exit_status = self->has_exit;
   out->exit_status = self->exit_status;
 }
@@ -1009,7 +1055,7 @@ guint
 hl_recording_get_n_stacks (HlRecording *self)
 {
   g_return_val_if_fail (HL_IS_RECORDING (self), 0);
-  return self->stack_offsets->len - 1;
+  return self->stack_spans->len;
 }
 
 const guint64 *
@@ -1017,11 +1063,10 @@ hl_recording_get_stack_addresses (HlRecording *self,
                                   guint32      stack,
                                   guint       *n_frames)
 {
-  guint64 begin = g_array_index (self->stack_offsets, guint64, stack);
-  guint64 end = g_array_index (self->stack_offsets, guint64, stack + 1);
+  const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, stack);
 
-  *n_frames = (guint) (end - begin);
-  return &g_array_index (self->stack_addrs, guint64, begin);
+  *n_frames = span->n;
+  return &g_array_index (self->stack_addrs, guint64, span->begin);
 }
 
 const HlFrameEntry * const *
@@ -1110,7 +1155,12 @@ hl_recording_get_trie (HlRecording *self,
   if (trie != NULL)
     return trie;
 
-  if (self->stacks_expanded < self->stack_offsets->len - 1)
+  if (self->frames_dirty)
+    {
+      expand_stack_frames (self, 1);
+      self->frames_dirty = FALSE;
+    }
+  else if (self->stacks_expanded < self->stack_spans->len)
     expand_stack_frames (self, self->stacks_expanded);
 
   trie = g_new0 (HlTrie, 1);

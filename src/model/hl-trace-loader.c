@@ -1,0 +1,363 @@
+/* hl-trace-loader.c — reads a trace file into an HlRecording, on a worker
+ * thread for load_async(), with progress and cancellation. */
+#include "hl-recording-private.h"
+#include "hl-model-error.h"
+#include "hl-symbolizer.h"
+
+#include "hl-trace-reader.h"
+#include "hl-trace-codec.h"
+#ifdef HL_HAVE_ZSTD
+#include "hl-trace-zstd.h"
+#endif
+
+#include <string.h>
+
+typedef struct
+{
+  GFile             *file;
+  HlLoadFlags        flags;
+  HlLoadProgressFunc progress;
+  gpointer           progress_data;
+  GDestroyNotify     progress_notify;
+  GMainContext      *context;      /* where progress runs (async only) */
+  gint64             last_report_us;
+} LoadData;
+
+typedef struct
+{
+  LoadData *data;
+  guint64   bytes_done, bytes_total, events;
+} ProgressReport;
+
+static void
+load_data_clear (gpointer p)
+{
+  LoadData *data = p;
+
+  g_clear_object (&data->file);
+  if (data->progress_notify != NULL)
+    data->progress_notify (data->progress_data);
+  g_clear_pointer (&data->context, g_main_context_unref);
+}
+
+static void
+load_data_release (gpointer p)
+{
+  g_atomic_rc_box_release_full (p, load_data_clear);
+}
+
+static void
+report_free (gpointer p)
+{
+  ProgressReport *r = p;
+
+  load_data_release (r->data);
+  g_free (r);
+}
+
+static gboolean
+report_in_context (gpointer user_data)
+{
+  ProgressReport *r = user_data;
+
+  r->data->progress (r->bytes_done, r->bytes_total, r->events, r->data->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+report (LoadData *data,
+        guint64   bytes_done,
+        guint64   bytes_total,
+        guint64   events,
+        gboolean  force)
+{
+  gint64 now;
+
+  if (data->progress == NULL)
+    return;
+  now = g_get_monotonic_time ();
+  if (!force && now - data->last_report_us < 50000)
+    return;
+  data->last_report_us = now;
+  if (data->context == NULL)
+    data->progress (bytes_done, bytes_total, events, data->progress_data);
+  else
+    {
+      ProgressReport *r = g_new (ProgressReport, 1);
+      r->data = g_atomic_rc_box_acquire (data);
+      r->bytes_done = bytes_done;
+      r->bytes_total = bytes_total;
+      r->events = events;
+      g_main_context_invoke_full (data->context, G_PRIORITY_DEFAULT, report_in_context, r, report_free);
+    }
+}
+
+static int
+model_code (HlFormatStatus code)
+{
+  switch (code)
+    {
+    case HL_FORMAT_ERROR_IO:          return HL_MODEL_ERROR_IO;
+    case HL_FORMAT_ERROR_NOT_A_TRACE: return HL_MODEL_ERROR_NOT_A_TRACE;
+    case HL_FORMAT_ERROR_VERSION:     return HL_MODEL_ERROR_VERSION;
+    case HL_FORMAT_ERROR_UNSUPPORTED: return HL_MODEL_ERROR_UNSUPPORTED;
+    case HL_FORMAT_OK:
+    case HL_FORMAT_ERROR_TRUNCATED:
+    case HL_FORMAT_ERROR_CORRUPT:
+    case HL_FORMAT_ERROR_CHECKSUM:
+    default:                          return HL_MODEL_ERROR_CORRUPT;
+    }
+}
+
+static void
+apply_event (HlRecording   *rec,
+             const HlEvent *ev)
+{
+  char num[32];
+
+  switch (ev->type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+      hl_recording_append_alloc (rec, ev->u.alloc.id, ev->time_ns, ev->tid, ev->u.alloc.size,
+                                 ev->u.alloc.address, ev->u.alloc.stack_id);
+      break;
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+      hl_recording_append_free (rec, ev->u.free.id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.free.id,
+                                ev->u.free.address, ev->time_ns, ev->tid);
+      break;
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+      if (ev->u.realloc.old_id != HL_ID_NONE || ev->u.realloc.old_address != 0)
+        hl_recording_append_free (rec, ev->u.realloc.old_id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.realloc.old_id,
+                                  ev->u.realloc.old_address, ev->time_ns, ev->tid);
+      hl_recording_append_alloc (rec, ev->u.realloc.id, ev->time_ns, ev->tid, ev->u.realloc.size,
+                                 ev->u.realloc.address, ev->u.realloc.stack_id);
+      break;
+    case HL_EVENT_STACK:
+      hl_recording_append_stack (rec, ev->u.stack.id, ev->u.stack.frames, ev->u.stack.n_frames);
+      break;
+    case HL_EVENT_MODULE:
+      if ((ev->u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 && ev->u.module.path != NULL)
+        hl_recording_append_module (rec, ev->u.module.path, ev->u.module.start, ev->u.module.size,
+                                    ev->u.module.file_offset, ev->u.module.build_id,
+                                    ev->u.module.build_id_len);
+      break;
+    case HL_EVENT_THREAD:
+      hl_recording_append_thread (rec, ev->time_ns, ev->u.thread.tid, ev->u.thread.name,
+                                  (ev->u.thread.flags & HL_THREAD_FLAG_EXIT) != 0);
+      break;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+      if (ev->u.meta.is_string)
+        hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, ev->u.meta.string_value);
+      else
+        {
+          g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, (gint64) ev->u.meta.int_value);
+          hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, num);
+        }
+      break;
+    case HL_EVENT_META_REMOVE:
+      hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, NULL);
+      break;
+    case HL_EVENT_MARK:
+      hl_recording_append_mark (rec, ev->time_ns, ev->tid, ev->u.mark.text);
+      break;
+    case HL_EVENT_COUNTERS:
+      hl_recording_append_counters (rec, ev->time_ns, ev->u.counters.heap_bytes, ev->u.counters.rss_bytes);
+      break;
+    case HL_EVENT_DROPPED:
+      hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
+      break;
+    case HL_EVENT_INFO:
+      for (guint32 i = 0; i < ev->u.info.n; i++)
+        hl_recording_append_info (rec, ev->u.info.keys[i], ev->u.info.values[i]);
+      break;
+    case HL_EVENT_END:
+      hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
+      break;
+    default:
+      break;
+    }
+}
+
+static HlRecording *
+load (LoadData      *data,
+      GCancellable  *cancellable,
+      GError       **error)
+{
+  g_autoptr (HlRecording) rec = NULL;
+  g_autofree char *path = g_file_get_path (data->file);
+  HlTraceReader *reader = NULL;
+  HlFormatError err = { 0 };
+  HlPacketView pkt;
+  HlEventCursor *cursor;
+  HlTraceReaderStats stats;
+  const HlTraceCodec *codec = NULL;
+  guint64 total, events = 0;
+  guint64 corrupt_packets = 0;
+  int rc;
+
+  if (path == NULL)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: only local files can be loaded",
+                   g_file_peek_path (data->file) ? g_file_peek_path (data->file) : "(file)");
+      return NULL;
+    }
+#ifdef HL_HAVE_ZSTD
+  codec = hl_trace_codec_zstd (0);
+#endif
+  if (hl_trace_reader_open_file_codec (path, codec, &reader, &err) != 0)
+    {
+      g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+      return NULL;
+    }
+
+  rec = hl_recording_new ();
+  total = hl_trace_reader_file_size (reader);
+  cursor = g_new0 (HlEventCursor, 1);
+  while ((rc = hl_trace_reader_next_packet (reader, &pkt, &err)) > 0)
+    {
+      HlEvent ev;
+      int erc;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_free (cursor);
+          hl_trace_reader_free (reader);
+          return NULL;
+        }
+      hl_event_cursor_init (cursor, &pkt);
+      while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
+        {
+          apply_event (rec, &ev);
+          events++;
+        }
+      if (erc < 0)
+        corrupt_packets++;
+      report (data, pkt.offset, total, events, FALSE);
+    }
+  g_free (cursor);
+
+  hl_trace_reader_stats (reader, &stats);
+  if (rc < 0)
+    {
+      if (stats.packets == 0)
+        {
+          g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+          hl_trace_reader_free (reader);
+          return NULL;
+        }
+      hl_recording_append_warning (rec, err.message);
+      hl_recording_set_truncated (rec, TRUE);
+    }
+  if (stats.bytes_ignored_at_end > 0)
+    {
+      g_autofree char *w = g_strdup_printf ("The trace is truncated: %" G_GUINT64_FORMAT
+                                            " bytes after the last complete packet were ignored",
+                                            (guint64) stats.bytes_ignored_at_end);
+      hl_recording_append_warning (rec, w);
+      hl_recording_set_truncated (rec, TRUE);
+    }
+  if (stats.warning[0] != '\0')
+    hl_recording_append_warning (rec, stats.warning);
+  if (corrupt_packets > 0)
+    {
+      g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " packets had malformed events (read up to the damage)",
+                                            corrupt_packets);
+      hl_recording_append_warning (rec, w);
+    }
+  hl_trace_reader_free (reader);
+
+  hl_recording_commit (rec);
+  {
+    HlSummary s;
+    hl_recording_get_summary (rec, &s);
+    if (s.dropped_events > 0)
+      {
+        g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " events were dropped while recording: "
+                                              "the numbers are lower bounds", s.dropped_events);
+        hl_recording_append_warning (rec, w);
+      }
+  }
+  report (data, total, total, events, TRUE);
+
+  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
+    {
+      hl_recording_symbolize (rec, cancellable);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+    }
+  return g_steal_pointer (&rec);
+}
+
+HlRecording *
+hl_recording_load (GFile              *file,
+                   HlLoadFlags         flags,
+                   GCancellable       *cancellable,
+                   HlLoadProgressFunc  progress,
+                   gpointer            progress_data,
+                   GError            **error)
+{
+  LoadData data = { 0 };
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  data.file = file;
+  data.flags = flags;
+  data.progress = progress;
+  data.progress_data = progress_data;
+  return load (&data, cancellable, error);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  HlRecording *rec = load (task_data, cancellable, &error);
+
+  if (rec == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, rec, g_object_unref);
+}
+
+void
+hl_recording_load_async (GFile               *file,
+                         HlLoadFlags          flags,
+                         GCancellable        *cancellable,
+                         HlLoadProgressFunc   progress,
+                         gpointer             progress_data,
+                         GDestroyNotify       progress_notify,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr (GTask) task = NULL;
+  LoadData *data;
+
+  g_return_if_fail (G_IS_FILE (file));
+
+  data = g_atomic_rc_box_new0 (LoadData);
+  data->file = g_object_ref (file);
+  data->flags = flags;
+  data->progress = progress;
+  data->progress_data = progress_data;
+  data->progress_notify = progress_notify;
+  data->context = g_main_context_ref_thread_default ();
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, hl_recording_load_async);
+  g_task_set_task_data (task, data, load_data_release);
+  g_task_run_in_thread (task, load_thread);
+}
+
+HlRecording *
+hl_recording_load_finish (GAsyncResult *result,
+                          GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,279 @@
+/* test-loader.c — trace files written with the format's writer, loaded
+ * through hl_recording_load(_async): counts, truncation, errors,
+ * cancellation, progress. */
+#include "hl-model.h"
+
+#include "hl-trace-writer.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+typedef struct
+{
+  GByteArray    *bytes;
+  HlPacketWriter w;
+  guint8         buf[HL_PACKET_MAX_SIZE];
+} TraceBuilder;
+
+static void
+tb_begin (TraceBuilder *tb,
+          guint32       tid,
+          guint64       time_ns)
+{
+  hl_packet_writer_init (&tb->w, tb->buf, sizeof tb->buf, 4242, tid);
+  hl_packet_writer_begin (&tb->w, time_ns);
+}
+
+static void
+tb_end (TraceBuilder *tb)
+{
+  size_t n = hl_packet_writer_finish (&tb->w);
+  g_assert_cmpuint (n, >, 0);
+  g_byte_array_append (tb->bytes, tb->buf, n);
+}
+
+/* The stream of test-costs.c, in three threads' packets. */
+static GByteArray *
+build_trace (void)
+{
+  TraceBuilder *tb = g_new0 (TraceBuilder, 1);
+  HlTraceFileHeader hdr;
+  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
+  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
+  const guint64 s3[] = { 0x1200, 0x3000 };
+  const char *keys[] = { "exe" }, *values[] = { "/usr/bin/demo" };
+  GByteArray *out;
+
+  tb->bytes = g_byte_array_new ();
+  hl_trace_file_header_init (&hdr, 4242, 1, 1, 0);
+  g_byte_array_append (tb->bytes, (const guint8 *) &hdr, sizeof hdr);
+
+  hl_packet_writer_init (&tb->w, tb->buf, sizeof tb->buf, 4242, 100);
+  g_byte_array_append (tb->bytes, tb->buf, hl_packet_writer_info (&tb->w, 0, keys, values, 1));
+
+  tb_begin (tb, 100, 0);
+  g_assert_cmpint (hl_packet_writer_stack (&tb->w, 0, 1, 0, s1, 3), ==, HL_WRITE_OK);
+  g_assert_cmpint (hl_packet_writer_stack (&tb->w, 0, 2, 0, s2, 3), ==, HL_WRITE_OK);
+  g_assert_cmpint (hl_packet_writer_stack (&tb->w, 0, 3, 0, s3, 2), ==, HL_WRITE_OK);
+  hl_packet_writer_meta_string (&tb->w, 0, "phase", "load");
+  hl_packet_writer_alloc (&tb->w, 10, 0, 100, 0, 1, 0xa0);
+  hl_packet_writer_free (&tb->w, 20, 0);
+  hl_packet_writer_alloc (&tb->w, 30, 1, 200, 0, 2, 0xa1);
+  hl_packet_writer_alloc (&tb->w, 40, 2, 50, 0, 3, 0xa2);
+  hl_packet_writer_free (&tb->w, 50, 1);
+  hl_packet_writer_meta_int (&tb->w, 55, "phase", 2);
+  tb_end (tb);
+
+  tb_begin (tb, 200, 60);
+  hl_packet_writer_thread (&tb->w, 60, 200, HL_THREAD_FLAG_START | HL_THREAD_FLAG_NAME, "worker");
+  hl_packet_writer_alloc (&tb->w, 60, 3, 1000, 0, 1, 0xa3);
+  tb_end (tb);
+
+  tb_begin (tb, 100, 70);
+  hl_packet_writer_alloc (&tb->w, 70, 4, 10, 0, 2, 0xa4);
+  tb_end (tb);
+
+  tb_begin (tb, 200, 80);
+  hl_packet_writer_free (&tb->w, 80, 3);
+  hl_packet_writer_alloc (&tb->w, 90, 5, 5, 0, 3, 0xa5);
+  hl_packet_writer_end (&tb->w, 95, 0);
+  tb_end (tb);
+
+  out = tb->bytes;
+  g_free (tb);
+  return out;
+}
+
+static GFile *
+write_temp (const guint8 *data,
+            gsize         len)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("hl-test-XXXXXX.hltrace", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_file_set_contents (path, (const char *) data, len, &error);
+  g_assert_no_error (error);
+  return g_file_new_for_path (path);
+}
+
+static void
+check_scenario (HlRecording *rec)
+{
+  HlSummary s;
+  guint n;
+  const HlMetaInterval *iv;
+
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, ==, 6);
+  g_assert_cmpuint (s.n_frees, ==, 3);
+  g_assert_cmpuint (s.bytes_allocated, ==, 1365);
+  g_assert_cmpuint (s.temporary, ==, 2);
+  g_assert_cmpuint (s.peak_heap_bytes, ==, 1060);
+  g_assert_cmpuint (s.leaked_bytes, ==, 65);
+  g_assert_true (s.has_exit_status);
+  g_assert_cmpint (s.exit_status, ==, 0);
+  g_assert_cmpstr (hl_recording_get_info (rec, "exe"), ==, "/usr/bin/demo");
+  iv = hl_recording_get_metadata_intervals (rec, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (iv[1].value, ==, "2");
+}
+
+static void
+test_load_sync (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  check_scenario (rec);
+  g_assert_false (hl_recording_is_truncated (rec));
+  g_assert_null (hl_recording_get_warnings (rec)[0]);
+  g_file_delete (file, NULL, NULL);
+}
+
+typedef struct
+{
+  GMainLoop   *loop;
+  HlRecording *rec;
+  GError      *error;
+  guint        n_progress;
+  guint64      last_events;
+} AsyncState;
+
+static void
+on_progress (guint64  done,
+             guint64  total,
+             guint64  events,
+             gpointer user_data)
+{
+  AsyncState *st = user_data;
+
+  g_assert_cmpuint (done, <=, total);
+  st->n_progress++;
+  st->last_events = events;
+}
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  AsyncState *st = user_data;
+
+  st->rec = hl_recording_load_finish (result, &st->error);
+  g_main_loop_quit (st->loop);
+}
+
+static void
+test_load_async (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  AsyncState st = { 0 };
+
+  st.loop = g_main_loop_new (NULL, FALSE);
+  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, NULL, on_progress, &st, NULL, on_loaded, &st);
+  g_main_loop_run (st.loop);
+  g_assert_no_error (st.error);
+  check_scenario (st.rec);
+  /* Wait for the last progress report, queued before the result. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (st.n_progress, >=, 1);
+  g_assert_cmpuint (st.last_events, >, 10);
+  g_object_unref (st.rec);
+  g_main_loop_unref (st.loop);
+  g_file_delete (file, NULL, NULL);
+}
+
+static void
+test_load_cancelled (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  AsyncState st = { 0 };
+
+  g_cancellable_cancel (cancellable);
+  st.loop = g_main_loop_new (NULL, FALSE);
+  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, cancellable, NULL, NULL, NULL, on_loaded, &st);
+  g_main_loop_run (st.loop);
+  g_assert_null (st.rec);
+  g_assert_error (st.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_error_free (st.error);
+  g_main_loop_unref (st.loop);
+  g_file_delete (file, NULL, NULL);
+}
+
+static void
+test_load_truncated (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len - 3);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  HlSummary s;
+
+  g_assert_no_error (error);
+  g_assert_true (hl_recording_is_truncated (rec));
+  g_assert_nonnull (hl_recording_get_warnings (rec)[0]);
+  g_assert_nonnull (strstr (hl_recording_get_warnings (rec)[0], "truncated"));
+  /* The last packet (free #3, alloc #5) is lost. */
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, ==, 5);
+  g_assert_cmpuint (s.leaked_bytes, ==, 1060);
+  g_file_delete (file, NULL, NULL);
+}
+
+static void
+test_load_errors (void)
+{
+  g_autoptr (GFile) junk = write_temp ((const guint8 *) "this is not a trace, just text that is long enough to have a header\n", 70);
+  g_autoptr (GFile) missing = g_file_new_for_path ("/nonexistent/x.hltrace");
+  g_autoptr (GError) error = NULL;
+  HlRecording *rec;
+
+  rec = hl_recording_load (junk, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  g_assert_null (rec);
+  g_assert_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_NOT_A_TRACE);
+  g_clear_error (&error);
+  rec = hl_recording_load (missing, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  g_assert_null (rec);
+  g_assert_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO);
+  g_file_delete (junk, NULL, NULL);
+}
+
+static void
+test_load_golden (void)
+{
+  const char *root = g_getenv ("HL_SOURCE_ROOT");
+  g_autofree char *path = g_build_filename (root != NULL ? root : ".", "tests", "format", "data", "basic.hltrace", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  HlSummary s;
+
+  g_assert_no_error (error);
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, >, 0);
+  g_assert_cmpuint (s.n_frees, <=, s.n_allocations);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/loader/sync", test_load_sync);
+  g_test_add_func ("/loader/async", test_load_async);
+  g_test_add_func ("/loader/cancelled", test_load_cancelled);
+  g_test_add_func ("/loader/truncated", test_load_truncated);
+  g_test_add_func ("/loader/errors", test_load_errors);
+  g_test_add_func ("/loader/golden", test_load_golden);
+  return g_test_run ();
+}
