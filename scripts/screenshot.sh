@@ -31,7 +31,7 @@ shoot() {
 			xdotool windowactivate --sync "$win" 2>/dev/null || true
 			xdotool key --window "$win" "ctrl+$view"
 			sleep 1.5
-			import -window root "$2/$3-view$view.png"
+			import -window "$win" "$2/$3-view$view.png"
 		done
 		kill $pid' "$build/src/app/heaplens" "$trace" "$out" "$1"
 }
@@ -40,6 +40,6 @@ shoot light
 # libadwaita's debug variable: our default scheme follows it.
 ADW_DEBUG_COLOR_SCHEME=prefer-dark shoot dark
 for f in "$out"/light-view*.png "$out"/dark-view*.png; do
-	convert "$f" -crop 1400x900+0+0 -resize 1100x -strip -colors 256 "PNG8:$f"
+	convert "$f" -resize 1000x -strip -colors 256 "PNG8:$f"
 done
 ls -l "$out"

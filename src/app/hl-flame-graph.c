@@ -152,6 +152,13 @@ hl_flame_graph_set_colors (HlFlameGraph  *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+HlFlameColors
+hl_flame_graph_get_colors (HlFlameGraph *self)
+{
+  g_return_val_if_fail (HL_IS_FLAME_GRAPH (self), HL_FLAME_COLORS_BY_NAME);
+  return self->colors;
+}
+
 void
 hl_flame_graph_set_search (HlFlameGraph *self,
                            const char   *search)

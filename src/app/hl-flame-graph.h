@@ -20,6 +20,7 @@ void         hl_flame_graph_set_inverted (HlFlameGraph *self,
 gboolean     hl_flame_graph_get_inverted (HlFlameGraph *self);
 void         hl_flame_graph_set_colors   (HlFlameGraph *self,
                                           HlFlameColors colors);
+HlFlameColors hl_flame_graph_get_colors  (HlFlameGraph *self);
 void         hl_flame_graph_set_search   (HlFlameGraph *self,
                                           const char   *search);
 const char  *hl_flame_graph_get_search   (HlFlameGraph *self);

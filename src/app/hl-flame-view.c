@@ -80,7 +80,7 @@ on_colors_selected (HlFlameView *self)
 {
   hl_flame_graph_set_colors (self->flame_graph,
                              gtk_drop_down_get_selected (self->colors_dropdown) == 1
-                               ? HL_FLAME_COLORS_BY_NAME : HL_FLAME_COLORS_BY_MODULE);
+                               ? HL_FLAME_COLORS_BY_MODULE : HL_FLAME_COLORS_BY_NAME);
 }
 
 static void
@@ -352,4 +352,5 @@ static void
 hl_flame_view_init (HlFlameView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  on_colors_selected (self);
 }

@@ -265,10 +265,15 @@ draw_series (cairo_t                  *cr,
     g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
     g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
 
+    int tw;
+
     pango_layout_set_font_description (scale, style->font ? style->font : font);
     pango_layout_set_text (scale, top, -1);
+    pango_layout_get_pixel_size (scale, &tw, NULL);
     set_fg (cr, style, 0.6);
-    cairo_move_to (cr, 3, lay->chart_y);
+    /* Top right, where mark labels (drawn to the right of their tick)
+     * are least likely to be. */
+    cairo_move_to (cr, vp->width - tw - 4, lay->chart_y);
     pango_cairo_show_layout (cr, scale);
   }
 
@@ -302,10 +307,18 @@ draw_marks (cairo_t                  *cr,
             const HlTimelineStyle    *style,
             const HlTimelineLayout   *lay)
 {
+  /* Labels go on the first of three lines where they do not overlap the
+   * previous label; with no room they are left out (the tooltip has them). */
+  double line_end[3] = { -1e9, -1e9, -1e9 };
+  int line_h = 0;
+
+  pango_layout_set_text (layout, "Mg", -1);
+  pango_layout_get_pixel_size (layout, NULL, &line_h);
   for (guint i = 0; i < hl_timeline_data_get_n_marks (data); i++)
     {
       const HlTimelineMark *mark = hl_timeline_data_get_mark (data, i);
       double x = floor (hl_timeline_x_for_time (vp, mark->time_ns)) + 0.5;
+      int tw;
 
       if (x < 0 || x > vp->width)
         continue;
@@ -315,8 +328,15 @@ draw_marks (cairo_t                  *cr,
       cairo_line_to (cr, x, lay->axis_y);
       cairo_stroke (cr);
       pango_layout_set_text (layout, mark->label, -1);
-      cairo_move_to (cr, x + 3, lay->chart_y);
-      pango_cairo_show_layout (cr, layout);
+      pango_layout_get_pixel_size (layout, &tw, NULL);
+      for (guint l = 0; l < G_N_ELEMENTS (line_end); l++)
+        if (x + 3 > line_end[l] + 6 && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
+          {
+            cairo_move_to (cr, x + 3, lay->chart_y + l * line_h);
+            pango_cairo_show_layout (cr, layout);
+            line_end[l] = x + 3 + tw;
+            break;
+          }
     }
 }
 

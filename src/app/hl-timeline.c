@@ -405,7 +405,8 @@ hl_timeline_measure (GtkWidget      *widget,
     }
   else
     {
-      *minimum = (int) (row * (rows + 1) + row * 4);
+      /* The bands, the axis, and room for the chart. */
+      *minimum = (int) (row * (rows + 1) + row * 5);
       *natural = (int) (row * (rows + 1) + row * 7);
     }
 }

@@ -132,13 +132,7 @@ static void on_load_progress (guint64  bytes_done,
                               gpointer user_data);
 static void on_loaded        (GObject      *source,
                               GAsyncResult *result,
-                              gpointer      user_data) G_GNUC_UNUSED;
-
-/* TEMPORARY: the model's trace loader (issue 6) is still being written.
- * Until it is linked in, a weak reference lets the application build and
- * say so honestly instead of failing to link. Remove with the loader. */
-#pragma weak hl_recording_load_async
-#pragma weak hl_recording_load_finish
+                              gpointer      user_data);
 
 void
 hl_window_open (HlWindow *self,
@@ -160,12 +154,6 @@ hl_window_open (HlWindow *self,
   app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
   if (app != NULL)
     hl_application_add_recent (app, file);
-
-  if (hl_recording_load_async == NULL)
-    {
-      show_error (self, _("This build cannot read trace files yet: the model's loader is missing"));
-      return;
-    }
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -418,7 +406,7 @@ hl_window_export_flame_graph (HlWindow  *self,
   hl_flame_graph_get_viewport (graph, &vp);
   if (vp.width < 100)
     vp.width = 1200;
-  style.colors = HL_FLAME_COLORS_BY_MODULE;
+  style.colors = hl_flame_graph_get_colors (graph);
   style.search = hl_flame_graph_get_search (graph);
   style.selected = -1;
   return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
