@@ -110,6 +110,13 @@ hl_window_get_page (HlWindow *self)
   return gtk_stack_get_visible_child_name (self->main_stack);
 }
 
+const char *
+hl_window_get_error (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return adw_status_page_get_description (self->error_page);
+}
+
 void
 hl_window_show_toast (HlWindow   *self,
                       const char *message)
