@@ -385,6 +385,47 @@ hl_adapter_histogram (HlAnalysis        *analysis,
 
 /* ---- Summary ---------------------------------------------------------- */
 
+typedef struct
+{
+  const char *function;  /* borrowed from the recording */
+  char       *subtitle;
+  guint64     value;
+} TopRow;
+
+static void
+top_row_clear (TopRow *row)
+{
+  g_free (row->subtitle);
+}
+
+static int
+compare_top_rows (gconstpointer a,
+                  gconstpointer b)
+{
+  guint64 va = ((const TopRow *) a)->value, vb = ((const TopRow *) b)->value;
+
+  return va > vb ? -1 : va < vb ? 1 : 0;
+}
+
+/* "module · from caller" for a top call site. */
+static char *
+describe_caller (HlRecording        *recording,
+                 const HlStackCosts *sc)
+{
+  const HlFrame * const *frames;
+  guint n = 0, i;
+
+  if (sc->frame == NULL)
+    return g_strdup ("");
+  frames = hl_recording_get_stack_frames (recording, sc->stack, &n);
+  for (i = 0; i < n && frames[i] != sc->frame; i++)
+    ;
+  if (i + 1 < n)
+    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
+    return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, frames[i + 1]->function);
+  return g_strdup (sc->frame->module_name);
+}
+
 void
 hl_adapter_fill_summary (HlSummaryView *view,
                          HlRecording   *recording,
@@ -441,22 +482,51 @@ hl_adapter_fill_summary (HlSummaryView *view,
 
   for (guint k = 0; k < G_N_ELEMENTS (top_kinds); k++)
     {
-      g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, top_kinds[k], SUMMARY_TOP);
+      /* Stacks that look the same to a person (same function, same caller,
+       * different addresses deeper down) are one row: take more stacks
+       * than shown and merge them. */
+      g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, top_kinds[k], SUMMARY_TOP * 5);
+      g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (TopRow));
       g_autoptr(GPtrArray) functions = g_ptr_array_new ();
-      g_autoptr(GPtrArray) modules = g_ptr_array_new ();
+      g_autoptr(GPtrArray) subtitles = g_ptr_array_new ();
       g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
 
+      g_array_set_clear_func (rows, (GDestroyNotify) top_row_clear);
       for (guint i = 0; top != NULL && i < top->len; i++)
         {
           const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
-          g_ptr_array_add (functions, (gpointer) (sc->frame ? sc->frame->function : _("(no stack)")));
-          g_ptr_array_add (modules, (gpointer) (sc->frame ? sc->frame->module_name : ""));
-          g_ptr_array_add (values, hl_cost_format (top_kinds[k], hl_costs_get (&sc->costs, top_kinds[k])));
+          const char *function = sc->frame ? sc->frame->function : _("(no stack)");
+          g_autofree char *subtitle = describe_caller (recording, sc);
+          guint64 value = hl_costs_get (&sc->costs, top_kinds[k]);
+          guint r;
+
+          for (r = 0; r < rows->len; r++)
+            {
+              TopRow *row = &g_array_index (rows, TopRow, r);
+              if (g_str_equal (row->function, function) && g_str_equal (row->subtitle, subtitle))
+                {
+                  row->value += value;
+                  break;
+                }
+            }
+          if (r == rows->len)
+            {
+              TopRow row = { function, g_steal_pointer (&subtitle), value };
+              g_array_append_val (rows, row);
+            }
+        }
+      g_array_sort (rows, compare_top_rows);
+      for (guint i = 0; i < rows->len && i < SUMMARY_TOP; i++)
+        {
+          TopRow *row = &g_array_index (rows, TopRow, i);
+          g_ptr_array_add (functions, (gpointer) row->function);
+          g_ptr_array_add (subtitles, row->subtitle);
+          g_ptr_array_add (values, hl_cost_format (top_kinds[k], row->value));
         }
       hl_summary_view_set_top (view, top_kinds[k], hl_cost_get_top_title (top_kinds[k]),
                                functions->len,
                                (const char * const *) functions->pdata,
-                               (const char * const *) modules->pdata,
+                               (const char * const *) subtitles->pdata,
                                (const char * const *) values->pdata);
     }
 }

@@ -246,4 +246,6 @@ hl_summary_view_init (HlSummaryView *self)
   self->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->tops = g_hash_table_new (NULL, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The window's timeline shows the bands; this one is the small chart. */
+  hl_timeline_set_compact (self->chart, TRUE);
 }

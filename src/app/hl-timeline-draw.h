@@ -25,6 +25,7 @@ typedef struct
   guint64  selection_end_ns;
   gboolean has_cursor;
   guint64  cursor_ns;
+  gboolean hide_bands;       /* compact: the chart and the axis only */
 } HlTimelineViewport;
 
 typedef struct

@@ -41,6 +41,9 @@ void            hl_timeline_reset_zoom     (HlTimeline     *self);
 void            hl_timeline_drag           (HlTimeline     *self,
                                             double          x0,
                                             double          x1);
+/* Compact: no metadata bands (a small chart). */
+void            hl_timeline_set_compact    (HlTimeline     *self,
+                                            gboolean        compact);
 void            hl_timeline_get_viewport   (HlTimeline         *self,
                                             HlTimelineViewport *viewport);
 
