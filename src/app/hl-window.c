@@ -62,6 +62,7 @@ struct _HlWindow
   gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
   gint64              analysis_time_us;
   guint               timeline_refetch_id;
+  gboolean            allocations_stale;     /* refreshed when shown */
 };
 
 static gboolean
@@ -544,12 +545,27 @@ refresh_allocations (HlWindow *self)
 
   if (self->analysis == NULL)
     return;
+  /* The largest allocations and the histogram walk every allocation: do
+   * it when the page is looked at, not on every range drag. */
+  if (g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "allocations") != 0)
+    {
+      self->allocations_stale = TRUE;
+      return;
+    }
+  self->allocations_stale = FALSE;
   leaks = hl_adapter_leaks (self->analysis, MAX_LEAK_ROWS);
   largest = hl_adapter_largest (self->analysis, MAX_LARGEST_ROWS);
   n = hl_adapter_histogram (self->analysis, buckets);
   hl_allocations_view_set_leaks (self->allocations_view, leaks);
   hl_allocations_view_set_largest (self->allocations_view, largest);
   hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
+}
+
+static void
+on_visible_view_changed (HlWindow *self)
+{
+  if (self->allocations_stale)
+    refresh_allocations (self);
 }
 
 static void
@@ -560,8 +576,11 @@ refresh_views (HlWindow *self)
   if (self->analysis == NULL)
     return;
   hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
+  TIMING ("  summary %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
   refresh_flame_graph (self);
+  TIMING ("  + flame graph %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
   refresh_call_tree (self);
+  TIMING ("  + call tree %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
   refresh_allocations (self);
   TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
 }
@@ -1009,6 +1028,8 @@ hl_window_init (HlWindow *self)
                             G_CALLBACK (on_timeline_cursor_changed), self);
   g_signal_connect_swapped (self->timeline, "visible-range-changed",
                             G_CALLBACK (on_timeline_visible_range_changed), self);
+  g_signal_connect_swapped (self->view_stack, "notify::visible-child-name",
+                            G_CALLBACK (on_visible_view_changed), self);
   show_page (self, "start");
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
