@@ -448,7 +448,9 @@ enum
 /* The unwind from the state (ip, sp, rbp) of remembered frame R gives the
  * same frames as last time if every word it read then is unchanged
  * (frames are stored outermost first: R's caller is R - 1). */
-static bool
+/* Returns -1 when unchanged, else the frame K whose step to K - 1 no
+ * longer holds: a match at any frame >= K would fail there too. */
+static int64_t
 tail_unchanged (const HlCfiMemo *m,
                 uint32_t         r)
 {
@@ -456,14 +458,14 @@ tail_unchanged (const HlCfiMemo *m,
     {
       const HlCfiFrame *f = &m->f[k];
       if (*(const uint64_t *) (f->cfa - 8) != m->f[k - 1].ip)
-        return false;
+        return k;
       uint64_t rbp = f->rbp_slot ? *(const uint64_t *) f->rbp_slot : f->rbp;
       if (rbp != m->f[k - 1].rbp)
-        return false;
+        return k;
     }
   if (m->end == END_ZERO && *(const uint64_t *) (m->f[0].cfa - 8) != 0)
-    return false;
-  return true;
+    return 0;
+  return -1;
 }
 
 /* Unwinds from the caller of the outermost preload frame. Returns the
@@ -521,6 +523,7 @@ hl_cfi_unwind (uint64_t      *frames,
   uint32_t n = 0;
   uint32_t end = END_ZERO;
   int64_t matched = -1;
+  int64_t below = r + 1; /* a match is only possible at remembered frames < below */
   *truncated = false;
   for (;;)
     {
@@ -538,12 +541,16 @@ hl_cfi_unwind (uint64_t      *frames,
       /* remembered frames have increasing sp from inner to outer */
       while (r >= 0 && m->f[r].sp < sp)
         r--;
-      if (r >= 0 && m->f[r].sp == sp && m->f[r].ip == ip && m->f[r].rbp == rbp
-          && (m->end != END_TRUNC || n + (uint32_t) r + 1 >= max)
-          && tail_unchanged (m, (uint32_t) r))
+      if (r >= 0 && r < below && m->f[r].sp == sp && m->f[r].ip == ip && m->f[r].rbp == rbp
+          && (m->end != END_TRUNC || n + (uint32_t) r + 1 >= max))
         {
-          matched = r;
-          break;
+          int64_t failed = tail_unchanged (m, (uint32_t) r);
+          if (failed < 0)
+            {
+              matched = r;
+              break;
+            }
+          below = failed;
         }
       HlCfiFrame *cf = &head[n];
       cf->ip = ip;

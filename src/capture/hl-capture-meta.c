@@ -184,11 +184,6 @@ meta_op (MetaOp      op,
   errno = e;
 }
 
-void
-hl_meta_reset (void)
-{
-}
-
 HL_EXPORT void
 heaplens__metadata_set_int (const char *key,
                             int64_t     value)

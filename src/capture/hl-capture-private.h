@@ -19,7 +19,6 @@
 #define HL_EXPORT __attribute__ ((visibility ("default")))
 #define HL_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define HL_UNLIKELY(x) __builtin_expect (!!(x), 0)
-#define HL_COLD __attribute__ ((cold, noinline))
 
 /* ---- Configuration (hl-capture-env.c) ---------------------------------- */
 
@@ -217,6 +216,7 @@ struct HlThreadBlock
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: every 64th stack is checked */
   uint64_t             pending_flush_ns;
   HlPendingSite        pending[HL_PENDING_SITES];
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
@@ -306,10 +306,6 @@ hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)
   if (HL_UNLIKELY (now >= atomic_load_explicit (&hl_g.next_sample_ns, memory_order_relaxed)))
     hl_counters_tick (b, now, false);
 }
-
-/* ---- Metadata (hl-capture-meta.c) -------------------------------------- */
-
-void hl_meta_reset (void);
 
 /* ---- Modules (hl-capture-modules.c) ------------------------------------ */
 

@@ -243,6 +243,14 @@ HL_EXPORT sighandler_t
 signal (int          sig,
         sighandler_t handler)
 {
+  static sighandler_t (*real_signal) (int, sighandler_t);
+  if (sig <= 0 || sig >= NSIG || !atomic_load (&ours[sig]))
+    {
+      if (real_signal == NULL)
+        real_signal = (sighandler_t (*) (int, sighandler_t)) dlsym (RTLD_NEXT, "signal");
+      return real_signal (sig, handler);
+    }
+  /* one of ours: the program replaces it; report SIG_DFL as before */
   struct sigaction sa, old;
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = handler;

@@ -182,6 +182,9 @@ hl_thread_after_fork_child (void)
       atomic_store (&mine->in_use, 0);
       hl_tls.block = NULL;
     }
+  /* the exit destructor must not see the released block */
+  if (exit_key_ok)
+    pthread_setspecific (exit_key, NULL);
   hl_tls.dead = 0;
 }
 

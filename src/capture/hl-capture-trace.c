@@ -151,14 +151,6 @@ hl_trace_open (void)
 }
 
 void
-hl_trace_close (void)
-{
-  if (hl_g.trace_fd >= 0)
-    close (hl_g.trace_fd);
-  hl_g.trace_fd = -1;
-}
-
-void
 hl_trace_buffer_init (HlTraceBuffer *t,
                       uint32_t       pid,
                       uint32_t       tid)

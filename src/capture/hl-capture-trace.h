@@ -18,7 +18,6 @@ typedef struct
 struct HlThreadBlock;
 
 int  hl_trace_open        (void);
-void hl_trace_close       (void);
 void hl_trace_buffer_init (HlTraceBuffer *t, uint32_t pid, uint32_t tid);
 /* Writes the packet being built, if any, and begins a new one. */
 void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);

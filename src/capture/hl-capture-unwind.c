@@ -24,6 +24,20 @@ typedef int (*UnwBacktraceFunc) (void **buffer, int size);
 static UnwBacktraceFunc unw_backtrace_fn;
 static bool check_mode;
 
+/* HEAPLENS_UNWIND=fp: one stack in 64 of each thread is also unwound from
+ * the DWARF CFI; when more than a quarter of 256 samples differ (frame
+ * pointers missing somewhere on the paths), say so once and, unless
+ * HEAPLENS_FP_CHECK=warn, switch to the DWARF unwinder. */
+enum
+{
+  FP_CHECK_OFF,
+  FP_CHECK_WARN,
+  FP_CHECK_SWITCH,
+};
+static int fp_check;
+static _Atomic uint64_t fp_checks, fp_mismatches;
+static _Atomic int fp_verdict;
+
 static const char *const new_symbols[] = {
   "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
   "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
@@ -56,12 +70,19 @@ hl_unwind_refresh_new_ranges (void)
 int
 hl_unwind_init (void)
 {
-  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && unw_backtrace_fn == NULL)
+  const char *fc = getenv ("HEAPLENS_FP_CHECK");
+  fp_check = hl_g.cfg.unwind != HL_UNWIND_FP ? FP_CHECK_OFF
+             : fc == NULL ? FP_CHECK_SWITCH
+             : strcmp (fc, "0") == 0 ? FP_CHECK_OFF
+             : strcmp (fc, "warn") == 0 ? FP_CHECK_WARN : FP_CHECK_SWITCH;
+  /* fp mode keeps the DWARF unwinders at hand: to check samples, and to
+   * switch to when frame pointers turn out to be missing */
+  if ((hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND || fp_check != FP_CHECK_OFF) && unw_backtrace_fn == NULL)
     {
       void *h = dlopen ("libunwind.so.8", RTLD_LOCAL | RTLD_NOW);
       if (h != NULL)
         unw_backtrace_fn = (UnwBacktraceFunc) dlsym (h, "unw_backtrace");
-      if (unw_backtrace_fn == NULL)
+      if (unw_backtrace_fn == NULL && hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND)
         {
           hl_sys_warn ("libunwind.so.8 not found; using frame pointers (HEAPLENS_UNWIND=fp)", NULL, NULL);
           hl_g.cfg.unwind = HL_UNWIND_FP;
@@ -76,8 +97,11 @@ hl_unwind_init (void)
   hl_stack_hash_init ();
   const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
   check_mode = c != NULL && strcmp (c, "1") == 0;
-  if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi && !hl_cfi_init ())
+  if ((hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND || fp_check != FP_CHECK_OFF) && hl_g.cfg.cfi
+      && !hl_cfi_init ())
     hl_g.cfg.cfi = false;
+  if (!hl_g.cfg.cfi || unw_backtrace_fn == NULL)
+    fp_check = FP_CHECK_OFF;
   return 0;
 }
 
@@ -156,6 +180,50 @@ check_stack (const uint64_t *frames,
     }
 }
 
+__attribute__ ((noinline)) static void
+check_fp (const uint64_t *frames,
+          uint32_t        n,
+          uint32_t        max,
+          HlThreadBlock  *b)
+{
+  uint64_t ref[HL_UNWIND_BUF];
+  bool rt;
+  uint64_t h;
+  uint32_t rn = hl_cfi_unwind (ref, max + 4, &rt, &h, b);
+  if (rn == 0)
+    return; /* no DWARF answer for this one */
+  uint32_t skip = 0;
+  while (skip < rn && in_new (ref[skip]))
+    skip++;
+  rn -= skip;
+  if (rn > max)
+    rn = max;
+  /* the fp walk may stop a couple of frames early (libc's start-up code has
+   * no frame pointer): a prefix missing at most 3 outer frames agrees */
+  bool differ = n > rn || rn > n + 3 || memcmp (ref + skip, frames, n * sizeof (uint64_t)) != 0;
+  uint64_t checks = atomic_fetch_add (&fp_checks, 1) + 1;
+  uint64_t bad = differ ? atomic_fetch_add (&fp_mismatches, 1) + 1 : atomic_load (&fp_mismatches);
+  if (hl_g.counters != NULL)
+    {
+      __atomic_fetch_add (&hl_g.counters->fp_checks_atomic, 1, __ATOMIC_RELAXED);
+      if (differ)
+        __atomic_fetch_add (&hl_g.counters->fp_mismatches_atomic, 1, __ATOMIC_RELAXED);
+    }
+  if (checks >= 256 && bad * 4 > checks && atomic_exchange (&fp_verdict, 1) == 0)
+    {
+      char pct[24];
+      hl_fmt_u64 (pct, bad * 100 / checks);
+      if (fp_check == FP_CHECK_SWITCH)
+        {
+          hl_sys_warn ("frame pointers are missing on ", pct,
+                       "% of sampled stacks; switching to the DWARF unwinder (HEAPLENS_FP_CHECK=warn keeps fp)");
+          __atomic_store_n (&hl_g.cfg.unwind, HL_UNWIND_LIBUNWIND, __ATOMIC_RELAXED);
+        }
+      else
+        hl_sys_warn ("frame pointers are missing on ", pct, "% of sampled stacks: stacks are incomplete");
+    }
+}
+
 /* FRAMES has room for HL_UNWIND_BUF entries (the unwinders write their raw
  * result there, then the kept frames are moved to the front). */
 uint32_t
@@ -191,7 +259,11 @@ hl_unwind (uint64_t      *frames,
         }
       atomic_fetch_add_explicit (&n_fallback, 1, memory_order_relaxed);
     }
-  return unwind_slow (frames, max, truncated, b);
+  uint32_t n = unwind_slow (frames, max, truncated, b);
+  if (HL_UNLIKELY (fp_check != FP_CHECK_OFF) && hl_g.cfg.unwind == HL_UNWIND_FP
+      && (b->fp_check_tick++ & 63u) == 0)
+    check_fp (frames, n, max, b);
+  return n;
 }
 
 void

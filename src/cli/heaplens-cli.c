@@ -11,6 +11,9 @@ static const HlCliCommand commands[] = {
   { "compress", hl_cli_compress, "compress a trace file (zstd frames)" },
   { "record", hl_cli_record, "run a program and record its heap" },
   { "sessions", hl_cli_sessions, "list (or --prune) live-recording sessions" },
+  { "report", hl_cli_report, "summary and top call sites of a recording" },
+  { "flamegraph", hl_cli_flamegraph, "flame graph of a recording (collapsed stacks or SVG)" },
+  { "diff", hl_cli_diff, "differences between two recordings, per call path" },
   { NULL, NULL, NULL },
 };
 

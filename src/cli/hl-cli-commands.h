@@ -22,3 +22,7 @@ int hl_cli_sessions (int argc, char **argv);
 /* format (issue 4) */
 int hl_cli_dump     (int argc, char **argv);
 int hl_cli_compress (int argc, char **argv);
+/* model (issue 6) */
+int hl_cli_report     (int argc, char **argv);
+int hl_cli_flamegraph (int argc, char **argv);
+int hl_cli_diff       (int argc, char **argv);

@@ -291,13 +291,20 @@ hl_cli_record (int    argc,
   memset (&ctx, 0, sizeof ctx);
   ctx.since_wall_ns = start_wall_ns;
   hl_cli_session_foreach (find_cb, &ctx);
-  /* the program's session: its pid, started first (an exec'd image of the
-   * same pid has a later one) */
+  /* the program's session: its pid, and of its images the one that did not
+   * end by exec'ing another (`record -- sh -c PROG` reports PROG) */
   Found *root = NULL;
   for (unsigned k = 0; k < ctx.n; k++)
-    if (ctx.found[k].s.header.pid == (uint32_t) pid
-        && (root == NULL || ctx.found[k].s.header.start_wall_ns < root->s.header.start_wall_ns))
-      root = &ctx.found[k];
+    {
+      Found *f = &ctx.found[k];
+      if (f->s.header.pid != (uint32_t) pid)
+        continue;
+      bool final = !(f->s.header.flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+      bool root_final = root != NULL && !(root->s.header.flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+      if (root == NULL || (final && !root_final)
+          || (final == root_final && f->s.header.start_wall_ns > root->s.header.start_wall_ns))
+        root = f;
+    }
   for (unsigned k = 0; k < ctx.n; k++)
     if (compress)
       compress_trace (ctx.found[k].s.header.trace_path);

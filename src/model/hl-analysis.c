@@ -457,21 +457,67 @@ first_resolved_frame (HlRecording *rec,
   return n > 0 ? &f[0]->pub : NULL;
 }
 
+static guint
+frames_hash (gconstpointer key)
+{
+  const GPtrArray *frames = key;
+  guint h = frames->len;
+
+  for (guint i = 0; i < frames->len; i++)
+    h = h * 31 + g_direct_hash (frames->pdata[i]);
+  return h;
+}
+
+static gboolean
+frames_equal (gconstpointer a,
+              gconstpointer b)
+{
+  const GPtrArray *x = a, *y = b;
+
+  return x->len == y->len && memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0;
+}
+
+/* Stacks whose symbolized frames are the same (different return addresses
+ * on the same lines) are one call site: their costs are summed under the
+ * first stack's id. */
 GArray *
 hl_analysis_get_top_stacks (HlAnalysis *self,
                             HlCostKind  kind,
                             guint       n)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
+  g_autoptr (GHashTable) groups = g_hash_table_new_full (frames_hash, frames_equal,
+                                                          (GDestroyNotify) g_ptr_array_unref, NULL);
 
   g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
 
   for (guint s = 0; s < self->n_stacks; s++)
     if (hl_costs_get (&self->stack_costs[s], kind) > 0)
       {
-        HlStackCosts e = { .stack = s, .frame = first_resolved_frame (self->recording, s),
-                           .costs = self->stack_costs[s] };
-        g_array_append_val (out, e);
+        guint nf;
+        const HlFrameEntry * const *f = hl_recording_get_stack_entries (self->recording, s, &nf);
+        GPtrArray *key = g_ptr_array_sized_new (nf);
+        gpointer index;
+
+        for (guint i = 0; i < nf; i++)
+          g_ptr_array_add (key, (gpointer) f[i]);
+        index = s == 0 ? NULL : g_hash_table_lookup (groups, key);
+        if (index != NULL)
+          {
+            hl_costs_add (&g_array_index (out, HlStackCosts, GPOINTER_TO_UINT (index) - 1).costs,
+                          &self->stack_costs[s]);
+            g_ptr_array_unref (key);
+          }
+        else
+          {
+            HlStackCosts e = { .stack = s, .frame = first_resolved_frame (self->recording, s),
+                               .costs = self->stack_costs[s] };
+            g_array_append_val (out, e);
+            if (s != 0)
+              g_hash_table_insert (groups, key, GUINT_TO_POINTER (out->len));
+            else
+              g_ptr_array_unref (key);
+          }
       }
   g_array_sort_with_data (out, compare_stack_costs, GUINT_TO_POINTER (kind));
   if (n > 0 && out->len > n)

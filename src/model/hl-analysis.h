@@ -80,7 +80,9 @@ HlCallTree      *hl_analysis_get_call_tree    (HlAnalysis     *self,
                                                HlCallTreeKind  kind,
                                                HlCostKind      sort_by);
 
-/* Stacks with a non-zero cost of KIND, largest first, at most N (0: all).
+/* Call sites (stacks; those with identical symbolized frames merged under
+ * the first one's id) with a non-zero cost of KIND, largest first, at
+ * most N (0: all).
  * New array of HlStackCosts. With KIND LEAKED these are the leaks grouped
  * by stack. */
 GArray          *hl_analysis_get_top_stacks   (HlAnalysis *self,

@@ -61,6 +61,7 @@ struct _HlRecording
   guint64       leaked_bytes;
   guint64       leaked_blocks;
   guint64       committed_allocs;
+  guint64       curve_sorted;    /* points already in (time, seq) order */
   gboolean      curve_dirty;
   gboolean      frames_dirty;
   gboolean      has_exit;
@@ -810,16 +811,76 @@ compare_points (gconstpointer a,
   return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
 }
 
+static gint
+compare_points_data (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  return compare_points (a, b);
+}
+
+/* Sorts the points appended since the last update and merges them into
+ * the sorted prefix; the heap is recomputed from the first point that
+ * moved, so a live recording's commit costs O(new log new + n). */
+static guint64
+merge_new_points (HlRecording *self)
+{
+  HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
+  guint64 n = self->curve->len, old = self->curve_sorted;
+  guint64 lo, hi, first_changed;
+  HlHeapPoint *merged;
+  guint64 a, b, k;
+
+  if (old == 0)
+    {
+      g_array_sort (self->curve, compare_points);
+      return 0;
+    }
+  if (old >= n)
+    return n;
+  g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
+                     compare_points_data, NULL);
+  if (compare_points (&pts[old - 1], &pts[old]) <= 0)
+    return old;
+
+  /* Where the first new point goes in the prefix. */
+  lo = 0;
+  hi = old;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (compare_points (&pts[mid], &pts[old]) <= 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  first_changed = lo;
+  merged = g_new (HlHeapPoint, n - first_changed);
+  for (a = first_changed, b = old, k = 0; a < old || b < n; k++)
+    {
+      if (b >= n || (a < old && compare_points (&pts[a], &pts[b]) <= 0))
+        merged[k] = pts[a++];
+      else
+        merged[k] = pts[b++];
+    }
+  memcpy (pts + first_changed, merged, (n - first_changed) * sizeof (HlHeapPoint));
+  g_free (merged);
+  return first_changed;
+}
+
 static void
 update_curve (HlRecording *self)
 {
-  HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
+  HlHeapPoint *pts;
   guint64 n = self->curve->len;
-  guint64 heap = 0, peak = 0, peak_i = G_MAXUINT64;
+  guint64 heap, peak = 0, peak_i = G_MAXUINT64;
+  guint64 from;
   HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
 
-  g_array_sort (self->curve, compare_points);
-  for (guint64 i = 0; i < n; i++)
+  from = merge_new_points (self);
+  pts = (HlHeapPoint *) self->curve->data;
+  heap = from > 0 ? pts[from - 1].heap : 0;
+  for (guint64 i = from; i < n; i++)
     {
       const HlAllocRec *a = &allocs[pts[i].alloc];
       if (pts[i].sign > 0)
@@ -827,12 +888,14 @@ update_curve (HlRecording *self)
       else
         heap -= a->size;
       pts[i].heap = heap;
-      if (heap > peak)
-        {
-          peak = heap;
-          peak_i = i;
-        }
     }
+  self->curve_sorted = n;
+  for (guint64 i = 0; i < n; i++)
+    if (pts[i].heap > peak)
+      {
+        peak = pts[i].heap;
+        peak_i = i;
+      }
 
   self->peak_heap = peak;
   self->peak_time_ns = peak_i != G_MAXUINT64 ? pts[peak_i].time_ns : 0;

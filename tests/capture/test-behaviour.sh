@@ -70,6 +70,8 @@ eq "no stack truncated at the default depth" "$(field "$WORK/c.sum" truncated_st
 HEAPLENS_UNWIND=fp under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"
 check "fp: deep stacks recovered ($(field "$WORK/c.sum" max_frames) frames)" test "$(field "$WORK/c.sum" max_frames)" -ge 26
+HEAPLENS_UNWIND=fp LD_PRELOAD=$HL_PRELOAD HEAPLENS_OUTPUT=none "$D/t-churn" 20000 > /dev/null 2> "$WORK/fp.err"
+eq "fp: a program built with frame pointers passes the sampled check (no warning)" "$(cat "$WORK/fp.err")" ""
 HEAPLENS_DEPTH=4 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"
 eq "HEAPLENS_DEPTH=4 keeps 4 frames" "$(field "$WORK/c.sum" max_frames)" 4

@@ -27,6 +27,13 @@ print(len(s), sum(len(v) for v in json.loads(s).values()))
 PY
 if [ -x /usr/bin/python3 ]; then
   PYTHONMALLOC=malloc real python3 /usr/bin/python3 "$WORK/script.py"
+  # Debian's python3 has no frame pointers: fp mode notices and switches
+  PYTHONMALLOC=malloc HEAPLENS_UNWIND=fp HEAPLENS_OUTPUT=$WORK/pf.hltrace LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > "$WORK/pf.out" 2> "$WORK/pf.err"
+  check "python3 fp: missing frame pointers detected, switched to DWARF" grep -q "frame pointers are missing on .* switching to the DWARF unwinder" "$WORK/pf.err"
+  summarize "$WORK/pf.hltrace" "$WORK/pf.sum"
+  check "python3 fp: full stacks after the switch ($(field "$WORK/pf.sum" max_frames) frames)" test "$(field "$WORK/pf.sum" max_frames)" -ge 10
+  PYTHONMALLOC=malloc HEAPLENS_UNWIND=fp HEAPLENS_FP_CHECK=warn HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/pw.err"
+  check "python3 fp with HEAPLENS_FP_CHECK=warn: warned, kept fp" grep -q "frame pointers are missing on .* stacks are incomplete" "$WORK/pw.err"
   PYTHONMALLOC=malloc HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/u.err"
   check "python3: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
 else

@@ -44,6 +44,10 @@ left=$(ls /dev/shm/heaplens-$uid-* 2> /dev/null | while read -r s; do
 done)
 eq "record: leaves no session of its processes behind" "$left" ""
 
+"$HL_CLI" record -o "$WORK/x.hltrace" -- env "$D/t-entry" > /dev/null 2> "$WORK/x.err"
+eq "record through exec (env PROG): the status of the final image" "$?" 3
+check "record through exec: the summary is the final image's" grep -q "^heaplens: $WORK/x.hltrace.[0-9]*: 21 allocations, 18 frees" "$WORK/x.err"
+
 "$HL_CLI" record -- /nonexistent/program > /dev/null 2>&1
 eq "record: a program that cannot run gives 127" "$?" 127
 "$HL_CLI" record --unwind sideways -- "$D/t-entry" > /dev/null 2>&1

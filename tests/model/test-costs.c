@@ -350,6 +350,51 @@ test_changed_signal (void)
   g_assert_cmpuint (s.leaked_bytes, ==, 16);
 }
 
+/* A live recording: the same events in batches with a commit after each,
+ * a later batch holding events older than the previous batch's (another
+ * thread's packet); results equal one commit at the end. */
+static void
+test_incremental_commits (void)
+{
+  g_autoptr (HlRecording) once = hl_recording_new ();
+  g_autoptr (HlRecording) live = hl_recording_new ();
+  HlRecording *recs[2] = { once, live };
+  HlSummary a, b;
+  g_autoptr (GArray) sa = NULL;
+  g_autoptr (GArray) sb = NULL;
+
+  for (guint r = 0; r < 2; r++)
+    {
+      HlRecording *rec = recs[r];
+      hl_recording_append_alloc (rec, 0, 10, 1, 100, 0x10, 0);
+      hl_recording_append_alloc (rec, 1, 40, 1, 300, 0x20, 0);
+      if (r == 1)
+        hl_recording_commit (rec);
+      /* Thread 2's packet, older than thread 1's last event. */
+      hl_recording_append_alloc (rec, 2, 20, 2, 1000, 0x30, 0);
+      hl_recording_append_free (rec, 2, 0, 30, 2);
+      if (r == 1)
+        hl_recording_commit (rec);
+      hl_recording_append_free (rec, 0, 0, 50, 1);
+      hl_recording_append_alloc (rec, 3, 60, 1, 50, 0x40, 0);
+      hl_recording_commit (rec);
+    }
+  hl_recording_get_summary (once, &a);
+  hl_recording_get_summary (live, &b);
+  /* Heap: 100 @10, 1100 @20, 100 @30, 400 @40, 300 @50, 350 @60. */
+  g_assert_cmpuint (a.peak_heap_bytes, ==, 1100);
+  g_assert_cmpuint (a.peak_time_ns, ==, 20);
+  g_assert_cmpuint (b.peak_heap_bytes, ==, a.peak_heap_bytes);
+  g_assert_cmpuint (b.peak_time_ns, ==, a.peak_time_ns);
+  g_assert_cmpuint (b.leaked_bytes, ==, 350);
+  sa = hl_recording_get_series (once, 0, 70, 7);
+  sb = hl_recording_get_series (live, 0, 70, 7);
+  g_assert_cmpmem (sa->data, sa->len * sizeof (HlSeriesBucket), sb->data, sb->len * sizeof (HlSeriesBucket));
+  g_assert_cmpuint (g_array_index (sb, HlSeriesBucket, 3).heap_min, ==, 100);
+  g_assert_cmpuint (g_array_index (sb, HlSeriesBucket, 3).heap_max, ==, 1100); /* at the bucket start */
+  g_assert_cmpuint (g_array_index (sb, HlSeriesBucket, 4).heap_max, ==, 400);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -367,5 +412,6 @@ main (int    argc,
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
   g_test_add_func ("/costs/changed-signal", test_changed_signal);
+  g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
   return g_test_run ();
 }

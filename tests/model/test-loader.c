@@ -233,7 +233,8 @@ test_load_truncated (void)
 static void
 test_load_errors (void)
 {
-  g_autoptr (GFile) junk = write_temp ((const guint8 *) "this is not a trace, just text that is long enough to have a header\n", 70);
+  static const char text[] = "this is not a trace, just text that is long enough to have a header\n";
+  g_autoptr (GFile) junk = write_temp ((const guint8 *) text, sizeof text - 1);
   g_autoptr (GFile) missing = g_file_new_for_path ("/nonexistent/x.hltrace");
   g_autoptr (GError) error = NULL;
   HlRecording *rec;
@@ -264,6 +265,66 @@ test_load_golden (void)
   g_assert_cmpuint (s.n_frees, <=, s.n_allocations);
 }
 
+static char *
+run_cli (const char * const *args,
+         int                *status)
+{
+  const char *build = g_getenv ("HL_BUILD_ROOT");
+  g_autofree char *cli = g_build_filename (build != NULL ? build : ".", "src", "cli", "heaplens-cli", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+
+  g_ptr_array_add (argv, cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, status, &error);
+  g_assert_no_error (error);
+  return out;
+}
+
+/* `heaplens-cli report --json` on the hand-built trace: the numbers of the
+ * table in build_trace(), under the keys docs/cli.md promises. */
+static void
+test_report_json (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autofree char *path = g_file_get_path (file);
+  const char *args[] = { "report", "--json", "--top", "1", path, NULL };
+  const char *filtered[] = { "report", "--json", "--cost", "leaked", "--thread", "200", path, NULL };
+  const char *bad[] = { "report", "--cost", "nonsense", path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *out3 = NULL;
+  int status = -1;
+
+  out = run_cli (args, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "\"program\": \"/usr/bin/demo\""));
+  g_assert_nonnull (strstr (out, "\"summary\": {\"duration_ns\": 95, \"allocations\": 6, \"frees\": 3, "
+                                 "\"bytes_allocated\": 1365, \"temporary\": 2, \"peak_heap_bytes\": 1060, "
+                                 "\"peak_time_ns\": 70, \"peak_rss_bytes\": 0, \"leaked_bytes\": 65, "
+                                 "\"leaked_blocks\": 3, \"dropped_events\": 0, \"frees_unknown\": 0, "
+                                 "\"threads\": 2, \"exit_status\": 0}"));
+  /* Top leaked call site: stack 3 (55 B in 2 blocks), frames innermost first. */
+  g_assert_nonnull (strstr (out, "\"leaked\": [\n      {\"costs\": {\"allocations\": 2, \"bytes\": 55, "
+                                 "\"temporary\": 0, \"peak_bytes\": 50, \"leaked_bytes\": 55, "
+                                 "\"leaked_blocks\": 2, \"live_bytes\": 55}, \"stack\": [{\"function\": \"0x1200\""));
+  g_assert_nonnull (strstr (out, "\"warnings\": []"));
+
+  out2 = run_cli (filtered, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out2, "\"selection\": {\"allocations\": 2, \"bytes\": 1005, \"temporary\": 1, "
+                                  "\"peak_bytes\": 1000, \"leaked_bytes\": 5, \"leaked_blocks\": 1"));
+
+  out3 = run_cli (bad, &status);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -275,5 +336,6 @@ main (int    argc,
   g_test_add_func ("/loader/truncated", test_load_truncated);
   g_test_add_func ("/loader/errors", test_load_errors);
   g_test_add_func ("/loader/golden", test_load_golden);
+  g_test_add_func ("/loader/report-json", test_report_json);
   return g_test_run ();
 }

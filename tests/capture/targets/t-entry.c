@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,13 @@ main (int    argc,
   void *z = malloc (33);
   z = realloc (z, 0);  /* frees, returns NULL in glibc */
   check (z == NULL, "realloc (p, 0) returns NULL");
+
+  /* the preload's fatal-signal handlers are invisible */
+  struct sigaction sa;
+  check (sigaction (SIGINT, NULL, &sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN),
+         "SIGINT reads as it was inherited");
+  sighandler_t old = signal (SIGTERM, SIG_DFL);
+  check (old == SIG_DFL || old == SIG_IGN, "signal (SIGTERM) returns the inherited handler");
 
   say (failures ? "t-entry: failures\n" : "t-entry: ok\n");
   return failures ? 1 : 3;

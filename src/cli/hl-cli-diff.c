@@ -1,0 +1,111 @@
+/* hl-cli-diff.c — `heaplens-cli diff A B`: what changed between two
+ * recordings, per call path matched by function and module. */
+#include "hl-config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
+
+static char *
+format_delta (HlCostKind kind,
+              gint64     delta)
+{
+  g_autofree char *abs_text = hl_cli_format_cost (kind, (guint64) llabs (delta));
+  return g_strdup_printf ("%s%s", delta < 0 ? "-" : delta > 0 ? "+" : " ", abs_text);
+}
+
+static void
+print_node (HlDiffTree *tree,
+            guint       node,
+            HlCostKind  kind,
+            guint       depth,
+            gint64      threshold,
+            guint      *lines,
+            guint       max_lines)
+{
+  for (guint i = 0; i < hl_diff_tree_get_n_children (tree, node) && *lines < max_lines; i++)
+    {
+      guint c = hl_diff_tree_get_child (tree, node, i);
+      gint64 d = hl_diff_tree_get_delta (tree, c, kind);
+      g_autofree char *delta = NULL, *a = NULL, *b = NULL, *frame = NULL;
+
+      if (llabs (d) < threshold || d == 0)
+        continue;
+      delta = format_delta (kind, d);
+      a = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_a (tree, c), kind));
+      b = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_b (tree, c), kind));
+      frame = hl_cli_format_frame (hl_diff_tree_get_frame (tree, c));
+      printf ("  %12s  %12s → %-12s %*s%s\n", delta, a, b, (int) depth * 2, "", frame);
+      (*lines)++;
+      print_node (tree, c, kind, depth + 1, threshold, lines, max_lines);
+    }
+}
+
+int
+hl_cli_diff (int    argc,
+             char **argv)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) ra = NULL;
+  g_autoptr (HlRecording) rb = NULL;
+  g_autoptr (HlAnalysis) aa = NULL;
+  g_autoptr (HlAnalysis) ab = NULL;
+  g_autoptr (HlDiffTree) tree = NULL;
+  g_autofree char *cost = NULL;
+  HlCostKind kind = HL_COST_KIND_BYTES;
+  int top = 40;
+  guint lines = 0;
+  gint64 root_delta;
+  const GOptionEntry entries[] = {
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, "allocations, bytes (default), temporary, peak, leaked, live", "COST" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "At most N lines of call paths (default 40)", "N" },
+    { NULL }
+  };
+
+  g_option_context_set_summary (ctx, "Differences of a cost between recordings A and B (B − A), per call path.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "heaplens-cli diff: %s\n", error->message);
+      return 2;
+    }
+  if (argc != 3 || top < 0)
+    {
+      fprintf (stderr, "heaplens-cli diff: expected two trace files A B (see 'heaplens-cli diff --help')\n");
+      return 2;
+    }
+  if (cost != NULL && !hl_cost_kind_from_string (cost, &kind))
+    {
+      fprintf (stderr, "heaplens-cli diff: unknown cost '%s'\n", cost);
+      return 2;
+    }
+  ra = hl_cli_load_recording ("diff", argv[1]);
+  if (ra == NULL)
+    return 1;
+  rb = hl_cli_load_recording ("diff", argv[2]);
+  if (rb == NULL)
+    return 1;
+  aa = hl_analysis_new (ra, NULL);
+  ab = hl_analysis_new (rb, NULL);
+  tree = hl_diff_tree_new (aa, ab, HL_CALL_TREE_TOP_DOWN, kind);
+  root_delta = hl_diff_tree_get_delta (tree, 0, kind);
+  {
+    g_autofree char *a = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_a (tree, 0), kind));
+    g_autofree char *b = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_b (tree, 0), kind));
+    g_autofree char *d = format_delta (kind, root_delta);
+    printf ("%s: A %s, B %s, B − A %s\n", hl_cost_kind_to_string (kind), a, b, d);
+  }
+  printf ("\n  %12s  %12s   %-12s call path\n", "B − A", "A", "B");
+  {
+    gint64 largest = 0;
+    for (guint i = 1; i < hl_diff_tree_get_n_nodes (tree); i++)
+      largest = MAX (largest, llabs (hl_diff_tree_get_delta (tree, i, kind)));
+    print_node (tree, 0, kind, 0, MAX (1, largest / 100), &lines, (guint) top);
+  }
+  if (lines == 0)
+    printf ("  (no differences)\n");
+  return 0;
+}

@@ -1,0 +1,172 @@
+/* hl-cli-model-util.c — helpers of the model-based subcommands. */
+#include "hl-cli-model-util.h"
+
+#include <string.h>
+
+HlRecording *
+hl_cli_load_recording (const char *cmd,
+                       const char *path)
+{
+  g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr (GError) error = NULL;
+  HlRecording *rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+
+  if (rec == NULL)
+    {
+      fprintf (stderr, "heaplens-cli %s: %s\n", cmd, error->message);
+      return NULL;
+    }
+  return rec;
+}
+
+char *
+hl_cli_format_size (guint64 bytes)
+{
+  static const char *units[] = { "KiB", "MiB", "GiB", "TiB" };
+  double v = (double) bytes;
+  int u = -1;
+
+  if (bytes < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
+  while (v >= 1024 && u < 3)
+    {
+      v /= 1024;
+      u++;
+    }
+  return g_strdup_printf ("%.2f %s", v, units[u]);
+}
+
+char *
+hl_cli_format_cost (HlCostKind kind,
+                    guint64    value)
+{
+  if (hl_cost_kind_is_bytes (kind))
+    return hl_cli_format_size (value);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+}
+
+char *
+hl_cli_format_frame (const HlFrame *frame)
+{
+  GString *s = g_string_new (frame->function);
+
+  if (frame->file != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (frame->file);
+      g_string_append_printf (s, " (%s:%u)", base, frame->line);
+    }
+  if (frame->module_name != NULL && frame->module_name[0] != '\0')
+    g_string_append_printf (s, " [%s]", frame->module_name);
+  if (frame->is_inline)
+    g_string_append (s, " [inline]");
+  return g_string_free (s, FALSE);
+}
+
+void
+hl_cli_json_string (GString    *out,
+                    const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) (s != NULL ? s : ""); *p != '\0'; p++)
+    {
+      switch (*p)
+        {
+        case '"':  g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        default:
+          if (*p < 0x20)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, (char) *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+void
+hl_cli_filter_add_entries (GOptionContext     *ctx,
+                           HlCliFilterOptions *opts)
+{
+  const GOptionEntry entries[] = {
+    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, "Only allocations made from time T (ns, or 20ms, 1.5s)", "T" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, "Only allocations made until time T", "T" },
+    { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, "Only allocations of thread TID (repeatable)", "TID" },
+    { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, "Only while metadata KEY had VALUE (repeatable)", "KEY=VALUE" },
+    { "filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->filters, "module=M, function=SUB, function~=REGEX, ... (repeatable)", "EXPR" },
+    { NULL }
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+
+static HlFilter *
+apply (const char *cmd,
+       HlFilter   *f,
+       const char *expr)
+{
+  g_autoptr (GError) error = NULL;
+  HlFilter *g = hl_filter_parse (f, expr, &error);
+
+  hl_filter_unref (f);
+  if (g == NULL)
+    fprintf (stderr, "heaplens-cli %s: %s\n", cmd, error->message);
+  return g;
+}
+
+HlFilter *
+hl_cli_filter_build (const char         *cmd,
+                     HlCliFilterOptions *opts)
+{
+  HlFilter *f = hl_filter_new ();
+
+  if (opts->from != NULL)
+    {
+      g_autofree char *e = g_strconcat ("from=", opts->from, NULL);
+      if ((f = apply (cmd, f, e)) == NULL)
+        return NULL;
+    }
+  if (opts->to != NULL)
+    {
+      g_autofree char *e = g_strconcat ("to=", opts->to, NULL);
+      if ((f = apply (cmd, f, e)) == NULL)
+        return NULL;
+    }
+  for (guint i = 0; opts->threads != NULL && opts->threads[i] != NULL; i++)
+    {
+      g_autofree char *e = g_strconcat ("thread=", opts->threads[i], NULL);
+      if ((f = apply (cmd, f, e)) == NULL)
+        return NULL;
+    }
+  for (guint i = 0; opts->where != NULL && opts->where[i] != NULL; i++)
+    {
+      const char *eq = strchr (opts->where[i], '=');
+      HlFilter *g;
+      g_autofree char *key = NULL;
+      if (eq == NULL || eq == opts->where[i])
+        {
+          fprintf (stderr, "heaplens-cli %s: --where takes KEY=VALUE, not '%s'\n", cmd, opts->where[i]);
+          hl_filter_unref (f);
+          return NULL;
+        }
+      key = g_strndup (opts->where[i], eq - opts->where[i]);
+      g = hl_filter_with_metadata (f, key, eq + 1);
+      hl_filter_unref (f);
+      f = g;
+    }
+  for (guint i = 0; opts->filters != NULL && opts->filters[i] != NULL; i++)
+    if ((f = apply (cmd, f, opts->filters[i])) == NULL)
+      return NULL;
+  return f;
+}
+
+void
+hl_cli_filter_clear (HlCliFilterOptions *opts)
+{
+  g_clear_pointer (&opts->from, g_free);
+  g_clear_pointer (&opts->to, g_free);
+  g_clear_pointer (&opts->threads, g_strfreev);
+  g_clear_pointer (&opts->where, g_strfreev);
+  g_clear_pointer (&opts->filters, g_strfreev);
+}

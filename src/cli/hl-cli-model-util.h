@@ -1,0 +1,38 @@
+/* hl-cli-model-util.h — what the model-based subcommands (report,
+ * flamegraph, diff) share: loading with one-line errors, sizes in human
+ * units, frames as text, JSON strings, filter options. */
+#pragma once
+
+#include <stdio.h>
+
+#include "hl-model.h"
+
+/* Loads PATH; on failure prints "heaplens-cli CMD: message" and returns NULL. */
+HlRecording *hl_cli_load_recording  (const char    *cmd,
+                                     const char    *path);
+/* "12 B", "1.50 KiB", "3.00 MiB", "1.20 GiB". */
+char        *hl_cli_format_size     (guint64        bytes);
+char        *hl_cli_format_cost     (HlCostKind     kind,
+                                     guint64        value);
+/* "function (file:line) [module]" with " [inline]" when inlined. */
+char        *hl_cli_format_frame    (const HlFrame *frame);
+/* Appends S as a JSON string literal (with quotes). */
+void         hl_cli_json_string     (GString       *out,
+                                     const char    *s);
+
+/* Filter options shared by the commands. */
+typedef struct
+{
+  char  *from;
+  char  *to;
+  char **threads;
+  char **where;
+  char **filters;
+} HlCliFilterOptions;
+
+void         hl_cli_filter_add_entries (GOptionContext     *ctx,
+                                        HlCliFilterOptions *opts);
+/* NULL and a printed error on a bad expression. */
+HlFilter    *hl_cli_filter_build       (const char         *cmd,
+                                        HlCliFilterOptions *opts);
+void         hl_cli_filter_clear       (HlCliFilterOptions *opts);

@@ -1,0 +1,316 @@
+/* hl-cli-report.c — `heaplens-cli report FILE`: the summary of a recording
+ * and its top call sites per cost, as text or JSON (keys in docs/cli.md). */
+#include "hl-config.h"
+
+#include <string.h>
+
+#include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
+
+static const HlCostKind default_costs[] = {
+  HL_COST_KIND_ALLOCATIONS, HL_COST_KIND_TEMPORARY, HL_COST_KIND_PEAK, HL_COST_KIND_LEAKED,
+};
+
+static const char *
+cost_title (HlCostKind kind)
+{
+  switch (kind)
+    {
+    case HL_COST_KIND_ALLOCATIONS: return "most calls to allocation functions";
+    case HL_COST_KIND_BYTES:       return "most bytes allocated";
+    case HL_COST_KIND_TEMPORARY:   return "most temporary allocations";
+    case HL_COST_KIND_PEAK:        return "largest contributions to the heap peak";
+    case HL_COST_KIND_LEAKED:      return "most memory leaked";
+    case HL_COST_KIND_LIVE:        return "most memory live at the end of the range";
+    case HL_N_COST_KINDS:
+    default:                       return "";
+    }
+}
+
+static void
+print_costs_line (const HlCosts *c)
+{
+  g_autofree char *bytes = hl_cli_format_size (c->bytes);
+  g_autofree char *peak = hl_cli_format_size (c->peak_bytes);
+  g_autofree char *leaked = hl_cli_format_size (c->leaked_bytes);
+
+  printf ("%" G_GUINT64_FORMAT " calls, %s allocated, %" G_GUINT64_FORMAT " temporary, %s at peak, %s leaked\n",
+          c->allocations, bytes, c->temporary, peak, leaked);
+}
+
+static void
+print_text (const char  *path,
+            HlRecording *rec,
+            HlAnalysis  *analysis,
+            const HlCostKind *costs,
+            guint        n_costs,
+            guint        top)
+{
+  HlSummary s;
+  HlCosts t;
+  const char *exe = hl_recording_get_info (rec, "exe");
+  const char * const *warnings = hl_recording_get_warnings (rec);
+  g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
+  g_autofree char *bytes = NULL, *peak = NULL, *rss = NULL, *leaked = NULL;
+  g_autofree char *filter_text = hl_filter_describe (hl_analysis_get_filter (analysis));
+
+  hl_recording_get_summary (rec, &s);
+  hl_analysis_get_totals (analysis, &t);
+  bytes = hl_cli_format_size (s.bytes_allocated);
+  peak = hl_cli_format_size (s.peak_heap_bytes);
+  rss = hl_cli_format_size (s.peak_rss_bytes);
+  leaked = hl_cli_format_size (s.leaked_bytes);
+
+  printf ("Heaplens report for %s\n", path);
+  if (exe != NULL)
+    printf ("  program:          %s\n", exe);
+  if (s.has_exit_status)
+    printf ("  exit status:      %d\n", s.exit_status);
+  printf ("  duration:         %.3f s\n", s.duration_ns / 1e9);
+  printf ("  calls:            %" G_GUINT64_FORMAT " allocations, %" G_GUINT64_FORMAT " frees\n",
+          s.n_allocations, s.n_frees);
+  printf ("  allocated:        %s\n", bytes);
+  printf ("  temporary:        %" G_GUINT64_FORMAT " (%.1f %% of calls)\n", s.temporary,
+          s.n_allocations ? 100.0 * s.temporary / s.n_allocations : 0.0);
+  printf ("  peak heap:        %s at %.3f s\n", peak, s.peak_time_ns / 1e9);
+  if (s.peak_rss_bytes > 0)
+    printf ("  peak RSS:         %s\n", rss);
+  printf ("  leaked:           %s in %" G_GUINT64_FORMAT " blocks\n", leaked, s.leaked_blocks);
+  printf ("  dropped events:   %" G_GUINT64_FORMAT "\n", s.dropped_events);
+  printf ("  threads:          %u\n", s.n_threads);
+  if (filter_text[0] != '\0')
+    {
+      printf ("  selection:        %s\n                    ", filter_text);
+      print_costs_line (&t);
+    }
+
+  for (guint k = 0; k < n_costs; k++)
+    {
+      g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
+      guint64 total = hl_costs_get (&t, costs[k]);
+
+      printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));
+      if (stacks->len == 0)
+        printf ("  (none)\n");
+      for (guint i = 0; i < stacks->len; i++)
+        {
+          const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
+          guint64 v = hl_costs_get (&sc->costs, costs[k]);
+          g_autofree char *value = hl_cli_format_cost (costs[k], v);
+          guint n;
+          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
+
+          printf ("  %12s  %5.1f %%  %" G_GUINT64_FORMAT " calls\n", value,
+                  total ? 100.0 * v / total : 0.0, sc->costs.allocations);
+          if (n == 0)
+            printf ("      (stack not recorded)\n");
+          for (guint f = 0; f < n; f++)
+            {
+              g_autofree char *text = hl_cli_format_frame (frames[f]);
+              printf ("      %s %s\n", f == 0 ? "at" : "  ", text);
+            }
+        }
+    }
+
+  if (nodebug->len > 0)
+    {
+      printf ("\nModules without debug info (no file:line, no inline frames):\n");
+      for (guint i = 0; i < nodebug->len; i++)
+        {
+          const HlModuleInfo *m = nodebug->pdata[i];
+          printf ("  %s\n", m->hint != NULL ? m->hint : m->path);
+        }
+    }
+  if (warnings[0] != NULL)
+    {
+      printf ("\nWarnings:\n");
+      for (guint i = 0; warnings[i] != NULL; i++)
+        printf ("  %s\n", warnings[i]);
+    }
+}
+
+static void
+json_costs (GString       *out,
+            const HlCosts *c)
+{
+  g_string_append_printf (out,
+                          "{\"allocations\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GUINT64_FORMAT
+                          ", \"temporary\": %" G_GUINT64_FORMAT ", \"peak_bytes\": %" G_GUINT64_FORMAT
+                          ", \"leaked_bytes\": %" G_GUINT64_FORMAT ", \"leaked_blocks\": %" G_GUINT64_FORMAT
+                          ", \"live_bytes\": %" G_GUINT64_FORMAT "}",
+                          c->allocations, c->bytes, c->temporary, c->peak_bytes,
+                          c->leaked_bytes, c->leaked_blocks, c->live_bytes);
+}
+
+static void
+json_frame (GString       *out,
+            const HlFrame *f)
+{
+  g_string_append (out, "{\"function\": ");
+  hl_cli_json_string (out, f->function);
+  g_string_append (out, ", \"module\": ");
+  hl_cli_json_string (out, f->module);
+  g_string_append (out, ", \"file\": ");
+  if (f->file != NULL)
+    hl_cli_json_string (out, f->file);
+  else
+    g_string_append (out, "null");
+  g_string_append_printf (out, ", \"line\": %u, \"inline\": %s, \"address\": %" G_GUINT64_FORMAT "}",
+                          f->line, f->is_inline ? "true" : "false", f->address);
+}
+
+static void
+print_json (const char  *path,
+            HlRecording *rec,
+            HlAnalysis  *analysis,
+            const HlCostKind *costs,
+            guint        n_costs,
+            guint        top)
+{
+  g_autoptr (GString) out = g_string_new ("{\n  \"file\": ");
+  HlSummary s;
+  HlCosts t;
+  const char * const *warnings = hl_recording_get_warnings (rec);
+  g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
+  const char *exe = hl_recording_get_info (rec, "exe");
+
+  hl_recording_get_summary (rec, &s);
+  hl_analysis_get_totals (analysis, &t);
+  hl_cli_json_string (out, path);
+  g_string_append (out, ",\n  \"program\": ");
+  if (exe != NULL)
+    hl_cli_json_string (out, exe);
+  else
+    g_string_append (out, "null");
+  g_string_append_printf (out,
+                          ",\n  \"summary\": {\"duration_ns\": %" G_GUINT64_FORMAT
+                          ", \"allocations\": %" G_GUINT64_FORMAT ", \"frees\": %" G_GUINT64_FORMAT
+                          ", \"bytes_allocated\": %" G_GUINT64_FORMAT ", \"temporary\": %" G_GUINT64_FORMAT
+                          ", \"peak_heap_bytes\": %" G_GUINT64_FORMAT ", \"peak_time_ns\": %" G_GUINT64_FORMAT
+                          ", \"peak_rss_bytes\": %" G_GUINT64_FORMAT ", \"leaked_bytes\": %" G_GUINT64_FORMAT
+                          ", \"leaked_blocks\": %" G_GUINT64_FORMAT ", \"dropped_events\": %" G_GUINT64_FORMAT
+                          ", \"frees_unknown\": %" G_GUINT64_FORMAT ", \"threads\": %u, \"exit_status\": ",
+                          s.duration_ns, s.n_allocations, s.n_frees, s.bytes_allocated, s.temporary,
+                          s.peak_heap_bytes, s.peak_time_ns, s.peak_rss_bytes, s.leaked_bytes,
+                          s.leaked_blocks, s.dropped_events, s.frees_unknown, s.n_threads);
+  if (s.has_exit_status)
+    g_string_append_printf (out, "%d}", s.exit_status);
+  else
+    g_string_append (out, "null}");
+  g_string_append (out, ",\n  \"selection\": ");
+  json_costs (out, &t);
+  g_string_append (out, ",\n  \"top\": {");
+  for (guint k = 0; k < n_costs; k++)
+    {
+      g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
+
+      g_string_append_printf (out, "%s\n    \"%s\": [", k ? "," : "", hl_cost_kind_to_string (costs[k]));
+      for (guint i = 0; i < stacks->len; i++)
+        {
+          const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
+          guint n;
+          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
+
+          g_string_append_printf (out, "%s\n      {\"costs\": ", i ? "," : "");
+          json_costs (out, &sc->costs);
+          g_string_append (out, ", \"stack\": [");
+          for (guint f = 0; f < n; f++)
+            {
+              if (f > 0)
+                g_string_append (out, ", ");
+              json_frame (out, frames[f]);
+            }
+          g_string_append (out, "]}");
+        }
+      g_string_append (out, stacks->len ? "\n    ]" : "]");
+    }
+  g_string_append (out, "\n  },\n  \"modules_without_debug_info\": [");
+  for (guint i = 0; i < nodebug->len; i++)
+    {
+      const HlModuleInfo *m = nodebug->pdata[i];
+      g_string_append (out, i ? ", {\"path\": " : "{\"path\": ");
+      hl_cli_json_string (out, m->path);
+      g_string_append (out, ", \"build_id\": ");
+      hl_cli_json_string (out, m->build_id);
+      g_string_append (out, ", \"hint\": ");
+      hl_cli_json_string (out, m->hint);
+      g_string_append (out, "}");
+    }
+  g_string_append (out, "],\n  \"warnings\": [");
+  for (guint i = 0; warnings[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append (out, ", ");
+      hl_cli_json_string (out, warnings[i]);
+    }
+  g_string_append (out, "]\n}\n");
+  fputs (out->str, stdout);
+}
+
+int
+hl_cli_report (int    argc,
+               char **argv)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = NULL;
+  g_autoptr (HlFilter) filter = NULL;
+  g_autoptr (HlAnalysis) analysis = NULL;
+  HlCliFilterOptions fopts = { 0 };
+  g_autofree char *cost = NULL;
+  gboolean json = FALSE;
+  int top = 10;
+  HlCostKind kinds[HL_N_COST_KINDS];
+  guint n_kinds = 0;
+  const GOptionEntry entries[] = {
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, "Only this cost: allocations, bytes, temporary, peak, leaked, live", "COST" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Call sites per cost (default 10)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output (keys in docs/cli.md)", NULL },
+    { NULL }
+  };
+
+  g_option_context_set_summary (ctx, "Summary of a recording and its top call sites per cost.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  hl_cli_filter_add_entries (ctx, &fopts);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "heaplens-cli report: %s\n", error->message);
+      hl_cli_filter_clear (&fopts);
+      return 2;
+    }
+  if (argc != 2 || top < 0)
+    {
+      fprintf (stderr, "heaplens-cli report: expected one trace FILE (see 'heaplens-cli report --help')\n");
+      hl_cli_filter_clear (&fopts);
+      return 2;
+    }
+  if (cost != NULL)
+    {
+      if (!hl_cost_kind_from_string (cost, &kinds[0]))
+        {
+          fprintf (stderr, "heaplens-cli report: unknown cost '%s' (allocations, bytes, temporary, peak, leaked, live)\n", cost);
+          hl_cli_filter_clear (&fopts);
+          return 2;
+        }
+      n_kinds = 1;
+    }
+  else
+    {
+      memcpy (kinds, default_costs, sizeof default_costs);
+      n_kinds = G_N_ELEMENTS (default_costs);
+    }
+  filter = hl_cli_filter_build ("report", &fopts);
+  hl_cli_filter_clear (&fopts);
+  if (filter == NULL)
+    return 2;
+
+  rec = hl_cli_load_recording ("report", argv[1]);
+  if (rec == NULL)
+    return 1;
+  analysis = hl_analysis_new (rec, filter);
+  if (json)
+    print_json (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
+  else
+    print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
+  return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Oracle test: `heaplens-cli report --json` against Valgrind on deterministic
+# programs (the demo, whose counts depend only on its seed, and four of the
+# capture tests' programs). Allocations, frees, bytes and blocks/bytes still in use at exit
+# must equal memcheck's exactly; the peak heap must be within 0.1 % of
+# massif's (--peak-inaccuracy=0.0). Valgrind runs with its libc/C++ freeres
+# off, so that, like the program without Valgrind, nothing is freed for it
+# at exit.
+set -u
+B="${HL_BUILD_ROOT:?}"
+CLI="$B/src/cli/heaplens-cli"
+D="$B"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+PY=/usr/bin/python3
+n=0
+failed=0
+
+ok () { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok () { n=$((n + 1)); failed=1; echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+eq () { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got:      $2" "expected: $3"; fi; }
+
+# close_to "A B C" "X Y Z" SLACK: prints the expected words when every
+# count is equal and the byte figure (3rd of three, 1st of two) is within
+# SLACK bytes; otherwise prints the words got.
+close_to () {
+  "$PY" -c 'import sys
+got, exp, slack = sys.argv[1].split(), sys.argv[2].split(), int(sys.argv[3])
+ok = len(got) == len(exp) and all(g == e or (i == byte_index and abs(int(g) - int(e)) <= slack)
+         for i, (g, e) in enumerate(zip(got, exp)) for byte_index in [2 if len(exp) == 3 else 0])
+print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
+}
+
+json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
+
+echo "1..30"
+for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
+  set -- $prog
+  name=$(basename "$1")
+  VG="valgrind --run-libc-freeres=no --run-cxx-freeres=no"
+  $VG --leak-check=no "$D/$@" > /dev/null 2> "$WORK/$name.memcheck"
+  $VG --tool=massif --peak-inaccuracy=0.0 --massif-out-file="$WORK/$name.massif" "$D/$@" > /dev/null 2>&1
+  "$CLI" record --no-compress -o "$WORK/$name.hltrace" -- "$D/$@" > /dev/null 2>&1
+  "$CLI" report --json --top 3 "$WORK/$name.hltrace" > "$WORK/$name.json"
+  eq "$name: report --json exits 0 and parses" "$($PY -c 'import json,sys; json.load(open(sys.argv[1])); print("ok")' "$WORK/$name.json" 2>&1)" ok
+
+  usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
+  inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)
+  # Threaded programs: glibc sizes each new thread's DTV by the number of
+  # TLS modules, and the preload is one more (32 B more per thread's DTV
+  # block), so bytes may differ by that much; counts must still be equal.
+  slack=0
+  [ "$name" = heaplens-demo ] && slack=64
+  ours="$(json_field "$WORK/$name.json" allocations) $(json_field "$WORK/$name.json" frees) $(json_field "$WORK/$name.json" bytes_allocated)"
+  eq "$name: allocations, frees, bytes equal memcheck's total heap usage" "$(close_to "$ours" "$usage" $slack)" "$usage"
+  ours="$(json_field "$WORK/$name.json" leaked_bytes) $(json_field "$WORK/$name.json" leaked_blocks)"
+  eq "$name: leaked bytes and blocks equal memcheck's in use at exit" "$(close_to "$ours" "$inuse" $slack)" "$inuse"
+
+  peak=$(sed -n 's/^mem_heap_B=//p' "$WORK/$name.massif" | sort -n | tail -1)
+  ours=$(json_field "$WORK/$name.json" peak_heap_bytes)
+  within=$("$PY" -c 'import sys; a,b=int(sys.argv[1]),int(sys.argv[2]); print("yes" if b and abs(a-b) <= b/1000 else "no %d vs %d" % (a,b))' "$ours" "${peak:-0}")
+  eq "$name: peak heap within 0.1 % of massif's" "$within" yes
+
+  "$CLI" flamegraph --cost leaked "$WORK/$name.hltrace" > "$WORK/$name.collapsed"
+  sum=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/$name.collapsed")
+  eq "$name: collapsed leaked stacks sum to the leaked bytes" "$sum" "$(json_field "$WORK/$name.json" leaked_bytes)"
+  "$CLI" flamegraph --cost bytes -o "$WORK/$name.svg" "$WORK/$name.hltrace"
+  if xmllint --noout "$WORK/$name.svg" 2>/dev/null && grep -q '<g class="f"' "$WORK/$name.svg"; then
+    ok "$name: flamegraph SVG is well-formed XML with frames"
+  else
+    not_ok "$name: flamegraph SVG is well-formed XML with frames"
+  fi
+done
+exit $failed
