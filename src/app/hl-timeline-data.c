@@ -135,6 +135,14 @@ hl_timeline_data_get_n_rows (const HlTimelineData *data)
   return data->keys->len;
 }
 
+const char *
+hl_timeline_data_get_row_key (const HlTimelineData *data,
+                              guint                 row)
+{
+  g_return_val_if_fail (row < data->keys->len, NULL);
+  return g_ptr_array_index (data->keys, row);
+}
+
 guint
 hl_timeline_data_get_n_marks (const HlTimelineData *data)
 {

@@ -59,6 +59,9 @@ guint                   hl_timeline_data_get_n_bands   (const HlTimelineData *da
 const HlTimelineBand   *hl_timeline_data_get_band      (const HlTimelineData *data,
                                                         guint                 i);
 guint                   hl_timeline_data_get_n_rows    (const HlTimelineData *data);
+/* The metadata key shown in band row ROW. */
+const char             *hl_timeline_data_get_row_key   (const HlTimelineData *data,
+                                                        guint                 row);
 guint                   hl_timeline_data_get_n_marks   (const HlTimelineData *data);
 const HlTimelineMark   *hl_timeline_data_get_mark      (const HlTimelineData *data,
                                                         guint                 i);

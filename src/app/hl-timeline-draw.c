@@ -146,6 +146,9 @@ draw_bands (cairo_t                  *cr,
             const HlTimelineViewport *vp,
             const HlTimelineStyle    *style)
 {
+  guint n_rows = hl_timeline_data_get_n_rows (data);
+  g_autofree gboolean *labelled = g_new0 (gboolean, MAX (n_rows, 1));
+
   for (guint i = 0; i < hl_timeline_data_get_n_bands (data); i++)
     {
       const HlTimelineBand *band = hl_timeline_data_get_band (data, i);
@@ -180,7 +183,29 @@ draw_bands (cairo_t                  *cr,
           pango_cairo_show_layout (cr, layout);
           pango_layout_set_width (layout, -1);
           cairo_restore (cr);
+          labelled[band->row] = TRUE;
         }
+    }
+
+  /* Rows of short intervals (request=1, request=2, …) have no room for
+   * labels: name their key at the left edge. */
+  for (guint r = 0; r < n_rows; r++)
+    {
+      int tw, th;
+
+      if (labelled[r])
+        continue;
+      pango_layout_set_text (layout, hl_timeline_data_get_row_key (data, r), -1);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      if (style->dark)
+        cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.85);
+      else
+        cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.85);
+      cairo_rectangle (cr, 0, r * vp->row_height + 1, tw + 8, vp->row_height - 2);
+      cairo_fill (cr);
+      set_fg (cr, style, 0.85);
+      cairo_move_to (cr, 4, r * vp->row_height + (vp->row_height - th) / 2);
+      pango_cairo_show_layout (cr, layout);
     }
 }
 
