@@ -68,6 +68,9 @@ const HlTimelineMark   *hl_timeline_data_get_mark      (const HlTimelineData *da
 /* Largest heap_max and rss over all buckets (the chart's scale). */
 guint64                 hl_timeline_data_get_max_bytes (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *data);
+/* Largest heap_max / rss alone: each series has its own scale. */
+guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
+guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlTimelineData, hl_timeline_data_unref)
 
