@@ -12,6 +12,8 @@ struct _HlTimelineData
   GPtrArray    *keys;      /* row order, borrowed from strings */
   GStringChunk *strings;
   guint64       max_bytes;
+  guint64       max_heap;
+  guint64       max_rss;
   guint64       max_rate;
 };
 
@@ -60,6 +62,8 @@ hl_timeline_data_add_bucket (HlTimelineData         *data,
   g_array_append_vals (data->buckets, bucket, 1);
   data->max_bytes = MAX (data->max_bytes, MAX (bucket->heap_max, bucket->rss));
   data->max_rate = MAX (data->max_rate, bucket->n_allocs);
+  data->max_heap = MAX (data->max_heap, bucket->heap_max);
+  data->max_rss = MAX (data->max_rss, bucket->rss);
 }
 
 void
@@ -135,6 +139,14 @@ hl_timeline_data_get_n_rows (const HlTimelineData *data)
   return data->keys->len;
 }
 
+const char *
+hl_timeline_data_get_row_key (const HlTimelineData *data,
+                              guint                 row)
+{
+  g_return_val_if_fail (row < data->keys->len, NULL);
+  return g_ptr_array_index (data->keys, row);
+}
+
 guint
 hl_timeline_data_get_n_marks (const HlTimelineData *data)
 {
@@ -159,4 +171,16 @@ guint64
 hl_timeline_data_get_max_rate (const HlTimelineData *data)
 {
   return data->max_rate;
+}
+
+guint64
+hl_timeline_data_get_max_heap (const HlTimelineData *data)
+{
+  return data->max_heap;
+}
+
+guint64
+hl_timeline_data_get_max_rss (const HlTimelineData *data)
+{
+  return data->max_rss;
 }

@@ -59,12 +59,18 @@ guint                   hl_timeline_data_get_n_bands   (const HlTimelineData *da
 const HlTimelineBand   *hl_timeline_data_get_band      (const HlTimelineData *data,
                                                         guint                 i);
 guint                   hl_timeline_data_get_n_rows    (const HlTimelineData *data);
+/* The metadata key shown in band row ROW. */
+const char             *hl_timeline_data_get_row_key   (const HlTimelineData *data,
+                                                        guint                 row);
 guint                   hl_timeline_data_get_n_marks   (const HlTimelineData *data);
 const HlTimelineMark   *hl_timeline_data_get_mark      (const HlTimelineData *data,
                                                         guint                 i);
 /* Largest heap_max and rss over all buckets (the chart's scale). */
 guint64                 hl_timeline_data_get_max_bytes (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *data);
+/* Largest heap_max / rss alone: each series has its own scale. */
+guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
+guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlTimelineData, hl_timeline_data_unref)
 

@@ -146,6 +146,9 @@ draw_bands (cairo_t                  *cr,
             const HlTimelineViewport *vp,
             const HlTimelineStyle    *style)
 {
+  guint n_rows = hl_timeline_data_get_n_rows (data);
+  g_autofree gboolean *labelled = g_new0 (gboolean, MAX (n_rows, 1));
+
   for (guint i = 0; i < hl_timeline_data_get_n_bands (data); i++)
     {
       const HlTimelineBand *band = hl_timeline_data_get_band (data, i);
@@ -180,7 +183,29 @@ draw_bands (cairo_t                  *cr,
           pango_cairo_show_layout (cr, layout);
           pango_layout_set_width (layout, -1);
           cairo_restore (cr);
+          labelled[band->row] = TRUE;
         }
+    }
+
+  /* Rows of short intervals (request=1, request=2, …) have no room for
+   * labels: name their key at the left edge. */
+  for (guint r = 0; r < n_rows; r++)
+    {
+      int tw, th;
+
+      if (labelled[r])
+        continue;
+      pango_layout_set_text (layout, hl_timeline_data_get_row_key (data, r), -1);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      if (style->dark)
+        cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.85);
+      else
+        cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.85);
+      cairo_rectangle (cr, 0, r * vp->row_height + 1, tw + 8, vp->row_height - 2);
+      cairo_fill (cr);
+      set_fg (cr, style, 0.85);
+      cairo_move_to (cr, 4, r * vp->row_height + (vp->row_height - th) / 2);
+      pango_cairo_show_layout (cr, layout);
     }
 }
 
@@ -193,7 +218,8 @@ draw_series (cairo_t                  *cr,
              const HlTimelineLayout   *lay)
 {
   guint n = hl_timeline_data_get_n_buckets (data);
-  guint64 max_bytes = hl_timeline_data_get_max_bytes (data);
+  guint64 max_bytes = hl_timeline_data_get_max_heap (data);
+  guint64 max_rss = hl_timeline_data_get_max_rss (data);
   guint64 max_rate = hl_timeline_data_get_max_rate (data);
   double bottom = lay->chart_y + lay->chart_height;
   double rgb[3];
@@ -202,7 +228,10 @@ draw_series (cairo_t                  *cr,
   if (n == 0 || max_bytes == 0)
     return;
 
+  /* Heap and RSS each on their own scale (RSS is often many times the
+   * heap), both labelled at the top right. */
 #define Y_BYTES(v) (bottom - (double) (v) / (double) max_bytes * lay->chart_height)
+#define Y_RSS(v) (bottom - (double) (v) / (double) MAX (max_rss, 1) * lay->chart_height)
 
   /* Heap: the area under max, with min drawn as a darker core. */
   hl_timeline_heap_color (style->dark, rgb);
@@ -250,31 +279,47 @@ draw_series (cairo_t                  *cr,
           if (b->rss == 0)
             continue;
           if (!started++)
-            cairo_move_to (cr, x, Y_BYTES (b->rss));
+            cairo_move_to (cr, x, Y_RSS (b->rss));
           else
-            cairo_line_to (cr, x, Y_BYTES (b->rss));
+            cairo_line_to (cr, x, Y_RSS (b->rss));
         }
       cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
       cairo_set_line_width (cr, 1.5);
       cairo_stroke (cr);
     }
 
-  /* The scale: the chart's top is the largest heap or RSS value. */
+  /* The scales: the top of the chart is each series' largest value. */
   {
-    g_autofree char *top = hl_format_size (max_bytes);
+    g_autofree char *heap_top = hl_format_size (max_bytes);
+    g_autofree char *rss_top = max_rss > 0 ? hl_format_size (max_rss) : NULL;
     g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
     g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
-
+    double x = vp->width - 4;
     int tw;
 
     pango_layout_set_font_description (scale, style->font ? style->font : font);
-    pango_layout_set_text (scale, top, -1);
-    pango_layout_get_pixel_size (scale, &tw, NULL);
-    set_fg (cr, style, 0.6);
-    /* Top right, where mark labels (drawn to the right of their tick)
-     * are least likely to be. */
-    cairo_move_to (cr, vp->width - tw - 4, lay->chart_y);
-    pango_cairo_show_layout (cr, scale);
+    if (rss_top != NULL)
+      {
+        g_autofree char *text = g_strdup_printf ("RSS %s", rss_top);
+        pango_layout_set_text (scale, text, -1);
+        pango_layout_get_pixel_size (scale, &tw, NULL);
+        x -= tw;
+        hl_timeline_rss_color (style->dark, rgb);
+        cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+        cairo_move_to (cr, x, lay->chart_y);
+        pango_cairo_show_layout (cr, scale);
+        x -= 10;
+      }
+    {
+      g_autofree char *text = g_strdup_printf ("heap %s", heap_top);
+      pango_layout_set_text (scale, text, -1);
+      pango_layout_get_pixel_size (scale, &tw, NULL);
+      x -= tw;
+      hl_timeline_heap_color (style->dark, rgb);
+      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+      cairo_move_to (cr, x, lay->chart_y);
+      pango_cairo_show_layout (cr, scale);
+    }
   }
 
   if (max_rate > 0 && lay->rate_height > 2)
@@ -297,6 +342,7 @@ draw_series (cairo_t                  *cr,
       cairo_fill (cr);
     }
 #undef Y_BYTES
+#undef Y_RSS
 }
 
 static void

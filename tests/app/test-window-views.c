@@ -12,6 +12,7 @@
 #include "hl-flame-view.h"
 #include "hl-session.h"
 #include "hl-summary-view.h"
+#include "hl-timeline.h"
 #include "hl-window.h"
 
 static HlApplication *app;
@@ -146,6 +147,31 @@ test_views (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.clear-range", NULL));
   wait.total = 1365;
   spin_until (flame_total_is, &wait);
+
+  /* The same through the timeline, as a drag would: the chip appears. */
+  {
+    HlTimeline *timeline = HL_TIMELINE (find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+    guint64 t0, t1;
+
+    hl_timeline_set_selection (timeline, 0, 45);
+    g_assert_true (hl_session_get_range (hl_window_get_session (window), &t0, &t1));
+    g_assert_cmpuint (t1, ==, 45);
+    wait.total = 350;
+    spin_until (flame_total_is, &wait);
+    hl_timeline_clear_selection (timeline);
+    g_assert_false (hl_session_get_range (hl_window_get_session (window), NULL, NULL));
+    wait.total = 1365;
+    spin_until (flame_total_is, &wait);
+
+    /* Live at the cursor: at t=45 the 200 B and 50 B blocks are live. */
+    hl_flame_view_set_cost (flame_view, HL_COST_KIND_LIVE);
+    g_signal_emit_by_name (timeline, "cursor-changed", (guint64) 45);
+    wait.total = 250;
+    spin_until (flame_total_is, &wait);
+    hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
+    wait.total = 1365;
+    spin_until (flame_total_is, &wait);
+  }
 
   /* A metadata filter: phase=query has the last three (1015 B). */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.filter-metadata", "s", "phase=query"));
