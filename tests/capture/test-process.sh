@@ -75,7 +75,7 @@ eq "allocating SIGPROF handler every 50 us: status and output" "$?/$(cat "$WORK/
 summarize "$WORK/p.hltrace" "$WORK/p.sum"
 eq "allocating SIGPROF handler: trace clean, frees paired" "$(field "$WORK/p.sum" bad_events)/$(field "$WORK/p.sum" free_unknown)/$(field "$WORK/p.sum" ends)" "0/0/1"
 
-for how in segv term abort exit; do
+for how in segv term abort exit handler; do
   "$D/t-crash" $how > /dev/null 2>&1
   want=$?
   under_preload "$WORK/c.hltrace" "$D/t-crash" $how > /dev/null 2>&1

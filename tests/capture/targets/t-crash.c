@@ -10,6 +10,15 @@
 
 static void *volatile sink;
 
+static void
+on_segv (int sig)
+{
+  static const char msg[] = "crash handler ran\n";
+  (void) !write (1, msg, sizeof msg - 1);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -20,6 +29,17 @@ main (int argc, char **argv)
       free (sink);
     }
   sink = malloc (4321);
+  if (strcmp (how, "handler") == 0)
+    {
+      /* a crash handler of the program's own: report, restore the default,
+       * re-raise (what Python's faulthandler does) */
+      struct sigaction sa;
+      memset (&sa, 0, sizeof sa);
+      sa.sa_handler = on_segv;
+      sigaction (SIGSEGV, &sa, NULL);
+      int *volatile p = NULL;
+      return *p;
+    }
   if (strcmp (how, "segv") == 0)
     {
       int *volatile p = NULL;

@@ -1,0 +1,74 @@
+/* hl-alloc-item.c — one row of the allocations page. */
+#include "hl-config.h"
+
+#include "hl-alloc-item.h"
+
+struct _HlAllocItem
+{
+  GObject parent_instance;
+
+  /* Owned */
+  char  *function;
+  char  *module;
+  GStrv  stack;
+
+  guint64 count;
+  guint64 size_bytes;
+  guint64 time_ns;
+  guint   tid;
+};
+
+G_DEFINE_FINAL_TYPE (HlAllocItem, hl_alloc_item, G_TYPE_OBJECT)
+
+HlAllocItem *
+hl_alloc_item_new (const char         *function,
+                   const char         *module,
+                   guint64             count,
+                   guint64             size_bytes,
+                   guint64             time_ns,
+                   guint               tid,
+                   const char * const *stack)
+{
+  HlAllocItem *self = g_object_new (HL_TYPE_ALLOC_ITEM, NULL);
+
+  self->function = g_strdup (function ? function : "??");
+  self->module = g_strdup (module ? module : "");
+  self->count = count;
+  self->size_bytes = size_bytes;
+  self->time_ns = time_ns;
+  self->tid = tid;
+  self->stack = g_strdupv ((char **) stack);
+  if (self->stack == NULL)
+    self->stack = g_new0 (char *, 1);
+  return self;
+}
+
+const char *hl_alloc_item_get_function (HlAllocItem *self) { return self->function; }
+const char *hl_alloc_item_get_module (HlAllocItem *self) { return self->module; }
+guint64 hl_alloc_item_get_count (HlAllocItem *self) { return self->count; }
+guint64 hl_alloc_item_get_size_bytes (HlAllocItem *self) { return self->size_bytes; }
+guint64 hl_alloc_item_get_time_ns (HlAllocItem *self) { return self->time_ns; }
+guint hl_alloc_item_get_tid (HlAllocItem *self) { return self->tid; }
+const char * const *hl_alloc_item_get_stack (HlAllocItem *self) { return (const char * const *) self->stack; }
+
+static void
+hl_alloc_item_finalize (GObject *object)
+{
+  HlAllocItem *self = HL_ALLOC_ITEM (object);
+
+  g_free (self->function);
+  g_free (self->module);
+  g_strfreev (self->stack);
+  G_OBJECT_CLASS (hl_alloc_item_parent_class)->finalize (object);
+}
+
+static void
+hl_alloc_item_class_init (HlAllocItemClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = hl_alloc_item_finalize;
+}
+
+static void
+hl_alloc_item_init (HlAllocItem *self)
+{
+}

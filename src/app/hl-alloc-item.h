@@ -1,0 +1,29 @@
+/* hl-alloc-item.h — one row of the allocations page: a group of leaks with
+ * the same stack, or one large allocation. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_ALLOC_ITEM (hl_alloc_item_get_type ())
+G_DECLARE_FINAL_TYPE (HlAllocItem, hl_alloc_item, HL, ALLOC_ITEM, GObject)
+
+/* STACK: frames innermost first, as display lines (copied). */
+HlAllocItem *hl_alloc_item_new (const char         *function,
+                                const char         *module,
+                                guint64             count,
+                                guint64             size_bytes,
+                                guint64             time_ns,
+                                guint               tid,
+                                const char * const *stack);
+
+const char         *hl_alloc_item_get_function   (HlAllocItem *self);
+const char         *hl_alloc_item_get_module     (HlAllocItem *self);
+guint64             hl_alloc_item_get_count      (HlAllocItem *self);
+guint64             hl_alloc_item_get_size_bytes (HlAllocItem *self);
+guint64             hl_alloc_item_get_time_ns    (HlAllocItem *self);
+guint               hl_alloc_item_get_tid        (HlAllocItem *self);
+const char * const *hl_alloc_item_get_stack      (HlAllocItem *self);
+
+G_END_DECLS

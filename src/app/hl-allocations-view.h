@@ -1,0 +1,28 @@
+/* hl-allocations-view.h — leaks grouped by stack, the largest allocations
+ * and a size histogram. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-alloc-item.h"
+#include "hl-histogram.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_ALLOCATIONS_VIEW (hl_allocations_view_get_type ())
+G_DECLARE_FINAL_TYPE (HlAllocationsView, hl_allocations_view, HL, ALLOCATIONS_VIEW, GtkWidget)
+
+/* LEAKS and LARGEST are lists of HlAllocItem (taken by reference). */
+void        hl_allocations_view_set_leaks     (HlAllocationsView       *self,
+                                               GListModel              *leaks);
+void        hl_allocations_view_set_largest   (HlAllocationsView       *self,
+                                               GListModel              *largest);
+void        hl_allocations_view_set_histogram (HlAllocationsView       *self,
+                                               guint                    n_buckets,
+                                               const HlHistogramBucket *buckets);
+GListModel *hl_allocations_view_get_leaks     (HlAllocationsView       *self);
+/* Select row I of the leaks list; returns the stack text shown. */
+const char *hl_allocations_view_select_leak   (HlAllocationsView       *self,
+                                               guint                    i);
+
+G_END_DECLS

@@ -1,0 +1,21 @@
+/* hl-application.h — the Heaplens application: one instance, one window per recording. */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_APPLICATION (hl_application_get_type ())
+G_DECLARE_FINAL_TYPE (HlApplication, hl_application, HL, APPLICATION, AdwApplication)
+
+HlApplication *hl_application_new          (void);
+/* The window state and preferences; NULL when the schema is not installed. */
+GSettings     *hl_application_get_settings (HlApplication *self);
+/* Open FILE in an empty window if there is one, else in a new window. */
+void           hl_application_open_file    (HlApplication *self,
+                                            GFile         *file);
+/* Remember FILE in the recent traces. */
+void           hl_application_add_recent   (HlApplication *self,
+                                            GFile         *file);
+
+G_END_DECLS

@@ -1,0 +1,479 @@
+/* hl-call-tree-view.c — call tree tables. */
+#include "hl-config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "hl-call-tree-view.h"
+#include "hl-units.h"
+
+struct _HlCallTreeView
+{
+  GtkWidget parent_instance;
+
+  /* Template widgets */
+  GtkDropDown   *mode_dropdown;
+  GtkLabel      *focus_label;
+  GtkColumnView *column_view;
+  GtkLabel      *stack_label;
+
+  /* Owned */
+  HlTreeRow          *root;
+  GtkTreeListModel   *tree_model;
+  GtkSingleSelection *selection;
+  GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
+  char               *focus;
+};
+
+enum {
+  MODE_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (HlCallTreeView, hl_call_tree_view, GTK_TYPE_WIDGET)
+
+char *
+hl_call_tree_format_cell (HlTreeRow *row,
+                          HlCostKind     cost)
+{
+  g_autofree char *value = hl_cost_format (cost, hl_tree_row_get_cost (row, cost));
+  g_autofree char *pct = hl_format_percentage (hl_tree_row_get_cost (row, cost),
+                                               hl_tree_row_get_total (row, cost));
+
+  return g_strdup_printf ("%s  %s", value, pct);
+}
+
+/* ---- Factories -------------------------------------------------------- */
+
+static HlTreeRow *
+row_of_item (GtkListItem *item)
+{
+  GtkTreeListRow *tree_row = gtk_list_item_get_item (item);
+
+  return tree_row ? gtk_tree_list_row_get_item (tree_row) : NULL;
+}
+
+static void
+setup_name (GtkSignalListItemFactory *factory,
+            GtkListItem              *item)
+{
+  GtkWidget *expander = gtk_tree_expander_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  /* Ellipsized labels ask for almost nothing: ask for a readable name. */
+  gtk_label_set_width_chars (GTK_LABEL (label), 36);
+  gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
+  gtk_list_item_set_child (item, expander);
+}
+
+static void
+bind_name (GtkSignalListItemFactory *factory,
+           GtkListItem              *item)
+{
+  GtkWidget *expander = gtk_list_item_get_child (item);
+  GtkWidget *label = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
+  g_autoptr(HlTreeRow) row = row_of_item (item);
+  g_autofree char *tooltip = NULL;
+
+  gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), gtk_list_item_get_item (item));
+  if (row == NULL)
+    return;
+  gtk_label_set_label (GTK_LABEL (label), hl_tree_row_get_name (row));
+  tooltip = hl_tree_row_describe (row);
+  gtk_widget_set_tooltip_text (label, tooltip);
+  if (hl_tree_row_get_is_inline (row))
+    gtk_widget_add_css_class (label, "dim-label");
+  else
+    gtk_widget_remove_css_class (label, "dim-label");
+}
+
+static GtkWidget *
+new_cell_label (gboolean numeric)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0 : 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (label, numeric ? "numeric" : "dim-label");
+  return label;
+}
+
+static void
+setup_module (GtkSignalListItemFactory *factory,
+              GtkListItem              *item)
+{
+  gtk_list_item_set_child (item, new_cell_label (FALSE));
+}
+
+static void
+setup_cost (GtkSignalListItemFactory *factory,
+            GtkListItem              *item)
+{
+  gtk_list_item_set_child (item, new_cell_label (TRUE));
+}
+
+static void
+bind_module (GtkSignalListItemFactory *factory,
+             GtkListItem              *item)
+{
+  g_autoptr(HlTreeRow) row = row_of_item (item);
+
+  if (row != NULL)
+    gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), hl_tree_row_get_module (row));
+}
+
+static void
+bind_cost (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  cost)
+{
+  g_autoptr(HlTreeRow) row = row_of_item (item);
+  g_autofree char *text = NULL;
+
+  if (row == NULL)
+    return;
+  text = hl_call_tree_format_cell (row, GPOINTER_TO_UINT (cost));
+  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
+}
+
+static int
+compare_cost (gconstpointer a,
+              gconstpointer b,
+              gpointer      cost)
+{
+  guint64 ca = hl_tree_row_get_cost ((HlTreeRow *) a, GPOINTER_TO_UINT (cost));
+  guint64 cb = hl_tree_row_get_cost ((HlTreeRow *) b, GPOINTER_TO_UINT (cost));
+
+  return ca < cb ? -1 : ca > cb ? 1 : 0;
+}
+
+static int
+compare_name (gconstpointer a,
+              gconstpointer b,
+              gpointer      user_data)
+{
+  return g_utf8_collate (hl_tree_row_get_name ((HlTreeRow *) a), hl_tree_row_get_name ((HlTreeRow *) b));
+}
+
+static GtkColumnViewColumn *
+add_column (HlCallTreeView *self,
+            const char     *title,
+            GCallback       setup,
+            GCallback       bind,
+            gpointer        data,
+            GtkSorter      *sorter)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+
+  g_signal_connect (factory, "setup", setup, data);
+  g_signal_connect (factory, "bind", bind, data);
+  column = gtk_column_view_column_new (title, factory);
+  gtk_column_view_column_set_resizable (column, TRUE);
+  if (sorter != NULL)
+    gtk_column_view_column_set_sorter (column, sorter);
+  gtk_column_view_append_column (self->column_view, column);
+  g_clear_object (&sorter);
+  return column;
+}
+
+static void
+setup_columns (HlCallTreeView *self)
+{
+  GtkColumnViewColumn *column;
+
+  column = add_column (self, _("Function"), G_CALLBACK (setup_name), G_CALLBACK (bind_name), NULL,
+                       GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
+  gtk_column_view_column_set_expand (column, TRUE);
+  g_object_unref (column);
+  column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
+  gtk_column_view_column_set_fixed_width (column, 140);
+  g_object_unref (column);
+
+  for (guint c = 0; c < HL_N_TREE_COSTS; c++)
+    self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
+                                        G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
+                                        GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
+}
+
+/* ---- Model ------------------------------------------------------------ */
+
+static GListModel *
+create_children (gpointer item,
+                 gpointer user_data)
+{
+  return hl_tree_row_create_children (HL_TREE_ROW (item));
+}
+
+static void
+update_stack (HlCallTreeView *self)
+{
+  g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (self);
+  GString *text;
+  guint i = 0;
+
+  if (row == NULL)
+    {
+      gtk_label_set_label (self->stack_label, _("Select a row to see its full stack."));
+      return;
+    }
+  /* From the selected frame up to the top-level row, innermost first. */
+  text = g_string_new (NULL);
+  for (HlTreeRow *r = row; r != NULL && hl_tree_row_get_parent (r) != NULL; r = hl_tree_row_get_parent (r), i++)
+    {
+      g_autofree char *line = hl_tree_row_describe (r);
+      g_string_append_printf (text, "%s#%u  %s", i ? "\n" : "", i, line);
+    }
+  gtk_label_set_label (self->stack_label, text->str);
+  g_string_free (text, TRUE);
+}
+
+static void
+on_selection_changed (HlCallTreeView *self)
+{
+  update_stack (self);
+}
+
+void
+hl_call_tree_view_set_root (HlCallTreeView *self,
+                            HlTreeRow      *root)
+{
+  GListModel *top;
+  GtkSortListModel *sorted;
+  GtkTreeListRowSorter *row_sorter;
+
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+
+  g_set_object (&self->root, root);
+  top = root ? hl_tree_row_create_children (root) : NULL;
+  if (top == NULL)
+    top = G_LIST_MODEL (g_list_store_new (HL_TYPE_TREE_ROW));
+
+  g_clear_object (&self->tree_model);
+  self->tree_model = gtk_tree_list_model_new (top, FALSE, FALSE, create_children, NULL, NULL);
+  row_sorter = gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  sorted = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), GTK_SORTER (row_sorter));
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  g_clear_object (&self->selection);
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect_swapped (self->selection, "notify::selected", G_CALLBACK (on_selection_changed), self);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  update_stack (self);
+}
+
+GListModel *
+hl_call_tree_view_get_rows (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return self->selection ? G_LIST_MODEL (self->selection) : NULL;
+}
+
+GtkColumnView *
+hl_call_tree_view_get_column_view (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return self->column_view;
+}
+
+const char *
+hl_call_tree_view_get_stack_text (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return gtk_label_get_label (self->stack_label);
+}
+
+HlTreeRow *
+hl_call_tree_view_get_selected (HlCallTreeView *self)
+{
+  GtkTreeListRow *row;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  if (self->selection == NULL)
+    return NULL;
+  row = gtk_single_selection_get_selected_item (self->selection);
+  return row ? gtk_tree_list_row_get_item (row) : NULL;
+}
+
+void
+hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
+                                HlCostKind          cost)
+{
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+  g_return_if_fail (cost < HL_N_TREE_COSTS);
+  gtk_column_view_sort_by_column (self->column_view, self->cost_columns[cost], GTK_SORT_DESCENDING);
+}
+
+guint
+hl_call_tree_view_reveal_path (HlCallTreeView     *self,
+                               const char * const *names,
+                               guint               n_names)
+{
+  GListModel *rows;
+  guint found = 0, start = 0, position = GTK_INVALID_LIST_POSITION;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  rows = hl_call_tree_view_get_rows (self);
+  if (rows == NULL)
+    return 0;
+
+  /* Rows are sorted and expanding inserts children right after their
+   * parent: search each name among the rows one level deeper. */
+  while (found < n_names)
+    {
+      guint n = g_list_model_get_n_items (rows);
+      gboolean hit = FALSE;
+
+      for (guint i = start; i < n; i++)
+        {
+          g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+          g_autoptr(HlTreeRow) item = gtk_tree_list_row_get_item (row);
+          guint depth = gtk_tree_list_row_get_depth (row);
+
+          if (depth < found)
+            break;  /* left the parent's subtree */
+          if (depth == found && g_str_equal (hl_tree_row_get_name (item), names[found]))
+            {
+              gtk_tree_list_row_set_expanded (row, TRUE);
+              position = i;
+              start = i + 1;
+              hit = TRUE;
+              break;
+            }
+        }
+      if (!hit)
+        break;
+      found++;
+    }
+  if (position != GTK_INVALID_LIST_POSITION)
+    gtk_single_selection_set_selected (self->selection, position);
+  return found;
+}
+
+/* ---- Mode ------------------------------------------------------------- */
+
+HlCallTreeMode
+hl_call_tree_view_get_mode (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  return (HlCallTreeMode) gtk_drop_down_get_selected (self->mode_dropdown);
+}
+
+void
+hl_call_tree_view_set_mode (HlCallTreeView *self,
+                            HlCallTreeMode  mode)
+{
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+  gtk_drop_down_set_selected (self->mode_dropdown, mode);
+}
+
+static void
+update_focus_label (HlCallTreeView *self)
+{
+  g_autofree char *text = NULL;
+
+  if (hl_call_tree_view_get_mode (self) != HL_CALL_TREE_MODE_CALLER_CALLEE)
+    text = g_strdup ("");
+  else if (self->focus == NULL)
+    text = g_strdup (_("Select a function in another tree or the flame graph first"));
+  else
+    /* Translators: %s is a function name */
+    text = g_strdup_printf (_("Callers and callees of %s"), self->focus);
+  gtk_label_set_label (self->focus_label, text);
+}
+
+const char *
+hl_call_tree_view_get_focus (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return self->focus;
+}
+
+void
+hl_call_tree_view_set_focus (HlCallTreeView *self,
+                             const char     *function)
+{
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+  if (g_strcmp0 (self->focus, function) == 0)
+    return;
+  g_free (self->focus);
+  self->focus = g_strdup (function);
+  update_focus_label (self);
+  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE)
+    g_signal_emit (self, signals[MODE_CHANGED], 0);
+}
+
+static void
+on_mode_selected (HlCallTreeView *self)
+{
+  g_autoptr(HlTreeRow) selected = hl_call_tree_view_get_selected (self);
+
+  /* Switching to callers/callees focuses the selected function. */
+  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE && selected != NULL)
+    {
+      g_free (self->focus);
+      self->focus = g_strdup (hl_tree_row_get_name (selected));
+    }
+  update_focus_label (self);
+  g_signal_emit (self, signals[MODE_CHANGED], 0);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+hl_call_tree_view_dispose (GObject *object)
+{
+  HlCallTreeView *self = HL_CALL_TREE_VIEW (object);
+  GtkWidget *child;
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->column_view != NULL)
+    gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->tree_model);
+  g_clear_object (&self->root);
+  g_clear_pointer (&self->focus, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_CALL_TREE_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (hl_call_tree_view_parent_class)->dispose (object);
+}
+
+static void
+hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = hl_call_tree_view_dispose;
+
+  /* The mode or the focused function changed: the owner supplies a new root. */
+  signals[MODE_CHANGED] =
+    g_signal_new ("mode-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-call-tree-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, mode_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, focus_label);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, stack_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_mode_selected);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+hl_call_tree_view_init (HlCallTreeView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  setup_columns (self);
+  hl_call_tree_view_set_root (self, NULL);
+  hl_call_tree_view_sort_by_cost (self, HL_COST_KIND_BYTES);
+}

@@ -1,0 +1,49 @@
+/* hl-call-tree-view.h — call tree tables: top-down, bottom-up, callers and
+ * callees of one function, with sortable cost columns and the full stack of
+ * the selected row. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-tree-row.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  HL_CALL_TREE_MODE_TOP_DOWN,
+  HL_CALL_TREE_MODE_BOTTOM_UP,
+  HL_CALL_TREE_MODE_CALLER_CALLEE,
+} HlCallTreeMode;
+
+#define HL_TYPE_CALL_TREE_VIEW (hl_call_tree_view_get_type ())
+G_DECLARE_FINAL_TYPE (HlCallTreeView, hl_call_tree_view, HL, CALL_TREE_VIEW, GtkWidget)
+
+/* The tree shown: ROOT's children are the top-level rows. */
+void           hl_call_tree_view_set_root     (HlCallTreeView *self,
+                                               HlTreeRow      *root);
+HlCallTreeMode hl_call_tree_view_get_mode     (HlCallTreeView *self);
+void           hl_call_tree_view_set_mode     (HlCallTreeView *self,
+                                               HlCallTreeMode  mode);
+/* The function callers and callees are shown for. */
+const char    *hl_call_tree_view_get_focus    (HlCallTreeView *self);
+void           hl_call_tree_view_set_focus    (HlCallTreeView *self,
+                                               const char     *function);
+/* Expands the rows along NAMES (from the top level down) and selects the
+ * last one found; returns how many names were found. */
+guint          hl_call_tree_view_reveal_path  (HlCallTreeView     *self,
+                                               const char * const *names,
+                                               guint               n_names);
+HlTreeRow     *hl_call_tree_view_get_selected (HlCallTreeView *self);
+/* The visible rows (for tests): a GListModel of GtkTreeListRow. */
+GListModel    *hl_call_tree_view_get_rows     (HlCallTreeView *self);
+GtkColumnView *hl_call_tree_view_get_column_view (HlCallTreeView *self);
+const char    *hl_call_tree_view_get_stack_text  (HlCallTreeView *self);
+/* Sorts by COST, descending. */
+void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
+                                               HlCostKind          cost);
+/* "12.3 MiB  45.1 %" as the cost cells show it. */
+char          *hl_call_tree_format_cell       (HlTreeRow      *row,
+                                               HlCostKind          cost);
+
+G_END_DECLS

@@ -1,0 +1,65 @@
+/* hl-cost.c — how the application names and shows the model's costs. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+
+#include "hl-cost.h"
+#include "hl-units.h"
+
+static const char *labels[HL_N_COST_KINDS] = {
+  [HL_COST_KIND_ALLOCATIONS] = N_("Allocations"),
+  [HL_COST_KIND_BYTES] = N_("Bytes Allocated"),
+  [HL_COST_KIND_TEMPORARY] = N_("Temporary Allocations"),
+  [HL_COST_KIND_PEAK] = N_("Peak Heap"),
+  [HL_COST_KIND_LEAKED] = N_("Leaked"),
+  [HL_COST_KIND_LIVE] = N_("Live at Cursor"),
+};
+
+static const char *top_titles[HL_N_COST_KINDS] = {
+  [HL_COST_KIND_ALLOCATIONS] = N_("Most Allocations"),
+  [HL_COST_KIND_BYTES] = N_("Most Bytes Allocated"),
+  [HL_COST_KIND_TEMPORARY] = N_("Most Temporary Allocations"),
+  [HL_COST_KIND_PEAK] = N_("Largest at the Peak"),
+  [HL_COST_KIND_LEAKED] = N_("Most Leaked"),
+  [HL_COST_KIND_LIVE] = N_("Most Live at Cursor"),
+};
+
+const char *
+hl_cost_get_label (HlCostKind cost)
+{
+  g_return_val_if_fail (cost < HL_N_COST_KINDS, "");
+  return _(labels[cost]);
+}
+
+const char *
+hl_cost_get_top_title (HlCostKind cost)
+{
+  g_return_val_if_fail (cost < HL_N_COST_KINDS, "");
+  return _(top_titles[cost]);
+}
+
+gboolean
+hl_cost_is_bytes (HlCostKind cost)
+{
+  /* The same split as the model's hl_cost_kind_is_bytes(), kept here so
+   * that widgets do not need the model at link time. */
+  return cost != HL_COST_KIND_ALLOCATIONS && cost != HL_COST_KIND_TEMPORARY;
+}
+
+char *
+hl_cost_format (HlCostKind cost,
+                guint64    value)
+{
+  return hl_cost_is_bytes (cost) ? hl_format_size (value) : hl_format_count (value);
+}
+
+const char * const *
+hl_cost_get_labels (void)
+{
+  static const char *translated[HL_N_COST_KINDS + 1];
+
+  if (translated[0] == NULL)
+    for (guint i = 0; i < HL_N_COST_KINDS; i++)
+      translated[i] = _(labels[i]);
+  return translated;
+}

@@ -1,0 +1,89 @@
+/* hl-flame-data.h — the frames of a flame graph, laid out for drawing.
+ *
+ * A flat array of nodes in depth-first pre-order: node 0 is the root (the
+ * total), a node's subtree is the index range [i, hl_flame_data_subtree_end (i)).
+ * Every node knows its horizontal offset in cost units, so that drawing,
+ * hit-testing and zoom are arithmetic on this array and never touch the model.
+ * Built once per (model result, cost), immutable afterwards, reference counted.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef struct _HlFlameData HlFlameData;
+
+#define HL_TYPE_FLAME_DATA (hl_flame_data_get_type ())
+GType hl_flame_data_get_type (void) G_GNUC_CONST;
+
+typedef struct
+{
+  const char *name;      /* function, never NULL */
+  const char *module;    /* basename of the module, or "" */
+  const char *file;      /* source file, or NULL */
+  guint       line;
+  guint64     cost;      /* inclusive */
+  guint64     offset;    /* start in cost units, from the root's start */
+  guint       depth;     /* root = 0 */
+  gint        parent;    /* -1 for the root */
+  guint       end;       /* one past the last node of the subtree */
+  gboolean    is_inline;
+  gpointer    user_data; /* e.g. the model's node, borrowed */
+} HlFlameNode;
+
+HlFlameData       *hl_flame_data_new          (const char  *root_name,
+                                               gboolean     cost_is_bytes);
+HlFlameData       *hl_flame_data_ref          (HlFlameData *data);
+void               hl_flame_data_unref        (HlFlameData *data);
+
+/* Append a child of PARENT (an index already added). Children must be added
+ * in depth-first pre-order: a node after its parent and after the whole
+ * subtree of its previous sibling. Returns the new index. */
+guint              hl_flame_data_add          (HlFlameData *data,
+                                               guint        parent,
+                                               const char  *name,
+                                               const char  *module,
+                                               const char  *file,
+                                               guint        line,
+                                               guint64      cost,
+                                               gboolean     is_inline,
+                                               gpointer     user_data);
+/* Set the root's cost (by default the sum of its children). */
+void               hl_flame_data_set_total    (HlFlameData *data,
+                                               guint64      total);
+/* Computes subtree ends; call once after the last add. */
+void               hl_flame_data_finish       (HlFlameData *data);
+
+guint              hl_flame_data_get_n_nodes  (const HlFlameData *data);
+const HlFlameNode *hl_flame_data_get_node     (const HlFlameData *data,
+                                               guint              index);
+guint64            hl_flame_data_get_total    (const HlFlameData *data);
+guint              hl_flame_data_get_max_depth(const HlFlameData *data);
+gboolean           hl_flame_data_cost_is_bytes(const HlFlameData *data);
+
+/* The child of NODE that contains cost offset OFFSET, or -1. */
+gint               hl_flame_data_child_at     (const HlFlameData *data,
+                                               guint              node,
+                                               guint64            offset);
+/* TRUE if ANCESTOR is NODE or one of its ancestors. */
+gboolean           hl_flame_data_is_ancestor  (const HlFlameData *data,
+                                               guint              ancestor,
+                                               guint              node);
+/* Whether NODE's name matches SEARCH (case-insensitive substring). */
+gboolean           hl_flame_data_node_matches (const HlFlameData *data,
+                                               guint              node,
+                                               const char        *search);
+/* NODE's name case-folded (g_utf8_casefold), for fast repeated matching. */
+const char        *hl_flame_data_get_folded_name (const HlFlameData *data,
+                                                  guint              node);
+/* Cost of the nodes matching SEARCH, counted once per stack (a match under
+ * a match is not counted again): the share the search bar shows. */
+guint64            hl_flame_data_search_cost  (const HlFlameData *data,
+                                               const char        *search);
+/* Collapsed stacks ("root;a;b 123\n", self costs, as flamegraph.pl reads). */
+char              *hl_flame_data_to_collapsed (const HlFlameData *data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlFlameData, hl_flame_data_unref)
+
+G_END_DECLS

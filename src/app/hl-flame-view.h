@@ -1,0 +1,32 @@
+/* hl-flame-view.h — the flame graph page: cost, inversion, colours, search,
+ * breadcrumb of the zoom path, and the graph. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-flame-graph.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_FLAME_VIEW (hl_flame_view_get_type ())
+G_DECLARE_FINAL_TYPE (HlFlameView, hl_flame_view, HL, FLAME_VIEW, GtkWidget)
+
+HlFlameGraph *hl_flame_view_get_graph      (HlFlameView        *self);
+/* Names of the costs offered; "cost-changed" says which one is chosen. */
+void          hl_flame_view_set_costs      (HlFlameView        *self,
+                                            const char * const *labels);
+guint         hl_flame_view_get_cost       (HlFlameView        *self);
+void          hl_flame_view_set_cost       (HlFlameView        *self,
+                                            guint               cost);
+/* Replaces the data, keeping the zoom on the same path of names when it
+ * still exists (a filter changed, not the recording). */
+void          hl_flame_view_set_data       (HlFlameView        *self,
+                                            HlFlameData        *data);
+void          hl_flame_view_focus_search   (HlFlameView        *self);
+void          hl_flame_view_set_search     (HlFlameView        *self,
+                                            const char         *text);
+/* Text of the breadcrumb, names joined by " › " (for tests). */
+char         *hl_flame_view_get_breadcrumb (HlFlameView        *self);
+const char   *hl_flame_view_get_search_summary (HlFlameView    *self);
+
+G_END_DECLS

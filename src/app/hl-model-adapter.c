@@ -1,0 +1,631 @@
+/* hl-model-adapter.c — the model's answers turned into what widgets draw. */
+#include "hl-config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "hl-alloc-item.h"
+#include "hl-cost.h"
+#include "hl-model-adapter.h"
+#include "hl-units.h"
+
+#define SUMMARY_TOP 5
+
+void
+hl_adapter_costs_to_array (const HlCosts *costs,
+                           guint64        out[HL_N_COST_KINDS])
+{
+  out[HL_COST_KIND_ALLOCATIONS] = costs->allocations;
+  out[HL_COST_KIND_BYTES] = costs->bytes;
+  out[HL_COST_KIND_TEMPORARY] = costs->temporary;
+  out[HL_COST_KIND_PEAK] = costs->peak_bytes;
+  out[HL_COST_KIND_LEAKED] = costs->leaked_bytes;
+  out[HL_COST_KIND_LIVE] = costs->live_bytes;
+}
+
+/* ---- Flame graph ------------------------------------------------------ */
+
+HlFlameData *
+hl_adapter_flame_data (HlFlameLayout *layout)
+{
+  HlCostKind kind = hl_flame_layout_get_kind (layout);
+  HlFlameData *data = hl_flame_data_new (_("all"), hl_cost_is_bytes (kind));
+  const HlFlameRect *rects;
+  guint n;
+
+  rects = hl_flame_layout_get_rects (layout, &n);
+  hl_flame_data_set_total (data, hl_flame_layout_get_total (layout));
+  /* Both arrays are in the same pre-order, so rect i becomes node i. */
+  for (guint i = 1; i < n; i++)
+    {
+      const HlFrame *f = rects[i].frame;
+      guint index;
+
+      index = hl_flame_data_add (data, rects[i].parent,
+                                 f ? f->function : "??",
+                                 f ? f->module_name : "",
+                                 f ? f->file : NULL,
+                                 f ? f->line : 0,
+                                 rects[i].width,
+                                 f ? f->is_inline : FALSE,
+                                 GUINT_TO_POINTER (rects[i].node + 1));
+      g_assert (index == i);
+    }
+  hl_flame_data_finish (data);
+  return data;
+}
+
+HlCallNode
+hl_adapter_flame_node_call_node (const HlFlameData *data,
+                                 guint              node)
+{
+  guint value = GPOINTER_TO_UINT (hl_flame_data_get_node (data, node)->user_data);
+
+  return value == 0 ? HL_CALL_NODE_NONE : value - 1;
+}
+
+/* ---- Timeline --------------------------------------------------------- */
+
+HlTimelineData *
+hl_adapter_timeline_data (HlRecording *recording,
+                          guint64      t0_ns,
+                          guint64      t1_ns,
+                          guint        n_buckets)
+{
+  HlSummary summary;
+  HlTimelineData *data;
+  g_autoptr(GArray) series = NULL;
+  const HlMetaInterval *intervals;
+  const HlMark *marks;
+  guint n;
+  guint64 last_rss = 0;
+
+  hl_recording_get_summary (recording, &summary);
+  data = hl_timeline_data_new (MAX (summary.duration_ns, 1));
+  series = hl_recording_get_series (recording, t0_ns, t1_ns, MAX (n_buckets, 1));
+  for (guint i = 0; series != NULL && i < series->len; i++)
+    {
+      const HlSeriesBucket *s = &g_array_index (series, HlSeriesBucket, i);
+      HlTimelineBucket b = {
+        .time_ns = s->start_ns,
+        .heap_min = s->heap_min,
+        .heap_max = s->heap_max,
+        .n_allocs = s->allocations,
+      };
+
+      /* No RSS sample in the bucket: the previous value still holds. */
+      if (s->rss_max > 0)
+        last_rss = s->rss_max;
+      b.rss = last_rss;
+      hl_timeline_data_add_bucket (data, &b);
+    }
+
+  intervals = hl_recording_get_metadata_intervals (recording, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("%s=%s", intervals[i].key, intervals[i].value);
+      hl_timeline_data_add_band (data, intervals[i].key, label, intervals[i].start_ns, intervals[i].end_ns);
+    }
+  marks = hl_recording_get_marks (recording, &n);
+  for (guint i = 0; i < n; i++)
+    hl_timeline_data_add_mark (data, marks[i].time_ns, marks[i].text);
+  return data;
+}
+
+/* ---- Call trees ------------------------------------------------------- */
+
+static void
+fill_info_from_frame (HlTreeRowInfo *info,
+                      const HlFrame *f)
+{
+  info->name = f ? f->function : "??";
+  info->module = f ? f->module_name : "";
+  info->file = f ? f->file : NULL;
+  info->line = f ? f->line : 0;
+  info->is_inline = f ? f->is_inline : FALSE;
+}
+
+static GListModel *
+call_tree_children (HlTreeRow *row,
+                    gpointer   user_data)
+{
+  HlCallTree *tree = user_data;
+  HlCallNode node = GPOINTER_TO_UINT (hl_tree_row_get_node (row));
+  guint n = hl_call_tree_get_n_children (tree, node);
+  GListStore *store = g_list_store_new (HL_TYPE_TREE_ROW);
+
+  for (guint i = 0; i < n; i++)
+    {
+      HlCallNode child = hl_call_tree_get_child (tree, node, i);
+      HlTreeRowInfo info = { 0 };
+      g_autoptr(HlTreeRow) r = NULL;
+
+      fill_info_from_frame (&info, hl_call_tree_get_frame (tree, child));
+      info.has_children = hl_call_tree_get_n_children (tree, child) > 0;
+      info.node = GUINT_TO_POINTER (child);
+      hl_adapter_costs_to_array (hl_call_tree_get_costs (tree, child), info.costs);
+      r = hl_tree_row_new_child (row, &info);
+      g_list_store_append (store, r);
+    }
+  return G_LIST_MODEL (store);
+}
+
+HlTreeRow *
+hl_adapter_call_tree (HlCallTree *tree)
+{
+  HlCallNode root = hl_call_tree_get_root (tree);
+  HlTreeRowInfo info = { .name = _("all"), .has_children = TRUE, .node = GUINT_TO_POINTER (root) };
+
+  hl_adapter_costs_to_array (hl_call_tree_get_costs (tree, root), info.costs);
+  return hl_tree_row_new_root (&info, info.costs, call_tree_children,
+                               hl_call_tree_ref (tree), (GDestroyNotify) hl_call_tree_unref);
+}
+
+/* Caller/callee rows: node is the HlFrame; the two section rows carry a
+ * marker in their node so that the children function knows the direction. */
+typedef struct
+{
+  HlAnalysis    *analysis;
+  const HlFrame *function;
+} CallerCallee;
+
+static void
+caller_callee_free (CallerCallee *cc)
+{
+  g_object_unref (cc->analysis);
+  g_free (cc);
+}
+
+static GListModel *
+caller_callee_children (HlTreeRow *row,
+                        gpointer   user_data)
+{
+  CallerCallee *cc = user_data;
+  GListStore *store = g_list_store_new (HL_TYPE_TREE_ROW);
+  HlTreeRow *r;
+  gboolean callers = TRUE;
+  const HlFrame *function;
+  g_autoptr(GArray) list = NULL;
+
+  if (hl_tree_row_get_parent (row) == NULL)
+    {
+      /* The root: the two sections. */
+      for (int k = 0; k < 2; k++)
+        {
+          HlTreeRowInfo info = { 0 };
+          HlCosts costs;
+          g_autoptr(HlTreeRow) section = NULL;
+
+          info.name = k == 0 ? _("Callers") : _("Callees");
+          info.module = "";
+          info.has_children = TRUE;
+          info.node = (gpointer) cc->function;
+          hl_analysis_get_function_costs (cc->analysis, cc->function, &costs);
+          hl_adapter_costs_to_array (&costs, info.costs);
+          section = hl_tree_row_new_child (row, &info);
+          g_object_set_data (G_OBJECT (section), "hl-callers", GINT_TO_POINTER (k == 0));
+          g_list_store_append (store, section);
+        }
+      return G_LIST_MODEL (store);
+    }
+
+  /* The direction is the section's, inherited down the rows. */
+  for (r = row; hl_tree_row_get_parent (r) != NULL && hl_tree_row_get_parent (hl_tree_row_get_parent (r)) != NULL;
+       r = hl_tree_row_get_parent (r))
+    ;
+  callers = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (r), "hl-callers"));
+  function = hl_tree_row_get_node (row);
+  list = callers ? hl_analysis_get_callers (cc->analysis, function, HL_COST_KIND_BYTES)
+                 : hl_analysis_get_callees (cc->analysis, function, HL_COST_KIND_BYTES);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      const HlStackCosts *sc = &g_array_index (list, HlStackCosts, i);
+      HlTreeRowInfo info = { 0 };
+      g_autoptr(HlTreeRow) child = NULL;
+
+      fill_info_from_frame (&info, sc->frame);
+      info.has_children = hl_tree_row_get_depth (row) < 64;
+      info.node = (gpointer) sc->frame;
+      hl_adapter_costs_to_array (&sc->costs, info.costs);
+      child = hl_tree_row_new_child (row, &info);
+      g_list_store_append (store, child);
+    }
+  return G_LIST_MODEL (store);
+}
+
+HlTreeRow *
+hl_adapter_caller_callee (HlAnalysis    *analysis,
+                          const HlFrame *function)
+{
+  CallerCallee *cc = g_new0 (CallerCallee, 1);
+  HlTreeRowInfo info = { .name = function->function, .has_children = TRUE };
+  HlCosts totals;
+  guint64 total_array[HL_N_COST_KINDS];
+
+  cc->analysis = g_object_ref (analysis);
+  cc->function = function;
+  hl_analysis_get_totals (analysis, &totals);
+  hl_adapter_costs_to_array (&totals, total_array);
+  memcpy (info.costs, total_array, sizeof info.costs);
+  return hl_tree_row_new_root (&info, total_array, caller_callee_children, cc,
+                               (GDestroyNotify) caller_callee_free);
+}
+
+const HlFrame *
+hl_adapter_find_function (HlAnalysis *analysis,
+                          const char *name)
+{
+  g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (analysis, HL_CALL_TREE_BOTTOM_UP, HL_COST_KIND_BYTES);
+  guint n = hl_call_tree_get_n_nodes (tree);
+
+  /* Node indices cover the tree; any node with that name will do, since
+   * callers/callees merge a function's frames by name and module. */
+  for (HlCallNode node = 0; node < n; node++)
+    {
+      const HlFrame *f = hl_call_tree_get_frame (tree, node);
+      if (f != NULL && g_strcmp0 (f->function, name) == 0)
+        return f;
+    }
+  return NULL;
+}
+
+/* ---- Allocations ------------------------------------------------------ */
+
+GStrv
+hl_adapter_stack_lines (HlRecording *recording,
+                        HlStackId    stack)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const HlFrame * const *frames;
+  guint n = 0;
+
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (guint i = 0; frames != NULL && i < n; i++)
+    {
+      const HlFrame *f = frames[i];
+      GString *line = g_string_new (f->function);
+
+      if (f->is_inline)
+        g_string_append (line, _(" [inline]"));
+      if (f->file != NULL)
+        g_string_append_printf (line, " — %s:%u", f->file, f->line);
+      if (f->module_name != NULL && f->module_name[0] != '\0')
+        g_string_append_printf (line, " (%s)", f->module_name);
+      g_strv_builder_add (builder, line->str);
+      g_string_free (line, TRUE);
+    }
+  return g_strv_builder_end (builder);
+}
+
+GListModel *
+hl_adapter_leaks (HlAnalysis *analysis,
+                  guint       max)
+{
+  HlRecording *recording = hl_analysis_get_recording (analysis);
+  g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, HL_COST_KIND_LEAKED, max);
+  GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+
+  for (guint i = 0; top != NULL && i < top->len; i++)
+    {
+      const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
+      g_auto(GStrv) lines = hl_adapter_stack_lines (recording, sc->stack);
+      g_autoptr(HlAllocItem) item = NULL;
+
+      item = hl_alloc_item_new (sc->frame ? sc->frame->function : _("(no stack)"),
+                                sc->frame ? sc->frame->module_name : "",
+                                sc->costs.leaked_blocks, sc->costs.leaked_bytes, 0, 0,
+                                (const char * const *) lines);
+      g_list_store_append (store, item);
+    }
+  return G_LIST_MODEL (store);
+}
+
+static const HlFrame *
+first_resolved_frame (HlRecording *recording,
+                      HlStackId    stack)
+{
+  const HlFrame * const *frames;
+  guint n = 0;
+
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (guint i = 0; frames != NULL && i < n; i++)
+    if (frames[i]->resolved)
+      return frames[i];
+  return n > 0 ? frames[0] : NULL;
+}
+
+GListModel *
+hl_adapter_largest (HlAnalysis *analysis,
+                    guint       max)
+{
+  HlRecording *recording = hl_analysis_get_recording (analysis);
+  g_autoptr(GArray) largest = hl_analysis_get_largest (analysis, max);
+  GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+
+  for (guint i = 0; largest != NULL && i < largest->len; i++)
+    {
+      const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
+      const HlFrame *f = first_resolved_frame (recording, a->stack);
+      g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
+      g_autoptr(HlAllocItem) item = NULL;
+
+      item = hl_alloc_item_new (f ? f->function : _("(no stack)"), f ? f->module_name : "",
+                                1, a->size, a->time_ns, a->tid, (const char * const *) lines);
+      g_list_store_append (store, item);
+    }
+  return G_LIST_MODEL (store);
+}
+
+guint
+hl_adapter_histogram (HlAnalysis        *analysis,
+                      HlHistogramBucket  out[HL_SIZE_HISTOGRAM_BUCKETS])
+{
+  HlSizeHistogram h;
+  guint first = HL_SIZE_HISTOGRAM_BUCKETS, last = 0, n = 0;
+
+  hl_analysis_get_size_histogram (analysis, &h);
+  for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
+    if (h.count[i] > 0)
+      {
+        first = MIN (first, i);
+        last = MAX (last, i);
+      }
+  if (first == HL_SIZE_HISTOGRAM_BUCKETS)
+    return 0;
+  /* Bucket i holds sizes in [2^(i-1), 2^i); bucket 0 is size 0. */
+  for (guint i = first; i <= last; i++, n++)
+    {
+      out[n].min_size = i == 0 ? 0 : G_GUINT64_CONSTANT (1) << (i - 1);
+      out[n].count = h.count[i];
+      out[n].bytes = h.bytes[i];
+    }
+  return n;
+}
+
+/* ---- Summary ---------------------------------------------------------- */
+
+typedef struct
+{
+  const char *function;  /* borrowed from the recording */
+  char       *subtitle;
+  guint64     value;
+} TopRow;
+
+static void
+top_row_clear (TopRow *row)
+{
+  g_free (row->subtitle);
+}
+
+static int
+compare_top_rows (gconstpointer a,
+                  gconstpointer b)
+{
+  guint64 va = ((const TopRow *) a)->value, vb = ((const TopRow *) b)->value;
+
+  return va > vb ? -1 : va < vb ? 1 : 0;
+}
+
+/* "module · from caller" for a top call site. */
+static char *
+describe_caller (HlRecording        *recording,
+                 const HlStackCosts *sc)
+{
+  const HlFrame * const *frames;
+  guint n = 0, i;
+
+  if (sc->frame == NULL)
+    return g_strdup ("");
+  frames = hl_recording_get_stack_frames (recording, sc->stack, &n);
+  for (i = 0; i < n && frames[i] != sc->frame; i++)
+    ;
+  if (i + 1 < n)
+    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
+    return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, frames[i + 1]->function);
+  return g_strdup (sc->frame->module_name);
+}
+
+void
+hl_adapter_fill_summary (HlSummaryView *view,
+                         HlRecording   *recording,
+                         HlAnalysis    *analysis)
+{
+  static const HlCostKind top_kinds[] = {
+    HL_COST_KIND_BYTES, HL_COST_KIND_PEAK, HL_COST_KIND_ALLOCATIONS,
+    HL_COST_KIND_TEMPORARY, HL_COST_KIND_LEAKED,
+  };
+  HlSummary s;
+  HlCosts t;
+  gboolean filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
+  g_autofree char *duration = NULL, *calls = NULL, *frees = NULL, *peak = NULL, *peak_at = NULL;
+  g_autofree char *peak_time = NULL, *rss = NULL, *leaked = NULL, *blocks = NULL, *temporary = NULL;
+  g_autofree char *temp_pct = NULL, *temp_detail = NULL, *dropped = NULL, *bytes = NULL;
+  g_autofree char *leaked_detail = NULL;
+
+  hl_recording_get_summary (recording, &s);
+  hl_analysis_get_totals (analysis, &t);
+
+  duration = hl_format_duration (s.duration_ns);
+  hl_summary_view_set_stat (view, "duration", _("Duration"), duration,
+                            s.has_exit_status ? NULL : _("did not exit normally"));
+
+  calls = hl_format_count (t.allocations);
+  bytes = hl_format_size (t.bytes);
+  frees = g_strdup_printf (filtered ? _("%s allocated in the selection") : _("%s allocated"), bytes);
+  hl_summary_view_set_stat (view, "calls", _("Allocations"), calls, frees);
+
+  peak = hl_format_size (t.peak_bytes);
+  peak_time = hl_format_time (hl_analysis_get_peak_time_ns (analysis));
+  /* Translators: when the heap peak happened, e.g. "at 1.5 s" */
+  peak_at = g_strdup_printf (_("at %s"), peak_time);
+  hl_summary_view_set_stat (view, "peak", _("Peak Heap"), peak, peak_at);
+
+  rss = s.peak_rss_bytes > 0 ? hl_format_size (s.peak_rss_bytes) : g_strdup (_("not sampled"));
+  hl_summary_view_set_stat (view, "rss", _("Peak RSS"), rss, NULL);
+
+  leaked = hl_format_size (t.leaked_bytes);
+  blocks = hl_format_count (t.leaked_blocks);
+  /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
+  leaked_detail = g_strdup_printf (_("in %s blocks"), blocks);
+  hl_summary_view_set_stat (view, "leaked", _("Leaked"), leaked, leaked_detail);
+
+  temporary = hl_format_count (t.temporary);
+  temp_pct = hl_format_percentage (t.temporary, t.allocations);
+  /* Translators: share of allocations that were temporary, e.g. "12.5 % of allocations" */
+  temp_detail = g_strdup_printf (_("%s of allocations"), temp_pct);
+  hl_summary_view_set_stat (view, "temporary", _("Temporary"), temporary, temp_detail);
+
+  dropped = hl_format_count (s.dropped_events);
+  hl_summary_view_set_stat (view, "dropped", _("Dropped Events"), dropped,
+                            s.dropped_events > 0 ? _("the counts are lower bounds") : NULL);
+
+  for (guint k = 0; k < G_N_ELEMENTS (top_kinds); k++)
+    {
+      /* Stacks that look the same to a person (same function, same caller,
+       * different addresses deeper down) are one row: take more stacks
+       * than shown and merge them. */
+      g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, top_kinds[k], SUMMARY_TOP * 5);
+      g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (TopRow));
+      g_autoptr(GPtrArray) functions = g_ptr_array_new ();
+      g_autoptr(GPtrArray) subtitles = g_ptr_array_new ();
+      g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+
+      g_array_set_clear_func (rows, (GDestroyNotify) top_row_clear);
+      for (guint i = 0; top != NULL && i < top->len; i++)
+        {
+          const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
+          const char *function = sc->frame ? sc->frame->function : _("(no stack)");
+          g_autofree char *subtitle = describe_caller (recording, sc);
+          guint64 value = hl_costs_get (&sc->costs, top_kinds[k]);
+          guint r;
+
+          for (r = 0; r < rows->len; r++)
+            {
+              TopRow *row = &g_array_index (rows, TopRow, r);
+              if (g_str_equal (row->function, function) && g_str_equal (row->subtitle, subtitle))
+                {
+                  row->value += value;
+                  break;
+                }
+            }
+          if (r == rows->len)
+            {
+              TopRow row = { function, g_steal_pointer (&subtitle), value };
+              g_array_append_val (rows, row);
+            }
+        }
+      g_array_sort (rows, compare_top_rows);
+      for (guint i = 0; i < rows->len && i < SUMMARY_TOP; i++)
+        {
+          TopRow *row = &g_array_index (rows, TopRow, i);
+          g_ptr_array_add (functions, (gpointer) row->function);
+          g_ptr_array_add (subtitles, row->subtitle);
+          g_ptr_array_add (values, hl_cost_format (top_kinds[k], row->value));
+        }
+      hl_summary_view_set_top (view, top_kinds[k], hl_cost_get_top_title (top_kinds[k]),
+                               functions->len,
+                               (const char * const *) functions->pdata,
+                               (const char * const *) subtitles->pdata,
+                               (const char * const *) values->pdata);
+    }
+}
+
+/* ---- Filters ---------------------------------------------------------- */
+
+HlFilter *
+hl_adapter_filter (HlSession *session,
+                   guint64    live_at_ns)
+{
+  g_autoptr(HlFilter) filter = hl_filter_new ();
+  const guint *threads;
+  const char * const *modules;
+  guint n;
+  guint64 t0, t1;
+
+#define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
+  if (hl_session_get_range (session, &t0, &t1))
+    APPLY (hl_filter_with_time_range (filter, t0, t1));
+  if (live_at_ns != HL_TIME_NONE)
+    APPLY (hl_filter_with_live_at (filter, live_at_ns));
+  threads = hl_session_get_threads (session, &n);
+  for (guint i = 0; i < n; i++)
+    APPLY (hl_filter_with_thread (filter, threads[i]));
+  for (guint i = 0; i < hl_session_get_n_metadata (session); i++)
+    {
+      const char *key, *value;
+      hl_session_get_metadata (session, i, &key, &value);
+      APPLY (hl_filter_with_metadata (filter, key, value));
+    }
+  modules = hl_session_get_modules (session);
+  for (guint i = 0; modules[i] != NULL; i++)
+    APPLY (hl_filter_with_module (filter, modules[i]));
+#undef APPLY
+  return g_steal_pointer (&filter);
+}
+
+GMenuModel *
+hl_adapter_filter_menu (HlRecording *recording)
+{
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) threads = g_menu_new ();
+  g_autoptr(GMenu) metadata = g_menu_new ();
+  g_autoptr(GMenu) modules = g_menu_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const HlThreadInfo *t;
+  const HlMetaInterval *m;
+  const HlModuleInfo *mods;
+  guint n;
+
+  t = hl_recording_get_threads (recording, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *label = t[i].name && t[i].name[0]
+                                 ? g_strdup_printf ("%s (%u)", t[i].name, t[i].tid)
+                                 : g_strdup_printf (_("Thread %u"), t[i].tid);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.filter-thread", g_variant_new_uint32 (t[i].tid));
+      g_menu_append_item (threads, item);
+    }
+
+  m = hl_recording_get_metadata_intervals (recording, &n);
+  for (guint i = 0; i < n && g_hash_table_size (seen) < 40; i++)
+    {
+      g_autofree char *pair = g_strdup_printf ("%s=%s", m[i].key, m[i].value);
+      g_autoptr(GMenuItem) item = NULL;
+
+      if (g_hash_table_contains (seen, pair))
+        continue;
+      item = g_menu_item_new (pair, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.filter-metadata", g_variant_new_string (pair));
+      g_menu_append_item (metadata, item);
+      g_hash_table_add (seen, g_steal_pointer (&pair));
+    }
+
+  mods = hl_recording_get_modules (recording, &n);
+  g_hash_table_remove_all (seen);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GMenuItem) item = NULL;
+
+      if (mods[i].name == NULL || mods[i].name[0] == '\0' || g_hash_table_contains (seen, mods[i].name))
+        continue;
+      item = g_menu_item_new (mods[i].name, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.filter-module", g_variant_new_string (mods[i].name));
+      g_menu_append_item (modules, item);
+      g_hash_table_add (seen, g_strdup (mods[i].name));
+    }
+
+  if (g_menu_model_get_n_items (G_MENU_MODEL (threads)) > 0)
+    g_menu_append_section (menu, _("Threads"), G_MENU_MODEL (threads));
+  if (g_menu_model_get_n_items (G_MENU_MODEL (metadata)) > 0)
+    g_menu_append_section (menu, _("Metadata"), G_MENU_MODEL (metadata));
+  if (g_menu_model_get_n_items (G_MENU_MODEL (modules)) > 0)
+    g_menu_append_section (menu, _("Modules"), G_MENU_MODEL (modules));
+  {
+    g_autoptr(GMenu) clear = g_menu_new ();
+    g_menu_append (clear, _("_Remove All Filters"), "win.clear-filters");
+    g_menu_append_section (menu, NULL, G_MENU_MODEL (clear));
+  }
+  return G_MENU_MODEL (menu);
+}

@@ -1,0 +1,417 @@
+/* hl-session.c — the view state of one window. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+
+#include "hl-session.h"
+#include "hl-units.h"
+
+typedef struct
+{
+  HlFilterKind kind;
+  char        *id;
+  char        *label;
+  guint        tid;
+  char        *key;     /* metadata key, or module */
+  char        *value;
+} Filter;
+
+struct _HlSession
+{
+  GObject parent_instance;
+
+  /* Owned */
+  GPtrArray *filters;   /* Filter, in the order added; the range is one of them */
+  GArray    *threads;   /* cached guint tids */
+  GPtrArray *modules;   /* cached, NULL-terminated, borrowed strings */
+
+  gboolean   has_range;
+  guint64    range_start_ns;
+  guint64    range_end_ns;
+  guint      cost;
+};
+
+enum {
+  PROP_0,
+  PROP_COST,
+  N_PROPS
+};
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (HlSession, hl_session, G_TYPE_OBJECT)
+
+static void
+filter_free (Filter *f)
+{
+  g_free (f->id);
+  g_free (f->label);
+  g_free (f->key);
+  g_free (f->value);
+  g_free (f);
+}
+
+HlSession *
+hl_session_new (void)
+{
+  return g_object_new (HL_TYPE_SESSION, NULL);
+}
+
+static void
+rebuild_caches (HlSession *self)
+{
+  g_array_set_size (self->threads, 0);
+  g_ptr_array_set_size (self->modules, 0);
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      Filter *f = g_ptr_array_index (self->filters, i);
+      if (f->kind == HL_FILTER_THREAD)
+        g_array_append_val (self->threads, f->tid);
+      else if (f->kind == HL_FILTER_MODULE)
+        g_ptr_array_add (self->modules, f->key);
+    }
+  g_ptr_array_add (self->modules, NULL);
+}
+
+static gint
+find_filter (HlSession  *self,
+             const char *id)
+{
+  for (guint i = 0; i < self->filters->len; i++)
+    if (g_str_equal (((Filter *) g_ptr_array_index (self->filters, i))->id, id))
+      return (gint) i;
+  return -1;
+}
+
+static void
+changed (HlSession *self)
+{
+  rebuild_caches (self);
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/* Adds F unless a filter with its id exists (then F is freed). */
+static gboolean
+add_filter (HlSession *self,
+            Filter    *f)
+{
+  if (find_filter (self, f->id) >= 0)
+    {
+      filter_free (f);
+      return FALSE;
+    }
+  g_ptr_array_add (self->filters, f);
+  return TRUE;
+}
+
+void
+hl_session_set_range (HlSession *self,
+                      guint64    start_ns,
+                      guint64    end_ns)
+{
+  g_autofree char *from = NULL;
+  g_autofree char *to = NULL;
+  Filter *f;
+  gint i;
+
+  g_return_if_fail (HL_IS_SESSION (self));
+  if (start_ns > end_ns)
+    {
+      guint64 t = start_ns;
+      start_ns = end_ns;
+      end_ns = t;
+    }
+  if (self->has_range && self->range_start_ns == start_ns && self->range_end_ns == end_ns)
+    return;
+
+  self->has_range = TRUE;
+  self->range_start_ns = start_ns;
+  self->range_end_ns = end_ns;
+
+  from = hl_format_time (start_ns);
+  to = hl_format_time (end_ns);
+  i = find_filter (self, "range");
+  if (i < 0)
+    {
+      f = g_new0 (Filter, 1);
+      f->kind = HL_FILTER_RANGE;
+      f->id = g_strdup ("range");
+      /* The range chip comes first. */
+      g_ptr_array_insert (self->filters, 0, f);
+    }
+  else
+    f = g_ptr_array_index (self->filters, i);
+  g_free (f->label);
+  /* Translators: a time range filter, e.g. "Time 1.5 s – 3.0 s" */
+  f->label = g_strdup_printf (_("Time %s – %s"), from, to);
+  changed (self);
+}
+
+void
+hl_session_clear_range (HlSession *self)
+{
+  g_return_if_fail (HL_IS_SESSION (self));
+  hl_session_remove_filter (self, "range");
+}
+
+gboolean
+hl_session_get_range (HlSession *self,
+                      guint64   *start_ns,
+                      guint64   *end_ns)
+{
+  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  if (start_ns)
+    *start_ns = self->range_start_ns;
+  if (end_ns)
+    *end_ns = self->range_end_ns;
+  return self->has_range;
+}
+
+void
+hl_session_add_thread (HlSession  *self,
+                       guint       tid,
+                       const char *label)
+{
+  Filter *f;
+
+  g_return_if_fail (HL_IS_SESSION (self));
+  f = g_new0 (Filter, 1);
+  f->kind = HL_FILTER_THREAD;
+  f->tid = tid;
+  f->id = g_strdup_printf ("thread:%u", tid);
+  /* Translators: a thread filter chip, e.g. "Thread worker-1 (1234)" */
+  f->label = label ? g_strdup_printf (_("Thread %s (%u)"), label, tid)
+                   : g_strdup_printf (_("Thread %u"), tid);
+  if (add_filter (self, f))
+    changed (self);
+}
+
+const guint *
+hl_session_get_threads (HlSession *self,
+                        guint     *n_threads)
+{
+  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
+  *n_threads = self->threads->len;
+  return (const guint *) (gconstpointer) self->threads->data;
+}
+
+void
+hl_session_add_metadata (HlSession  *self,
+                         const char *key,
+                         const char *value)
+{
+  Filter *f;
+
+  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (key != NULL && value != NULL);
+  f = g_new0 (Filter, 1);
+  f->kind = HL_FILTER_METADATA;
+  f->key = g_strdup (key);
+  f->value = g_strdup (value);
+  f->id = g_strdup_printf ("meta:%s=%s", key, value);
+  f->label = g_strdup_printf ("%s=%s", key, value);
+  if (add_filter (self, f))
+    changed (self);
+}
+
+guint
+hl_session_get_n_metadata (HlSession *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (HL_IS_SESSION (self), 0);
+  for (guint i = 0; i < self->filters->len; i++)
+    n += ((Filter *) g_ptr_array_index (self->filters, i))->kind == HL_FILTER_METADATA;
+  return n;
+}
+
+void
+hl_session_get_metadata (HlSession   *self,
+                         guint        index,
+                         const char **key,
+                         const char **value)
+{
+  g_return_if_fail (HL_IS_SESSION (self));
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      Filter *f = g_ptr_array_index (self->filters, i);
+      if (f->kind != HL_FILTER_METADATA)
+        continue;
+      if (index-- == 0)
+        {
+          *key = f->key;
+          *value = f->value;
+          return;
+        }
+    }
+  g_return_if_reached ();
+}
+
+void
+hl_session_add_module (HlSession  *self,
+                       const char *module)
+{
+  Filter *f;
+
+  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (module != NULL);
+  f = g_new0 (Filter, 1);
+  f->kind = HL_FILTER_MODULE;
+  f->key = g_strdup (module);
+  f->id = g_strdup_printf ("module:%s", module);
+  /* Translators: a module filter chip, e.g. "Module libfoo.so" */
+  f->label = g_strdup_printf (_("Module %s"), module);
+  if (add_filter (self, f))
+    changed (self);
+}
+
+const char * const *
+hl_session_get_modules (HlSession *self)
+{
+  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
+  return (const char * const *) self->modules->pdata;
+}
+
+void
+hl_session_foreach_filter (HlSession           *self,
+                           HlSessionFilterFunc  func,
+                           gpointer             user_data)
+{
+  g_return_if_fail (HL_IS_SESSION (self));
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      Filter *f = g_ptr_array_index (self->filters, i);
+      func (f->id, f->label, f->kind, user_data);
+    }
+}
+
+gboolean
+hl_session_remove_filter (HlSession  *self,
+                          const char *id)
+{
+  gint i;
+
+  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  i = find_filter (self, id);
+  if (i < 0)
+    return FALSE;
+  if (((Filter *) g_ptr_array_index (self->filters, i))->kind == HL_FILTER_RANGE)
+    self->has_range = FALSE;
+  g_ptr_array_remove_index (self->filters, (guint) i);
+  changed (self);
+  return TRUE;
+}
+
+void
+hl_session_clear_filters (HlSession *self)
+{
+  g_return_if_fail (HL_IS_SESSION (self));
+  if (self->filters->len == 0)
+    return;
+  g_ptr_array_set_size (self->filters, 0);
+  self->has_range = FALSE;
+  changed (self);
+}
+
+gboolean
+hl_session_has_filters (HlSession *self)
+{
+  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  return self->filters->len > 0;
+}
+
+guint
+hl_session_get_cost (HlSession *self)
+{
+  g_return_val_if_fail (HL_IS_SESSION (self), 0);
+  return self->cost;
+}
+
+void
+hl_session_set_cost (HlSession *self,
+                     guint      cost)
+{
+  g_return_if_fail (HL_IS_SESSION (self));
+  if (self->cost == cost)
+    return;
+  self->cost = cost;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COST]);
+}
+
+static void
+hl_session_finalize (GObject *object)
+{
+  HlSession *self = HL_SESSION (object);
+
+  g_ptr_array_unref (self->filters);
+  g_array_unref (self->threads);
+  g_ptr_array_unref (self->modules);
+  G_OBJECT_CLASS (hl_session_parent_class)->finalize (object);
+}
+
+static void
+hl_session_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_COST:
+      g_value_set_uint (value, HL_SESSION (object)->cost);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hl_session_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_COST:
+      hl_session_set_cost (HL_SESSION (object), g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hl_session_class_init (HlSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = hl_session_finalize;
+  object_class->get_property = hl_session_get_property;
+  object_class->set_property = hl_session_set_property;
+
+  properties[PROP_COST] =
+    g_param_spec_uint ("cost", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The range or a filter changed: every view recomputes. */
+  signals[CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+hl_session_init (HlSession *self)
+{
+  self->filters = g_ptr_array_new_with_free_func ((GDestroyNotify) filter_free);
+  self->threads = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->modules = g_ptr_array_new ();
+  g_ptr_array_add (self->modules, NULL);
+}

@@ -1,0 +1,251 @@
+/* hl-summary-view.c — totals, a small heap chart, top call sites. */
+#include "hl-config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "hl-summary-view.h"
+
+struct _HlSummaryView
+{
+  GtkWidget parent_instance;
+
+  /* Template widgets */
+  GtkFlowBox *stats_box;
+  GtkFlowBox *top_box;
+  HlTimeline *chart;
+
+  /* Owned */
+  GHashTable *stats;  /* id → value GtkLabel (borrowed) */
+  GHashTable *tops;   /* GUINT_TO_POINTER (cost + 1) → GtkListBox (borrowed) */
+};
+
+enum {
+  CALL_SITE_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (HlSummaryView, hl_summary_view, GTK_TYPE_WIDGET)
+
+void
+hl_summary_view_set_stat (HlSummaryView *self,
+                          const char    *id,
+                          const char    *caption,
+                          const char    *value,
+                          const char    *detail)
+{
+  GtkWidget *card, *caption_label, *value_label, *detail_label;
+
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+
+  value_label = g_hash_table_lookup (self->stats, id);
+  if (value_label == NULL)
+    {
+      card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      gtk_widget_add_css_class (card, "card");
+      gtk_widget_set_size_request (card, 150, -1);
+      caption_label = gtk_label_new (caption);
+      gtk_widget_add_css_class (caption_label, "caption-heading");
+      gtk_widget_add_css_class (caption_label, "dim-label");
+      gtk_label_set_xalign (GTK_LABEL (caption_label), 0);
+      gtk_widget_set_margin_start (caption_label, 12);
+      gtk_widget_set_margin_top (caption_label, 10);
+      value_label = gtk_label_new (NULL);
+      gtk_widget_add_css_class (value_label, "hl-summary-number");
+      gtk_label_set_xalign (GTK_LABEL (value_label), 0);
+      gtk_label_set_selectable (GTK_LABEL (value_label), TRUE);
+      gtk_widget_set_margin_start (value_label, 12);
+      gtk_widget_set_margin_end (value_label, 12);
+      detail_label = gtk_label_new (NULL);
+      gtk_widget_add_css_class (detail_label, "dim-label");
+      gtk_label_set_xalign (GTK_LABEL (detail_label), 0);
+      gtk_label_set_wrap (GTK_LABEL (detail_label), TRUE);
+      gtk_widget_set_margin_start (detail_label, 12);
+      gtk_widget_set_margin_end (detail_label, 12);
+      gtk_widget_set_margin_bottom (detail_label, 10);
+      gtk_box_append (GTK_BOX (card), caption_label);
+      gtk_box_append (GTK_BOX (card), value_label);
+      gtk_box_append (GTK_BOX (card), detail_label);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (value_label),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, caption_label, NULL, -1);
+      gtk_flow_box_append (self->stats_box, card);
+      g_hash_table_insert (self->stats, g_strdup (id), value_label);
+    }
+  gtk_label_set_label (GTK_LABEL (value_label), value);
+  detail_label = gtk_widget_get_next_sibling (value_label);
+  gtk_label_set_label (GTK_LABEL (detail_label), detail ? detail : "");
+  gtk_widget_set_visible (detail_label, detail != NULL && detail[0] != '\0');
+}
+
+const char *
+hl_summary_view_get_stat (HlSummaryView *self,
+                          const char    *id)
+{
+  GtkWidget *label;
+
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  label = g_hash_table_lookup (self->stats, id);
+  return label ? gtk_label_get_label (GTK_LABEL (label)) : NULL;
+}
+
+HlTimeline *
+hl_summary_view_get_chart (HlSummaryView *self)
+{
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  return self->chart;
+}
+
+static void
+on_top_row_activated (GtkListBox    *list,
+                      GtkListBoxRow *row,
+                      HlSummaryView *self)
+{
+  guint cost = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (list), "hl-cost"));
+  const char *function = g_object_get_data (G_OBJECT (row), "hl-function");
+
+  if (function != NULL)
+    g_signal_emit (self, signals[CALL_SITE_ACTIVATED], 0, cost, function);
+}
+
+void
+hl_summary_view_set_top (HlSummaryView      *self,
+                         guint               cost,
+                         const char         *title,
+                         guint               n,
+                         const char * const *functions,
+                         const char * const *modules,
+                         const char * const *values)
+{
+  GtkWidget *list, *child;
+
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+
+  list = g_hash_table_lookup (self->tops, GUINT_TO_POINTER (cost + 1));
+  if (list == NULL)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+      GtkWidget *heading = gtk_label_new (title);
+
+      gtk_widget_add_css_class (heading, "heading");
+      gtk_label_set_xalign (GTK_LABEL (heading), 0);
+      list = gtk_list_box_new ();
+      gtk_widget_add_css_class (list, "boxed-list");
+      gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+      g_object_set_data (G_OBJECT (list), "hl-cost", GUINT_TO_POINTER (cost));
+      g_signal_connect (list, "row-activated", G_CALLBACK (on_top_row_activated), self);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (list),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, heading, NULL, -1);
+      gtk_box_append (GTK_BOX (box), heading);
+      gtk_box_append (GTK_BOX (box), list);
+      gtk_widget_set_valign (box, GTK_ALIGN_START);
+      gtk_flow_box_append (self->top_box, box);
+      g_hash_table_insert (self->tops, GUINT_TO_POINTER (cost + 1), list);
+    }
+
+  while ((child = gtk_widget_get_first_child (list)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (list), child);
+
+  if (n == 0)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("None"));
+      gtk_list_box_append (GTK_LIST_BOX (list), row);
+      return;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *value = gtk_label_new (values[i]);
+      g_autofree char *tooltip = g_strdup_printf (_("Show %s in the flame graph"), functions[i]);
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), functions[i]);
+      if (modules != NULL && modules[i] != NULL)
+        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), modules[i]);
+      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
+      gtk_widget_add_css_class (value, "numeric");
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      gtk_widget_set_tooltip_text (row, tooltip);
+      g_object_set_data_full (G_OBJECT (row), "hl-function", g_strdup (functions[i]), g_free);
+      gtk_list_box_append (GTK_LIST_BOX (list), row);
+    }
+}
+
+void
+hl_summary_view_activate_top (HlSummaryView *self,
+                              guint          cost,
+                              guint          row)
+{
+  GtkWidget *list;
+  GtkListBoxRow *r;
+
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+  list = g_hash_table_lookup (self->tops, GUINT_TO_POINTER (cost + 1));
+  g_return_if_fail (list != NULL);
+  r = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), (int) row);
+  g_return_if_fail (r != NULL);
+  g_signal_emit_by_name (list, "row-activated", r);
+}
+
+void
+hl_summary_view_clear (HlSummaryView *self)
+{
+  GtkWidget *child;
+
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->stats_box))) != NULL)
+    gtk_flow_box_remove (self->stats_box, child);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->top_box))) != NULL)
+    gtk_flow_box_remove (self->top_box, child);
+  g_hash_table_remove_all (self->stats);
+  g_hash_table_remove_all (self->tops);
+}
+
+static void
+hl_summary_view_dispose (GObject *object)
+{
+  HlSummaryView *self = HL_SUMMARY_VIEW (object);
+  GtkWidget *child;
+
+  g_clear_pointer (&self->stats, g_hash_table_unref);
+  g_clear_pointer (&self->tops, g_hash_table_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_SUMMARY_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (hl_summary_view_parent_class)->dispose (object);
+}
+
+static void
+hl_summary_view_class_init (HlSummaryViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = hl_summary_view_dispose;
+
+  /* A top call site was clicked: (cost index, function name). */
+  signals[CALL_SITE_ACTIVATED] =
+    g_signal_new ("call-site-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
+
+  g_type_ensure (HL_TYPE_TIMELINE);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-summary-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, stats_box);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, top_box);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, chart);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+hl_summary_view_init (HlSummaryView *self)
+{
+  self->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->tops = g_hash_table_new (NULL, NULL);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* The window's timeline shows the bands; this one is the small chart. */
+  hl_timeline_set_compact (self->chart, TRUE);
+}

@@ -1,0 +1,41 @@
+/* hl-summary-view.h — the first page: totals, a small heap chart and the
+ * top call sites per cost, each a link into the flame graph. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-timeline.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_SUMMARY_VIEW (hl_summary_view_get_type ())
+G_DECLARE_FINAL_TYPE (HlSummaryView, hl_summary_view, HL, SUMMARY_VIEW, GtkWidget)
+
+/* One number of the totals: ID is stable ("duration", "calls", ...), VALUE
+ * the big text, DETAIL the small text under it (may be NULL). */
+void        hl_summary_view_set_stat       (HlSummaryView *self,
+                                            const char    *id,
+                                            const char    *caption,
+                                            const char    *value,
+                                            const char    *detail);
+/* The value text of stat ID, or NULL (for tests). */
+const char *hl_summary_view_get_stat       (HlSummaryView *self,
+                                            const char    *id);
+HlTimeline *hl_summary_view_get_chart      (HlSummaryView *self);
+
+/* The top list of cost COST (an index the window gives meaning to):
+ * replaced by N rows of FUNCTIONS, MODULES and VALUES (display texts). */
+void        hl_summary_view_set_top        (HlSummaryView      *self,
+                                            guint               cost,
+                                            const char         *title,
+                                            guint               n,
+                                            const char * const *functions,
+                                            const char * const *modules,
+                                            const char * const *values);
+void        hl_summary_view_clear          (HlSummaryView *self);
+/* Activates row ROW of top list COST as a click would (for tests). */
+void        hl_summary_view_activate_top   (HlSummaryView *self,
+                                            guint          cost,
+                                            guint          row);
+
+G_END_DECLS

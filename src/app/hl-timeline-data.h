@@ -1,0 +1,77 @@
+/* hl-timeline-data.h — what the timeline draws: heap, RSS and allocation
+ * rate per time bucket, metadata intervals (bands) and marks.
+ * Built from the model, immutable afterwards, reference counted. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef struct _HlTimelineData HlTimelineData;
+
+#define HL_TYPE_TIMELINE_DATA (hl_timeline_data_get_type ())
+GType hl_timeline_data_get_type (void) G_GNUC_CONST;
+
+typedef struct
+{
+  guint64 time_ns;     /* start of the bucket */
+  guint64 heap_min;    /* bytes */
+  guint64 heap_max;
+  guint64 rss;         /* bytes, 0 = unknown */
+  guint64 n_allocs;    /* allocations in the bucket */
+} HlTimelineBucket;
+
+typedef struct
+{
+  const char *key;     /* metadata key: one row per key */
+  const char *label;   /* "key=value" shown in the band */
+  guint64     start_ns;
+  guint64     end_ns;
+  guint       row;     /* index of the key's row */
+} HlTimelineBand;
+
+typedef struct
+{
+  guint64     time_ns;
+  const char *label;
+} HlTimelineMark;
+
+HlTimelineData *hl_timeline_data_new        (guint64         duration_ns);
+HlTimelineData *hl_timeline_data_ref        (HlTimelineData *data);
+void            hl_timeline_data_unref      (HlTimelineData *data);
+
+void            hl_timeline_data_add_bucket (HlTimelineData *data,
+                                             const HlTimelineBucket *bucket);
+void            hl_timeline_data_add_band   (HlTimelineData *data,
+                                             const char     *key,
+                                             const char     *label,
+                                             guint64         start_ns,
+                                             guint64         end_ns);
+void            hl_timeline_data_add_mark   (HlTimelineData *data,
+                                             guint64         time_ns,
+                                             const char     *label);
+
+guint64                 hl_timeline_data_get_duration  (const HlTimelineData *data);
+guint                   hl_timeline_data_get_n_buckets (const HlTimelineData *data);
+const HlTimelineBucket *hl_timeline_data_get_bucket    (const HlTimelineData *data,
+                                                        guint                 i);
+guint                   hl_timeline_data_get_n_bands   (const HlTimelineData *data);
+const HlTimelineBand   *hl_timeline_data_get_band      (const HlTimelineData *data,
+                                                        guint                 i);
+guint                   hl_timeline_data_get_n_rows    (const HlTimelineData *data);
+/* The metadata key shown in band row ROW. */
+const char             *hl_timeline_data_get_row_key   (const HlTimelineData *data,
+                                                        guint                 row);
+guint                   hl_timeline_data_get_n_marks   (const HlTimelineData *data);
+const HlTimelineMark   *hl_timeline_data_get_mark      (const HlTimelineData *data,
+                                                        guint                 i);
+/* Largest heap_max and rss over all buckets (the chart's scale). */
+guint64                 hl_timeline_data_get_max_bytes (const HlTimelineData *data);
+guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *data);
+/* Largest heap_max / rss alone: each series has its own scale. */
+guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
+guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlTimelineData, hl_timeline_data_unref)
+
+G_END_DECLS

@@ -1,0 +1,452 @@
+/* hl-timeline-draw.c — draws the timeline with cairo, no widget needed. */
+#include "hl-config.h"
+
+#include <math.h>
+
+#include <pango/pangocairo.h>
+
+#include "hl-timeline-draw.h"
+#include "hl-units.h"
+
+#define RATE_FRACTION 0.18  /* of the space below the bands */
+
+void
+hl_timeline_heap_color (gboolean dark,
+                        double   rgb[3])
+{
+  /* Adwaita blue 3 / blue 2 */
+  rgb[0] = dark ? 0.38 : 0.21; rgb[1] = dark ? 0.63 : 0.52; rgb[2] = dark ? 0.92 : 0.89;
+}
+
+void
+hl_timeline_rss_color (gboolean dark,
+                       double   rgb[3])
+{
+  /* Adwaita orange */
+  rgb[0] = dark ? 1.00 : 0.90; rgb[1] = dark ? 0.64 : 0.38; rgb[2] = dark ? 0.28 : 0.00;
+}
+
+void
+hl_timeline_rate_color (gboolean dark,
+                        double   rgb[3])
+{
+  /* Adwaita green */
+  rgb[0] = dark ? 0.34 : 0.15; rgb[1] = dark ? 0.89 : 0.64; rgb[2] = dark ? 0.54 : 0.41;
+}
+
+void
+hl_timeline_layout (const HlTimelineData     *data,
+                    const HlTimelineViewport *vp,
+                    HlTimelineLayout         *layout)
+{
+  double rest;
+
+  layout->bands_height = vp->hide_bands ? 0 : hl_timeline_data_get_n_rows (data) * vp->row_height;
+  layout->axis_y = MAX (vp->height - vp->row_height, layout->bands_height);
+  rest = MAX (layout->axis_y - layout->bands_height, 0);
+  layout->rate_height = floor (rest * RATE_FRACTION);
+  layout->chart_y = layout->bands_height + 4.0;
+  layout->chart_height = MAX (rest - layout->rate_height - 6.0, 0);
+  layout->rate_y = layout->chart_y + layout->chart_height + 2.0;
+}
+
+double
+hl_timeline_x_for_time (const HlTimelineViewport *vp,
+                        guint64                   time_ns)
+{
+  double span = (double) (vp->end_ns - vp->start_ns);
+
+  if (span <= 0)
+    return 0;
+  return ((double) time_ns - (double) vp->start_ns) / span * vp->width;
+}
+
+guint64
+hl_timeline_time_for_x (const HlTimelineViewport *vp,
+                        double                    x)
+{
+  double span = (double) (vp->end_ns - vp->start_ns);
+  double t;
+
+  if (vp->width <= 0)
+    return vp->start_ns;
+  x = CLAMP (x, 0, vp->width);
+  t = (double) vp->start_ns + x / vp->width * span;
+  return (guint64) llround (t);
+}
+
+static void
+set_fg (cairo_t               *cr,
+        const HlTimelineStyle *style,
+        double                 alpha)
+{
+  if (style->dark)
+    cairo_set_source_rgba (cr, 1, 1, 1, alpha);
+  else
+    cairo_set_source_rgba (cr, 0, 0, 0, alpha);
+}
+
+/* A "nice" step (1, 2, 5 × 10^k ns) giving about one label per 90 px. */
+static guint64
+axis_step (const HlTimelineViewport *vp)
+{
+  double span = (double) (vp->end_ns - vp->start_ns);
+  double want = span * 90.0 / MAX (vp->width, 1.0);
+  double base = pow (10.0, floor (log10 (MAX (want, 1.0))));
+  double step = base;
+
+  if (want > step * 5)
+    step = base * 10;
+  else if (want > step * 2)
+    step = base * 5;
+  else if (want > step)
+    step = base * 2;
+  return (guint64) MAX (step, 1.0);
+}
+
+static void
+draw_axis (cairo_t                  *cr,
+           PangoLayout              *layout,
+           const HlTimelineViewport *vp,
+           const HlTimelineStyle    *style,
+           const HlTimelineLayout   *lay)
+{
+  guint64 step = axis_step (vp);
+  guint64 t = (vp->start_ns / step) * step;
+
+  set_fg (cr, style, 0.15);
+  cairo_rectangle (cr, 0, lay->axis_y, vp->width, 1);
+  cairo_fill (cr);
+
+  for (; t <= vp->end_ns; t += step)
+    {
+      double x = floor (hl_timeline_x_for_time (vp, t)) + 0.5;
+      g_autofree char *text = NULL;
+
+      if (x < 0)
+        continue;
+      set_fg (cr, style, 0.08);
+      cairo_move_to (cr, x, lay->chart_y);
+      cairo_line_to (cr, x, lay->axis_y + 4);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+
+      text = hl_format_time (t);
+      pango_layout_set_text (layout, text, -1);
+      set_fg (cr, style, 0.65);
+      cairo_move_to (cr, x + 3, lay->axis_y + 2);
+      pango_cairo_show_layout (cr, layout);
+    }
+}
+
+static void
+draw_bands (cairo_t                  *cr,
+            PangoLayout              *layout,
+            const HlTimelineData     *data,
+            const HlTimelineViewport *vp,
+            const HlTimelineStyle    *style)
+{
+  guint n_rows = hl_timeline_data_get_n_rows (data);
+  g_autofree gboolean *labelled = g_new0 (gboolean, MAX (n_rows, 1));
+
+  for (guint i = 0; i < hl_timeline_data_get_n_bands (data); i++)
+    {
+      const HlTimelineBand *band = hl_timeline_data_get_band (data, i);
+      double x0 = hl_timeline_x_for_time (vp, band->start_ns);
+      double x1 = hl_timeline_x_for_time (vp, band->end_ns);
+      double y = band->row * vp->row_height;
+      guint32 h = g_str_hash (band->label);
+      int text_h;
+
+      if (x1 < 0 || x0 > vp->width)
+        continue;
+      x0 = MAX (x0, 0);
+      x1 = MIN (x1, vp->width);
+      /* Alternate tints so that neighbouring intervals stay apart. */
+      if (style->dark)
+        cairo_set_source_rgb (cr, 0.22 + (h % 4) * 0.03, 0.25 + (h % 3) * 0.03, 0.33);
+      else
+        cairo_set_source_rgb (cr, 0.80 + (h % 4) * 0.03, 0.86 + (h % 3) * 0.02, 0.95);
+      cairo_rectangle (cr, x0, y + 1, MAX (x1 - x0 - 1, 1), vp->row_height - 2);
+      cairo_fill (cr);
+
+      if (x1 - x0 > 16)
+        {
+          cairo_save (cr);
+          cairo_rectangle (cr, x0, y, x1 - x0 - 1, vp->row_height);
+          cairo_clip (cr);
+          pango_layout_set_text (layout, band->label, -1);
+          pango_layout_set_width (layout, (int) ((x1 - x0 - 6) * PANGO_SCALE));
+          pango_layout_get_pixel_size (layout, NULL, &text_h);
+          set_fg (cr, style, 0.85);
+          cairo_move_to (cr, x0 + 3, y + (vp->row_height - text_h) / 2);
+          pango_cairo_show_layout (cr, layout);
+          pango_layout_set_width (layout, -1);
+          cairo_restore (cr);
+          labelled[band->row] = TRUE;
+        }
+    }
+
+  /* Rows of short intervals (request=1, request=2, …) have no room for
+   * labels: name their key at the left edge. */
+  for (guint r = 0; r < n_rows; r++)
+    {
+      int tw, th;
+
+      if (labelled[r])
+        continue;
+      pango_layout_set_text (layout, hl_timeline_data_get_row_key (data, r), -1);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      if (style->dark)
+        cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.85);
+      else
+        cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.85);
+      cairo_rectangle (cr, 0, r * vp->row_height + 1, tw + 8, vp->row_height - 2);
+      cairo_fill (cr);
+      set_fg (cr, style, 0.85);
+      cairo_move_to (cr, 4, r * vp->row_height + (vp->row_height - th) / 2);
+      pango_cairo_show_layout (cr, layout);
+    }
+}
+
+/* Maps a bucket index range to x; buckets partially in view are drawn too. */
+static void
+draw_series (cairo_t                  *cr,
+             const HlTimelineData     *data,
+             const HlTimelineViewport *vp,
+             const HlTimelineStyle    *style,
+             const HlTimelineLayout   *lay)
+{
+  guint n = hl_timeline_data_get_n_buckets (data);
+  guint64 max_bytes = hl_timeline_data_get_max_heap (data);
+  guint64 max_rss = hl_timeline_data_get_max_rss (data);
+  guint64 max_rate = hl_timeline_data_get_max_rate (data);
+  double bottom = lay->chart_y + lay->chart_height;
+  double rgb[3];
+  gboolean have_rss = FALSE;
+
+  if (n == 0 || max_bytes == 0)
+    return;
+
+  /* Heap and RSS each on their own scale (RSS is often many times the
+   * heap), both labelled at the top right. */
+#define Y_BYTES(v) (bottom - (double) (v) / (double) max_bytes * lay->chart_height)
+#define Y_RSS(v) (bottom - (double) (v) / (double) MAX (max_rss, 1) * lay->chart_height)
+
+  /* Heap: the area under max, with min drawn as a darker core. */
+  hl_timeline_heap_color (style->dark, rgb);
+  cairo_move_to (cr, hl_timeline_x_for_time (vp, hl_timeline_data_get_bucket (data, 0)->time_ns), bottom);
+  for (guint i = 0; i < n; i++)
+    {
+      const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+      guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
+                               : hl_timeline_data_get_duration (data);
+      cairo_line_to (cr, hl_timeline_x_for_time (vp, b->time_ns), Y_BYTES (b->heap_max));
+      cairo_line_to (cr, hl_timeline_x_for_time (vp, next), Y_BYTES (b->heap_max));
+      have_rss |= b->rss > 0;
+    }
+  cairo_line_to (cr, hl_timeline_x_for_time (vp, hl_timeline_data_get_duration (data)), bottom);
+  cairo_close_path (cr);
+  cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.45);
+  cairo_fill (cr);
+
+  cairo_set_line_width (cr, 1.5);
+  for (guint i = 0; i < n; i++)
+    {
+      const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+      guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
+                               : hl_timeline_data_get_duration (data);
+      double x0 = hl_timeline_x_for_time (vp, b->time_ns);
+      double x1 = hl_timeline_x_for_time (vp, next);
+
+      if (i == 0)
+        cairo_move_to (cr, x0, Y_BYTES (b->heap_max));
+      else
+        cairo_line_to (cr, x0, Y_BYTES (b->heap_max));
+      cairo_line_to (cr, x1, Y_BYTES (b->heap_max));
+    }
+  cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+  cairo_stroke (cr);
+
+  if (have_rss)
+    {
+      hl_timeline_rss_color (style->dark, rgb);
+      for (guint i = 0, started = 0; i < n; i++)
+        {
+          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+          double x = hl_timeline_x_for_time (vp, b->time_ns);
+
+          if (b->rss == 0)
+            continue;
+          if (!started++)
+            cairo_move_to (cr, x, Y_RSS (b->rss));
+          else
+            cairo_line_to (cr, x, Y_RSS (b->rss));
+        }
+      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+    }
+
+  /* The scales: the top of the chart is each series' largest value. */
+  {
+    g_autofree char *heap_top = hl_format_size (max_bytes);
+    g_autofree char *rss_top = max_rss > 0 ? hl_format_size (max_rss) : NULL;
+    g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
+    g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
+    double x = vp->width - 4;
+    int tw;
+
+    pango_layout_set_font_description (scale, style->font ? style->font : font);
+    if (rss_top != NULL)
+      {
+        g_autofree char *text = g_strdup_printf ("RSS %s", rss_top);
+        pango_layout_set_text (scale, text, -1);
+        pango_layout_get_pixel_size (scale, &tw, NULL);
+        x -= tw;
+        hl_timeline_rss_color (style->dark, rgb);
+        cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+        cairo_move_to (cr, x, lay->chart_y);
+        pango_cairo_show_layout (cr, scale);
+        x -= 10;
+      }
+    {
+      g_autofree char *text = g_strdup_printf ("heap %s", heap_top);
+      pango_layout_set_text (scale, text, -1);
+      pango_layout_get_pixel_size (scale, &tw, NULL);
+      x -= tw;
+      hl_timeline_heap_color (style->dark, rgb);
+      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+      cairo_move_to (cr, x, lay->chart_y);
+      pango_cairo_show_layout (cr, scale);
+    }
+  }
+
+  if (max_rate > 0 && lay->rate_height > 2)
+    {
+      hl_timeline_rate_color (style->dark, rgb);
+      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.8);
+      for (guint i = 0; i < n; i++)
+        {
+          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+          guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
+                                   : hl_timeline_data_get_duration (data);
+          double x0 = hl_timeline_x_for_time (vp, b->time_ns);
+          double x1 = hl_timeline_x_for_time (vp, next);
+          double h = (double) b->n_allocs / (double) max_rate * lay->rate_height;
+
+          if (x1 < 0 || x0 > vp->width || b->n_allocs == 0)
+            continue;
+          cairo_rectangle (cr, x0, lay->rate_y + lay->rate_height - h, MAX (x1 - x0, 1.0), h);
+        }
+      cairo_fill (cr);
+    }
+#undef Y_BYTES
+#undef Y_RSS
+}
+
+static void
+draw_marks (cairo_t                  *cr,
+            PangoLayout              *layout,
+            const HlTimelineData     *data,
+            const HlTimelineViewport *vp,
+            const HlTimelineStyle    *style,
+            const HlTimelineLayout   *lay)
+{
+  /* Labels go on the first of three lines where they do not overlap the
+   * previous label; with no room they are left out (the tooltip has them). */
+  double line_end[3] = { -1e9, -1e9, -1e9 };
+  int line_h = 0;
+
+  pango_layout_set_text (layout, "Mg", -1);
+  pango_layout_get_pixel_size (layout, NULL, &line_h);
+  for (guint i = 0; i < hl_timeline_data_get_n_marks (data); i++)
+    {
+      const HlTimelineMark *mark = hl_timeline_data_get_mark (data, i);
+      double x = floor (hl_timeline_x_for_time (vp, mark->time_ns)) + 0.5;
+      int tw;
+
+      if (x < 0 || x > vp->width)
+        continue;
+      set_fg (cr, style, 0.7);
+      cairo_set_line_width (cr, 1);
+      cairo_move_to (cr, x, lay->chart_y);
+      cairo_line_to (cr, x, lay->axis_y);
+      cairo_stroke (cr);
+      pango_layout_set_text (layout, mark->label, -1);
+      pango_layout_get_pixel_size (layout, &tw, NULL);
+      for (guint l = 0; l < G_N_ELEMENTS (line_end); l++)
+        if (x + 3 > line_end[l] + 6 && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
+          {
+            cairo_move_to (cr, x + 3, lay->chart_y + l * line_h);
+            pango_cairo_show_layout (cr, layout);
+            line_end[l] = x + 3 + tw;
+            break;
+          }
+    }
+}
+
+void
+hl_timeline_draw (cairo_t                  *cr,
+                  const HlTimelineData     *data,
+                  const HlTimelineViewport *vp,
+                  const HlTimelineStyle    *style)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  g_autoptr(PangoFontDescription) default_font = NULL;
+  HlTimelineLayout lay;
+
+  if (vp->width <= 0 || vp->height <= 0 || vp->end_ns <= vp->start_ns)
+    return;
+
+  hl_timeline_layout (data, vp, &lay);
+  layout = pango_cairo_create_layout (cr);
+  if (style->font == NULL)
+    default_font = pango_font_description_from_string ("Sans 8");
+  pango_layout_set_font_description (layout, style->font ? style->font : default_font);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, vp->width, vp->height);
+  cairo_clip (cr);
+
+  if (!vp->hide_bands)
+    draw_bands (cr, layout, data, vp, style);
+  draw_axis (cr, layout, vp, style, &lay);
+  draw_series (cr, data, vp, style, &lay);
+  draw_marks (cr, layout, data, vp, style, &lay);
+
+  if (vp->has_selection)
+    {
+      double x0 = hl_timeline_x_for_time (vp, MIN (vp->selection_start_ns, vp->selection_end_ns));
+      double x1 = hl_timeline_x_for_time (vp, MAX (vp->selection_start_ns, vp->selection_end_ns));
+
+      /* Shade what is outside the selection, outline its edges. */
+      cairo_set_source_rgba (cr, 0, 0, 0, style->dark ? 0.45 : 0.18);
+      cairo_rectangle (cr, 0, 0, MAX (x0, 0), vp->height);
+      cairo_rectangle (cr, x1, 0, MAX (vp->width - x1, 0), vp->height);
+      cairo_fill (cr);
+      if (style->dark)
+        cairo_set_source_rgb (cr, 0.47, 0.68, 0.93);
+      else
+        cairo_set_source_rgb (cr, 0.11, 0.44, 0.85);
+      cairo_set_line_width (cr, 1);
+      cairo_move_to (cr, floor (x0) + 0.5, 0);
+      cairo_line_to (cr, floor (x0) + 0.5, vp->height);
+      cairo_move_to (cr, floor (x1) + 0.5, 0);
+      cairo_line_to (cr, floor (x1) + 0.5, vp->height);
+      cairo_stroke (cr);
+    }
+
+  if (vp->has_cursor)
+    {
+      double x = floor (hl_timeline_x_for_time (vp, vp->cursor_ns)) + 0.5;
+
+      cairo_set_source_rgb (cr, 0.88, 0.11, 0.14);
+      cairo_set_line_width (cr, 1);
+      cairo_move_to (cr, x, 0);
+      cairo_line_to (cr, x, vp->height);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+}

@@ -1,0 +1,50 @@
+/* hl-timeline.h — the timeline widget: zoom, pan, drag to select a range. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-timeline-data.h"
+#include "hl-timeline-draw.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_TIMELINE (hl_timeline_get_type ())
+G_DECLARE_FINAL_TYPE (HlTimeline, hl_timeline, HL, TIMELINE, GtkWidget)
+
+GtkWidget      *hl_timeline_new            (void);
+void            hl_timeline_set_data       (HlTimeline     *self,
+                                            HlTimelineData *data);
+HlTimelineData *hl_timeline_get_data       (HlTimeline     *self);
+/* The selected range; emits "selection-changed" when it changes. */
+void            hl_timeline_set_selection  (HlTimeline     *self,
+                                            guint64         start_ns,
+                                            guint64         end_ns);
+void            hl_timeline_clear_selection(HlTimeline     *self);
+gboolean        hl_timeline_get_selection  (HlTimeline     *self,
+                                            guint64        *start_ns,
+                                            guint64        *end_ns);
+/* Visible range (zoom and pan). */
+void            hl_timeline_set_visible_range (HlTimeline *self,
+                                               guint64     start_ns,
+                                               guint64     end_ns);
+void            hl_timeline_get_visible_range (HlTimeline *self,
+                                               guint64    *start_ns,
+                                               guint64    *end_ns);
+/* Zoom by FACTOR (> 1 zooms in) around the time at X; pan by DX pixels. */
+void            hl_timeline_zoom           (HlTimeline     *self,
+                                            double          factor,
+                                            double          x);
+void            hl_timeline_pan            (HlTimeline     *self,
+                                            double          dx);
+void            hl_timeline_reset_zoom     (HlTimeline     *self);
+/* What a drag from X0 to X1 does (the gesture calls this; tests too). */
+void            hl_timeline_drag           (HlTimeline     *self,
+                                            double          x0,
+                                            double          x1);
+/* Compact: no metadata bands (a small chart). */
+void            hl_timeline_set_compact    (HlTimeline     *self,
+                                            gboolean        compact);
+void            hl_timeline_get_viewport   (HlTimeline         *self,
+                                            HlTimelineViewport *viewport);
+
+G_END_DECLS

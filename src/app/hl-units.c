@@ -1,0 +1,115 @@
+/* hl-units.c — numbers for people. */
+#include "hl-config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "hl-units.h"
+
+/* Three significant digits: 1.50, 23.4, 117. */
+static char *
+format_scaled (double      value,
+               const char *unit)
+{
+  if (value < 10.0)
+    return g_strdup_printf ("%.2f %s", value, unit);
+  if (value < 100.0)
+    return g_strdup_printf ("%.1f %s", value, unit);
+  return g_strdup_printf ("%.0f %s", value, unit);
+}
+
+char *
+hl_format_size (guint64 size_bytes)
+{
+  /* Translators: units of memory size (IEC binary prefixes). */
+  static const char *units[] = { N_("KiB"), N_("MiB"), N_("GiB"), N_("TiB"), N_("PiB"), N_("EiB") };
+  double value;
+  guint i;
+
+  if (size_bytes < 1024)
+    /* Translators: a size in bytes, e.g. "812 B" */
+    return g_strdup_printf (_("%u B"), (guint) size_bytes);
+
+  /* At most three digits: 1000 KiB is shown as "0.98 MiB". */
+  value = (double) size_bytes / 1024.0;
+  for (i = 0; i + 1 < G_N_ELEMENTS (units) && value >= 999.5; i++)
+    value /= 1024.0;
+  return format_scaled (value, _(units[i]));
+}
+
+char *
+hl_format_count (guint64 count)
+{
+  char digits[32];
+  GString *out;
+  gsize len, i;
+
+  g_snprintf (digits, sizeof digits, "%" G_GUINT64_FORMAT, count);
+  len = strlen (digits);
+  out = g_string_sized_new (len + len / 3);
+  for (i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+hl_format_duration (guint64 time_ns)
+{
+  if (time_ns < 1000)
+    return g_strdup_printf (_("%u ns"), (guint) time_ns);
+  if (time_ns < G_GUINT64_CONSTANT (1000000))
+    return format_scaled ((double) time_ns / 1e3, _("µs"));
+  if (time_ns < G_GUINT64_CONSTANT (1000000000))
+    return format_scaled ((double) time_ns / 1e6, _("ms"));
+  if (time_ns < G_GUINT64_CONSTANT (60000000000))
+    return format_scaled ((double) time_ns / 1e9, _("s"));
+  else
+    {
+      guint64 s = (time_ns + G_GUINT64_CONSTANT (500000000)) / G_GUINT64_CONSTANT (1000000000);
+
+      if (s < 3600)
+        /* Translators: minutes and seconds, e.g. "2 min 05 s" */
+        return g_strdup_printf (_("%u min %02u s"), (guint) (s / 60), (guint) (s % 60));
+      /* Translators: hours and minutes, e.g. "1 h 02 min" */
+      return g_strdup_printf (_("%u h %02u min"), (guint) (s / 3600), (guint) ((s / 60) % 60));
+    }
+}
+
+char *
+hl_format_time (guint64 time_ns)
+{
+  double s = (double) time_ns / 1e9;
+
+  if (time_ns == 0)
+    return g_strdup ("0 s");
+  if (time_ns < G_GUINT64_CONSTANT (1000000))
+    return g_strdup_printf ("%.0f µs", (double) time_ns / 1e3);
+  if (time_ns < G_GUINT64_CONSTANT (1000000000))
+    return g_strdup_printf ("%.0f ms", (double) time_ns / 1e6);
+  if (s < 60.0)
+    return g_strdup_printf ("%.1f s", s);
+  return g_strdup_printf ("%u:%04.1f", (guint) (s / 60.0), s - 60.0 * (guint) (s / 60.0));
+}
+
+char *
+hl_format_percentage (guint64 part,
+                      guint64 total)
+{
+  double p;
+
+  if (total == 0)
+    return g_strdup ("–");
+  p = 100.0 * (double) part / (double) total;
+  if (part == total)
+    return g_strdup ("100 %");
+  if (part > 0 && p < 0.01)
+    return g_strdup ("< 0.01 %");
+  if (p < 10.0)
+    return g_strdup_printf ("%.2f %%", p);
+  return g_strdup_printf ("%.1f %%", p);
+}

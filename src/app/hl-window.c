@@ -1,0 +1,1038 @@
+/* hl-window.c — the window of one recording: a thin shell around the views. */
+#include "hl-config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "hl-allocations-view.h"
+#include "hl-call-tree-view.h"
+#include "hl-cost.h"
+#include "hl-filter-bar.h"
+#include "hl-flame-export.h"
+#include "hl-flame-view.h"
+#include "hl-model-adapter.h"
+#include "hl-session.h"
+#include "hl-start-page.h"
+#include "hl-summary-view.h"
+#include "hl-timeline.h"
+#include "hl-units.h"
+#include "hl-window.h"
+
+#define TIMELINE_BUCKETS 1200
+#define MAX_LEAK_ROWS    2000
+#define MAX_LARGEST_ROWS 500
+
+struct _HlWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* Template widgets */
+  AdwToastOverlay    *toast_overlay;
+  AdwViewSwitcherTitle *switcher_title;
+  GtkStack           *main_stack;
+  AdwViewStack       *view_stack;
+  AdwStatusPage      *loading_page;
+  GtkProgressBar     *loading_progress;
+  AdwStatusPage      *error_page;
+  GtkRevealer        *banner_revealer;
+  GtkLabel           *banner_label;
+  HlFilterBar        *filter_bar;
+  HlTimeline         *timeline;
+  GtkLabel           *timeline_legend;
+  HlSummaryView      *summary_view;
+  HlFlameView        *flame_view;
+  HlCallTreeView     *call_tree_view;
+  HlAllocationsView  *allocations_view;
+  GtkMenuButton      *filter_button;
+
+  /* Owned */
+  HlSession          *session;
+  GHashTable         *thread_names;  /* tid → name, from the recording */
+  GFile              *file;
+  GCancellable       *cancellable;           /* loading */
+  GCancellable       *analysis_cancellable;  /* the analysis being built */
+  HlRecording        *recording;
+  HlAnalysis         *analysis;
+  HlCallTree         *flame_tree;            /* the tree the flame graph shows */
+  char               *banner_details;
+  char               *banner_title;
+
+  guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
+  gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
+  gint64              analysis_time_us;
+  guint               timeline_refetch_id;
+  gboolean            allocations_stale;     /* refreshed when shown */
+};
+
+static gboolean
+timing_enabled (void)
+{
+  static int enabled = -1;
+
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  return enabled;
+}
+
+#define TIMING(...) G_STMT_START { if (timing_enabled ()) g_printerr ("heaplens: timing: " __VA_ARGS__); } G_STMT_END
+
+G_DEFINE_FINAL_TYPE (HlWindow, hl_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void refresh_views       (HlWindow *self);
+static void start_analysis      (HlWindow *self);
+static void refresh_flame_graph (HlWindow *self);
+static void show_page           (HlWindow   *self,
+                                 const char *name);
+
+static void load_window_state (HlWindow *self);
+
+HlWindow *
+hl_window_new (HlApplication *app)
+{
+  HlWindow *self = g_object_new (HL_TYPE_WINDOW, "application", app, NULL);
+
+  /* Not in constructed(): "application" is set after it runs. */
+  load_window_state (self);
+  return self;
+}
+
+gboolean
+hl_window_is_empty (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  return self->file == NULL && self->recording == NULL;
+}
+
+const char *
+hl_window_get_page (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->main_stack);
+}
+
+const char *
+hl_window_get_error (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return adw_status_page_get_description (self->error_page);
+}
+
+void
+hl_window_show_toast (HlWindow   *self,
+                      const char *message)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+static void
+show_error (HlWindow   *self,
+            const char *message)
+{
+  adw_status_page_set_description (self->error_page, message);
+  show_page (self, "error");
+}
+
+static void on_load_progress (guint64  bytes_done,
+                              guint64  bytes_total,
+                              guint64  events_done,
+                              gpointer user_data);
+static void on_loaded        (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data);
+
+void
+hl_window_open (HlWindow *self,
+                GFile    *file)
+{
+  g_autofree char *name = NULL;
+  HlApplication *app;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_set_object (&self->file, file);
+  name = g_file_get_basename (file);
+  gtk_window_set_title (GTK_WINDOW (self), name);
+  adw_status_page_set_description (self->loading_page, name);
+  gtk_progress_bar_set_fraction (self->loading_progress, 0);
+  gtk_progress_bar_set_text (self->loading_progress, _("Opening…"));
+
+  app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  if (app != NULL)
+    hl_application_add_recent (app, file);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->open_time_us = g_get_monotonic_time ();
+  show_page (self, "loading");
+
+  /* The model loads on worker threads; progress comes back on this
+   * thread's main context. Both callbacks hold the window. */
+  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
+                           on_load_progress, g_object_ref (self), g_object_unref,
+                           on_loaded, g_object_ref (self));
+}
+
+static void
+on_load_progress (guint64  bytes_done,
+                  guint64  bytes_total,
+                  guint64  events_done,
+                  gpointer user_data)
+{
+  HlWindow *self = user_data;
+  g_autofree char *done = hl_format_size (bytes_done);
+  g_autofree char *total = hl_format_size (bytes_total);
+  g_autofree char *events = hl_format_count (events_done);
+  g_autofree char *text = NULL;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (bytes_total > 0)
+    gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+  else
+    gtk_progress_bar_pulse (self->loading_progress);
+  /* Translators: loading progress, e.g. "12.0 MiB of 40.0 MiB · 1,234,567 events" */
+  text = g_strdup_printf (_("%s of %s · %s events"), done, total, events);
+  gtk_progress_bar_set_text (self->loading_progress, text);
+}
+
+/* ---- Actions and view state ------------------------------------------ */
+
+static gboolean
+has_views (HlWindow *self)
+{
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "views") == 0;
+}
+
+/* The enabled state of every window action, computed in one place. */
+static void
+update_actions (HlWindow *self)
+{
+  gboolean views = has_views (self);
+  guint64 start, end;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-view", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
+                                 views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
+                                 views && hl_session_has_filters (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-range",
+                                 views && hl_session_get_range (self->session, &start, &end));
+}
+
+static void
+show_page (HlWindow   *self,
+           const char *name)
+{
+  gtk_stack_set_visible_child_name (self->main_stack, name);
+  /* The view switcher only means something when there are views. */
+  adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, g_str_equal (name, "views"));
+  update_actions (self);
+}
+
+static void
+add_chip (const char   *id,
+          const char   *label,
+          HlFilterKind  kind,
+          gpointer      user_data)
+{
+  HlWindow *self = user_data;
+
+  hl_filter_bar_set_chip (self->filter_bar, id, label);
+}
+
+static void
+on_session_changed (HlWindow *self)
+{
+  guint64 start, end;
+
+  /* Chips and the timeline follow the session; then every view refilters. */
+  hl_filter_bar_clear (self->filter_bar);
+  hl_session_foreach_filter (self->session, add_chip, self);
+  if (hl_session_get_range (self->session, &start, &end))
+    hl_timeline_set_selection (self->timeline, start, end);
+  else
+    hl_timeline_clear_selection (self->timeline);
+  update_actions (self);
+  start_analysis (self);
+}
+
+static void
+on_chip_removed (HlWindow   *self,
+                 const char *id)
+{
+  hl_session_remove_filter (self->session, id);
+}
+
+static void
+on_timeline_selection_changed (HlWindow *self)
+{
+  guint64 start, end;
+
+  if (hl_timeline_get_selection (self->timeline, &start, &end))
+    hl_session_set_range (self->session, start, end);
+  else
+    hl_session_clear_range (self->session);
+}
+
+static void
+on_call_site_activated (HlWindow   *self,
+                        guint       cost,
+                        const char *function)
+{
+  hl_flame_view_set_cost (self->flame_view, cost);
+  hl_flame_view_set_search (self->flame_view, function);
+  adw_view_stack_set_visible_child_name (self->view_stack, "flamegraph");
+}
+
+static void
+on_flame_cost_changed (HlWindow *self,
+                       guint     cost)
+{
+  hl_session_set_cost (self->session, cost);
+  if (cost == HL_COST_KIND_LIVE)
+    start_analysis (self);   /* LIVE needs the cursor's instant in the filter */
+  else
+    refresh_flame_graph (self);
+}
+
+static void
+action_show_view (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  const char *name = g_variant_get_string (param, NULL);
+
+  if (adw_view_stack_get_child_by_name (self->view_stack, name) != NULL)
+    adw_view_stack_set_visible_child_name (self->view_stack, name);
+}
+
+static void
+action_find (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "flamegraph");
+  hl_flame_view_focus_search (self->flame_view);
+}
+
+static void
+action_clear_range (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  hl_session_clear_range (HL_WINDOW (widget)->session);
+}
+
+static void
+action_timeline_reset_zoom (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *param)
+{
+  hl_timeline_reset_zoom (HL_WINDOW (widget)->timeline);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog,
+                    int              response,
+                    HlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (!hl_window_export_flame_graph (self, file, &error))
+        hl_window_show_toast (self, error->message);
+      else
+        hl_window_show_toast (self, _("Flame graph exported"));
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_export_flame_graph (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autofree char *base = self->file ? g_file_get_basename (self->file) : g_strdup ("heaplens");
+  g_autofree char *name = NULL;
+  const struct { const char *name, *pattern; } filters[] = {
+    { N_("SVG image"), "*.svg" },
+    { N_("PNG image"), "*.png" },
+    { N_("Collapsed stacks (flamegraph.pl, speedscope)"), "*.txt" },
+  };
+
+  if (g_str_has_suffix (base, ".hltrace"))
+    base[strlen (base) - strlen (".hltrace")] = '\0';
+  name = g_strdup_printf ("%s-flamegraph.svg", base);
+
+  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+      gtk_file_filter_set_name (filter, _(filters[i].name));
+      gtk_file_filter_add_pattern (filter, filters[i].pattern);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+gboolean
+hl_window_export_flame_graph (HlWindow  *self,
+                              GFile     *file,
+                              GError   **error)
+{
+  HlFlameGraph *graph;
+  HlFlameData *data;
+  HlFlameViewport vp;
+  HlFlameStyle style = { 0 };
+
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  graph = hl_flame_view_get_graph (self->flame_view);
+  data = hl_flame_graph_get_data (graph);
+  if (data == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no flame graph to export"));
+      return FALSE;
+    }
+  hl_flame_graph_get_viewport (graph, &vp);
+  if (vp.width < 100)
+    vp.width = 1200;
+  style.colors = hl_flame_graph_get_colors (graph);
+  style.search = hl_flame_graph_get_search (graph);
+  style.selected = -1;
+  return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
+}
+
+static void
+action_filter_thread (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  guint tid = g_variant_get_uint32 (param);
+
+  hl_session_add_thread (self->session, tid,
+                         g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid)));
+}
+
+static void
+action_filter_metadata (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  const char *pair = g_variant_get_string (param, NULL);
+  const char *eq = strchr (pair, '=');
+  g_autofree char *key = NULL;
+
+  if (eq == NULL)
+    return;
+  key = g_strndup (pair, (gsize) (eq - pair));
+  hl_session_add_metadata (self->session, key, eq + 1);
+}
+
+static void
+action_filter_module (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  hl_session_add_module (HL_WINDOW (widget)->session, g_variant_get_string (param, NULL));
+}
+
+static void
+action_clear_filters (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  hl_session_clear_filters (HL_WINDOW (widget)->session);
+}
+
+HlSession *
+hl_window_get_session (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+/* ---- The recording ---------------------------------------------------- */
+
+static void
+refresh_flame_graph (HlWindow *self)
+{
+  HlCostKind kind = hl_flame_view_get_cost (self->flame_view);
+  g_autoptr(HlFlameLayout) layout = NULL;
+  g_autoptr(HlFlameData) data = NULL;
+  gint64 begin = g_get_monotonic_time ();
+
+  if (self->analysis == NULL)
+    return;
+  if (kind >= HL_N_COST_KINDS)
+    kind = HL_COST_KIND_BYTES;
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  self->flame_tree = hl_analysis_get_call_tree (self->analysis, HL_CALL_TREE_TOP_DOWN, kind);
+  /* Every node is kept: the drawing merges what is narrower than a pixel. */
+  layout = hl_flame_layout_new (self->flame_tree, kind, 0.0);
+  data = hl_adapter_flame_data (layout);
+  hl_flame_view_set_data (self->flame_view, data);
+  TIMING ("flame graph data %u nodes %.1f ms\n", hl_flame_data_get_n_nodes (data),
+          (g_get_monotonic_time () - begin) / 1000.0);
+  update_actions (self);
+}
+
+static void
+refresh_call_tree (HlWindow *self)
+{
+  g_autoptr(HlTreeRow) root = NULL;
+
+  if (self->analysis == NULL)
+    return;
+  switch (hl_call_tree_view_get_mode (self->call_tree_view))
+    {
+    case HL_CALL_TREE_MODE_TOP_DOWN:
+    case HL_CALL_TREE_MODE_BOTTOM_UP:
+      {
+        HlCallTreeKind kind = hl_call_tree_view_get_mode (self->call_tree_view) == HL_CALL_TREE_MODE_TOP_DOWN
+                                ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (self->analysis, kind, HL_COST_KIND_BYTES);
+        root = hl_adapter_call_tree (tree);
+      }
+      break;
+    case HL_CALL_TREE_MODE_CALLER_CALLEE:
+      {
+        const char *focus = hl_call_tree_view_get_focus (self->call_tree_view);
+        const HlFrame *frame = focus ? hl_adapter_find_function (self->analysis, focus) : NULL;
+
+        if (frame != NULL)
+          root = hl_adapter_caller_callee (self->analysis, frame);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  hl_call_tree_view_set_root (self->call_tree_view, root);
+}
+
+static void
+on_call_tree_mode_changed (HlWindow *self)
+{
+  refresh_call_tree (self);
+}
+
+static void
+refresh_allocations (HlWindow *self)
+{
+  g_autoptr(GListModel) leaks = NULL;
+  g_autoptr(GListModel) largest = NULL;
+  HlHistogramBucket buckets[HL_SIZE_HISTOGRAM_BUCKETS];
+  guint n;
+
+  if (self->analysis == NULL)
+    return;
+  /* The largest allocations and the histogram walk every allocation: do
+   * it when the page is looked at, not on every range drag. */
+  if (g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "allocations") != 0)
+    {
+      self->allocations_stale = TRUE;
+      return;
+    }
+  self->allocations_stale = FALSE;
+  leaks = hl_adapter_leaks (self->analysis, MAX_LEAK_ROWS);
+  largest = hl_adapter_largest (self->analysis, MAX_LARGEST_ROWS);
+  n = hl_adapter_histogram (self->analysis, buckets);
+  hl_allocations_view_set_leaks (self->allocations_view, leaks);
+  hl_allocations_view_set_largest (self->allocations_view, largest);
+  hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
+}
+
+static void
+on_visible_view_changed (HlWindow *self)
+{
+  if (self->allocations_stale)
+    refresh_allocations (self);
+}
+
+static void
+refresh_views (HlWindow *self)
+{
+  gint64 begin = g_get_monotonic_time ();
+
+  if (self->analysis == NULL)
+    return;
+  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
+  TIMING ("  summary %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  refresh_flame_graph (self);
+  TIMING ("  + flame graph %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  refresh_call_tree (self);
+  TIMING ("  + call tree %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  refresh_allocations (self);
+  TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+}
+
+static void
+on_analysis_ready (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new_finish (result, &error);
+
+  if (analysis == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        hl_window_show_toast (self, error->message);
+      return;
+    }
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  TIMING ("analysis %.1f ms\n", (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  g_set_object (&self->analysis, analysis);
+  refresh_views (self);
+  TIMING ("refilter (analysis and every view) %.1f ms\n",
+          (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  if (!has_views (self))
+    {
+      show_page (self, "views");
+      TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+    }
+}
+
+/* A new analysis for the session's filters; the views keep showing the
+ * previous one until it is ready. */
+static void
+start_analysis (HlWindow *self)
+{
+  g_autoptr(HlFilter) filter = NULL;
+  gboolean live = hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE;
+
+  if (self->recording == NULL)
+    return;
+  g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  self->analysis_cancellable = g_cancellable_new ();
+  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
+  self->analysis_time_us = g_get_monotonic_time ();
+  hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
+                         on_analysis_ready, g_object_ref (self));
+}
+
+static void
+show_banner (HlWindow *self)
+{
+  const char * const *warnings = hl_recording_get_warnings (self->recording);
+  g_autoptr(GPtrArray) no_debug = hl_recording_get_modules_without_debug_info (self->recording);
+  GString *details = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  guint n_warnings = warnings ? g_strv_length ((char **) warnings) : 0;
+
+  for (guint i = 0; i < n_warnings; i++)
+    g_string_append_printf (details, "%s%s", details->len ? "\n" : "", warnings[i]);
+  for (guint i = 0; no_debug != NULL && i < no_debug->len; i++)
+    {
+      const HlModuleInfo *m = g_ptr_array_index (no_debug, i);
+      g_autofree char *line = m->hint ? g_strdup (m->hint)
+                                      : g_strdup_printf (_("no debug info for %s"), m->name);
+
+      if (strstr (details->str, line) == NULL)
+        g_string_append_printf (details, "%s%s", details->len ? "\n" : "", line);
+    }
+
+  g_free (self->banner_details);
+  self->banner_details = g_string_free (details, FALSE);
+  g_clear_pointer (&self->banner_title, g_free);
+  if (no_debug != NULL && no_debug->len > 0)
+    {
+      self->banner_title = g_strdup (_("Modules Without Debug Information"));
+      text = g_strdup_printf (g_dngettext (HL_GETTEXT_PACKAGE,
+                                           "%u module has no debug information: its frames have no source lines",
+                                           "%u modules have no debug information: their frames have no source lines",
+                                           no_debug->len),
+                              no_debug->len);
+    }
+  else if (n_warnings > 0)
+    {
+      self->banner_title = g_strdup (_("Warnings"));
+      text = g_strdup (warnings[0]);
+    }
+  if (text != NULL)
+    gtk_label_set_label (self->banner_label, text);
+  gtk_revealer_set_reveal_child (self->banner_revealer, text != NULL);
+}
+
+static void
+update_timeline_legend (HlWindow *self)
+{
+  double heap[3], rss[3], rate[3];
+  g_autofree char *markup = NULL;
+
+  hl_timeline_heap_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), heap);
+  hl_timeline_rss_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rss);
+  hl_timeline_rate_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rate);
+#define HEX(c) (int) ((c)[0] * 255), (int) ((c)[1] * 255), (int) ((c)[2] * 255)
+  markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                            HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
+                            _("Drag to select a time range; Ctrl+scroll to zoom"));
+#undef HEX
+  gtk_label_set_markup (self->timeline_legend, markup);
+}
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, &error);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  if (recording == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          /* Cancelled by the user: back to an empty window. */
+          g_clear_object (&self->file);
+          gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
+          show_page (self, "start");
+          return;
+        }
+      show_error (self, error->message);
+      return;
+    }
+  TIMING ("open to loaded %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+  hl_window_set_recording (self, recording);
+}
+
+void
+hl_window_set_recording (HlWindow    *self,
+                         HlRecording *recording)
+{
+  g_autoptr(HlTimelineData) timeline = NULL;
+  g_autoptr(GMenuModel) menu = NULL;
+  const HlThreadInfo *threads;
+  guint n;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (HL_IS_RECORDING (recording));
+
+  g_set_object (&self->recording, recording);
+  g_hash_table_remove_all (self->thread_names);
+  threads = hl_recording_get_threads (recording, &n);
+  for (guint i = 0; i < n; i++)
+    if (threads[i].name != NULL && threads[i].name[0] != '\0')
+      g_hash_table_insert (self->thread_names, GUINT_TO_POINTER (threads[i].tid), g_strdup (threads[i].name));
+
+  timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  hl_timeline_set_data (self->timeline, timeline);
+  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
+  update_timeline_legend (self);
+  menu = hl_adapter_filter_menu (recording);
+  gtk_menu_button_set_menu_model (self->filter_button, menu);
+  show_banner (self);
+  start_analysis (self);
+}
+
+HlRecording *
+hl_window_get_recording (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->recording;
+}
+
+HlAnalysis *
+hl_window_get_analysis (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return self->analysis;
+}
+
+static void
+on_show_in_call_tree (HlWindow *self,
+                      guint     node)
+{
+  HlFlameData *data = hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view));
+  HlCallNode call_node;
+  g_autoptr(GPtrArray) path = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  if (data == NULL || self->flame_tree == NULL)
+    return;
+  call_node = hl_adapter_flame_node_call_node (data, node);
+  if (call_node == HL_CALL_NODE_NONE)
+    return;
+  path = hl_call_tree_get_path (self->flame_tree, call_node);
+  for (guint i = 0; i < path->len; i++)
+    g_ptr_array_add (names, (gpointer) ((const HlFrame *) g_ptr_array_index (path, i))->function);
+  hl_call_tree_view_set_mode (self->call_tree_view, HL_CALL_TREE_MODE_TOP_DOWN);
+  adw_view_stack_set_visible_child_name (self->view_stack, "calltree");
+  hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
+}
+
+/* Zoomed or panned: fetch the series again for the visible range, so a
+ * zoomed timeline shows detail rather than stretched buckets. */
+static gboolean
+refetch_timeline (gpointer user_data)
+{
+  HlWindow *self = user_data;
+  g_autoptr(HlTimelineData) data = NULL;
+  guint64 start, end, duration;
+
+  self->timeline_refetch_id = 0;
+  if (self->recording == NULL)
+    return G_SOURCE_REMOVE;
+  hl_timeline_get_visible_range (self->timeline, &start, &end);
+  duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
+  /* A margin of a screen on each side keeps panning smooth. */
+  data = hl_adapter_timeline_data (self->recording,
+                                   start > end - start ? start - (end - start) : 0,
+                                   MIN (end + (end - start), duration),
+                                   TIMELINE_BUCKETS * 3);
+  hl_timeline_set_data (self->timeline, data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_timeline_visible_range_changed (HlWindow *self)
+{
+  if (self->recording != NULL && self->timeline_refetch_id == 0)
+    self->timeline_refetch_id = g_timeout_add (50, refetch_timeline, self);
+}
+
+static void
+on_timeline_cursor_changed (HlWindow *self,
+                            guint64   time_ns)
+{
+  self->cursor_ns = time_ns;
+  /* The live-at-T flame graph follows the cursor. */
+  if (hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE)
+    start_analysis (self);
+}
+
+/* ---- Banner ----------------------------------------------------------- */
+
+static void
+on_banner_details_clicked (HlWindow *self)
+{
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self),
+                                   self->banner_title ? self->banner_title : _("Warnings"),
+                                   self->banner_details);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_banner_close_clicked (HlWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
+}
+
+static void
+on_cancel_clicked (HlWindow *self)
+{
+  g_cancellable_cancel (self->cancellable);
+}
+
+/* ---- Drag and drop ---------------------------------------------------- */
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         HlWindow      *self)
+{
+  GdkFileList *list;
+  GSList *files;
+  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || app == NULL)
+    return FALSE;
+  list = g_value_get_boxed (value);
+  files = gdk_file_list_get_files (list);
+  for (GSList *l = files; l; l = l->next)
+    {
+      if (hl_window_is_empty (self))
+        hl_window_open (self, l->data);
+      else
+        hl_application_open_file (app, l->data);
+    }
+  g_slist_free (files);
+  return TRUE;
+}
+
+/* ---- Window state ----------------------------------------------------- */
+
+static void
+load_window_state (HlWindow *self)
+{
+  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  GSettings *settings = app ? hl_application_get_settings (app) : NULL;
+
+  if (settings == NULL)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (self), 1100, 760);
+      return;
+    }
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (settings, "window-width"),
+                               g_settings_get_int (settings, "window-height"));
+  if (g_settings_get_boolean (settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+}
+
+static gboolean
+hl_window_close_request (GtkWindow *window)
+{
+  HlWindow *self = HL_WINDOW (window);
+  HlApplication *app = HL_APPLICATION (gtk_window_get_application (window));
+  GSettings *settings = app ? hl_application_get_settings (app) : NULL;
+
+  if (settings != NULL)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_delay (settings);
+      g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (window));
+      if (!gtk_window_is_maximized (window))
+        {
+          g_settings_set_int (settings, "window-width", width);
+          g_settings_set_int (settings, "window-height", height);
+        }
+      g_settings_apply (settings);
+    }
+  g_cancellable_cancel (self->cancellable);
+  return GTK_WINDOW_CLASS (hl_window_parent_class)->close_request (window);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+hl_window_dispose (GObject *object)
+{
+  HlWindow *self = HL_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
+  g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->recording);
+  g_clear_pointer (&self->banner_title, g_free);
+  g_clear_object (&self->file);
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->thread_names, g_hash_table_unref);
+  g_clear_pointer (&self->banner_details, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_WINDOW);
+  G_OBJECT_CLASS (hl_window_parent_class)->dispose (object);
+}
+
+static void
+hl_window_class_init (HlWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = hl_window_dispose;
+  window_class->close_request = hl_window_close_request;
+
+  g_type_ensure (HL_TYPE_START_PAGE);
+  g_type_ensure (HL_TYPE_FILTER_BAR);
+  g_type_ensure (HL_TYPE_TIMELINE);
+  g_type_ensure (HL_TYPE_SUMMARY_VIEW);
+  g_type_ensure (HL_TYPE_FLAME_VIEW);
+  g_type_ensure (HL_TYPE_CALL_TREE_VIEW);
+  g_type_ensure (HL_TYPE_ALLOCATIONS_VIEW);
+
+  gtk_widget_class_install_action (widget_class, "win.show-view", "s", action_show_view);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, action_find);
+  gtk_widget_class_install_action (widget_class, "win.clear-range", NULL, action_clear_range);
+  gtk_widget_class_install_action (widget_class, "win.timeline-reset-zoom", NULL, action_timeline_reset_zoom);
+  gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
+  gtk_widget_class_install_action (widget_class, "win.filter-thread", "u", action_filter_thread);
+  gtk_widget_class_install_action (widget_class, "win.filter-metadata", "s", action_filter_metadata);
+  gtk_widget_class_install_action (widget_class, "win.filter-module", "s", action_filter_module);
+  gtk_widget_class_install_action (widget_class, "win.clear-filters", NULL, action_clear_filters);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, switcher_title);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_progress);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, error_page);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_bar);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
+  gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_call_site_activated);
+  gtk_widget_class_bind_template_callback (widget_class, on_flame_cost_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_banner_details_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_banner_close_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
+}
+
+static void
+hl_window_init (HlWindow *self)
+{
+  GtkDropTarget *drop;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->cursor_ns = HL_TIME_NONE;
+  self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->session = hl_session_new ();
+  g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
+  hl_flame_view_set_costs (self->flame_view, hl_cost_get_labels ());
+  hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_BYTES);
+  g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "show-in-call-tree",
+                            G_CALLBACK (on_show_in_call_tree), self);
+  g_signal_connect_swapped (self->timeline, "cursor-changed",
+                            G_CALLBACK (on_timeline_cursor_changed), self);
+  g_signal_connect_swapped (self->timeline, "visible-range-changed",
+                            G_CALLBACK (on_timeline_visible_range_changed), self);
+  g_signal_connect_swapped (self->view_stack, "notify::visible-child-name",
+                            G_CALLBACK (on_visible_view_changed), self);
+  show_page (self, "start");
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+}

@@ -1,0 +1,23 @@
+/* main.c — the heaplens executable. */
+#include "hl-config.h"
+
+#include <locale.h>
+
+#include <glib/gi18n.h>
+
+#include "hl-application.h"
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(HlApplication) app = NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (HL_GETTEXT_PACKAGE, HL_LOCALEDIR);
+  bind_textdomain_codeset (HL_GETTEXT_PACKAGE, "UTF-8");
+  textdomain (HL_GETTEXT_PACKAGE);
+
+  app = hl_application_new ();
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

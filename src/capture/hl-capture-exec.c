@@ -1,0 +1,258 @@
+/* hl-capture-exec.c — exec: buffers flushed and the session ended first
+ * (resumed if the exec fails); with HEAPLENS_FOLLOW=none the preload is
+ * removed from the new image's LD_PRELOAD (exec* and posix_spawn*).
+ */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- exec -------------------------------------------------------------------- */
+
+/* Before the image is replaced: everything written, the session ended. */
+static void
+before_exec (const char *path)
+{
+  if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
+    return;
+  hl_tls.guard++;
+  HlThreadBlock *b = hl_tls.block;
+  uint64_t now = hl_now ();
+  if (b != NULL)
+    {
+      char text[300];
+      size_t n = hl_strlcpy (text, "exec ", sizeof text);
+      hl_strlcpy (text + n, path ? path : "", sizeof text - n);
+      HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
+    }
+  hl_tls.guard--;
+  hl_capture_finish (-1, false, true);
+}
+
+static void
+after_failed_exec (void)
+{
+  if (!hl_active () || (uint32_t) getpid () != hl_g.pid)
+    return;
+  atomic_store (&hl_g.ended, 0);
+  if (hl_g.hdr != NULL)
+    {
+      __atomic_fetch_and (&hl_g.hdr->flags, ~(uint32_t) HL_SHM_FLAG_ENDED_BY_EXEC, __ATOMIC_RELAXED);
+      __atomic_store_n (&hl_g.hdr->state_atomic, HL_SHM_STATE_RUNNING, __ATOMIC_RELEASE);
+    }
+}
+
+/* With HEAPLENS_FOLLOW=none, a copy of ENVP whose LD_PRELOAD lacks the
+ * preload, built in the caller-provided arrays. */
+static char *const *
+filter_env (char *const *envp,
+            char       **out,
+            size_t       cap,
+            char        *value,
+            size_t       value_cap)
+{
+  if (hl_g.cfg.follow || envp == NULL)
+    return envp;
+  size_t n = 0;
+  for (size_t i = 0; envp[i] != NULL && n + 1 < cap; i++)
+    {
+      if (strncmp (envp[i], "LD_PRELOAD=", 11) != 0)
+        {
+          out[n++] = envp[i];
+          continue;
+        }
+      size_t len = hl_strlcpy (value, "LD_PRELOAD=", value_cap);
+      const char *p = envp[i] + 11;
+      while (*p)
+        {
+          const char *end = p;
+          while (*end && *end != ':' && *end != ' ')
+            end++;
+          size_t w = (size_t) (end - p);
+          bool mine = w > 0 && memmem (p, w, "libheaplens-preload", 19) != NULL;
+          if (w > 0 && !mine && len + w + 2 < value_cap)
+            {
+              if (len > 11)
+                value[len++] = ':';
+              memcpy (value + len, p, w);
+              len += w;
+            }
+          p = *end ? end + 1 : end;
+        }
+      value[len] = '\0';
+      if (len > 11)
+        out[n++] = value;
+    }
+  out[n] = NULL;
+  return out;
+}
+
+#define HL_ENV_MAX 2048
+extern char **environ;
+
+typedef int (*ExecveFunc) (const char *, char *const[], char *const[]);
+
+HL_EXPORT int
+execve (const char  *path,
+        char *const  argv[],
+        char *const  envp[])
+{
+  static ExecveFunc real;
+  if (real == NULL)
+    real = (ExecveFunc) dlsym (RTLD_NEXT, "execve");
+  char *env[HL_ENV_MAX];
+  char value[4096];
+  before_exec (path);
+  int rc = real (path, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  int e = errno;
+  after_failed_exec ();
+  errno = e;
+  return rc;
+}
+
+HL_EXPORT int
+execvpe (const char  *file,
+         char *const  argv[],
+         char *const  envp[])
+{
+  static ExecveFunc real;
+  if (real == NULL)
+    real = (ExecveFunc) dlsym (RTLD_NEXT, "execvpe");
+  char *env[HL_ENV_MAX];
+  char value[4096];
+  before_exec (file);
+  int rc = real (file, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  int e = errno;
+  after_failed_exec ();
+  errno = e;
+  return rc;
+}
+
+HL_EXPORT int
+execv (const char  *path,
+       char *const  argv[])
+{
+  return execve (path, argv, environ);
+}
+
+HL_EXPORT int
+execvp (const char  *file,
+        char *const  argv[])
+{
+  return execvpe (file, argv, environ);
+}
+
+HL_EXPORT int
+fexecve (int          fd,
+         char *const  argv[],
+         char *const  envp[])
+{
+  static int (*real) (int, char *const[], char *const[]);
+  if (real == NULL)
+    real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
+  char *env[HL_ENV_MAX];
+  char value[4096];
+  before_exec ("(fd)");
+  int rc = real (fd, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  int e = errno;
+  after_failed_exec ();
+  errno = e;
+  return rc;
+}
+
+#define HL_ARGS_MAX 1024
+
+/* execl, execlp, execle: collect the variadic arguments. */
+#define COLLECT_ARGS(first, ap, argv, n)                   \
+  do                                                       \
+    {                                                      \
+      argv[0] = (char *) (first);                          \
+      n = 1;                                               \
+      while (argv[n - 1] != NULL && n < HL_ARGS_MAX)       \
+        argv[n++] = va_arg (ap, char *);                   \
+      argv[HL_ARGS_MAX - 1] = NULL;                        \
+    }                                                      \
+  while (0)
+
+HL_EXPORT int
+execl (const char *path,
+       const char *arg,
+       ...)
+{
+  char *argv[HL_ARGS_MAX];
+  size_t n;
+  va_list ap;
+  va_start (ap, arg);
+  COLLECT_ARGS (arg, ap, argv, n);
+  va_end (ap);
+  return execve (path, argv, environ);
+}
+
+HL_EXPORT int
+execlp (const char *file,
+        const char *arg,
+        ...)
+{
+  char *argv[HL_ARGS_MAX];
+  size_t n;
+  va_list ap;
+  va_start (ap, arg);
+  COLLECT_ARGS (arg, ap, argv, n);
+  va_end (ap);
+  return execvpe (file, argv, environ);
+}
+
+HL_EXPORT int
+execle (const char *path,
+        const char *arg,
+        ...)
+{
+  char *argv[HL_ARGS_MAX];
+  size_t n;
+  va_list ap;
+  va_start (ap, arg);
+  COLLECT_ARGS (arg, ap, argv, n);
+  char *const *envp = va_arg (ap, char *const *);
+  va_end (ap);
+  return execve (path, argv, envp);
+}
+
+typedef int (*SpawnFunc) (pid_t *, const char *, const posix_spawn_file_actions_t *,
+                          const posix_spawnattr_t *, char *const[], char *const[]);
+
+HL_EXPORT int
+posix_spawn (pid_t                            *pid,
+             const char                       *path,
+             const posix_spawn_file_actions_t *actions,
+             const posix_spawnattr_t          *attr,
+             char *const                       argv[],
+             char *const                       envp[])
+{
+  static SpawnFunc real;
+  if (real == NULL)
+    real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawn");
+  char *env[HL_ENV_MAX];
+  char value[4096];
+  return real (pid, path, actions, attr, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+}
+
+HL_EXPORT int
+posix_spawnp (pid_t                            *pid,
+              const char                       *file,
+              const posix_spawn_file_actions_t *actions,
+              const posix_spawnattr_t          *attr,
+              char *const                       argv[],
+              char *const                       envp[])
+{
+  static SpawnFunc real;
+  if (real == NULL)
+    real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawnp");
+  char *env[HL_ENV_MAX];
+  char value[4096];
+  return real (pid, file, actions, attr, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+}

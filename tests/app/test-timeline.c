@@ -1,0 +1,170 @@
+/* test-timeline.c — timeline drawing (no display) and the widget's range
+ * selection (under Xvfb). */
+#include "hl-config.h"
+
+#include <adwaita.h>
+
+#include "hl-timeline.h"
+
+#define MS G_GUINT64_CONSTANT (1000000)
+
+static HlTimelineData *
+make_data (void)
+{
+  HlTimelineData *data = hl_timeline_data_new (1000 * MS);
+
+  /* Heap grows 0 → 900 KiB over the first 900 ms, falls to 0 at the end. */
+  for (guint i = 0; i < 10; i++)
+    {
+      HlTimelineBucket b = { .time_ns = i * 100 * MS,
+                             .heap_min = i * 100 * 1024, .heap_max = (i < 9 ? i * 100 : 0) * 1024,
+                             .rss = 0, .n_allocs = 10 * i };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  hl_timeline_data_add_band (data, "phase", "phase=load", 0, 300 * MS);
+  hl_timeline_data_add_band (data, "phase", "phase=query", 300 * MS, 1000 * MS);
+  hl_timeline_data_add_band (data, "request", "request=1", 500 * MS, 600 * MS);
+  hl_timeline_data_add_mark (data, 700 * MS, "checkpoint");
+  return data;
+}
+
+static void
+test_data (void)
+{
+  g_autoptr(HlTimelineData) data = make_data ();
+
+  g_assert_cmpuint (hl_timeline_data_get_n_rows (data), ==, 2);
+  g_assert_cmpuint (hl_timeline_data_get_band (data, 2)->row, ==, 1);
+  g_assert_cmpuint (hl_timeline_data_get_max_bytes (data), ==, 800 * 1024);
+  g_assert_cmpuint (hl_timeline_data_get_max_rate (data), ==, 90);
+}
+
+static guint32
+pixel (cairo_surface_t *s,
+       int              x,
+       int              y)
+{
+  const guint8 *row = cairo_image_surface_get_data (s) + y * cairo_image_surface_get_stride (s);
+  return ((const guint32 *) (gconstpointer) row)[x] & 0xffffff;
+}
+
+static void
+test_draw (void)
+{
+  g_autoptr(HlTimelineData) data = make_data ();
+  HlTimelineViewport vp = { .width = 400, .height = 200, .row_height = 16,
+                            .start_ns = 0, .end_ns = 1000 * MS };
+  HlTimelineStyle style = { .dark = FALSE };
+  HlTimelineLayout lay;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  cairo_t *cr = cairo_create (s);
+  double chart_bottom;
+
+  g_assert_cmpfloat (hl_timeline_x_for_time (&vp, 500 * MS), ==, 200.0);
+  g_assert_cmpuint (hl_timeline_time_for_x (&vp, 100.0), ==, 250 * MS);
+
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  hl_timeline_draw (cr, data, &vp, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("HL_TEST_SAVE_PNG"))
+    cairo_surface_write_to_png (s, "timeline-draw.png");
+
+  hl_timeline_layout (data, &vp, &lay);
+  g_assert_cmpfloat (lay.bands_height, ==, 32.0);
+  chart_bottom = lay.chart_y + lay.chart_height;
+  /* Heap at 800 KiB (full scale) between 800 and 900 ms: just under the
+   * chart's top it is filled; at 50 ms (heap 0) it is not. */
+  g_assert_cmpuint (pixel (s, 340, (int) (lay.chart_y + 6)), !=, 0xffffff);
+  g_assert_cmpuint (pixel (s, 10, (int) (chart_bottom - 8)), ==, 0xffffff);
+  /* The phase=load band covers x [0, 120) in row 0, nothing in row 1 there. */
+  g_assert_cmpuint (pixel (s, 60, 3), !=, 0xffffff);
+  g_assert_cmpuint (pixel (s, 100, 16 + 8), ==, 0xffffff);
+  g_assert_cmpuint (pixel (s, 230, 16 + 3), !=, 0xffffff);
+  cairo_surface_destroy (s);
+}
+
+typedef struct
+{
+  guint   n_changed;
+  guint64 start_ns, end_ns;
+  gboolean has;
+} Emitted;
+
+static void
+on_selection_changed (HlTimeline *timeline,
+                      Emitted    *e)
+{
+  e->n_changed++;
+  e->has = hl_timeline_get_selection (timeline, &e->start_ns, &e->end_ns);
+}
+
+static void
+test_widget_selection (void)
+{
+  g_autoptr(HlTimelineData) data = make_data ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *timeline = hl_timeline_new ();
+  Emitted e = { 0 };
+  guint64 start, end;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 150);
+  gtk_window_set_child (GTK_WINDOW (window), timeline);
+  hl_timeline_set_data (HL_TIMELINE (timeline), data);
+  g_signal_connect (timeline, "selection-changed", G_CALLBACK (on_selection_changed), &e);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (timeline) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (gtk_widget_get_width (timeline), ==, 500);
+
+  /* Dragging from 100 px to 350 px of 500 selects 200 ms – 700 ms. */
+  hl_timeline_drag (HL_TIMELINE (timeline), 350, 100);
+  g_assert_cmpuint (e.n_changed, ==, 1);
+  g_assert_true (e.has);
+  g_assert_cmpuint (e.start_ns, ==, 200 * MS);
+  g_assert_cmpuint (e.end_ns, ==, 700 * MS);
+
+  /* A click is not a selection. */
+  hl_timeline_drag (HL_TIMELINE (timeline), 50, 51);
+  g_assert_cmpuint (e.n_changed, ==, 1);
+
+  /* Zoom in ×2 around the centre, then the same drag selects half as much. */
+  hl_timeline_zoom (HL_TIMELINE (timeline), 2.0, 250);
+  hl_timeline_get_visible_range (HL_TIMELINE (timeline), &start, &end);
+  g_assert_cmpuint (start, ==, 250 * MS);
+  g_assert_cmpuint (end, ==, 750 * MS);
+  hl_timeline_drag (HL_TIMELINE (timeline), 100, 350);
+  g_assert_cmpuint (e.start_ns, ==, 350 * MS);
+  g_assert_cmpuint (e.end_ns, ==, 600 * MS);
+
+  /* Pan stays inside the recording. */
+  hl_timeline_pan (HL_TIMELINE (timeline), 10000);
+  hl_timeline_get_visible_range (HL_TIMELINE (timeline), &start, &end);
+  g_assert_cmpuint (end, ==, 1000 * MS);
+  g_assert_cmpuint (start, ==, 500 * MS);
+
+  hl_timeline_clear_selection (HL_TIMELINE (timeline));
+  g_assert_cmpuint (e.n_changed, ==, 3);
+  g_assert_false (e.has);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/timeline/data", test_data);
+  g_test_add_func ("/timeline/draw", test_draw);
+  if (gtk_init_check ())
+    {
+      adw_init ();
+      g_test_add_func ("/timeline/widget-selection", test_widget_selection);
+    }
+  else
+    /* A GUI test that cannot run is a failure, not a skip: see meson.build. */
+    g_test_add_func ("/timeline/widget-selection", (GTestFunc) g_test_fail);
+  return g_test_run ();
+}

@@ -1,0 +1,225 @@
+/* test-window-views.c — a window showing a hand-built recording (through
+ * the model's event sink) under Xvfb: the summary's numbers, every view,
+ * a time range that refilters the flame graph, export parsed back, show in
+ * call tree. */
+#include "hl-config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "hl-application.h"
+#include "hl-call-tree-view.h"
+#include "hl-flame-view.h"
+#include "hl-session.h"
+#include "hl-summary-view.h"
+#include "hl-timeline.h"
+#include "hl-window.h"
+
+static HlApplication *app;
+
+/* Stacks (innermost first) 1: a←b←main, 2: c←b←main, 3: d←main.
+ * Allocations: t=10 100 B (s1, freed t=20), t=30 200 B (s2, freed 50),
+ * t=40 50 B (s3), t=60 1000 B (s1, freed 80), t=70 10 B (s2), t=90 5 B (s3). */
+static HlRecording *
+build_recording (void)
+{
+  HlRecording *rec = hl_recording_new ();
+  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
+  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
+  const guint64 s3[] = { 0x1200, 0x3000 };
+
+  hl_recording_append_stack (rec, 1, s1, 3);
+  hl_recording_append_stack (rec, 2, s2, 3);
+  hl_recording_append_stack (rec, 3, s3, 2);
+  hl_recording_append_thread (rec, 0, 100, "main", FALSE);
+  hl_recording_append_metadata (rec, 0, 100, "phase", "load");
+  hl_recording_append_alloc (rec, 0, 10, 100, 100, 0xa0, 1);
+  hl_recording_append_free (rec, 0, 0, 20, 100);
+  hl_recording_append_alloc (rec, 1, 30, 100, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 40, 100, 50, 0xa2, 3);
+  hl_recording_append_free (rec, 1, 0, 50, 100);
+  hl_recording_append_metadata (rec, 55, 100, "phase", "query");
+  hl_recording_append_alloc (rec, 3, 60, 100, 1000, 0xa3, 1);
+  hl_recording_append_alloc (rec, 4, 70, 100, 10, 0xa4, 2);
+  hl_recording_append_free (rec, 3, 0, 80, 100);
+  hl_recording_append_alloc (rec, 5, 90, 100, 5, 0xa5, 3);
+  hl_recording_append_end (rec, 100, 0);
+  hl_recording_commit (rec);
+  return rec;
+}
+
+static void
+spin_until (gboolean (*done) (gpointer),
+            gpointer  data)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (done (data));
+}
+
+static gboolean
+shows_views (gpointer window)
+{
+  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
+}
+
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  HlFlameGraph *graph;
+  guint64       total;
+} WaitTotal;
+
+static gboolean
+flame_total_is (gpointer user_data)
+{
+  WaitTotal *w = user_data;
+  HlFlameData *data = hl_flame_graph_get_data (w->graph);
+
+  return data != NULL && hl_flame_data_get_total (data) == w->total;
+}
+
+static void
+test_views (void)
+{
+  g_autoptr(HlRecording) rec = build_recording ();
+  HlWindow *window = hl_window_new (app);
+  HlSummaryView *summary;
+  HlFlameView *flame_view;
+  HlFlameGraph *graph;
+  HlCallTreeView *tree_view;
+  AdwViewStack *stack;
+  WaitTotal wait;
+  g_autofree char *dir = g_dir_make_tmp ("hl-views-XXXXXX", NULL);
+  g_autofree char *svg_path = g_build_filename (dir, "flame.svg", NULL);
+  g_autoptr(GFile) svg = g_file_new_for_path (svg_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  const char *views[] = { "summary", "flamegraph", "calltree", "allocations" };
+
+  gtk_window_present (GTK_WINDOW (window));
+  hl_window_set_recording (window, rec);
+  g_assert_false (hl_window_is_empty (window));
+  spin_until (shows_views, window);
+
+  /* The summary shows the model's numbers. */
+  summary = HL_SUMMARY_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "6");
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "leaked"), ==, "65 B");
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "peak"), ==, "1.04 KiB");
+
+  /* Every view can be shown through the window action (Ctrl+1…4). */
+  stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]));
+      g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, views[i]);
+    }
+
+  /* The flame graph shows bytes allocated: 1365 in all. */
+  flame_view = HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  graph = hl_flame_view_get_graph (flame_view);
+  wait = (WaitTotal) { graph, 1365 };
+  spin_until (flame_total_is, &wait);
+
+  /* A time range [0, 45] ns keeps the first three allocations: 350 B. */
+  hl_session_set_range (hl_window_get_session (window), 0, 45);
+  wait.total = 350;
+  spin_until (flame_total_is, &wait);
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "3");
+  /* Cleared: everything again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.clear-range", NULL));
+  wait.total = 1365;
+  spin_until (flame_total_is, &wait);
+
+  /* The same through the timeline, as a drag would: the chip appears. */
+  {
+    HlTimeline *timeline = HL_TIMELINE (find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+    guint64 t0, t1;
+
+    hl_timeline_set_selection (timeline, 0, 45);
+    g_assert_true (hl_session_get_range (hl_window_get_session (window), &t0, &t1));
+    g_assert_cmpuint (t1, ==, 45);
+    wait.total = 350;
+    spin_until (flame_total_is, &wait);
+    hl_timeline_clear_selection (timeline);
+    g_assert_false (hl_session_get_range (hl_window_get_session (window), NULL, NULL));
+    wait.total = 1365;
+    spin_until (flame_total_is, &wait);
+
+    /* Live at the cursor: at t=45 the 200 B and 50 B blocks are live. */
+    hl_flame_view_set_cost (flame_view, HL_COST_KIND_LIVE);
+    g_signal_emit_by_name (timeline, "cursor-changed", (guint64) 45);
+    wait.total = 250;
+    spin_until (flame_total_is, &wait);
+    hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
+    wait.total = 1365;
+    spin_until (flame_total_is, &wait);
+  }
+
+  /* A metadata filter: phase=query has the last three (1015 B). */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.filter-metadata", "s", "phase=query"));
+  wait.total = 1015;
+  spin_until (flame_total_is, &wait);
+  hl_session_clear_filters (hl_window_get_session (window));
+  wait.total = 1365;
+  spin_until (flame_total_is, &wait);
+
+  /* Export SVG and parse it back. */
+  g_assert_true (hl_window_export_flame_graph (window, svg, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (svg_path, &contents, NULL, NULL));
+  g_assert_true (g_str_has_prefix (contents, "<?xml"));
+  g_assert_nonnull (strstr (contents, "<svg"));
+  g_unlink (svg_path);
+  g_rmdir (dir);
+
+  /* Show in call tree: the flame frame 0x3000 (main) is revealed top-down. */
+  g_signal_emit_by_name (graph, "show-in-call-tree", 1u);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "calltree");
+  tree_view = HL_CALL_TREE_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+  {
+    g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree_view);
+    g_assert_nonnull (row);
+    g_assert_cmpstr (hl_tree_row_get_name (row), ==, hl_flame_data_get_node (hl_flame_graph_get_data (graph), 1)->name);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/window-views/no-display", (GTestFunc) g_test_fail);
+      return g_test_run ();
+    }
+  app = hl_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_test_add_func ("/window-views/views", test_views);
+  ret = g_test_run ();
+  g_object_unref (app);
+  return ret;
+}
