@@ -67,6 +67,7 @@ struct _HlRecording
   guint64       bytes_allocated;
   guint64       temporary;
   guint64       frees_unknown;
+  guint64       ids_out_of_range;
   guint64       dropped;
   guint64       end_ns;
   guint64       peak_heap;
@@ -667,8 +668,14 @@ hl_recording_append_alloc (HlRecording *self,
   HlHeapPoint p;
 
   g_return_if_fail (HL_IS_RECORDING (self));
-  g_return_if_fail (id < G_MAXINT32);
 
+  /* Ids are dense: one far beyond what was seen is damage, not a reason to
+   * allocate gigabytes for the table. */
+  if (id >= G_MAXINT32 || (id >= self->allocs->len && id > 16 * (self->n_allocs + (1u << 20))))
+    {
+      self->ids_out_of_range++;
+      return;
+    }
   a = alloc_slot (self, id);
   if (a->flags & HL_ALLOC_PRESENT)
     return; /* a duplicate id: ignore */
@@ -1061,6 +1068,10 @@ hl_recording_commit (HlRecording *self)
       expand_stack_frames (self, self->stacks_expanded);
       g_clear_pointer (&self->tries[0], free_trie);
       g_clear_pointer (&self->tries[1], free_trie);
+    }
+  if (self->ids_out_of_range > 0)
+    {
+      hl_recording_append_warning (self, "Allocations with impossible ids were ignored (a damaged trace)");
     }
   n_new = self->n_allocs - self->committed_allocs;
   self->committed_allocs = self->n_allocs;

@@ -412,7 +412,10 @@ load (LoadData      *data,
         guint64 max_id = 0;
         for (size_t i = 0; i < index->n_entries; i++)
           max_id = MAX (max_id, index->entries[i].alloc_id_end);
-        hl_recording_reserve (rec, max_id);
+        /* Every allocation takes at least a byte of the file: a header
+         * claiming more is damaged. */
+        if (max_id <= total)
+          hl_recording_reserve (rec, max_id);
         hl_trace_index_free (index);
       }
   }

@@ -268,6 +268,22 @@ test_free_before_alloc_arrives (void)
 }
 
 static void
+test_impossible_ids (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  HlSummary s;
+
+  hl_recording_append_alloc (rec, 0, 1, 1, 8, 0x10, 0);
+  hl_recording_append_alloc (rec, G_GUINT64_CONSTANT (1) << 40, 2, 1, 8, 0x20, 0);
+  hl_recording_append_alloc (rec, 1u << 30, 3, 1, 8, 0x30, 0);
+  hl_recording_commit (rec);
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.n_allocations, ==, 1);
+  g_assert_nonnull (hl_recording_get_warnings (rec)[0]);
+  g_assert_nonnull (strstr (hl_recording_get_warnings (rec)[0], "impossible ids"));
+}
+
+static void
 test_series (void)
 {
   g_autoptr (HlRecording) rec = build_recording (5);
@@ -431,6 +447,7 @@ main (int    argc,
   g_test_add_func ("/costs/filter-parse-times", test_filter_parse_times);
   g_test_add_func ("/costs/free-by-address-and-order", test_free_by_address_and_order);
   g_test_add_func ("/costs/free-before-alloc-arrives", test_free_before_alloc_arrives);
+  g_test_add_func ("/costs/impossible-ids", test_impossible_ids);
   g_test_add_func ("/costs/series", test_series);
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
