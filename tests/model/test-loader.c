@@ -319,6 +319,51 @@ test_load_pipelined_equals_serial (void)
   g_file_delete (file, NULL, NULL);
 }
 
+/* Every byte of the hand-built trace damaged in turn, every length cut:
+ * the model loads a recording or gives an error, never crashes. */
+static void
+test_load_damaged (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autofree guint8 *copy = g_memdup2 (trace->data, trace->len);
+  guint loaded = 0, refused = 0;
+
+  for (guint i = 0; i < trace->len * 2; i++)
+    {
+      guint off = i % trace->len;
+      gsize len = i < trace->len ? trace->len : off;
+      g_autoptr (GFile) file = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (HlRecording) rec = NULL;
+
+      memcpy (copy, trace->data, trace->len);
+      if (i < trace->len)
+        copy[off] ^= 0xa5;
+      file = write_temp (copy, len);
+      rec = hl_recording_load (file, (i & 1) ? HL_LOAD_FLAGS_SERIAL : HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+      if (rec != NULL)
+        {
+          g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+          g_autoptr (HlCallTree) t = hl_analysis_get_call_tree (a, HL_CALL_TREE_BOTTOM_UP, HL_COST_KIND_LEAKED);
+          g_autoptr (GArray) series = hl_recording_get_series (rec, 0, HL_TIME_END, 16);
+          HlSummary s;
+
+          hl_recording_get_summary (rec, &s);
+          g_assert_cmpuint (s.n_frees, <=, s.n_allocations);
+          g_assert_cmpuint (hl_call_tree_get_costs (t, 0)->allocations, ==, s.n_allocations);
+          loaded++;
+        }
+      else
+        {
+          g_assert_true (error->domain == HL_MODEL_ERROR);
+          refused++;
+        }
+      g_file_delete (file, NULL, NULL);
+    }
+  g_assert_cmpuint (loaded, >, 0);
+  g_assert_cmpuint (refused, >, 0);
+}
+
 static char *
 run_cli (const char * const *args,
          int                *status)
@@ -392,5 +437,6 @@ main (int    argc,
   g_test_add_func ("/loader/golden", test_load_golden);
   g_test_add_func ("/loader/report-json", test_report_json);
   g_test_add_func ("/loader/pipelined-equals-serial", test_load_pipelined_equals_serial);
+  g_test_add_func ("/loader/damaged", test_load_damaged);
   return g_test_run ();
 }
