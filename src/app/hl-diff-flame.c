@@ -104,26 +104,28 @@ hsl_to_rgb (double h,
   rgb[2] = b + m;
 }
 
+#define FULL_CHANGE 0.5  /* a change of half the larger side is full colour */
+
 void
-hl_diff_color (gint64   delta,
-               guint64  max_abs_delta,
+hl_diff_color (guint64  a,
+               guint64  b,
                gboolean dark,
                double   rgb[3])
 {
   double t;
 
-  if (delta == 0 || max_abs_delta == 0)
+  if (a == b)
     {
       rgb[0] = rgb[1] = rgb[2] = dark ? 0.30 : 0.84;
       return;
     }
   /* Any change shows; the square root spreads the small ones. */
-  t = sqrt (MIN (1.0, (double) llabs (delta) / (double) max_abs_delta));
-  t = 0.2 + 0.8 * t;
+  t = (double) (a > b ? a - b : b - a) / (double) MAX (a, b);
+  t = 0.15 + 0.85 * sqrt (MIN (1.0, t / FULL_CHANGE));
   if (dark)
-    hsl_to_rgb (delta > 0 ? 4.0 : 212.0, 0.30 + 0.45 * t, 0.24 + 0.16 * t, rgb);
+    hsl_to_rgb (b > a ? 4.0 : 212.0, 0.30 + 0.45 * t, 0.26 + 0.16 * t, rgb);
   else
-    hsl_to_rgb (delta > 0 ? 4.0 : 212.0, 0.55 + 0.35 * t, 0.88 - 0.30 * t, rgb);
+    hsl_to_rgb (b > a ? 4.0 : 212.0, 0.50 + 0.40 * t, 0.86 - 0.28 * t, rgb);
 }
 
 /* ---- Text ------------------------------------------------------------- */
@@ -160,7 +162,6 @@ struct _HlDiffFlameInfo
 {
   HlDiffTree *tree;
   HlCostKind  kind;
-  guint64     max_abs_delta;   /* over every node but the root */
 };
 
 HlDiffFlameInfo *
@@ -168,13 +169,9 @@ hl_diff_flame_info_new (HlDiffTree *tree,
                         HlCostKind  kind)
 {
   HlDiffFlameInfo *info = g_new0 (HlDiffFlameInfo, 1);
-  guint n = hl_diff_tree_get_n_nodes (tree);
 
   info->tree = hl_diff_tree_ref (tree);
   info->kind = kind;
-  for (guint i = 1; i < n; i++)
-    info->max_abs_delta = MAX (info->max_abs_delta,
-                               (guint64) llabs (hl_diff_tree_get_delta (tree, i, kind)));
   return info;
 }
 
@@ -197,7 +194,8 @@ hl_diff_flame_color (const HlFlameData *data,
   HlDiffFlameInfo *info = user_data;
   guint d = hl_diff_flame_diff_node (data, node);
 
-  hl_diff_color (hl_diff_tree_get_delta (info->tree, d, info->kind), info->max_abs_delta, dark, rgb);
+  hl_diff_color (side_cost (hl_diff_tree_get_costs_a (info->tree, d), info->kind),
+                 side_cost (hl_diff_tree_get_costs_b (info->tree, d), info->kind), dark, rgb);
 }
 
 char *

@@ -3,8 +3,9 @@
  * A frame's width is its cost in A plus its cost in B, so that what
  * disappeared stays visible next to what appeared; its colour says how it
  * changed: red where B grew, blue where it shrank, grey where it stayed,
- * stronger for larger changes (relative to the largest change in the
- * graph). Colours and labels stay readable on light and dark backgrounds.
+ * stronger for larger relative changes (a frame that doubled or appeared
+ * is fully red, one that grew 2 % barely tinted). Colours and labels stay
+ * readable on light and dark backgrounds.
  */
 #pragma once
 
@@ -22,10 +23,10 @@ HlFlameData *hl_diff_flame_data         (HlDiffTree        *tree,
 guint        hl_diff_flame_diff_node    (const HlFlameData *data,
                                          guint              node);
 
-/* Fill colour of a change DELTA when the largest change shown is
- * MAX_ABS_DELTA (0..1 RGB). */
-void         hl_diff_color              (gint64             delta,
-                                         guint64            max_abs_delta,
+/* Fill colour of a frame whose cost went from A to B (0..1 RGB): grey when
+ * equal, red hues when B > A, blue hues when B < A. */
+void         hl_diff_color              (guint64            a,
+                                         guint64            b,
                                          gboolean           dark,
                                          double             rgb[3]);
 
