@@ -11,6 +11,8 @@
 #include "hl-diff-row.h"
 #include "hl-diff-view.h"
 
+#define AUTO_EXPAND_LEVELS 8
+
 struct _HlDiffView
 {
   GtkWidget          parent_instance;
@@ -123,15 +125,16 @@ bind_number (GtkSignalListItemFactory *factory,
     default:         g_assert_not_reached ();
     }
   gtk_label_set_label (GTK_LABEL (label), text);
-  /* Growth and shrinkage in the theme's colours (readable light and dark). */
+  /* Growth red, shrinkage blue as in the graph, in the theme's colours
+   * (readable light and dark). */
   gtk_widget_remove_css_class (label, "error");
-  gtk_widget_remove_css_class (label, "success");
+  gtk_widget_remove_css_class (label, "accent");
   if (col == COL_DELTA || col == COL_CHANGE)
     {
       if (delta > 0)
         gtk_widget_add_css_class (label, "error");
       else if (delta < 0)
-        gtk_widget_add_css_class (label, "success");
+        gtk_widget_add_css_class (label, "accent");
     }
 }
 
@@ -240,6 +243,17 @@ refresh (HlDiffView *self)
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  /* Open the path of the largest change (the first child at each level,
+   * in the diff tree's |Δ| order) so the table starts with an answer. */
+  for (guint pos = 0, level = 0; level < AUTO_EXPAND_LEVELS; level++, pos++)
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree_model, pos);
+
+      if (row == NULL || !gtk_tree_list_row_is_expandable (row))
+        break;
+      gtk_tree_list_row_set_expanded (row, TRUE);
+    }
 }
 
 void

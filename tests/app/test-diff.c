@@ -137,15 +137,6 @@ row_at (GListModel *rows,
   return HL_DIFF_ROW (gtk_tree_list_row_get_item (tree_row));
 }
 
-static void
-expand (GListModel *rows,
-        guint       i)
-{
-  g_autoptr(GtkTreeListRow) tree_row = g_list_model_get_item (rows, i);
-
-  gtk_tree_list_row_set_expanded (tree_row, TRUE);
-}
-
 /* A: 0x1000 100 B, 0x1100 200 B, 0x1200 30 B.
  * B: 0x1000 400 B (+300), 0x1100 50 B (−150), 0x1200 30 B (=). */
 static void
@@ -218,32 +209,38 @@ test_diff_view (void)
     g_assert_cmpfloat (strong[0] - strong[2], >, weak[0] - weak[2]);
   }
 
-  /* The call tree: main, then 0x2000 (|Δ| 150) before 0x1200 (0). */
+  /* The call tree opens the path of the largest change: main, 0x2000
+   * (|Δ| 150) and its children +300 before −150 (by |Δ|), then 0x1200 (0). */
   rows = hl_diff_view_get_rows (view);
-  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 1);
-  first = row_at (rows, 0);
-  g_assert_cmpstr (hl_diff_row_get_name (first), ==, "0x3000");
-  g_assert_cmpint (hl_diff_row_get_delta (first), ==, 150);
-  expand (rows, 0);
-  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
-  {
-    g_autoptr(HlDiffRow) r1 = row_at (rows, 1);
-    g_autoptr(HlDiffRow) r2 = row_at (rows, 2);
-    g_assert_cmpstr (hl_diff_row_get_name (r1), ==, "0x2000");
-    g_assert_cmpstr (hl_diff_row_get_name (r2), ==, "0x1200");
-  }
-  expand (rows, 1);
   g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 5);
   {
-    /* Under 0x2000: +300 before −150 (sorted by |Δ|, largest first). */
-    g_autoptr(HlDiffRow) r2 = row_at (rows, 2);
-    g_autoptr(HlDiffRow) r3 = row_at (rows, 3);
-    g_assert_cmpstr (hl_diff_row_get_name (r2), ==, "0x1000");
-    g_assert_cmpint (hl_diff_row_get_delta (r2), ==, 300);
-    g_assert_cmpuint (hl_diff_row_get_a (r2), ==, 100);
-    g_assert_cmpuint (hl_diff_row_get_b (r2), ==, 400);
-    g_assert_cmpstr (hl_diff_row_get_name (r3), ==, "0x1100");
-    g_assert_cmpint (hl_diff_row_get_delta (r3), ==, -150);
+    const char *order[] = { "0x3000", "0x2000", "0x1000", "0x1100", "0x1200" };
+    const gint64 deltas[] = { 150, 150, 300, -150, 0 };
+
+    for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+      {
+        g_autoptr(HlDiffRow) r = row_at (rows, i);
+        g_assert_cmpstr (hl_diff_row_get_name (r), ==, order[i]);
+        g_assert_cmpint (hl_diff_row_get_delta (r), ==, deltas[i]);
+      }
+    first = row_at (rows, 2);
+    g_assert_cmpuint (hl_diff_row_get_a (first), ==, 100);
+    g_assert_cmpuint (hl_diff_row_get_b (first), ==, 400);
+  }
+  /* Sorted by Δ ascending (|Δ|, smallest first) at every level: 0x1200 (0)
+   * before 0x2000 (150), and under 0x2000 −150 before +300. */
+  {
+    GtkColumnView *cv = hl_diff_view_get_column_view (view);
+    g_autoptr(GtkColumnViewColumn) delta_column = g_list_model_get_item (gtk_column_view_get_columns (cv), 3);
+    const char *order[] = { "0x3000", "0x1200", "0x2000", "0x1100", "0x1000" };
+
+    g_assert_cmpstr (gtk_column_view_column_get_title (delta_column), ==, "Δ");
+    gtk_column_view_sort_by_column (cv, delta_column, GTK_SORT_ASCENDING);
+    for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+      {
+        g_autoptr(HlDiffRow) r = row_at (rows, i);
+        g_assert_cmpstr (hl_diff_row_get_name (r), ==, order[i]);
+      }
   }
 
   /* Another cost: allocations, 3 → 3, and 0x1000 unchanged. */
