@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-flame-graph.h"
+#include "hl-font-metrics.h"
 #include "hl-units.h"
 
 #define ROW_HEIGHT_EM 1.55
@@ -59,17 +60,7 @@ hl_flame_graph_new (void)
 static double
 row_height (HlFlameGraph *self)
 {
-  PangoContext *context = gtk_widget_get_pango_context (GTK_WIDGET (self));
-  const PangoFontDescription *font = pango_context_get_font_description (context);
-  double size = 10.0;
-
-  if (font != NULL && pango_font_description_get_size (font) > 0)
-    {
-      size = (double) pango_font_description_get_size (font) / PANGO_SCALE;
-      if (!pango_font_description_get_size_is_absolute (font))
-        size *= 96.0 / 72.0;
-    }
-  return ceil (size * ROW_HEIGHT_EM) + 2.0;
+  return ceil (hl_widget_font_size_px (GTK_WIDGET (self)) * ROW_HEIGHT_EM) + 2.0;
 }
 
 void

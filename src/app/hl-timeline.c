@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-timeline.h"
+#include "hl-font-metrics.h"
 #include "hl-units.h"
 
 #define DRAG_THRESHOLD 3.0
@@ -59,17 +60,7 @@ hl_timeline_new (void)
 static double
 row_height (HlTimeline *self)
 {
-  PangoContext *context = gtk_widget_get_pango_context (GTK_WIDGET (self));
-  const PangoFontDescription *font = pango_context_get_font_description (context);
-  double size = 10.0;
-
-  if (font != NULL && pango_font_description_get_size (font) > 0)
-    {
-      size = (double) pango_font_description_get_size (font) / PANGO_SCALE;
-      if (!pango_font_description_get_size_is_absolute (font))
-        size *= 96.0 / 72.0;
-    }
-  return ceil (size * 1.5);
+  return ceil (hl_widget_font_size_px (GTK_WIDGET (self)) * 1.5);
 }
 
 void

@@ -1,35 +1,45 @@
 /* heaplens-cli — the command-line front end: dispatches to a subcommand. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
 
 static const HlCliCommand commands[] = {
-  { "dump", hl_cli_dump, "print the packets and events of a trace file" },
-  { "compress", hl_cli_compress, "compress a trace file (zstd frames)" },
-  { "record", hl_cli_record, "run a program and record its heap" },
-  { "sessions", hl_cli_sessions, "list (or --prune) live-recording sessions" },
-  { "report", hl_cli_report, "summary and top call sites of a recording" },
-  { "flamegraph", hl_cli_flamegraph, "flame graph of a recording (collapsed stacks or SVG)" },
-  { "diff", hl_cli_diff, "differences between two recordings, per call path" },
+  { "dump", hl_cli_dump, N_("print the packets and events of a trace file") },
+  { "compress", hl_cli_compress, N_("compress a trace file (zstd frames)") },
+  { "record", hl_cli_record, N_("run a program and record its heap") },
+  { "sessions", hl_cli_sessions, N_("list (or --prune) live-recording sessions") },
+  { "report", hl_cli_report, N_("summary and top call sites of a recording") },
+  { "flamegraph", hl_cli_flamegraph, N_("flame graph of a recording (collapsed stacks or SVG)") },
+  { "diff", hl_cli_diff, N_("differences between two recordings, per call path") },
   { NULL, NULL, NULL },
 };
 
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: heaplens-cli COMMAND [OPTIONS...]\n\nCommands:\n");
+  fprintf (out, "%s", _("Usage: heaplens-cli COMMAND [OPTIONS...]\n\nCommands:\n"));
   for (const HlCliCommand *c = commands; c->name != NULL; c++)
-    fprintf (out, "  %-12s %s\n", c->name, c->summary);
-  fprintf (out, "\nRun 'heaplens-cli COMMAND --help' for the options of one command.\n");
+    fprintf (out, "  %-12s %s\n", c->name, _(c->summary));
+  fprintf (out, "%s", _("\nRun 'heaplens-cli COMMAND --help' for the options of one command.\n"));
 }
 
 int
 main (int    argc,
       char **argv)
 {
+  /* Messages follow the user's language; numbers in reports, JSON and
+   * collapsed stacks stay in the C locale so that scripts can read them. */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  bindtextdomain (HL_GETTEXT_PACKAGE, HL_LOCALEDIR);
+  bind_textdomain_codeset (HL_GETTEXT_PACKAGE, "UTF-8");
+  textdomain (HL_GETTEXT_PACKAGE);
+
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {
       print_usage (argc < 2 ? stderr : stdout);
@@ -44,6 +54,6 @@ main (int    argc,
     if (strcmp (argv[1], c->name) == 0)
       return c->func (argc - 1, argv + 1);
 
-  fprintf (stderr, "heaplens-cli: unknown command '%s' (see 'heaplens-cli --help')\n", argv[1]);
+  fprintf (stderr, _("heaplens-cli: unknown command '%s' (see 'heaplens-cli --help')\n"), argv[1]);
   return 2;
 }

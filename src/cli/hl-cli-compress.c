@@ -3,6 +3,7 @@
  * the model and the CLI reads both forms. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,14 +47,14 @@ hl_cli_compress (int    argc,
           long l = strtol (argv[++i], &end, 10);
           if (*end != '\0' || l < 1 || l > 19)
             {
-              fprintf (stderr, "heaplens-cli compress: --level takes 1..19, not '%s'\n", argv[i]);
+              fprintf (stderr, _("heaplens-cli compress: --level takes 1..19, not '%s'\n"), argv[i]);
               return 2;
             }
           level = (int) l;
         }
       else if (argv[i][0] == '-' || in != NULL)
         {
-          fprintf (stderr, "heaplens-cli compress: unexpected '%s' (see --help)\n", argv[i]);
+          fprintf (stderr, _("heaplens-cli compress: unexpected '%s' (see --help)\n"), argv[i]);
           return 2;
         }
       else
@@ -71,17 +72,17 @@ hl_cli_compress (int    argc,
     before.st_size = 0;
   if (hl_trace_compress_file (in, out != NULL ? out : in, hl_trace_codec_zstd (level), 0, &err) != 0)
     {
-      fprintf (stderr, "heaplens-cli compress: %s: %s\n", in, err.message);
+      fprintf (stderr, _("heaplens-cli compress: %s: %s\n"), in, err.message);
       return 1;
     }
   if (stat (out != NULL ? out : in, &after) == 0)
-    fprintf (stderr, "%s: %lld -> %lld bytes\n", out != NULL ? out : in, (long long) before.st_size,
+    fprintf (stderr, _("%s: %lld -> %lld bytes\n"), out != NULL ? out : in, (long long) before.st_size,
              (long long) after.st_size);
   return 0;
 #else
   (void) level;
   (void) out;
-  fprintf (stderr, "heaplens-cli compress: built without libzstd\n");
+  fprintf (stderr, _("heaplens-cli compress: built without libzstd\n"));
   return 1;
 #endif
 }

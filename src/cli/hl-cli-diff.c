@@ -2,6 +2,7 @@
  * recordings, per call path matched by function and module. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,26 +61,26 @@ hl_cli_diff (int    argc,
   guint lines = 0;
   gint64 root_delta;
   const GOptionEntry entries[] = {
-    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, "allocations, bytes (default), temporary, peak, leaked, live", "COST" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "At most N lines of call paths (default 40)", "N" },
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("allocations, bytes (default), temporary, peak, leaked, live"), "COST" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, N_("At most N lines of call paths (default 40)"), "N" },
     { NULL }
   };
 
-  g_option_context_set_summary (ctx, "Differences of a cost between recordings A and B (B − A), per call path.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, _("Differences of a cost between recordings A and B (B − A), per call path."));
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      fprintf (stderr, "heaplens-cli diff: %s\n", error->message);
+      fprintf (stderr, _("heaplens-cli diff: %s\n"), error->message);
       return 2;
     }
   if (argc != 3 || top < 0)
     {
-      fprintf (stderr, "heaplens-cli diff: expected two trace files A B (see 'heaplens-cli diff --help')\n");
+      fprintf (stderr, _("heaplens-cli diff: expected two trace files A B (see 'heaplens-cli diff --help')\n"));
       return 2;
     }
   if (cost != NULL && !hl_cost_kind_from_string (cost, &kind))
     {
-      fprintf (stderr, "heaplens-cli diff: unknown cost '%s'\n", cost);
+      fprintf (stderr, _("heaplens-cli diff: unknown cost '%s'\n"), cost);
       return 2;
     }
   ra = hl_cli_load_recording ("diff", argv[1]);
@@ -98,7 +99,7 @@ hl_cli_diff (int    argc,
     g_autofree char *d = format_delta (kind, root_delta);
     printf ("%s: A %s, B %s, B − A %s\n", hl_cost_kind_to_string (kind), a, b, d);
   }
-  printf ("\n  %12s  %12s   %-12s call path\n", "B − A", "A", "B");
+  printf (_("\n  %12s  %12s   %-12s call path\n"), "B − A", "A", "B");
   {
     gint64 largest = 0;
     for (guint i = 1; i < hl_diff_tree_get_n_nodes (tree); i++)
@@ -106,6 +107,6 @@ hl_cli_diff (int    argc,
     print_node (tree, 0, kind, 0, MAX (1, largest / 100), &lines, (guint) top);
   }
   if (lines == 0)
-    printf ("  (no differences)\n");
+    printf (_("  (no differences)\n"));
   return 0;
 }

@@ -3,6 +3,7 @@
  * debugging tool of the trace format (docs/trace-format.md). */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,10 +42,10 @@ dump_index (HlTraceReader *r, const char *path)
   HlFormatError err;
   if (hl_trace_index_load (r, &x, &err) != 0)
     {
-      fprintf (stderr, "heaplens-cli dump: %s: %s\n", path, err.message);
+      fprintf (stderr, _("heaplens-cli dump: %s: %s\n"), path, err.message);
       return 2;
     }
-  printf ("index: %zu packets, %s\n", x->n_entries, x->from_file ? "trailing index" : "walked (no trailing index)");
+  printf (_("index: %zu packets, %s\n"), x->n_entries, x->from_file ? "trailing index" : "walked (no trailing index)");
   for (size_t i = 0; i < x->n_entries; i++)
     {
       const HlTraceIndexEntry *e = &x->entries[i];
@@ -81,7 +82,7 @@ hl_cli_dump (int    argc,
         index = true;
       else if (argv[i][0] == '-' && strcmp (argv[i], "-") != 0 && path == NULL && strcmp (argv[i], "--") != 0)
         {
-          fprintf (stderr, "heaplens-cli dump: unknown option '%s' (see --help)\n", argv[i]);
+          fprintf (stderr, _("heaplens-cli dump: unknown option '%s' (see --help)\n"), argv[i]);
           return 2;
         }
       else if (strcmp (argv[i], "--") == 0 && i + 1 < argc && path == NULL)
@@ -90,7 +91,7 @@ hl_cli_dump (int    argc,
         path = argv[i];
       else
         {
-          fprintf (stderr, "heaplens-cli dump: one FILE only (see --help)\n");
+          fprintf (stderr, _("heaplens-cli dump: one FILE only (see --help)\n"));
           return 2;
         }
     }
@@ -103,7 +104,7 @@ hl_cli_dump (int    argc,
   HlFormatError err;
   if (hl_trace_reader_open_file_codec (path, DUMP_CODEC, &r, &err) != 0)
     {
-      fprintf (stderr, "heaplens-cli dump: %s: %s\n", path, err.message);
+      fprintf (stderr, _("heaplens-cli dump: %s: %s\n"), path, err.message);
       return 2;
     }
   int rc = index ? dump_index (r, path) : hl_trace_dump (r, stdout, flags, NULL);

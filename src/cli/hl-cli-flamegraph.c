@@ -2,6 +2,7 @@
  * (flamegraph.pl, speedscope) or a self-contained interactive SVG. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
@@ -127,45 +128,45 @@ hl_cli_flamegraph (int    argc,
   double min_width = 0;
   HlCostKind kind = HL_COST_KIND_BYTES;
   const GOptionEntry entries[] = {
-    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, "allocations, bytes (default), temporary, peak, leaked, live", "COST" },
-    { "inverted", 0, 0, G_OPTION_ARG_NONE, &inverted, "Bottom-up: allocating functions at the root", NULL },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "collapsed or svg (default: from -o's extension, else collapsed)", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of stdout", "FILE" },
-    { "min-width", 0, 0, G_OPTION_ARG_DOUBLE, &min_width, "Drop frames narrower than this fraction of the total (SVG default 0.0002)", "F" },
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("allocations, bytes (default), temporary, peak, leaked, live"), "COST" },
+    { "inverted", 0, 0, G_OPTION_ARG_NONE, &inverted, N_("Bottom-up: allocating functions at the root"), NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("collapsed or svg (default: from -o's extension, else collapsed)"), "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE instead of stdout"), "FILE" },
+    { "min-width", 0, 0, G_OPTION_ARG_DOUBLE, &min_width, N_("Drop frames narrower than this fraction of the total (SVG default 0.0002)"), "F" },
     { NULL }
   };
 
-  g_option_context_set_summary (ctx, "Flame graph of a recording: collapsed stacks or an SVG.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, _("Flame graph of a recording: collapsed stacks or an SVG."));
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
   hl_cli_filter_add_entries (ctx, &fopts);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      fprintf (stderr, "heaplens-cli flamegraph: %s\n", error->message);
+      fprintf (stderr, _("heaplens-cli flamegraph: %s\n"), error->message);
       hl_cli_filter_clear (&fopts);
       return 2;
     }
   if (argc != 2)
     {
-      fprintf (stderr, "heaplens-cli flamegraph: expected one trace FILE (see 'heaplens-cli flamegraph --help')\n");
+      fprintf (stderr, _("heaplens-cli flamegraph: expected one trace FILE (see 'heaplens-cli flamegraph --help')\n"));
       hl_cli_filter_clear (&fopts);
       return 2;
     }
   if (cost != NULL && !hl_cost_kind_from_string (cost, &kind))
     {
-      fprintf (stderr, "heaplens-cli flamegraph: unknown cost '%s'\n", cost);
+      fprintf (stderr, _("heaplens-cli flamegraph: unknown cost '%s'\n"), cost);
       hl_cli_filter_clear (&fopts);
       return 2;
     }
   if (format != NULL && strcmp (format, "svg") != 0 && strcmp (format, "collapsed") != 0)
     {
-      fprintf (stderr, "heaplens-cli flamegraph: unknown format '%s' (collapsed, svg)\n", format);
+      fprintf (stderr, _("heaplens-cli flamegraph: unknown format '%s' (collapsed, svg)\n"), format);
       hl_cli_filter_clear (&fopts);
       return 2;
     }
   svg = format != NULL ? strcmp (format, "svg") == 0 : (output != NULL && g_str_has_suffix (output, ".svg"));
   if (min_width < 0 || min_width > 1)
     {
-      fprintf (stderr, "heaplens-cli flamegraph: --min-width is a fraction in [0, 1]\n");
+      fprintf (stderr, _("heaplens-cli flamegraph: --min-width is a fraction in [0, 1]\n"));
       hl_cli_filter_clear (&fopts);
       return 2;
     }
@@ -196,7 +197,7 @@ hl_cli_flamegraph (int    argc,
     {
       if (!g_file_set_contents (output, text, -1, &error))
         {
-          fprintf (stderr, "heaplens-cli flamegraph: %s\n", error->message);
+          fprintf (stderr, _("heaplens-cli flamegraph: %s\n"), error->message);
           return 1;
         }
     }

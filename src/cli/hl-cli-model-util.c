@@ -1,6 +1,8 @@
 /* hl-cli-model-util.c — helpers of the model-based subcommands. */
+#include "hl-config.h"
 #include "hl-cli-model-util.h"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 HlRecording *
@@ -13,7 +15,7 @@ hl_cli_load_recording (const char *cmd,
 
   if (rec == NULL)
     {
-      fprintf (stderr, "heaplens-cli %s: %s\n", cmd, error->message);
+      fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
       return NULL;
     }
   return rec;
@@ -74,14 +76,14 @@ hl_cli_filter_add_entries (GOptionContext     *ctx,
                            HlCliFilterOptions *opts)
 {
   const GOptionEntry entries[] = {
-    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, "Only allocations made from time T (ns, or 20ms, 1.5s)", "T" },
-    { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, "Only allocations made until time T", "T" },
-    { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, "Only allocations of thread TID (repeatable)", "TID" },
-    { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, "Only while metadata KEY had VALUE (repeatable)", "KEY=VALUE" },
-    { "filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->filters, "module=M, function=SUB, function~=REGEX, ... (repeatable)", "EXPR" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, N_("Only allocations made from time T (ns, or 20ms, 1.5s)"), "T" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, N_("Only allocations made until time T"), "T" },
+    { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, N_("Only allocations of thread TID (repeatable)"), "TID" },
+    { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, N_("Only while metadata KEY had VALUE (repeatable)"), "KEY=VALUE" },
+    { "filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->filters, N_("module=M, function=SUB, function~=REGEX, ... (repeatable)"), "EXPR" },
     { NULL }
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
 }
 
 static HlFilter *
@@ -94,7 +96,7 @@ apply (const char *cmd,
 
   hl_filter_unref (f);
   if (g == NULL)
-    fprintf (stderr, "heaplens-cli %s: %s\n", cmd, error->message);
+    fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
   return g;
 }
 
@@ -129,7 +131,7 @@ hl_cli_filter_build (const char         *cmd,
       g_autofree char *key = NULL;
       if (eq == NULL || eq == opts->where[i])
         {
-          fprintf (stderr, "heaplens-cli %s: --where takes KEY=VALUE, not '%s'\n", cmd, opts->where[i]);
+          fprintf (stderr, _("heaplens-cli %s: --where takes KEY=VALUE, not '%s'\n"), cmd, opts->where[i]);
           hl_filter_unref (f);
           return NULL;
         }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -138,7 +139,7 @@ compress_trace (const char *trace)
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
   if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (3), 0, &err) != 0)
-    fprintf (stderr, "heaplens: %s left uncompressed: %s\n", trace, err.message);
+    fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
 #else
   (void) trace;
 #endif
@@ -194,27 +195,27 @@ hl_cli_record (int    argc,
         compress = false;
       else
         {
-          fprintf (stderr, "heaplens-cli record: unknown option '%s'\n", a);
+          fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
           usage (stderr);
           return 2;
         }
     }
   if (i >= argc)
     {
-      fprintf (stderr, "heaplens-cli record: no program given\n");
+      fprintf (stderr, _("heaplens-cli record: no program given\n"));
       usage (stderr);
       return 2;
     }
   if (unwind != NULL && strcmp (unwind, "fp") != 0 && strcmp (unwind, "libunwind") != 0)
     {
-      fprintf (stderr, "heaplens-cli record: --unwind takes fp or libunwind, not '%s'\n", unwind);
+      fprintf (stderr, _("heaplens-cli record: --unwind takes fp or libunwind, not '%s'\n"), unwind);
       return 2;
     }
 
   char preload[PATH_MAX];
   if (!find_preload (preload, sizeof preload))
     {
-      fprintf (stderr, "heaplens-cli record: cannot find libheaplens-preload.so in %s or %s\n",
+      fprintf (stderr, _("heaplens-cli record: cannot find libheaplens-preload.so in %s or %s\n"),
                HL_BUILD_PRELOAD_DIR, HL_PKGLIBDIR);
       return 2;
     }
@@ -251,7 +252,7 @@ hl_cli_record (int    argc,
   pid_t pid = fork ();
   if (pid < 0)
     {
-      fprintf (stderr, "heaplens-cli record: fork: %s\n", strerror (errno));
+      fprintf (stderr, _("heaplens-cli record: fork: %s\n"), strerror (errno));
       return 2;
     }
   if (pid == 0)
@@ -265,7 +266,7 @@ hl_cli_record (int    argc,
         setenv ("HEAPLENS_DEPTH", depth, 1);
       setenv ("HEAPLENS_FOLLOW", follow ? "all" : "none", 1);
       execvp (argv[i], argv + i);
-      fprintf (stderr, "heaplens-cli record: cannot run %s: %s\n", argv[i], strerror (errno));
+      fprintf (stderr, _("heaplens-cli record: cannot run %s: %s\n"), argv[i], strerror (errno));
       _exit (127);
     }
   child_pid = pid;
@@ -283,7 +284,7 @@ hl_cli_record (int    argc,
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       {
-        fprintf (stderr, "heaplens-cli record: waitpid: %s\n", strerror (errno));
+        fprintf (stderr, _("heaplens-cli record: waitpid: %s\n"), strerror (errno));
         return 2;
       }
 
@@ -323,11 +324,11 @@ hl_cli_record (int    argc,
                (unsigned long long) s->n_allocs, (unsigned long long) s->n_frees, peak, leaked,
                (unsigned long long) blocks, (unsigned long long) s->dropped);
       if (ctx.n > 1)
-        fprintf (stderr, "; %u child process%s recorded too", ctx.n - 1, ctx.n == 2 ? "" : "es");
+        fprintf (stderr, _("; %u child process%s recorded too"), ctx.n - 1, ctx.n == 2 ? "" : "es");
       fprintf (stderr, "\n");
     }
   else
-    fprintf (stderr, "heaplens: %s was not recorded (no session found)\n", argv[i]);
+    fprintf (stderr, _("heaplens: %s was not recorded (no session found)\n"), argv[i]);
   for (unsigned k = 0; k < ctx.n; k++)
     {
       char path[512];

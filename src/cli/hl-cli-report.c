@@ -2,6 +2,7 @@
  * and its top call sites per cost, as text or JSON (keys in docs/cli.md). */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
@@ -57,26 +58,26 @@ print_text (const char  *path,
   rss = hl_cli_format_size (s.peak_rss_bytes);
   leaked = hl_cli_format_size (s.leaked_bytes);
 
-  printf ("Heaplens report for %s\n", path);
+  printf (_("Heaplens report for %s\n"), path);
   if (exe != NULL)
-    printf ("  program:          %s\n", exe);
+    printf (_("  program:          %s\n"), exe);
   if (s.has_exit_status)
-    printf ("  exit status:      %d\n", s.exit_status);
-  printf ("  duration:         %.3f s\n", s.duration_ns / 1e9);
+    printf (_("  exit status:      %d\n"), s.exit_status);
+  printf (_("  duration:         %.3f s\n"), s.duration_ns / 1e9);
   printf ("  calls:            %" G_GUINT64_FORMAT " allocations, %" G_GUINT64_FORMAT " frees\n",
           s.n_allocations, s.n_frees);
-  printf ("  allocated:        %s\n", bytes);
+  printf (_("  allocated:        %s\n"), bytes);
   printf ("  temporary:        %" G_GUINT64_FORMAT " (%.1f %% of calls)\n", s.temporary,
           s.n_allocations ? 100.0 * s.temporary / s.n_allocations : 0.0);
-  printf ("  peak heap:        %s at %.3f s\n", peak, s.peak_time_ns / 1e9);
+  printf (_("  peak heap:        %s at %.3f s\n"), peak, s.peak_time_ns / 1e9);
   if (s.peak_rss_bytes > 0)
-    printf ("  peak RSS:         %s\n", rss);
+    printf (_("  peak RSS:         %s\n"), rss);
   printf ("  leaked:           %s in %" G_GUINT64_FORMAT " blocks\n", leaked, s.leaked_blocks);
   printf ("  dropped events:   %" G_GUINT64_FORMAT "\n", s.dropped_events);
-  printf ("  threads:          %u\n", s.n_threads);
+  printf (_("  threads:          %u\n"), s.n_threads);
   if (filter_text[0] != '\0')
     {
-      printf ("  selection:        %s\n                    ", filter_text);
+      printf (_("  selection:        %s\n                    "), filter_text);
       print_costs_line (&t);
     }
 
@@ -87,7 +88,7 @@ print_text (const char  *path,
 
       printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));
       if (stacks->len == 0)
-        printf ("  (none)\n");
+        printf (_("  (none)\n"));
       for (guint i = 0; i < stacks->len; i++)
         {
           const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
@@ -99,7 +100,7 @@ print_text (const char  *path,
           printf ("  %12s  %5.1f %%  %" G_GUINT64_FORMAT " calls\n", value,
                   total ? 100.0 * v / total : 0.0, sc->costs.allocations);
           if (n == 0)
-            printf ("      (stack not recorded)\n");
+            printf (_("      (stack not recorded)\n"));
           for (guint f = 0; f < n; f++)
             {
               g_autofree char *text = hl_cli_format_frame (frames[f]);
@@ -110,7 +111,7 @@ print_text (const char  *path,
 
   if (nodebug->len > 0)
     {
-      printf ("\nModules without debug info (no file:line, no inline frames):\n");
+      printf (_("\nModules without debug info (no file:line, no inline frames):\n"));
       for (guint i = 0; i < nodebug->len; i++)
         {
           const HlModuleInfo *m = nodebug->pdata[i];
@@ -119,7 +120,7 @@ print_text (const char  *path,
     }
   if (warnings[0] != NULL)
     {
-      printf ("\nWarnings:\n");
+      printf (_("\nWarnings:\n"));
       for (guint i = 0; warnings[i] != NULL; i++)
         printf ("  %s\n", warnings[i]);
     }
@@ -141,24 +142,24 @@ hl_cli_report (int    argc,
   HlCostKind kinds[HL_N_COST_KINDS];
   guint n_kinds = 0;
   const GOptionEntry entries[] = {
-    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, "Only this cost: allocations, bytes, temporary, peak, leaked, live", "COST" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Call sites per cost (default 10)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output (keys in docs/cli.md)", NULL },
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("Only this cost: allocations, bytes, temporary, peak, leaked, live"), "COST" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, N_("Call sites per cost (default 10)"), "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("JSON output (keys in docs/cli.md)"), NULL },
     { NULL }
   };
 
-  g_option_context_set_summary (ctx, "Summary of a recording and its top call sites per cost.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx, _("Summary of a recording and its top call sites per cost."));
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
   hl_cli_filter_add_entries (ctx, &fopts);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      fprintf (stderr, "heaplens-cli report: %s\n", error->message);
+      fprintf (stderr, _("heaplens-cli report: %s\n"), error->message);
       hl_cli_filter_clear (&fopts);
       return 2;
     }
   if (argc != 2 || top < 0)
     {
-      fprintf (stderr, "heaplens-cli report: expected one trace FILE (see 'heaplens-cli report --help')\n");
+      fprintf (stderr, _("heaplens-cli report: expected one trace FILE (see 'heaplens-cli report --help')\n"));
       hl_cli_filter_clear (&fopts);
       return 2;
     }
@@ -166,7 +167,7 @@ hl_cli_report (int    argc,
     {
       if (!hl_cost_kind_from_string (cost, &kinds[0]))
         {
-          fprintf (stderr, "heaplens-cli report: unknown cost '%s' (allocations, bytes, temporary, peak, leaked, live)\n", cost);
+          fprintf (stderr, _("heaplens-cli report: unknown cost '%s' (allocations, bytes, temporary, peak, leaked, live)\n"), cost);
           hl_cli_filter_clear (&fopts);
           return 2;
         }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -50,17 +51,17 @@ session_cb (const char *name,
       snprintf (path, sizeof path, "/dev/shm/%s", name);
       if (unlink (path) == 0)
         {
-          printf ("removed %s (%s)\n", name, ok ? "process gone" : err);
+          printf (_("removed %s (%s)\n"), name, ok ? "process gone" : err);
           ctx->pruned++;
         }
       return;
     }
   if (!ok)
     {
-      printf ("%-40s invalid: %s\n", name, err);
+      printf (_("%-40s invalid: %s\n"), name, err);
       return;
     }
-  printf ("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n", name, (unsigned) s.header.pid,
+  printf (_("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n"), name, (unsigned) s.header.pid,
           state_name (s.header.state_atomic), alive ? "" : " (dead)",
           (unsigned long long) s.n_allocs, s.header.exe,
           s.header.trace_path[0] ? " -> " : "", s.header.trace_path);
@@ -78,21 +79,21 @@ hl_cli_sessions (int    argc,
         ctx.prune = true;
       else if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
         {
-          printf ("Usage: heaplens-cli sessions [--prune]\n\n"
+          printf (_("Usage: heaplens-cli sessions [--prune]\n\n"
                   "Lists the live-recording sessions of the current user in /dev/shm.\n"
-                  "  --prune   remove the sessions of processes that no longer exist\n");
+                  "  --prune   remove the sessions of processes that no longer exist\n"));
           return 0;
         }
       else
         {
-          fprintf (stderr, "heaplens-cli sessions: unknown option '%s'\n", argv[i]);
+          fprintf (stderr, _("heaplens-cli sessions: unknown option '%s'\n"), argv[i]);
           return 2;
         }
     }
   hl_cli_session_foreach (session_cb, &ctx);
   if (ctx.prune)
-    printf ("%u session%s removed\n", ctx.pruned, ctx.pruned == 1 ? "" : "s");
+    printf (_("%u session%s removed\n"), ctx.pruned, ctx.pruned == 1 ? "" : "s");
   else if (ctx.listed == 0)
-    printf ("no sessions\n");
+    printf (_("no sessions\n"));
   return 0;
 }
