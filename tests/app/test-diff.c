@@ -278,6 +278,21 @@ test_diff_window (void)
   hl_diff_window_compare (window, NULL, ra, missing, NULL);
   spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "error");
+
+  /* Compared again before the first answer: the late answer (an error)
+   * of the first comparison is dropped. */
+  hl_diff_window_compare (window, NULL, ra, missing, NULL);
+  hl_diff_window_compare (window, NULL, rb, NULL, ra);
+  spin_until (diff_window_done, window);
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
+  spin_a_little ();
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
+  g_assert_cmpint (hl_diff_tree_get_delta (hl_diff_view_get_tree (hl_diff_window_get_view (window)), 0,
+                                           HL_COST_KIND_BYTES), ==, -150);
+
+  hl_diff_window_compare (window, NULL, ra, missing, NULL);
+  spin_until (diff_window_done, window);
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "error");
   g_assert_nonnull (strstr (hl_diff_window_get_error (window), "heaplens-test.hltrace"));
   gtk_window_destroy (GTK_WINDOW (window));
 }
