@@ -243,6 +243,10 @@ test_diff_view (void)
       }
   }
 
+  /* Choosing a row outlines its frame in the flame graph (row 4: 0x1000). */
+  gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (rows), 4);
+  g_assert_cmpint (hl_flame_graph_get_selected (graph), ==, grew);
+
   /* Another cost: allocations, 3 → 3, and 0x1000 unchanged. */
   hl_diff_view_set_cost (view, HL_COST_KIND_ALLOCATIONS);
   g_assert_cmpstr (hl_diff_view_get_summary (view), ==, "Allocations: 3 → 3 (0 %)");
