@@ -11,7 +11,9 @@
 #include "hl-diff-row.h"
 #include "hl-diff-view.h"
 
-#define AUTO_EXPAND_LEVELS 8
+/* Rows deeper than 8 levels make GTK 4.8's GtkTreeListRowSorter leak 80
+ * bytes each (seen under LeakSanitizer); opening 7 levels stays below. */
+#define AUTO_EXPAND_LEVELS 7
 
 struct _HlDiffView
 {
@@ -262,6 +264,17 @@ refresh (HlDiffView *self)
     top = G_LIST_MODEL (g_list_store_new (HL_TYPE_DIFF_ROW));
   g_clear_object (&self->tree_model);
   self->tree_model = gtk_tree_list_model_new (top, FALSE, FALSE, create_children, NULL, NULL);
+  /* Open the path of the largest change (the first child at each level,
+   * in the diff tree's |Δ| order) so the table starts with an answer;
+   * before the sort model exists, which then sorts once. */
+  for (guint pos = 0, level = 0; level < AUTO_EXPAND_LEVELS; level++, pos++)
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree_model, pos);
+
+      if (row == NULL || !gtk_tree_list_row_is_expandable (row))
+        break;
+      gtk_tree_list_row_set_expanded (row, TRUE);
+    }
   row_sorter = gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
   sorted = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), GTK_SORTER (row_sorter));
   if (self->selection != NULL)
@@ -273,17 +286,6 @@ refresh (HlDiffView *self)
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   g_signal_connect_swapped (self->selection, "notify::selected", G_CALLBACK (on_row_selected), self);
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
-
-  /* Open the path of the largest change (the first child at each level,
-   * in the diff tree's |Δ| order) so the table starts with an answer. */
-  for (guint pos = 0, level = 0; level < AUTO_EXPAND_LEVELS; level++, pos++)
-    {
-      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree_model, pos);
-
-      if (row == NULL || !gtk_tree_list_row_is_expandable (row))
-        break;
-      gtk_tree_list_row_set_expanded (row, TRUE);
-    }
 }
 
 void
