@@ -1,9 +1,12 @@
 /* hl-application.c — the Heaplens application. */
 #include "hl-config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "hl-application.h"
+#include "hl-diff-window.h"
 #include "hl-window.h"
 
 #define HL_TRACE_MIME_TYPE "application/x-heaplens-trace"
@@ -57,6 +60,22 @@ hl_application_open_file (HlApplication *self,
   if (window == NULL)
     window = hl_window_new (self);
   hl_window_open (window, file);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+void
+hl_application_open_diff (HlApplication *self,
+                          GFile         *a,
+                          HlRecording   *a_recording,
+                          GFile         *b)
+{
+  HlDiffWindow *window;
+
+  g_return_if_fail (HL_IS_APPLICATION (self));
+  g_return_if_fail (G_IS_FILE (b));
+
+  window = hl_diff_window_new (GTK_APPLICATION (self));
+  hl_diff_window_compare (window, a, a_recording, b, NULL);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -275,6 +294,7 @@ hl_application_startup (GApplication *app)
     { "app.quit", { "<Control>q", NULL } },
     { "window.close", { "<Control>w", NULL } },
     { "win.find", { "<Control>f", NULL } },
+    { "win.compare", { "<Control>d", NULL } },
     { "win.show-view('summary')", { "<Control>1", NULL } },
     { "win.show-view('flamegraph')", { "<Control>2", NULL } },
     { "win.show-view('calltree')", { "<Control>3", NULL } },
@@ -331,8 +351,59 @@ hl_application_open (GApplication  *app,
                      int            n_files,
                      const char    *hint)
 {
+  if (g_strcmp0 (hint, "diff") == 0 && n_files == 2)
+    {
+      hl_application_open_diff (HL_APPLICATION (app), files[0], NULL, files[1]);
+      return;
+    }
   for (int i = 0; i < n_files; i++)
     hl_application_open_file (HL_APPLICATION (app), files[i]);
+}
+
+/* `heaplens --diff A B`: GOption cannot give one option two values, so the
+ * three arguments are taken out here and sent as an open with the hint
+ * "diff" (to the running instance, if there is one); the rest goes on as
+ * usual. */
+static gboolean
+hl_application_local_command_line (GApplication   *app,
+                                   char         ***arguments,
+                                   int            *exit_status)
+{
+  char **argv = *arguments;
+
+  for (guint i = 1; argv[i] != NULL && strcmp (argv[i], "--") != 0; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      GFile *files[2];
+      guint n;
+
+      if (strcmp (argv[i], "--diff") != 0)
+        continue;
+      if (argv[i + 1] == NULL || argv[i + 2] == NULL)
+        {
+          g_printerr (_("heaplens: --diff needs two trace files: --diff A.hltrace B.hltrace\n"));
+          *exit_status = 2;
+          return TRUE;
+        }
+      if (!g_application_register (app, NULL, &error))
+        {
+          g_printerr ("heaplens: %s\n", error->message);
+          *exit_status = 1;
+          return TRUE;
+        }
+      files[0] = g_file_new_for_commandline_arg (argv[i + 1]);
+      files[1] = g_file_new_for_commandline_arg (argv[i + 2]);
+      g_application_open (app, files, 2, "diff");
+      g_object_unref (files[0]);
+      g_object_unref (files[1]);
+      g_free (argv[i]);
+      g_free (argv[i + 1]);
+      g_free (argv[i + 2]);
+      n = g_strv_length (argv);
+      memmove (&argv[i], &argv[i + 3], (n - i - 2) * sizeof (char *));
+      break;
+    }
+  return G_APPLICATION_CLASS (hl_application_parent_class)->local_command_line (app, arguments, exit_status);
 }
 
 static void
@@ -354,9 +425,13 @@ hl_application_class_init (HlApplicationClass *klass)
   app_class->startup = hl_application_startup;
   app_class->activate = hl_application_activate;
   app_class->open = hl_application_open;
+  app_class->local_command_line = hl_application_local_command_line;
 }
 
 static void
 hl_application_init (HlApplication *self)
 {
+  /* Handled by local_command_line(); listed here for --help. */
+  g_application_add_main_option (G_APPLICATION (self), "diff", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE,
+                                 _("Compare two recordings: --diff A.hltrace B.hltrace"), NULL);
 }

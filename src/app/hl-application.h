@@ -3,6 +3,8 @@
 
 #include <adwaita.h>
 
+#include "hl-model.h"
+
 G_BEGIN_DECLS
 
 #define HL_TYPE_APPLICATION (hl_application_get_type ())
@@ -14,6 +16,11 @@ GSettings     *hl_application_get_settings (HlApplication *self);
 /* Open FILE in an empty window if there is one, else in a new window. */
 void           hl_application_open_file    (HlApplication *self,
                                             GFile         *file);
+/* A window comparing B against A (A_RECORDING: A already loaded, or NULL). */
+void           hl_application_open_diff    (HlApplication *self,
+                                            GFile         *a,
+                                            HlRecording   *a_recording,
+                                            GFile         *b);
 /* Remember FILE in the recent traces. */
 void           hl_application_add_recent   (HlApplication *self,
                                             GFile         *file);

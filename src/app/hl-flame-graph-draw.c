@@ -177,6 +177,11 @@ hl_flame_graph_node_color (const HlFlameData  *data,
   double l = style->dark ? 0.36 : 0.72;
   guint32 h;
 
+  if (style->color_func != NULL)
+    {
+      style->color_func (data, node, style->dark, rgb, style->color_data);
+      return;
+    }
   if (node == 0)
     {
       double grey = style->dark ? 0.30 : 0.80;

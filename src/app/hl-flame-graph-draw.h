@@ -30,6 +30,14 @@ typedef struct
   double   y_origin;    /* y of the top row (the widget bottom-aligns a flame graph) */
 } HlFlameViewport;
 
+/* Fill colour of NODE (0..1 RGB) when the caller decides (e.g. a diff
+ * colours by growth); DARK as in HlFlameStyle. */
+typedef void (*HlFlameColorFunc) (const HlFlameData *data,
+                                  guint              node,
+                                  gboolean           dark,
+                                  double             rgb[3],
+                                  gpointer           user_data);
+
 typedef struct
 {
   gboolean                    dark;        /* colours for a dark background */
@@ -37,6 +45,8 @@ typedef struct
   const char                 *search;      /* highlight matches, dim the rest; NULL = none */
   gint                        selected;    /* outlined node, -1 = none */
   const PangoFontDescription *font;        /* NULL = "Sans 9" */
+  HlFlameColorFunc            color_func;  /* NULL = by module or name (COLORS) */
+  gpointer                    color_data;
 } HlFlameStyle;
 
 typedef struct

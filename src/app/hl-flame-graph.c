@@ -24,6 +24,11 @@ struct _HlFlameGraph
   guint         zoom;
   gint          selected;
   gint          menu_node;
+
+  HlFlameColorFunc    color_func;     /* from the caller (a diff), or NULL */
+  HlFlameDescribeFunc describe_func;
+  gpointer            funcs_data;
+  GDestroyNotify      funcs_notify;
 };
 
 enum {
@@ -84,6 +89,43 @@ get_style (HlFlameGraph *self,
   style->search = self->search;
   style->selected = self->selected;
   style->font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self)));
+  style->color_func = self->color_func;
+  style->color_data = self->funcs_data;
+}
+
+void
+hl_flame_graph_get_style (HlFlameGraph *self,
+                          HlFlameStyle *style)
+{
+  g_return_if_fail (HL_IS_FLAME_GRAPH (self));
+  get_style (self, style);
+}
+
+static void
+clear_node_funcs (HlFlameGraph *self)
+{
+  if (self->funcs_notify != NULL && self->funcs_data != NULL)
+    self->funcs_notify (self->funcs_data);
+  self->color_func = NULL;
+  self->describe_func = NULL;
+  self->funcs_data = NULL;
+  self->funcs_notify = NULL;
+}
+
+void
+hl_flame_graph_set_node_funcs (HlFlameGraph       *self,
+                               HlFlameColorFunc    color_func,
+                               HlFlameDescribeFunc describe_func,
+                               gpointer            user_data,
+                               GDestroyNotify      notify)
+{
+  g_return_if_fail (HL_IS_FLAME_GRAPH (self));
+  clear_node_funcs (self);
+  self->color_func = color_func;
+  self->describe_func = describe_func;
+  self->funcs_data = user_data;
+  self->funcs_notify = notify;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 /* ---- Properties ------------------------------------------------------- */
@@ -340,6 +382,8 @@ hl_flame_graph_describe_node (HlFlameGraph *self,
   g_return_val_if_fail (HL_IS_FLAME_GRAPH (self), NULL);
   g_return_val_if_fail (self->data != NULL, NULL);
 
+  if (self->describe_func != NULL)
+    return self->describe_func (self->data, node, self->funcs_data);
   n = hl_flame_data_get_node (self->data, node);
   z = hl_flame_data_get_node (self->data, self->zoom);
   cost = hl_flame_data_cost_is_bytes (self->data) ? hl_format_size (n->cost) : hl_format_count (n->cost);
@@ -583,6 +627,7 @@ hl_flame_graph_dispose (GObject *object)
   g_clear_pointer (&self->context_menu, gtk_widget_unparent);
   g_clear_pointer (&self->data, hl_flame_data_unref);
   g_clear_pointer (&self->search, g_free);
+  clear_node_funcs (self);
   G_OBJECT_CLASS (hl_flame_graph_parent_class)->dispose (object);
 }
 

@@ -46,6 +46,20 @@ void         hl_flame_graph_move_selection (HlFlameGraph *self,
 /* The tooltip text for NODE (markup). */
 char        *hl_flame_graph_describe_node (HlFlameGraph *self,
                                            guint         node);
+/* Markup of the tooltip of NODE, when the caller describes nodes itself. */
+typedef char *(*HlFlameDescribeFunc) (const HlFlameData *data,
+                                      guint              node,
+                                      gpointer           user_data);
+/* Colours and tooltips from the caller (a diff); NULL funcs restore the
+ * defaults. NOTIFY frees USER_DATA when replaced or on dispose. */
+void         hl_flame_graph_set_node_funcs (HlFlameGraph       *self,
+                                            HlFlameColorFunc    color_func,
+                                            HlFlameDescribeFunc describe_func,
+                                            gpointer            user_data,
+                                            GDestroyNotify      notify);
+/* The style the widget draws with (colours, search, selection, font). */
+void         hl_flame_graph_get_style     (HlFlameGraph    *self,
+                                           HlFlameStyle    *style);
 void         hl_flame_graph_get_viewport  (HlFlameGraph    *self,
                                            HlFlameViewport *viewport);
 

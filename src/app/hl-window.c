@@ -12,6 +12,7 @@
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
 #include "hl-model-adapter.h"
+#include "hl-report-export.h"
 #include "hl-session.h"
 #include "hl-start-page.h"
 #include "hl-summary-view.h"
@@ -219,6 +220,8 @@ update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && self->analysis != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
                                  views && hl_session_has_filters (self->session));
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
@@ -420,6 +423,109 @@ hl_window_export_flame_graph (HlWindow  *self,
   return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
 }
 
+/* ---- Report and comparison ------------------------------------------- */
+
+static GtkFileChooserNative *
+new_file_dialog (HlWindow             *self,
+                 const char           *title,
+                 GtkFileChooserAction  action,
+                 const char           *accept,
+                 const char           *filter_name,
+                 const char           *pattern)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, _("_Cancel"));
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, filter_name);
+  gtk_file_filter_add_pattern (filter, pattern);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  return dialog;
+}
+
+static void
+on_export_report_response (GtkNativeDialog *dialog,
+                           int              response,
+                           HlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (!hl_window_export_report (self, file, &error))
+        hl_window_show_toast (self, error->message);
+      else
+        hl_window_show_toast (self, _("Report exported"));
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_export_report (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  g_autofree char *base = self->file ? g_file_get_basename (self->file) : g_strdup ("heaplens");
+  g_autofree char *name = NULL;
+  GtkFileChooserNative *dialog;
+
+  if (g_str_has_suffix (base, ".hltrace"))
+    base[strlen (base) - strlen (".hltrace")] = '\0';
+  name = g_strdup_printf ("%s-report.json", base);
+  dialog = new_file_dialog (self, _("Export Report"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                            _("JSON report"), "*.json");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_report_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+gboolean
+hl_window_export_report (HlWindow  *self,
+                         GFile     *file,
+                         GError   **error)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  if (self->analysis == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no report to export"));
+      return FALSE;
+    }
+  return hl_report_export (self->analysis, self->file, file, error);
+}
+
+static void
+on_compare_response (GtkNativeDialog *dialog,
+                     int              response,
+                     HlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT && self->recording != NULL)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      hl_application_open_diff (HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
+                                self->file, self->recording, file);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_compare (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+
+  dialog = new_file_dialog (self, _("Compare With"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Compare"),
+                            _("Heaplens traces"), "*.hltrace");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_compare_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 static void
 action_filter_thread (GtkWidget  *widget,
                       const char *action_name,
@@ -486,7 +592,11 @@ refresh_flame_graph (HlWindow *self)
   if (kind >= HL_N_COST_KINDS)
     kind = HL_COST_KIND_BYTES;
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
-  self->flame_tree = hl_analysis_get_call_tree (self->analysis, HL_CALL_TREE_TOP_DOWN, kind);
+  /* Inverted: the bottom-up tree, allocating functions next to the root. */
+  self->flame_tree = hl_analysis_get_call_tree (self->analysis,
+                                                hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view))
+                                                ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN,
+                                                kind);
   /* Every node is kept: the drawing merges what is narrower than a pixel. */
   layout = hl_flame_layout_new (self->flame_tree, kind, 0.0);
   data = hl_adapter_flame_data (layout);
@@ -783,7 +893,10 @@ on_show_in_call_tree (HlWindow *self,
   path = hl_call_tree_get_path (self->flame_tree, call_node);
   for (guint i = 0; i < path->len; i++)
     g_ptr_array_add (names, (gpointer) ((const HlFrame *) g_ptr_array_index (path, i))->function);
-  hl_call_tree_view_set_mode (self->call_tree_view, HL_CALL_TREE_MODE_TOP_DOWN);
+  /* The inverted graph shows the bottom-up tree: reveal the path there. */
+  hl_call_tree_view_set_mode (self->call_tree_view,
+                              hl_call_tree_get_kind (self->flame_tree) == HL_CALL_TREE_BOTTOM_UP
+                              ? HL_CALL_TREE_MODE_BOTTOM_UP : HL_CALL_TREE_MODE_TOP_DOWN);
   adw_view_stack_set_visible_child_name (self->view_stack, "calltree");
   hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
@@ -976,6 +1089,8 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.clear-range", NULL, action_clear_range);
   gtk_widget_class_install_action (widget_class, "win.timeline-reset-zoom", NULL, action_timeline_reset_zoom);
   gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
+  gtk_widget_class_install_action (widget_class, "win.export-report", NULL, action_export_report);
+  gtk_widget_class_install_action (widget_class, "win.compare", NULL, action_compare);
   gtk_widget_class_install_action (widget_class, "win.filter-thread", "u", action_filter_thread);
   gtk_widget_class_install_action (widget_class, "win.filter-metadata", "s", action_filter_metadata);
   gtk_widget_class_install_action (widget_class, "win.filter-module", "s", action_filter_module);
@@ -1022,6 +1137,8 @@ hl_window_init (HlWindow *self)
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
   hl_flame_view_set_costs (self->flame_view, hl_cost_get_labels ());
   hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_BYTES);
+  g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "notify::inverted",
+                            G_CALLBACK (refresh_flame_graph), self);
   g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "show-in-call-tree",
                             G_CALLBACK (on_show_in_call_tree), self);
   g_signal_connect_swapped (self->timeline, "cursor-changed",

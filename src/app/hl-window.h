@@ -32,6 +32,11 @@ HlSession  *hl_window_get_session (HlWindow      *self);
 gboolean    hl_window_export_flame_graph (HlWindow  *self,
                                           GFile     *file,
                                           GError   **error);
+/* Save the report of the shown analysis as JSON (as `heaplens-cli report
+ * --json`). */
+gboolean    hl_window_export_report (HlWindow  *self,
+                                     GFile     *file,
+                                     GError   **error);
 /* The message of the error page (for tests). */
 const char *hl_window_get_error   (HlWindow      *self);
 /* "start", "loading", "error" or "views" (for tests). */

@@ -68,24 +68,7 @@ void
 hl_cli_json_string (GString    *out,
                     const char *s)
 {
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s != NULL ? s : ""); *p != '\0'; p++)
-    {
-      switch (*p)
-        {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
-        }
-    }
-  g_string_append_c (out, '"');
+  hl_json_append_string (out, s);
 }
 
 void

@@ -8,10 +8,6 @@
 #include "hl-cli-commands.h"
 #include "hl-cli-model-util.h"
 
-static const HlCostKind default_costs[] = {
-  HL_COST_KIND_ALLOCATIONS, HL_COST_KIND_TEMPORARY, HL_COST_KIND_PEAK, HL_COST_KIND_LEAKED,
-};
-
 static const char *
 cost_title (HlCostKind kind)
 {
@@ -130,124 +126,6 @@ print_text (const char  *path,
     }
 }
 
-static void
-json_costs (GString       *out,
-            const HlCosts *c)
-{
-  g_string_append_printf (out,
-                          "{\"allocations\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GUINT64_FORMAT
-                          ", \"temporary\": %" G_GUINT64_FORMAT ", \"peak_bytes\": %" G_GUINT64_FORMAT
-                          ", \"leaked_bytes\": %" G_GUINT64_FORMAT ", \"leaked_blocks\": %" G_GUINT64_FORMAT
-                          ", \"live_bytes\": %" G_GUINT64_FORMAT "}",
-                          c->allocations, c->bytes, c->temporary, c->peak_bytes,
-                          c->leaked_bytes, c->leaked_blocks, c->live_bytes);
-}
-
-static void
-json_frame (GString       *out,
-            const HlFrame *f)
-{
-  g_string_append (out, "{\"function\": ");
-  hl_cli_json_string (out, f->function);
-  g_string_append (out, ", \"module\": ");
-  hl_cli_json_string (out, f->module);
-  g_string_append (out, ", \"file\": ");
-  if (f->file != NULL)
-    hl_cli_json_string (out, f->file);
-  else
-    g_string_append (out, "null");
-  g_string_append_printf (out, ", \"line\": %u, \"inline\": %s, \"address\": %" G_GUINT64_FORMAT "}",
-                          f->line, f->is_inline ? "true" : "false", f->address);
-}
-
-static void
-print_json (const char  *path,
-            HlRecording *rec,
-            HlAnalysis  *analysis,
-            const HlCostKind *costs,
-            guint        n_costs,
-            guint        top)
-{
-  g_autoptr (GString) out = g_string_new ("{\n  \"file\": ");
-  HlSummary s;
-  HlCosts t;
-  const char * const *warnings = hl_recording_get_warnings (rec);
-  g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
-  const char *exe = hl_recording_get_info (rec, "exe");
-
-  hl_recording_get_summary (rec, &s);
-  hl_analysis_get_totals (analysis, &t);
-  hl_cli_json_string (out, path);
-  g_string_append (out, ",\n  \"program\": ");
-  if (exe != NULL)
-    hl_cli_json_string (out, exe);
-  else
-    g_string_append (out, "null");
-  g_string_append_printf (out,
-                          ",\n  \"summary\": {\"duration_ns\": %" G_GUINT64_FORMAT
-                          ", \"allocations\": %" G_GUINT64_FORMAT ", \"frees\": %" G_GUINT64_FORMAT
-                          ", \"bytes_allocated\": %" G_GUINT64_FORMAT ", \"temporary\": %" G_GUINT64_FORMAT
-                          ", \"peak_heap_bytes\": %" G_GUINT64_FORMAT ", \"peak_time_ns\": %" G_GUINT64_FORMAT
-                          ", \"peak_rss_bytes\": %" G_GUINT64_FORMAT ", \"leaked_bytes\": %" G_GUINT64_FORMAT
-                          ", \"leaked_blocks\": %" G_GUINT64_FORMAT ", \"dropped_events\": %" G_GUINT64_FORMAT
-                          ", \"frees_unknown\": %" G_GUINT64_FORMAT ", \"threads\": %u, \"exit_status\": ",
-                          s.duration_ns, s.n_allocations, s.n_frees, s.bytes_allocated, s.temporary,
-                          s.peak_heap_bytes, s.peak_time_ns, s.peak_rss_bytes, s.leaked_bytes,
-                          s.leaked_blocks, s.dropped_events, s.frees_unknown, s.n_threads);
-  if (s.has_exit_status)
-    g_string_append_printf (out, "%d}", s.exit_status);
-  else
-    g_string_append (out, "null}");
-  g_string_append (out, ",\n  \"selection\": ");
-  json_costs (out, &t);
-  g_string_append (out, ",\n  \"top\": {");
-  for (guint k = 0; k < n_costs; k++)
-    {
-      g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
-
-      g_string_append_printf (out, "%s\n    \"%s\": [", k ? "," : "", hl_cost_kind_to_string (costs[k]));
-      for (guint i = 0; i < stacks->len; i++)
-        {
-          const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
-          guint n;
-          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
-
-          g_string_append_printf (out, "%s\n      {\"costs\": ", i ? "," : "");
-          json_costs (out, &sc->costs);
-          g_string_append (out, ", \"stack\": [");
-          for (guint f = 0; f < n; f++)
-            {
-              if (f > 0)
-                g_string_append (out, ", ");
-              json_frame (out, frames[f]);
-            }
-          g_string_append (out, "]}");
-        }
-      g_string_append (out, stacks->len ? "\n    ]" : "]");
-    }
-  g_string_append (out, "\n  },\n  \"modules_without_debug_info\": [");
-  for (guint i = 0; i < nodebug->len; i++)
-    {
-      const HlModuleInfo *m = nodebug->pdata[i];
-      g_string_append (out, i ? ", {\"path\": " : "{\"path\": ");
-      hl_cli_json_string (out, m->path);
-      g_string_append (out, ", \"build_id\": ");
-      hl_cli_json_string (out, m->build_id);
-      g_string_append (out, ", \"hint\": ");
-      hl_cli_json_string (out, m->hint);
-      g_string_append (out, "}");
-    }
-  g_string_append (out, "],\n  \"warnings\": [");
-  for (guint i = 0; warnings[i] != NULL; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      hl_cli_json_string (out, warnings[i]);
-    }
-  g_string_append (out, "]\n}\n");
-  fputs (out->str, stdout);
-}
-
 int
 hl_cli_report (int    argc,
                char **argv)
@@ -297,8 +175,8 @@ hl_cli_report (int    argc,
     }
   else
     {
-      memcpy (kinds, default_costs, sizeof default_costs);
-      n_kinds = G_N_ELEMENTS (default_costs);
+      const HlCostKind *defaults = hl_report_default_costs (&n_kinds);
+      memcpy (kinds, defaults, n_kinds * sizeof *defaults);
     }
   filter = hl_cli_filter_build ("report", &fopts);
   hl_cli_filter_clear (&fopts);
@@ -310,7 +188,10 @@ hl_cli_report (int    argc,
     return 1;
   analysis = hl_analysis_new (rec, filter);
   if (json)
-    print_json (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
+    {
+      g_autofree char *text = hl_report_to_json (argv[1], analysis, kinds, n_kinds, (guint) top);
+      fputs (text, stdout);
+    }
   else
     print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
   return 0;

@@ -10,3 +10,4 @@
 #include "hl-frame.h"
 #include "hl-model-error.h"
 #include "hl-recording.h"
+#include "hl-report-json.h"

@@ -1,0 +1,436 @@
+/* hl-diff-view.c — what changed between two recordings. */
+#include "hl-config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <glib/gi18n.h>
+
+#include "hl-cost.h"
+#include "hl-diff-flame.h"
+#include "hl-diff-row.h"
+#include "hl-diff-view.h"
+
+#define AUTO_EXPAND_LEVELS 8
+
+struct _HlDiffView
+{
+  GtkWidget          parent_instance;
+
+  GtkWidget         *box;
+  GtkDropDown       *cost_dropdown;
+  GtkLabel          *summary_label;
+  HlFlameGraph      *graph;
+  GtkColumnView     *column_view;
+  GtkColumnViewColumn *delta_column;
+
+  HlAnalysis        *a;
+  HlAnalysis        *b;
+  HlDiffTree        *tree;
+  GtkTreeListModel  *tree_model;
+  GtkSingleSelection *selection;
+  HlCostKind         kind;
+};
+
+G_DEFINE_FINAL_TYPE (HlDiffView, hl_diff_view, GTK_TYPE_WIDGET)
+
+GtkWidget *
+hl_diff_view_new (void)
+{
+  return g_object_new (HL_TYPE_DIFF_VIEW, NULL);
+}
+
+/* ---- The tree --------------------------------------------------------- */
+
+static GListModel *
+create_children (gpointer item,
+                 gpointer user_data)
+{
+  return hl_diff_row_get_children (HL_DIFF_ROW (item));
+}
+
+static HlDiffRow *
+row_of_item (GtkListItem *item)
+{
+  GtkTreeListRow *tree_row = gtk_list_item_get_item (item);
+
+  return tree_row != NULL ? gtk_tree_list_row_get_item (tree_row) : NULL;
+}
+
+typedef enum { COL_A, COL_B, COL_DELTA, COL_CHANGE } Column;
+
+static void
+setup_name (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  data)
+{
+  GtkWidget *expander = gtk_tree_expander_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_width_chars (GTK_LABEL (label), 36);
+  gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
+  gtk_list_item_set_child (item, expander);
+}
+
+static void
+bind_name (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  data)
+{
+  GtkWidget *expander = gtk_list_item_get_child (item);
+  GtkWidget *label = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
+  g_autoptr(HlDiffRow) row = row_of_item (item);
+
+  gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), gtk_list_item_get_item (item));
+  if (row == NULL)
+    return;
+  gtk_label_set_label (GTK_LABEL (label), hl_diff_row_get_name (row));
+  gtk_widget_set_tooltip_text (label, hl_diff_row_get_name (row));
+}
+
+static void
+setup_number (GtkSignalListItemFactory *factory,
+              GtkListItem              *item,
+              gpointer                  data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 1.0);
+  gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_number (GtkSignalListItemFactory *factory,
+             GtkListItem              *item,
+             HlDiffView               *self)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+  Column col = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (factory), "column"));
+  g_autoptr(HlDiffRow) row = row_of_item (item);
+  g_autofree char *text = NULL;
+  gint64 delta;
+
+  if (row == NULL)
+    return;
+  delta = hl_diff_row_get_delta (row);
+  switch (col)
+    {
+    case COL_A:      text = hl_cost_format (self->kind, hl_diff_row_get_a (row)); break;
+    case COL_B:      text = hl_cost_format (self->kind, hl_diff_row_get_b (row)); break;
+    case COL_DELTA:  text = hl_diff_format_delta (self->kind, delta); break;
+    case COL_CHANGE: text = hl_diff_format_change (hl_diff_row_get_a (row), delta); break;
+    default:         g_assert_not_reached ();
+    }
+  gtk_label_set_label (GTK_LABEL (label), text);
+  /* Growth red, shrinkage blue as in the graph, in the theme's colours
+   * (readable light and dark). */
+  gtk_widget_remove_css_class (label, "error");
+  gtk_widget_remove_css_class (label, "accent");
+  if (col == COL_DELTA || col == COL_CHANGE)
+    {
+      if (delta > 0)
+        gtk_widget_add_css_class (label, "error");
+      else if (delta < 0)
+        gtk_widget_add_css_class (label, "accent");
+    }
+}
+
+static int
+compare_int64 (gint64 x, gint64 y)
+{
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
+compare_rows (gconstpointer a_item,
+              gconstpointer b_item,
+              gpointer      data)
+{
+  HlDiffRow *ra = HL_DIFF_ROW ((gpointer) a_item), *rb = HL_DIFF_ROW ((gpointer) b_item);
+  int col = GPOINTER_TO_INT (data);
+  double ca, cb;
+
+  switch (col)
+    {
+    case -1: return g_utf8_collate (hl_diff_row_get_name (ra), hl_diff_row_get_name (rb));
+    case COL_A: return compare_int64 ((gint64) hl_diff_row_get_a (ra), (gint64) hl_diff_row_get_a (rb));
+    case COL_B: return compare_int64 ((gint64) hl_diff_row_get_b (ra), (gint64) hl_diff_row_get_b (rb));
+    case COL_DELTA:
+      return compare_int64 (llabs (hl_diff_row_get_delta (ra)), llabs (hl_diff_row_get_delta (rb)));
+    case COL_CHANGE:
+    default:
+      ca = fabs (hl_diff_row_get_change (ra));
+      cb = fabs (hl_diff_row_get_change (rb));
+      return ca < cb ? -1 : ca > cb ? 1 : 0;
+    }
+}
+
+static GtkColumnViewColumn *
+add_column (HlDiffView *self,
+            const char *title,
+            int         col)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+  GtkSorter *sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GINT_TO_POINTER (col), NULL));
+
+  if (col < 0)
+    {
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_name), self);
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_name), self);
+    }
+  else
+    {
+      g_object_set_data (G_OBJECT (factory), "column", GUINT_TO_POINTER ((guint) col));
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_number), self);
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_number), self);
+    }
+  column = gtk_column_view_column_new (title, factory);
+  gtk_column_view_column_set_sorter (column, sorter);
+  gtk_column_view_column_set_resizable (column, TRUE);
+  gtk_column_view_column_set_expand (column, col < 0);
+  gtk_column_view_append_column (self->column_view, column);
+  g_object_unref (sorter);
+  g_object_unref (column);
+  return column;
+}
+
+/* ---- Refresh ---------------------------------------------------------- */
+
+static void
+refresh (HlDiffView *self)
+{
+  g_autoptr(HlFlameData) data = NULL;
+  g_autoptr(HlDiffRow) root = NULL;
+  GListModel *top;
+  GtkTreeListRowSorter *row_sorter;
+  GtkSortListModel *sorted;
+  g_autofree char *a_text = NULL, *b_text = NULL, *change = NULL, *summary = NULL;
+
+  if (self->a == NULL || self->b == NULL)
+    return;
+  g_clear_pointer (&self->tree, hl_diff_tree_unref);
+  self->tree = hl_diff_tree_new (self->a, self->b, HL_CALL_TREE_TOP_DOWN, self->kind);
+
+  data = hl_diff_flame_data (self->tree, self->kind);
+  hl_flame_graph_set_node_funcs (self->graph, hl_diff_flame_color, hl_diff_flame_describe,
+                                 hl_diff_flame_info_new (self->tree, self->kind),
+                                 (GDestroyNotify) hl_diff_flame_info_free);
+  hl_flame_graph_set_data (self->graph, data);
+
+  root = hl_diff_row_new (self->tree, 0, self->kind);
+  a_text = hl_cost_format (self->kind, hl_diff_row_get_a (root));
+  b_text = hl_cost_format (self->kind, hl_diff_row_get_b (root));
+  change = hl_diff_format_change (hl_diff_row_get_a (root), hl_diff_row_get_delta (root));
+  /* Translators: cost: total in A → total in B (change), e.g.
+   * "Bytes Allocated: 1.20 MiB → 1.50 MiB (+25.0 %)" */
+  summary = g_strdup_printf (_("%s: %s → %s (%s)"), hl_cost_get_label (self->kind), a_text, b_text, change);
+  gtk_label_set_label (self->summary_label, summary);
+
+  top = hl_diff_row_get_children (root);
+  if (top == NULL)
+    top = G_LIST_MODEL (g_list_store_new (HL_TYPE_DIFF_ROW));
+  g_clear_object (&self->tree_model);
+  self->tree_model = gtk_tree_list_model_new (top, FALSE, FALSE, create_children, NULL, NULL);
+  row_sorter = gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  sorted = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), GTK_SORTER (row_sorter));
+  g_clear_object (&self->selection);
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  /* Open the path of the largest change (the first child at each level,
+   * in the diff tree's |Δ| order) so the table starts with an answer. */
+  for (guint pos = 0, level = 0; level < AUTO_EXPAND_LEVELS; level++, pos++)
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree_model, pos);
+
+      if (row == NULL || !gtk_tree_list_row_is_expandable (row))
+        break;
+      gtk_tree_list_row_set_expanded (row, TRUE);
+    }
+}
+
+void
+hl_diff_view_set_analyses (HlDiffView *self,
+                           HlAnalysis *a,
+                           HlAnalysis *b)
+{
+  g_return_if_fail (HL_IS_DIFF_VIEW (self));
+  g_return_if_fail (HL_IS_ANALYSIS (a) && HL_IS_ANALYSIS (b));
+  g_set_object (&self->a, a);
+  g_set_object (&self->b, b);
+  refresh (self);
+}
+
+void
+hl_diff_view_set_cost (HlDiffView *self,
+                       HlCostKind  kind)
+{
+  g_return_if_fail (HL_IS_DIFF_VIEW (self));
+  g_return_if_fail (kind < HL_N_TREE_COSTS);
+  if (gtk_drop_down_get_selected (self->cost_dropdown) != kind)
+    gtk_drop_down_set_selected (self->cost_dropdown, kind);  /* refreshes */
+  else if (self->kind != kind || self->tree == NULL)
+    {
+      self->kind = kind;
+      refresh (self);
+    }
+}
+
+static void
+on_cost_selected (HlDiffView *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->cost_dropdown);
+
+  if (selected >= HL_N_TREE_COSTS || selected == self->kind)
+    return;
+  self->kind = selected;
+  refresh (self);
+}
+
+HlCostKind
+hl_diff_view_get_cost (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), HL_COST_KIND_BYTES);
+  return self->kind;
+}
+
+HlDiffTree *
+hl_diff_view_get_tree (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->tree;
+}
+
+HlFlameGraph *
+hl_diff_view_get_graph (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->graph;
+}
+
+GtkColumnView *
+hl_diff_view_get_column_view (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->column_view;
+}
+
+GListModel *
+hl_diff_view_get_rows (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->selection != NULL ? G_LIST_MODEL (self->selection) : NULL;
+}
+
+const char *
+hl_diff_view_get_summary (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return gtk_label_get_label (self->summary_label);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+hl_diff_view_dispose (GObject *object)
+{
+  HlDiffView *self = HL_DIFF_VIEW (object);
+
+  if (self->column_view != NULL)
+    gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->tree_model);
+  g_clear_pointer (&self->tree, hl_diff_tree_unref);
+  g_clear_object (&self->a);
+  g_clear_object (&self->b);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  G_OBJECT_CLASS (hl_diff_view_parent_class)->dispose (object);
+}
+
+static void
+hl_diff_view_class_init (HlDiffViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = hl_diff_view_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "diffview");
+}
+
+static void
+hl_diff_view_init (HlDiffView *self)
+{
+  GtkWidget *bar, *paned, *scroll, *legend, *label;
+  g_autoptr(GtkStringList) costs = gtk_string_list_new (NULL);
+  const char * const *labels = hl_cost_get_labels ();
+
+  self->kind = HL_COST_KIND_BYTES;
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_margin_start (bar, 12);
+  gtk_widget_set_margin_end (bar, 12);
+  gtk_widget_set_margin_top (bar, 6);
+  gtk_widget_set_margin_bottom (bar, 6);
+  for (guint i = 0; i < HL_N_TREE_COSTS; i++)
+    gtk_string_list_append (costs, labels[i]);
+  label = gtk_label_new (_("Cost"));
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_box_append (GTK_BOX (bar), label);
+  self->cost_dropdown = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (costs)), NULL));
+  gtk_drop_down_set_selected (self->cost_dropdown, self->kind);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->cost_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cost to compare"), -1);
+  g_signal_connect_swapped (self->cost_dropdown, "notify::selected", G_CALLBACK (on_cost_selected), self);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->cost_dropdown));
+  self->summary_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->summary_label, 0);
+  gtk_label_set_ellipsize (self->summary_label, PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->summary_label), TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "heading");
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->summary_label));
+  legend = gtk_label_new (_("Width: A + B · red: grew in B · blue: shrank"));
+  gtk_widget_add_css_class (legend, "dim-label");
+  gtk_box_append (GTK_BOX (bar), legend);
+  gtk_box_append (GTK_BOX (self->box), bar);
+
+  paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_widget_set_vexpand (paned, TRUE);
+  gtk_paned_set_wide_handle (GTK_PANED (paned), TRUE);
+  gtk_paned_set_position (GTK_PANED (paned), 380);
+
+  scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  self->graph = HL_FLAME_GRAPH (hl_flame_graph_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->graph), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->graph),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Flame graph of the difference"), -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->graph));
+  gtk_paned_set_start_child (GTK_PANED (paned), scroll);
+  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
+
+  scroll = gtk_scrolled_window_new ();
+  self->column_view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (self->column_view), "data-table");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->column_view),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Call tree of the difference"), -1);
+  add_column (self, _("Function"), -1);
+  add_column (self, _("A"), COL_A);
+  add_column (self, _("B"), COL_B);
+  self->delta_column = add_column (self, _("Δ"), COL_DELTA);
+  add_column (self, _("Δ %"), COL_CHANGE);
+  gtk_column_view_sort_by_column (self->column_view, self->delta_column, GTK_SORT_DESCENDING);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->column_view));
+  gtk_paned_set_end_child (GTK_PANED (paned), scroll);
+  gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
+  gtk_box_append (GTK_BOX (self->box), paned);
+}

@@ -1,0 +1,33 @@
+/* hl-diff-view.h — what changed between two recordings: a cost chooser,
+ * the totals, a flame graph of the difference (hl-diff-flame.h) and a diff
+ * call tree (function, A, B, Δ, Δ %) sorted by |Δ|. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "hl-flame-graph.h"
+#include "hl-model.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_DIFF_VIEW (hl_diff_view_get_type ())
+G_DECLARE_FINAL_TYPE (HlDiffView, hl_diff_view, HL, DIFF_VIEW, GtkWidget)
+
+GtkWidget     *hl_diff_view_new             (void);
+/* Compares B against A (Δ = B − A), paths matched by function + module. */
+void           hl_diff_view_set_analyses    (HlDiffView *self,
+                                             HlAnalysis *a,
+                                             HlAnalysis *b);
+void           hl_diff_view_set_cost        (HlDiffView *self,
+                                             HlCostKind  kind);
+HlCostKind     hl_diff_view_get_cost        (HlDiffView *self);
+/* NULL before set_analyses(). */
+HlDiffTree    *hl_diff_view_get_tree        (HlDiffView *self);
+HlFlameGraph  *hl_diff_view_get_graph       (HlDiffView *self);
+GtkColumnView *hl_diff_view_get_column_view (HlDiffView *self);
+/* The rows as shown (GtkTreeListRow items, sorted). */
+GListModel    *hl_diff_view_get_rows        (HlDiffView *self);
+/* The totals line, e.g. "Bytes Allocated: 1.2 MiB → 1.5 MiB (+25.0 %)". */
+const char    *hl_diff_view_get_summary     (HlDiffView *self);
+
+G_END_DECLS

@@ -1,0 +1,26 @@
+/* hl-report-json.h — the report of an analysis as JSON: the summary of the
+ * recording, the selection's totals and the top call sites per cost (keys
+ * in docs/cli.md). One serializer for `heaplens-cli report --json` and the
+ * application's "Export Report". */
+#pragma once
+
+#include "hl-analysis.h"
+
+G_BEGIN_DECLS
+
+/* The costs a report lists when none are chosen (N_KINDS 0). */
+const HlCostKind *hl_report_default_costs (guint *n_kinds);
+
+/* A new string ending in "\n". PATH is the "file" shown; KINDS NULL (or
+ * N_KINDS 0) means hl_report_default_costs(); TOP call sites per cost. */
+char *hl_report_to_json (const char       *path,
+                         HlAnalysis       *analysis,
+                         const HlCostKind *kinds,
+                         guint             n_kinds,
+                         guint             top);
+
+/* Appends S as a JSON string literal (quotes, escapes; NULL as ""). */
+void  hl_json_append_string (GString    *out,
+                             const char *s);
+
+G_END_DECLS
