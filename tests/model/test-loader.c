@@ -359,8 +359,9 @@ test_load_pipelined_equals_serial (void)
     gsize off = sizeof (HlTraceFileHeader);
     for (guint p = 0; p < 50; p++)
       {
-        const HlPacketHeader *h = (const HlPacketHeader *) (bytes->data + off);
-        off += HL_PACKET_HEADER_SIZE + h->content_size;
+        HlPacketHeader h;
+        memcpy (&h, bytes->data + off, sizeof h);
+        off += HL_PACKET_HEADER_SIZE + h.content_size;
       }
     indexed[off + HL_PACKET_HEADER_SIZE + 100] ^= 0x5a;
     g_file_set_contents (path, indexed, len, NULL);
