@@ -451,7 +451,7 @@ enum
 /* Returns -1 when unchanged, else the frame K whose step to K - 1 no
  * longer holds: a match at any frame >= K would fail there too. */
 static int64_t
-tail_unchanged (const HlCfiMemo *m,
+tail_failed_at (const HlCfiMemo *m,
                 uint32_t         r)
 {
   for (uint32_t k = r; k > 0; k--)
@@ -463,9 +463,61 @@ tail_unchanged (const HlCfiMemo *m,
       if (rbp != m->f[k - 1].rbp)
         return k;
     }
+  return 0;
+}
+
+static int64_t
+tail_unchanged (const HlCfiMemo *m,
+                uint32_t         r)
+{
+  /* the common case, all words unchanged, without a branch per word; a
+   * frame that did not save rbp passes its rbp on unchanged, so only the
+   * saved ones are checked */
+  uint64_t d = 0;
+  for (uint32_t i = 0, e = m->chk_end[r]; i < e; i++)
+    d |= *(const uint64_t *) m->chk_addr[i] ^ m->chk_val[i];
+  if (HL_UNLIKELY (d != 0))
+    return tail_failed_at (m, r);
   if (m->end == END_ZERO && *(const uint64_t *) (m->f[0].cfa - 8) != 0)
     return 0;
   return -1;
+}
+
+/* The check words of frames [from, total) of the memo (frames below FROM
+ * keep theirs). */
+static void
+memo_checks (HlCfiMemo *m,
+             uint32_t   from,
+             uint32_t   total)
+{
+  if (from == 0)
+    {
+      m->chk_end[0] = 0;
+      from = 1;
+    }
+  uint32_t i = m->chk_end[from - 1];
+  for (uint32_t k = from; k < total; k++)
+    {
+      const HlCfiFrame *f = &m->f[k];
+      m->chk_addr[i] = f->cfa - 8;
+      m->chk_val[i++] = m->f[k - 1].ip;
+      if (f->rbp_slot)
+        {
+          m->chk_addr[i] = f->rbp_slot;
+          m->chk_val[i++] = m->f[k - 1].rbp;
+        }
+      m->chk_end[k] = (uint16_t) i;
+    }
+}
+
+void
+hl_unwind_fill (uint64_t      *frames,
+                HlThreadBlock *b)
+{
+  const HlCfiMemo *m = &b->memo;
+  for (uint32_t i = b->lazy_from; i < b->lazy_to; i++)
+    frames[i] = m->f[m->n - 1 - i].ip;
+  b->lazy_from = b->lazy_to = 0;
 }
 
 /* Unwinds from the caller of the outermost preload frame. Returns the
@@ -486,6 +538,7 @@ hl_cfi_unwind (uint64_t      *frames,
                HlThreadBlock *b)
 {
   *hash = 0;
+  b->lazy_from = b->lazy_to = 0;
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
   uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
   if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
@@ -612,8 +665,16 @@ hl_cfi_unwind (uint64_t      *frames,
         }
       else
         {
-          for (uint32_t k = 0; k < tail; k++)
-            frames[n + k] = m->f[matched - k].ip;
+          /* the tail stays in the memo (hl_unwind_fill) unless the memo
+           * will not be kept */
+          if (tail + n_head > HL_CFI_MEMO_MAX)
+            for (uint32_t k = 0; k < tail; k++)
+              frames[n + k] = m->f[matched - k].ip;
+          else
+            {
+              b->lazy_from = n;
+              b->lazy_to = n + tail;
+            }
           n += tail;
           *truncated = m->end == END_TRUNC;
         }
@@ -637,6 +698,7 @@ hl_cfi_unwind (uint64_t      *frames,
     {
       for (uint32_t k = 0; k < n_head; k++)
         m->f[total - 1 - k] = head[k];
+      memo_checks (m, tail, total);
       m->n = total;
       m->end = end;
       m->generation = gen;
@@ -664,6 +726,13 @@ hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, 
 {
   *hash = 0;
   return 0;
+}
+
+void
+hl_unwind_fill (uint64_t *frames, HlThreadBlock *b)
+{
+  (void) frames;
+  (void) b;
 }
 
 #endif
