@@ -459,8 +459,9 @@ tail_failed_at (const HlCfiMemo *m,
       const HlCfiFrame *f = &m->f[k];
       if (*(const uint64_t *) (f->cfa - 8) != m->f[k - 1].ip)
         return k;
-      uint64_t rbp = f->rbp_slot ? *(const uint64_t *) f->rbp_slot : f->rbp;
-      if (rbp != m->f[k - 1].rbp)
+      uint64_t slot = f->rbp_slot & ~(uint64_t) 7;
+      uint64_t rbp = slot ? *(const uint64_t *) slot : f->rbp;
+      if (m->rbp_used[k - 1] && rbp != m->f[k - 1].rbp)
         return k;
     }
   return 0;
@@ -495,18 +496,22 @@ memo_checks (HlCfiMemo *m,
       m->chk_end[0] = 0;
       from = 1;
     }
+  if (from == 1)
+    m->rbp_used[0] = (uint8_t) (m->f[0].rbp_slot & 1);
   uint32_t i = m->chk_end[from - 1];
   for (uint32_t k = from; k < total; k++)
     {
       const HlCfiFrame *f = &m->f[k];
+      uint64_t at = f->rbp_slot & ~(uint64_t) 7;
+      uint32_t slot = at != 0, used = m->rbp_used[k - 1];
       m->chk_addr[i] = f->cfa - 8;
       m->chk_val[i++] = m->f[k - 1].ip;
-      if (f->rbp_slot)
-        {
-          m->chk_addr[i] = f->rbp_slot;
-          m->chk_val[i++] = m->f[k - 1].rbp;
-        }
+      /* written always (there is room), kept when it counts */
+      m->chk_addr[i] = at;
+      m->chk_val[i] = m->f[k - 1].rbp;
+      i += slot & used;
       m->chk_end[k] = (uint16_t) i;
+      m->rbp_used[k] = (uint8_t) ((f->rbp_slot & 1) | ((slot ^ 1) & used));
     }
 }
 
@@ -594,7 +599,8 @@ hl_cfi_unwind (uint64_t      *frames,
       /* remembered frames have increasing sp from inner to outer */
       while (r >= 0 && m->f[r].sp < sp)
         r--;
-      if (r >= 0 && r < below && m->f[r].sp == sp && m->f[r].ip == ip && m->f[r].rbp == rbp
+      if (r >= 0 && r < below && m->f[r].sp == sp && m->f[r].ip == ip
+          && (m->f[r].rbp == rbp || !m->rbp_used[r])
           && (m->end != END_TRUNC || n + (uint32_t) r + 1 >= max))
         {
           int64_t failed = tail_unchanged (m, (uint32_t) r);
@@ -609,7 +615,6 @@ hl_cfi_unwind (uint64_t      *frames,
       cf->ip = ip;
       cf->sp = sp;
       cf->rbp = rbp;
-      cf->rbp_slot = 0;
       frames[n++] = ip;
       /* a small per-thread table in front of the shared one (L1-resident) */
       uint32_t l1 = (uint32_t) (ip ^ (ip >> 8)) & 255u;
@@ -626,23 +631,26 @@ hl_cfi_unwind (uint64_t      *frames,
       if (kind == KIND_STOP)
         {
           cf->cfa = sp;
+          cf->rbp_slot = 0;
           end = END_STOP;
           break;
         }
       if (kind != KIND_RULE)
         return 0;
       int32_t cfa_off = (int32_t) ((uint32_t) (w << 12)) >> 12;
-      uintptr_t cfa = (((w >> 29) & 1) ? rbp : sp) + (uintptr_t) (intptr_t) cfa_off;
+      uint64_t cfa_rbp = (w >> 29) & 1;
+      uintptr_t cfa = (cfa_rbp ? rbp : sp) + (uintptr_t) (intptr_t) cfa_off;
       if (cfa < sp + 8 || cfa > hi || (cfa & 7))
         return 0;
       cf->cfa = cfa;
+      cf->rbp_slot = cfa_rbp;
       if ((w >> 28) & 1)
         {
           int rbp_off = (int8_t) (uint8_t) (w >> 20) * 8;
           uintptr_t at = cfa + (uintptr_t) (intptr_t) rbp_off;
           if (at < sp || at > hi - 8)
             return 0;
-          cf->rbp_slot = at;
+          cf->rbp_slot = at | cfa_rbp; /* at is 8-aligned: cfa is */
           rbp = *(const uintptr_t *) at;
         }
       ip = *(const uint64_t *) (cfa - 8);

@@ -173,7 +173,8 @@ typedef struct
 {
   uint64_t ip, sp, rbp;
   uint64_t cfa;       /* the return address was read at cfa - 8 */
-  uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+  uint64_t rbp_slot;  /* the caller's rbp was read at rbp_slot & ~7 (0:
+                       * unchanged); bit 0: the CFA was computed from rbp */
   uint32_t ha, hb;    /* stack hash state after this frame (outermost first) */
 } HlCfiFrame;
 
@@ -190,6 +191,10 @@ typedef struct
    * < chk_end[k] (the return address of each frame, and the saved rbp where
    * the frame saved it). */
   uint16_t   chk_end[HL_CFI_MEMO_MAX];
+  /* the rbp on entry to frame k matters to the unwind of frames k..0 (a
+   * CFA is computed from it before a saved value replaces it); when not,
+   * it is neither matched nor checked */
+  uint8_t    rbp_used[HL_CFI_MEMO_MAX];
   uint64_t   chk_addr[2 * HL_CFI_MEMO_MAX];
   uint64_t   chk_val[2 * HL_CFI_MEMO_MAX];
 } HlCfiMemo;
