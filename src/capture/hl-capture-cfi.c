@@ -474,9 +474,16 @@ tail_unchanged (const HlCfiMemo *m,
   /* the common case, all words unchanged, without a branch per word; a
    * frame that did not save rbp passes its rbp on unchanged, so only the
    * saved ones are checked */
-  uint64_t d = 0;
-  for (uint32_t i = 0, e = m->chk_end[r]; i < e; i++)
+  uint64_t d = 0, d2 = 0;
+  uint32_t i = 0, e = m->chk_end[r];
+  for (; i + 2 <= e; i += 2)
+    {
+      d |= *(const uint64_t *) m->chk_addr[i] ^ m->chk_val[i];
+      d2 |= *(const uint64_t *) m->chk_addr[i + 1] ^ m->chk_val[i + 1];
+    }
+  if (i < e)
     d |= *(const uint64_t *) m->chk_addr[i] ^ m->chk_val[i];
+  d |= d2;
   if (HL_UNLIKELY (d != 0))
     return tail_failed_at (m, r);
   if (m->end == END_ZERO && *(const uint64_t *) (m->f[0].cfa - 8) != 0)
@@ -484,34 +491,44 @@ tail_unchanged (const HlCfiMemo *m,
   return -1;
 }
 
-/* The check words of frames [from, total) of the memo (frames below FROM
- * keep theirs). */
+/* Puts the N_HEAD frames of HEAD (innermost first) at [tail, tail + n_head)
+ * of the memo, outermost first, with their check words (frames below TAIL
+ * keep theirs): one pass over the new frames. */
 static void
-memo_checks (HlCfiMemo *m,
-             uint32_t   from,
-             uint32_t   total)
+memo_store (HlCfiMemo        *m,
+            uint32_t          tail,
+            const HlCfiFrame *head,
+            uint32_t          n_head)
 {
-  if (from == 0)
+  uint64_t prev_ip = 0, prev_rbp = 0;
+  uint32_t used = 0, i = 0;
+  if (tail > 0)
     {
-      m->chk_end[0] = 0;
-      from = 1;
+      prev_ip = m->f[tail - 1].ip;
+      prev_rbp = m->f[tail - 1].rbp;
+      used = m->rbp_used[tail - 1];
+      i = m->chk_end[tail - 1];
     }
-  if (from == 1)
-    m->rbp_used[0] = (uint8_t) (m->f[0].rbp_slot & 1);
-  uint32_t i = m->chk_end[from - 1];
-  for (uint32_t k = from; k < total; k++)
+  for (uint32_t j = tail, k = n_head; k-- > 0; j++)
     {
-      const HlCfiFrame *f = &m->f[k];
+      const HlCfiFrame *f = &head[k];
+      m->f[j] = *f;
       uint64_t at = f->rbp_slot & ~(uint64_t) 7;
-      uint32_t slot = at != 0, used = m->rbp_used[k - 1];
-      m->chk_addr[i] = f->cfa - 8;
-      m->chk_val[i++] = m->f[k - 1].ip;
-      /* written always (there is room), kept when it counts */
-      m->chk_addr[i] = at;
-      m->chk_val[i] = m->f[k - 1].rbp;
-      i += slot & used;
-      m->chk_end[k] = (uint16_t) i;
-      m->rbp_used[k] = (uint8_t) ((f->rbp_slot & 1) | ((slot ^ 1) & used));
+      uint32_t slot = at != 0;
+      if (HL_LIKELY (j > 0))
+        {
+          m->chk_addr[i] = f->cfa - 8;
+          m->chk_val[i++] = prev_ip;
+          /* written always (there is room), kept when it counts */
+          m->chk_addr[i] = at;
+          m->chk_val[i] = prev_rbp;
+          i += slot & used;
+        }
+      m->chk_end[j] = (uint16_t) i;
+      used = (uint32_t) (f->rbp_slot & 1) | ((slot ^ 1) & used);
+      m->rbp_used[j] = (uint8_t) used;
+      prev_ip = f->ip;
+      prev_rbp = f->rbp;
     }
 }
 
@@ -704,9 +721,7 @@ hl_cfi_unwind (uint64_t      *frames,
   uint32_t total = tail + n_head;
   if (total <= HL_CFI_MEMO_MAX)
     {
-      for (uint32_t k = 0; k < n_head; k++)
-        m->f[total - 1 - k] = head[k];
-      memo_checks (m, tail, total);
+      memo_store (m, tail, head, n_head);
       m->n = total;
       m->end = end;
       m->generation = gen;
