@@ -14,7 +14,7 @@
 #include "hl-units.h"
 #include "hl-window.h"
 
-#define REFRESH_MS        200   /* 5 refreshes per second */
+#define REFRESH_MS        150   /* ≥ 5 refreshes per second, with room for a busy main loop */
 #define POLL_MS           100
 #define STOP_ESCALATE_MS  2000
 #define FLAME_MIN_FRACTION 0.0005
@@ -228,8 +228,9 @@ open_trace_idle (gpointer user_data)
   hl_window_open (window, file);
   g_set_weak_pointer (&self->trace_window, GTK_WINDOW (window));
   gtk_window_present (GTK_WINDOW (window));
-  /* the console of a recorded program stays available until closed */
-  if (self->process == NULL)
+  /* the console of a recorded program that printed something stays
+   * available until closed; otherwise the trace takes this window's place */
+  if (self->process == NULL || gtk_text_buffer_get_char_count (self->console) == 0)
     gtk_window_close (GTK_WINDOW (self));
   else
     gtk_widget_set_visible (self->detach_button, FALSE);
@@ -554,9 +555,12 @@ hl_live_window_dispose (GObject *object)
   g_clear_handle_id (&self->find_id, g_source_remove);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   g_clear_handle_id (&self->stop_id, g_source_remove);
+  /* the session itself is kept until finalize: its numbers stay readable */
   if (self->session != NULL)
-    hl_live_session_stop (self->session);
-  g_clear_object (&self->session);
+    {
+      hl_live_session_stop (self->session);
+      g_signal_handlers_disconnect_by_data (self->session, self);
+    }
   g_clear_object (&self->process);
   g_clear_weak_pointer (&self->trace_window);
   G_OBJECT_CLASS (hl_live_window_parent_class)->dispose (object);
@@ -567,6 +571,7 @@ hl_live_window_finalize (GObject *object)
 {
   HlLiveWindow *self = HL_LIVE_WINDOW (object);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->session);
   g_free (self->trace_path);
   g_free (self->status_text);
   G_OBJECT_CLASS (hl_live_window_parent_class)->finalize (object);
