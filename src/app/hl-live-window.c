@@ -245,6 +245,8 @@ maybe_finish (HlLiveWindow *self)
   HlLiveState st = hl_live_session_get_state (self->session);
   if (st == HL_LIVE_STATE_RUNNING || st == HL_LIVE_STATE_STARTING)
     return;
+  if (st == HL_LIVE_STATE_RESTARTED && self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
+    return; /* follow_exec() takes over */
   /* a recorded program: wait for the process itself too */
   if (self->process != NULL && !g_subprocess_get_if_exited (self->process)
       && !g_subprocess_get_if_signaled (self->process) && g_subprocess_get_identifier (self->process) != NULL)
@@ -266,12 +268,43 @@ maybe_finish (HlLiveWindow *self)
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
 }
 
+static void set_session (HlLiveWindow *self, HlLiveSession *session);
+
+/* The target exec'd another program: follow it into its new session. */
+static gboolean
+follow_exec (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  const char *next = self->session != NULL ? hl_live_session_get_next_session (self->session) : NULL;
+  guint32 pid = self->session != NULL ? hl_live_session_get_pid (self->session) : 0;
+  g_autoptr(HlLiveSession) session = next != NULL ? hl_live_session_open_name (next, NULL)
+                                                  : hl_live_session_open_pid (pid, NULL);
+  if (session != NULL && g_strcmp0 (hl_live_session_get_name (session), hl_live_session_get_name (self->session)) != 0)
+    {
+      if (self->process != NULL && hl_live_session_get_name (self->session) != NULL)
+        {
+          g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (self->session));
+          g_unlink (path);
+        }
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      set_session (self, session);
+    }
+  else
+    maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_state_changed (HlLiveSession *session,
                   GParamSpec    *pspec,
                   HlLiveWindow  *self)
 {
   self->dirty = TRUE;
+  if (hl_live_session_get_state (session) == HL_LIVE_STATE_RESTARTED)
+    {
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 50, follow_exec, g_object_ref (self), g_object_unref);
+      return;
+    }
   maybe_finish (self);
 }
 

@@ -272,6 +272,39 @@ test_stop (void)
   g_object_unref (w);
 }
 
+/* A shell that execs the demo: the window follows the exec into the
+ * demo's session and ends on the demo's trace. */
+static void
+test_exec (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *cmd = g_strdup_printf ("exec %s --seconds 2", demo);
+  char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *w = hl_live_window_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  gtk_window_present (GTK_WINDOW (w));
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  HlLiveSession *s = hl_live_window_get_session (w);
+  g_assert_true (g_str_has_suffix (hl_live_session_get_exe (s), "heaplens-demo"));
+  g_assert_true (seen.saw_query);
+  check_counts (s, trace);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *n; (n = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *p = g_build_filename (dir, n, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (trace));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_object_unref (w);
+}
+
 static void
 test_record_dialog (void)
 {
@@ -305,6 +338,7 @@ main (int   argc,
   g_test_add_func ("/live-app/record", test_record);
   g_test_add_func ("/live-app/attach", test_attach);
   g_test_add_func ("/live-app/stop", test_stop);
+  g_test_add_func ("/live-app/exec", test_exec);
   int ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);
