@@ -499,7 +499,9 @@ feed_meta (HlLiveSession       *self,
            const HlShmMetaItem *entry)
 {
   char *key = g_utf8_make_valid (entry->key, -1);
-  char *value = item_value (entry);
+  /* a mark's text is in string_value (without IS_STRING) */
+  char *value = (entry->flags & HL_SHM_META_IS_MARK) ? g_utf8_make_valid (entry->string_value, -1)
+                                                     : item_value (entry);
   if (entry->flags & HL_SHM_META_IS_MARK)
     hl_recording_append_mark (self->recording, entry->time_ns, 0, value);
   else
@@ -968,6 +970,7 @@ const char *hl_live_session_get_next_session (HlLiveSession *self) { return self
 guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return self->header.start_wall_ns; }
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }
+gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return self->symbolizing; }
 HlRecording *hl_live_session_get_recording (HlLiveSession *self) { return self->recording; }
 
 const char * const *

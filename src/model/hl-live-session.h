@@ -154,6 +154,8 @@ const char * const *hl_live_session_get_warnings (HlLiveSession *self);
 guint            hl_live_session_get_n_polls  (HlLiveSession *self);
 /* A worker is copying the live table or symbolizing (tests wait on it). */
 gboolean         hl_live_session_is_busy      (HlLiveSession *self);
+/* A worker symbolizes the recording: do not read it (no analyses) now. */
+gboolean         hl_live_session_is_symbolizing (HlLiveSession *self);
 
 void             hl_live_session_get_totals   (HlLiveSession *self,
                                                HlLiveTotals  *out);

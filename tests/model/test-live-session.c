@@ -269,6 +269,8 @@ test_demo (void)
   HlSummary sum;
   hl_recording_get_summary (rec, &sum);
   g_assert_cmpuint (sum.n_allocations, >, 0);
+  g_test_message ("recording: %" G_GUINT64_FORMAT " allocations seen, %" G_GUINT64_FORMAT " bytes live at the end; "
+                  "session: heap %" G_GUINT64_FORMAT, sum.n_allocations, sum.leaked_bytes, tot.heap_bytes);
   g_assert_true (sum.has_exit_status);
   g_assert_cmpint (sum.exit_status, ==, 0);
   guint n_iv;
