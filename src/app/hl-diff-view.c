@@ -198,6 +198,33 @@ add_column (HlDiffView *self,
   return column;
 }
 
+/* ---- Selection -------------------------------------------------------- */
+
+/* The row chosen in the table is outlined in the flame graph. */
+static void
+on_row_selected (HlDiffView *self)
+{
+  GtkTreeListRow *tree_row = gtk_single_selection_get_selected_item (self->selection);
+  HlFlameData *data = hl_flame_graph_get_data (self->graph);
+  g_autoptr(HlDiffRow) row = NULL;
+  guint node;
+
+  if (tree_row == NULL || data == NULL)
+    {
+      hl_flame_graph_set_selected (self->graph, -1);
+      return;
+    }
+  row = gtk_tree_list_row_get_item (tree_row);
+  node = hl_diff_row_get_node (row);
+  for (guint i = 1; i < hl_flame_data_get_n_nodes (data); i++)
+    if (hl_diff_flame_diff_node (data, i) == node)
+      {
+        hl_flame_graph_set_selected (self->graph, (gint) i);
+        return;
+      }
+  hl_flame_graph_set_selected (self->graph, -1);
+}
+
 /* ---- Refresh ---------------------------------------------------------- */
 
 static void
@@ -237,11 +264,14 @@ refresh (HlDiffView *self)
   self->tree_model = gtk_tree_list_model_new (top, FALSE, FALSE, create_children, NULL, NULL);
   row_sorter = gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
   sorted = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), GTK_SORTER (row_sorter));
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
   g_clear_object (&self->selection);
   self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect_swapped (self->selection, "notify::selected", G_CALLBACK (on_row_selected), self);
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
 
   /* Open the path of the largest change (the first child at each level,
@@ -345,6 +375,8 @@ hl_diff_view_dispose (GObject *object)
 
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
   g_clear_object (&self->selection);
   g_clear_object (&self->tree_model);
   g_clear_pointer (&self->tree, hl_diff_tree_unref);

@@ -17,7 +17,37 @@ struct _HlDiffWindow
   GFile         *files[2];
   HlRecording   *recordings[2];
   HlAnalysis    *analyses[2];
+  guint          generation;  /* of compare(): late answers of an earlier one are dropped */
 };
+
+typedef struct
+{
+  HlDiffWindow *self;
+  guint         generation;
+} Pending;
+
+static Pending *
+pending_new (HlDiffWindow *self)
+{
+  Pending *p = g_new (Pending, 1);
+
+  p->self = g_object_ref (self);
+  p->generation = self->generation;
+  return p;
+}
+
+/* Frees P and its reference (callers hold their own); returns its window
+ * when the answer is still wanted, NULL when compare() was called again. */
+static HlDiffWindow *
+pending_finish (Pending *p)
+{
+  HlDiffWindow *self = p->self;
+  gboolean current = p->generation == self->generation;
+
+  g_free (p);
+  g_object_unref (self);
+  return current ? self : NULL;
+}
 
 G_DEFINE_FINAL_TYPE (HlDiffWindow, hl_diff_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -46,11 +76,13 @@ on_analysis_ready (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  HlDiffWindow *self = user_data;  /* a reference, from step() */
   g_autoptr(GError) error = NULL;
   HlAnalysis *analysis = hl_analysis_new_finish (result, &error);
+  HlDiffWindow *self = g_object_ref (((Pending *) user_data)->self);
 
-  if (analysis == NULL)
+  if (pending_finish (user_data) == NULL)
+    g_clear_object (&analysis);
+  else if (analysis == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_error (self, NULL, error->message);
@@ -73,12 +105,14 @@ on_loaded (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  HlDiffWindow *self = user_data;
   g_autoptr(GError) error = NULL;
   HlRecording *recording = hl_recording_load_finish (result, &error);
+  HlDiffWindow *self = g_object_ref (((Pending *) user_data)->self);
   guint side = self->recordings[0] == NULL ? 0 : 1;
 
-  if (recording == NULL)
+  if (pending_finish (user_data) == NULL)
+    g_clear_object (&recording);
+  else if (recording == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_error (self, self->files[side], error->message);
@@ -101,7 +135,7 @@ step (HlDiffWindow *self)
     if (self->recordings[i] == NULL)
       {
         hl_recording_load_async (self->files[i], HL_LOAD_FLAGS_NONE, self->cancellable,
-                                 NULL, NULL, NULL, on_loaded, g_object_ref (self));
+                                 NULL, NULL, NULL, on_loaded, pending_new (self));
         return;
       }
   filter = hl_filter_new ();
@@ -109,7 +143,7 @@ step (HlDiffWindow *self)
     if (self->analyses[i] == NULL)
       {
         hl_analysis_new_async (self->recordings[i], filter, self->cancellable,
-                               on_analysis_ready, g_object_ref (self));
+                               on_analysis_ready, pending_new (self));
         return;
       }
   hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
@@ -139,6 +173,7 @@ hl_diff_window_compare (HlDiffWindow *self,
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
+  self->generation++;
   for (guint i = 0; i < 2; i++)
     {
       g_clear_object (&self->files[i]);

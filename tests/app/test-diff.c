@@ -243,6 +243,10 @@ test_diff_view (void)
       }
   }
 
+  /* Choosing a row outlines its frame in the flame graph (row 4: 0x1000). */
+  gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (rows), 4);
+  g_assert_cmpint (hl_flame_graph_get_selected (graph), ==, grew);
+
   /* Another cost: allocations, 3 → 3, and 0x1000 unchanged. */
   hl_diff_view_set_cost (view, HL_COST_KIND_ALLOCATIONS);
   g_assert_cmpstr (hl_diff_view_get_summary (view), ==, "Allocations: 3 → 3 (0 %)");
@@ -274,6 +278,21 @@ test_diff_window (void)
   tree = hl_diff_view_get_tree (hl_diff_window_get_view (window));
   g_assert_nonnull (tree);
   g_assert_cmpint (hl_diff_tree_get_delta (tree, 0, HL_COST_KIND_BYTES), ==, 150);
+
+  hl_diff_window_compare (window, NULL, ra, missing, NULL);
+  spin_until (diff_window_done, window);
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "error");
+
+  /* Compared again before the first answer: the late answer (an error)
+   * of the first comparison is dropped. */
+  hl_diff_window_compare (window, NULL, ra, missing, NULL);
+  hl_diff_window_compare (window, NULL, rb, NULL, ra);
+  spin_until (diff_window_done, window);
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
+  spin_a_little ();
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
+  g_assert_cmpint (hl_diff_tree_get_delta (hl_diff_view_get_tree (hl_diff_window_get_view (window)), 0,
+                                           HL_COST_KIND_BYTES), ==, -150);
 
   hl_diff_window_compare (window, NULL, ra, missing, NULL);
   spin_until (diff_window_done, window);
@@ -419,6 +438,36 @@ test_export_report (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* `heaplens --diff A B` arrives as an open with the hint "diff": a diff
+ * window loads both files (a checked-in trace against itself: no change). */
+static void
+test_open_hint (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HL_SOURCE_ROOT"), "tests", "format", "data",
+                                            "basic.hltrace", NULL);
+  GFile *files[2];
+  HlDiffWindow *window = NULL;
+  HlDiffTree *tree;
+
+  files[0] = g_file_new_for_path (path);
+  files[1] = g_file_new_for_path (path);
+  g_application_open (G_APPLICATION (app), files, 2, "diff");
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (HL_IS_DIFF_WINDOW (l->data))
+      window = l->data;
+  g_assert_nonnull (window);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "basic.hltrace → basic.hltrace");
+  spin_until (diff_window_done, window);
+  g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
+  tree = hl_diff_view_get_tree (hl_diff_window_get_view (window));
+  g_assert_cmpuint (hl_diff_tree_get_n_nodes (tree), >, 1);
+  g_assert_cmpint (hl_diff_tree_get_delta (tree, 0, HL_COST_KIND_BYTES), ==, 0);
+  g_assert_cmpuint (hl_costs_get (hl_diff_tree_get_costs_a (tree, 0), HL_COST_KIND_BYTES), >, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -432,10 +481,11 @@ main (int   argc,
       return g_test_run ();
     }
   app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/diff/view", test_diff_view);
   g_test_add_func ("/diff/window", test_diff_window);
+  g_test_add_func ("/diff/open-hint", test_open_hint);
   g_test_add_func ("/diff/inverted-bottom-up", test_inverted);
   g_test_add_func ("/diff/export-report-json", test_export_report);
   ret = g_test_run ();
