@@ -288,7 +288,6 @@ hl_recording_append_alloc (HlRecording *self,
     g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
 
   p.time_ns = time_ns;
-  p.heap = 0;
   p.seq = a->seq;
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
@@ -384,7 +383,6 @@ hl_recording_append_free (HlRecording *self,
   (void) tid;
 
   p.time_ns = a->free_time_ns;
-  p.heap = 0;
   p.seq = a->free_seq;
   p.alloc_free = (guint32) id << 1 | 1;
   g_array_append_val (self->curve, p);
