@@ -269,7 +269,9 @@ hl_recording_append_alloc (HlRecording *self,
   a = alloc_slot (self, id);
   if (a->flags & HL_ALLOC_PRESENT)
     return; /* a duplicate id: ignore */
-  t = thread_index (self, tid, time_ns);
+  /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
+   * the rest's allocations. */
+  t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
   a->time_ns = time_ns;
   a->size = size;
   a->address = address;

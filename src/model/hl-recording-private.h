@@ -25,9 +25,13 @@ typedef struct
   guint32 seq;            /* order of arrival of the allocation event */
   guint32 free_seq;       /* order of arrival of its free */
   guint32 stack;          /* internal stack index (0 = unknown) */
-  guint32 thread;         /* index into threads */
-  guint32 flags;          /* HL_ALLOC_* */
+  guint32 thread : 24;    /* index into threads (HL_MAX_THREADS) */
+  guint32 flags  : 8;     /* HL_ALLOC_* */
 } HlAllocRec;
+
+/* 48 bytes an allocation: a 20 M-event trace keeps 10 M of them. */
+G_STATIC_ASSERT (sizeof (HlAllocRec) == 48);
+#define HL_MAX_THREADS (1u << 24)
 
 /* A point of the heap curve, in (time, seq) order: one allocation or free.
  * The heap after each point is not stored: it is the heap before the
