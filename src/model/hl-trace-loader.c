@@ -274,7 +274,8 @@ load (LoadData      *data,
         }
       /* The walk goes on from there: the rest after a damaged packet or
        * a gap, the trailing index and the file's end (its stats). */
-      hl_trace_reader_seek (reader, resume);
+      if (hl_trace_reader_seek (reader, resume) != 0)
+        hl_trace_reader_seek (reader, total);
     }
   g_clear_pointer (&index, hl_trace_index_free);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)
