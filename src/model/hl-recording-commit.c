@@ -81,31 +81,39 @@ merge_new_points (HlRecording *self)
 void
 hl_recording_update_curve (HlRecording *self)
 {
-  HlHeapPoint *pts;
+  const HlHeapPoint *pts;
   guint64 n = self->curve->len;
-  guint64 heap, peak = 0, peak_i = G_MAXUINT64;
-  guint64 from;
+  guint64 heap = 0, peak = 0, peak_i = G_MAXUINT64;
+  guint64 from, k0;
   HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
 
+  /* Checkpoints before the first point that moved stay right. */
   from = merge_new_points (self);
-  pts = (HlHeapPoint *) self->curve->data;
-  heap = from > 0 ? pts[from - 1].heap : 0;
-  for (guint64 i = from; i < n; i++)
+  pts = (const HlHeapPoint *) self->curve->data;
+  k0 = MIN (from >> HL_HEAP_CHECKPOINT_SHIFT, self->checkpoints->len > 0 ? self->checkpoints->len - 1 : 0);
+  if (k0 < self->checkpoints->len)
     {
-      const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (&pts[i])];
-      if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
-        heap += a->size;
-      else
-        heap -= a->size;
-      pts[i].heap = heap;
+      const HeapCheckpoint *c = &g_array_index (self->checkpoints, HeapCheckpoint, k0);
+      heap = c->heap;
+      peak = c->peak;
+      peak_i = c->peak_i;
+    }
+  g_array_set_size (self->checkpoints, k0);
+  for (guint64 i = k0 << HL_HEAP_CHECKPOINT_SHIFT; i < n; i++)
+    {
+      if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0)
+        {
+          HeapCheckpoint c = { heap, peak, peak_i };
+          g_array_append_val (self->checkpoints, c);
+        }
+      heap = hl_heap_point_apply (allocs, &pts[i], heap);
+      if (heap > peak)
+        {
+          peak = heap;
+          peak_i = i;
+        }
     }
   self->curve_sorted = n;
-  for (guint64 i = 0; i < n; i++)
-    if (pts[i].heap > peak)
-      {
-        peak = pts[i].heap;
-        peak_i = i;
-      }
 
   self->peak_heap = peak;
   self->peak_time_ns = peak_i != G_MAXUINT64 ? pts[peak_i].time_ns : 0;
@@ -135,6 +143,25 @@ hl_recording_update_curve (HlRecording *self)
         a->flags &= ~HL_ALLOC_LIVE_AT_PEAK;
     }
   self->curve_dirty = FALSE;
+}
+
+guint64
+hl_recording_heap_before (HlRecording *self,
+                          guint64      i)
+{
+  const HlHeapPoint *pts;
+  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
+  guint64 n, k, heap;
+
+  pts = hl_recording_get_heap_curve (self, &n);
+  i = MIN (i, n);
+  if (i == 0 || self->checkpoints->len == 0)
+    return 0;
+  k = MIN ((i - 1) >> HL_HEAP_CHECKPOINT_SHIFT, self->checkpoints->len - 1);
+  heap = g_array_index (self->checkpoints, HeapCheckpoint, k).heap;
+  for (guint64 j = k << HL_HEAP_CHECKPOINT_SHIFT; j < i; j++)
+    heap = hl_heap_point_apply (allocs, &pts[j], heap);
+  return heap;
 }
 
 void

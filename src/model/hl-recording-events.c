@@ -269,7 +269,9 @@ hl_recording_append_alloc (HlRecording *self,
   a = alloc_slot (self, id);
   if (a->flags & HL_ALLOC_PRESENT)
     return; /* a duplicate id: ignore */
-  t = thread_index (self, tid, time_ns);
+  /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
+   * the rest's allocations. */
+  t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
   a->time_ns = time_ns;
   a->size = size;
   a->address = address;
@@ -288,7 +290,6 @@ hl_recording_append_alloc (HlRecording *self,
     g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
 
   p.time_ns = time_ns;
-  p.heap = 0;
   p.seq = a->seq;
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
@@ -384,7 +385,6 @@ hl_recording_append_free (HlRecording *self,
   (void) tid;
 
   p.time_ns = a->free_time_ns;
-  p.heap = 0;
   p.seq = a->free_seq;
   p.alloc_free = (guint32) id << 1 | 1;
   g_array_append_val (self->curve, p);

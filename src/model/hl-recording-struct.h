@@ -21,6 +21,14 @@ typedef struct
   guint32 tid;
 } PendingFree;
 
+/* The curve's state before point k << HL_HEAP_CHECKPOINT_SHIFT. */
+typedef struct
+{
+  guint64 heap;
+  guint64 peak;          /* highest heap after any earlier point */
+  guint64 peak_i;        /* that point, G_MAXUINT64 when none */
+} HeapCheckpoint;
+
 struct _HlRecording
 {
   GObject parent_instance;
@@ -38,6 +46,7 @@ struct _HlRecording
   GHashTable   *addr_to_id;      /* address → id + 1 of live blocks, once needed */
   GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
+  GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */
   GArray       *counters;        /* HlCounterSample */
   GArray       *drops;           /* HlDropSample */
   GArray       *meta;            /* HlMetaInterval */

@@ -32,6 +32,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->addr_to_id, g_hash_table_unref);
   g_clear_pointer (&self->pending_frees, g_hash_table_unref);
   g_clear_pointer (&self->curve, g_array_unref);
+  g_clear_pointer (&self->checkpoints, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->drops, g_array_unref);
   g_clear_pointer (&self->meta, g_array_unref);
@@ -88,6 +89,7 @@ hl_recording_init (HlRecording *self)
   self->thread_last = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->allocs = g_array_new (FALSE, TRUE, sizeof (HlAllocRec));
   self->curve = g_array_new (FALSE, FALSE, sizeof (HlHeapPoint));
+  self->checkpoints = g_array_new (FALSE, FALSE, sizeof (HeapCheckpoint));
   self->counters = g_array_new (FALSE, FALSE, sizeof (HlCounterSample));
   self->drops = g_array_new (FALSE, FALSE, sizeof (HlDropSample));
   self->meta = g_array_new (FALSE, TRUE, sizeof (HlMetaInterval));

@@ -44,7 +44,11 @@ decode_run (Shared *sh,
       HlEvent ev;
       int erc;
 
-      if (hl_trace_reader_packet_at (sh->reader, sh->index->entries[e].offset, &pkt, &err) != 0)
+      /* The packet must be what the index says, or the serial walk (which
+       * would not skip a byte) takes over: an index can lie. */
+      if (hl_trace_reader_packet_at (sh->reader, sh->index->entries[e].offset, &pkt, &err) != 0 ||
+          (guint64) pkt.header.header_size + pkt.header.content_size != sh->index->entries[e].size ||
+          (pkt.header.kind != HL_PACKET_KIND_INFO && pkt.header.kind != HL_PACKET_KIND_EVENTS))
         {
           failed = e;
           break;

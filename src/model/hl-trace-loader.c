@@ -219,6 +219,7 @@ load (LoadData      *data,
   const HlTraceCodec *codec = NULL;
   guint64 total, events = 0;
   guint64 corrupt_packets = 0, parallel_packets = 0;
+  guint n_threads;
   int rc;
 
   if (path == NULL)
@@ -254,9 +255,13 @@ load (LoadData      *data,
           hl_recording_reserve (rec, max_id);
       }
   }
-  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL)
+  /* HEAPLENS_LOAD_THREADS=N: N decode threads over the index (0: the
+   * one-thread pipeline), for benchmarks. */
+  n_threads = MAX (2, g_get_num_processors ());
+  if (g_getenv ("HEAPLENS_LOAD_THREADS") != NULL)
+    n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
+  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint n_threads = MAX (2, g_get_num_processors ());
       guint64 resume = hl_trace_load_parallel (reader, index, rec, n_threads, cancellable,
                                                report_parallel, data, &events,
                                                &corrupt_packets, &parallel_packets);
@@ -269,7 +274,8 @@ load (LoadData      *data,
         }
       /* The walk goes on from there: the rest after a damaged packet or
        * a gap, the trailing index and the file's end (its stats). */
-      hl_trace_reader_seek (reader, resume);
+      if (hl_trace_reader_seek (reader, resume) != 0)
+        hl_trace_reader_seek (reader, total);
     }
   g_clear_pointer (&index, hl_trace_index_free);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)

@@ -478,6 +478,50 @@ test_report_json (void)
   g_file_delete (file, NULL, NULL);
 }
 
+/* The hand-built trace with a trailing index, every byte damaged in turn
+ * (the index too, so it lies): the parallel load and the serial one agree
+ * on success, summary and warnings. */
+static void
+test_load_damaged_index_equals_serial (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *indexed = NULL;
+  gsize len;
+  HlFormatError ferr;
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
+  g_assert_cmpuint (len, >, trace->len);
+  for (gsize off = 0; off < len; off++)
+    {
+      g_autoptr (HlRecording) a = NULL;
+      g_autoptr (HlRecording) b = NULL;
+      g_autoptr (GError) ea = NULL;
+      g_autoptr (GError) eb = NULL;
+
+      indexed[off] ^= 0x21;
+      g_assert_true (g_file_set_contents_full (path, indexed, len, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+      indexed[off] ^= 0x21;
+      a = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS, NULL, NULL, NULL, &ea);
+      b = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_SERIAL, NULL, NULL, NULL, &eb);
+      g_assert_true ((a == NULL) == (b == NULL));
+      if (a != NULL)
+        {
+          const char * const *wa = hl_recording_get_warnings (a), * const *wb = hl_recording_get_warnings (b);
+          HlSummary x, y;
+          hl_recording_get_summary (a, &x);
+          hl_recording_get_summary (b, &y);
+          g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
+          g_assert_cmpuint (g_strv_length ((char **) wa), ==, g_strv_length ((char **) wb));
+          for (guint i = 0; wa[i] != NULL; i++)
+            g_assert_cmpstr (wa[i], ==, wb[i]);
+        }
+    }
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -491,6 +535,7 @@ main (int    argc,
   g_test_add_func ("/loader/golden", test_load_golden);
   g_test_add_func ("/loader/report-json", test_report_json);
   g_test_add_func ("/loader/pipelined-equals-serial", test_load_pipelined_equals_serial);
+  g_test_add_func ("/loader/damaged-index-equals-serial", test_load_damaged_index_equals_serial);
   g_test_add_func ("/loader/damaged", test_load_damaged);
   return g_test_run ();
 }
