@@ -2,8 +2,11 @@
 # bench/model.sh [BUILD_DIR] — `heaplens-cli report` against `heaptrack_print`
 # on recordings of the same program run (bench/churn.c, 2.5 M malloc/free
 # pairs = 5 M calls): wall time and peak RSS of the analysis, same run.
-# Also times model-bench (1 M synthetic allocations). Writes a Markdown
-# table to bench/results/model-DATE.md.
+# Also times model-bench (1 M synthetic allocations) and, unless BIG=0,
+# `report` on a 20 M-event churn recording (10 M pairs). BASE=path of
+# another heaplens-cli (e.g. an older build) adds its numbers on the same
+# recordings, for before/after ratios. Writes a Markdown table to
+# bench/results/model-DATE.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -24,6 +27,17 @@ measure () { # NAME CMD...: prints "seconds max_rss_kib"
 }
 read -r hl_s hl_kb < <(measure heaplens "$cli" report "$tmp/churn.hltrace")
 read -r ht_s ht_kb < <(measure heaptrack heaptrack_print "$ht")
+base=${BASE:-}
+if [ -n "$base" ]; then
+  read -r b_s b_kb < <(measure base "$base" report "$tmp/churn.hltrace")
+fi
+if [ "${BIG:-1}" != 0 ]; then
+  "$cli" record -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
+  read -r big_s big_kb < <(measure big "$cli" report "$tmp/big.hltrace")
+  if [ -n "$base" ]; then
+    read -r bb_s bb_kb < <(measure bigbase "$base" report "$tmp/big.hltrace")
+  fi
+fi
 
 out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
 {
@@ -35,8 +49,20 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
   echo "|---|---|---|"
   echo "| heaplens-cli report | $hl_s | $((hl_kb / 1024)) |"
   echo "| heaptrack_print | $ht_s | $((ht_kb / 1024)) |"
+  if [ -n "$base" ]; then echo "| BASE report ($base) | $b_s | $((b_kb / 1024)) |"; fi
   echo
   echo "speed-up: $(python3 -c "print('%.1fx' % ($ht_s / max($hl_s, 0.01)))")"
+  echo
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [ "${BIG:-1}" != 0 ]; then
+    echo
+    echo "20 M-event churn (10 M pairs), file to printed report:"
+    echo
+    echo "| analysis | wall s | peak RSS MiB |"
+    echo "|---|---|---|"
+    echo "| heaplens-cli report | $big_s | $((big_kb / 1024)) |"
+    if [ -n "$base" ]; then echo "| BASE report | $bb_s | $((bb_kb / 1024)) |"; fi
+  fi
   echo
   echo '```'
   "$build/bench/model-bench" 1000000

@@ -7,6 +7,7 @@
 
 #include "hl-application.h"
 #include "hl-diff-window.h"
+#include "hl-live-actions.h"
 #include "hl-window.h"
 
 #define HL_TRACE_MIME_TYPE "application/x-heaplens-trace"
@@ -255,20 +256,6 @@ action_color_scheme (GSimpleAction *action,
     }
 }
 
-/* Record and attach belong to the live part (issue 8); until it lands they
- * exist, disabled, so that menus and the start page show what will come. */
-static void
-action_not_available (GSimpleAction *action,
-                      GVariant      *param,
-                      gpointer       user_data)
-{
-  HlApplication *self = user_data;
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
-
-  if (HL_IS_WINDOW (window))
-    hl_window_show_toast (HL_WINDOW (window), _("Recording from the application is not available yet"));
-}
-
 static const GActionEntry app_actions[] = {
   { "open", action_open, NULL, NULL, NULL },
   { "open-uri", action_open_uri, "s", NULL, NULL },
@@ -276,8 +263,8 @@ static const GActionEntry app_actions[] = {
   { "about", action_about, NULL, NULL, NULL },
   { "quit", action_quit, NULL, NULL, NULL },
   { "color-scheme", NULL, "s", "'default'", action_color_scheme },
-  { "record", action_not_available, NULL, NULL, NULL },
-  { "attach", action_not_available, NULL, NULL, NULL },
+  { "record", hl_live_action_record, NULL, NULL, NULL },
+  { "attach", hl_live_action_attach, NULL, NULL, NULL },
 };
 
 /* ---- GApplication ----------------------------------------------------- */
@@ -319,9 +306,6 @@ hl_application_startup (GApplication *app)
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
-  /* Filled in by the live issue (record a program, attach to a session). */
-  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "record")), FALSE);
-  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "attach")), FALSE);
 
   if (self->settings != NULL)
     {

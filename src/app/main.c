@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-application.h"
+#include "hl-live-actions.h"
 
 int
 main (int   argc,
@@ -19,5 +20,6 @@ main (int   argc,
   textdomain (HL_GETTEXT_PACKAGE);
 
   app = hl_application_new ();
+  hl_live_command_line (app, &argc, argv);
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

@@ -451,7 +451,7 @@ enum
 /* Returns -1 when unchanged, else the frame K whose step to K - 1 no
  * longer holds: a match at any frame >= K would fail there too. */
 static int64_t
-tail_unchanged (const HlCfiMemo *m,
+tail_failed_at (const HlCfiMemo *m,
                 uint32_t         r)
 {
   for (uint32_t k = r; k > 0; k--)
@@ -459,13 +459,87 @@ tail_unchanged (const HlCfiMemo *m,
       const HlCfiFrame *f = &m->f[k];
       if (*(const uint64_t *) (f->cfa - 8) != m->f[k - 1].ip)
         return k;
-      uint64_t rbp = f->rbp_slot ? *(const uint64_t *) f->rbp_slot : f->rbp;
-      if (rbp != m->f[k - 1].rbp)
+      uint64_t slot = f->rbp_slot & ~(uint64_t) 7;
+      uint64_t rbp = slot ? *(const uint64_t *) slot : f->rbp;
+      if (m->rbp_used[k - 1] && rbp != m->f[k - 1].rbp)
         return k;
     }
+  return 0;
+}
+
+static int64_t
+tail_unchanged (const HlCfiMemo *m,
+                uint32_t         r)
+{
+  /* the common case, all words unchanged, without a branch per word; a
+   * frame that did not save rbp passes its rbp on unchanged, so only the
+   * saved ones are checked */
+  uint64_t d = 0, d2 = 0;
+  uint32_t i = 0, e = m->chk_end[r];
+  for (; i + 2 <= e; i += 2)
+    {
+      d |= *(const uint64_t *) m->chk_addr[i] ^ m->chk_val[i];
+      d2 |= *(const uint64_t *) m->chk_addr[i + 1] ^ m->chk_val[i + 1];
+    }
+  if (i < e)
+    d |= *(const uint64_t *) m->chk_addr[i] ^ m->chk_val[i];
+  d |= d2;
+  if (HL_UNLIKELY (d != 0))
+    return tail_failed_at (m, r);
   if (m->end == END_ZERO && *(const uint64_t *) (m->f[0].cfa - 8) != 0)
     return 0;
   return -1;
+}
+
+/* Puts the N_HEAD frames of HEAD (innermost first) at [tail, tail + n_head)
+ * of the memo, outermost first, with their check words (frames below TAIL
+ * keep theirs): one pass over the new frames. */
+static void
+memo_store (HlCfiMemo        *m,
+            uint32_t          tail,
+            const HlCfiFrame *head,
+            uint32_t          n_head)
+{
+  uint64_t prev_ip = 0, prev_rbp = 0;
+  uint32_t used = 0, i = 0;
+  if (tail > 0)
+    {
+      prev_ip = m->f[tail - 1].ip;
+      prev_rbp = m->f[tail - 1].rbp;
+      used = m->rbp_used[tail - 1];
+      i = m->chk_end[tail - 1];
+    }
+  for (uint32_t j = tail, k = n_head; k-- > 0; j++)
+    {
+      const HlCfiFrame *f = &head[k];
+      m->f[j] = *f;
+      uint64_t at = f->rbp_slot & ~(uint64_t) 7;
+      uint32_t slot = at != 0;
+      if (HL_LIKELY (j > 0))
+        {
+          m->chk_addr[i] = f->cfa - 8;
+          m->chk_val[i++] = prev_ip;
+          /* written always (there is room), kept when it counts */
+          m->chk_addr[i] = at;
+          m->chk_val[i] = prev_rbp;
+          i += slot & used;
+        }
+      m->chk_end[j] = (uint16_t) i;
+      used = (uint32_t) (f->rbp_slot & 1) | ((slot ^ 1) & used);
+      m->rbp_used[j] = (uint8_t) used;
+      prev_ip = f->ip;
+      prev_rbp = f->rbp;
+    }
+}
+
+void
+hl_unwind_fill (uint64_t      *frames,
+                HlThreadBlock *b)
+{
+  const HlCfiMemo *m = &b->memo;
+  for (uint32_t i = b->lazy_from; i < b->lazy_to; i++)
+    frames[i] = m->f[m->n - 1 - i].ip;
+  b->lazy_from = b->lazy_to = 0;
 }
 
 /* Unwinds from the caller of the outermost preload frame. Returns the
@@ -486,6 +560,7 @@ hl_cfi_unwind (uint64_t      *frames,
                HlThreadBlock *b)
 {
   *hash = 0;
+  b->lazy_from = b->lazy_to = 0;
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
   uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
   if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
@@ -541,7 +616,8 @@ hl_cfi_unwind (uint64_t      *frames,
       /* remembered frames have increasing sp from inner to outer */
       while (r >= 0 && m->f[r].sp < sp)
         r--;
-      if (r >= 0 && r < below && m->f[r].sp == sp && m->f[r].ip == ip && m->f[r].rbp == rbp
+      if (r >= 0 && r < below && m->f[r].sp == sp && m->f[r].ip == ip
+          && (m->f[r].rbp == rbp || !m->rbp_used[r])
           && (m->end != END_TRUNC || n + (uint32_t) r + 1 >= max))
         {
           int64_t failed = tail_unchanged (m, (uint32_t) r);
@@ -556,7 +632,6 @@ hl_cfi_unwind (uint64_t      *frames,
       cf->ip = ip;
       cf->sp = sp;
       cf->rbp = rbp;
-      cf->rbp_slot = 0;
       frames[n++] = ip;
       /* a small per-thread table in front of the shared one (L1-resident) */
       uint32_t l1 = (uint32_t) (ip ^ (ip >> 8)) & 255u;
@@ -573,23 +648,26 @@ hl_cfi_unwind (uint64_t      *frames,
       if (kind == KIND_STOP)
         {
           cf->cfa = sp;
+          cf->rbp_slot = 0;
           end = END_STOP;
           break;
         }
       if (kind != KIND_RULE)
         return 0;
       int32_t cfa_off = (int32_t) ((uint32_t) (w << 12)) >> 12;
-      uintptr_t cfa = (((w >> 29) & 1) ? rbp : sp) + (uintptr_t) (intptr_t) cfa_off;
+      uint64_t cfa_rbp = (w >> 29) & 1;
+      uintptr_t cfa = (cfa_rbp ? rbp : sp) + (uintptr_t) (intptr_t) cfa_off;
       if (cfa < sp + 8 || cfa > hi || (cfa & 7))
         return 0;
       cf->cfa = cfa;
+      cf->rbp_slot = cfa_rbp;
       if ((w >> 28) & 1)
         {
           int rbp_off = (int8_t) (uint8_t) (w >> 20) * 8;
           uintptr_t at = cfa + (uintptr_t) (intptr_t) rbp_off;
           if (at < sp || at > hi - 8)
             return 0;
-          cf->rbp_slot = at;
+          cf->rbp_slot = at | cfa_rbp; /* at is 8-aligned: cfa is */
           rbp = *(const uintptr_t *) at;
         }
       ip = *(const uint64_t *) (cfa - 8);
@@ -612,8 +690,16 @@ hl_cfi_unwind (uint64_t      *frames,
         }
       else
         {
-          for (uint32_t k = 0; k < tail; k++)
-            frames[n + k] = m->f[matched - k].ip;
+          /* the tail stays in the memo (hl_unwind_fill) unless the memo
+           * will not be kept */
+          if (tail + n_head > HL_CFI_MEMO_MAX)
+            for (uint32_t k = 0; k < tail; k++)
+              frames[n + k] = m->f[matched - k].ip;
+          else
+            {
+              b->lazy_from = n;
+              b->lazy_to = n + tail;
+            }
           n += tail;
           *truncated = m->end == END_TRUNC;
         }
@@ -635,8 +721,7 @@ hl_cfi_unwind (uint64_t      *frames,
   uint32_t total = tail + n_head;
   if (total <= HL_CFI_MEMO_MAX)
     {
-      for (uint32_t k = 0; k < n_head; k++)
-        m->f[total - 1 - k] = head[k];
+      memo_store (m, tail, head, n_head);
       m->n = total;
       m->end = end;
       m->generation = gen;
@@ -664,6 +749,13 @@ hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, 
 {
   *hash = 0;
   return 0;
+}
+
+void
+hl_unwind_fill (uint64_t *frames, HlThreadBlock *b)
+{
+  (void) frames;
+  (void) b;
 }
 
 #endif

@@ -173,7 +173,8 @@ typedef struct
 {
   uint64_t ip, sp, rbp;
   uint64_t cfa;       /* the return address was read at cfa - 8 */
-  uint64_t rbp_slot;  /* the caller's rbp was read here; 0: unchanged */
+  uint64_t rbp_slot;  /* the caller's rbp was read at rbp_slot & ~7 (0:
+                       * unchanged); bit 0: the CFA was computed from rbp */
   uint32_t ha, hb;    /* stack hash state after this frame (outermost first) */
 } HlCfiFrame;
 
@@ -185,6 +186,17 @@ typedef struct
   uint32_t   end;         /* how the unwind ended (hl-capture-cfi.c) */
   uint32_t   generation;  /* of the module map */
   HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
+  /* The stack words the unwind of frames 1..k read, flat, for a branch-free
+   * check that they are unchanged: word *chk_addr[i] was chk_val[i], for i
+   * < chk_end[k] (the return address of each frame, and the saved rbp where
+   * the frame saved it). */
+  uint16_t   chk_end[HL_CFI_MEMO_MAX];
+  /* the rbp on entry to frame k matters to the unwind of frames k..0 (a
+   * CFA is computed from it before a saved value replaces it); when not,
+   * it is neither matched nor checked */
+  uint8_t    rbp_used[HL_CFI_MEMO_MAX];
+  uint64_t   chk_addr[2 * HL_CFI_MEMO_MAX];
+  uint64_t   chk_val[2 * HL_CFI_MEMO_MAX];
 } HlCfiMemo;
 
 /* Call-site counts of one thread not yet added to the shared table. */
@@ -216,6 +228,7 @@ struct HlThreadBlock
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
+  uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
   uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: every 64th stack is checked */
   uint64_t             pending_flush_ns;
   HlPendingSite        pending[HL_PENDING_SITES];
@@ -275,6 +288,10 @@ void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
 void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
 uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
+/* hl_cfi_unwind and hl_unwind may leave the outer frames of the stack in
+ * the thread's memo (the unwind matched the last stack there): a caller
+ * that reads FRAMES beyond the innermost ones calls this first. */
+void     hl_unwind_fill    (uint64_t *frames, HlThreadBlock *b);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
 void     hl_stack_hash_init  (void);

@@ -53,6 +53,7 @@ capture_stack (HlThreadBlock *b,
   HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
   if (HL_LIKELY (e->hash == h && e->stack_id != 0))
     return e->stack_id;
+  hl_unwind_fill (frames, b);
   uint32_t id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
   if (id != 0)
     {

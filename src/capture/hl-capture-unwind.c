@@ -192,6 +192,7 @@ check_fp (const uint64_t *frames,
   uint32_t rn = hl_cfi_unwind (ref, max + 4, &rt, &h, b);
   if (rn == 0)
     return; /* no DWARF answer for this one */
+  hl_unwind_fill (ref, b);
   uint32_t skip = 0;
   while (skip < rn && in_new (ref[skip]))
     skip++;
@@ -243,18 +244,30 @@ hl_unwind (uint64_t      *frames,
       if (n > 0)
         {
           uint32_t skip = 0;
-          while (skip < n && in_new (frames[skip]))
+          uint32_t known = b->lazy_to != 0 ? b->lazy_from : n; /* frames in place */
+          while (skip < known && in_new (frames[skip]))
             skip++;
+          if (HL_UNLIKELY (skip == known && known < n))
+            {
+              hl_unwind_fill (frames, b);
+              while (skip < n && in_new (frames[skip]))
+                skip++;
+            }
           uint32_t have = n - skip;
           if (skip == 0 && have <= max)
             *hash = h; /* else the caller hashes the frames it keeps */
+          else
+            hl_unwind_fill (frames, b);
           *truncated = trunc || have > max;
           if (have > max)
             have = max;
           if (skip > 0)
             memmove (frames, frames + skip, have * sizeof (uint64_t));
           if (HL_UNLIKELY (check_mode))
-            check_stack (frames, have, max, *hash, b);
+            {
+              hl_unwind_fill (frames, b);
+              check_stack (frames, have, max, *hash, b);
+            }
           return have;
         }
       atomic_fetch_add_explicit (&n_fallback, 1, memory_order_relaxed);

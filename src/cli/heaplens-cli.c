@@ -13,6 +13,7 @@ static const HlCliCommand commands[] = {
   { "compress", hl_cli_compress, N_("compress a trace file (zstd frames)") },
   { "record", hl_cli_record, N_("run a program and record its heap") },
   { "sessions", hl_cli_sessions, N_("list (or --prune) live-recording sessions") },
+  { "top", hl_cli_top, N_("watch a live session: heap, rate, top call sites, metadata") },
   { "report", hl_cli_report, N_("summary and top call sites of a recording") },
   { "flamegraph", hl_cli_flamegraph, N_("flame graph of a recording (collapsed stacks or SVG)") },
   { "diff", hl_cli_diff, N_("differences between two recordings, per call path") },

@@ -20,6 +20,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#include "hl-record-env.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
 #endif
@@ -43,44 +44,17 @@ usage (FILE *out)
            "  -h, --help               this help\n");
 }
 
-static bool
-readable (const char *path)
-{
-  return access (path, R_OK) == 0;
-}
-
-/* The preload next to this build's heaplens-cli, else the installed one. */
+/* The preload next to this build's heaplens-cli, else the installed one
+ * (shared with the application: hl-record-env.h). */
 static bool
 find_preload (char *out,
               size_t cap)
 {
-  const char *env = getenv ("HEAPLENS_PRELOAD");
-  if (env != NULL && readable (env))
-    {
-      snprintf (out, cap, "%s", env);
-      return true;
-    }
-  char self[PATH_MAX];
-  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
-  self[n > 0 ? n : 0] = '\0';
-  char build[PATH_MAX], installed[PATH_MAX];
-  snprintf (build, sizeof build, "%s/libheaplens-preload.so", HL_BUILD_PRELOAD_DIR);
-  snprintf (installed, sizeof installed, "%s/libheaplens-preload.so", HL_PKGLIBDIR);
-  /* a heaplens-cli in the build tree uses the build tree's preload */
-  char build_root[PATH_MAX];
-  snprintf (build_root, sizeof build_root, "%s", HL_BUILD_PRELOAD_DIR);
-  char *cut = strstr (build_root, "/src/capture");
-  if (cut != NULL)
-    *cut = '\0';
-  bool in_build = strncmp (self, build_root, strlen (build_root)) == 0;
-  const char *first = in_build ? build : installed;
-  const char *second = in_build ? installed : build;
-  if (readable (first))
-    snprintf (out, cap, "%s", first);
-  else if (readable (second))
-    snprintf (out, cap, "%s", second);
-  else
+  char *path = hl_record_env_find_preload ();
+  if (path == NULL)
     return false;
+  snprintf (out, cap, "%s", path);
+  g_free (path);
   return true;
 }
 
@@ -237,12 +211,14 @@ hl_cli_record (int    argc,
   else
     snprintf (out_path, sizeof out_path, "%s/heaplens.%%e.%%p.hltrace", cwd);
 
-  const char *old_preload = getenv ("LD_PRELOAD");
-  char ld_preload[2 * PATH_MAX];
-  if (old_preload != NULL && old_preload[0] != '\0')
-    snprintf (ld_preload, sizeof ld_preload, "%s:%s", preload, old_preload);
-  else
-    snprintf (ld_preload, sizeof ld_preload, "%s", preload);
+  HlRecordEnvOptions env_options = {
+    .trace_path = out_path,
+    .unwind = unwind,
+    .depth = depth,
+    .follow = follow,
+    .keep_session = true,
+  };
+  char **record_env = hl_record_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
 
   struct timespec ts;
   clock_gettime (CLOCK_REALTIME, &ts);
@@ -257,19 +233,14 @@ hl_cli_record (int    argc,
     }
   if (pid == 0)
     {
-      setenv ("LD_PRELOAD", ld_preload, 1);
-      setenv ("HEAPLENS_OUTPUT", out_path, 1);
-      setenv ("HEAPLENS_KEEP_SESSION", "1", 1);
-      if (unwind != NULL)
-        setenv ("HEAPLENS_UNWIND", unwind, 1);
-      if (depth != NULL)
-        setenv ("HEAPLENS_DEPTH", depth, 1);
-      setenv ("HEAPLENS_FOLLOW", follow ? "all" : "none", 1);
+      for (char **v = record_env; *v != NULL; v++)
+        putenv (*v);
       execvp (argv[i], argv + i);
       fprintf (stderr, _("heaplens-cli record: cannot run %s: %s\n"), argv[i], strerror (errno));
       _exit (127);
     }
   child_pid = pid;
+  g_strfreev (record_env);
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
   struct sigaction sa;

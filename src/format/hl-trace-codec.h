@@ -33,7 +33,7 @@
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)
-#define HL_ZFRAME_DEFAULT_RAW  (4u * 1024u * 1024u)
+#define HL_ZFRAME_DEFAULT_RAW  (16u * 1024u * 1024u)
 #define HL_TRACE_MAX_IMAGE     ((uint64_t) 16 << 30) /* a reader refuses traces decompressing to more */
 
 typedef struct HlTraceCodec

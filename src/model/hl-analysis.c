@@ -160,10 +160,11 @@ size_bucket (guint64 size)
 static void
 find_range_peak (HlAnalysis *self)
 {
-  guint64 n;
+  guint64 n, n_allocs;
   const HlHeapPoint *pts = hl_recording_get_heap_curve (self->recording, &n);
+  const HlAllocRec *allocs = hl_recording_get_allocs (self->recording, &n_allocs);
   guint64 lo = 0, hi = n, best = G_MAXUINT64;
-  guint64 best_heap = 0;
+  guint64 best_heap = 0, heap;
 
   while (lo < hi)
     {
@@ -173,17 +174,21 @@ find_range_peak (HlAnalysis *self)
       else
         hi = mid;
     }
+  heap = hl_recording_heap_before (self->recording, lo);
   if (lo > 0)
     {
       best = lo - 1;
-      best_heap = pts[lo - 1].heap;
+      best_heap = heap;
     }
   for (guint64 i = lo; i < n && pts[i].time_ns <= self->t1; i++)
-    if (best == G_MAXUINT64 || pts[i].heap > best_heap)
-      {
-        best = i;
-        best_heap = pts[i].heap;
-      }
+    {
+      heap = hl_heap_point_apply (allocs, &pts[i], heap);
+      if (best == G_MAXUINT64 || heap > best_heap)
+        {
+          best = i;
+          best_heap = heap;
+        }
+    }
   self->have_peak = best != G_MAXUINT64;
   if (self->have_peak)
     {

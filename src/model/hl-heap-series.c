@@ -44,7 +44,7 @@ hl_recording_get_series (HlRecording *self,
         hi = mid;
     }
   i = lo;
-  heap_before = i > 0 ? pts[i - 1].heap : 0;
+  heap_before = hl_recording_heap_before (self, i);
   width = t1_ns - t0_ns;
   while (ci < n_counters && counters[ci].time_ns < t0_ns)
     rss_prev = counters[ci++].rss_bytes;
@@ -63,14 +63,15 @@ hl_recording_get_series (HlRecording *self,
       bk->heap_min = bk->heap_max = heap_before;
       for (; i < n_points && pts[i].time_ns < end; i++)
         {
-          bk->heap_min = MIN (bk->heap_min, pts[i].heap);
-          bk->heap_max = MAX (bk->heap_max, pts[i].heap);
+          guint64 heap = hl_heap_point_apply (allocs, &pts[i], heap_before);
+          bk->heap_min = MIN (bk->heap_min, heap);
+          bk->heap_max = MAX (bk->heap_max, heap);
           if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
             {
               bk->allocations++;
               bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
             }
-          heap_before = pts[i].heap;
+          heap_before = heap;
         }
       bk->rss_min = bk->rss_max = 0;
       for (gboolean first = TRUE; ci < n_counters &&

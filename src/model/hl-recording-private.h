@@ -25,18 +25,27 @@ typedef struct
   guint32 seq;            /* order of arrival of the allocation event */
   guint32 free_seq;       /* order of arrival of its free */
   guint32 stack;          /* internal stack index (0 = unknown) */
-  guint32 thread;         /* index into threads */
-  guint32 flags;          /* HL_ALLOC_* */
+  guint32 thread : 24;    /* index into threads (HL_MAX_THREADS) */
+  guint32 flags  : 8;     /* HL_ALLOC_* */
 } HlAllocRec;
 
-/* A point of the heap curve, in (time, seq) order: heap after the event. */
+/* 48 bytes an allocation: a 20 M-event trace keeps 10 M of them. */
+G_STATIC_ASSERT (sizeof (HlAllocRec) == 48);
+#define HL_MAX_THREADS (1u << 24)
+
+/* A point of the heap curve, in (time, seq) order: one allocation or free.
+ * The heap after each point is not stored: it is the heap before the
+ * point's checkpoint (one per HL_HEAP_CHECKPOINT_EVERY points) plus the
+ * sizes since; see hl_recording_heap_before(). */
 typedef struct
 {
   guint64 time_ns;
-  guint64 heap;
   guint32 seq;
   guint32 alloc_free;     /* allocation index << 1 | 1 for its free */
 } HlHeapPoint;
+
+#define HL_HEAP_CHECKPOINT_SHIFT 8
+#define HL_HEAP_CHECKPOINT_EVERY (1u << HL_HEAP_CHECKPOINT_SHIFT)
 
 #define HL_HEAP_POINT_ALLOC(p)   ((p)->alloc_free >> 1)
 #define HL_HEAP_POINT_IS_FREE(p) (((p)->alloc_free & 1) != 0)
@@ -89,6 +98,18 @@ const HlAllocRec    *hl_recording_get_allocs        (HlRecording *self,
                                                      guint64     *n_allocs);
 const HlHeapPoint   *hl_recording_get_heap_curve    (HlRecording *self,
                                                      guint64     *n_points);
+/* Heap bytes just before point I of the curve (I ≤ n_points), exact. */
+guint64              hl_recording_heap_before       (HlRecording *self,
+                                                     guint64      i);
+/* The heap after point P, given the heap before it. */
+static inline guint64
+hl_heap_point_apply (const HlAllocRec  *allocs,
+                     const HlHeapPoint *p,
+                     guint64            heap)
+{
+  guint64 size = allocs[HL_HEAP_POINT_ALLOC (p)].size;
+  return HL_HEAP_POINT_IS_FREE (p) ? heap - size : heap + size;
+}
 /* Expanded frames of an internal stack, innermost first. */
 const HlFrameEntry * const *hl_recording_get_stack_entries (HlRecording *self,
                                                      guint32      stack,

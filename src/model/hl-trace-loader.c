@@ -3,6 +3,9 @@
 #include "hl-recording-private.h"
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
+#include "hl-trace-load-private.h"
+
+#define MAX_QUEUED 4
 
 #include "hl-trace-reader.h"
 #include "hl-trace-index.h"
@@ -22,6 +25,7 @@ typedef struct
   GDestroyNotify     progress_notify;
   GMainContext      *context;      /* where progress runs (async only) */
   gint64             last_report_us;
+  guint64            total_bytes;   /* of the file being loaded */
 } LoadData;
 
 typedef struct
@@ -93,6 +97,16 @@ report (LoadData *data,
     }
 }
 
+static void
+report_parallel (gpointer user_data,
+                 guint64  offset,
+                 guint64  events)
+{
+  LoadData *data = user_data;
+
+  report (data, offset, data->total_bytes, events, FALSE);
+}
+
 static int
 model_code (HlFormatStatus code)
 {
@@ -110,179 +124,6 @@ model_code (HlFormatStatus code)
     }
 }
 
-static void
-apply_event (HlRecording   *rec,
-             const HlEvent *ev)
-{
-  char num[32];
-
-  switch (ev->type)
-    {
-    case HL_EVENT_ALLOC:
-    case HL_EVENT_ALLOC_ALIGNED:
-      hl_recording_append_alloc (rec, ev->u.alloc.id, ev->time_ns, ev->tid, ev->u.alloc.size,
-                                 ev->u.alloc.address, ev->u.alloc.stack_id);
-      break;
-    case HL_EVENT_FREE:
-    case HL_EVENT_FREE_ADDR:
-      hl_recording_append_free (rec, ev->u.free.id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.free.id,
-                                ev->u.free.address, ev->time_ns, ev->tid);
-      break;
-    case HL_EVENT_REALLOC:
-    case HL_EVENT_REALLOC_ADDR:
-      if (ev->u.realloc.old_id != HL_ID_NONE || ev->u.realloc.old_address != 0)
-        hl_recording_append_free (rec, ev->u.realloc.old_id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.realloc.old_id,
-                                  ev->u.realloc.old_address, ev->time_ns, ev->tid);
-      hl_recording_append_alloc (rec, ev->u.realloc.id, ev->time_ns, ev->tid, ev->u.realloc.size,
-                                 ev->u.realloc.address, ev->u.realloc.stack_id);
-      break;
-    case HL_EVENT_STACK:
-      hl_recording_append_stack (rec, ev->u.stack.id, ev->u.stack.frames, ev->u.stack.n_frames);
-      break;
-    case HL_EVENT_MODULE:
-      if ((ev->u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 && ev->u.module.path != NULL)
-        hl_recording_append_module (rec, ev->u.module.path, ev->u.module.start, ev->u.module.size,
-                                    ev->u.module.file_offset, ev->u.module.build_id,
-                                    ev->u.module.build_id_len);
-      break;
-    case HL_EVENT_THREAD:
-      hl_recording_append_thread (rec, ev->time_ns, ev->u.thread.tid, ev->u.thread.name,
-                                  (ev->u.thread.flags & HL_THREAD_FLAG_EXIT) != 0);
-      break;
-    case HL_EVENT_META_INT:
-    case HL_EVENT_META_STRING:
-      if (ev->u.meta.is_string)
-        hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, ev->u.meta.string_value);
-      else
-        {
-          g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, (gint64) ev->u.meta.int_value);
-          hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, num);
-        }
-      break;
-    case HL_EVENT_META_REMOVE:
-      hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, NULL);
-      break;
-    case HL_EVENT_MARK:
-      hl_recording_append_mark (rec, ev->time_ns, ev->tid, ev->u.mark.text);
-      break;
-    case HL_EVENT_COUNTERS:
-      hl_recording_append_counters (rec, ev->time_ns, ev->u.counters.heap_bytes, ev->u.counters.rss_bytes);
-      break;
-    case HL_EVENT_DROPPED:
-      hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
-      break;
-    case HL_EVENT_INFO:
-      for (guint32 i = 0; i < ev->u.info.n; i++)
-        hl_recording_append_info (rec, ev->u.info.keys[i], ev->u.info.values[i]);
-      break;
-    case HL_EVENT_END:
-      hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
-      break;
-    default:
-      break;
-    }
-}
-
-/* ---- Two-stage loading: a thread decodes, the caller applies ------------ *
- * The walk and the event decoding (varints, prefix-shared stacks, address
- * prediction, decompression) run on a second thread and hand over batches
- * of decoded events; pointers into the cursor are copied into the batch. */
-
-#define BATCH_EVENTS 32768
-#define MAX_QUEUED   4
-
-typedef struct
-{
-  GArray       *events;   /* HlEvent; STACK frames hold offsets into frames */
-  GArray       *frames;   /* guint64 */
-  GStringChunk *strings;
-  GPtrArray    *blocks;   /* g_free'd arrays of pointers (INFO) */
-  guint64       last_offset;
-  guint64       corrupt_packets;
-  gboolean      last;
-} Batch;
-
-static Batch *
-batch_new (void)
-{
-  Batch *b = g_new0 (Batch, 1);
-
-  b->events = g_array_sized_new (FALSE, FALSE, sizeof (HlEvent), BATCH_EVENTS);
-  b->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
-  b->strings = g_string_chunk_new (4096);
-  b->blocks = g_ptr_array_new_with_free_func (g_free);
-  return b;
-}
-
-static void
-batch_free (Batch *b)
-{
-  g_array_unref (b->events);
-  g_array_unref (b->frames);
-  g_string_chunk_free (b->strings);
-  g_ptr_array_unref (b->blocks);
-  g_free (b);
-}
-
-static const char *
-keep (Batch      *b,
-      const char *s)
-{
-  return s != NULL ? g_string_chunk_insert (b->strings, s) : NULL;
-}
-
-static void
-batch_add (Batch         *b,
-           const HlEvent *ev)
-{
-  HlEvent copy = *ev;
-
-  switch (ev->type)
-    {
-    case HL_EVENT_STACK:
-      copy.u.stack.frames = (const guint64 *) (gsize) b->frames->len;
-      g_array_append_vals (b->frames, ev->u.stack.frames, ev->u.stack.n_frames);
-      break;
-    case HL_EVENT_MODULE:
-      copy.u.module.path = keep (b, ev->u.module.path);
-      copy.u.module.build_id = ev->u.module.build_id_len > 0
-        ? (const guint8 *) g_string_chunk_insert_len (b->strings, (const char *) ev->u.module.build_id,
-                                                      ev->u.module.build_id_len)
-        : NULL;
-      break;
-    case HL_EVENT_THREAD:
-      copy.u.thread.name = keep (b, ev->u.thread.name);
-      break;
-    case HL_EVENT_META_INT:
-    case HL_EVENT_META_STRING:
-    case HL_EVENT_META_REMOVE:
-      copy.u.meta.key = keep (b, ev->u.meta.key);
-      copy.u.meta.string_value = keep (b, ev->u.meta.string_value);
-      break;
-    case HL_EVENT_MARK:
-      copy.u.mark.text = keep (b, ev->u.mark.text);
-      break;
-    case HL_EVENT_INFO:
-      {
-        const char **keys = g_new (const char *, ev->u.info.n + 1);
-        const char **values = g_new (const char *, ev->u.info.n + 1);
-        for (guint32 i = 0; i < ev->u.info.n; i++)
-          {
-            keys[i] = keep (b, ev->u.info.keys[i]);
-            values[i] = keep (b, ev->u.info.values[i]);
-          }
-        g_ptr_array_add (b->blocks, keys);
-        g_ptr_array_add (b->blocks, values);
-        copy.u.info.keys = keys;
-        copy.u.info.values = values;
-      }
-      break;
-    default:
-      break;
-    }
-  g_array_append_val (b->events, copy);
-}
-
 typedef struct
 {
   HlTraceReader *reader;
@@ -298,7 +139,7 @@ producer_thread (gpointer user_data)
   Producer *p = user_data;
   HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
   HlPacketView pkt;
-  Batch *b = batch_new ();
+  HlDecodedBatch *b = hl_decoded_batch_new ();
 
   while ((p->rc = hl_trace_reader_next_packet (p->reader, &pkt, &p->err)) > 0)
     {
@@ -310,14 +151,14 @@ producer_thread (gpointer user_data)
         break;
       hl_event_cursor_init (cursor, &pkt);
       while ((erc = hl_event_cursor_next (cursor, &ev, &eerr)) > 0)
-        batch_add (b, &ev);
+        hl_decoded_batch_add (b, &ev);
       if (erc < 0)
         b->corrupt_packets++;
       b->last_offset = pkt.offset;
-      if (b->events->len >= BATCH_EVENTS)
+      if (b->events->len >= HL_DECODED_BATCH_EVENTS)
         {
           g_async_queue_push (p->queue, b);
-          b = batch_new ();
+          b = hl_decoded_batch_new ();
           while (g_async_queue_length (p->queue) >= MAX_QUEUED && !g_cancellable_is_cancelled (p->cancellable))
             g_usleep (200);
         }
@@ -346,20 +187,14 @@ load_pipelined (HlTraceReader *reader,
 
   while (!last)
     {
-      Batch *b = g_async_queue_pop (p.queue);
+      HlDecodedBatch *b = g_async_queue_pop (p.queue);
 
       last = b->last;
-      for (guint i = 0; i < b->events->len; i++)
-        {
-          HlEvent *ev = &g_array_index (b->events, HlEvent, i);
-          if (ev->type == HL_EVENT_STACK)
-            ev->u.stack.frames = &g_array_index (b->frames, guint64, (gsize) ev->u.stack.frames);
-          apply_event (rec, ev);
-        }
+      hl_decoded_batch_apply (b, rec);
       *events += b->events->len;
       *corrupt_packets += b->corrupt_packets;
       report (data, b->last_offset, total, *events, FALSE);
-      batch_free (b);
+      hl_decoded_batch_free (b);
     }
   g_thread_join (thread);
   g_async_queue_unref (p.queue);
@@ -376,13 +211,15 @@ load (LoadData      *data,
   g_autoptr (HlRecording) rec = NULL;
   g_autofree char *path = g_file_get_path (data->file);
   HlTraceReader *reader = NULL;
+  HlTraceIndex *index = NULL;
   HlFormatError err = { 0 };
   HlPacketView pkt;
   HlEventCursor *cursor;
   HlTraceReaderStats stats;
   const HlTraceCodec *codec = NULL;
   guint64 total, events = 0;
-  guint64 corrupt_packets = 0;
+  guint64 corrupt_packets = 0, parallel_packets = 0;
+  guint n_threads;
   int rc;
 
   if (path == NULL)
@@ -402,10 +239,10 @@ load (LoadData      *data,
 
   rec = hl_recording_new ();
   total = hl_trace_reader_file_size (reader);
+  data->total_bytes = total;
   {
     /* The packet headers say how many allocations there are: size the
      * tables once instead of growing them. */
-    HlTraceIndex *index = NULL;
     HlFormatError ierr;
     if (hl_trace_index_load (reader, &index, &ierr) == 0)
       {
@@ -416,9 +253,31 @@ load (LoadData      *data,
          * claiming more is damaged. */
         if (max_id <= total)
           hl_recording_reserve (rec, max_id);
-        hl_trace_index_free (index);
       }
   }
+  /* HEAPLENS_LOAD_THREADS=N: N decode threads over the index (0: the
+   * one-thread pipeline), for benchmarks. */
+  n_threads = MAX (2, g_get_num_processors ());
+  if (g_getenv ("HEAPLENS_LOAD_THREADS") != NULL)
+    n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
+  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
+    {
+      guint64 resume = hl_trace_load_parallel (reader, index, rec, n_threads, cancellable,
+                                               report_parallel, data, &events,
+                                               &corrupt_packets, &parallel_packets);
+      g_clear_pointer (&index, hl_trace_index_free);
+      if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
+        {
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          hl_trace_reader_free (reader);
+          return NULL;
+        }
+      /* The walk goes on from there: the rest after a damaged packet or
+       * a gap, the trailing index and the file's end (its stats). */
+      if (hl_trace_reader_seek (reader, resume) != 0)
+        hl_trace_reader_seek (reader, total);
+    }
+  g_clear_pointer (&index, hl_trace_index_free);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)
     {
       if (!load_pipelined (reader, rec, data, cancellable, total, &rc, &err, &events, &corrupt_packets))
@@ -445,7 +304,7 @@ load (LoadData      *data,
           hl_event_cursor_init (cursor, &pkt);
           while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
             {
-              apply_event (rec, &ev);
+              hl_trace_apply_event (rec, &ev);
               events++;
             }
           if (erc < 0)
@@ -458,7 +317,7 @@ load (LoadData      *data,
   hl_trace_reader_stats (reader, &stats);
   if (rc < 0)
     {
-      if (stats.packets == 0)
+      if (stats.packets == 0 && parallel_packets == 0)
         {
           g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
           hl_trace_reader_free (reader);

@@ -4,6 +4,7 @@
 #include "hl-model.h"
 
 #include "hl-trace-writer.h"
+#include "hl-trace-index.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -265,21 +266,14 @@ test_load_golden (void)
   g_assert_cmpuint (s.n_frees, <=, s.n_allocations);
 }
 
-/* 100,000 allocations in packets of two threads (several decode batches):
- * the pipelined load and the serial one give the same recording. */
-static void
-test_load_pipelined_equals_serial (void)
+/* 100,000 allocations in 100 packets of two threads. */
+static GByteArray *
+build_big_trace (void)
 {
   TraceBuilder *tb = g_new0 (TraceBuilder, 1);
   HlTraceFileHeader hdr;
   const guint64 s1[] = { 0x1000, 0x2000 }, s2[] = { 0x1100, 0x2000 };
-  g_autoptr (GFile) file = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (HlRecording) a = NULL;
-  g_autoptr (HlRecording) b = NULL;
-  g_autoptr (GArray) sa = NULL;
-  g_autoptr (GArray) sb = NULL;
-  HlSummary x, y;
+  GByteArray *out;
   guint64 id = 0;
 
   tb->bytes = g_byte_array_new ();
@@ -301,9 +295,24 @@ test_load_pipelined_equals_serial (void)
         }
       tb_end (tb);
     }
-  file = write_temp (tb->bytes->data, tb->bytes->len);
-  g_byte_array_unref (tb->bytes);
+  out = tb->bytes;
   g_free (tb);
+  return out;
+}
+
+/* Loads FILE the default way (pipelined, or parallel over the index) and
+ * serially: summary, heap series, warnings and every allocation's cost in
+ * the top-down tree are equal. Returns the number of allocations. */
+static guint64
+assert_loads_equal (GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) a = NULL;
+  g_autoptr (HlRecording) b = NULL;
+  g_autoptr (GArray) sa = NULL;
+  g_autoptr (GArray) sb = NULL;
+  const char * const *wa, * const *wb;
+  HlSummary x, y;
 
   a = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -311,11 +320,56 @@ test_load_pipelined_equals_serial (void)
   g_assert_no_error (error);
   hl_recording_get_summary (a, &x);
   hl_recording_get_summary (b, &y);
-  g_assert_cmpuint (x.n_allocations, ==, 100000);
   g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
   sa = hl_recording_get_series (a, 0, HL_TIME_END, 50);
   sb = hl_recording_get_series (b, 0, HL_TIME_END, 50);
   g_assert_cmpmem (sa->data, sa->len * sizeof (HlSeriesBucket), sb->data, sb->len * sizeof (HlSeriesBucket));
+  wa = hl_recording_get_warnings (a);
+  wb = hl_recording_get_warnings (b);
+  g_assert_cmpuint (g_strv_length ((char **) wa), ==, g_strv_length ((char **) wb));
+  for (guint i = 0; wa[i] != NULL; i++)
+    g_assert_cmpstr (wa[i], ==, wb[i]);
+  return x.n_allocations;
+}
+
+/* The pipelined load and the serial one give the same recording; with a
+ * trailing index the parallel load too, also when a packet in the middle
+ * is damaged (the walk takes over there) and when the index is built by a
+ * header walk over a file without one. */
+static void
+test_load_pipelined_equals_serial (void)
+{
+  g_autoptr (GByteArray) bytes = build_big_trace ();
+  g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *indexed = NULL;
+  gsize len;
+  HlFormatError ferr;
+
+  /* No trailing index: the index comes from a header walk. */
+  g_assert_cmpuint (assert_loads_equal (file), ==, 100000);
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
+  g_assert_cmpuint (len, >, bytes->len);
+  g_assert_cmpuint (assert_loads_equal (file), ==, 100000);
+
+  /* A flipped byte in the 50th packet's content: bad crc, skipped. */
+  {
+    gsize off = sizeof (HlTraceFileHeader);
+    for (guint p = 0; p < 50; p++)
+      {
+        HlPacketHeader h;
+        memcpy (&h, bytes->data + off, sizeof h);
+        off += HL_PACKET_HEADER_SIZE + h.content_size;
+      }
+    indexed[off + HL_PACKET_HEADER_SIZE + 100] ^= 0x5a;
+    g_file_set_contents (path, indexed, len, NULL);
+    g_assert_cmpuint (assert_loads_equal (file), <, 100000);
+  }
+  /* Cut before the index tail and inside the last packets. */
+  g_file_set_contents (path, indexed, bytes->len - 1000, NULL);
+  g_assert_cmpuint (assert_loads_equal (file), <, 100000);
   g_file_delete (file, NULL, NULL);
 }
 
@@ -424,6 +478,50 @@ test_report_json (void)
   g_file_delete (file, NULL, NULL);
 }
 
+/* The hand-built trace with a trailing index, every byte damaged in turn
+ * (the index too, so it lies): the parallel load and the serial one agree
+ * on success, summary and warnings. */
+static void
+test_load_damaged_index_equals_serial (void)
+{
+  g_autoptr (GByteArray) trace = build_trace ();
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *indexed = NULL;
+  gsize len;
+  HlFormatError ferr;
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
+  g_assert_cmpuint (len, >, trace->len);
+  for (gsize off = 0; off < len; off++)
+    {
+      g_autoptr (HlRecording) a = NULL;
+      g_autoptr (HlRecording) b = NULL;
+      g_autoptr (GError) ea = NULL;
+      g_autoptr (GError) eb = NULL;
+
+      indexed[off] ^= 0x21;
+      g_assert_true (g_file_set_contents_full (path, indexed, len, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+      indexed[off] ^= 0x21;
+      a = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS, NULL, NULL, NULL, &ea);
+      b = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_SERIAL, NULL, NULL, NULL, &eb);
+      g_assert_true ((a == NULL) == (b == NULL));
+      if (a != NULL)
+        {
+          const char * const *wa = hl_recording_get_warnings (a), * const *wb = hl_recording_get_warnings (b);
+          HlSummary x, y;
+          hl_recording_get_summary (a, &x);
+          hl_recording_get_summary (b, &y);
+          g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
+          g_assert_cmpuint (g_strv_length ((char **) wa), ==, g_strv_length ((char **) wb));
+          for (guint i = 0; wa[i] != NULL; i++)
+            g_assert_cmpstr (wa[i], ==, wb[i]);
+        }
+    }
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -437,6 +535,7 @@ main (int    argc,
   g_test_add_func ("/loader/golden", test_load_golden);
   g_test_add_func ("/loader/report-json", test_report_json);
   g_test_add_func ("/loader/pipelined-equals-serial", test_load_pipelined_equals_serial);
+  g_test_add_func ("/loader/damaged-index-equals-serial", test_load_damaged_index_equals_serial);
   g_test_add_func ("/loader/damaged", test_load_damaged);
   return g_test_run ();
 }

@@ -1,0 +1,486 @@
+/* hl-live-actions.c — see hl-live-actions.h. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl-live-actions.h"
+#include "hl-live-window.h"
+#include "hl-shm-reader.h"
+#include "hl-window.h"
+
+static void
+show_error (HlApplication *app,
+            const char    *message)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+  if (HL_IS_WINDOW (window))
+    hl_window_show_toast (HL_WINDOW (window), message);
+  else
+    g_printerr ("heaplens: %s\n", message);
+}
+
+static HlLiveWindow *
+start_record (HlApplication             *app,
+              const HlLiveRecordOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *window = hl_live_window_new_record (app, options, &error);
+  if (window == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Cannot record %s: %s"), options->argv[0], error->message);
+      show_error (app, msg);
+      return NULL;
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+static HlLiveWindow *
+start_attach (HlApplication *app,
+              guint32        pid,
+              const char    *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlLiveSession) session = name != NULL ? hl_live_session_open_name (name, &error)
+                                                  : hl_live_session_open_pid (pid, &error);
+  if (session == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Cannot attach: %s"), error->message);
+      show_error (app, msg);
+      return NULL;
+    }
+  HlLiveWindow *window = hl_live_window_new_attach (app, session);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+/* ---- Record dialog ------------------------------------------------------------ */
+
+typedef struct
+{
+  HlApplication *app;
+  GtkWindow     *dialog;
+  AdwEntryRow   *command;
+  AdwEntryRow   *cwd;
+  AdwEntryRow   *env;
+  AdwComboRow   *unwind;
+  GtkSwitch     *follow;
+  GtkLabel      *error;
+} RecordDialog;
+
+static void
+record_dialog_free (gpointer data)
+{
+  g_free (data);
+}
+
+static void
+on_record_clicked (GtkButton    *button,
+                   RecordDialog *d)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  const char *command = gtk_editable_get_text (GTK_EDITABLE (d->command));
+  if (!g_shell_parse_argv (command, NULL, &argv, &error))
+    {
+      gtk_label_set_text (d->error, _("Type the program to record and its arguments"));
+      gtk_widget_set_visible (GTK_WIDGET (d->error), TRUE);
+      return;
+    }
+  g_auto(GStrv) env = NULL;
+  const char *env_text = gtk_editable_get_text (GTK_EDITABLE (d->env));
+  if (env_text[0] != '\0' && !g_shell_parse_argv (env_text, NULL, &env, &error))
+    {
+      gtk_label_set_text (d->error, _("Environment: NAME=VALUE pairs separated by spaces"));
+      gtk_widget_set_visible (GTK_WIDGET (d->error), TRUE);
+      return;
+    }
+  HlLiveRecordOptions options = {
+    .argv = argv,
+    .cwd = (char *) gtk_editable_get_text (GTK_EDITABLE (d->cwd)),
+    .extra_env = env,
+    .unwind = adw_combo_row_get_selected (d->unwind) == 1 ? (char *) "fp" : (char *) "libunwind",
+    .follow = gtk_switch_get_active (d->follow),
+  };
+  g_autoptr(GError) spawn_error = NULL;
+  HlLiveWindow *window = hl_live_window_new_record (d->app, &options, &spawn_error);
+  if (window == NULL)
+    {
+      gtk_label_set_text (d->error, spawn_error->message);
+      gtk_widget_set_visible (GTK_WIDGET (d->error), TRUE);
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_destroy (d->dialog);
+}
+
+static void
+on_choose_response (GtkNativeDialog *chooser,
+                    int              response,
+                    RecordDialog    *d)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *quoted = g_shell_quote (path);
+      gtk_editable_set_text (GTK_EDITABLE (d->command), quoted);
+    }
+  gtk_native_dialog_destroy (chooser);
+  g_object_unref (chooser);
+}
+
+static void
+on_choose_clicked (GtkButton    *button,
+                   RecordDialog *d)
+{
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (_("Choose a Program"), d->dialog,
+                                                               GTK_FILE_CHOOSER_ACTION_OPEN,
+                                                               _("_Choose"), _("_Cancel"));
+  g_signal_connect (chooser, "response", G_CALLBACK (on_choose_response), d);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static AdwEntryRow *
+entry_row (AdwPreferencesGroup *group,
+           const char          *title)
+{
+  GtkWidget *row = adw_entry_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_group_add (group, row);
+  return ADW_ENTRY_ROW (row);
+}
+
+GtkWindow *
+hl_record_dialog_new (HlApplication *app,
+                      GtkWindow     *parent)
+{
+  RecordDialog *d = g_new0 (RecordDialog, 1);
+  d->app = app;
+  d->dialog = GTK_WINDOW (adw_window_new ());
+  g_object_set_data_full (G_OBJECT (d->dialog), "hl-record-dialog", d, record_dialog_free);
+  gtk_window_set_title (d->dialog, _("Record a Program"));
+  gtk_window_set_modal (d->dialog, parent != NULL);
+  gtk_window_set_transient_for (d->dialog, parent);
+  gtk_window_set_default_size (d->dialog, 560, -1);
+
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  adw_header_bar_set_show_end_title_buttons (ADW_HEADER_BAR (header), FALSE);
+  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (gtk_window_destroy), d->dialog);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), cancel);
+  GtkWidget *record = gtk_button_new_with_mnemonic (_("_Record"));
+  gtk_widget_add_css_class (record, "suggested-action");
+  g_signal_connect (record, "clicked", G_CALLBACK (on_record_clicked), d);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), record);
+  gtk_box_append (GTK_BOX (box), header);
+
+  GtkWidget *page = adw_preferences_page_new ();
+  GtkWidget *group = adw_preferences_group_new ();
+  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
+                                         _("The program runs under the Heaplens preload; its heap is shown "
+                                           "live and the complete trace opens when it ends."));
+  d->command = entry_row (ADW_PREFERENCES_GROUP (group), _("Program and arguments"));
+  GtkWidget *choose = gtk_button_new_from_icon_name ("document-open-symbolic");
+  gtk_widget_set_valign (choose, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (choose, "flat");
+  gtk_widget_set_tooltip_text (choose, _("Choose a program"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (choose), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose a program"), -1);
+  g_signal_connect (choose, "clicked", G_CALLBACK (on_choose_clicked), d);
+  adw_entry_row_add_suffix (d->command, choose);
+  d->cwd = entry_row (ADW_PREFERENCES_GROUP (group), _("Working directory"));
+  g_autofree char *cwd = g_get_current_dir ();
+  gtk_editable_set_text (GTK_EDITABLE (d->cwd), cwd);
+  d->env = entry_row (ADW_PREFERENCES_GROUP (group), _("Extra environment (NAME=VALUE …)"));
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
+
+  GtkWidget *options = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (options), _("Options"));
+  d->unwind = ADW_COMBO_ROW (adw_combo_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (d->unwind), _("Stack unwinder"));
+  const char *unwinders[] = { _("libunwind (any program)"), _("Frame pointers (faster)"), NULL };
+  g_autoptr(GtkStringList) list = gtk_string_list_new (unwinders);
+  adw_combo_row_set_model (d->unwind, G_LIST_MODEL (list));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (options), GTK_WIDGET (d->unwind));
+  GtkWidget *follow_row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (follow_row), _("Follow children"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (follow_row), _("Record forked processes and programs it executes"));
+  d->follow = GTK_SWITCH (gtk_switch_new ());
+  gtk_switch_set_active (d->follow, TRUE);
+  gtk_widget_set_valign (GTK_WIDGET (d->follow), GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (follow_row), GTK_WIDGET (d->follow));
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (follow_row), GTK_WIDGET (d->follow));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (options), follow_row);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (options));
+
+  d->error = GTK_LABEL (gtk_label_new (""));
+  gtk_widget_add_css_class (GTK_WIDGET (d->error), "error");
+  gtk_widget_set_visible (GTK_WIDGET (d->error), FALSE);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (d->error), 12);
+  gtk_widget_set_vexpand (page, TRUE);
+  gtk_box_append (GTK_BOX (box), page);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (d->error));
+  adw_window_set_content (ADW_WINDOW (d->dialog), box);
+  gtk_window_set_default_size (d->dialog, 560, 480);
+  return d->dialog;
+}
+
+void
+hl_live_action_record (GSimpleAction *action,
+                       GVariant      *param,
+                       gpointer       user_data)
+{
+  HlApplication *app = user_data;
+  GtkWindow *dialog = hl_record_dialog_new (app, gtk_application_get_active_window (GTK_APPLICATION (app)));
+  gtk_window_present (dialog);
+}
+
+/* ---- Attach dialog ------------------------------------------------------------- */
+
+typedef struct
+{
+  GtkListBox *list;
+  GPtrArray  *lines;
+} AttachCtx;
+
+static const char *
+shm_state_name (HlShmState st)
+{
+  switch (st)
+    {
+    case HL_SHM_STATE_RUNNING:
+      return _("running");
+    case HL_SHM_STATE_ENDED:
+      return _("ended");
+    case HL_SHM_STATE_STARTING:
+    default:
+      return _("starting");
+    }
+}
+
+static void
+attach_row_activated (AdwActionRow *row,
+                      gpointer      user_data)
+{
+  GtkWindow *dialog = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (row)));
+  HlApplication *app = g_object_get_data (G_OBJECT (dialog), "hl-app");
+  const char *name = g_object_get_data (G_OBJECT (row), "hl-session");
+  if (start_attach (app, 0, name) != NULL)
+    gtk_window_destroy (dialog);
+}
+
+static void
+add_session_row (void                   *user_data,
+                 const HlShmSessionName *s)
+{
+  AttachCtx *ctx = user_data;
+  GtkWidget *row = adw_action_row_new ();
+  g_autofree char *title = NULL, *subtitle = NULL;
+  HlShmReader *r = NULL;
+  HlFormatError err;
+  gboolean ok = FALSE;
+  if (s->uid != (uint32_t) getuid ())
+    {
+      title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
+      subtitle = g_strdup_printf (_("Refused: the session of another user (uid %u)"), (unsigned) s->uid);
+    }
+  else if (hl_shm_reader_open (s->name, &r, &err) != 0)
+    {
+      title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
+      subtitle = g_strdup_printf (_("Refused: %s"), err.message);
+    }
+  else
+    {
+      const HlShmHeader *h = hl_shm_reader_header (r);
+      GString *cmd = g_string_new (NULL);
+      const char *c = h->cmdline;
+      while (c < h->cmdline + sizeof h->cmdline && *c)
+        {
+          if (cmd->len)
+            g_string_append_c (cmd, ' ');
+          g_string_append (cmd, c);
+          c += strlen (c) + 1;
+        }
+      g_autoptr(GDateTime) start = g_date_time_new_from_unix_local ((gint64) (h->start_wall_ns / 1000000000u));
+      g_autofree char *when = start != NULL ? g_date_time_format (start, "%X") : g_strdup ("?");
+      HlShmState st = hl_shm_reader_state (r, NULL);
+      gboolean alive = kill ((pid_t) h->pid, 0) == 0;
+      const char *state = st != HL_SHM_STATE_ENDED && !alive ? _("stale") : shm_state_name (st);
+      const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
+      title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
+      subtitle = g_strdup_printf (_("%s · started %s · %s"), cmd->str, when, state);
+      g_string_free (cmd, TRUE);
+      ok = TRUE;
+      hl_shm_reader_free (r);
+    }
+  g_autofree char *t = g_markup_escape_text (title, -1);
+  g_autofree char *st = g_markup_escape_text (subtitle, -1);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), t);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), st);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
+  g_object_set_data_full (G_OBJECT (row), "hl-session", g_strdup (s->name), g_free);
+  gtk_widget_set_sensitive (row, ok);
+  if (ok)
+    {
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      g_signal_connect (row, "activated", G_CALLBACK (attach_row_activated), NULL);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+    }
+  gtk_list_box_append (ctx->list, row);
+  g_ptr_array_add (ctx->lines, g_strdup_printf ("%s: %s", title, subtitle));
+}
+
+GtkWindow *
+hl_attach_dialog_new (HlApplication *app,
+                      GtkWindow     *parent)
+{
+  GtkWindow *dialog = GTK_WINDOW (adw_window_new ());
+  g_object_set_data (G_OBJECT (dialog), "hl-app", app);
+  gtk_window_set_title (dialog, _("Attach to a Running Session"));
+  gtk_window_set_modal (dialog, parent != NULL);
+  gtk_window_set_transient_for (dialog, parent);
+  gtk_window_set_default_size (dialog, 620, 420);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  gtk_box_append (GTK_BOX (box), header);
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_widget_set_vexpand (scroll, TRUE);
+  GtkWidget *clamp = adw_clamp_new ();
+  GtkWidget *inner = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_top (inner, 12);
+  gtk_widget_set_margin_bottom (inner, 12);
+  GtkWidget *list = gtk_list_box_new ();
+  gtk_widget_add_css_class (list, "boxed-list");
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sessions"), -1);
+  AttachCtx ctx = { GTK_LIST_BOX (list), g_ptr_array_new_with_free_func (g_free) };
+  hl_shm_list_sessions (UINT32_MAX, add_session_row, &ctx);
+  g_ptr_array_add (ctx.lines, NULL);
+  g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
+                          (GDestroyNotify) g_strfreev);
+  GtkWidget *hint = gtk_label_new (_("Programs started under the Heaplens preload (for example with "
+                                     "“heaplens-cli record”) publish a session that can be watched here."));
+  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (hint), 0);
+  gtk_widget_add_css_class (hint, "dim-label");
+  gtk_box_append (GTK_BOX (inner), hint);
+  if (gtk_widget_get_first_child (list) == NULL)
+    {
+      GtkWidget *empty = adw_status_page_new ();
+      adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Sessions"));
+      adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "system-search-symbolic");
+      gtk_box_append (GTK_BOX (inner), empty);
+    }
+  else
+    gtk_box_append (GTK_BOX (inner), list);
+  adw_clamp_set_child (ADW_CLAMP (clamp), inner);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
+  gtk_box_append (GTK_BOX (box), scroll);
+  adw_window_set_content (ADW_WINDOW (dialog), box);
+  return dialog;
+}
+
+GStrv
+hl_attach_dialog_get_rows (GtkWindow *dialog)
+{
+  return g_strdupv (g_object_get_data (G_OBJECT (dialog), "hl-rows"));
+}
+
+void
+hl_live_action_attach (GSimpleAction *action,
+                       GVariant      *param,
+                       gpointer       user_data)
+{
+  HlApplication *app = user_data;
+  GtkWindow *dialog = hl_attach_dialog_new (app, gtk_application_get_active_window (GTK_APPLICATION (app)));
+  gtk_window_present (dialog);
+}
+
+/* ---- Command line ----------------------------------------------------------- */
+
+typedef struct
+{
+  char    **record_argv;
+  guint32   attach_pid;
+  gboolean  done;
+} Pending;
+
+static void
+pending_free (gpointer data)
+{
+  Pending *p = data;
+  g_strfreev (p->record_argv);
+  g_free (p);
+}
+
+static void
+on_activate (GApplication *gapp,
+             Pending      *p)
+{
+  HlApplication *app = HL_APPLICATION (gapp);
+  if (p->done)
+    return;
+  p->done = TRUE;
+  if (p->record_argv != NULL)
+    {
+      HlLiveRecordOptions options = { .argv = p->record_argv, .follow = TRUE };
+      start_record (app, &options);
+    }
+  else if (p->attach_pid != 0)
+    start_attach (app, p->attach_pid, NULL);
+}
+
+void
+hl_live_command_line (HlApplication *app,
+                      int           *argc,
+                      char         **argv)
+{
+  static const GOptionEntry entries[] = {
+    { "record", 0, 0, G_OPTION_ARG_NONE, NULL,
+      N_("Record a program and watch it live: heaplens --record -- PROGRAM [ARGS…]"), NULL },
+    { "attach", 0, 0, G_OPTION_ARG_INT, NULL,
+      N_("Watch the live session of a running process"), N_("PID") },
+    { NULL },
+  };
+  g_application_add_main_option_entries (G_APPLICATION (app), entries);
+
+  Pending *p = g_new0 (Pending, 1);
+  int out = 1;
+  for (int i = 1; i < *argc; i++)
+    {
+      if (strcmp (argv[i], "--record") == 0)
+        {
+          int first = i + 1;
+          if (first < *argc && strcmp (argv[first], "--") == 0)
+            first++;
+          if (first < *argc)
+            p->record_argv = g_strdupv (argv + first);
+          break;
+        }
+      if (strcmp (argv[i], "--attach") == 0 && i + 1 < *argc)
+        {
+          p->attach_pid = (guint32) strtoul (argv[++i], NULL, 10);
+          continue;
+        }
+      if (g_str_has_prefix (argv[i], "--attach="))
+        {
+          p->attach_pid = (guint32) strtoul (argv[i] + 9, NULL, 10);
+          continue;
+        }
+      argv[out++] = argv[i];
+    }
+  argv[out] = NULL;
+  *argc = out;
+  if (p->record_argv == NULL && p->attach_pid == 0)
+    {
+      pending_free (p);
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (app), "hl-live-pending", p, pending_free);
+  g_signal_connect (app, "activate", G_CALLBACK (on_activate), p);
+}

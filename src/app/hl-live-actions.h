@@ -1,0 +1,37 @@
+/* hl-live-actions.h — the live part of the application: the app.record
+ * and app.attach actions (Record and Attach dialogs) and the command-line
+ * forms `heaplens --record -- PROG ARGS...` and `heaplens --attach PID`. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "hl-application.h"
+
+G_BEGIN_DECLS
+
+/* GActionEntry callbacks for app.record and app.attach (USER_DATA: the
+ * HlApplication). */
+void        hl_live_action_record (GSimpleAction *action,
+                                   GVariant      *param,
+                                   gpointer       user_data);
+void        hl_live_action_attach (GSimpleAction *action,
+                                   GVariant      *param,
+                                   gpointer       user_data);
+
+/* Before g_application_run: documents --record and --attach in --help,
+ * takes them (and, for --record, everything after it) out of ARGV, and
+ * starts them when the application activates. */
+void        hl_live_command_line  (HlApplication *app,
+                                   int           *argc,
+                                   char         **argv);
+
+/* The dialogs, for tests. */
+GtkWindow  *hl_record_dialog_new  (HlApplication *app,
+                                   GtkWindow     *parent);
+GtkWindow  *hl_attach_dialog_new  (HlApplication *app,
+                                   GtkWindow     *parent);
+/* Rows of an attach dialog: one line per session, "…(refused: reason)"
+ * for the greyed ones. */
+GStrv       hl_attach_dialog_get_rows (GtkWindow *dialog);
+
+G_END_DECLS

@@ -1,0 +1,728 @@
+/* hl-live-window.c — see hl-live-window.h. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "hl-flame-graph.h"
+#include "hl-live-window.h"
+#include "hl-model-adapter.h"
+#include "hl-record-env.h"
+#include "hl-timeline.h"
+#include "hl-units.h"
+#include "hl-window.h"
+
+#define REFRESH_MS        150   /* ≥ 5 refreshes per second, with room for a busy main loop */
+#define POLL_MS           100
+#define STOP_ESCALATE_MS  2000
+#define FLAME_MIN_FRACTION 0.0005
+
+struct _HlLiveWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  HlLiveSession   *session;
+  GSubprocess     *process;       /* when recording */
+  GCancellable    *cancellable;
+  char            *trace_path;
+  guint            find_id;       /* waiting for the session of a recorded program */
+  guint            refresh_id;
+  guint            stop_id;
+  int              stop_stage;
+  gboolean         frozen;
+  gboolean         dirty;
+  gboolean         finished;
+  guint            n_refreshes;
+  GtkWindow       *trace_window;
+
+  GtkWidget       *title;
+  GtkLabel        *status;
+  HlTimeline      *timeline;
+  HlFlameGraph    *flame;
+  GtkLabel        *metadata;
+  GtkLabel        *history;
+  GtkTextBuffer   *console;
+  GtkWidget       *console_box;
+  GtkWidget       *stop_button;
+  GtkWidget       *detach_button;
+  GtkToggleButton *snapshot_button;
+  char            *status_text;
+};
+
+G_DEFINE_FINAL_TYPE (HlLiveWindow, hl_live_window, ADW_TYPE_APPLICATION_WINDOW)
+
+/* ---- Views ------------------------------------------------------------- */
+
+static char *
+state_line (HlLiveWindow *self)
+{
+  if (self->session == NULL)
+    return g_strdup (_("Starting the program…"));
+  HlLiveTotals t;
+  hl_live_session_get_totals (self->session, &t);
+  guint n;
+  const HlLiveSample *samples = hl_live_session_get_samples (self->session, &n);
+  double rate = 0;
+  for (guint i = n; i > 0 && i + 10 > n; i--)
+    rate = MAX (rate, samples[i - 1].rate);
+  g_autofree char *heap = hl_format_size (t.heap_bytes);
+  g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
+  g_autofree char *rss = hl_format_size (t.rss_bytes);
+  g_autofree char *allocs = hl_format_count (t.n_allocs);
+  const char *state;
+  g_autofree char *state_owned = NULL;
+  switch (hl_live_session_get_state (self->session))
+    {
+    case HL_LIVE_STATE_STARTING:
+      state = _("Starting");
+      break;
+    case HL_LIVE_STATE_RUNNING:
+      state = self->frozen ? _("Running (views frozen on a snapshot)") : _("Running");
+      break;
+    case HL_LIVE_STATE_ENDED:
+      state = state_owned = g_strdup_printf (_("Target exited with status %d"),
+                                             hl_live_session_get_exit_status (self->session));
+      break;
+    case HL_LIVE_STATE_STALE:
+      state = _("Target gone without ending its session (killed?)");
+      break;
+    case HL_LIVE_STATE_VANISHED:
+      state = _("Session removed");
+      break;
+    case HL_LIVE_STATE_RESTARTED:
+    default:
+      state = _("Target started another program (exec)");
+      break;
+    }
+  /* Translators: the live status line: state · heap · peak · RSS · rate · calls · dropped */
+  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %.0f allocations/s · %s calls · %" G_GUINT64_FORMAT " dropped"),
+                          state, heap, peak, rss, rate, allocs, t.dropped);
+}
+
+static void
+refresh_metadata (HlLiveWindow *self)
+{
+  GPtrArray *meta = hl_live_session_get_metadata (self->session);
+  GString *now = g_string_new (NULL);
+  for (guint i = 0; i < meta->len; i++)
+    {
+      HlLiveMetaInterval *m = g_ptr_array_index (meta, i);
+      g_autofree char *k = g_markup_escape_text (m->key, -1);
+      g_autofree char *v = g_markup_escape_text (m->value, -1);
+      g_string_append_printf (now, "%s<b>%s</b> = %s", now->len ? "\n" : "", k, v);
+    }
+  gtk_label_set_markup (self->metadata, now->len ? now->str : _("<i>No metadata set</i>"));
+  g_string_free (now, TRUE);
+
+  /* the history of keys that change now and then (a request counter
+   * changing hundreds of times is summarised by its number of values) */
+  GPtrArray *h = hl_live_session_get_history (self->session);
+  GHashTable *changes = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < h->len; i++)
+    {
+      HlLiveMetaInterval *m = g_ptr_array_index (h, i);
+      g_hash_table_insert (changes, m->key,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (changes, m->key)) + 1));
+    }
+  GString *hist = g_string_new (NULL);
+  GHashTable *summarised = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < h->len; i++)
+    {
+      HlLiveMetaInterval *m = g_ptr_array_index (h, i);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (changes, m->key));
+      g_autofree char *k = g_markup_escape_text (m->key, -1);
+      if (n > 8)
+        {
+          if (!g_hash_table_contains (summarised, m->key))
+            {
+              g_hash_table_add (summarised, m->key);
+              g_string_append_printf (hist, "%s<b>%s</b>: %u values", hist->len ? "\n" : "", k, n);
+            }
+          continue;
+        }
+      g_autofree char *t0 = hl_format_time (m->start_ns);
+      g_autofree char *t1 = m->end_ns == G_MAXUINT64 ? g_strdup (_("now")) : hl_format_time (m->end_ns);
+      g_autofree char *v = g_markup_escape_text (m->value, -1);
+      g_string_append_printf (hist, "%s%s – %s  <b>%s</b> = %s", hist->len ? "\n" : "", t0, t1, k, v);
+    }
+  g_hash_table_destroy (changes);
+  g_hash_table_destroy (summarised);
+  gtk_label_set_markup (self->history, hist->len ? hist->str : "");
+  g_string_free (hist, TRUE);
+}
+
+static void
+refresh_views (HlLiveWindow *self)
+{
+  HlRecording *rec = hl_live_session_get_recording (self->session);
+  g_autoptr(HlTimelineData) timeline = hl_adapter_timeline_data (rec, 0, HL_TIME_END, 400);
+  hl_timeline_set_data (self->timeline, timeline);
+  /* live: the whole run so far stays in view as it grows */
+  hl_timeline_reset_zoom (self->timeline);
+
+  /* bytes live now: the allocations the last scan of the live table saw */
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new (rec, NULL);
+  g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (analysis, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_LEAKED);
+  HlFlameLayout *layout = hl_flame_layout_new (tree, HL_COST_KIND_LEAKED, FLAME_MIN_FRACTION);
+  HlFlameData *data = hl_adapter_flame_data (layout);
+  hl_flame_graph_set_data (self->flame, data);
+  hl_flame_data_unref (data);
+  hl_flame_layout_unref (layout);
+}
+
+static void
+refresh (HlLiveWindow *self)
+{
+  g_free (self->status_text);
+  self->status_text = state_line (self);
+  gtk_label_set_text (self->status, self->status_text);
+  if (self->session == NULL)
+    return;
+  refresh_metadata (self);
+  if (!self->frozen && !hl_live_session_is_symbolizing (self->session))
+    {
+      refresh_views (self);
+      self->n_refreshes++;
+      self->dirty = FALSE;
+    }
+}
+
+static gboolean
+refresh_timeout (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  if (self->dirty)
+    refresh (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_session_updated (HlLiveSession *session,
+                    HlLiveWindow  *self)
+{
+  self->dirty = TRUE;
+}
+
+/* ---- The end: the saved trace takes this window's place ----------------- */
+
+static gboolean
+open_trace_idle (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  if (self->trace_path == NULL || !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR) || app == NULL)
+    {
+      refresh (self);
+      return G_SOURCE_REMOVE;
+    }
+  HlWindow *window = hl_window_new (app);
+  g_autoptr(GFile) file = g_file_new_for_path (self->trace_path);
+  int w, h;
+  gtk_window_get_default_size (GTK_WINDOW (self), &w, &h);
+  gtk_window_set_default_size (GTK_WINDOW (window), gtk_widget_get_width (GTK_WIDGET (self)) > 0
+                                                       ? gtk_widget_get_width (GTK_WIDGET (self)) : w,
+                               gtk_widget_get_height (GTK_WIDGET (self)) > 0
+                                   ? gtk_widget_get_height (GTK_WIDGET (self)) : h);
+  hl_window_open (window, file);
+  g_set_weak_pointer (&self->trace_window, GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (window));
+  /* the console of a recorded program that printed something stays
+   * available until closed; otherwise the trace takes this window's place */
+  if (self->process == NULL || gtk_text_buffer_get_char_count (self->console) == 0)
+    gtk_window_close (GTK_WINDOW (self));
+  else
+    gtk_widget_set_visible (self->detach_button, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+maybe_finish (HlLiveWindow *self)
+{
+  if (self->finished || self->session == NULL)
+    return;
+  HlLiveState st = hl_live_session_get_state (self->session);
+  if (st == HL_LIVE_STATE_RUNNING || st == HL_LIVE_STATE_STARTING)
+    return;
+  if (st == HL_LIVE_STATE_RESTARTED && self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
+    return; /* follow_exec() takes over */
+  /* a recorded program: wait for the process itself too */
+  if (self->process != NULL && !g_subprocess_get_if_exited (self->process)
+      && !g_subprocess_get_if_signaled (self->process) && g_subprocess_get_identifier (self->process) != NULL)
+    return;
+  self->finished = TRUE;
+  gtk_widget_set_sensitive (self->stop_button, FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->snapshot_button), FALSE);
+  self->frozen = FALSE;
+  refresh (self);
+  g_free (self->trace_path);
+  self->trace_path = g_strdup (hl_live_session_get_trace_path (self->session));
+  if (self->process != NULL && hl_live_session_get_name (self->session) != NULL)
+    {
+      /* record keeps the ended session for us (HEAPLENS_KEEP_SESSION) */
+      g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (self->session));
+      g_unlink (path);
+    }
+  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE)
+    g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
+}
+
+static void set_session (HlLiveWindow *self, HlLiveSession *session);
+
+/* The target exec'd another program: follow it into its new session. */
+static gboolean
+follow_exec (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  const char *next = self->session != NULL ? hl_live_session_get_next_session (self->session) : NULL;
+  guint32 pid = self->session != NULL ? hl_live_session_get_pid (self->session) : 0;
+  g_autoptr(HlLiveSession) session = next != NULL ? hl_live_session_open_name (next, NULL)
+                                                  : hl_live_session_open_pid (pid, NULL);
+  if (session != NULL && g_strcmp0 (hl_live_session_get_name (session), hl_live_session_get_name (self->session)) != 0)
+    {
+      if (self->process != NULL && hl_live_session_get_name (self->session) != NULL)
+        {
+          g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (self->session));
+          g_unlink (path);
+        }
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      set_session (self, session);
+    }
+  else
+    maybe_finish (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_state_changed (HlLiveSession *session,
+                  GParamSpec    *pspec,
+                  HlLiveWindow  *self)
+{
+  self->dirty = TRUE;
+  if (hl_live_session_get_state (session) == HL_LIVE_STATE_RESTARTED)
+    {
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 50, follow_exec, g_object_ref (self), g_object_unref);
+      return;
+    }
+  maybe_finish (self);
+}
+
+static void
+set_session (HlLiveWindow  *self,
+             HlLiveSession *session)
+{
+  g_set_object (&self->session, session);
+  g_signal_connect_object (session, "updated", G_CALLBACK (on_session_updated), self, 0);
+  g_signal_connect_object (session, "notify::state", G_CALLBACK (on_state_changed), self, 0);
+  g_autofree char *title = g_strdup_printf (_("%s — pid %u"), hl_live_session_get_exe (session),
+                                            (unsigned) hl_live_session_get_pid (session));
+  adw_window_title_set_subtitle (ADW_WINDOW_TITLE (self->title), title);
+  hl_live_session_start (session, POLL_MS);
+  self->dirty = TRUE;
+  refresh (self);
+  maybe_finish (self);
+}
+
+/* ---- Recording a program ------------------------------------------------ */
+
+static void
+console_append (HlLiveWindow *self,
+                const char   *text,
+                gsize         len)
+{
+  GtkTextIter end;
+  gtk_text_buffer_get_end_iter (self->console, &end);
+  gtk_text_buffer_insert (self->console, &end, text, (int) len);
+}
+
+typedef struct
+{
+  HlLiveWindow *self;
+  GInputStream *stream;
+  char          buf[4096];
+} Reader;
+
+static void read_more (Reader *r);
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reader *r = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+  if (n <= 0)
+    {
+      g_object_unref (r->self);
+      g_free (r);
+      return;
+    }
+  g_autofree char *valid = g_utf8_make_valid (r->buf, n);
+  console_append (r->self, valid, strlen (valid));
+  read_more (r);
+}
+
+static void
+read_more (Reader *r)
+{
+  g_input_stream_read_async (r->stream, r->buf, sizeof r->buf, G_PRIORITY_DEFAULT,
+                             r->self->cancellable, on_read, r);
+}
+
+static void
+read_stream (HlLiveWindow *self,
+             GInputStream *stream)
+{
+  Reader *r = g_new0 (Reader, 1);
+  r->self = g_object_ref (self);
+  r->stream = stream;
+  read_more (r);
+}
+
+static gboolean
+find_session (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  const char *id = g_subprocess_get_identifier (self->process);
+  if (id == NULL)
+    {
+      /* exited before its session could be seen */
+      self->find_id = 0;
+      g_free (self->status_text);
+      self->status_text = g_strdup (_("The program exited before it could be watched"));
+      gtk_label_set_text (self->status, self->status_text);
+      return G_SOURCE_REMOVE;
+    }
+  g_autoptr(HlLiveSession) session = hl_live_session_open_pid ((guint32) g_ascii_strtoull (id, NULL, 10), NULL);
+  if (session == NULL)
+    return G_SOURCE_CONTINUE;
+  self->find_id = 0;
+  set_session (self, session);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_process_exited (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  HlLiveWindow *self = user_data;
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  if (self->stop_id != 0)
+    {
+      g_source_remove (self->stop_id);
+      self->stop_id = 0;
+    }
+  if (self->session != NULL)
+    hl_live_session_poll (self->session);
+  maybe_finish (self);
+  g_object_unref (self);
+}
+
+HlLiveWindow *
+hl_live_window_new_record (HlApplication             *app,
+                           const HlLiveRecordOptions *options,
+                           GError                   **error)
+{
+  g_return_val_if_fail (options->argv != NULL && options->argv[0] != NULL, NULL);
+  g_autofree char *preload = hl_record_env_find_preload ();
+  if (preload == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("libheaplens-preload.so was found neither in %s nor in %s"), HL_BUILD_PRELOAD_DIR,
+                   HL_PKGLIBDIR);
+      return NULL;
+    }
+  g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
+  g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
+  HlRecordEnvOptions env_options = {
+    .trace_path = trace,
+    .unwind = options->unwind,
+    .follow = options->follow,
+    .keep_session = TRUE,
+  };
+  char **envp = g_get_environ ();
+  for (char **e = options->extra_env; e != NULL && *e != NULL; e++)
+    {
+      g_auto(GStrv) kv = g_strsplit (*e, "=", 2);
+      if (kv[0] != NULL && kv[0][0] != '\0' && kv[1] != NULL)
+        envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
+    }
+  envp = hl_record_env_apply (envp, preload, &env_options);
+
+  g_autoptr(GSubprocessLauncher) launcher =
+      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_environ (launcher, envp);
+  g_subprocess_launcher_set_cwd (launcher, cwd);
+  g_strfreev (envp);
+  GSubprocess *process = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->argv, error);
+  if (process == NULL)
+    return NULL;
+
+  HlLiveWindow *self = g_object_new (HL_TYPE_LIVE_WINDOW, "application", app, NULL);
+  self->process = process;
+  gtk_widget_set_visible (self->console_box, TRUE);
+  gtk_widget_set_visible (self->stop_button, TRUE);
+  g_autofree char *cmd = g_strjoinv (" ", options->argv);
+  adw_window_title_set_subtitle (ADW_WINDOW_TITLE (self->title), cmd);
+  read_stream (self, g_subprocess_get_stdout_pipe (process));
+  read_stream (self, g_subprocess_get_stderr_pipe (process));
+  g_subprocess_wait_async (process, self->cancellable, on_process_exited, g_object_ref (self));
+  self->find_id = g_timeout_add (20, find_session, self);
+  return self;
+}
+
+HlLiveWindow *
+hl_live_window_new_attach (HlApplication *app,
+                           HlLiveSession *session)
+{
+  HlLiveWindow *self = g_object_new (HL_TYPE_LIVE_WINDOW, "application", app, NULL);
+  set_session (self, session);
+  return self;
+}
+
+/* ---- Stop, detach, snapshot ------------------------------------------------ */
+
+static gboolean
+stop_escalate (gpointer user_data)
+{
+  HlLiveWindow *self = user_data;
+  self->stop_stage++;
+  g_subprocess_send_signal (self->process, self->stop_stage == 1 ? SIGTERM : SIGKILL);
+  if (self->stop_stage >= 2)
+    {
+      self->stop_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+void
+hl_live_window_stop (HlLiveWindow *self)
+{
+  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  if (self->process == NULL || self->stop_id != 0 || g_subprocess_get_identifier (self->process) == NULL)
+    return;
+  self->stop_stage = 0;
+  g_subprocess_send_signal (self->process, SIGINT);
+  self->stop_id = g_timeout_add (STOP_ESCALATE_MS, stop_escalate, self);
+}
+
+void
+hl_live_window_detach (HlLiveWindow *self)
+{
+  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  if (self->session != NULL)
+    hl_live_session_stop (self->session);
+  /* the program goes on; its console pipes are closed with the window */
+  self->finished = TRUE;
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+void
+hl_live_window_set_frozen (HlLiveWindow *self,
+                           gboolean      frozen)
+{
+  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  if (gtk_toggle_button_get_active (self->snapshot_button) != frozen)
+    {
+      gtk_toggle_button_set_active (self->snapshot_button, frozen); /* comes back here */
+      return;
+    }
+  self->frozen = frozen;
+  gtk_button_set_label (GTK_BUTTON (self->snapshot_button), frozen ? _("Resume Live") : _("Snapshot"));
+  self->dirty = TRUE;
+  refresh (self);
+}
+
+static void
+on_snapshot_toggled (GtkToggleButton *button,
+                     HlLiveWindow    *self)
+{
+  hl_live_window_set_frozen (self, gtk_toggle_button_get_active (button));
+}
+
+static void
+on_stop_clicked (GtkButton    *button,
+                 HlLiveWindow *self)
+{
+  hl_live_window_stop (self);
+}
+
+static void
+on_detach_clicked (GtkButton    *button,
+                   HlLiveWindow *self)
+{
+  hl_live_window_detach (self);
+}
+
+/* ---- Accessors ------------------------------------------------------------ */
+
+HlLiveSession *hl_live_window_get_session (HlLiveWindow *self) { return self->session; }
+const char *hl_live_window_get_status (HlLiveWindow *self) { return self->status_text; }
+guint hl_live_window_get_n_refreshes (HlLiveWindow *self) { return self->n_refreshes; }
+GtkWindow *hl_live_window_get_trace_window (HlLiveWindow *self) { return self->trace_window; }
+
+char *
+hl_live_window_get_console (HlLiveWindow *self)
+{
+  GtkTextIter a, b;
+  gtk_text_buffer_get_bounds (self->console, &a, &b);
+  return gtk_text_buffer_get_text (self->console, &a, &b, FALSE);
+}
+
+char *
+hl_live_window_get_metadata_text (HlLiveWindow *self)
+{
+  return g_strdup (gtk_label_get_text (self->metadata));
+}
+
+/* ---- GObject ---------------------------------------------------------------- */
+
+static void
+hl_live_window_dispose (GObject *object)
+{
+  HlLiveWindow *self = HL_LIVE_WINDOW (object);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->find_id, g_source_remove);
+  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  g_clear_handle_id (&self->stop_id, g_source_remove);
+  /* the session itself is kept until finalize: its numbers stay readable */
+  if (self->session != NULL)
+    {
+      hl_live_session_stop (self->session);
+      g_signal_handlers_disconnect_by_data (self->session, self);
+    }
+  g_clear_object (&self->process);
+  g_clear_weak_pointer (&self->trace_window);
+  G_OBJECT_CLASS (hl_live_window_parent_class)->dispose (object);
+}
+
+static void
+hl_live_window_finalize (GObject *object)
+{
+  HlLiveWindow *self = HL_LIVE_WINDOW (object);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->session);
+  g_free (self->trace_path);
+  g_free (self->status_text);
+  G_OBJECT_CLASS (hl_live_window_parent_class)->finalize (object);
+}
+
+static void
+hl_live_window_class_init (HlLiveWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->dispose = hl_live_window_dispose;
+  object_class->finalize = hl_live_window_finalize;
+}
+
+static GtkWidget *
+section_title (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "heading");
+  return label;
+}
+
+static void
+hl_live_window_init (HlLiveWindow *self)
+{
+  self->cancellable = g_cancellable_new ();
+  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 800);
+  gtk_window_set_title (GTK_WINDOW (self), _("Heaplens — Live"));
+
+  GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  self->title = adw_window_title_new (_("Live"), "");
+  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), self->title);
+
+  self->stop_button = gtk_button_new_with_mnemonic (_("_Stop"));
+  gtk_widget_add_css_class (self->stop_button, "destructive-action");
+  gtk_widget_set_tooltip_text (self->stop_button, _("Interrupt the program (then terminate, then kill)"));
+  gtk_widget_set_visible (self->stop_button, FALSE);
+  g_signal_connect (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->stop_button);
+
+  self->detach_button = gtk_button_new_with_mnemonic (_("_Detach"));
+  gtk_widget_set_tooltip_text (self->detach_button, _("Stop watching and leave the program running"));
+  g_signal_connect (self->detach_button, "clicked", G_CALLBACK (on_detach_clicked), self);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->detach_button);
+
+  self->snapshot_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (_("Snapshot")));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->snapshot_button),
+                               _("Freeze the views on the current state while recording goes on"));
+  g_signal_connect (self->snapshot_button, "toggled", G_CALLBACK (on_snapshot_toggled), self);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), GTK_WIDGET (self->snapshot_button));
+  gtk_box_append (GTK_BOX (toolbar), header);
+
+  self->status = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->status, 0);
+  gtk_label_set_ellipsize (self->status, PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->status), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->status), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Status"), -1);
+  gtk_box_append (GTK_BOX (toolbar), GTK_WIDGET (self->status));
+
+  /* timeline over the flame graph, metadata on the right */
+  GtkWidget *main_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_vexpand (main_box, TRUE);
+  gtk_widget_set_margin_start (main_box, 12);
+  gtk_widget_set_margin_end (main_box, 12);
+  GtkWidget *views = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_hexpand (views, TRUE);
+  gtk_box_append (GTK_BOX (views), section_title (_("Heap over time")));
+  self->timeline = HL_TIMELINE (hl_timeline_new ());
+  gtk_widget_set_size_request (GTK_WIDGET (self->timeline), -1, 180);
+  gtk_box_append (GTK_BOX (views), GTK_WIDGET (self->timeline));
+  gtk_box_append (GTK_BOX (views), section_title (_("Live bytes by call stack")));
+  self->flame = HL_FLAME_GRAPH (hl_flame_graph_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->flame), TRUE);
+  gtk_box_append (GTK_BOX (views), GTK_WIDGET (self->flame));
+  gtk_box_append (GTK_BOX (main_box), views);
+
+  GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_size_request (side, 260, -1);
+  gtk_box_append (GTK_BOX (side), section_title (_("Metadata")));
+  self->metadata = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->metadata, 0);
+  gtk_label_set_selectable (self->metadata, TRUE);
+  gtk_label_set_wrap (self->metadata, TRUE);
+  gtk_box_append (GTK_BOX (side), GTK_WIDGET (self->metadata));
+  gtk_box_append (GTK_BOX (side), section_title (_("History")));
+  self->history = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->history, 0);
+  gtk_label_set_yalign (self->history, 0);
+  gtk_label_set_wrap (self->history, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->history), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->history), "caption");
+  gtk_box_append (GTK_BOX (side), GTK_WIDGET (self->history));
+  gtk_box_append (GTK_BOX (main_box), side);
+  gtk_box_append (GTK_BOX (toolbar), main_box);
+
+  /* console of a recorded program */
+  self->console_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (self->console_box, 12);
+  gtk_widget_set_margin_end (self->console_box, 12);
+  gtk_widget_set_margin_bottom (self->console_box, 12);
+  gtk_box_append (GTK_BOX (self->console_box), section_title (_("Console")));
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_widget_set_size_request (scroll, -1, 110);
+  GtkWidget *text = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (text), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (text), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Program output"), -1);
+  self->console = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), text);
+  gtk_box_append (GTK_BOX (self->console_box), scroll);
+  gtk_widget_set_visible (self->console_box, FALSE);
+  gtk_box_append (GTK_BOX (toolbar), self->console_box);
+
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), toolbar);
+  self->refresh_id = g_timeout_add (REFRESH_MS, refresh_timeout, self);
+  refresh (self);
+}

@@ -1,0 +1,492 @@
+/* hl-cli-top.c — `heaplens-cli top PID|SESSION [--interval MS] [--once]
+ * [--top N]`: a refreshing terminal view of a live session, read through
+ * the format's shm reader (hl-shm-reader.h) without disturbing the target:
+ * state, heap, peak, RSS, allocation rate, dropped events, the top call
+ * sites by live bytes (symbolized from /proc/PID/maps while the process
+ * runs, raw addresses otherwise) and the current metadata. */
+#define _GNU_SOURCE
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl-cli-commands.h"
+#include "hl-proc-maps.h"
+#include "hl-shm-reader.h"
+#include "hl-symbolizer.h"
+
+#define TOP_FRAMES 3
+#define TOP_NAME_MAX 72
+
+typedef struct
+{
+  guint64 *frames;
+  guint    n_frames;
+} TopStack;
+
+typedef struct
+{
+  HlShmReader  *reader;
+  HlShmHeader   header;
+  uint64_t      res_cursor;
+  GHashTable   *stacks;     /* stack id -> TopStack */
+  GArray       *sites;      /* HlShmCallsiteView, refreshed */
+  HlSymbolizer *sym;
+  GHashTable   *names;      /* address -> "func (module)" */
+  gboolean      sym_tried;
+} Top;
+
+static void
+top_stack_free (gpointer data)
+{
+  TopStack *s = data;
+  g_free (s->frames);
+  g_free (s);
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "%s",
+           _("Usage: heaplens-cli top PID|SESSION [--interval MS] [--once] [--top N]\n\n"
+             "Watches a live session (see 'heaplens-cli sessions'): heap, peak, RSS,\n"
+             "allocation rate, dropped events, the call sites holding the most live\n"
+             "bytes and the program's current metadata.\n\n"
+             "  --interval MS   refresh period (default 1000)\n"
+             "  --once          print one view and exit\n"
+             "  --top N         call sites shown (default 10)\n"));
+}
+
+static void
+human (char *out, size_t cap, uint64_t v)
+{
+  if (v >= 10ull * 1024 * 1024 * 1024)
+    snprintf (out, cap, "%.1f GiB", (double) v / (1024.0 * 1024.0 * 1024.0));
+  else if (v >= 10u * 1024 * 1024)
+    snprintf (out, cap, "%.1f MiB", (double) v / (1024.0 * 1024.0));
+  else if (v >= 10u * 1024)
+    snprintf (out, cap, "%.1f KiB", (double) v / 1024.0);
+  else
+    snprintf (out, cap, "%" PRIu64 " B", v);
+}
+
+static bool
+pid_alive (uint32_t pid)
+{
+  return pid != 0 && (kill ((pid_t) pid, 0) == 0 || errno == EPERM);
+}
+
+/* ---- Finding the session of a pid ---------------------------------------- */
+
+typedef struct
+{
+  uint32_t pid;
+  char     best[256];
+  uint64_t best_start;
+  bool     best_final;
+  char     foreign[256];
+  uint32_t foreign_uid;
+  char     refused[600];
+} FindCtx;
+
+static void
+find_cb (void                   *user_data,
+         const HlShmSessionName *s)
+{
+  FindCtx *ctx = user_data;
+  if (s->pid != ctx->pid)
+    return;
+  if (s->uid != (uint32_t) getuid ())
+    {
+      snprintf (ctx->foreign, sizeof ctx->foreign, "%s", s->name);
+      ctx->foreign_uid = s->uid;
+      return;
+    }
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open (s->name, &r, &err) != 0)
+    {
+      snprintf (ctx->refused, sizeof ctx->refused, "%s: %s", s->name, err.message);
+      return;
+    }
+  const HlShmHeader *h = hl_shm_reader_header (r);
+  uint32_t flags = 0;
+  hl_shm_reader_end_info (r, NULL, NULL, &flags);
+  /* the newest image of the pid, preferring one that did not exec away */
+  bool final = !(flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+  if (ctx->best[0] == '\0' || (final && !ctx->best_final)
+      || (final == ctx->best_final && h->start_wall_ns > ctx->best_start))
+    {
+      snprintf (ctx->best, sizeof ctx->best, "%s", s->name);
+      ctx->best_start = h->start_wall_ns;
+      ctx->best_final = final;
+    }
+  hl_shm_reader_free (r);
+}
+
+static bool
+is_pid (const char *s)
+{
+  if (*s == '\0')
+    return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9')
+      return false;
+  return true;
+}
+
+/* The session name for TARGET (a pid, a segment name or a path), or NULL
+ * with the reason printed. */
+static char *
+resolve_target (const char *target)
+{
+  if (!is_pid (target))
+    return g_strdup (target);
+  FindCtx ctx = { .pid = (uint32_t) strtoul (target, NULL, 10) };
+  hl_shm_list_sessions (UINT32_MAX, find_cb, &ctx);
+  if (ctx.best[0] != '\0')
+    return g_strdup (ctx.best);
+  if (ctx.refused[0] != '\0')
+    fprintf (stderr, _("heaplens-cli top: %s\n"), ctx.refused);
+  else if (ctx.foreign[0] != '\0')
+    fprintf (stderr, _("heaplens-cli top: the session of pid %s (%s) belongs to uid %u, not to you (%u); "
+                       "only your own sessions can be read\n"),
+             target, ctx.foreign, (unsigned) ctx.foreign_uid, (unsigned) getuid ());
+  else
+    fprintf (stderr, _("heaplens-cli top: no session for pid %s (was it started under the preload? "
+                       "see 'heaplens-cli sessions')\n"),
+             target);
+  return NULL;
+}
+
+/* ---- Reading ------------------------------------------------------------- */
+
+static void
+stack_cb (void           *user_data,
+          uint32_t        stack_id,
+          const uint64_t *frames,
+          uint32_t        n_frames)
+{
+  Top *top = user_data;
+  TopStack *s = g_new0 (TopStack, 1);
+  s->frames = g_memdup2 (frames, sizeof (guint64) * n_frames);
+  s->n_frames = n_frames;
+  g_hash_table_replace (top->stacks, GUINT_TO_POINTER (stack_id), s);
+}
+
+static void
+thread_cb (void       *user_data,
+           uint32_t    tid,
+           const char *name)
+{
+  (void) user_data, (void) tid, (void) name;
+}
+
+static void
+site_cb (void                    *user_data,
+         const HlShmCallsiteView *site)
+{
+  Top *top = user_data;
+  g_array_append_val (top->sites, *site);
+}
+
+static uint64_t
+live_bytes (const HlShmCallsiteView *s)
+{
+  return s->bytes > s->freed_bytes ? s->bytes - s->freed_bytes : 0;
+}
+
+static gint
+compare_live (gconstpointer a,
+              gconstpointer b)
+{
+  uint64_t x = live_bytes (a), y = live_bytes (b);
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void
+meta_cb (void                *user_data,
+         const HlShmMetaItem *item)
+{
+  GString *out = user_data;
+  if (item->flags & HL_SHM_META_IS_STRING)
+    g_string_append_printf (out, "  %s = %s\n", item->key, item->string_value);
+  else
+    g_string_append_printf (out, "  %s = %" PRId64 "\n", item->key, item->int_value);
+}
+
+static const char *
+frame_name (Top     *top,
+            guint64  address)
+{
+  char *name = g_hash_table_lookup (top->names, &address);
+  if (name != NULL)
+    return name;
+  if (!top->sym_tried)
+    {
+      /* symbols from the process's own map while it runs (same user only:
+       * the segment's owner check already made sure of it) */
+      top->sym_tried = TRUE;
+      GArray *mods = hl_proc_maps_read (top->header.pid, NULL);
+      if (mods != NULL)
+        {
+          top->sym = hl_symbolizer_new ();
+          for (guint i = 0; i < mods->len; i++)
+            hl_symbolizer_add_module (top->sym, g_array_index (mods, HlProcModule, i).path,
+                                      g_array_index (mods, HlProcModule, i).start, NULL);
+          hl_symbolizer_end_modules (top->sym);
+          g_array_unref (mods);
+        }
+    }
+  HlSymbol frames[8];
+  guint n = top->sym != NULL ? hl_symbolizer_resolve (top->sym, address, TRUE, frames, G_N_ELEMENTS (frames)) : 0;
+  if (n > 0 && frames[n - 1].function != NULL)
+    {
+      const HlSymbol *f = &frames[0]; /* innermost: an inline frame when inlined */
+      name = f->file != NULL ? g_strdup_printf ("%s (%s:%u)", f->function, f->file, f->line)
+                             : g_strdup (f->function);
+    }
+  else
+    name = g_strdup_printf ("0x%" PRIx64, address);
+  if (g_utf8_strlen (name, -1) > TOP_NAME_MAX)
+    {
+      /* C++ template names run for hundreds of characters */
+      char *cut = g_utf8_substring (name, 0, TOP_NAME_MAX - 1);
+      g_free (name);
+      name = g_strconcat (cut, "…", NULL);
+      g_free (cut);
+    }
+  guint64 *key = g_new (guint64, 1);
+  *key = address;
+  g_hash_table_insert (top->names, key, name);
+  return name;
+}
+
+static const char *
+state_text (Top  *top,
+            char *buf,
+            size_t cap,
+            bool *ended)
+{
+  uint64_t heartbeat = 0;
+  HlShmState st = hl_shm_reader_state (top->reader, &heartbeat);
+  *ended = false;
+  if (st == HL_SHM_STATE_ENDED)
+    {
+      int32_t status = 0;
+      uint32_t flags = 0;
+      hl_shm_reader_end_info (top->reader, &status, NULL, &flags);
+      *ended = true;
+      if (flags & HL_SHM_FLAG_ENDED_BY_EXEC)
+        snprintf (buf, cap, "%s", _("ended (exec'd another program)"));
+      else if (status >= 128)
+        snprintf (buf, cap, _("ended (killed by signal %d)"), (int) status - 128);
+      else
+        snprintf (buf, cap, _("ended (exit status %d)"), (int) status);
+      return buf;
+    }
+  if (!pid_alive (top->header.pid))
+    {
+      *ended = true;
+      snprintf (buf, cap, "%s", _("stale (the process is gone without ending its session)"));
+      return buf;
+    }
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  uint64_t now = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+  uint64_t since = now > top->header.start_mono_ns ? now - top->header.start_mono_ns : 0;
+  if (since > heartbeat + 5000000000ull)
+    snprintf (buf, cap, _("stale (no heartbeat for %.0f s)"), (double) (since - heartbeat) / 1e9);
+  else
+    snprintf (buf, cap, "%s", st == HL_SHM_STATE_STARTING ? _("starting") : _("running"));
+  return buf;
+}
+
+/* Allocations per second over the last second of samples. */
+static double
+alloc_rate (Top                *top,
+            const HlShmTotals  *t)
+{
+  HlShmSample s[256];
+  uint64_t first = t->n_samples > G_N_ELEMENTS (s) ? t->n_samples - G_N_ELEMENTS (s) : 0;
+  size_t n = hl_shm_reader_samples (top->reader, first, s, G_N_ELEMENTS (s));
+  if (n < 2)
+    return 0;
+  const HlShmSample *last = &s[n - 1];
+  size_t k = n - 1;
+  while (k > 0 && last->time_ns - s[k - 1].time_ns <= 1000000000ull && s[k - 1].time_ns <= last->time_ns)
+    k--;
+  if (k == n - 1 || last->time_ns <= s[k].time_ns)
+    return 0;
+  return (double) (last->n_allocs - s[k].n_allocs) * 1e9 / (double) (last->time_ns - s[k].time_ns);
+}
+
+/* One view into OUT; -1 with the error printed when the segment cannot be
+ * read any more. */
+static int
+render (Top     *top,
+        guint    n_top,
+        GString *out,
+        bool    *ended)
+{
+  HlFormatError err;
+  HlShmTotals t;
+  if (hl_shm_reader_totals (top->reader, &t, &err) != 0
+      || hl_shm_reader_resources (top->reader, &top->res_cursor, stack_cb, thread_cb, top, &err) != 0)
+    {
+      fprintf (stderr, _("heaplens-cli top: %s\n"), err.message);
+      return -1;
+    }
+  g_array_set_size (top->sites, 0);
+  if (hl_shm_reader_callsites (top->reader, site_cb, top, &err) != 0)
+    {
+      fprintf (stderr, _("heaplens-cli top: %s\n"), err.message);
+      return -1;
+    }
+  g_array_sort (top->sites, compare_live);
+
+  char state[128], heap[32], peak[32], rss[32], prss[32];
+  uint64_t dropped = 0;
+  for (int i = 0; i < HL_DROP_REASONS_MAX; i++)
+    dropped += t.dropped[i];
+  human (heap, sizeof heap, t.heap_bytes);
+  human (peak, sizeof peak, t.peak_heap_bytes);
+  human (rss, sizeof rss, t.rss_bytes);
+  human (prss, sizeof prss, t.peak_rss_bytes);
+  g_string_append_printf (out, _("heaplens top — pid %u  %s\n"), (unsigned) top->header.pid, top->header.exe);
+  g_string_append_printf (out, _("state      %s\n"), state_text (top, state, sizeof state, ended));
+  g_string_append_printf (out, _("heap       %s   peak %s at %.2f s\n"), heap, peak,
+                          (double) t.peak_heap_time_ns / 1e9);
+  g_string_append_printf (out, _("rss        %s   peak %s\n"), rss, prss);
+  g_string_append_printf (out, _("rate       %.0f allocations/s   total %" PRIu64 " allocations, %" PRIu64 " frees\n"),
+                          alloc_rate (top, &t), t.n_allocs, t.n_frees);
+  g_string_append_printf (out, _("live       %" PRIu64 " blocks\n"), t.n_allocs > t.n_frees ? t.n_allocs - t.n_frees : 0);
+  g_string_append_printf (out, _("dropped    %" PRIu64 " events, %" PRIu64 " stacks\n"), dropped, t.stacks_dropped);
+  g_string_append (out, _("metadata\n"));
+  gsize before = out->len;
+  if (hl_shm_reader_metadata (top->reader, meta_cb, out, &err) != 0)
+    g_string_append_printf (out, "  (%s)\n", err.message);
+  else if (out->len == before)
+    g_string_append (out, _("  (none)\n"));
+  g_string_append_printf (out, _("top call sites by live bytes\n  %10s %8s  %s\n"), _("live"), _("blocks"), _("stack (innermost first)"));
+  guint shown = 0;
+  for (guint i = 0; i < top->sites->len && shown < n_top; i++)
+    {
+      const HlShmCallsiteView *s = &g_array_index (top->sites, HlShmCallsiteView, i);
+      uint64_t lb = live_bytes (s);
+      if (lb == 0)
+        break;
+      char lbs[32];
+      human (lbs, sizeof lbs, lb);
+      g_string_append_printf (out, "  %10s %8" PRIu64 "  ", lbs, s->calls > s->frees ? s->calls - s->frees : 0);
+      TopStack *st = g_hash_table_lookup (top->stacks, GUINT_TO_POINTER (s->stack_id));
+      if (s->stack_id == 0 || st == NULL || st->n_frames == 0)
+        g_string_append (out, _("(no stack)"));
+      else
+        for (guint f = 0; f < st->n_frames && f < TOP_FRAMES; f++)
+          g_string_append_printf (out, "%s%s", f > 0 ? " ← " : "", frame_name (top, st->frames[f]));
+      g_string_append_c (out, '\n');
+      shown++;
+    }
+  if (shown == 0)
+    g_string_append (out, _("  (nothing live)\n"));
+  return 0;
+}
+
+int
+hl_cli_top (int    argc,
+            char **argv)
+{
+  const char *target = NULL;
+  long interval_ms = 1000;
+  long n_top = 10;
+  bool once = false;
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "-h") == 0 || strcmp (a, "--help") == 0)
+        {
+          usage (stdout);
+          return 0;
+        }
+      else if (strcmp (a, "--once") == 0)
+        once = true;
+      else if (strcmp (a, "--interval") == 0 && i + 1 < argc)
+        interval_ms = strtol (argv[++i], NULL, 10);
+      else if (strcmp (a, "--top") == 0 && i + 1 < argc)
+        n_top = strtol (argv[++i], NULL, 10);
+      else if (a[0] != '-' && target == NULL)
+        target = a;
+      else
+        {
+          fprintf (stderr, _("heaplens-cli top: unexpected argument '%s'\n"), a);
+          usage (stderr);
+          return 2;
+        }
+    }
+  if (target == NULL)
+    {
+      usage (stderr);
+      return 2;
+    }
+  if (interval_ms < 50)
+    interval_ms = 50;
+  if (n_top < 1)
+    n_top = 1;
+
+  char *name = resolve_target (target);
+  if (name == NULL)
+    return 1;
+  Top top = { 0 };
+  HlFormatError err;
+  if (hl_shm_reader_open (name, &top.reader, &err) != 0)
+    {
+      fprintf (stderr, _("heaplens-cli top: cannot read session %s: %s\n"), name, err.message);
+      g_free (name);
+      return 1;
+    }
+  top.header = *hl_shm_reader_header (top.reader);
+  top.stacks = g_hash_table_new_full (NULL, NULL, NULL, top_stack_free);
+  top.sites = g_array_new (FALSE, FALSE, sizeof (HlShmCallsiteView));
+  top.names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+
+  bool tty = isatty (STDOUT_FILENO);
+  int rc = 0;
+  for (;;)
+    {
+      GString *out = g_string_new (NULL);
+      bool ended = false;
+      if (render (&top, (guint) n_top, out, &ended) != 0)
+        {
+          g_string_free (out, TRUE);
+          rc = 1;
+          break;
+        }
+      if (tty && !once)
+        fputs ("\033[H\033[2J", stdout);
+      else if (!once)
+        fputs ("\n", stdout);
+      fputs (out->str, stdout);
+      fflush (stdout);
+      g_string_free (out, TRUE);
+      if (once || ended)
+        break;
+      g_usleep ((gulong) interval_ms * 1000);
+    }
+
+  if (top.sym != NULL)
+    hl_symbolizer_free (top.sym);
+  g_hash_table_destroy (top.names);
+  g_hash_table_destroy (top.stacks);
+  g_array_unref (top.sites);
+  hl_shm_reader_free (top.reader);
+  g_free (name);
+  return rc;
+}

@@ -1,0 +1,1054 @@
+/* hl-live-session.c — see hl-live-session.h. */
+#define _GNU_SOURCE
+#include "hl-live-session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl-proc-maps.h"
+#include "hl-shm-reader.h"
+
+#define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
+#define SAMPLES_PER_POLL    2048
+#define MAPS_REREAD_NS      (G_GUINT64_CONSTANT (500000000))
+
+struct _HlLiveSession
+{
+  GObject       parent_instance;
+
+  HlShmReader  *reader;
+  HlShmHeader   header;
+  char         *name;           /* NULL for memory segments */
+  char         *cmdline;
+  char         *next_session;
+  HlLiveState   state;
+  int           exit_status;
+  guint64       heartbeat_ns;
+  guint         n_polls;
+  GPtrArray    *warnings;       /* char*, NULL-terminated view built on demand */
+  GHashTable   *warned;         /* message -> 1 */
+
+  HlLiveTotals  totals;
+  GArray       *samples;        /* HlLiveSample */
+  guint64       next_sample;
+  guint64       res_cursor;
+  GHashTable   *stacks;         /* stack id -> GArray of guint64 */
+  GArray       *callsites;      /* HlLiveCallsite */
+  GPtrArray    *metadata;       /* HlLiveMetaInterval*, current */
+  GPtrArray    *history;        /* HlLiveMetaInterval*, all */
+  GHashTable   *open_intervals; /* key -> HlLiveMetaInterval* (in history) */
+  guint64       log_cursor;
+  guint64       dropped_fed;
+  GArray       *pending_meta;   /* HlShmMetaItem log entries not yet fed (a worker held the recording) */
+  gboolean      feeding;        /* appends to the recording are allowed now */
+
+  /* The recording fed from the session */
+  HlRecording  *recording;
+  GHashTable   *live_ids;       /* alloc id -> LiveFed, allocations fed and not yet freed */
+  GArray       *modules;        /* HlProcModule, the ones fed */
+  guint64       maps_read_ns;
+  gboolean      need_maps;
+  gboolean      need_symbols;
+  gboolean      scanning;       /* a worker copies the live table */
+  gboolean      symbolizing;    /* a worker symbolizes the recording */
+  gboolean      ended_fed;
+
+  guint         timeout_id;
+  GMainContext *context;
+};
+
+G_DEFINE_TYPE (HlLiveSession, hl_live_session, G_TYPE_OBJECT)
+G_DEFINE_QUARK (hl-live-error-quark, hl_live_error)
+
+enum
+{
+  PROP_0,
+  PROP_STATE,
+  N_PROPS
+};
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_UPDATED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+GType
+hl_live_state_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    { HL_LIVE_STATE_STARTING, "HL_LIVE_STATE_STARTING", "starting" },
+    { HL_LIVE_STATE_RUNNING, "HL_LIVE_STATE_RUNNING", "running" },
+    { HL_LIVE_STATE_ENDED, "HL_LIVE_STATE_ENDED", "ended" },
+    { HL_LIVE_STATE_STALE, "HL_LIVE_STATE_STALE", "stale" },
+    { HL_LIVE_STATE_VANISHED, "HL_LIVE_STATE_VANISHED", "vanished" },
+    { HL_LIVE_STATE_RESTARTED, "HL_LIVE_STATE_RESTARTED", "restarted" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("HlLiveState", values));
+  return type;
+}
+
+const char *
+hl_live_state_to_string (HlLiveState state)
+{
+  switch (state)
+    {
+    case HL_LIVE_STATE_STARTING:
+      return "starting";
+    case HL_LIVE_STATE_RUNNING:
+      return "running";
+    case HL_LIVE_STATE_ENDED:
+      return "ended";
+    case HL_LIVE_STATE_STALE:
+      return "stale";
+    case HL_LIVE_STATE_VANISHED:
+      return "vanished";
+    case HL_LIVE_STATE_RESTARTED:
+      return "restarted";
+    default:
+      return "unknown";
+    }
+}
+
+static gboolean
+state_is_final (HlLiveState s)
+{
+  return s == HL_LIVE_STATE_ENDED || s == HL_LIVE_STATE_STALE || s == HL_LIVE_STATE_VANISHED
+         || s == HL_LIVE_STATE_RESTARTED;
+}
+
+static void
+interval_free (gpointer data)
+{
+  HlLiveMetaInterval *m = data;
+  g_free (m->key);
+  g_free (m->value);
+  g_free (m);
+}
+
+static HlLiveMetaInterval *
+interval_copy (const HlLiveMetaInterval *m)
+{
+  HlLiveMetaInterval *c = g_new (HlLiveMetaInterval, 1);
+  *c = *m;
+  c->key = g_strdup (m->key);
+  c->value = g_strdup (m->value);
+  return c;
+}
+
+static void
+warn (HlLiveSession *self,
+      const char    *message)
+{
+  if (g_hash_table_contains (self->warned, message))
+    return;
+  g_hash_table_add (self->warned, g_strdup (message));
+  /* keep the array NULL-terminated */
+  if (self->warnings->len > 0)
+    g_ptr_array_remove_index (self->warnings, self->warnings->len - 1);
+  g_ptr_array_add (self->warnings, g_strdup (message));
+  g_ptr_array_add (self->warnings, NULL);
+}
+
+static void
+set_state (HlLiveSession *self,
+           HlLiveState    state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+}
+
+/* ---- Lifecycle ------------------------------------------------------------ */
+
+static void
+hl_live_session_dispose (GObject *object)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (object);
+  hl_live_session_stop (self);
+  G_OBJECT_CLASS (hl_live_session_parent_class)->dispose (object);
+}
+
+static void
+hl_live_session_finalize (GObject *object)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (object);
+  if (self->reader != NULL)
+    hl_shm_reader_free (self->reader);
+  g_free (self->name);
+  g_free (self->cmdline);
+  g_free (self->next_session);
+  g_ptr_array_unref (self->warnings);
+  g_hash_table_destroy (self->warned);
+  g_array_unref (self->samples);
+  g_hash_table_destroy (self->stacks);
+  g_array_unref (self->callsites);
+  g_ptr_array_unref (self->metadata);
+  g_hash_table_destroy (self->open_intervals);
+  g_ptr_array_unref (self->history);
+  g_clear_object (&self->recording);
+  g_hash_table_destroy (self->live_ids);
+  g_array_unref (self->modules);
+  g_array_unref (self->pending_meta);
+  if (self->context != NULL)
+    g_main_context_unref (self->context);
+  G_OBJECT_CLASS (hl_live_session_parent_class)->finalize (object);
+}
+
+static void
+hl_live_session_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (object);
+  switch (prop_id)
+    {
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hl_live_session_class_init (HlLiveSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->dispose = hl_live_session_dispose;
+  object_class->finalize = hl_live_session_finalize;
+  object_class->get_property = hl_live_session_get_property;
+
+  properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL, HL_TYPE_LIVE_STATE,
+                                              HL_LIVE_STATE_STARTING,
+                                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* After a poll that saw something new (samples, stacks, metadata...). */
+  signals[SIGNAL_UPDATED] = g_signal_new ("updated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+stack_frames_free (gpointer data)
+{
+  g_array_unref (data);
+}
+
+static void
+proc_module_clear (gpointer data)
+{
+  g_free (((HlProcModule *) data)->path);
+}
+
+static void
+hl_live_session_init (HlLiveSession *self)
+{
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->warnings, NULL);
+  self->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->samples = g_array_new (FALSE, FALSE, sizeof (HlLiveSample));
+  self->stacks = g_hash_table_new_full (NULL, NULL, NULL, stack_frames_free);
+  self->callsites = g_array_new (FALSE, FALSE, sizeof (HlLiveCallsite));
+  self->metadata = g_ptr_array_new_with_free_func (interval_free);
+  self->history = g_ptr_array_new_with_free_func (interval_free);
+  self->open_intervals = g_hash_table_new (g_str_hash, g_str_equal);
+  self->recording = hl_recording_new ();
+  self->live_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->modules = g_array_new (FALSE, TRUE, sizeof (HlProcModule));
+  g_array_set_clear_func (self->modules, proc_module_clear);
+  self->need_maps = TRUE;
+  self->pending_meta = g_array_new (FALSE, FALSE, sizeof (HlShmMetaItem));
+}
+
+/* ---- Opening ---------------------------------------------------------- */
+
+static HlLiveSession *
+session_new (HlShmReader *reader,
+             const char  *name)
+{
+  HlLiveSession *self = g_object_new (HL_TYPE_LIVE_SESSION, NULL);
+  self->reader = reader;
+  self->header = *hl_shm_reader_header (reader);
+  self->name = g_strdup (name);
+  GString *cmd = g_string_new (NULL);
+  const char *c = self->header.cmdline, *end = c + sizeof self->header.cmdline;
+  while (c < end && *c != '\0')
+    {
+      gsize n = strnlen (c, (gsize) (end - c));
+      if (cmd->len > 0)
+        g_string_append_c (cmd, ' ');
+      g_string_append_len (cmd, c, (gssize) n);
+      c += n + 1;
+    }
+  self->cmdline = g_string_free (cmd, FALSE);
+
+  char pid[16];
+  g_snprintf (pid, sizeof pid, "%u", (unsigned) self->header.pid);
+  hl_recording_append_info (self->recording, "exe", self->header.exe);
+  hl_recording_append_info (self->recording, "cmdline", self->cmdline);
+  hl_recording_append_info (self->recording, "pid", pid);
+  hl_recording_append_info (self->recording, "live", "1");
+  /* a first poll, so that the object starts with numbers */
+  hl_live_session_poll (self);
+  return self;
+}
+
+HlLiveSession *
+hl_live_session_open_name (const char  *name,
+                           GError     **error)
+{
+  HlShmReader *r;
+  HlFormatError err;
+  g_return_val_if_fail (name != NULL, NULL);
+  if (hl_shm_reader_open (name, &r, &err) != 0)
+    {
+      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: %s", name, err.message);
+      return NULL;
+    }
+  const char *base = strrchr (name, '/') != NULL ? strrchr (name, '/') + 1 : name;
+  return session_new (r, base);
+}
+
+HlLiveSession *
+hl_live_session_open_memory (const void  *data,
+                             gsize        size,
+                             guint32      expected_uid,
+                             GError     **error)
+{
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open_memory (data, size, expected_uid, &r, &err) != 0)
+    {
+      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      return NULL;
+    }
+  return session_new (r, NULL);
+}
+
+typedef struct
+{
+  guint32  pid;
+  char    *best;
+  guint64  best_start;
+  gboolean best_final;
+  char    *refused;
+  guint32  foreign_uid;
+  gboolean foreign;
+} FindPid;
+
+static void
+find_pid_cb (void                   *user_data,
+             const HlShmSessionName *s)
+{
+  FindPid *f = user_data;
+  if (s->pid != f->pid)
+    return;
+  if (s->uid != (guint32) getuid ())
+    {
+      f->foreign_uid = s->uid;
+      f->foreign = TRUE;
+      return;
+    }
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open (s->name, &r, &err) != 0)
+    {
+      g_free (f->refused);
+      f->refused = g_strdup_printf ("%s: %s", s->name, err.message);
+      return;
+    }
+  guint32 flags = 0;
+  hl_shm_reader_end_info (r, NULL, NULL, &flags);
+  gboolean final = !(flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+  guint64 start = hl_shm_reader_header (r)->start_wall_ns;
+  if (f->best == NULL || (final && !f->best_final) || (final == f->best_final && start > f->best_start))
+    {
+      g_free (f->best);
+      f->best = g_strdup (s->name);
+      f->best_start = start;
+      f->best_final = final;
+    }
+  hl_shm_reader_free (r);
+}
+
+HlLiveSession *
+hl_live_session_open_pid (guint32   pid,
+                          GError  **error)
+{
+  FindPid f = { .pid = pid };
+  HlLiveSession *self = NULL;
+  hl_shm_list_sessions (UINT32_MAX, find_pid_cb, &f);
+  if (f.best != NULL)
+    self = hl_live_session_open_name (f.best, error);
+  else if (f.refused != NULL)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", f.refused);
+  else if (f.foreign)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
+                 "the session of pid %u belongs to uid %u, not to you (%u)", (unsigned) pid,
+                 (unsigned) f.foreign_uid, (unsigned) getuid ());
+  else
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
+                 "no session for pid %u (is it running under the Heaplens preload?)", (unsigned) pid);
+  g_free (f.best);
+  g_free (f.refused);
+  return self;
+}
+
+/* ---- Polling ------------------------------------------------------------- */
+
+static void
+stack_cb (void           *user_data,
+          uint32_t        stack_id,
+          const uint64_t *frames,
+          uint32_t        n_frames)
+{
+  HlLiveSession *self = user_data;
+  GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n_frames);
+  g_array_append_vals (a, frames, n_frames);
+  g_hash_table_replace (self->stacks, GUINT_TO_POINTER (stack_id), a);
+  hl_recording_append_stack (self->recording, stack_id, frames, n_frames);
+  self->need_symbols = TRUE;
+  /* an address outside the modules known so far: read the map again */
+  for (guint32 i = 0; i < n_frames && !self->need_maps; i++)
+    {
+      gboolean inside = FALSE;
+      for (guint m = 0; m < self->modules->len && !inside; m++)
+        {
+          const HlProcModule *mod = &g_array_index (self->modules, HlProcModule, m);
+          inside = frames[i] >= mod->start && frames[i] < mod->end;
+        }
+      if (!inside)
+        self->need_maps = TRUE;
+    }
+}
+
+static void
+thread_cb (void       *user_data,
+           uint32_t    tid,
+           const char *name)
+{
+  HlLiveSession *self = user_data;
+  hl_recording_append_thread (self->recording, self->heartbeat_ns, tid, name, FALSE);
+}
+
+static void
+callsite_cb (void                    *user_data,
+             const HlShmCallsiteView *site)
+{
+  HlLiveSession *self = user_data;
+  HlLiveCallsite c = { 0 };
+  c.stack_id = site->stack_id;
+  c.calls = site->calls;
+  c.bytes = site->bytes;
+  c.live_bytes = site->bytes > site->freed_bytes ? site->bytes - site->freed_bytes : 0;
+  c.live_count = site->calls > site->frees ? site->calls - site->frees : 0;
+  GArray *frames = g_hash_table_lookup (self->stacks, GUINT_TO_POINTER (site->stack_id));
+  if (frames != NULL)
+    {
+      c.frames = (const guint64 *) frames->data;
+      c.n_frames = frames->len;
+    }
+  g_array_append_val (self->callsites, c);
+}
+
+static gint
+compare_callsites (gconstpointer a,
+                   gconstpointer b)
+{
+  const HlLiveCallsite *x = a, *y = b;
+  if (x->live_bytes != y->live_bytes)
+    return x->live_bytes < y->live_bytes ? 1 : -1;
+  return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+static char *
+item_value (const HlShmMetaItem *item)
+{
+  if (item->flags & HL_SHM_META_IS_STRING)
+    return g_utf8_make_valid (item->string_value, -1);
+  return g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) item->int_value);
+}
+
+static void
+meta_item_cb (void                *user_data,
+              const HlShmMetaItem *item)
+{
+  HlLiveSession *self = user_data;
+  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
+  m->key = g_utf8_make_valid (item->key, -1);
+  m->value = item_value (item);
+  m->start_ns = item->time_ns;
+  m->end_ns = G_MAXUINT64;
+  g_ptr_array_add (self->metadata, m);
+}
+
+/* A metadata log entry into the recording. */
+static void
+feed_meta (HlLiveSession       *self,
+           const HlShmMetaItem *entry)
+{
+  char *key = g_utf8_make_valid (entry->key, -1);
+  /* a mark's text is in string_value (without IS_STRING) */
+  char *value = (entry->flags & HL_SHM_META_IS_MARK) ? g_utf8_make_valid (entry->string_value, -1)
+                                                     : item_value (entry);
+  if (entry->flags & HL_SHM_META_IS_MARK)
+    hl_recording_append_mark (self->recording, entry->time_ns, 0, value);
+  else
+    hl_recording_append_metadata (self->recording, entry->time_ns, 0, key,
+                                  (entry->flags & HL_SHM_META_REMOVED) ? NULL : value);
+  g_free (key);
+  g_free (value);
+}
+
+static void
+meta_log_cb (void                *user_data,
+             const HlShmMetaItem *entry)
+{
+  HlLiveSession *self = user_data;
+  if (self->feeding)
+    feed_meta (self, entry);
+  else
+    g_array_append_val (self->pending_meta, *entry);
+  if (entry->flags & HL_SHM_META_IS_MARK)
+    return;
+  char *key = g_utf8_make_valid (entry->key, -1);
+  HlLiveMetaInterval *open = g_hash_table_lookup (self->open_intervals, key);
+  if (open != NULL)
+    {
+      open->end_ns = entry->time_ns;
+      g_hash_table_remove (self->open_intervals, key);
+    }
+  if (entry->flags & HL_SHM_META_REMOVED)
+    {
+      g_free (key);
+      return;
+    }
+  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
+  m->key = key;
+  m->value = item_value (entry);
+  m->start_ns = entry->time_ns;
+  m->end_ns = G_MAXUINT64;
+  g_ptr_array_add (self->history, m);
+  g_hash_table_insert (self->open_intervals, m->key, m);
+}
+
+static gboolean
+pid_alive (guint32 pid)
+{
+  return pid != 0 && (kill ((pid_t) pid, 0) == 0 || errno == EPERM);
+}
+
+static guint64
+now_since_start (HlLiveSession *self)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  guint64 now = (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + (guint64) ts.tv_nsec;
+  return now > self->header.start_mono_ns ? now - self->header.start_mono_ns : 0;
+}
+
+typedef struct
+{
+  guint32 pid;
+  const char *self_name;
+  guint64 start;
+  char *newer;
+} FindNewer;
+
+static void
+find_newer_cb (void                   *user_data,
+               const HlShmSessionName *s)
+{
+  FindNewer *f = user_data;
+  if (s->pid == f->pid && g_strcmp0 (s->name, f->self_name) != 0 && f->newer == NULL)
+    f->newer = g_strdup (s->name);
+}
+
+static void
+update_state (HlLiveSession *self)
+{
+  guint64 hb = 0;
+  HlShmState st = hl_shm_reader_state (self->reader, &hb);
+  self->heartbeat_ns = hb;
+  if (st == HL_SHM_STATE_ENDED)
+    {
+      gint32 status = 0;
+      guint32 flags = 0;
+      hl_shm_reader_end_info (self->reader, &status, NULL, &flags);
+      self->exit_status = status;
+      if (flags & HL_SHM_FLAG_ENDED_BY_EXEC)
+        {
+          FindNewer f = { .pid = self->header.pid, .self_name = self->name };
+          hl_shm_list_sessions ((guint32) getuid (), find_newer_cb, &f);
+          g_free (self->next_session);
+          self->next_session = f.newer;
+          set_state (self, HL_LIVE_STATE_RESTARTED);
+        }
+      else
+        set_state (self, HL_LIVE_STATE_ENDED);
+      return;
+    }
+  if (self->name != NULL)
+    {
+      char *path = g_strdup_printf ("/dev/shm/%s", self->name);
+      gboolean exists = g_file_test (path, G_FILE_TEST_EXISTS);
+      g_free (path);
+      if (!exists)
+        {
+          set_state (self, HL_LIVE_STATE_VANISHED);
+          return;
+        }
+      if (!pid_alive (self->header.pid))
+        {
+          set_state (self, HL_LIVE_STATE_STALE);
+          return;
+        }
+      if (now_since_start (self) > hb + STALE_AFTER_NS)
+        {
+          set_state (self, HL_LIVE_STATE_STALE);
+          return;
+        }
+    }
+  set_state (self, st == HL_SHM_STATE_RUNNING ? HL_LIVE_STATE_RUNNING : HL_LIVE_STATE_STARTING);
+}
+
+static void
+read_maps (HlLiveSession *self)
+{
+  self->need_maps = FALSE;
+  self->maps_read_ns = now_since_start (self);
+  if (self->name == NULL || !pid_alive (self->header.pid))
+    return;
+  g_autoptr(GError) error = NULL;
+  GArray *mods = hl_proc_maps_read (self->header.pid, &error);
+  if (mods == NULL)
+    {
+      char *w = g_strdup_printf ("no module map for pid %u: %s (addresses stay raw)",
+                                 (unsigned) self->header.pid, error->message);
+      warn (self, w);
+      g_free (w);
+      return;
+    }
+  for (guint i = 0; i < mods->len; i++)
+    {
+      HlProcModule *m = &g_array_index (mods, HlProcModule, i);
+      gboolean known = FALSE;
+      for (guint k = 0; k < self->modules->len && !known; k++)
+        known = strcmp (g_array_index (self->modules, HlProcModule, k).path, m->path) == 0
+                && g_array_index (self->modules, HlProcModule, k).start == m->start;
+      if (known)
+        continue;
+      hl_recording_append_module (self->recording, m->path, m->start, m->end - m->start, 0, NULL, 0);
+      HlProcModule copy = { g_strdup (m->path), m->start, m->end };
+      g_array_append_val (self->modules, copy);
+      self->need_symbols = TRUE;
+    }
+  g_array_unref (mods);
+}
+
+/* -- worker: copy of the live table --------------------------------------- */
+
+typedef struct
+{
+  guint64 id, address, size, time_ns;
+  guint32 stack, tid;
+} LiveCopy;
+
+typedef struct
+{
+  guint64 id; /* the key */
+  guint64 address;
+  guint32 tid;
+} LiveFed;
+
+static void
+live_copy_cb (void                *user_data,
+              const HlShmLiveSlot *slot)
+{
+  GArray *out = user_data;
+  LiveCopy c = { slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
+  g_array_append_val (out, c);
+}
+
+static void
+scan_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  HlLiveSession *self = source;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (LiveCopy));
+  HlFormatError err;
+  if (hl_shm_reader_live (self->reader, live_copy_cb, out, &err) != 0)
+    {
+      g_array_unref (out);
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      return;
+    }
+  g_task_return_pointer (task, out, (GDestroyNotify) g_array_unref);
+}
+
+static void start_symbolize (HlLiveSession *self);
+
+static void
+scan_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (source);
+  g_autoptr(GError) error = NULL;
+  GArray *slots = g_task_propagate_pointer (G_TASK (result), &error);
+  self->scanning = FALSE;
+  if (slots == NULL)
+    {
+      warn (self, error->message);
+      return;
+    }
+  /* allocations seen for the first time, and the ones gone since */
+  GHashTable *now = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < slots->len; i++)
+    {
+      LiveCopy *c = &g_array_index (slots, LiveCopy, i);
+      g_hash_table_add (now, &c->id);
+      if (!g_hash_table_contains (self->live_ids, &c->id))
+        {
+          LiveFed *fed = g_new (LiveFed, 1);
+          fed->id = c->id;
+          fed->address = c->address;
+          fed->tid = c->tid;
+          g_hash_table_insert (self->live_ids, fed, fed);
+          hl_recording_append_alloc (self->recording, c->id, c->time_ns, c->tid, c->size, c->address, c->stack);
+        }
+    }
+  GHashTableIter it;
+  gpointer key, value;
+  guint64 t = self->heartbeat_ns;
+  g_hash_table_iter_init (&it, self->live_ids);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (!g_hash_table_contains (now, key))
+      {
+        hl_recording_append_free (self->recording, ((LiveFed *) value)->id, ((LiveFed *) value)->address, t,
+                                  ((LiveFed *) value)->tid);
+        g_hash_table_iter_remove (&it);
+      }
+  g_hash_table_destroy (now);
+  g_array_unref (slots);
+  hl_recording_commit (self->recording);
+  if (self->need_symbols)
+    start_symbolize (self);
+  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+/* -- worker: symbols ------------------------------------------------------ */
+
+static void
+symbolize_thread (GTask        *task,
+                  gpointer      source,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  HlLiveSession *self = source;
+  hl_recording_symbolize (self->recording, cancellable);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+symbolize_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (source);
+  self->symbolizing = FALSE;
+  g_task_propagate_boolean (G_TASK (result), NULL);
+  hl_recording_commit (self->recording);
+  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+static void
+start_symbolize (HlLiveSession *self)
+{
+  if (self->symbolizing || self->scanning)
+    return;
+  self->need_symbols = FALSE;
+  self->symbolizing = TRUE;
+  GTask *task = g_task_new (self, NULL, symbolize_done, NULL);
+  g_task_run_in_thread (task, symbolize_thread);
+  g_object_unref (task);
+}
+
+gboolean
+hl_live_session_poll (HlLiveSession *self)
+{
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
+  HlFormatError err;
+  gboolean changed = FALSE;
+  HlLiveState before = self->state;
+
+  self->n_polls++;
+  update_state (self);
+  changed |= self->state != before;
+
+  HlShmTotals t;
+  if (hl_shm_reader_totals (self->reader, &t, &err) != 0)
+    {
+      warn (self, err.message);
+      if (changed)
+        g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+      return changed;
+    }
+  guint64 dropped = 0;
+  for (int i = 0; i < HL_DROP_REASONS_MAX; i++)
+    dropped += t.dropped[i];
+  HlLiveTotals nt = {
+    t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
+    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads,
+  };
+  changed |= memcmp (&nt, &self->totals, sizeof nt) != 0;
+  self->totals = nt;
+
+  /* Appends to the recording wait while a worker symbolizes it. */
+  gboolean feed = !self->symbolizing;
+  self->feeding = feed;
+  if (feed && self->pending_meta->len > 0)
+    {
+      for (guint i = 0; i < self->pending_meta->len; i++)
+        feed_meta (self, &g_array_index (self->pending_meta, HlShmMetaItem, i));
+      g_array_set_size (self->pending_meta, 0);
+    }
+
+  /* new samples (the ring keeps the last HL_SHM_SAMPLES) */
+  if (feed && t.n_samples > self->next_sample)
+    {
+      guint64 first = self->next_sample;
+      if (t.n_samples - first > HL_SHM_SAMPLES)
+        first = t.n_samples - HL_SHM_SAMPLES;
+      HlShmSample buf[256];
+      guint64 budget = SAMPLES_PER_POLL;
+      while (first < t.n_samples && budget > 0)
+        {
+          size_t n = hl_shm_reader_samples (self->reader, first, buf, G_N_ELEMENTS (buf));
+          if (n == 0)
+            break;
+          for (size_t i = 0; i < n; i++)
+            {
+              HlLiveSample s = { buf[i].time_ns, buf[i].heap_bytes, buf[i].rss_bytes, buf[i].n_allocs, 0, dropped };
+              if (self->samples->len > 0)
+                {
+                  const HlLiveSample *p = &g_array_index (self->samples, HlLiveSample, self->samples->len - 1);
+                  if (s.time_ns <= p->time_ns)
+                    continue; /* out of order: a damaged or rewritten ring */
+                  s.rate = s.n_allocs >= p->n_allocs
+                               ? (double) (s.n_allocs - p->n_allocs) * 1e9 / (double) (s.time_ns - p->time_ns)
+                               : 0;
+                }
+              g_array_append_val (self->samples, s);
+              hl_recording_append_counters (self->recording, s.time_ns, s.heap_bytes, s.rss_bytes);
+            }
+          first += n;
+          budget = budget > n ? budget - n : 0;
+          changed = TRUE;
+        }
+      self->next_sample = first;
+    }
+
+  if (feed)
+    {
+      guint64 before_cursor = self->res_cursor;
+      if (hl_shm_reader_resources (self->reader, &self->res_cursor, stack_cb, thread_cb, self, &err) != 0)
+        warn (self, err.message);
+      changed |= self->res_cursor != before_cursor;
+      if (self->need_maps && now_since_start (self) >= self->maps_read_ns + MAPS_REREAD_NS / 10)
+        read_maps (self);
+      if (dropped > self->dropped_fed)
+        {
+          hl_recording_append_dropped (self->recording, self->heartbeat_ns, dropped - self->dropped_fed);
+          self->dropped_fed = dropped;
+        }
+    }
+  guint64 log_before = self->log_cursor;
+  if (hl_shm_reader_metadata_log (self->reader, &self->log_cursor, meta_log_cb, self, &err) != 0)
+    warn (self, err.message);
+  changed |= self->log_cursor != log_before;
+
+  g_array_set_size (self->callsites, 0);
+  if (hl_shm_reader_callsites (self->reader, callsite_cb, self, &err) != 0)
+    warn (self, err.message);
+  g_array_sort (self->callsites, compare_callsites);
+
+  g_ptr_array_set_size (self->metadata, 0);
+  if (hl_shm_reader_metadata (self->reader, meta_item_cb, self, &err) != 0)
+    warn (self, err.message);
+
+  if (feed && state_is_final (self->state) && !self->ended_fed && self->state == HL_LIVE_STATE_ENDED)
+    {
+      self->ended_fed = TRUE;
+      guint64 ended_ns = 0;
+      hl_shm_reader_end_info (self->reader, NULL, &ended_ns, NULL);
+      hl_recording_append_end (self->recording, ended_ns, self->exit_status);
+    }
+
+  if (feed)
+    {
+      hl_recording_commit (self->recording);
+      if (!self->scanning)
+        {
+          self->scanning = TRUE;
+          GTask *task = g_task_new (self, NULL, scan_done, NULL);
+          g_task_run_in_thread (task, scan_thread);
+          g_object_unref (task);
+        }
+    }
+
+  if (changed)
+    g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+  return changed;
+}
+
+static gboolean
+poll_timeout (gpointer user_data)
+{
+  HlLiveSession *self = user_data;
+  hl_live_session_poll (self);
+  if (state_is_final (self->state))
+    {
+      self->timeout_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+void
+hl_live_session_start (HlLiveSession *self,
+                       guint          interval_ms)
+{
+  g_return_if_fail (HL_IS_LIVE_SESSION (self));
+  hl_live_session_stop (self);
+  if (state_is_final (self->state))
+    return;
+  GSource *source = g_timeout_source_new (MAX (interval_ms, 10u));
+  g_source_set_callback (source, poll_timeout, self, NULL);
+  g_source_set_name (source, "[heaplens] live session poll");
+  self->context = g_main_context_ref_thread_default ();
+  self->timeout_id = g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+void
+hl_live_session_stop (HlLiveSession *self)
+{
+  g_return_if_fail (HL_IS_LIVE_SESSION (self));
+  if (self->timeout_id != 0)
+    {
+      GSource *s = g_main_context_find_source_by_id (self->context, self->timeout_id);
+      if (s != NULL)
+        g_source_destroy (s);
+      self->timeout_id = 0;
+    }
+}
+
+/* ---- Reading ---------------------------------------------------------- */
+
+HlLiveState hl_live_session_get_state (HlLiveSession *self) { return self->state; }
+int hl_live_session_get_exit_status (HlLiveSession *self) { return self->exit_status; }
+guint32 hl_live_session_get_pid (HlLiveSession *self) { return self->header.pid; }
+const char *hl_live_session_get_name (HlLiveSession *self) { return self->name; }
+const char *hl_live_session_get_exe (HlLiveSession *self) { return self->header.exe; }
+const char *hl_live_session_get_cmdline (HlLiveSession *self) { return self->cmdline; }
+const char *hl_live_session_get_trace_path (HlLiveSession *self) { return self->header.trace_path; }
+const char *hl_live_session_get_next_session (HlLiveSession *self) { return self->next_session; }
+guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return self->header.start_wall_ns; }
+guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
+gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }
+gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return self->symbolizing; }
+HlRecording *hl_live_session_get_recording (HlLiveSession *self) { return self->recording; }
+
+const char * const *
+hl_live_session_get_warnings (HlLiveSession *self)
+{
+  return (const char * const *) self->warnings->pdata;
+}
+
+void
+hl_live_session_get_totals (HlLiveSession *self,
+                            HlLiveTotals  *out)
+{
+  *out = self->totals;
+}
+
+const HlLiveSample *
+hl_live_session_get_samples (HlLiveSession *self,
+                             guint         *n_samples)
+{
+  *n_samples = self->samples->len;
+  return (const HlLiveSample *) self->samples->data;
+}
+
+const HlLiveCallsite *
+hl_live_session_get_callsites (HlLiveSession *self,
+                               guint         *n_callsites)
+{
+  *n_callsites = self->callsites->len;
+  return (const HlLiveCallsite *) self->callsites->data;
+}
+
+GPtrArray *
+hl_live_session_get_metadata (HlLiveSession *self)
+{
+  return self->metadata;
+}
+
+GPtrArray *
+hl_live_session_get_history (HlLiveSession *self)
+{
+  return self->history;
+}
+
+HlLiveSnapshot *
+hl_live_session_snapshot (HlLiveSession *self)
+{
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), NULL);
+  HlLiveSnapshot *s = g_new0 (HlLiveSnapshot, 1);
+  s->state = self->state;
+  s->exit_status = self->exit_status;
+  s->time_ns = self->heartbeat_ns;
+  s->totals = self->totals;
+  s->samples = g_array_copy (self->samples);
+  s->callsites = g_array_copy (self->callsites);
+  for (guint i = 0; i < s->callsites->len; i++)
+    {
+      HlLiveCallsite *c = &g_array_index (s->callsites, HlLiveCallsite, i);
+      c->frames = g_memdup2 (c->frames, sizeof (guint64) * c->n_frames);
+    }
+  s->metadata = g_ptr_array_new_with_free_func (interval_free);
+  for (guint i = 0; i < self->metadata->len; i++)
+    g_ptr_array_add (s->metadata, interval_copy (g_ptr_array_index (self->metadata, i)));
+  s->history = g_ptr_array_new_with_free_func (interval_free);
+  for (guint i = 0; i < self->history->len; i++)
+    g_ptr_array_add (s->history, interval_copy (g_ptr_array_index (self->history, i)));
+  return s;
+}
+
+void
+hl_live_snapshot_free (HlLiveSnapshot *snapshot)
+{
+  if (snapshot == NULL)
+    return;
+  for (guint i = 0; i < snapshot->callsites->len; i++)
+    g_free ((gpointer) g_array_index (snapshot->callsites, HlLiveCallsite, i).frames);
+  g_array_unref (snapshot->callsites);
+  g_array_unref (snapshot->samples);
+  g_ptr_array_unref (snapshot->metadata);
+  g_ptr_array_unref (snapshot->history);
+  g_free (snapshot);
+}

@@ -1,0 +1,180 @@
+/* hl-live-session.h — a profiled process watched while it runs, from its
+ * shared-memory session (src/format/hl-shm-reader.h), GLib only.
+ *
+ * An HlLiveSession polls the segment on the thread-default main context of
+ * its creator (hl_live_session_start, ≥ 5 times per second). A poll reads
+ * what is cheap to read (state, counters, new samples, new stacks, the
+ * call-site table, metadata) on that thread; copying the live-allocations
+ * table and symbolizing run on worker threads, one at a time, so the main
+ * context is never blocked for long. Every poll that saw something new
+ * emits ::updated; state changes notify "state".
+ *
+ * What it exposes:
+ *  - state: running, ended (with the exit status), stale (the process is
+ *    gone without ending its session, or stopped beating), vanished (the
+ *    segment's name was removed), restarted (the process exec'd: a new
+ *    session follows, see "next-session");
+ *  - the counters as a growing time series (heap, RSS, allocation rate,
+ *    dropped events);
+ *  - the call-site table: live bytes and blocks per stack, with frames;
+ *  - the current metadata and its history (intervals);
+ *  - a snapshot: a frozen copy of all of the above;
+ *  - an HlRecording fed through the model's event sink, so that the views
+ *    of a saved trace show the live process too (see docs/live.md for what
+ *    it holds: allocations seen live at a poll, exact counters).
+ *
+ * Symbols: the session has no module map, so modules come from
+ * /proc/PID/maps of the target (same user only, as for the segment) and
+ * are re-read when a new stack has an address outside the known modules.
+ *
+ * Nothing read from the segment is trusted: the reader bounds-checks every
+ * field, and a malformed region is reported as a warning, never a crash.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hl-recording.h"
+
+G_BEGIN_DECLS
+
+#define HL_TYPE_LIVE_SESSION (hl_live_session_get_type ())
+G_DECLARE_FINAL_TYPE (HlLiveSession, hl_live_session, HL, LIVE_SESSION, GObject)
+
+typedef enum
+{
+  HL_LIVE_STATE_STARTING,
+  HL_LIVE_STATE_RUNNING,
+  HL_LIVE_STATE_ENDED,      /* exit-status is valid */
+  HL_LIVE_STATE_STALE,      /* process gone, or no heartbeat for 5 s */
+  HL_LIVE_STATE_VANISHED,   /* the segment's name was removed */
+  HL_LIVE_STATE_RESTARTED,  /* ended by exec; "next-session" names the new one */
+} HlLiveState;
+
+GType        hl_live_state_get_type (void) G_GNUC_CONST;
+#define HL_TYPE_LIVE_STATE (hl_live_state_get_type ())
+/* "running", "ended", ... (untranslated, for logs and tests) */
+const char  *hl_live_state_to_string (HlLiveState state);
+
+typedef struct
+{
+  guint64 time_ns;         /* since the process started */
+  guint64 heap_bytes;
+  guint64 rss_bytes;
+  guint64 n_allocs;        /* total so far */
+  double  rate;            /* allocations per second since the previous sample */
+  guint64 dropped;         /* dropped events so far (as of the poll that read the sample) */
+} HlLiveSample;
+
+typedef struct
+{
+  guint32        stack_id;
+  guint64        calls;
+  guint64        bytes;
+  guint64        live_bytes;
+  guint64        live_count;
+  const guint64 *frames;   /* return addresses, innermost first; owned by the session */
+  guint          n_frames;
+} HlLiveCallsite;
+
+typedef struct
+{
+  char    *key;
+  char    *value;          /* integers as decimal text */
+  guint64  start_ns;
+  guint64  end_ns;         /* G_MAXUINT64 while still set */
+} HlLiveMetaInterval;
+
+typedef struct
+{
+  guint64 n_allocs, n_frees, bytes_allocated, bytes_freed;
+  guint64 heap_bytes, peak_heap_bytes, peak_heap_time_ns;
+  guint64 rss_bytes, peak_rss_bytes;
+  guint64 dropped;
+  guint64 n_stacks, n_threads;
+} HlLiveTotals;
+
+/* A frozen copy of a session's state (hl_live_session_snapshot). */
+typedef struct
+{
+  HlLiveState  state;
+  int          exit_status;
+  guint64      time_ns;        /* last heartbeat */
+  HlLiveTotals totals;
+  GArray      *samples;        /* HlLiveSample */
+  GArray      *callsites;      /* HlLiveCallsite; frames owned by the snapshot */
+  GPtrArray   *metadata;       /* HlLiveMetaInterval*, current values (end_ns = G_MAXUINT64) */
+  GPtrArray   *history;        /* HlLiveMetaInterval*, all intervals seen */
+} HlLiveSnapshot;
+
+#define HL_LIVE_ERROR (hl_live_error_quark ())
+GQuark hl_live_error_quark (void);
+typedef enum
+{
+  HL_LIVE_ERROR_NOT_FOUND,  /* no session for that pid / name */
+  HL_LIVE_ERROR_REFUSED,    /* the reader refused it: reason in the message */
+} HlLiveError;
+
+/* PID's newest session (the image that did not exec away). */
+HlLiveSession   *hl_live_session_open_pid     (guint32       pid,
+                                               GError      **error);
+/* NAME as in /dev/shm ("heaplens-1000-4242-ab12cd") or a path. */
+HlLiveSession   *hl_live_session_open_name    (const char   *name,
+                                               GError      **error);
+/* A segment in memory (tests, fuzzing); DATA is borrowed and may change
+ * under the session (as a real segment does). */
+HlLiveSession   *hl_live_session_open_memory  (const void   *data,
+                                               gsize         size,
+                                               guint32       expected_uid,
+                                               GError      **error);
+
+/* Polls every INTERVAL_MS (≤ 200 keeps ≥ 5 Hz) on the thread-default main
+ * context until stop() or until the state is final (ended, stale,
+ * vanished, restarted; one last poll reads the final numbers). */
+void             hl_live_session_start        (HlLiveSession *self,
+                                               guint          interval_ms);
+void             hl_live_session_stop         (HlLiveSession *self);
+/* One poll now; TRUE when something changed. */
+gboolean         hl_live_session_poll         (HlLiveSession *self);
+
+HlLiveState      hl_live_session_get_state    (HlLiveSession *self);
+int              hl_live_session_get_exit_status (HlLiveSession *self);
+guint32          hl_live_session_get_pid      (HlLiveSession *self);
+const char      *hl_live_session_get_name     (HlLiveSession *self);
+const char      *hl_live_session_get_exe      (HlLiveSession *self);
+/* Arguments joined by spaces. */
+const char      *hl_live_session_get_cmdline  (HlLiveSession *self);
+/* The trace the preload writes, "" when none. */
+const char      *hl_live_session_get_trace_path (HlLiveSession *self);
+/* The session that followed an exec, or NULL. */
+const char      *hl_live_session_get_next_session (HlLiveSession *self);
+guint64          hl_live_session_get_start_wall_ns (HlLiveSession *self);
+/* Problems met while reading (a malformed region...), NULL-terminated. */
+const char * const *hl_live_session_get_warnings (HlLiveSession *self);
+guint            hl_live_session_get_n_polls  (HlLiveSession *self);
+/* A worker is copying the live table or symbolizing (tests wait on it). */
+gboolean         hl_live_session_is_busy      (HlLiveSession *self);
+/* A worker symbolizes the recording: do not read it (no analyses) now. */
+gboolean         hl_live_session_is_symbolizing (HlLiveSession *self);
+
+void             hl_live_session_get_totals   (HlLiveSession *self,
+                                               HlLiveTotals  *out);
+/* Borrowed, valid until the next poll. */
+const HlLiveSample   *hl_live_session_get_samples   (HlLiveSession *self,
+                                                     guint         *n_samples);
+/* Sorted by live bytes, largest first. Borrowed, valid until the next poll. */
+const HlLiveCallsite *hl_live_session_get_callsites (HlLiveSession *self,
+                                                     guint         *n_callsites);
+/* HlLiveMetaInterval*; borrowed, valid until the next poll. */
+GPtrArray       *hl_live_session_get_metadata (HlLiveSession *self);
+GPtrArray       *hl_live_session_get_history  (HlLiveSession *self);
+
+/* The recording fed from the session (borrowed; grows at each poll,
+ * emitting ::changed). Appends happen on the session's main context. */
+HlRecording     *hl_live_session_get_recording (HlLiveSession *self);
+
+HlLiveSnapshot  *hl_live_session_snapshot     (HlLiveSession *self);
+void             hl_live_snapshot_free        (HlLiveSnapshot *snapshot);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlLiveSnapshot, hl_live_snapshot_free)
+
+G_END_DECLS

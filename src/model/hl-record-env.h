@@ -1,0 +1,37 @@
+/* hl-record-env.h — how a program is started to be recorded: where the
+ * preload is and the environment variables it reads. Shared by
+ * `heaplens-cli record` (src/cli/hl-cli-record.c) and the application's
+ * Record dialog, so that both record the same way. No GTK. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char *trace_path;  /* absolute; may hold %p and %e (the preload expands them); NULL: "none" */
+  const char *unwind;      /* "fp", "libunwind" or NULL (the preload's default) */
+  const char *depth;       /* frames per stack, or NULL */
+  gboolean    follow;      /* record forked children and exec'd programs */
+  gboolean    keep_session;/* leave the ended session for the launcher (it unlinks it) */
+} HlRecordEnvOptions;
+
+/* libheaplens-preload.so: $HEAPLENS_PRELOAD, else the build tree's when the
+ * running executable is in the build tree, else the installed one (then
+ * the other). Newly allocated, or NULL when none is readable. */
+char   *hl_record_env_find_preload (void);
+
+/* The variables to set, as a NULL-terminated array of "NAME=VALUE"
+ * (g_strfreev). LD_PRELOAD is PRELOAD followed by OLD_LD_PRELOAD (may be
+ * NULL). */
+char  **hl_record_env_build        (const char               *preload,
+                                    const char               *old_ld_preload,
+                                    const HlRecordEnvOptions *options);
+
+/* ENVP (taken) with the variables of hl_record_env_build applied. */
+char  **hl_record_env_apply        (char                    **envp,
+                                    const char               *preload,
+                                    const HlRecordEnvOptions *options);
+
+G_END_DECLS

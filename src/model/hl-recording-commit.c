@@ -1,0 +1,194 @@
+/* hl-recording-commit.c — commit: the sorted heap curve, peak, leaks
+ * and the ::changed signal. */
+#include "hl-recording-struct.h"
+
+#include <string.h>
+
+/* ---- Commit ------------------------------------------------------------- */
+
+static int
+compare_points (gconstpointer a,
+                gconstpointer b)
+{
+  const HlHeapPoint *pa = a, *pb = b;
+
+  if (pa->time_ns != pb->time_ns)
+    return pa->time_ns < pb->time_ns ? -1 : 1;
+  return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
+}
+
+static gint
+compare_points_data (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  return compare_points (a, b);
+}
+
+/* Sorts the points appended since the last update and merges them into
+ * the sorted prefix; the heap is recomputed from the first point that
+ * moved, so a live recording's commit costs O(new log new + n). */
+static guint64
+merge_new_points (HlRecording *self)
+{
+  HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
+  guint64 n = self->curve->len, old = self->curve_sorted;
+  guint64 lo, hi, first_changed;
+  HlHeapPoint *merged;
+  guint64 a, b, k;
+
+  if (old >= n)
+    return n;
+  /* Often already in order (one thread, or a live batch). */
+  {
+    gboolean sorted = TRUE;
+    for (guint64 i = old + 1; sorted && i < n; i++)
+      sorted = compare_points (&pts[i - 1], &pts[i]) <= 0;
+    if (!sorted)
+      g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
+                         compare_points_data, NULL);
+  }
+  if (old == 0)
+    return 0;
+  if (compare_points (&pts[old - 1], &pts[old]) <= 0)
+    return old;
+
+  /* Where the first new point goes in the prefix. */
+  lo = 0;
+  hi = old;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (compare_points (&pts[mid], &pts[old]) <= 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  first_changed = lo;
+  merged = g_new (HlHeapPoint, n - first_changed);
+  for (a = first_changed, b = old, k = 0; a < old || b < n; k++)
+    {
+      if (b >= n || (a < old && compare_points (&pts[a], &pts[b]) <= 0))
+        merged[k] = pts[a++];
+      else
+        merged[k] = pts[b++];
+    }
+  memcpy (pts + first_changed, merged, (n - first_changed) * sizeof (HlHeapPoint));
+  g_free (merged);
+  return first_changed;
+}
+
+void
+hl_recording_update_curve (HlRecording *self)
+{
+  const HlHeapPoint *pts;
+  guint64 n = self->curve->len;
+  guint64 heap = 0, peak = 0, peak_i = G_MAXUINT64;
+  guint64 from, k0;
+  HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
+
+  /* Checkpoints before the first point that moved stay right. */
+  from = merge_new_points (self);
+  pts = (const HlHeapPoint *) self->curve->data;
+  k0 = MIN (from >> HL_HEAP_CHECKPOINT_SHIFT, self->checkpoints->len > 0 ? self->checkpoints->len - 1 : 0);
+  if (k0 < self->checkpoints->len)
+    {
+      const HeapCheckpoint *c = &g_array_index (self->checkpoints, HeapCheckpoint, k0);
+      heap = c->heap;
+      peak = c->peak;
+      peak_i = c->peak_i;
+    }
+  g_array_set_size (self->checkpoints, k0);
+  for (guint64 i = k0 << HL_HEAP_CHECKPOINT_SHIFT; i < n; i++)
+    {
+      if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0)
+        {
+          HeapCheckpoint c = { heap, peak, peak_i };
+          g_array_append_val (self->checkpoints, c);
+        }
+      heap = hl_heap_point_apply (allocs, &pts[i], heap);
+      if (heap > peak)
+        {
+          peak = heap;
+          peak_i = i;
+        }
+    }
+  self->curve_sorted = n;
+
+  self->peak_heap = peak;
+  self->peak_time_ns = peak_i != G_MAXUINT64 ? pts[peak_i].time_ns : 0;
+  self->leaked_bytes = 0;
+  self->leaked_blocks = 0;
+  for (guint64 i = 0; i < self->allocs->len; i++)
+    {
+      HlAllocRec *a = &allocs[i];
+      gboolean live_at_peak;
+
+      if ((a->flags & HL_ALLOC_PRESENT) == 0)
+        continue;
+      if ((a->flags & HL_ALLOC_FREED) == 0)
+        {
+          self->leaked_bytes += a->size;
+          self->leaked_blocks++;
+        }
+      live_at_peak = peak_i != G_MAXUINT64 &&
+        (a->time_ns < pts[peak_i].time_ns ||
+         (a->time_ns == pts[peak_i].time_ns && a->seq <= pts[peak_i].seq)) &&
+        ((a->flags & HL_ALLOC_FREED) == 0 ||
+         a->free_time_ns > pts[peak_i].time_ns ||
+         (a->free_time_ns == pts[peak_i].time_ns && a->free_seq > pts[peak_i].seq));
+      if (live_at_peak)
+        a->flags |= HL_ALLOC_LIVE_AT_PEAK;
+      else
+        a->flags &= ~HL_ALLOC_LIVE_AT_PEAK;
+    }
+  self->curve_dirty = FALSE;
+}
+
+guint64
+hl_recording_heap_before (HlRecording *self,
+                          guint64      i)
+{
+  const HlHeapPoint *pts;
+  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
+  guint64 n, k, heap;
+
+  pts = hl_recording_get_heap_curve (self, &n);
+  i = MIN (i, n);
+  if (i == 0 || self->checkpoints->len == 0)
+    return 0;
+  k = MIN ((i - 1) >> HL_HEAP_CHECKPOINT_SHIFT, self->checkpoints->len - 1);
+  heap = g_array_index (self->checkpoints, HeapCheckpoint, k).heap;
+  for (guint64 j = k << HL_HEAP_CHECKPOINT_SHIFT; j < i; j++)
+    heap = hl_heap_point_apply (allocs, &pts[j], heap);
+  return heap;
+}
+
+void
+hl_recording_commit (HlRecording *self)
+{
+  guint64 n_new;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (self->curve_dirty)
+    hl_recording_update_curve (self);
+  if (self->frames_dirty)
+    {
+      hl_recording_symbols_changed (self);
+      self->frames_dirty = FALSE;
+    }
+  else if (self->stacks_expanded < self->stack_spans->len)
+    {
+      hl_recording_expand_stack_frames (self, self->stacks_expanded);
+      g_clear_pointer (&self->tries[0], hl_stack_trie_free);
+      g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+    }
+  if (self->ids_out_of_range > 0)
+    {
+      hl_recording_append_warning (self, "Allocations with impossible ids were ignored (a damaged trace)");
+    }
+  n_new = self->n_allocs - self->committed_allocs;
+  self->committed_allocs = self->n_allocs;
+  hl_recording_emit_changed (self, n_new);
+}

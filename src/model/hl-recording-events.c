@@ -1,0 +1,507 @@
+/* hl-recording-events.c — the recording's event sink: modules, threads,
+ * stacks, allocations, frees, metadata, marks and counters. */
+#include "hl-recording-struct.h"
+
+#include <string.h>
+
+/* ---- Modules, threads, stacks ------------------------------------------- */
+
+void
+hl_recording_append_info (HlRecording *self,
+                          const char  *key,
+                          const char  *value)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_return_if_fail (key != NULL && value != NULL);
+
+  if (!g_hash_table_contains (self->info, key))
+    {
+      g_ptr_array_remove_index (self->info_keys, self->info_keys->len - 1);
+      g_ptr_array_add (self->info_keys, (char *) hl_recording_intern (self, key));
+      g_ptr_array_add (self->info_keys, NULL);
+    }
+  g_hash_table_insert (self->info, (char *) hl_recording_intern (self, key), (char *) hl_recording_intern (self, value));
+}
+
+void
+hl_recording_append_warning (HlRecording *self,
+                             const char  *warning)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  for (guint i = 0; i + 1 < self->warnings->len; i++)
+    if (g_strcmp0 (self->warnings->pdata[i], warning) == 0)
+      return;
+  self->warnings->pdata[self->warnings->len - 1] = g_strdup (warning);
+  g_ptr_array_add (self->warnings, NULL);
+}
+
+void
+hl_recording_append_module (HlRecording  *self,
+                            const char   *path,
+                            guint64       start,
+                            guint64       size,
+                            guint64       file_offset,
+                            const guint8 *build_id,
+                            gsize         build_id_len)
+{
+  guint64 base = start >= file_offset ? start - file_offset : start;
+  guint64 end = start + size;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_return_if_fail (path != NULL);
+
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      HlModuleInfo *m = &g_array_index (self->modules, HlModuleInfo, i);
+      guint64 m_end = m->start + m->size;
+
+      /* Another mapping of the same file next to the first one. */
+      if (strcmp (m->path, path) == 0 && start < m_end + (64u << 20) && end + (64u << 20) > m->start)
+        {
+          if (base < m->start)
+            m->start = base;
+          if (end > m_end)
+            m_end = end;
+          m->size = m_end - m->start;
+          if (build_id_len > 0 && m->build_id[0] == '\0')
+            {
+              g_autofree char *hex = g_malloc (build_id_len * 2 + 1);
+              for (gsize j = 0; j < build_id_len; j++)
+                g_snprintf (hex + 2 * j, 3, "%02x", build_id[j]);
+              m->build_id = hl_recording_intern (self, hex);
+            }
+          return;
+        }
+    }
+
+  {
+    HlModuleInfo m = { 0 };
+    g_autofree char *hex = g_malloc (build_id_len * 2 + 1);
+    g_autofree char *name = g_path_get_basename (path);
+
+    hex[0] = '\0';
+    for (gsize j = 0; j < build_id_len; j++)
+      g_snprintf (hex + 2 * j, 3, "%02x", build_id[j]);
+    m.path = hl_recording_intern (self, path);
+    m.name = hl_recording_intern (self, name);
+    m.build_id = hl_recording_intern (self, hex);
+    m.start = base;
+    m.size = end - base;
+    g_array_append_val (self->modules, m);
+  }
+}
+
+int
+hl_recording_find_module (HlRecording *self,
+                          guint64      address)
+{
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      const HlModuleInfo *m = &g_array_index (self->modules, HlModuleInfo, i);
+      if (address >= m->start && address - m->start < m->size)
+        return (int) i;
+    }
+  return -1;
+}
+
+static guint32
+thread_index (HlRecording *self,
+              guint32      tid,
+              guint64      time_ns)
+{
+  gpointer v;
+  HlThreadInfo *t;
+
+  if (self->threads->len > 0 && tid == self->last_tid)
+    {
+      t = &g_array_index (self->threads, HlThreadInfo, self->last_thread);
+      if (time_ns > t->end_ns)
+        t->end_ns = time_ns;
+      if (time_ns < t->start_ns)
+        t->start_ns = time_ns;
+      return self->last_thread;
+    }
+  v = g_hash_table_lookup (self->tid_to_thread, GUINT_TO_POINTER (tid));
+
+  if (v == NULL)
+    {
+      HlThreadInfo info = { .tid = tid, .name = "", .start_ns = time_ns, .end_ns = time_ns };
+      guint64 none = HL_ALLOC_ID_NONE;
+
+      g_array_append_val (self->threads, info);
+      g_array_append_val (self->thread_last, none);
+      v = GUINT_TO_POINTER (self->threads->len);
+      g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (tid), v);
+    }
+  t = &g_array_index (self->threads, HlThreadInfo, GPOINTER_TO_UINT (v) - 1);
+  if (time_ns > t->end_ns)
+    t->end_ns = time_ns;
+  if (time_ns < t->start_ns)
+    t->start_ns = time_ns;
+  self->last_tid = tid;
+  self->last_thread = GPOINTER_TO_UINT (v) - 1;
+  return self->last_thread;
+}
+
+void
+hl_recording_append_thread (HlRecording *self,
+                            guint64      time_ns,
+                            guint32      tid,
+                            const char  *name,
+                            gboolean     exited)
+{
+  guint32 t;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  t = thread_index (self, tid, time_ns);
+  if (name != NULL && name[0] != '\0')
+    g_array_index (self->threads, HlThreadInfo, t).name = hl_recording_intern (self, name);
+  (void) exited;
+}
+
+static inline guint32
+lookup_stack (HlRecording *self,
+              guint32      trace_stack_id)
+{
+  return trace_stack_id < self->stack_ids->len ? g_array_index (self->stack_ids, guint32, trace_stack_id) : 0;
+}
+
+static guint32
+new_stack (HlRecording *self,
+           guint32      trace_stack_id)
+{
+  guint32 index = self->stack_spans->len;
+
+  g_array_set_size (self->stack_spans, index + 1);
+  if (trace_stack_id >= self->stack_ids->len)
+    g_array_set_size (self->stack_ids, MAX ((guint) trace_stack_id + 1, self->stack_ids->len * 2));
+  g_array_index (self->stack_ids, guint32, trace_stack_id) = index + 1;
+  return index;
+}
+
+void
+hl_recording_append_stack (HlRecording   *self,
+                           guint32        trace_stack_id,
+                           const guint64 *frames,
+                           guint          n_frames)
+{
+  guint32 found;
+  guint32 index;
+  StackSpan *span;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (trace_stack_id == 0)
+    return;
+  found = lookup_stack (self, trace_stack_id);
+  if (found != 0)
+    {
+      index = found - 1;
+      if (g_array_index (self->stack_spans, StackSpan, index).defined)
+        return;
+      /* Used before its definition (another thread's packet came first). */
+      if (index < self->stacks_expanded)
+        self->frames_dirty = TRUE;
+    }
+  else
+    index = new_stack (self, trace_stack_id);
+  span = &g_array_index (self->stack_spans, StackSpan, index);
+  span->begin = self->stack_addrs->len;
+  span->n = n_frames;
+  span->defined = TRUE;
+  g_array_append_vals (self->stack_addrs, frames, n_frames);
+}
+
+static guint32
+stack_index (HlRecording *self,
+             guint32      trace_stack_id)
+{
+  guint32 found;
+
+  if (trace_stack_id == 0)
+    return 0;
+  found = lookup_stack (self, trace_stack_id);
+  if (found != 0)
+    return found - 1;
+  return new_stack (self, trace_stack_id);
+}
+
+/* ---- Allocations --------------------------------------------------------- */
+
+static HlAllocRec *
+alloc_slot (HlRecording *self,
+            guint64      id)
+{
+  if (id >= self->allocs->len)
+    {
+      guint64 want = MAX (id + 1, (guint64) self->allocs->len * 3 / 2);
+      if (want > G_MAXUINT32)
+        want = id + 1;
+      g_array_set_size (self->allocs, want);
+    }
+  return &g_array_index (self->allocs, HlAllocRec, id);
+}
+
+void
+hl_recording_append_alloc (HlRecording *self,
+                           guint64      id,
+                           guint64      time_ns,
+                           guint32      tid,
+                           guint64      size,
+                           guint64      address,
+                           guint32      trace_stack_id)
+{
+  HlAllocRec *a;
+  guint32 t;
+  HlHeapPoint p;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  /* Ids are dense: one far beyond what was seen is damage, not a reason to
+   * allocate gigabytes for the table. */
+  if (id >= G_MAXINT32 || (id >= self->allocs->len && id > 16 * (self->n_allocs + (1u << 20))))
+    {
+      self->ids_out_of_range++;
+      return;
+    }
+  a = alloc_slot (self, id);
+  if (a->flags & HL_ALLOC_PRESENT)
+    return; /* a duplicate id: ignore */
+  /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
+   * the rest's allocations. */
+  t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+  a->time_ns = time_ns;
+  a->size = size;
+  a->address = address;
+  a->free_time_ns = HL_TIME_NONE;
+  a->seq = self->seq++;
+  a->stack = stack_index (self, trace_stack_id);
+  a->thread = t;
+  a->flags = HL_ALLOC_PRESENT;
+  g_array_index (self->thread_last, guint64, t) = id;
+
+  self->n_allocs++;
+  self->bytes_allocated += size;
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+  if (self->addr_to_id != NULL)
+    g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
+
+  p.time_ns = time_ns;
+  p.seq = a->seq;
+  p.alloc_free = (guint32) id << 1;
+  g_array_append_val (self->curve, p);
+  self->curve_dirty = TRUE;
+
+  if (self->pending_frees != NULL)
+    {
+      PendingFree *pf = g_hash_table_lookup (self->pending_frees, &id);
+      if (pf != NULL)
+        {
+          PendingFree copy = *pf;
+          g_hash_table_remove (self->pending_frees, &id);
+          /* Its thread's next allocations have not been read yet: whether
+           * it was temporary is unknown, so it is not counted as such. */
+          self->applying_pending = TRUE;
+          hl_recording_append_free (self, id, 0, copy.time_ns, copy.tid);
+          self->applying_pending = FALSE;
+        }
+    }
+}
+
+static guint64
+lookup_address (HlRecording *self,
+                guint64      address)
+{
+  if (self->addr_to_id == NULL)
+    {
+      self->addr_to_id = g_hash_table_new (NULL, NULL);
+      for (guint64 i = 0; i < self->allocs->len; i++)
+        {
+          const HlAllocRec *a = &g_array_index (self->allocs, HlAllocRec, i);
+          if ((a->flags & (HL_ALLOC_PRESENT | HL_ALLOC_FREED)) == HL_ALLOC_PRESENT)
+            g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (a->address), GSIZE_TO_POINTER (i + 1));
+        }
+    }
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (self->addr_to_id, GSIZE_TO_POINTER (address)));
+}
+
+void
+hl_recording_append_free (HlRecording *self,
+                          guint64      id,
+                          guint64      address,
+                          guint64      time_ns,
+                          guint32      tid)
+{
+  HlAllocRec *a;
+  HlHeapPoint p;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (id == HL_ALLOC_ID_NONE)
+    {
+      guint64 found = lookup_address (self, address);
+      if (found == 0)
+        {
+          self->frees_unknown++;
+          return;
+        }
+      id = found - 1;
+    }
+  a = id < self->allocs->len ? &g_array_index (self->allocs, HlAllocRec, id) : NULL;
+  if (a == NULL || (a->flags & HL_ALLOC_PRESENT) == 0)
+    {
+      PendingFree *pf = g_new (PendingFree, 1);
+      guint64 *key = g_new (guint64, 1);
+
+      if (self->pending_frees == NULL)
+        self->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      *key = id;
+      pf->time_ns = time_ns;
+      pf->tid = tid;
+      g_hash_table_replace (self->pending_frees, key, pf);
+      return;
+    }
+  if ((a->flags & HL_ALLOC_FREED) != 0)
+    {
+      self->frees_unknown++;
+      return;
+    }
+  a->flags |= HL_ALLOC_FREED;
+  a->free_time_ns = MAX (time_ns, a->time_ns);
+  a->free_seq = self->seq++;
+  if (!self->applying_pending && g_array_index (self->thread_last, guint64, a->thread) == id)
+    {
+      a->flags |= HL_ALLOC_TEMPORARY;
+      self->temporary++;
+    }
+  self->n_frees++;
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+  if (self->addr_to_id != NULL)
+    g_hash_table_remove (self->addr_to_id, GSIZE_TO_POINTER (a->address));
+  (void) tid;
+
+  p.time_ns = a->free_time_ns;
+  p.seq = a->free_seq;
+  p.alloc_free = (guint32) id << 1 | 1;
+  g_array_append_val (self->curve, p);
+  self->curve_dirty = TRUE;
+}
+
+/* ---- Metadata, marks, counters ----------------------------------------- */
+
+void
+hl_recording_append_metadata (HlRecording *self,
+                              guint64      time_ns,
+                              guint32      tid,
+                              const char  *key,
+                              const char  *value)
+{
+  gpointer open;
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_return_if_fail (key != NULL);
+
+  open = g_hash_table_lookup (self->meta_open, key);
+  if (open != NULL)
+    {
+      HlMetaInterval *iv = &g_array_index (self->meta, HlMetaInterval, GPOINTER_TO_UINT (open) - 1);
+      iv->end_ns = time_ns;
+      g_hash_table_remove (self->meta_open, key);
+    }
+  if (value != NULL)
+    {
+      HlMetaInterval iv = {
+        .key = hl_recording_intern (self, key), .value = hl_recording_intern (self, value),
+        .start_ns = time_ns, .end_ns = HL_TIME_NONE, .tid = tid,
+      };
+      g_array_append_val (self->meta, iv);
+      g_hash_table_insert (self->meta_open, (char *) iv.key, GUINT_TO_POINTER (self->meta->len));
+    }
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+}
+
+void
+hl_recording_append_mark (HlRecording *self,
+                          guint64      time_ns,
+                          guint32      tid,
+                          const char  *text)
+{
+  HlMark m = { .time_ns = time_ns, .tid = tid };
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+  m.text = hl_recording_intern (self, text != NULL ? text : "");
+  g_array_append_val (self->marks, m);
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+}
+
+void
+hl_recording_append_counters (HlRecording *self,
+                              guint64      time_ns,
+                              guint64      heap_bytes,
+                              guint64      rss_bytes)
+{
+  HlCounterSample s = { time_ns, heap_bytes, rss_bytes };
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_array_append_val (self->counters, s);
+  self->peak_rss = MAX (self->peak_rss, rss_bytes);
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+}
+
+void
+hl_recording_append_dropped (HlRecording *self,
+                             guint64      time_ns,
+                             guint64      count)
+{
+  HlDropSample s = { time_ns, count };
+
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_array_append_val (self->drops, s);
+  self->dropped += count;
+}
+
+void
+hl_recording_append_end (HlRecording *self,
+                         guint64      time_ns,
+                         int          exit_status)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+  self->has_exit = TRUE;
+  self->exit_status = exit_status;
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+}
+
+void
+hl_recording_set_truncated (HlRecording *self,
+                            gboolean     truncated)
+{
+  self->truncated = truncated;
+}
+
+void
+hl_recording_reserve (HlRecording *self,
+                      guint64      n_allocs)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (n_allocs > self->allocs->len && n_allocs < G_MAXINT32)
+    {
+      guint64 old = self->allocs->len;
+      g_array_set_size (self->allocs, n_allocs);
+      g_array_set_size (self->allocs, old);
+    }
+  if (2 * n_allocs > self->curve->len && n_allocs < G_MAXINT32)
+    {
+      guint64 old = self->curve->len;
+      g_array_set_size (self->curve, 2 * n_allocs);
+      g_array_set_size (self->curve, old);
+    }
+}

@@ -1,0 +1,112 @@
+/* hl-recording-struct.h — the recording's instance struct, shared by the
+ * files that fill and read it (hl-recording*.c) and nobody else. */
+#pragma once
+
+#include "hl-recording-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint64 begin;
+  guint32 n;
+  guint32 defined;
+} StackSpan;
+
+/* A free whose allocation is in a packet not read yet (another thread's
+ * packet reached the file later): applied when the allocation arrives. */
+typedef struct
+{
+  guint64 time_ns;
+  guint32 tid;
+} PendingFree;
+
+/* The curve's state before point k << HL_HEAP_CHECKPOINT_SHIFT. */
+typedef struct
+{
+  guint64 heap;
+  guint64 peak;          /* highest heap after any earlier point */
+  guint64 peak_i;        /* that point, G_MAXUINT64 when none */
+} HeapCheckpoint;
+
+struct _HlRecording
+{
+  GObject parent_instance;
+
+  /* Owned */
+  GStringChunk *strings;
+  GHashTable   *info;            /* key → value, interned */
+  GPtrArray    *info_keys;       /* NULL-terminated */
+  GPtrArray    *warnings;        /* NULL-terminated, owned strings */
+  GArray       *modules;         /* HlModuleInfo */
+  GArray       *threads;         /* HlThreadInfo */
+  GHashTable   *tid_to_thread;   /* tid → index + 1 */
+  GArray       *thread_last;     /* guint64: last allocation id per thread */
+  GArray       *allocs;          /* HlAllocRec by id */
+  GHashTable   *addr_to_id;      /* address → id + 1 of live blocks, once needed */
+  GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
+  GArray       *curve;           /* HlHeapPoint */
+  GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */
+  GArray       *counters;        /* HlCounterSample */
+  GArray       *drops;           /* HlDropSample */
+  GArray       *meta;            /* HlMetaInterval */
+  GHashTable   *meta_open;       /* key → index + 1 of the open interval */
+  GArray       *marks;           /* HlMark */
+
+  /* Stacks: trace id → internal index; addresses per stack. */
+  GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */
+  GArray       *stack_spans;     /* StackSpan per internal stack: into stack_addrs */
+  GArray       *stack_addrs;     /* guint64 */
+  GArray       *stack_frame_offsets; /* expanded: guint per stack + 1 */
+  GPtrArray    *stack_frames;    /* HlFrameEntry *, expanded */
+  guint         stacks_expanded; /* stacks with expanded frames */
+
+  GHashTable   *addr_frames;     /* address → GPtrArray of HlFrameEntry * */
+  GHashTable   *frames;          /* key string → HlFrameEntry * (owned) */
+  GHashTable   *function_ids;    /* "function\x1fmodule" → id + 1 */
+  GArray       *unresolved;      /* addresses met and not yet symbolized */
+
+  guint32       last_tid;        /* cache of thread_index() */
+  guint32       last_thread;
+  HlTrie       *tries[2];
+  HlSymbolizer *symbolizer;      /* kept for live recordings */
+  guint         symbolizer_modules;
+  GMutex        trie_lock;       /* analyses on worker threads build tries */
+
+  guint32       seq;
+  guint64       n_allocs;
+  guint64       n_frees;
+  guint64       bytes_allocated;
+  guint64       temporary;
+  guint64       frees_unknown;
+  guint64       ids_out_of_range;
+  guint64       dropped;
+  guint64       end_ns;
+  guint64       peak_heap;
+  guint64       peak_time_ns;
+  guint64       peak_rss;
+  guint64       leaked_bytes;
+  guint64       leaked_blocks;
+  guint64       committed_allocs;
+  guint64       curve_sorted;    /* points already in (time, seq) order */
+  gboolean      curve_dirty;
+  gboolean      frames_dirty;
+  gboolean      applying_pending;
+  gboolean      has_exit;
+  int           exit_status;
+  gboolean      truncated;
+};
+
+
+
+/* hl-recording-frames.c: expands the stacks from FROM on into frames. */
+void hl_recording_expand_stack_frames (HlRecording *self,
+                                      guint32      from);
+/* hl-recording-commit.c: sorts new curve points, recomputes heap, peak,
+ * leaks and the live-at-peak flags. */
+void hl_recording_update_curve        (HlRecording *self);
+/* hl-recording.c: emits ::changed. */
+void hl_recording_emit_changed        (HlRecording *self,
+                                      guint64      n_new);
+
+G_END_DECLS

@@ -1,0 +1,175 @@
+/* hl-trace-batch.c — decoded events kept past their cursor (strings and
+ * frames copied), and how an event goes into a recording. */
+#include "hl-trace-load-private.h"
+
+void
+hl_trace_apply_event (HlRecording   *rec,
+             const HlEvent *ev)
+{
+  char num[32];
+
+  switch (ev->type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+      hl_recording_append_alloc (rec, ev->u.alloc.id, ev->time_ns, ev->tid, ev->u.alloc.size,
+                                 ev->u.alloc.address, ev->u.alloc.stack_id);
+      break;
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+      hl_recording_append_free (rec, ev->u.free.id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.free.id,
+                                ev->u.free.address, ev->time_ns, ev->tid);
+      break;
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+      if (ev->u.realloc.old_id != HL_ID_NONE || ev->u.realloc.old_address != 0)
+        hl_recording_append_free (rec, ev->u.realloc.old_id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.realloc.old_id,
+                                  ev->u.realloc.old_address, ev->time_ns, ev->tid);
+      hl_recording_append_alloc (rec, ev->u.realloc.id, ev->time_ns, ev->tid, ev->u.realloc.size,
+                                 ev->u.realloc.address, ev->u.realloc.stack_id);
+      break;
+    case HL_EVENT_STACK:
+      hl_recording_append_stack (rec, ev->u.stack.id, ev->u.stack.frames, ev->u.stack.n_frames);
+      break;
+    case HL_EVENT_MODULE:
+      if ((ev->u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 && ev->u.module.path != NULL)
+        hl_recording_append_module (rec, ev->u.module.path, ev->u.module.start, ev->u.module.size,
+                                    ev->u.module.file_offset, ev->u.module.build_id,
+                                    ev->u.module.build_id_len);
+      break;
+    case HL_EVENT_THREAD:
+      hl_recording_append_thread (rec, ev->time_ns, ev->u.thread.tid, ev->u.thread.name,
+                                  (ev->u.thread.flags & HL_THREAD_FLAG_EXIT) != 0);
+      break;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+      if (ev->u.meta.is_string)
+        hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, ev->u.meta.string_value);
+      else
+        {
+          g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, (gint64) ev->u.meta.int_value);
+          hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, num);
+        }
+      break;
+    case HL_EVENT_META_REMOVE:
+      hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, NULL);
+      break;
+    case HL_EVENT_MARK:
+      hl_recording_append_mark (rec, ev->time_ns, ev->tid, ev->u.mark.text);
+      break;
+    case HL_EVENT_COUNTERS:
+      hl_recording_append_counters (rec, ev->time_ns, ev->u.counters.heap_bytes, ev->u.counters.rss_bytes);
+      break;
+    case HL_EVENT_DROPPED:
+      hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
+      break;
+    case HL_EVENT_INFO:
+      for (guint32 i = 0; i < ev->u.info.n; i++)
+        hl_recording_append_info (rec, ev->u.info.keys[i], ev->u.info.values[i]);
+      break;
+    case HL_EVENT_END:
+      hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
+      break;
+    default:
+      break;
+    }
+}
+
+/* ---- Two-stage loading: a thread decodes, the caller applies ------------ *
+ * The walk and the event decoding (varints, prefix-shared stacks, address
+ * prediction, decompression) run on a second thread and hand over batches
+ * of decoded events; pointers into the cursor are copied into the batch. */
+
+HlDecodedBatch *
+hl_decoded_batch_new (void)
+{
+  HlDecodedBatch *b = g_new0 (HlDecodedBatch, 1);
+
+  b->events = g_array_sized_new (FALSE, FALSE, sizeof (HlEvent), HL_DECODED_BATCH_EVENTS);
+  b->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+  b->strings = g_string_chunk_new (4096);
+  b->blocks = g_ptr_array_new_with_free_func (g_free);
+  return b;
+}
+
+void
+hl_decoded_batch_free (HlDecodedBatch *b)
+{
+  g_array_unref (b->events);
+  g_array_unref (b->frames);
+  g_string_chunk_free (b->strings);
+  g_ptr_array_unref (b->blocks);
+  g_free (b);
+}
+
+static const char *
+keep (HlDecodedBatch *b,
+      const char     *s)
+{
+  return s != NULL ? g_string_chunk_insert (b->strings, s) : NULL;
+}
+
+void
+hl_decoded_batch_add (HlDecodedBatch *b,
+                      const HlEvent  *ev)
+{
+  HlEvent copy = *ev;
+
+  switch (ev->type)
+    {
+    case HL_EVENT_STACK:
+      copy.u.stack.frames = (const guint64 *) (gsize) b->frames->len;
+      g_array_append_vals (b->frames, ev->u.stack.frames, ev->u.stack.n_frames);
+      break;
+    case HL_EVENT_MODULE:
+      copy.u.module.path = keep (b, ev->u.module.path);
+      copy.u.module.build_id = ev->u.module.build_id_len > 0
+        ? (const guint8 *) g_string_chunk_insert_len (b->strings, (const char *) ev->u.module.build_id,
+                                                      ev->u.module.build_id_len)
+        : NULL;
+      break;
+    case HL_EVENT_THREAD:
+      copy.u.thread.name = keep (b, ev->u.thread.name);
+      break;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+    case HL_EVENT_META_REMOVE:
+      copy.u.meta.key = keep (b, ev->u.meta.key);
+      copy.u.meta.string_value = keep (b, ev->u.meta.string_value);
+      break;
+    case HL_EVENT_MARK:
+      copy.u.mark.text = keep (b, ev->u.mark.text);
+      break;
+    case HL_EVENT_INFO:
+      {
+        const char **keys = g_new (const char *, ev->u.info.n + 1);
+        const char **values = g_new (const char *, ev->u.info.n + 1);
+        for (guint32 i = 0; i < ev->u.info.n; i++)
+          {
+            keys[i] = keep (b, ev->u.info.keys[i]);
+            values[i] = keep (b, ev->u.info.values[i]);
+          }
+        g_ptr_array_add (b->blocks, keys);
+        g_ptr_array_add (b->blocks, values);
+        copy.u.info.keys = keys;
+        copy.u.info.values = values;
+      }
+      break;
+    default:
+      break;
+    }
+  g_array_append_val (b->events, copy);
+}
+
+void
+hl_decoded_batch_apply (HlDecodedBatch *b,
+                        HlRecording    *rec)
+{
+  for (guint i = 0; i < b->events->len; i++)
+    {
+      HlEvent *ev = &g_array_index (b->events, HlEvent, i);
+      if (ev->type == HL_EVENT_STACK)
+        ev->u.stack.frames = &g_array_index (b->frames, guint64, (gsize) ev->u.stack.frames);
+      hl_trace_apply_event (rec, ev);
+    }
+}

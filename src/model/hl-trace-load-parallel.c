@@ -1,0 +1,211 @@
+/* hl-trace-load-parallel.c — loading a trace with its packet index: the
+ * packets are cut into runs of about HL_DECODED_BATCH_EVENTS events,
+ * worker threads claim runs in turn and decode each into its own batch
+ * (hl_trace_reader_packet_at is thread-safe), and the calling thread
+ * applies the batches strictly in file order, so the recording is the one
+ * the serial walk builds. Workers stay at most WINDOW runs ahead of the
+ * applier, which bounds the memory held in decoded batches. */
+#include "hl-trace-load-private.h"
+
+typedef struct
+{
+  HlDecodedBatch *batch;
+  gsize           failed_entry;  /* G_MAXSIZE, or the entry packet_at refused */
+} Run;
+
+typedef struct
+{
+  const HlTraceReader *reader;
+  const HlTraceIndex  *index;
+  const gsize         *run_begin;   /* n_runs + 1 entry numbers */
+  gsize                n_runs;
+  gsize                window;
+  Run                 *runs;
+  gboolean            *done;
+  GMutex               lock;
+  GCond                cond;
+  gsize                next_run;    /* next run a worker claims */
+  gsize                applied;     /* runs applied so far */
+  gboolean             stop;
+} Shared;
+
+static void
+decode_run (Shared *sh,
+            gsize   r)
+{
+  HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
+  HlDecodedBatch *b = hl_decoded_batch_new ();
+  gsize failed = G_MAXSIZE;
+
+  for (gsize e = sh->run_begin[r]; e < sh->run_begin[r + 1]; e++)
+    {
+      HlPacketView pkt;
+      HlFormatError err;
+      HlEvent ev;
+      int erc;
+
+      /* The packet must be what the index says, or the serial walk (which
+       * would not skip a byte) takes over: an index can lie. */
+      if (hl_trace_reader_packet_at (sh->reader, sh->index->entries[e].offset, &pkt, &err) != 0 ||
+          (guint64) pkt.header.header_size + pkt.header.content_size != sh->index->entries[e].size ||
+          (pkt.header.kind != HL_PACKET_KIND_INFO && pkt.header.kind != HL_PACKET_KIND_EVENTS))
+        {
+          failed = e;
+          break;
+        }
+      hl_event_cursor_init (cursor, &pkt);
+      while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
+        hl_decoded_batch_add (b, &ev);
+      if (erc < 0)
+        b->corrupt_packets++;
+      b->last_offset = pkt.offset;
+    }
+  g_free (cursor);
+
+  g_mutex_lock (&sh->lock);
+  sh->runs[r].batch = b;
+  sh->runs[r].failed_entry = failed;
+  sh->done[r] = TRUE;
+  g_cond_broadcast (&sh->cond);
+  g_mutex_unlock (&sh->lock);
+}
+
+static gpointer
+worker (gpointer user_data)
+{
+  Shared *sh = user_data;
+
+  for (;;)
+    {
+      gsize r;
+
+      g_mutex_lock (&sh->lock);
+      while (!sh->stop && sh->next_run < sh->n_runs && sh->next_run >= sh->applied + sh->window)
+        g_cond_wait (&sh->cond, &sh->lock);
+      if (sh->stop || sh->next_run >= sh->n_runs)
+        {
+          g_mutex_unlock (&sh->lock);
+          return NULL;
+        }
+      r = sh->next_run++;
+      g_mutex_unlock (&sh->lock);
+      decode_run (sh, r);
+    }
+}
+
+/* Entries from the reader's position on that follow each other. */
+static gsize
+contiguous_entries (const HlTraceReader *reader,
+                    const HlTraceIndex  *index)
+{
+  guint64 at = hl_trace_reader_tell (reader);
+  gsize n = 0;
+
+  while (n < index->n_entries && index->entries[n].offset == at)
+    {
+      at += index->entries[n].size;
+      n++;
+    }
+  return n;
+}
+
+guint64
+hl_trace_load_parallel (HlTraceReader      *reader,
+                        const HlTraceIndex *index,
+                        HlRecording        *rec,
+                        guint               n_threads,
+                        GCancellable       *cancellable,
+                        HlLoadReportFunc    report,
+                        gpointer            report_data,
+                        guint64            *events,
+                        guint64            *corrupt_packets,
+                        guint64            *packets)
+{
+  gsize n = contiguous_entries (reader, index);
+  g_autoptr (GArray) begins = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autofree GThread **threads = NULL;
+  Shared sh = { 0 };
+  guint64 resume;
+  gsize e = 0;
+
+  if (n == 0)
+    return hl_trace_reader_tell (reader);
+  resume = index->entries[n - 1].offset + index->entries[n - 1].size;
+
+  /* Runs of about a batch of events each. */
+  while (e < n)
+    {
+      guint64 in_run = 0;
+      g_array_append_val (begins, e);
+      while (e < n && (in_run == 0 || in_run + index->entries[e].n_events <= HL_DECODED_BATCH_EVENTS))
+        in_run += index->entries[e++].n_events;
+    }
+  g_array_append_val (begins, e);
+
+  sh.reader = reader;
+  sh.index = index;
+  sh.run_begin = (const gsize *) begins->data;
+  sh.n_runs = begins->len - 1;
+  n_threads = CLAMP (n_threads, 1, 16);
+  sh.window = 2 * (gsize) n_threads;
+  sh.runs = g_new0 (Run, sh.n_runs);
+  sh.done = g_new0 (gboolean, sh.n_runs);
+  g_mutex_init (&sh.lock);
+  g_cond_init (&sh.cond);
+
+  threads = g_new0 (GThread *, n_threads);
+  for (guint t = 0; t < n_threads; t++)
+    threads[t] = g_thread_new ("hl-trace-decode", worker, &sh);
+
+  for (gsize r = 0; r < sh.n_runs; r++)
+    {
+      Run run;
+
+      g_mutex_lock (&sh.lock);
+      while (!sh.done[r])
+        g_cond_wait (&sh.cond, &sh.lock);
+      run = sh.runs[r];
+      sh.runs[r].batch = NULL;
+      g_mutex_unlock (&sh.lock);
+
+      hl_decoded_batch_apply (run.batch, rec);
+      *events += run.batch->events->len;
+      *corrupt_packets += run.batch->corrupt_packets;
+      if (run.batch->last_offset > 0)
+        report (report_data, run.batch->last_offset, *events);
+      hl_decoded_batch_free (run.batch);
+
+      g_mutex_lock (&sh.lock);
+      sh.applied = r + 1;
+      if (run.failed_entry != G_MAXSIZE || g_cancellable_is_cancelled (cancellable))
+        sh.stop = TRUE;
+      g_cond_broadcast (&sh.cond);
+      g_mutex_unlock (&sh.lock);
+
+      if (run.failed_entry != G_MAXSIZE)
+        {
+          /* The serial walk takes over at the packet that did not load:
+           * it skips or reports it exactly as without the index. */
+          *packets += run.failed_entry - sh.run_begin[r];
+          resume = index->entries[run.failed_entry].offset;
+          break;
+        }
+      *packets += sh.run_begin[r + 1] - sh.run_begin[r];
+      if (sh.stop)
+        {
+          resume = G_MAXUINT64;
+          break;
+        }
+    }
+
+  for (guint t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  for (gsize r = 0; r < sh.n_runs; r++)
+    if (sh.runs[r].batch != NULL)
+      hl_decoded_batch_free (sh.runs[r].batch);
+  g_free (sh.runs);
+  g_free (sh.done);
+  g_mutex_clear (&sh.lock);
+  g_cond_clear (&sh.cond);
+  return resume;
+}

@@ -1,0 +1,346 @@
+/* test-live.c — the live part of the application under Xvfb: the demo
+ * recorded through the live window (counters grow, the metadata phase goes
+ * load → index → query, the views refresh ≥ 5 times per second, the saved
+ * trace opens at the end with the session's exact counts), the attach
+ * dialog (the demo started by `heaplens-cli record` listed, a corrupt
+ * segment greyed with its reason) and attaching to it, and Stop. */
+#include "hl-config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl-application.h"
+#include "hl-live-actions.h"
+#include "hl-live-window.h"
+#include "hl-window.h"
+
+static HlApplication *app;
+
+static char *
+build_path (const char *first,
+            ...)
+{
+  const char *root = g_getenv ("HL_BUILD_ROOT");
+  g_assert_nonnull (root);
+  va_list ap;
+  va_start (ap, first);
+  GString *s = g_string_new (root);
+  for (const char *p = first; p != NULL; p = va_arg (ap, const char *))
+    {
+      g_string_append_c (s, '/');
+      g_string_append (s, p);
+    }
+  va_end (ap);
+  return g_string_free (s, FALSE);
+}
+
+typedef struct
+{
+  gboolean saw_load, saw_index, saw_query, saw_running;
+  guint64  first_allocs, last_allocs;
+  gint64   running_since, running_until;
+  guint    refreshes_at_start, refreshes_at_end;
+} Seen;
+
+static void
+watch (HlLiveWindow *w,
+       Seen         *seen)
+{
+  g_autofree char *meta = hl_live_window_get_metadata_text (w);
+  seen->saw_load |= strstr (meta, "phase = load") != NULL;
+  seen->saw_index |= strstr (meta, "phase = index") != NULL;
+  seen->saw_query |= strstr (meta, "phase = query") != NULL;
+  const char *status = hl_live_window_get_status (w);
+  HlLiveSession *s = hl_live_window_get_session (w);
+  if (s != NULL && status != NULL && g_str_has_prefix (status, "Running"))
+    {
+      HlLiveTotals t;
+      hl_live_session_get_totals (s, &t);
+      if (!seen->saw_running)
+        {
+          seen->saw_running = TRUE;
+          seen->first_allocs = t.n_allocs;
+          seen->running_since = g_get_monotonic_time ();
+          seen->refreshes_at_start = hl_live_window_get_n_refreshes (w);
+        }
+      seen->last_allocs = t.n_allocs;
+      seen->running_until = g_get_monotonic_time ();
+      seen->refreshes_at_end = hl_live_window_get_n_refreshes (w);
+    }
+}
+
+/* Runs until the live window opened the saved trace and it is loaded. */
+static HlWindow *
+run_to_trace (HlLiveWindow *w,
+              Seen         *seen,
+              guint         timeout_s)
+{
+  g_object_ref (w);
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  HlWindow *trace = NULL;
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+      watch (w, seen);
+      trace = (HlWindow *) hl_live_window_get_trace_window (w);
+      if (trace != NULL && hl_window_get_recording (trace) != NULL
+          && g_strcmp0 (hl_window_get_page (trace), "loading") != 0)
+        break;
+    }
+  g_assert_nonnull (trace);
+  g_assert_nonnull (hl_window_get_recording (trace));
+  g_object_unref (w);
+  return trace;
+}
+
+static void
+check_counts (HlLiveSession *session,
+              HlWindow      *trace)
+{
+  HlLiveTotals t;
+  hl_live_session_get_totals (session, &t);
+  HlSummary sum;
+  hl_recording_get_summary (hl_window_get_recording (trace), &sum);
+  g_test_message ("session %" G_GUINT64_FORMAT " allocations, trace %" G_GUINT64_FORMAT,
+                  t.n_allocs, sum.n_allocations);
+  g_assert_cmpuint (sum.n_allocations, ==, t.n_allocs);
+  g_assert_cmpuint (sum.n_frees, ==, t.n_frees);
+  g_assert_cmpuint (sum.bytes_allocated, ==, t.bytes_allocated);
+  g_assert_cmpuint (sum.peak_heap_bytes, ==, t.peak_heap_bytes);
+}
+
+static void
+test_record (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  char *argv[] = { demo, (char *) "--seconds", (char *) "3", NULL };
+  char *env[] = { (char *) "HL_TEST_MARK=1", NULL };
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .extra_env = env, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *w = hl_live_window_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  gtk_window_present (GTK_WINDOW (w));
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+
+  g_assert_true (seen.saw_running);
+  g_assert_true (seen.saw_load);
+  g_assert_true (seen.saw_index);
+  g_assert_true (seen.saw_query);
+  g_assert_cmpuint (seen.last_allocs, >, seen.first_allocs);
+  double running = (double) (seen.running_until - seen.running_since) / G_USEC_PER_SEC;
+  guint refreshes = seen.refreshes_at_end - seen.refreshes_at_start;
+  g_test_message ("%u refreshes in %.2f s of running", refreshes, running);
+  g_assert_cmpfloat (running, >, 1.0);
+  g_assert_cmpfloat ((double) refreshes, >=, 5.0 * running - 1);
+  g_assert_nonnull (strstr (hl_live_window_get_status (w), "exited with status 0"));
+  HlLiveSession *s = hl_live_window_get_session (w);
+  g_assert_nonnull (s);
+  check_counts (s, trace);
+  /* the trace written where the dialog said */
+  g_assert_true (g_str_has_prefix (hl_live_session_get_trace_path (s), dir));
+  g_unlink (hl_live_session_get_trace_path (s));
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (trace));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_object_unref (w);
+}
+
+static void
+child_exited (GPid pid, gint status, gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  g_spawn_close_pid (pid);
+}
+
+static void
+test_attach (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *cli = build_path ("src", "cli", "heaplens-cli", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *trace_path = g_build_filename (dir, "demo.hltrace", NULL);
+  char *argv[] = { cli, (char *) "record", (char *) "--no-compress", (char *) "-o", trace_path, (char *) "--",
+                   demo, (char *) "--seconds", (char *) "3", NULL };
+  GPid cli_pid;
+  gboolean exited = FALSE;
+  g_autoptr(GError) error = NULL;
+  g_assert_true (g_spawn_async (NULL, argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &cli_pid, &error));
+  g_child_watch_add (cli_pid, child_exited, &exited);
+
+  /* a corrupt segment next to it */
+  g_autofree char *bad = g_strdup_printf ("/dev/shm/heaplens-%u-99999997-corrupt", (unsigned) getuid ());
+  g_assert_true (g_file_set_contents (bad, "not a session", -1, NULL));
+
+  /* the demo's session appears (its pid is the record's child) */
+  GtkWindow *dialog = NULL;
+  g_auto(GStrv) rows = NULL;
+  for (int i = 0; i < 300; i++)
+    {
+      g_clear_pointer (&rows, g_strfreev);
+      if (dialog != NULL)
+        gtk_window_destroy (dialog);
+      dialog = hl_attach_dialog_new (app, NULL);
+      rows = hl_attach_dialog_get_rows (dialog);
+      gboolean found = FALSE;
+      for (char **r = rows; *r != NULL; r++)
+        found |= strstr (*r, "heaplens-demo — pid") != NULL && strstr (*r, demo) != NULL
+                 && strstr (*r, "running") != NULL;
+      if (found)
+        break;
+      g_usleep (20000);
+    }
+  gtk_window_present (dialog);
+  guint32 pid = 0;
+  gboolean refused = FALSE;
+  for (char **r = rows; *r != NULL; r++)
+    {
+      g_test_message ("row: %s", *r);
+      const char *p = strstr (*r, "heaplens-demo — pid ");
+      /* ours (other programs of this user may be recorded too) */
+      if (p != NULL && strstr (*r, demo) != NULL && strstr (*r, "running") != NULL)
+        pid = (guint32) g_ascii_strtoull (p + strlen ("heaplens-demo — pid "), NULL, 10);
+      refused |= strstr (*r, "pid 99999997: Refused: ") != NULL;
+    }
+  g_assert_cmpuint (pid, !=, 0);
+  g_assert_true (refused);
+  g_unlink (bad);
+  gtk_window_destroy (dialog);
+
+  g_autoptr(HlLiveSession) session = hl_live_session_open_pid (pid, &error);
+  g_assert_no_error (error);
+  HlLiveWindow *w = hl_live_window_new_attach (app, session);
+  gtk_window_present (GTK_WINDOW (w));
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  g_assert_true (seen.saw_running);
+  g_assert_true (seen.saw_query);
+  check_counts (session, trace);
+  while (!exited)
+    g_main_context_iteration (NULL, TRUE);
+  gtk_window_destroy (GTK_WINDOW (trace));
+  g_unlink (trace_path);
+  g_rmdir (dir);
+}
+
+static void
+test_stop (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  char *argv[] = { demo, (char *) "--seconds", (char *) "60", NULL };
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *w = hl_live_window_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  gtk_window_present (GTK_WINDOW (w));
+  Seen seen = { 0 };
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (!seen.saw_running && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+      watch (w, &seen);
+    }
+  g_assert_true (seen.saw_running);
+  gint64 t0 = g_get_monotonic_time ();
+  hl_live_window_stop (w);
+  HlLiveSession *s = hl_live_window_get_session (w);
+  while (hl_live_session_get_state (s) == HL_LIVE_STATE_RUNNING && g_get_monotonic_time () < t0 + 20 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("stopped in %.2f s: %s", (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC,
+                  hl_live_window_get_status (w));
+  g_assert_cmpint (hl_live_session_get_state (s), !=, HL_LIVE_STATE_RUNNING);
+  /* interrupted, not killed: well within SIGINT's 2 s */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+  const char *trace = hl_live_session_get_trace_path (s);
+  while (hl_live_window_get_trace_window (w) == NULL && g_get_monotonic_time () < t0 + 30 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, TRUE);
+  if (hl_live_window_get_trace_window (w) != NULL)
+    gtk_window_destroy (hl_live_window_get_trace_window (w));
+  g_unlink (trace);
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_object_unref (w);
+}
+
+/* A shell that execs the demo: the window follows the exec into the
+ * demo's session and ends on the demo's trace. */
+static void
+test_exec (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *cmd = g_strdup_printf ("exec %s --seconds 2", demo);
+  char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *w = hl_live_window_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  gtk_window_present (GTK_WINDOW (w));
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  HlLiveSession *s = hl_live_window_get_session (w);
+  g_assert_true (g_str_has_suffix (hl_live_session_get_exe (s), "heaplens-demo"));
+  g_assert_true (seen.saw_query);
+  check_counts (s, trace);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *n; (n = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *p = g_build_filename (dir, n, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (trace));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_object_unref (w);
+}
+
+static void
+test_record_dialog (void)
+{
+  GtkWindow *dialog = hl_record_dialog_new (app, NULL);
+  gtk_window_present (dialog);
+  while (!gtk_widget_get_mapped (GTK_WIDGET (dialog)))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (gtk_window_get_title (dialog), ==, "Record a Program");
+  gtk_window_destroy (dialog);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autofree char *home = g_dir_make_tmp ("hl-test-live-XXXXXX", NULL);
+  g_setenv ("XDG_DATA_HOME", home, TRUE);
+  g_unsetenv ("MALLOC_CHECK_");
+  g_unsetenv ("G_DEBUG");
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/live-app/no-display", (GTestFunc) g_test_fail);
+      return g_test_run ();
+    }
+  app = hl_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_application_hold (G_APPLICATION (app));
+  g_test_add_func ("/live-app/record-dialog", test_record_dialog);
+  g_test_add_func ("/live-app/record", test_record);
+  g_test_add_func ("/live-app/attach", test_attach);
+  g_test_add_func ("/live-app/stop", test_stop);
+  g_test_add_func ("/live-app/exec", test_exec);
+  int ret = g_test_run ();
+  g_application_release (G_APPLICATION (app));
+  g_object_unref (app);
+  return ret;
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# `heaplens-cli top` on the demo program running under the preload (env as
+# `heaplens-cli record` sets it): the metadata phase and live bytes while
+# it runs, the exit status once it ended; damaged and foreign sessions are
+# refused with a reason and a non-zero status, never a crash.
+set -u
+T=0
+FAILED=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hl-top.XXXXXX")
+uid=$(id -u)
+segs=""
+cleanup () {
+  for s in $segs; do rm -f "/dev/shm/$s"; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+unset MALLOC_CHECK_ MALLOC_PERTURB_ G_DEBUG
+CLI=$HL_CLI
+
+ok () {
+  T=$((T + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $T - $2"; else echo "not ok $T - $2"; FAILED=$((FAILED + 1)); fi
+}
+has () { # has DESCRIPTION FILE REGEX
+  if grep -Eq "$3" "$2"; then ok 0 "$1"; else sed 's/^/# /' "$2"; ok 1 "$1"; fi
+}
+
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_FOLLOW=all HEAPLENS_OUTPUT=$WORK/demo.hltrace \
+  LD_PRELOAD=$HL_PRELOAD "$HL_DEMO" --seconds 3 > /dev/null 2>&1 &
+pid=$!
+# wait for the index phase (1/3 .. 2/3 of the run)
+phase=""
+for i in $(seq 1 60); do
+  "$CLI" top "$pid" --once > "$WORK/top.txt" 2> "$WORK/top.err"
+  phase=$(sed -n 's/^  phase = //p' "$WORK/top.txt")
+  [ "$phase" = index ] && break
+  sleep 0.1
+done
+seg=$(basename "$(ls /dev/shm/heaplens-$uid-$pid-* 2> /dev/null | head -n 1)")
+segs=$seg
+has "top --once while running: state running" "$WORK/top.txt" '^state +running'
+has "top --once: the demo's metadata phase (index)" "$WORK/top.txt" '^  phase = index$'
+has "top --once: nonzero heap" "$WORK/top.txt" '^heap +[1-9][0-9.]* (B|KiB|MiB)'
+has "top --once: a call site with nonzero live bytes" "$WORK/top.txt" '^ +[1-9][0-9.]* (B|KiB|MiB) +[1-9][0-9]* +'
+has "top --once: call sites symbolized from /proc/PID/maps" "$WORK/top.txt" 'demo_'
+"$CLI" top "$seg" --once > "$WORK/byname.txt" 2>&1
+has "top SESSION (by segment name) works too" "$WORK/byname.txt" "pid $pid "
+# the refreshing form, not a tty: plain repeated blocks until the end
+"$CLI" top "$pid" --interval 200 > "$WORK/loop.txt" 2>&1
+rc=$?
+ok $rc "top PID follows the session to its end (status 0)"
+n=$(grep -c '^heaplens top' "$WORK/loop.txt")
+if [ "$n" -ge 3 ]; then ok 0 "top refreshes ($n blocks)"; else ok 1 "top refreshes ($n blocks)"; fi
+has "top: last block says ended with exit status 0" "$WORK/loop.txt" '^state +ended \(exit status 0\)'
+if grep -q $'\033' "$WORK/loop.txt"; then ok 1 "no ANSI escapes when stdout is not a tty"; else ok 0 "no ANSI escapes when stdout is not a tty"; fi
+wait $pid
+"$CLI" top "$seg" --once > "$WORK/ended.txt" 2>&1
+has "top on an ended session: final numbers" "$WORK/ended.txt" '^state +ended \(exit status 0\)'
+has "top on an ended session: metadata still readable" "$WORK/ended.txt" '^  seed = 1$'
+
+# damaged copies of the real segment
+bad () { # bad NAME PYTHON-PATCH → runs top on it
+  cp "/dev/shm/$seg" "/dev/shm/$1"
+  segs="$segs $1"
+  python3 -c "
+import sys
+p='/dev/shm/$1'; b=bytearray(open(p,'rb').read())
+$2
+open(p,'wb').write(b)"
+  "$CLI" top "$1" --once > "$WORK/bad.out" 2> "$WORK/bad.err"
+  echo $? > "$WORK/bad.rc"
+}
+bad "heaplens-$uid-99999991-garbage" "b[0:8]=b'NOTHLSHM'"
+has "garbage magic: a clear error" "$WORK/bad.err" 'cannot read session .*(magic|not a)'
+[ "$(cat "$WORK/bad.rc")" = 1 ]; ok $? "garbage magic: status 1"
+bad "heaplens-$uid-99999992-future" "import struct; b[8:12]=struct.pack('<I', 99)"
+has "version from the future: refused naming the version" "$WORK/bad.err" 'version'
+bad "heaplens-$uid-99999993-foreign" "import struct; b[32:36]=struct.pack('<I', $uid + 4242)"
+has "another uid in the header: refused saying whose it is" "$WORK/bad.err" "uid $((uid + 4242))"
+bad "heaplens-$uid-99999994-offsets" "import struct; b[80:88]=struct.pack('<Q', 1<<40)"
+has "region offset out of the segment: refused" "$WORK/bad.err" 'cannot read session'
+bad "heaplens-$uid-99999995-short" "del b[5000:]"
+has "truncated segment: refused" "$WORK/bad.err" 'cannot read session'
+if [ "$uid" = 0 ]; then
+  # root can hand a segment to another user: top refuses another owner's file
+  cp "/dev/shm/$seg" /dev/shm/heaplens-0-99999996-owner 2> /dev/null
+  segs="$segs heaplens-0-99999996-owner"
+  chown 65534 /dev/shm/heaplens-0-99999996-owner
+  "$CLI" top heaplens-0-99999996-owner --once > /dev/null 2> "$WORK/own.err"
+  has "a segment owned by another user: refused with the owner" "$WORK/own.err" 'owned by uid 65534, not you'
+fi
+"$CLI" top 4000000000 --once > /dev/null 2> "$WORK/none.err"
+has "a pid without a session: says so" "$WORK/none.err" 'no session for pid'
+echo "1..$T"
+[ "$FAILED" -eq 0 ]
