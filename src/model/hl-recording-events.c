@@ -239,6 +239,10 @@ alloc_slot (HlRecording *self,
       guint64 want = MAX (id + 1, (guint64) self->allocs->len * 3 / 2);
       if (want > G_MAXUINT32)
         want = id + 1;
+      /* Within the loader's reservation, never past it: growing by half
+       * would zero (and fault in) up to half the table again. */
+      if (id < self->allocs_reserved)
+        want = MIN (want, self->allocs_reserved);
       g_array_set_size (self->allocs, want);
     }
   return &g_array_index (self->allocs, HlAllocRec, id);
@@ -497,6 +501,7 @@ hl_recording_reserve (HlRecording *self,
       guint64 old = self->allocs->len;
       g_array_set_size (self->allocs, n_allocs);
       g_array_set_size (self->allocs, old);
+      self->allocs_reserved = n_allocs;
     }
   if (2 * n_allocs > self->curve->len && n_allocs < G_MAXINT32)
     {

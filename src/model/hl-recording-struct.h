@@ -43,6 +43,7 @@ struct _HlRecording
   GHashTable   *tid_to_thread;   /* tid → index + 1 */
   GArray       *thread_last;     /* guint64: last allocation id per thread */
   GArray       *allocs;          /* HlAllocRec by id */
+  guint64       allocs_reserved; /* room hl_recording_reserve() made */
   GHashTable   *addr_to_id;      /* address → id + 1 of live blocks, once needed */
   GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
