@@ -9,6 +9,7 @@
 
 #include "hl-live-actions.h"
 #include "hl-live-window.h"
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-window.h"
 
@@ -335,6 +336,12 @@ add_session_row (void                   *user_data,
   g_ptr_array_add (ctx->lines, g_strdup_printf ("%s: %s", title, subtitle));
 }
 
+static void
+list_sessions_guarded (gpointer data)
+{
+  hl_shm_list_sessions (UINT32_MAX, add_session_row, data);
+}
+
 GtkWindow *
 hl_attach_dialog_new (HlApplication *app,
                       GtkWindow     *parent)
@@ -359,7 +366,8 @@ hl_attach_dialog_new (HlApplication *app,
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sessions"), -1);
   AttachCtx ctx = { GTK_LIST_BOX (list), g_ptr_array_new_with_free_func (g_free) };
-  hl_shm_list_sessions (UINT32_MAX, add_session_row, &ctx);
+  /* a segment shrunk by its owner while read raises SIGBUS: guarded */
+  hl_shm_guard_run (list_sessions_guarded, &ctx);
   g_ptr_array_add (ctx.lines, NULL);
   g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
                           (GDestroyNotify) g_strfreev);

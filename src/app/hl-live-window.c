@@ -11,6 +11,7 @@
 #include "hl-live-window.h"
 #include "hl-model-adapter.h"
 #include "hl-record-env.h"
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
@@ -211,12 +212,26 @@ child_cb (void                   *user_data,
 }
 
 static void
+list_children_guarded (gpointer data)
+{
+  hl_shm_list_sessions ((guint32) getuid (), child_cb, data);
+}
+
+static void unlink_exec_cb (void *user_data, const HlShmSessionName *s);
+
+static void
+list_exec_guarded (gpointer data)
+{
+  hl_shm_list_sessions ((guint32) getuid (), unlink_exec_cb, data);
+}
+
+static void
 scan_children_now (HlLiveWindow *self)
 {
   if (self->session == NULL)
     return;
   ChildScan scan = { self, hl_live_session_get_pid (self->session) };
-  hl_shm_list_sessions ((guint32) getuid (), child_cb, &scan);
+  hl_shm_guard_run (list_children_guarded, &scan);
   guint n = g_hash_table_size (self->children);
   if (n > 0)
     {
@@ -341,6 +356,30 @@ open_trace_idle (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Removes the kept sessions of the children that ended. */
+static void
+unlink_ended_children (gpointer data)
+{
+  HlLiveWindow *self = data;
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, self->children);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    {
+      HlShmReader *r;
+      HlFormatError err;
+      if (hl_shm_reader_open (name, &r, &err) != 0)
+        continue;
+      gboolean ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED;
+      hl_shm_reader_free (r);
+      if (ended)
+        {
+          g_autofree char *child = g_strdup_printf ("/dev/shm/%s", (const char *) name);
+          g_unlink (child);
+        }
+    }
+}
+
 static void
 maybe_finish (HlLiveWindow *self)
 {
@@ -368,26 +407,9 @@ maybe_finish (HlLiveWindow *self)
       g_unlink (path);
       /* and those of its children that ended (the running ones unlink
        * theirs when their own window is done, or `sessions --prune`) */
-      hl_shm_list_sessions ((guint32) getuid (), unlink_exec_cb,
-                            GUINT_TO_POINTER (hl_live_session_get_pid (self->session)));
+      hl_shm_guard_run (list_exec_guarded, GUINT_TO_POINTER (hl_live_session_get_pid (self->session)));
       scan_children_now (self);
-      GHashTableIter it;
-      gpointer name;
-      g_hash_table_iter_init (&it, self->children);
-      while (g_hash_table_iter_next (&it, &name, NULL))
-        {
-          HlShmReader *r;
-          HlFormatError err;
-          if (hl_shm_reader_open (name, &r, &err) != 0)
-            continue;
-          gboolean ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED;
-          hl_shm_reader_free (r);
-          if (ended)
-            {
-              g_autofree char *child = g_strdup_printf ("/dev/shm/%s", (const char *) name);
-              g_unlink (child);
-            }
-        }
+      hl_shm_guard_run (unlink_ended_children, self);
     }
   if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE)
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
