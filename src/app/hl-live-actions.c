@@ -285,6 +285,8 @@ add_session_row (void                   *user_data,
   HlShmReader *r = NULL;
   HlFormatError err;
   gboolean ok = FALSE;
+  guint rank = 3;          /* running, then ended, then stale, then refused */
+  guint64 start_ns = 0;
   if (s->uid != (uint32_t) getuid ())
     {
       title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
@@ -312,6 +314,8 @@ add_session_row (void                   *user_data,
       HlShmState st = hl_shm_reader_state (r, NULL);
       gboolean alive = kill ((pid_t) h->pid, 0) == 0;
       const char *state = st != HL_SHM_STATE_ENDED && !alive ? _("stale") : shm_state_name (st);
+      rank = st != HL_SHM_STATE_ENDED && alive ? 0 : st == HL_SHM_STATE_ENDED ? 1 : 2;
+      start_ns = h->start_wall_ns;
       const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
       title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
       subtitle = g_strdup_printf (_("%s · started %s · %s"), cmd->str, when, state);
@@ -326,6 +330,8 @@ add_session_row (void                   *user_data,
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
   g_object_set_data_full (G_OBJECT (row), "hl-session", g_strdup (s->name), g_free);
   gtk_widget_set_sensitive (row, ok);
+  g_object_set_data (G_OBJECT (row), "hl-rank", GUINT_TO_POINTER (rank));
+  g_object_set_data_full (G_OBJECT (row), "hl-start", g_memdup2 (&start_ns, sizeof start_ns), g_free);
   if (ok)
     {
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
@@ -334,6 +340,21 @@ add_session_row (void                   *user_data,
     }
   gtk_list_box_append (ctx->list, row);
   g_ptr_array_add (ctx->lines, g_strdup_printf ("%s: %s", title, subtitle));
+}
+
+/* Running sessions first, newest first within each state. */
+static int
+compare_rows (GtkListBoxRow *a,
+              GtkListBoxRow *b,
+              gpointer       user_data)
+{
+  guint ra = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (a), "hl-rank"));
+  guint rb = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "hl-rank"));
+  if (ra != rb)
+    return ra < rb ? -1 : 1;
+  guint64 sa = *(guint64 *) g_object_get_data (G_OBJECT (a), "hl-start");
+  guint64 sb = *(guint64 *) g_object_get_data (G_OBJECT (b), "hl-start");
+  return sa > sb ? -1 : sa < sb;
 }
 
 static void
@@ -364,6 +385,7 @@ hl_attach_dialog_new (HlApplication *app,
   GtkWidget *list = gtk_list_box_new ();
   gtk_widget_add_css_class (list, "boxed-list");
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_list_box_set_sort_func (GTK_LIST_BOX (list), compare_rows, NULL, NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sessions"), -1);
   AttachCtx ctx = { GTK_LIST_BOX (list), g_ptr_array_new_with_free_func (g_free) };
   /* a segment shrunk by its owner while read raises SIGBUS: guarded */
