@@ -146,6 +146,17 @@ on_choose_clicked (GtkButton    *button,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
+/* Escape closes a dialog. */
+static void
+close_on_escape (GtkWindow *dialog)
+{
+  GtkEventController *sc = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (sc),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("Escape"),
+                                                          gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (GTK_WIDGET (dialog), sc);
+}
+
 static AdwEntryRow *
 entry_row (AdwPreferencesGroup *group,
            const char          *title)
@@ -228,6 +239,7 @@ hl_record_dialog_new (HlApplication *app,
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (d->error));
   adw_window_set_content (ADW_WINDOW (d->dialog), box);
   gtk_window_set_default_size (d->dialog, 560, 480);
+  close_on_escape (d->dialog);
   return d->dialog;
 }
 
@@ -412,6 +424,7 @@ hl_attach_dialog_new (HlApplication *app,
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
   gtk_box_append (GTK_BOX (box), scroll);
   adw_window_set_content (ADW_WINDOW (dialog), box);
+  close_on_escape (dialog);
   return dialog;
 }
 
