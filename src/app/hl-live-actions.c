@@ -9,6 +9,7 @@
 
 #include "hl-live-actions.h"
 #include "hl-live-window.h"
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-window.h"
 
@@ -145,6 +146,17 @@ on_choose_clicked (GtkButton    *button,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
+/* Escape closes a dialog. */
+static void
+close_on_escape (GtkWindow *dialog)
+{
+  GtkEventController *sc = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (sc),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("Escape"),
+                                                          gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (GTK_WIDGET (dialog), sc);
+}
+
 static AdwEntryRow *
 entry_row (AdwPreferencesGroup *group,
            const char          *title)
@@ -227,6 +239,7 @@ hl_record_dialog_new (HlApplication *app,
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (d->error));
   adw_window_set_content (ADW_WINDOW (d->dialog), box);
   gtk_window_set_default_size (d->dialog, 560, 480);
+  close_on_escape (d->dialog);
   return d->dialog;
 }
 
@@ -284,6 +297,8 @@ add_session_row (void                   *user_data,
   HlShmReader *r = NULL;
   HlFormatError err;
   gboolean ok = FALSE;
+  guint rank = 3;          /* running, then ended, then stale, then refused */
+  guint64 start_ns = 0;
   if (s->uid != (uint32_t) getuid ())
     {
       title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
@@ -311,6 +326,8 @@ add_session_row (void                   *user_data,
       HlShmState st = hl_shm_reader_state (r, NULL);
       gboolean alive = kill ((pid_t) h->pid, 0) == 0;
       const char *state = st != HL_SHM_STATE_ENDED && !alive ? _("stale") : shm_state_name (st);
+      rank = st != HL_SHM_STATE_ENDED && alive ? 0 : st == HL_SHM_STATE_ENDED ? 1 : 2;
+      start_ns = h->start_wall_ns;
       const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
       title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
       subtitle = g_strdup_printf (_("%s · started %s · %s"), cmd->str, when, state);
@@ -325,6 +342,8 @@ add_session_row (void                   *user_data,
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
   g_object_set_data_full (G_OBJECT (row), "hl-session", g_strdup (s->name), g_free);
   gtk_widget_set_sensitive (row, ok);
+  g_object_set_data (G_OBJECT (row), "hl-rank", GUINT_TO_POINTER (rank));
+  g_object_set_data_full (G_OBJECT (row), "hl-start", g_memdup2 (&start_ns, sizeof start_ns), g_free);
   if (ok)
     {
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
@@ -333,6 +352,27 @@ add_session_row (void                   *user_data,
     }
   gtk_list_box_append (ctx->list, row);
   g_ptr_array_add (ctx->lines, g_strdup_printf ("%s: %s", title, subtitle));
+}
+
+/* Running sessions first, newest first within each state. */
+static int
+compare_rows (GtkListBoxRow *a,
+              GtkListBoxRow *b,
+              gpointer       user_data)
+{
+  guint ra = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (a), "hl-rank"));
+  guint rb = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "hl-rank"));
+  if (ra != rb)
+    return ra < rb ? -1 : 1;
+  guint64 sa = *(guint64 *) g_object_get_data (G_OBJECT (a), "hl-start");
+  guint64 sb = *(guint64 *) g_object_get_data (G_OBJECT (b), "hl-start");
+  return sa > sb ? -1 : sa < sb;
+}
+
+static void
+list_sessions_guarded (gpointer data)
+{
+  hl_shm_list_sessions (UINT32_MAX, add_session_row, data);
 }
 
 GtkWindow *
@@ -357,9 +397,11 @@ hl_attach_dialog_new (HlApplication *app,
   GtkWidget *list = gtk_list_box_new ();
   gtk_widget_add_css_class (list, "boxed-list");
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_list_box_set_sort_func (GTK_LIST_BOX (list), compare_rows, NULL, NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sessions"), -1);
   AttachCtx ctx = { GTK_LIST_BOX (list), g_ptr_array_new_with_free_func (g_free) };
-  hl_shm_list_sessions (UINT32_MAX, add_session_row, &ctx);
+  /* a segment shrunk by its owner while read raises SIGBUS: guarded */
+  hl_shm_guard_run (list_sessions_guarded, &ctx);
   g_ptr_array_add (ctx.lines, NULL);
   g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
                           (GDestroyNotify) g_strfreev);
@@ -382,6 +424,7 @@ hl_attach_dialog_new (HlApplication *app,
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
   gtk_box_append (GTK_BOX (box), scroll);
   adw_window_set_content (ADW_WINDOW (dialog), box);
+  close_on_escape (dialog);
   return dialog;
 }
 

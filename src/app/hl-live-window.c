@@ -5,11 +5,14 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hl-flame-graph.h"
 #include "hl-live-window.h"
 #include "hl-model-adapter.h"
 #include "hl-record-env.h"
+#include "hl-shm-guard.h"
+#include "hl-shm-reader.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
 #include "hl-window.h"
@@ -48,6 +51,10 @@ struct _HlLiveWindow
   GtkWidget       *stop_button;
   GtkWidget       *detach_button;
   GtkToggleButton *snapshot_button;
+  GtkWidget       *children_button;
+  GMenu           *children_menu;
+  GHashTable      *children;      /* session names listed */
+  guint            children_tick;
   char            *status_text;
 };
 
@@ -172,9 +179,121 @@ refresh_views (HlLiveWindow *self)
   hl_flame_layout_unref (layout);
 }
 
+/* ---- Child processes: one session each --------------------------------- */
+
+typedef struct
+{
+  HlLiveWindow *self;
+  guint32       pid;
+} ChildScan;
+
+static void
+child_cb (void                   *user_data,
+          const HlShmSessionName *s)
+{
+  ChildScan *scan = user_data;
+  HlLiveWindow *self = scan->self;
+  if (g_hash_table_contains (self->children, s->name))
+    return;
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open (s->name, &r, &err) != 0)
+    return;
+  const HlShmHeader *h = hl_shm_reader_header (r);
+  if (h->ppid == scan->pid && h->pid != scan->pid)
+    {
+      const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
+      g_autofree char *label = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
+      g_autofree char *action = g_strdup_printf ("win.open-process('%s')", s->name);
+      g_menu_append (self->children_menu, label, action);
+      g_hash_table_add (self->children, g_strdup (s->name));
+    }
+  hl_shm_reader_free (r);
+}
+
+static void
+list_children_guarded (gpointer data)
+{
+  hl_shm_list_sessions ((guint32) getuid (), child_cb, data);
+}
+
+static void unlink_exec_cb (void *user_data, const HlShmSessionName *s);
+
+static void
+list_exec_guarded (gpointer data)
+{
+  hl_shm_list_sessions ((guint32) getuid (), unlink_exec_cb, data);
+}
+
+static void
+scan_children_now (HlLiveWindow *self)
+{
+  if (self->session == NULL)
+    return;
+  ChildScan scan = { self, hl_live_session_get_pid (self->session) };
+  hl_shm_guard_run (list_children_guarded, &scan);
+  guint n = g_hash_table_size (self->children);
+  if (n > 0)
+    {
+      g_autofree char *label = g_strdup_printf (g_dngettext (NULL, "%u Child Process", "%u Child Processes", n), n);
+      gtk_menu_button_set_label (GTK_MENU_BUTTON (self->children_button), label);
+      gtk_widget_set_visible (self->children_button, TRUE);
+    }
+}
+
+/* Ended sessions of PID's earlier images (before an exec): record keeps
+ * them for the launcher, which removes them. */
+static void
+unlink_exec_cb (void                   *user_data,
+                const HlShmSessionName *s)
+{
+  if (s->pid != GPOINTER_TO_UINT (user_data))
+    return;
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open (s->name, &r, &err) != 0)
+    return;
+  guint32 flags = 0;
+  hl_shm_reader_end_info (r, NULL, NULL, &flags);
+  gboolean exec_ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED && (flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+  hl_shm_reader_free (r);
+  if (exec_ended)
+    {
+      g_autofree char *path = g_strdup_printf ("/dev/shm/%s", s->name);
+      g_unlink (path);
+    }
+}
+
+static void
+scan_children (HlLiveWindow *self)
+{
+  if (++self->children_tick % 7 == 1)
+    scan_children_now (self);
+}
+
+static void
+action_open_process (GSimpleAction *action,
+                     GVariant      *param,
+                     gpointer       user_data)
+{
+  HlLiveWindow *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlLiveSession) session = hl_live_session_open_name (g_variant_get_string (param, NULL), &error);
+  if (session == NULL)
+    {
+      g_free (self->status_text);
+      self->status_text = g_strdup (error->message);
+      gtk_label_set_text (self->status, self->status_text);
+      return;
+    }
+  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  gtk_window_present (GTK_WINDOW (hl_live_window_new_attach (app, session)));
+}
+
 static void
 refresh (HlLiveWindow *self)
 {
+  scan_children (self);
   g_free (self->status_text);
   self->status_text = state_line (self);
   gtk_label_set_text (self->status, self->status_text);
@@ -237,6 +356,30 @@ open_trace_idle (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Removes the kept sessions of the children that ended. */
+static void
+unlink_ended_children (gpointer data)
+{
+  HlLiveWindow *self = data;
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, self->children);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    {
+      HlShmReader *r;
+      HlFormatError err;
+      if (hl_shm_reader_open (name, &r, &err) != 0)
+        continue;
+      gboolean ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED;
+      hl_shm_reader_free (r);
+      if (ended)
+        {
+          g_autofree char *child = g_strdup_printf ("/dev/shm/%s", (const char *) name);
+          g_unlink (child);
+        }
+    }
+}
+
 static void
 maybe_finish (HlLiveWindow *self)
 {
@@ -248,9 +391,8 @@ maybe_finish (HlLiveWindow *self)
   if (st == HL_LIVE_STATE_RESTARTED && self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
     return; /* follow_exec() takes over */
   /* a recorded program: wait for the process itself too */
-  if (self->process != NULL && !g_subprocess_get_if_exited (self->process)
-      && !g_subprocess_get_if_signaled (self->process) && g_subprocess_get_identifier (self->process) != NULL)
-    return;
+  if (self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
+    return; /* still running: on_process_exited() comes back here */
   self->finished = TRUE;
   gtk_widget_set_sensitive (self->stop_button, FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->snapshot_button), FALSE);
@@ -263,6 +405,11 @@ maybe_finish (HlLiveWindow *self)
       /* record keeps the ended session for us (HEAPLENS_KEEP_SESSION) */
       g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (self->session));
       g_unlink (path);
+      /* and those of its children that ended (the running ones unlink
+       * theirs when their own window is done, or `sessions --prune`) */
+      hl_shm_guard_run (list_exec_guarded, GUINT_TO_POINTER (hl_live_session_get_pid (self->session)));
+      scan_children_now (self);
+      hl_shm_guard_run (unlink_ended_children, self);
     }
   if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE)
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
@@ -563,6 +710,7 @@ HlLiveSession *hl_live_window_get_session (HlLiveWindow *self) { return self->se
 const char *hl_live_window_get_status (HlLiveWindow *self) { return self->status_text; }
 guint hl_live_window_get_n_refreshes (HlLiveWindow *self) { return self->n_refreshes; }
 GtkWindow *hl_live_window_get_trace_window (HlLiveWindow *self) { return self->trace_window; }
+guint hl_live_window_get_n_children (HlLiveWindow *self) { return g_hash_table_size (self->children); }
 
 char *
 hl_live_window_get_console (HlLiveWindow *self)
@@ -605,6 +753,8 @@ hl_live_window_finalize (GObject *object)
   HlLiveWindow *self = HL_LIVE_WINDOW (object);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->session);
+  g_clear_object (&self->children_menu);
+  g_clear_pointer (&self->children, g_hash_table_destroy);
   g_free (self->trace_path);
   g_free (self->status_text);
   G_OBJECT_CLASS (hl_live_window_parent_class)->finalize (object);
@@ -723,6 +873,19 @@ hl_live_window_init (HlLiveWindow *self)
   gtk_box_append (GTK_BOX (toolbar), self->console_box);
 
   adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), toolbar);
+  /* the processes it forked, each with its own session */
+  self->children = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->children_menu = g_menu_new ();
+  self->children_button = gtk_menu_button_new ();
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->children_button), G_MENU_MODEL (self->children_menu));
+  gtk_widget_set_tooltip_text (self->children_button, _("Processes started by the target, each recorded on its own"));
+  gtk_widget_set_visible (self->children_button, FALSE);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->children_button);
+  static const GActionEntry actions[] = {
+    { "open-process", action_open_process, "s", NULL, NULL },
+  };
+  g_action_map_add_action_entries (G_ACTION_MAP (self), actions, G_N_ELEMENTS (actions), self);
+
   self->refresh_id = g_timeout_add (REFRESH_MS, refresh_timeout, self);
   refresh (self);
 }

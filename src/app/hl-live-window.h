@@ -49,6 +49,8 @@ const char    *hl_live_window_get_status  (HlLiveWindow *self);
 char          *hl_live_window_get_console (HlLiveWindow *self);
 char          *hl_live_window_get_metadata_text (HlLiveWindow *self);
 guint          hl_live_window_get_n_refreshes (HlLiveWindow *self);
+/* Child processes listed so far (each opens in its own live window). */
+guint          hl_live_window_get_n_children (HlLiveWindow *self);
 /* The trace window opened when the target ended, or NULL. */
 GtkWindow     *hl_live_window_get_trace_window (HlLiveWindow *self);
 

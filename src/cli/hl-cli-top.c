@@ -19,6 +19,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-proc-maps.h"
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-symbolizer.h"
 
@@ -142,6 +143,12 @@ is_pid (const char *s)
   return true;
 }
 
+static void
+find_guarded (gpointer data)
+{
+  hl_shm_list_sessions (UINT32_MAX, find_cb, data);
+}
+
 /* The session name for TARGET (a pid, a segment name or a path), or NULL
  * with the reason printed. */
 static char *
@@ -150,7 +157,7 @@ resolve_target (const char *target)
   if (!is_pid (target))
     return g_strdup (target);
   FindCtx ctx = { .pid = (uint32_t) strtoul (target, NULL, 10) };
-  hl_shm_list_sessions (UINT32_MAX, find_cb, &ctx);
+  hl_shm_guard_run (find_guarded, &ctx);
   if (ctx.best[0] != '\0')
     return g_strdup (ctx.best);
   if (ctx.refused[0] != '\0')
@@ -400,6 +407,22 @@ render (Top     *top,
   return 0;
 }
 
+typedef struct
+{
+  Top     *top;
+  guint    n_top;
+  GString *out;
+  bool     ended;
+  int      rc;
+} RenderCtx;
+
+static void
+render_guarded (gpointer data)
+{
+  RenderCtx *c = data;
+  c->rc = render (c->top, c->n_top, c->out, &c->ended);
+}
+
 int
 hl_cli_top (int    argc,
             char **argv)
@@ -462,8 +485,15 @@ hl_cli_top (int    argc,
   for (;;)
     {
       GString *out = g_string_new (NULL);
-      bool ended = false;
-      if (render (&top, (guint) n_top, out, &ended) != 0)
+      /* the owner can shrink the segment under us: SIGBUS is caught */
+      RenderCtx rc_ctx = { &top, (guint) n_top, out, false, 0 };
+      if (!hl_shm_guard_run (render_guarded, &rc_ctx))
+        {
+          fprintf (stderr, "%s", _("heaplens-cli top: the session segment shrank while it was read (SIGBUS)\n"));
+          rc_ctx.rc = -1;
+        }
+      bool ended = rc_ctx.ended;
+      if (rc_ctx.rc != 0)
         {
           g_string_free (out, TRUE);
           rc = 1;

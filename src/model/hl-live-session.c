@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hl-proc-maps.h"
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 
 #define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
@@ -56,6 +57,8 @@ struct _HlLiveSession
   gboolean      symbolizing;    /* a worker symbolizes the recording */
   gboolean      ended_fed;
 
+  gboolean      state_pending;  /* notify "state" once out of the SIGBUS guard */
+  gboolean      broken;         /* a read raised SIGBUS: the segment shrank */
   guint         timeout_id;
   GMainContext *context;
 };
@@ -165,7 +168,7 @@ set_state (HlLiveSession *self,
   if (self->state == state)
     return;
   self->state = state;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+  self->state_pending = TRUE;
 }
 
 /* ---- Lifecycle ------------------------------------------------------------ */
@@ -304,14 +307,35 @@ session_new (HlShmReader *reader,
   return self;
 }
 
+typedef struct
+{
+  const char    *name;
+  HlShmReader   *r;
+  HlFormatError  err;
+  int            rc;
+} OpenCtx;
+
+static void
+open_guarded (gpointer data)
+{
+  OpenCtx *o = data;
+  o->rc = hl_shm_reader_open (o->name, &o->r, &o->err);
+}
+
 HlLiveSession *
 hl_live_session_open_name (const char  *name,
                            GError     **error)
 {
-  HlShmReader *r;
-  HlFormatError err;
   g_return_val_if_fail (name != NULL, NULL);
-  if (hl_shm_reader_open (name, &r, &err) != 0)
+  OpenCtx o = { name, NULL, { 0 }, -1 };
+  if (!hl_shm_guard_run (open_guarded, &o))
+    {
+      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: shrank while it was opened (SIGBUS)", name);
+      return NULL;
+    }
+  HlShmReader *r = o.r;
+  HlFormatError err = o.err;
+  if (o.rc != 0)
     {
       g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: %s", name, err.message);
       return NULL;
@@ -382,13 +406,19 @@ find_pid_cb (void                   *user_data,
   hl_shm_reader_free (r);
 }
 
+static void
+list_all_guarded (gpointer data)
+{
+  hl_shm_list_sessions (UINT32_MAX, find_pid_cb, data);
+}
+
 HlLiveSession *
 hl_live_session_open_pid (guint32   pid,
                           GError  **error)
 {
   FindPid f = { .pid = pid };
   HlLiveSession *self = NULL;
-  hl_shm_list_sessions (UINT32_MAX, find_pid_cb, &f);
+  hl_shm_guard_run (list_all_guarded, &f);
   if (f.best != NULL)
     self = hl_live_session_open_name (f.best, error);
   else if (f.refused != NULL)
@@ -681,6 +711,21 @@ live_copy_cb (void                *user_data,
   g_array_append_val (out, c);
 }
 
+typedef struct
+{
+  HlShmReader   *reader;
+  GArray        *out;
+  HlFormatError  err;
+  int            rc;
+} ScanCtx;
+
+static void
+scan_guarded (gpointer data)
+{
+  ScanCtx *c = data;
+  c->rc = hl_shm_reader_live (c->reader, live_copy_cb, c->out, &c->err);
+}
+
 static void
 scan_thread (GTask        *task,
              gpointer      source,
@@ -689,8 +734,16 @@ scan_thread (GTask        *task,
 {
   HlLiveSession *self = source;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (LiveCopy));
-  HlFormatError err;
-  if (hl_shm_reader_live (self->reader, live_copy_cb, out, &err) != 0)
+  ScanCtx c = { self->reader, out, { 0 }, 0 };
+  if (!hl_shm_guard_run (scan_guarded, &c))
+    {
+      g_array_unref (out);
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
+                               "the session segment shrank while it was read (SIGBUS)");
+      return;
+    }
+  HlFormatError err = c.err;
+  if (c.rc != 0)
     {
       g_array_unref (out);
       g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
@@ -787,10 +840,51 @@ start_symbolize (HlLiveSession *self)
   g_object_unref (task);
 }
 
+typedef struct
+{
+  HlLiveSession *self;
+  gboolean       changed;
+} PollCtx;
+
+static gboolean poll_segment (HlLiveSession *self);
+
+static void
+poll_guarded (gpointer data)
+{
+  PollCtx *ctx = data;
+  ctx->changed = poll_segment (ctx->self);
+}
+
 gboolean
 hl_live_session_poll (HlLiveSession *self)
 {
   g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
+  if (self->broken)
+    return FALSE;
+  PollCtx ctx = { self, FALSE };
+  g_object_ref (self);
+  if (!hl_shm_guard_run (poll_guarded, &ctx))
+    {
+      self->broken = TRUE;
+      warn (self, "the session segment shrank while it was read (SIGBUS): it is not read any more");
+      set_state (self, HL_LIVE_STATE_VANISHED);
+      ctx.changed = TRUE;
+    }
+  if (self->state_pending)
+    {
+      self->state_pending = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+    }
+  if (ctx.changed)
+    g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+  g_object_unref (self);
+  return ctx.changed;
+}
+
+/* One poll; signals are emitted by the caller, out of the guard. */
+static gboolean
+poll_segment (HlLiveSession *self)
+{
   HlFormatError err;
   gboolean changed = FALSE;
   HlLiveState before = self->state;
@@ -803,8 +897,6 @@ hl_live_session_poll (HlLiveSession *self)
   if (hl_shm_reader_totals (self->reader, &t, &err) != 0)
     {
       warn (self, err.message);
-      if (changed)
-        g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
       return changed;
     }
   guint64 dropped = 0;
@@ -901,7 +993,7 @@ hl_live_session_poll (HlLiveSession *self)
   if (feed)
     {
       hl_recording_commit (self->recording);
-      if (!self->scanning)
+      if (!self->scanning && !self->broken)
         {
           self->scanning = TRUE;
           GTask *task = g_task_new (self, NULL, scan_done, NULL);
@@ -910,8 +1002,6 @@ hl_live_session_poll (HlLiveSession *self)
         }
     }
 
-  if (changed)
-    g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
   return changed;
 }
 
@@ -920,7 +1010,7 @@ poll_timeout (gpointer user_data)
 {
   HlLiveSession *self = user_data;
   hl_live_session_poll (self);
-  if (state_is_final (self->state))
+  if (state_is_final (self->state) || self->broken)
     {
       self->timeout_id = 0;
       return G_SOURCE_REMOVE;

@@ -305,6 +305,69 @@ test_exec (void)
   g_object_unref (w);
 }
 
+/* A shell that forks the demo: the window lists the child's session and
+ * opens it in a live window of its own. */
+static void
+test_children (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *cmd = g_strdup_printf ("%s --seconds 3; true", demo);
+  char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLiveWindow *w = hl_live_window_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  gtk_window_present (GTK_WINDOW (w));
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (hl_live_window_get_n_children (w) == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (hl_live_window_get_n_children (w), ==, 1);
+  guint before = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+  /* what the menu's item does: win.open-process('heaplens-UID-PID-…') */
+  GActionGroup *group = G_ACTION_GROUP (w);
+  g_assert_true (g_action_group_has_action (group, "open-process"));
+  HlLiveSession *s = hl_live_window_get_session (w);
+  g_autofree char *child = NULL;
+  for (int i = 0; i < 100 && child == NULL; i++)
+    {
+      g_autoptr(GDir) shm = g_dir_open ("/dev/shm", 0, NULL);
+      for (const char *n; shm != NULL && (n = g_dir_read_name (shm)) != NULL;)
+        {
+          g_autoptr(HlLiveSession) c = g_str_has_prefix (n, "heaplens-") ? hl_live_session_open_name (n, NULL) : NULL;
+          if (c != NULL && g_str_has_suffix (hl_live_session_get_exe (c), "heaplens-demo")
+              && strstr (hl_live_session_get_cmdline (c), "--seconds 3") != NULL
+              && hl_live_session_get_pid (c) != hl_live_session_get_pid (s)
+              && hl_live_session_get_start_wall_ns (c) >= hl_live_session_get_start_wall_ns (s))
+            child = g_strdup (n);
+        }
+      if (child == NULL)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  g_assert_nonnull (child);
+  g_action_group_activate_action (group, "open-process", g_variant_new_string (child));
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, before + 1);
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  gtk_window_destroy (GTK_WINDOW (trace));
+  /* close what is left: the child's live window or its trace */
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (l->data != (gpointer) w)
+      gtk_window_destroy (GTK_WINDOW (l->data));
+  g_list_free (windows);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *n; (n = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *p = g_build_filename (dir, n, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_object_unref (w);
+}
+
 static void
 test_record_dialog (void)
 {
@@ -339,6 +402,7 @@ main (int   argc,
   g_test_add_func ("/live-app/attach", test_attach);
   g_test_add_func ("/live-app/stop", test_stop);
   g_test_add_func ("/live-app/exec", test_exec);
+  g_test_add_func ("/live-app/children", test_children);
   int ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);

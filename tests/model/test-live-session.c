@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "hl-live-session.h"
+#include "hl-shm-guard.h"
+#include <fcntl.h>
+#include <sys/mman.h>
 #include "hl-shm-test-writer.h"
 
 /* ---- A demo run under the preload ----------------------------------------- */
@@ -503,6 +506,60 @@ test_rewritten (void)
   hl_shm_test_clear (&seg);
 }
 
+/* A read past the end of a mapping whose file shrank: SIGBUS, caught. */
+static void
+read_past_end (gpointer data)
+{
+  volatile const guint8 *p = data;
+  guint8 sum = 0;
+  for (gsize i = 0; i < 4 * 4096; i += 4096)
+    sum = (guint8) (sum + p[i]);
+  (void) sum;
+}
+
+static void
+nothing (gpointer data)
+{
+  *(int *) data = 42;
+}
+
+static void
+test_sigbus_guard (void)
+{
+  g_autofree char *path = g_strdup_printf ("/dev/shm/heaplens-%u-%u-guardtest", (unsigned) getuid (), (unsigned) getpid ());
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, 4 * 4096), ==, 0);
+  void *map = mmap (NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+  g_assert_true (map != MAP_FAILED);
+  g_assert_cmpint (ftruncate (fd, 4096), ==, 0);
+  g_assert_false (hl_shm_guard_run (read_past_end, map));
+  /* again (the handler is re-armed), and a guard that returns normally */
+  g_assert_false (hl_shm_guard_run (read_past_end, map));
+  int v = 0;
+  g_assert_true (hl_shm_guard_run (nothing, &v));
+  g_assert_cmpint (v, ==, 42);
+
+  /* a real file segment truncated under an open session: refused or
+   * stopped with a warning, never a crash */
+  HlShmTestSegment seg;
+  build_segment (&seg);
+  g_assert_cmpint (ftruncate (fd, 0), ==, 0);
+  g_assert_cmpint (pwrite (fd, seg.base, seg.size, 0), ==, (ssize_t) seg.size);
+  GError *error = NULL;
+  HlLiveSession *s = hl_live_session_open_name (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (ftruncate (fd, HL_SHM_HEADER_SIZE + 64), ==, 0);
+  hl_live_session_poll (s);
+  wait_idle (s);
+  g_assert_nonnull (hl_live_session_get_warnings (s)[0]);
+  g_object_unref (s);
+  hl_shm_test_clear (&seg);
+  munmap (map, 4 * 4096);
+  close (fd);
+  g_unlink (path);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -512,6 +569,7 @@ main (int    argc,
   g_test_add_func ("/live/refused", test_refused);
   g_test_add_func ("/live/rewritten", test_rewritten);
   g_test_add_func ("/live/not-found", test_not_found);
+  g_test_add_func ("/live/sigbus-guard", test_sigbus_guard);
   g_test_add_func ("/live/demo", test_demo);
   g_test_add_func ("/live/sigkill", test_sigkill);
   g_test_add_func ("/live/vanished", test_vanished);
