@@ -104,6 +104,37 @@ find_cb (const char *name,
   ctx->n++;
 }
 
+/* Keeps only the sessions of PID and of its descendants (a session's ppid
+ * is its parent at the time it started): another program's kept session
+ * that happened to start meanwhile is not ours to compress or unlink. */
+static void
+keep_descendants (FindCtx  *ctx,
+                  uint32_t  pid)
+{
+  bool ours[HL_RECORD_MAX_SESSIONS] = { false };
+  bool grew = true;
+  while (grew)
+    {
+      grew = false;
+      for (unsigned k = 0; k < ctx->n; k++)
+        {
+          if (ours[k])
+            continue;
+          const HlShmHeader *h = &ctx->found[k].s.header;
+          bool mine = h->pid == pid || h->ppid == pid;
+          for (unsigned j = 0; !mine && j < ctx->n; j++)
+            mine = ours[j] && ctx->found[j].s.header.pid == h->ppid;
+          if (mine)
+            ours[k] = grew = true;
+        }
+    }
+  unsigned n = 0;
+  for (unsigned k = 0; k < ctx->n; k++)
+    if (ours[k])
+      ctx->found[n++] = ctx->found[k];
+  ctx->n = n;
+}
+
 /* Rewrites TRACE as zstd frames (hl-trace-codec.h): the preload writes
  * plain packets, whole-run compression afterwards costs the program
  * nothing. Prints a warning and leaves the file plain on failure. */
@@ -263,6 +294,7 @@ hl_cli_record (int    argc,
   memset (&ctx, 0, sizeof ctx);
   ctx.since_wall_ns = start_wall_ns;
   hl_cli_session_foreach (find_cb, &ctx);
+  keep_descendants (&ctx, (uint32_t) pid);
   /* the program's session: its pid, and of its images the one that did not
    * end by exec'ing another (`record -- sh -c PROG` reports PROG) */
   Found *root = NULL;

@@ -38,6 +38,19 @@ check "record: child traces written next to the trace" test "$(ls "$WORK"/f.hltr
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 
+# Another program's kept session that starts and ends while record runs is
+# not record's: record must neither compress its trace nor unlink it.
+"$HL_CLI" record -o "$WORK/w.hltrace" -- /bin/sh -c 'sleep 1' > /dev/null 2>&1 &
+rec=$!
+sleep 0.3
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/t-entry" > /dev/null 2>&1 &
+outsider=$!
+wait "$outsider"
+wait "$rec"
+kept=$(ls /dev/shm/heaplens-$uid-$outsider-* 2> /dev/null)
+check "record: another program's kept session that ended meanwhile is left alone" test -n "$kept"
+rm -f $kept
+
 left=$(ls /dev/shm/heaplens-$uid-* 2> /dev/null | while read -r s; do
   pid=$(basename "$s" | cut -d- -f3)
   kill -0 "$pid" 2> /dev/null || echo "$s"
