@@ -76,15 +76,25 @@ frames_for_address (HlRecording *self,
 {
   GPtrArray *list = g_hash_table_lookup (self->addr_frames, &address);
   guint64 *key;
-  char name[32];
+  char name[300];
   int module;
 
   if (list != NULL)
     return list;
 
   /* Placeholder until the symbolizer runs. */
+  /* Named by module and offset when the module is known: the same code
+   * then has the same name in every run (diffs match it) whatever the
+   * load address. */
   module = hl_recording_find_module (self, address);
-  g_snprintf (name, sizeof name, "0x%" G_GINT64_MODIFIER "x", address);
+  if (module >= 0)
+    {
+      const HlModuleInfo *info = &g_array_index (self->modules, HlModuleInfo, module);
+      g_snprintf (name, sizeof name, "%s+0x%" G_GINT64_MODIFIER "x", info->name,
+                  address - info->start);
+    }
+  else
+    g_snprintf (name, sizeof name, "0x%" G_GINT64_MODIFIER "x", address);
   list = g_ptr_array_new ();
   g_ptr_array_add (list, intern_frame (self, name, module, NULL, 0, FALSE, FALSE, address));
   key = g_new (guint64, 1);
