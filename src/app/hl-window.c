@@ -31,6 +31,7 @@ struct _HlWindow
   /* Template widgets */
   AdwToastOverlay    *toast_overlay;
   AdwViewSwitcherTitle *switcher_title;
+  AdwViewSwitcherBar *switcher_bar;
   GtkStack           *main_stack;
   AdwViewStack       *view_stack;
   AdwStatusPage      *loading_page;
@@ -229,6 +230,18 @@ update_actions (HlWindow *self)
                                  views && hl_session_get_range (self->session, &start, &end));
 }
 
+/* The bottom switcher bar stands in for the title's switcher when the
+ * window is narrow, and only while there are views to switch. */
+static void
+update_switcher_bar (HlWindow *self)
+{
+  if (self->switcher_bar == NULL || self->switcher_title == NULL)
+    return; /* the template is being disposed */
+  adw_view_switcher_bar_set_reveal (self->switcher_bar,
+                                    adw_view_switcher_title_get_view_switcher_enabled (self->switcher_title)
+                                    && adw_view_switcher_title_get_title_visible (self->switcher_title));
+}
+
 static void
 show_page (HlWindow   *self,
            const char *name)
@@ -236,6 +249,7 @@ show_page (HlWindow   *self,
   gtk_stack_set_visible_child_name (self->main_stack, name);
   /* The view switcher only means something when there are views. */
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, g_str_equal (name, "views"));
+  update_switcher_bar (self);
   update_actions (self);
 }
 
@@ -1099,6 +1113,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, switcher_title);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_page);
@@ -1134,6 +1149,8 @@ hl_window_init (HlWindow *self)
   self->cursor_ns = HL_TIME_NONE;
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->session = hl_session_new ();
+  g_signal_connect_object (self->switcher_title, "notify::title-visible",
+                           G_CALLBACK (update_switcher_bar), self, G_CONNECT_SWAPPED);
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
   hl_flame_view_set_costs (self->flame_view, hl_cost_get_labels ());
   hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_BYTES);
