@@ -96,6 +96,8 @@ hl_callsites_flush (HlThreadBlock *b,
     if (b->pending[i].used)
       pending_spill (&b->pending[i]);
   b->pending_flush_ns = now;
+  if (HL_UNLIKELY (b->index >= HL_SHM_THREAD_SLOTS))
+    hl_counters_fold_overflow (b);
 }
 
 static inline HlPendingSite *

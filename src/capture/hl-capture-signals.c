@@ -4,6 +4,13 @@
  * Handlers are installed only for terminating signals whose disposition is
  * SIG_DFL; sigaction() and signal() are interposed so that the program sees
  * SIG_DFL there, and a handler it installs simply replaces ours.
+ *
+ * A handler the program installs with SA_RESETHAND for one of these
+ * signals runs behind a trampoline of ours: when the signal comes, the
+ * kernel has reset the disposition to SIG_DFL; the trampoline puts our
+ * handler in its place (the program still sees SIG_DFL) and calls the
+ * program's handler, so that a handler that re-raises (or returns to a
+ * faulting instruction) ends in our flush, then the default action.
  */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
@@ -21,7 +28,11 @@ static const int fatal_signals[] = {
   SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS, SIGUSR1, SIGUSR2,
 };
 
+/* ours[sig]: 0 the program's own disposition, 1 our handler stands for
+ * SIG_DFL, 2 the program's SA_RESETHAND handler (program_act[sig]) runs
+ * behind our trampoline. */
 static _Atomic int ours[NSIG];
+static struct sigaction program_act[NSIG];
 static bool signals_enabled;
 
 typedef int (*SigactionFunc) (int, const struct sigaction *, struct sigaction *);
@@ -35,8 +46,11 @@ resolve_sigaction (void)
 }
 
 static void
-fatal_handler (int sig)
+fatal_handler (int        sig,
+               siginfo_t *info,
+               void      *ctx)
 {
+  (void) ctx;
   int e = errno;
   if (hl_active ())
     hl_capture_finish (128 + sig, true, false);
@@ -48,9 +62,56 @@ fatal_handler (int sig)
   atomic_store (&ours[sig], 0);
   real_sigaction (sig, &dfl, NULL);
   errno = e;
-  if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE)
-    raise (sig); /* delivered when the handler returns (the signal is blocked here) */
-  /* a fault re-executes the faulting instruction and takes the default action */
+  /* A fault (si_code > 0 for SIGSEGV, SIGBUS, SIGILL, SIGFPE) re-executes
+   * the faulting instruction and takes the default action; a signal that
+   * was sent is sent again, delivered when the handler returns (it is
+   * blocked here). */
+  bool fault = (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+               && info != NULL && info->si_code > 0;
+  if (!fault)
+    raise (sig);
+}
+
+static void
+set_ours (struct sigaction *sa,
+          int               flags)
+{
+  sa->sa_sigaction = fatal_handler;
+  sa->sa_flags = (flags & ~(SA_RESETHAND | SA_NODEFER)) | SA_SIGINFO | SA_ONSTACK;
+}
+
+static void
+resethand_trampoline (int        sig,
+                      siginfo_t *info,
+                      void      *ctx)
+{
+  struct sigaction prog = program_act[sig];
+  if (hl_active () && atomic_load (&ours[sig]) == 2)
+    {
+      int e = errno;
+      struct sigaction sa;
+      memset (&sa, 0, sizeof sa);
+      sigemptyset (&sa.sa_mask);
+      set_ours (&sa, SA_RESTART);
+      if (real_sigaction (sig, &sa, NULL) == 0)
+        atomic_store (&ours[sig], 1);
+      else
+        atomic_store (&ours[sig], 0);
+      errno = e;
+    }
+  else
+    atomic_store (&ours[sig], 0);
+  if (prog.sa_flags & SA_SIGINFO)
+    prog.sa_sigaction (sig, info, ctx);
+  else if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN)
+    prog.sa_handler (sig);
+}
+
+static bool
+is_ours (const struct sigaction *sa,
+         void                   *fn)
+{
+  return (sa->sa_flags & SA_SIGINFO) && (void *) sa->sa_sigaction == fn;
 }
 
 void
@@ -71,9 +132,8 @@ hl_process_install_signals (void)
         continue;
       struct sigaction sa;
       memset (&sa, 0, sizeof sa);
-      sa.sa_handler = fatal_handler;
       sigemptyset (&sa.sa_mask);
-      sa.sa_flags = SA_RESTART | SA_ONSTACK;
+      set_ours (&sa, SA_RESTART);
       atomic_store (&ours[sig], 1);
       if (real_sigaction (sig, &sa, NULL) != 0)
         atomic_store (&ours[sig], 0);
@@ -89,10 +149,11 @@ is_fatal (int sig)
   return false;
 }
 
-/* The program's view: our handler reads as SIG_DFL. When the program sets
- * SIG_DFL for a fatal signal (a crash handler restoring the default before
- * re-raising, as Python's faulthandler does), ours is put back in its place,
- * invisibly, so that the recording is flushed before the default action. */
+/* The program's view: our handler reads as SIG_DFL, our trampoline as
+ * the program's handler. When the program sets SIG_DFL for a fatal signal
+ * (a crash handler restoring the default before re-raising, as Python's
+ * faulthandler does), ours is put back in its place, invisibly, so that the
+ * recording is flushed before the default action. */
 HL_EXPORT int
 sigaction (int                     sig,
            const struct sigaction *act,
@@ -101,30 +162,54 @@ sigaction (int                     sig,
   resolve_sigaction ();
   if (sig <= 0 || sig >= NSIG)
     return real_sigaction (sig, act, old);
-  bool want_ours = act != NULL && signals_enabled && !(act->sa_flags & SA_SIGINFO)
-                   && act->sa_handler == SIG_DFL && is_fatal (sig) && hl_active ();
-  if (!want_ours && !atomic_load (&ours[sig]))
+  bool candidate = act != NULL && signals_enabled && is_fatal (sig) && hl_active ();
+  bool want_ours = candidate && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+  bool want_wrap = candidate && (act->sa_flags & SA_RESETHAND)
+                   && ((act->sa_flags & SA_SIGINFO)
+                       || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
+  int state = atomic_load (&ours[sig]);
+  if (!want_ours && !want_wrap && state == 0)
     return real_sigaction (sig, act, old);
+  struct sigaction prev_prog = program_act[sig];
   struct sigaction mine;
   const struct sigaction *use = act;
   if (want_ours)
     {
       mine = *act;
-      mine.sa_handler = fatal_handler;
-      mine.sa_flags |= SA_ONSTACK;
+      set_ours (&mine, act->sa_flags);
+      use = &mine;
+    }
+  else if (want_wrap)
+    {
+      /* the trampoline reads program_act when the signal comes: mark the
+       * slot unusable while it changes */
+      atomic_store (&ours[sig], 0);
+      program_act[sig] = *act;
+      mine = *act;
+      mine.sa_sigaction = resethand_trampoline;
+      mine.sa_flags |= SA_SIGINFO;
       use = &mine;
     }
   int rc = real_sigaction (sig, use, old);
   if (rc != 0)
-    return rc;
-  if (old != NULL && !(old->sa_flags & SA_SIGINFO) && old->sa_handler == fatal_handler)
+    {
+      if (want_wrap)
+        {
+          program_act[sig] = prev_prog;
+          atomic_store (&ours[sig], state);
+        }
+      return rc;
+    }
+  if (old != NULL && is_ours (old, (void *) fatal_handler))
     {
       memset (old, 0, sizeof *old);
       old->sa_handler = SIG_DFL;
       sigemptyset (&old->sa_mask);
     }
+  else if (old != NULL && is_ours (old, (void *) resethand_trampoline))
+    *old = prev_prog;
   if (act != NULL)
-    atomic_store (&ours[sig], want_ours ? 1 : 0);
+    atomic_store (&ours[sig], want_ours ? 1 : want_wrap ? 2 : 0);
   return 0;
 }
 

@@ -116,6 +116,10 @@ hl_thread_block_slow (void)
         {
           b = c;
           b->index = idx;
+          uint32_t seen = atomic_load_explicit (&hl_g.blocks_max, memory_order_relaxed);
+          while (seen < idx + 1
+                 && !atomic_compare_exchange_weak (&hl_g.blocks_max, &seen, idx + 1))
+            ;
           atomic_store_explicit (&hl_g.blocks_hint, idx + 1, memory_order_relaxed);
           break;
         }
@@ -129,7 +133,10 @@ hl_thread_block_slow (void)
     }
   if (b->generation != generation)
     {
-      memset (b->cache, 0, sizeof b->cache);
+      /* a block never used is zero already: touching it would cost 64 KiB
+       * of memory per thread for nothing */
+      if (b->generation != 0)
+        memset (b->cache, 0, sizeof b->cache);
       b->generation = generation;
     }
   b->exit_round = 0;
@@ -142,7 +149,8 @@ hl_thread_block_slow (void)
   memset (b->pending, 0, sizeof b->pending);
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
   stack_bounds (b);
-  HlShmThreadCounters *c = &hl_g.counters->threads[b->index];
+  HlShmThreadCounters *c = b->index < HL_SHM_THREAD_SLOTS ? &hl_g.counters->threads[b->index]
+                                                          : &b->own_counters;
   memset (c, 0, sizeof *c);
   __atomic_store_n (&c->tid_atomic, b->tid, __ATOMIC_RELEASE);
   b->counters = c;
@@ -166,7 +174,8 @@ hl_thread_after_fork_child (void)
 {
   generation++;
   HlThreadBlock *mine = hl_tls.block;
-  for (uint32_t i = 0; i < HL_MAX_THREADS && hl_g.blocks != NULL; i++)
+  uint32_t max = atomic_load (&hl_g.blocks_max);
+  for (uint32_t i = 0; i < max && hl_g.blocks != NULL; i++)
     {
       HlThreadBlock *b = hl_thread_block_at (i);
       if (b != mine && atomic_load (&b->in_use))
@@ -201,7 +210,7 @@ hl_thread_set_name (uintptr_t   pthread,
   if (pthread == me->self)
     tid = me->tid;
   else
-    for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
+    for (uint32_t i = 0, max = atomic_load (&hl_g.blocks_max); i < max; i++)
       {
         HlThreadBlock *b = hl_thread_block_at (i);
         if (atomic_load (&b->in_use) && b->self == pthread)

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Process-life corners: frees of blocks a forked child inherited,
+# HEAPLENS_FOLLOW=none with system()/popen()/posix_spawn, SA_RESETHAND
+# handlers that re-raise, 2000 threads alive at once, allocations in a
+# signal handler that interrupts the preload.
+. "$(dirname "$0")/tap-lib.sh"
+SHM=$D/hl-shm-summary
+G=$D/t-gaps
+
+# ---- a forked child frees blocks it inherited -------------------------------
+cd "$WORK" || exit 1
+HEAPLENS_KEEP_SESSION=1 under_preload "$WORK/f.hltrace" "$G" forkfree > "$WORK/f.out" 2>&1
+eq "forkfree: exit status" "$?" 0
+cpid=$(head -n 1 "$WORK/f.out")
+seg=$(ls /dev/shm/heaplens-"$(id -u)"-"$cpid"-* 2>/dev/null | head -n 1)
+check "forkfree: the child's session is kept" test -n "$seg"
+summarize "$WORK/f.hltrace.$cpid" "$WORK/fc.sum"
+"$SHM" "$seg" > "$WORK/fc.shm" 2>&1
+eq "forkfree: child's trace: 140 frees of inherited blocks" "$(field "$WORK/fc.sum" free_unknown)" 140
+eq "forkfree: child's session: 140 frees of inherited blocks (exited threads' included)" \
+  "$(field "$WORK/fc.shm" frees_unknown)" 140
+eq "forkfree: child's session and trace: same allocations and frees" \
+  "$(field "$WORK/fc.shm" allocs)/$(field "$WORK/fc.shm" frees)" \
+  "$(field "$WORK/fc.sum" allocs)/$(field "$WORK/fc.sum" frees)"
+eq "forkfree: child's heap is its own leaked bytes" "$(field "$WORK/fc.shm" heap)" "$(field "$WORK/fc.sum" leaked_bytes)"
+eq "forkfree: child's peak equals the trace's" "$(field "$WORK/fc.shm" peak)" "$(field "$WORK/fc.sum" peak_bytes)"
+eq "forkfree: child's live count is its own leaked blocks" "$(field "$WORK/fc.shm" live_count)" "$(field "$WORK/fc.sum" leaked_blocks)"
+eq "forkfree: child's live table holds its own leaked blocks" "$(field "$WORK/fc.shm" live)" "$(field "$WORK/fc.sum" leaked_blocks)"
+check "forkfree: child's own 14 blocks leaked ($(field "$WORK/fc.sum" leaked_blocks))" \
+  test "$(field "$WORK/fc.sum" leaked_blocks)" -ge 14
+ppid=$(sed -n 2p "$WORK/f.out")
+rm -f "$seg" /dev/shm/heaplens-"$(id -u)"-"$ppid"-*
+
+# ---- HEAPLENS_FOLLOW=none: commands run by system(), popen(), posix_spawn ---
+rm -f "$WORK"/n.hltrace*
+LD_PRELOAD="$HL_PRELOAD $D/t-plugin.so" HEAPLENS_FOLLOW=none HEAPLENS_OUTPUT=$WORK/n.hltrace \
+  "$G" system "$D/t-entry > /dev/null; echo \"preload=\$LD_PRELOAD\"" > "$WORK/n.out" 2>&1
+eq "follow=none system: exit status" "$?" 0
+eq "follow=none: system(), popen() and posix_spawn children not recorded" "$(ls "$WORK"/n.hltrace* | wc -l)" 1
+eq "follow=none: the program's own LD_PRELOAD entries stay, ours is gone" \
+  "$(sort -u "$WORK/n.out")" "preload=$D/t-plugin.so"
+rm -f "$WORK"/n.hltrace*
+LD_PRELOAD="$HL_PRELOAD" HEAPLENS_OUTPUT=$WORK/n.hltrace "$G" system "$D/t-entry > /dev/null; true" > /dev/null 2>&1
+check "follow=all: system(), popen() and posix_spawn children recorded ($(ls "$WORK"/n.hltrace* | wc -l) traces)" \
+  test "$(ls "$WORK"/n.hltrace* | wc -l)" -ge 7
+
+# ---- SA_RESETHAND handlers that re-raise ---------------------------------------
+for how in term segv info; do
+  "$G" resethand $how > "$WORK/r0.out" 2>&1
+  want=$?
+  under_preload "$WORK/r.hltrace" "$G" resethand $how > "$WORK/r.out" 2>&1
+  eq "resethand $how: same exit status ($want)" "$?" "$want"
+  cmp -s "$WORK/r0.out" "$WORK/r.out"
+  ok $? "resethand $how: same output"
+  summarize "$WORK/r.hltrace" "$WORK/r.sum"
+  eq "resethand $how: everything flushed, END with the status" \
+    "$(field "$WORK/r.sum" allocs)/$(field "$WORK/r.sum" end_status)" "1001/$want"
+done
+
+# ---- 2000 threads alive at once -------------------------------------------
+HEAPLENS_KEEP_SESSION=1 under_preload "$WORK/t.hltrace" "$G" threads 2000 > "$WORK/t.out" 2>&1
+eq "2000 concurrent threads: status and output" "$?/$(cat "$WORK/t.out")" "0/threads: 2000"
+summarize "$WORK/t.hltrace" "$WORK/t.sum"
+eq "2000 concurrent threads: all recorded, nothing dropped" \
+  "$(field "$WORK/t.sum" threads)/$(field "$WORK/t.sum" dropped)/$(field "$WORK/t.sum" free_unknown)" "2001/0/0"
+tseg=$(ls /dev/shm/heaplens-"$(id -u)"-* 2>/dev/null | while read -r s; do
+  "$SHM" "$s" > "$WORK/x.shm" 2>&1; [ "$(field "$WORK/x.shm" allocs)" = "$(field "$WORK/t.sum" allocs)" ] && echo "$s"; done | head -n 1)
+check "2000 concurrent threads: the session's totals equal the trace's" test -n "$tseg"
+[ -n "$tseg" ] && rm -f "$tseg"
+
+# ---- allocations in a signal handler that interrupts the preload ------------
+"$G" sigalloc > /dev/null 2>&1
+HEAPLENS_KEEP_SESSION=1 under_preload "$WORK/s.hltrace" "$G" sigalloc > "$WORK/s.out" 2>&1
+eq "sigalloc: status and output" "$?/$(cat "$WORK/s.out")" "0/sigalloc: done"
+summarize "$WORK/s.hltrace" "$WORK/s.sum"
+eq "sigalloc: trace clean, every free paired" \
+  "$(field "$WORK/s.sum" bad_events)/$(field "$WORK/s.sum" free_unknown)" "0/0"
+finish
