@@ -225,7 +225,9 @@ struct HlThreadBlock
   uint64_t             id_next, id_end;
   uint64_t             last_flush_ns;
   HlShmThreadCounters *counters;   /* the session's slot, or own_counters */
-  HlShmThreadCounters  own_counters; /* threads beyond HL_SHM_THREAD_SLOTS */
+  HlShmThreadCounters  own_counters; /* threads beyond HL_SHM_THREAD_SLOTS, shadow blocks */
+  HlThreadBlock       *shadow;      /* records signal handlers that interrupt the preload */
+  int                  is_shadow;
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
@@ -260,6 +262,8 @@ void           hl_thread_after_fork_child (void);
 void           hl_thread_set_name   (uintptr_t pthread, const char *name);
 HlThreadBlock *hl_thread_block_at   (uint32_t index);
 void           hl_thread_release    (HlThreadBlock *b);
+HlThreadBlock *hl_thread_shadow     (HlThreadBlock *main);
+void           hl_thread_shadow_done (HlThreadBlock *shadow);
 
 static inline HlThreadBlock *
 hl_thread_block (void)

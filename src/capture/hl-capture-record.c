@@ -96,7 +96,7 @@ hl_callsites_flush (HlThreadBlock *b,
     if (b->pending[i].used)
       pending_spill (&b->pending[i]);
   b->pending_flush_ns = now;
-  if (HL_UNLIKELY (b->index >= HL_SHM_THREAD_SLOTS))
+  if (HL_UNLIKELY (b->counters == &b->own_counters))
     hl_counters_fold_overflow (b);
 }
 

@@ -5,12 +5,17 @@
  * SIG_DFL; sigaction() and signal() are interposed so that the program sees
  * SIG_DFL there, and a handler it installs simply replaces ours.
  *
- * A handler the program installs with SA_RESETHAND for one of these
- * signals runs behind a trampoline of ours: when the signal comes, the
- * kernel has reset the disposition to SIG_DFL; the trampoline puts our
- * handler in its place (the program still sees SIG_DFL) and calls the
- * program's handler, so that a handler that re-raises (or returns to a
- * faulting instruction) ends in our flush, then the default action.
+ * Every handler the program installs (any signal) runs behind a trampoline
+ * of ours, invisible to sigaction()/signal(), which report the program's
+ * own. It does two things:
+ * - a handler that interrupts the preload on its thread records its calls
+ *   on a second block of the thread (the first is in the middle of an
+ *   update), so nothing the program allocates goes unrecorded;
+ * - after a signal whose handler was installed with SA_RESETHAND, the
+ *   kernel has reset the disposition to SIG_DFL: the trampoline puts our
+ *   fatal handler in its place (the program still sees SIG_DFL), so that a
+ *   handler that re-raises (or returns to a faulting instruction) ends in
+ *   our flush, then the default action.
  */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
@@ -72,6 +77,15 @@ fatal_handler (int        sig,
     raise (sig);
 }
 
+static bool
+is_fatal (int sig)
+{
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+    if (fatal_signals[i] == sig)
+      return true;
+  return false;
+}
+
 static void
 set_ours (struct sigaction *sa,
           int               flags)
@@ -80,31 +94,61 @@ set_ours (struct sigaction *sa,
   sa->sa_flags = (flags & ~(SA_RESETHAND | SA_NODEFER)) | SA_SIGINFO | SA_ONSTACK;
 }
 
+/* Every handler the program installs runs behind this. A handler that
+ * interrupts the preload on its thread (the guard is up, the thread's block
+ * in the middle of an update) records its calls on the thread's shadow
+ * block, so that they are counted and traced like any others. After an
+ * SA_RESETHAND handler's signal the kernel has reset the disposition to
+ * SIG_DFL: our handler takes its place (the program still sees SIG_DFL). */
 static void
-resethand_trampoline (int        sig,
-                      siginfo_t *info,
-                      void      *ctx)
+program_trampoline (int        sig,
+                    siginfo_t *info,
+                    void      *ctx)
 {
   struct sigaction prog = program_act[sig];
-  if (hl_active () && atomic_load (&ours[sig]) == 2)
+  if ((prog.sa_flags & SA_RESETHAND) && is_fatal (sig))
     {
       int e = errno;
-      struct sigaction sa;
-      memset (&sa, 0, sizeof sa);
-      sigemptyset (&sa.sa_mask);
-      set_ours (&sa, SA_RESTART);
-      if (real_sigaction (sig, &sa, NULL) == 0)
-        atomic_store (&ours[sig], 1);
+      if (hl_active () && atomic_load (&ours[sig]) == 2)
+        {
+          struct sigaction sa;
+          memset (&sa, 0, sizeof sa);
+          sigemptyset (&sa.sa_mask);
+          set_ours (&sa, SA_RESTART);
+          atomic_store (&ours[sig], real_sigaction (sig, &sa, NULL) == 0 ? 1 : 0);
+        }
       else
         atomic_store (&ours[sig], 0);
       errno = e;
     }
-  else
+  else if (prog.sa_flags & SA_RESETHAND)
     atomic_store (&ours[sig], 0);
+
+  int guard = hl_tls.guard;
+  HlThreadBlock *block = hl_tls.block;
+  HlThreadBlock *shadow = NULL;
+  if (guard > 0 && block != NULL && hl_active ())
+    {
+      shadow = hl_thread_shadow (block);
+      if (shadow != NULL)
+        {
+          hl_tls.block = shadow;
+          hl_tls.guard = 0;
+        }
+    }
   if (prog.sa_flags & SA_SIGINFO)
     prog.sa_sigaction (sig, info, ctx);
   else if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN)
     prog.sa_handler (sig);
+  if (shadow != NULL)
+    {
+      int e = errno;
+      hl_tls.guard = 1;
+      hl_thread_shadow_done (shadow);
+      hl_tls.block = block;
+      hl_tls.guard = guard;
+      errno = e;
+    }
 }
 
 static bool
@@ -140,15 +184,6 @@ hl_process_install_signals (void)
     }
 }
 
-static bool
-is_fatal (int sig)
-{
-  for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-    if (fatal_signals[i] == sig)
-      return true;
-  return false;
-}
-
 /* The program's view: our handler reads as SIG_DFL, our trampoline as
  * the program's handler. When the program sets SIG_DFL for a fatal signal
  * (a crash handler restoring the default before re-raising, as Python's
@@ -162,11 +197,11 @@ sigaction (int                     sig,
   resolve_sigaction ();
   if (sig <= 0 || sig >= NSIG)
     return real_sigaction (sig, act, old);
-  bool candidate = act != NULL && signals_enabled && is_fatal (sig) && hl_active ();
-  bool want_ours = candidate && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
-  bool want_wrap = candidate && (act->sa_flags & SA_RESETHAND)
-                   && ((act->sa_flags & SA_SIGINFO)
-                       || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
+  bool candidate = act != NULL && signals_enabled && hl_active ();
+  bool want_ours = candidate && is_fatal (sig) && !(act->sa_flags & SA_SIGINFO)
+                   && act->sa_handler == SIG_DFL;
+  bool want_wrap = candidate && ((act->sa_flags & SA_SIGINFO)
+                                 || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
   int state = atomic_load (&ours[sig]);
   if (!want_ours && !want_wrap && state == 0)
     return real_sigaction (sig, act, old);
@@ -186,7 +221,7 @@ sigaction (int                     sig,
       atomic_store (&ours[sig], 0);
       program_act[sig] = *act;
       mine = *act;
-      mine.sa_sigaction = resethand_trampoline;
+      mine.sa_sigaction = program_trampoline;
       mine.sa_flags |= SA_SIGINFO;
       use = &mine;
     }
@@ -206,7 +241,7 @@ sigaction (int                     sig,
       old->sa_handler = SIG_DFL;
       sigemptyset (&old->sa_mask);
     }
-  else if (old != NULL && is_ours (old, (void *) resethand_trampoline))
+  else if (old != NULL && is_ours (old, (void *) program_trampoline))
     *old = prev_prog;
   if (act != NULL)
     atomic_store (&ours[sig], want_ours ? 1 : want_wrap ? 2 : 0);
@@ -219,7 +254,9 @@ signal (int          sig,
 {
   static sighandler_t (*real_signal) (int, sighandler_t);
   if (sig <= 0 || sig >= NSIG
-      || !(atomic_load (&ours[sig]) || (handler == SIG_DFL && signals_enabled && is_fatal (sig))))
+      || !(atomic_load (&ours[sig])
+           || (signals_enabled && hl_active ()
+               && (handler == SIG_DFL ? is_fatal (sig) : handler != SIG_IGN && handler != SIG_ERR))))
     {
       if (real_signal == NULL)
         real_signal = (sighandler_t (*) (int, sighandler_t)) dlsym (RTLD_NEXT, "signal");

@@ -57,6 +57,16 @@ thread_exit_cb (void *arg)
 void
 hl_thread_release (HlThreadBlock *b)
 {
+  HlThreadBlock *s = b->shadow;
+  if (s != NULL)
+    {
+      b->shadow = NULL;
+      uint64_t now = hl_now ();
+      hl_callsites_flush (s, now);
+      hl_trace_flush (s, now);
+      hl_counters_fold_thread (s);
+      atomic_store_explicit (&s->in_use, 0, memory_order_release);
+    }
   hl_callsites_flush (b, hl_now ());
   hl_counters_fold_thread (b);
   b->exiting = 0;
@@ -98,12 +108,11 @@ announce (HlThreadBlock *b,
   HL_TRACE_EMIT (b, now, hl_packet_writer_thread (w_, now, tid, flags, name));
 }
 
-HlThreadBlock *
-hl_thread_block_slow (void)
+/* Claims a free block (lock-free: a CAS on its in_use flag) and resets
+ * what a previous owner left; NULL when all are taken. */
+static HlThreadBlock *
+claim_block (void)
 {
-  if (hl_g.blocks == NULL || hl_g.counters == NULL)
-    return NULL;
-  hl_tls.guard++;
   uint32_t start = atomic_load_explicit (&hl_g.blocks_hint, memory_order_relaxed);
   HlThreadBlock *b = NULL;
   for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
@@ -125,12 +134,7 @@ hl_thread_block_slow (void)
         }
     }
   if (b == NULL)
-    {
-      hl_counters_drop (HL_DROP_TRACE_WRITE, 1);
-      hl_tls.dead = 1; /* this thread stays unrecorded */
-      hl_tls.guard--;
-      return NULL;
-    }
+    return NULL;
   if (b->generation != generation)
     {
       /* a block never used is zero already: touching it would cost 64 KiB
@@ -140,14 +144,33 @@ hl_thread_block_slow (void)
       b->generation = generation;
     }
   b->exit_round = 0;
-  b->tid = hl_sys_gettid ();
-  b->self = (uintptr_t) pthread_self ();
   b->exiting = 0;
+  b->shadow = NULL;
+  b->is_shadow = 0;
   b->id_next = b->id_end = 0;
   b->last_flush_ns = hl_now ();
   b->pending_flush_ns = b->last_flush_ns;
   memset (b->pending, 0, sizeof b->pending);
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
+  return b;
+}
+
+HlThreadBlock *
+hl_thread_block_slow (void)
+{
+  if (hl_g.blocks == NULL || hl_g.counters == NULL)
+    return NULL;
+  hl_tls.guard++;
+  HlThreadBlock *b = claim_block ();
+  if (b == NULL)
+    {
+      hl_counters_drop (HL_DROP_TRACE_WRITE, 1);
+      hl_tls.dead = 1; /* this thread stays unrecorded */
+      hl_tls.guard--;
+      return NULL;
+    }
+  b->tid = hl_sys_gettid ();
+  b->self = (uintptr_t) pthread_self ();
   stack_bounds (b);
   HlShmThreadCounters *c = b->index < HL_SHM_THREAD_SLOTS ? &hl_g.counters->threads[b->index]
                                                           : &b->own_counters;
@@ -165,6 +188,43 @@ hl_thread_block_slow (void)
   announce (b, HL_THREAD_FLAG_START | HL_THREAD_FLAG_NAME, name, b->tid);
   hl_tls.guard--;
   return b;
+}
+
+/* The block that records the calls of a signal handler that interrupted
+ * the preload on this thread (hl-capture-signals.c): the thread's own
+ * block is in the middle of an update then. Same tid, no THREAD events, its
+ * counts kept in the block and folded into the totals after each handler.
+ * Claimed on first need, lock-free and without a system call (the stack
+ * bounds are the thread's), released with the thread's block. */
+HlThreadBlock *
+hl_thread_shadow (HlThreadBlock *main)
+{
+  if (main->shadow != NULL || main->is_shadow)
+    return main->shadow;
+  HlThreadBlock *s = claim_block ();
+  if (s == NULL)
+    return NULL;
+  s->is_shadow = 1;
+  s->tid = main->tid;
+  s->self = 0;
+  s->stack_lo = main->stack_lo;
+  s->stack_hi = main->stack_hi;
+  memset (&s->own_counters, 0, sizeof s->own_counters);
+  s->counters = &s->own_counters;
+  hl_trace_buffer_init (&s->trace, hl_g.pid, s->tid);
+  main->shadow = s;
+  return s;
+}
+
+/* After a handler ran on the shadow block: its events written, its counts
+ * in the totals. */
+void
+hl_thread_shadow_done (HlThreadBlock *s)
+{
+  uint64_t now = hl_now ();
+  hl_callsites_flush (s, now);
+  hl_counters_fold_overflow (s);
+  hl_trace_flush (s, now);
 }
 
 /* In a forked child only the forking thread exists: release every other
