@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 [ -f "$preload" ] || { echo "no preload in $build" >&2; exit 1; }
 command -v valgrind > /dev/null || { echo "valgrind is needed" >&2; exit 1; }
-export PYTHONMALLOC=malloc
+export PYTHONMALLOC=malloc PYTHONHASHSEED=0
 
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
 sed 's/range(8)/range(1)/' "$here/workload.py" > "$tmp/w1.py"
