@@ -557,12 +557,13 @@ hl_cfi_unwind (uint64_t      *frames,
                uint32_t       max,
                bool          *truncated,
                uint64_t      *hash,
-               HlThreadBlock *b)
+               HlThreadBlock *b,
+               void          *entry)
 {
   *hash = 0;
   b->lazy_from = b->lazy_to = 0;
   uintptr_t lo = b->stack_lo, hi = b->stack_hi;
-  uintptr_t fp = (uintptr_t) __builtin_frame_address (0);
+  uintptr_t fp = (uintptr_t) (entry != NULL ? entry : __builtin_frame_address (0));
   if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
     return 0;
   /* our own frames have frame pointers: walk them to the first foreign one */
@@ -745,8 +746,9 @@ hl_cfi_invalidate (void)
 }
 
 uint32_t
-hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b)
+hl_cfi_unwind (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b, void *entry)
 {
+  (void) entry;
   *hash = 0;
   return 0;
 }

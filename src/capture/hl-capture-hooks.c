@@ -60,7 +60,7 @@ malloc (size_t size)
   if (p != NULL && hl_should_record ())
     {
       int e = errno;
-      hl_record_alloc (p, size, 0);
+      hl_record_alloc (p, size, 0, __builtin_frame_address (0));
       errno = e;
     }
   return p;
@@ -78,7 +78,7 @@ calloc (size_t nmemb,
   if (p != NULL && hl_should_record ())
     {
       int e = errno;
-      hl_record_alloc (p, total, 0);
+      hl_record_alloc (p, total, 0, __builtin_frame_address (0));
       errno = e;
     }
   return p;
@@ -135,7 +135,7 @@ realloc (void   *old,
   errno = e;
   void *p = hl_real.realloc (old, size);
   e = errno;
-  hl_record_realloc_end (old, p, size, &st);
+  hl_record_realloc_end (old, p, size, &st, __builtin_frame_address (0));
   errno = e;
   return p;
 }
@@ -162,7 +162,7 @@ aligned_common (void *p,
   if (p != NULL && hl_should_record ())
     {
       int e = errno;
-      hl_record_alloc (p, size, alignment);
+      hl_record_alloc (p, size, alignment, __builtin_frame_address (0));
       errno = e;
     }
   return p;

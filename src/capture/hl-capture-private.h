@@ -291,12 +291,14 @@ int      hl_unwind_init    (void);
 #define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
 #define HL_UNWIND_BUF (HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4u)
 /* FRAMES must have room for HL_UNWIND_BUF entries. */
-uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
+/* ENTRY: the frame of the interposed function the unwind starts from (NULL:
+ * the caller's); frames of the preload above it are skipped. */
+uint32_t hl_unwind         (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b, void *entry);
 void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
 void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
-uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b);
+uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b, void *entry);
 /* hl_cfi_unwind and hl_unwind may leave the outer frames of the stack in
  * the thread's memo (the unwind matched the last stack there): a caller
  * that reads FRAMES beyond the innermost ones calls this first. */

@@ -40,12 +40,13 @@ next_id (HlThreadBlock *b)
 
 static inline uint32_t
 capture_stack (HlThreadBlock *b,
-               uint64_t       now)
+               uint64_t       now,
+               void          *entry)
 {
   uint64_t frames[HL_UNWIND_BUF];
   bool truncated = false;
   uint64_t h;
-  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b);
+  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);
   if (h == 0)
     h = hl_stack_hash (frames, n);
   if (truncated)
@@ -137,7 +138,8 @@ callsite_free (HlThreadBlock *b,
 void
 hl_record_alloc (void   *p,
                  size_t  size,
-                 size_t  alignment)
+                 size_t  alignment,
+                 void   *entry)
 {
   hl_tls.guard++;
   HlThreadBlock *b = hl_thread_block ();
@@ -149,7 +151,7 @@ hl_record_alloc (void   *p,
     }
   enter (b);
   uint64_t now = hl_now ();
-  uint32_t stack = capture_stack (b, now);
+  uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
   if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
@@ -204,7 +206,8 @@ void
 hl_record_realloc_end (void           *old,
                        void           *p,
                        size_t          size,
-                       HlReallocState *st)
+                       HlReallocState *st,
+                       void           *entry)
 {
   hl_tls.guard++;
   HlThreadBlock *b = hl_thread_block ();
@@ -242,7 +245,7 @@ hl_record_realloc_end (void           *old,
       return;
     }
 
-  uint32_t stack = capture_stack (b, now);
+  uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
   if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);

@@ -14,7 +14,10 @@ typedef struct
   uint32_t stack_id;
 } HlReallocState;
 
-void hl_record_alloc         (void *p, size_t size, size_t alignment);
+/* ENTRY is the frame of the interposed function (__builtin_frame_address
+ * (0) there): the unwind starts from it instead of walking the preload's own
+ * frames. */
+void hl_record_alloc         (void *p, size_t size, size_t alignment, void *entry);
 void hl_record_free          (void *p);
 void hl_record_realloc_begin (void *old, HlReallocState *st);
-void hl_record_realloc_end   (void *old, void *p, size_t size, HlReallocState *st);
+void hl_record_realloc_end   (void *old, void *p, size_t size, HlReallocState *st, void *entry);

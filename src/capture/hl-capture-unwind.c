@@ -189,7 +189,7 @@ check_fp (const uint64_t *frames,
   uint64_t ref[HL_UNWIND_BUF];
   bool rt;
   uint64_t h;
-  uint32_t rn = hl_cfi_unwind (ref, max + 4, &rt, &h, b);
+  uint32_t rn = hl_cfi_unwind (ref, max + 4, &rt, &h, b, NULL);
   if (rn == 0)
     return; /* no DWARF answer for this one */
   hl_unwind_fill (ref, b);
@@ -232,7 +232,8 @@ hl_unwind (uint64_t      *frames,
            uint32_t       max,
            bool          *truncated,
            uint64_t      *hash,
-           HlThreadBlock *b)
+           HlThreadBlock *b,
+           void          *entry)
 {
   *hash = 0;
   if (hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi)
@@ -240,18 +241,26 @@ hl_unwind (uint64_t      *frames,
       bool trunc = false;
       uint32_t want = max + 4;
       uint64_t h;
-      uint32_t n = hl_cfi_unwind (frames, want, &trunc, &h, b);
+      uint32_t n = hl_cfi_unwind (frames, want, &trunc, &h, b, entry);
       if (n > 0)
         {
           uint32_t skip = 0;
-          uint32_t known = b->lazy_to != 0 ? b->lazy_from : n; /* frames in place */
-          while (skip < known && in_new (frames[skip]))
-            skip++;
-          if (HL_UNLIKELY (skip == known && known < n))
+          if (atomic_load_explicit (&hl_g.n_new_ranges, memory_order_relaxed) != 0)
             {
-              hl_unwind_fill (frames, b);
-              while (skip < n && in_new (frames[skip]))
-                skip++;
+              uint32_t known = b->lazy_to != 0 ? b->lazy_from : n; /* frames in place */
+              /* frame 0 without filling in the memo's part */
+              uint64_t first = known > 0 ? frames[0] : b->memo.f[b->memo.n - 1].ip;
+              if (in_new (first))
+                {
+                  while (skip < known && in_new (frames[skip]))
+                    skip++;
+                  if (skip == known && known < n)
+                    {
+                      hl_unwind_fill (frames, b);
+                      while (skip < n && in_new (frames[skip]))
+                        skip++;
+                    }
+                }
             }
           uint32_t have = n - skip;
           if (skip == 0 && have <= max)
