@@ -218,6 +218,10 @@ struct HlThreadBlock
   uint32_t             tid;
   _Atomic int          busy;        /* inside an append: a signal flush skips it */
   int                  exiting;     /* past its pthread key destructor */
+  int                  is_shadow;   /* a thread's second block (hl_thread_shadow) */
+  uint32_t             strip_self;  /* > 0: inside a program's signal handler (or a
+                                     * shadow block): the preload's frames are
+                                     * removed from the whole stack */
   int                  exit_round;  /* destructor rounds seen */
   uint32_t             generation;  /* of the stack cache (changes at fork) */
   uintptr_t            self;        /* pthread_self () */
@@ -227,7 +231,6 @@ struct HlThreadBlock
   HlShmThreadCounters *counters;   /* the session's slot, or own_counters */
   HlShmThreadCounters  own_counters; /* threads beyond HL_SHM_THREAD_SLOTS, shadow blocks */
   HlThreadBlock       *shadow;      /* records signal handlers that interrupt the preload */
-  int                  is_shadow;
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */

@@ -136,10 +136,15 @@ program_trampoline (int        sig,
           hl_tls.guard = 0;
         }
     }
+  bool stripped = shadow == NULL && block != NULL;
+  if (stripped)
+    block->strip_self++; /* this frame is in the handler's stacks */
   if (prog.sa_flags & SA_SIGINFO)
     prog.sa_sigaction (sig, info, ctx);
   else if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN)
     prog.sa_handler (sig);
+  if (stripped)
+    block->strip_self--;
   if (shadow != NULL)
     {
       int e = errno;

@@ -147,6 +147,7 @@ claim_block (void)
   b->exiting = 0;
   b->shadow = NULL;
   b->is_shadow = 0;
+  b->strip_self = 0;
   b->id_next = b->id_end = 0;
   b->last_flush_ns = hl_now ();
   b->pending_flush_ns = b->last_flush_ns;
@@ -205,6 +206,7 @@ hl_thread_shadow (HlThreadBlock *main)
   if (s == NULL)
     return NULL;
   s->is_shadow = 1;
+  s->strip_self = 1;
   s->tid = main->tid;
   s->self = 0;
   s->stack_lo = main->stack_lo;
