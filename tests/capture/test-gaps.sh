@@ -57,6 +57,14 @@ for how in term segv info; do
     "$(field "$WORK/r.sum" allocs)/$(field "$WORK/r.sum" end_status)" "1001/$want"
 done
 
+# a SIGSEGV sent (not a fault) is re-sent after the flush: the program dies
+"$G" raisesegv > "$WORK/r0.out" 2>&1
+want=$?
+under_preload "$WORK/r.hltrace" "$G" raisesegv > "$WORK/r.out" 2>&1
+eq "raise (SIGSEGV): same exit status ($want), same output" "$?/$(cat "$WORK/r.out")" "$want/$(cat "$WORK/r0.out")"
+summarize "$WORK/r.hltrace" "$WORK/r.sum"
+eq "raise (SIGSEGV): END with the status" "$(field "$WORK/r.sum" end_status)" "$want"
+
 # ---- 2000 threads alive at once -------------------------------------------
 # kept_run TRACE COMMAND...: runs COMMAND under the preload keeping its
 # session; sets $status and $seg (the session of that process)

@@ -10,6 +10,7 @@
  *   threads N       N threads alive at once, each allocating
  *   sigalloc        a SIGALRM handler allocating, every 20 us, while the
  *                   main thread allocates
+ *   raisesegv       raise (SIGSEGV) with the default disposition
  * Each mode first allocates 1000 blocks and frees them, and leaves one
  * block of 4321 bytes. */
 #define _GNU_SOURCE
@@ -272,6 +273,13 @@ main (int argc, char **argv)
     return threads (atoi (argv[2]));
   if (strcmp (mode, "sigalloc") == 0)
     return sigalloc ();
+  if (strcmp (mode, "raisesegv") == 0)
+    {
+      /* a SIGSEGV that is sent, not a fault: nothing re-executes */
+      raise (SIGSEGV);
+      printf ("survived SIGSEGV\n");
+      return 4;
+    }
   fprintf (stderr, "usage: t-gaps forkfree|system CMD|resethand term|segv|info|threads N|sigalloc\n");
   return 2;
 }
