@@ -8,6 +8,7 @@
 #include "hl-allocations-view.h"
 #include "hl-call-tree-view.h"
 #include "hl-cost.h"
+#include "hl-diff-window.h"
 #include "hl-filter-bar.h"
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
@@ -519,11 +520,33 @@ on_compare_response (GtkNativeDialog *dialog,
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
-      hl_application_open_diff (HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
-                                self->file, self->recording, file);
+      hl_window_compare_with (self, file);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
+}
+
+HlDiffWindow *
+hl_window_compare_with (HlWindow *self,
+                        GFile    *file)
+{
+  HlDiffWindow *window;
+  guint cost;
+
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (self->recording != NULL, NULL);
+
+  window = hl_diff_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+  /* The filters of this window, carried over to both sides, and the
+   * flame graph's cost (a diff has no "live at T"). */
+  hl_diff_window_set_filters (window, self->session, self->recording);
+  cost = hl_flame_view_get_cost (self->flame_view);
+  if (cost < HL_N_TREE_COSTS)
+    hl_diff_view_set_cost (hl_diff_window_get_view (window), cost);
+  hl_diff_window_compare (window, self->file, self->recording, file, NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
 }
 
 static void
