@@ -1013,14 +1013,18 @@ on_drop (GtkDropTarget *target,
          double         y,
          HlWindow      *self)
 {
-  GdkFileList *list;
   GSList *files;
   HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
 
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || app == NULL)
+  if (app == NULL)
     return FALSE;
-  list = g_value_get_boxed (value);
-  files = gdk_file_list_get_files (list);
+  /* Files from a file manager come as a list; one file from some sources. */
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    files = gdk_file_list_get_files (g_value_get_boxed (value));
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE) && g_value_get_object (value) != NULL)
+    files = g_slist_prepend (NULL, g_value_get_object (value));
+  else
+    return FALSE;
   for (GSList *l = files; l; l = l->next)
     {
       if (hl_window_is_empty (self))
@@ -1189,7 +1193,8 @@ hl_window_init (HlWindow *self)
                             G_CALLBACK (on_visible_view_changed), self);
   show_page (self, "start");
 
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (drop, (GType[]) { GDK_TYPE_FILE_LIST, G_TYPE_FILE }, 2);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 }
