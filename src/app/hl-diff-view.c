@@ -470,7 +470,7 @@ hl_diff_view_init (HlDiffView *self)
   paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_widget_set_vexpand (paned, TRUE);
   gtk_paned_set_wide_handle (GTK_PANED (paned), TRUE);
-  gtk_paned_set_position (GTK_PANED (paned), 400);
+  gtk_paned_set_position (GTK_PANED (paned), 470);
 
   /* The recording window's flame graph page: cost, inversion, search with
    * its share, breadcrumb, keyboard; colours by growth instead of by name. */

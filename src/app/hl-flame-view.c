@@ -18,6 +18,7 @@ struct _HlFlameView
   GtkSearchEntry    *search_entry;
   GtkLabel          *search_label;
   GtkBox            *breadcrumb_box;
+  GtkScrolledWindow *scroller;
   HlFlameGraph      *flame_graph;
   GtkLabel          *status_label;
 
@@ -381,6 +382,7 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_entry);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_label);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, breadcrumb_box);
+  gtk_widget_class_bind_template_child (widget_class, HlFlameView, scroller);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, flame_graph);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, status_label);
   gtk_widget_class_bind_template_callback (widget_class, on_cost_selected);
@@ -391,9 +393,23 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
+/* A flame graph grows upwards from its root at the bottom: when it is
+ * taller than the page, keep the root in sight (scrolled to the bottom)
+ * whenever the graph or the page changes size; an icicle starts at the top. */
+static void
+on_vadjustment_changed (GtkAdjustment *adjustment,
+                        HlFlameView   *self)
+{
+  if (!hl_flame_graph_get_inverted (self->flame_graph))
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
+                                          - gtk_adjustment_get_page_size (adjustment));
+}
+
 static void
 hl_flame_view_init (HlFlameView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   on_colors_selected (self);
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
+                           G_CALLBACK (on_vadjustment_changed), self, 0);
 }
