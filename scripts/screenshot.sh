@@ -87,7 +87,8 @@ shoot_style() {
 	key "$win" ctrl+1
 	xdotool mousemove --window "$win" 1217 28 click 1
 	sleep 1
-	import -window "$win" "$out/$style-filters.png"
+	# A popover is a window of its own: take the screen.
+	import -window root -crop 1400x900+40+40 "$out/$style-filters.png"
 	xdotool key Escape
 	# A time range dragged across the middle of the timeline.
 	xdotool mousemove --window "$win" 500 260 mousedown 1 mousemove --window "$win" 700 260 \
@@ -107,9 +108,10 @@ shoot_style() {
 	import -window root "$out/$style-shortcuts.png"
 	xdotool key Escape
 	sleep 0.5
+	# Main menu (F10), its last item: About Heaplens.
 	key "$win" F10
-	sleep 0.5
-	xdotool key a
+	sleep 1
+	xdotool mousemove 1053 434 click 1
 	sleep 1.5
 	import -window root "$out/$style-about.png"
 	kill $pid; wait $pid 2>/dev/null || true

@@ -399,6 +399,7 @@ action_export_flame_graph (GtkWidget  *widget,
 
   dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
   for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
     {

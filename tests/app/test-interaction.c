@@ -13,6 +13,7 @@
 #include "hl-application.h"
 #include "hl-diff-window.h"
 #include "hl-flame-view.h"
+#include "hl-model-adapter.h"
 #include "hl-trace-writer.h"
 #include "hl-window.h"
 
@@ -540,6 +541,65 @@ test_dialogs_transient (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ---- The filter menu -------------------------------------------------- */
+
+static GMenuModel *
+section_named (GMenuModel *menu,
+               const char *label)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *text = NULL;
+
+      if (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &text)
+          && g_strcmp0 (text, label) == 0)
+        return g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+    }
+  return NULL;
+}
+
+/* A key with a few values lists them; one with many gets a submenu, so the
+ * menu stays short (the demo's document=0…239 filled the screen). */
+static void
+test_filter_menu (void)
+{
+  g_autoptr(HlRecording) rec = hl_recording_new ();
+  const guint64 s1[] = { 0x1000, 0x2000 };
+  g_autoptr(GMenuModel) menu = NULL;
+  g_autoptr(GMenuModel) metadata = NULL;
+  g_autoptr(GMenuModel) submenu = NULL;
+  g_autofree char *label = NULL;
+
+  hl_recording_append_stack (rec, 1, s1, 2);
+  hl_recording_append_thread (rec, 0, 100, "main", FALSE);
+  hl_recording_append_metadata (rec, 0, 100, "phase", "load");
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *value = g_strdup_printf ("%u", i);
+
+      hl_recording_append_metadata (rec, 10 + i, 100, "request", value);
+      hl_recording_append_alloc (rec, i, 10 + i, 100, 16, 0x100 + i * 16, 1);
+    }
+  hl_recording_append_metadata (rec, 80, 100, "phase", "query");
+  hl_recording_append_end (rec, 100, 0);
+  hl_recording_commit (rec);
+
+  menu = hl_adapter_filter_menu (rec);
+  metadata = section_named (menu, "Metadata");
+  g_assert_nonnull (metadata);
+  /* phase=load, phase=query, then "request" as a submenu of 40 values. */
+  g_assert_cmpint (g_menu_model_get_n_items (metadata), ==, 3);
+  g_assert_true (g_menu_model_get_item_attribute (metadata, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+  g_assert_cmpstr (label, ==, "phase=load");
+  g_clear_pointer (&label, g_free);
+  g_assert_true (g_menu_model_get_item_attribute (metadata, 2, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+  g_assert_cmpstr (label, ==, "request");
+  submenu = g_menu_model_get_item_link (metadata, 2, G_MENU_LINK_SUBMENU);
+  g_assert_nonnull (submenu);
+  g_assert_cmpint (g_menu_model_get_n_items (submenu), ==, 40);
+  g_assert_nonnull (section_named (menu, "Threads"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -563,6 +623,7 @@ main (int   argc,
   g_test_add_func ("/interaction/flame-keys", test_flame_keys);
   g_test_add_func ("/interaction/accessible-names", test_accessible_names);
   g_test_add_func ("/interaction/dialogs-transient", test_dialogs_transient);
+  g_test_add_func ("/interaction/filter-menu", test_filter_menu);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;
