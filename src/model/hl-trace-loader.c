@@ -5,6 +5,7 @@
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
+#include "hl-aggregate-load.h"
 #include "hl-trace-load-private.h"
 
 #define MAX_QUEUED 4
@@ -279,9 +280,10 @@ load (LoadData      *data,
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint64 resume = hl_trace_load_parallel (reader, index, rec, n_threads, cancellable,
-                                               report_parallel, data, &events,
-                                               &corrupt_packets, &parallel_packets);
+      guint64 resume = ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? hl_aggregate_load_parallel
+                                                                      : hl_trace_load_parallel)
+                         (reader, index, rec, n_threads, cancellable, report_parallel, data, &events,
+                          &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {
