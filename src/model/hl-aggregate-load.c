@@ -8,7 +8,10 @@
  *     such a load's memory;
  *   - batches are recycled: a worker refills one the caller has applied
  *     instead of allocating fresh pages for every run (the kernel zeroing
- *     and faulting them in cost as much as the decoding).
+ *     and faulting them in cost as much as the decoding);
+ *   - the reader's pages before the runs still to come are given back
+ *     (hl_trace_reader_release_before): a compressed trace's plain image
+ *     is otherwise the largest thing in memory.
  * The recording is the same as with hl_trace_load_parallel(): the same
  * events reach it in the same order. */
 #include "hl-aggregate-load.h"
@@ -197,6 +200,10 @@ hl_aggregate_load_parallel (HlTraceReader      *reader,
       if (run.batch->last_offset > 0)
         report (report_data, run.batch->last_offset, *events);
       batch_reset (run.batch);
+      /* Workers read packets of the runs after this one only (the serial
+       * walk, when it takes over, starts inside this run). */
+      if (run.failed_entry == G_MAXSIZE && r + 1 < sh.n_runs)
+        hl_trace_reader_release_before (reader, index->entries[sh.run_begin[r + 1]].offset);
 
       g_mutex_lock (&sh.lock);
       g_ptr_array_add (sh.spare, run.batch);

@@ -268,10 +268,8 @@ load (LoadData      *data,
           hl_recording_reserve (rec, max_id);
       }
   }
-  /* The symbolizer is made from the module map while the events load
-   * (not for a costs-only load: its debug info would sit in memory next to
-   * the decoded batches, which a costs-only load keeps small). */
-  if ((data->flags & (HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_AGGREGATE)) == 0 && index != NULL)
+  /* The symbolizer is made from the module map while the events load. */
+  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0 && index != NULL)
     prefetch = hl_symbolizer_prefetch_start (reader, index);
   /* HEAPLENS_LOAD_THREADS=N: N decode threads over the index (0: the
    * one-thread pipeline), for benchmarks. */

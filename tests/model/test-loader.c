@@ -749,13 +749,13 @@ test_load_aggregate_equals_full (void)
 
 /* A costs-only load's parallel decode (hl-aggregate-load.c: small runs,
  * recycled batches) against its serial walk on a random four-thread trace
- * of several runs with a trailing index, bytes damaged in turn (about 120
- * spread over the file, and every fifth of its last 600: the index, so it
+ * of several runs with a trailing index, bytes damaged in turn (about 40
+ * spread over the file, and every 23rd of its last 600: the index, so it
  * lies): both refuse, or both give the same summary, totals and warnings. */
 static void
 test_load_aggregate_damaged_equals_serial (void)
 {
-  g_autoptr (GByteArray) trace = build_random_trace (7, 40000);
+  g_autoptr (GByteArray) trace = build_random_trace (7, 25000);
   g_autoptr (GFile) file = write_temp (trace->data, trace->len);
   g_autofree char *path = g_file_get_path (file);
   g_autofree char *indexed = NULL;
@@ -765,7 +765,7 @@ test_load_aggregate_damaged_equals_serial (void)
 
   g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
   g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
-  for (gsize off = 0; off < len; off += off + 600 < len ? len / 120 : 5)
+  for (gsize off = 0; off < len; off += off + 600 < len ? len / 40 : 23)
     {
       const HlLoadFlags flags = HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_AGGREGATE;
       g_autoptr (HlRecording) a = NULL;
