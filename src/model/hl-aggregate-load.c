@@ -54,6 +54,26 @@ batch_reset (HlDecodedBatch *b)
   b->last = FALSE;
 }
 
+static inline gboolean
+holds_no_pointer (HlEventType type)
+{
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+    case HL_EVENT_COUNTERS:
+    case HL_EVENT_DROPPED:
+    case HL_EVENT_END:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 static void
 decode_run (Shared         *sh,
             gsize           r,
@@ -79,8 +99,28 @@ decode_run (Shared         *sh,
           break;
         }
       hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
-        hl_decoded_batch_add (b, &ev);
+      /* Decoded in place: most events (allocations, frees) hold no
+       * pointer into the cursor and need no copy; the others go through
+       * hl_decoded_batch_add(), which keeps their strings and frames. */
+      for (;;)
+        {
+          HlEvent *slot;
+
+          g_array_set_size (b->events, b->events->len + 1);
+          slot = &g_array_index (b->events, HlEvent, b->events->len - 1);
+          erc = hl_event_cursor_next (cursor, slot, &err);
+          if (erc <= 0)
+            {
+              g_array_set_size (b->events, b->events->len - 1);
+              break;
+            }
+          if (!holds_no_pointer (slot->type))
+            {
+              ev = *slot;
+              g_array_set_size (b->events, b->events->len - 1);
+              hl_decoded_batch_add (b, &ev);
+            }
+        }
       if (erc < 0)
         b->corrupt_packets++;
       b->last_offset = pkt.offset;
