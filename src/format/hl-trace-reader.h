@@ -107,6 +107,15 @@ int   hl_trace_reader_packet_at   (const HlTraceReader *r,
                                    HlPacketView        *pkt,
                                    HlFormatError       *err);
 
+/* The caller reads nothing before OFFSET again (no walk step, no
+ * packet_at there): the reader gives back the memory of those bytes —
+ * whole pages of a decompressed image, or of the file mapping (read again
+ * from the file if touched). A decompressed image reads as zeros there
+ * afterwards: errors, never a crash. A reader over borrowed memory
+ * (open_memory) ignores it. For one-pass loads that keep little else. */
+void  hl_trace_reader_release_before (HlTraceReader *r,
+                                      uint64_t       offset);
+
 typedef struct
 {
   uint64_t packets;               /* valid packets returned so far */

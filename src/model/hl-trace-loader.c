@@ -5,6 +5,7 @@
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
+#include "hl-aggregate-load.h"
 #include "hl-trace-load-private.h"
 
 #define MAX_QUEUED 4
@@ -267,10 +268,8 @@ load (LoadData      *data,
           hl_recording_reserve (rec, max_id);
       }
   }
-  /* The symbolizer is made from the module map while the events load
-   * (not for a costs-only load: its debug info would sit in memory next to
-   * the decoded batches, which a costs-only load keeps small). */
-  if ((data->flags & (HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_AGGREGATE)) == 0 && index != NULL)
+  /* The symbolizer is made from the module map while the events load. */
+  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0 && index != NULL)
     prefetch = hl_symbolizer_prefetch_start (reader, index);
   /* HEAPLENS_LOAD_THREADS=N: N decode threads over the index (0: the
    * one-thread pipeline), for benchmarks. */
@@ -279,9 +278,10 @@ load (LoadData      *data,
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint64 resume = hl_trace_load_parallel (reader, index, rec, n_threads, cancellable,
-                                               report_parallel, data, &events,
-                                               &corrupt_packets, &parallel_packets);
+      guint64 resume = ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? hl_aggregate_load_parallel
+                                                                      : hl_trace_load_parallel)
+                         (reader, index, rec, n_threads, cancellable, report_parallel, data, &events,
+                          &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {

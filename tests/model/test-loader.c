@@ -747,6 +747,64 @@ test_load_aggregate_equals_full (void)
     }
 }
 
+/* A costs-only load's parallel decode (hl-aggregate-load.c: small runs,
+ * recycled batches) against its serial walk on a random four-thread trace
+ * of several runs with a trailing index, bytes damaged in turn (about 40
+ * spread over the file, and every 23rd of its last 600: the index, so it
+ * lies): both refuse, or both give the same summary, totals and warnings. */
+static void
+test_load_aggregate_damaged_equals_serial (void)
+{
+  g_autoptr (GByteArray) trace = build_random_trace (7, 25000);
+  g_autoptr (GFile) file = write_temp (trace->data, trace->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *indexed = NULL;
+  gsize len;
+  HlFormatError ferr;
+  guint loaded = 0;
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
+  for (gsize off = 0; off < len; off += off + 600 < len ? len / 40 : 23)
+    {
+      const HlLoadFlags flags = HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_AGGREGATE;
+      g_autoptr (HlRecording) a = NULL;
+      g_autoptr (HlRecording) b = NULL;
+      g_autoptr (GError) ea = NULL;
+      g_autoptr (GError) eb = NULL;
+
+      indexed[off] ^= 0x5a;
+      g_assert_true (g_file_set_contents_full (path, indexed, len, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+      indexed[off] ^= 0x5a;
+      a = hl_recording_load (file, flags, NULL, NULL, NULL, &ea);
+      b = hl_recording_load (file, flags | HL_LOAD_FLAGS_SERIAL, NULL, NULL, NULL, &eb);
+      g_assert_true ((a == NULL) == (b == NULL));
+      if (a != NULL)
+        {
+          const char * const *wa = hl_recording_get_warnings (a), * const *wb = hl_recording_get_warnings (b);
+          g_autoptr (HlAnalysis) xa = hl_analysis_new (a, NULL);
+          g_autoptr (HlAnalysis) xb = hl_analysis_new (b, NULL);
+          HlSummary x, y;
+          HlCosts cx, cy;
+
+          hl_recording_get_summary (a, &x);
+          hl_recording_get_summary (b, &y);
+          g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
+          hl_analysis_get_totals (xa, &cx);
+          hl_analysis_get_totals (xb, &cy);
+          g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+          g_assert_cmpuint (g_strv_length ((char **) wa), ==, g_strv_length ((char **) wb));
+          for (guint i = 0; wa[i] != NULL; i++)
+            g_assert_cmpstr (wa[i], ==, wb[i]);
+          loaded++;
+        }
+      else
+        g_assert_true (g_error_matches (ea, eb->domain, eb->code));
+    }
+  g_assert_cmpuint (loaded, >, 0);
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -763,5 +821,6 @@ main (int    argc,
   g_test_add_func ("/loader/damaged-index-equals-serial", test_load_damaged_index_equals_serial);
   g_test_add_func ("/loader/damaged", test_load_damaged);
   g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
+  g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
   return g_test_run ();
 }
