@@ -169,7 +169,7 @@ find_range_peak (HlAnalysis *self)
   while (lo < hi)
     {
       guint64 mid = lo + (hi - lo) / 2;
-      if (pts[mid].time_ns < self->t0)
+      if (hl_heap_point_time (allocs, &pts[mid]) < self->t0)
         lo = mid + 1;
       else
         hi = mid;
@@ -180,7 +180,7 @@ find_range_peak (HlAnalysis *self)
       best = lo - 1;
       best_heap = heap;
     }
-  for (guint64 i = lo; i < n && pts[i].time_ns <= self->t1; i++)
+  for (guint64 i = lo; i < n && hl_heap_point_time (allocs, &pts[i]) <= self->t1; i++)
     {
       heap = hl_heap_point_apply (allocs, &pts[i], heap);
       if (best == G_MAXUINT64 || heap > best_heap)
@@ -192,8 +192,8 @@ find_range_peak (HlAnalysis *self)
   self->have_peak = best != G_MAXUINT64;
   if (self->have_peak)
     {
-      self->peak_time = pts[best].time_ns;
-      self->peak_seq = pts[best].seq;
+      self->peak_time = hl_heap_point_time (allocs, &pts[best]);
+      self->peak_seq = hl_heap_point_seq (allocs, &pts[best]);
     }
 }
 

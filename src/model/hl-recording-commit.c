@@ -6,15 +6,19 @@
 
 /* ---- Commit ------------------------------------------------------------- */
 
-static int
-compare_points (gconstpointer a,
-                gconstpointer b)
+static inline int
+compare_points (const HlAllocRec  *allocs,
+                const HlHeapPoint *pa,
+                const HlHeapPoint *pb)
 {
-  const HlHeapPoint *pa = a, *pb = b;
+  guint64 ta = hl_heap_point_time (allocs, pa), tb = hl_heap_point_time (allocs, pb);
+  guint32 sa, sb;
 
-  if (pa->time_ns != pb->time_ns)
-    return pa->time_ns < pb->time_ns ? -1 : 1;
-  return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
+  if (ta != tb)
+    return ta < tb ? -1 : 1;
+  sa = hl_heap_point_seq (allocs, pa);
+  sb = hl_heap_point_seq (allocs, pb);
+  return sa < sb ? -1 : sa > sb;
 }
 
 static gint
@@ -22,7 +26,7 @@ compare_points_data (gconstpointer a,
                      gconstpointer b,
                      gpointer      user_data)
 {
-  return compare_points (a, b);
+  return compare_points (user_data, a, b);
 }
 
 /* Sorts the points appended since the last update and merges them into
@@ -32,6 +36,7 @@ static guint64
 merge_new_points (HlRecording *self)
 {
   HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
+  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
   guint64 n = self->curve->len, old = self->curve_sorted;
   guint64 lo, hi, first_changed;
   HlHeapPoint *merged;
@@ -43,14 +48,14 @@ merge_new_points (HlRecording *self)
   {
     gboolean sorted = TRUE;
     for (guint64 i = old + 1; sorted && i < n; i++)
-      sorted = compare_points (&pts[i - 1], &pts[i]) <= 0;
+      sorted = compare_points (allocs, &pts[i - 1], &pts[i]) <= 0;
     if (!sorted)
       g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
-                         compare_points_data, NULL);
+                         compare_points_data, (gpointer) allocs);
   }
   if (old == 0)
     return 0;
-  if (compare_points (&pts[old - 1], &pts[old]) <= 0)
+  if (compare_points (allocs, &pts[old - 1], &pts[old]) <= 0)
     return old;
 
   /* Where the first new point goes in the prefix. */
@@ -59,7 +64,7 @@ merge_new_points (HlRecording *self)
   while (lo < hi)
     {
       guint64 mid = lo + (hi - lo) / 2;
-      if (compare_points (&pts[mid], &pts[old]) <= 0)
+      if (compare_points (allocs, &pts[mid], &pts[old]) <= 0)
         lo = mid + 1;
       else
         hi = mid;
@@ -68,7 +73,7 @@ merge_new_points (HlRecording *self)
   merged = g_new (HlHeapPoint, n - first_changed);
   for (a = first_changed, b = old, k = 0; a < old || b < n; k++)
     {
-      if (b >= n || (a < old && compare_points (&pts[a], &pts[b]) <= 0))
+      if (b >= n || (a < old && compare_points (allocs, &pts[a], &pts[b]) <= 0))
         merged[k] = pts[a++];
       else
         merged[k] = pts[b++];
@@ -84,7 +89,8 @@ hl_recording_update_curve (HlRecording *self)
   const HlHeapPoint *pts;
   guint64 n = self->curve->len;
   guint64 heap = 0, peak = 0, peak_i = G_MAXUINT64;
-  guint64 from, k0;
+  guint64 from, k0, peak_time;
+  guint32 peak_seq;
   HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
 
   /* Checkpoints before the first point that moved stay right. */
@@ -116,7 +122,9 @@ hl_recording_update_curve (HlRecording *self)
   self->curve_sorted = n;
 
   self->peak_heap = peak;
-  self->peak_time_ns = peak_i != G_MAXUINT64 ? pts[peak_i].time_ns : 0;
+  peak_time = peak_i != G_MAXUINT64 ? hl_heap_point_time (allocs, &pts[peak_i]) : 0;
+  peak_seq = peak_i != G_MAXUINT64 ? hl_heap_point_seq (allocs, &pts[peak_i]) : 0;
+  self->peak_time_ns = peak_time;
   self->leaked_bytes = 0;
   self->leaked_blocks = 0;
   for (guint64 i = 0; i < self->allocs->len; i++)
@@ -132,11 +140,11 @@ hl_recording_update_curve (HlRecording *self)
           self->leaked_blocks++;
         }
       live_at_peak = peak_i != G_MAXUINT64 &&
-        (a->time_ns < pts[peak_i].time_ns ||
-         (a->time_ns == pts[peak_i].time_ns && a->seq <= pts[peak_i].seq)) &&
+        (a->time_ns < peak_time ||
+         (a->time_ns == peak_time && a->seq <= peak_seq)) &&
         ((a->flags & HL_ALLOC_FREED) == 0 ||
-         a->free_time_ns > pts[peak_i].time_ns ||
-         (a->free_time_ns == pts[peak_i].time_ns && a->free_seq > pts[peak_i].seq));
+         a->free_time_ns > peak_time ||
+         (a->free_time_ns == peak_time && a->free_seq > peak_seq));
       if (live_at_peak)
         a->flags |= HL_ALLOC_LIVE_AT_PEAK;
       else
