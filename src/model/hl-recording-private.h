@@ -115,6 +115,28 @@ const HlAllocRec    *hl_recording_get_allocs        (HlRecording *self,
                                                      guint64     *n_allocs);
 const HlHeapPoint   *hl_recording_get_heap_curve    (HlRecording *self,
                                                      guint64     *n_points);
+/* The earliest and latest allocation time of each block of HL_ALLOC_BLOCK
+ * allocations (by id; min > max when the block has none), so a time-range
+ * filter skips the blocks outside its range: ids follow time closely. */
+typedef struct
+{
+  guint64 min_time_ns;
+  guint64 max_time_ns;
+} HlAllocTimeBlock;
+
+#define HL_ALLOC_BLOCK_SHIFT 12
+#define HL_ALLOC_BLOCK (1u << HL_ALLOC_BLOCK_SHIFT)
+
+const HlAllocTimeBlock *hl_recording_get_alloc_time_blocks (HlRecording *self,
+                                                     guint64     *n_blocks);
+/* The peak inside [T0, T1]: the first point where the heap is highest
+ * (or the heap at T0 when that is higher), as (time, seq); FALSE when the
+ * recording has no point up to T1. O(points / HL_HEAP_CHECKPOINT_EVERY). */
+gboolean             hl_recording_find_peak_in      (HlRecording *self,
+                                                     guint64      t0_ns,
+                                                     guint64      t1_ns,
+                                                     guint64     *time_ns,
+                                                     guint32     *seq);
 /* Heap bytes just before point I of the curve (I ≤ n_points), exact. */
 guint64              hl_recording_heap_before       (HlRecording *self,
                                                      guint64      i);
