@@ -9,7 +9,8 @@
  * symbols, as return addresses. Timed twice, each in a fresh object: the
  * symbolizer alone (hl_symbolizer_resolve), then a recording's
  * hl_recording_symbolize over N one-frame stacks (the loader's path, with
- * interning and stack expansion).
+ * interning and stack expansion). SYMBOL_BENCH_DUMP=1 prints every frame
+ * (to compare two builds' answers).
  */
 #include "hl-model.h"
 #include "hl-recording-private.h"
@@ -168,7 +169,7 @@ int
 main (int    argc,
       char **argv)
 {
-  const char *path = argc > 1 ? argv[1] : NULL;
+  const char *path = argc > 1 && argv[1][0] != '\0' ? argv[1] : NULL;
   guint n = argc > 2 ? (guint) atoi (argv[2]) : 10000;
   g_autofree char *build_id = NULL;
   g_autoptr (GArray) ranges = NULL;
@@ -177,6 +178,7 @@ main (int    argc,
   gboolean has_symbols = FALSE, has_debug = FALSE;
   const char *debug_file = NULL, *hint = NULL;
   guint named = 0, with_line = 0;
+  gboolean dump = g_getenv ("SYMBOL_BENCH_DUMP") != NULL;  /* every frame, to compare two builds */
   double t, c;
 
   if (path == NULL)
@@ -215,6 +217,11 @@ main (int    argc,
     for (guint i = 0; i < addrs->len; i++)
       {
         guint nf = hl_symbolizer_resolve (sym, g_array_index (addrs, guint64, i), TRUE, frames, 32);
+        if (dump)
+          for (guint k = 0; k < nf; k++)
+            printf ("%#" G_GINT64_MODIFIER "x %u %s %s:%u%s\n", g_array_index (addrs, guint64, i), k,
+                    frames[k].function ? frames[k].function : "(null)", frames[k].file ? frames[k].file : "(null)",
+                    frames[k].line, frames[k].is_inline ? " inline" : "");
         if (nf > 0 && frames[nf - 1].function != NULL)
           named++;
         if (nf > 0 && frames[0].file != NULL)
