@@ -3,7 +3,8 @@
  * per column, the bytes before and after zstd, next to the whole plain
  * trace compressed in one piece. Checks that the columns join back.
  *
- *   trace-columns FILE.hltrace [LEVEL]   (plain or compressed; level 3) */
+ *   trace-columns FILE.hltrace [LEVEL [PLAIN_OUT]]
+ *   (plain or compressed; level 3; PLAIN_OUT receives the plain trace) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,18 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "%s: %s\n", argv[1], err.message);
       return 1;
+    }
+  if (argc > 3)
+    {
+      FILE *f = fopen (argv[3], "wb");
+      HlTraceFileHeader h = r->header;
+      h.flags &= ~(uint32_t) HL_TRACE_FLAG_COMPRESSED;
+      if (f == NULL || fwrite (&h, sizeof h, 1, f) != 1
+          || fwrite (r->data + sizeof h, 1, r->size - sizeof h, f) != r->size - sizeof h || fclose (f) != 0)
+        {
+          fprintf (stderr, "cannot write %s\n", argv[3]);
+          return 1;
+        }
     }
   const uint8_t *raw = r->data + r->data_start;
   size_t n = r->size - r->data_start;
