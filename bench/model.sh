@@ -9,6 +9,11 @@
 # another heaplens-cli (e.g. an older build) adds its numbers on the same
 # recordings, for before/after ratios. Writes a Markdown table to
 # bench/results/model-DATE.md.
+# The 20 M-event recording also goes through bench/load-bench (load to a
+# ready model, CPU time and peak RSS; range filters of 10/50/90 %), and
+# bench/symbol-bench symbolizes 10,000 unique libc addresses cold.
+# BASE_BUILD=another build directory adds its load-bench and symbol-bench
+# on the same files, same run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -59,6 +64,10 @@ if [ "${BIG:-1}" != 0 ]; then
   fi
 fi
 
+loadbench () { # BUILD: load-bench on the big recording, then its CPU and RSS
+  /usr/bin/time -f "user+sys %U+%S s, max RSS %M KiB" "$1/bench/load-bench" "$tmp/big.hltrace" 2>&1
+}
+base_build=${BASE_BUILD:-}
 out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
 {
   echo "# model benchmark $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -86,6 +95,23 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
     echo "| heaplens-cli report | $big_s | $big_cpu | $((big_kb / 1024)) |"
     if [ -n "$base" ]; then echo "| BASE report | $bb_s | $bb_cpu | $((bb_kb / 1024)) |"; fi
   fi
+  if [ "${BIG:-1}" != 0 ]; then
+    echo
+    echo "20 M-event churn: load to a ready model (no symbols), range filters (target: load <= 2 s, filter <= 100 ms):"
+    echo
+    echo '```'
+    echo "# this build"
+    loadbench "$build"
+    if [ -n "$base_build" ]; then echo "# BASE_BUILD $base_build"; loadbench "$base_build"; fi
+    echo '```'
+  fi
+  echo
+  echo "10,000 unique addresses symbolized cold (target <= 0.2 s):"
+  echo
+  echo '```'
+  "$build/bench/symbol-bench"
+  if [ -n "$base_build" ]; then echo "# BASE_BUILD $base_build"; "$base_build/bench/symbol-bench"; fi
+  echo '```'
   echo
   echo '```'
   "$build/bench/model-bench" 1000000

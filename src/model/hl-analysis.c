@@ -161,40 +161,141 @@ size_bucket (guint64 size)
 static void
 find_range_peak (HlAnalysis *self)
 {
-  guint64 n, n_allocs;
-  const HlHeapPoint *pts = hl_recording_get_heap_curve (self->recording, &n);
-  const HlAllocRec *allocs = hl_recording_get_allocs (self->recording, &n_allocs);
-  guint64 lo = 0, hi = n, best = G_MAXUINT64;
-  guint64 best_heap = 0, heap;
+  self->have_peak = hl_recording_find_peak_in (self->recording, self->t0, self->t1,
+                                               &self->peak_time, &self->peak_seq);
+}
 
-  while (lo < hi)
+/* One thread's share of the allocations: the blocks it scans, and its own
+ * sums, added up when every part is done. */
+typedef struct
+{
+  HlAnalysis       *self;
+  const HlAllocRec *allocs;
+  guint64           n_allocs;
+  const guint64    *blocks;     /* block numbers */
+  guint64           n_blocks;
+  HlCosts          *stack_costs;
+  HlCosts          *thread_costs;
+  HlSizeHistogram   histogram;
+} ScanPart;
+
+static inline void
+scan_one (HlAnalysis       *self,
+          ScanPart         *part,
+          const HlAllocRec *a)
+{
+  HlCosts *c, *t;
+  gboolean leaked, live, peak;
+  guint b;
+
+  if (!selected (self, a))
+    return;
+  c = &part->stack_costs[a->stack];
+  leaked = (a->flags & HL_ALLOC_FREED) == 0 ||
+           (self->t1 != HL_TIME_NONE && a->free_time_ns > self->t1);
+  live = self->live_at == HL_TIME_NONE ? (a->flags & HL_ALLOC_FREED) == 0
+         : live_at_key (a, self->live_at, G_MAXUINT32);
+  if (self->has_range)
+    peak = self->have_peak && live_at_key (a, self->peak_time, self->peak_seq);
+  else
+    peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
+
+  c->allocations++;
+  c->bytes += a->size;
+  c->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
+  c->leaked_bytes += leaked ? a->size : 0;
+  c->leaked_blocks += leaked;
+  c->live_bytes += live ? a->size : 0;
+  c->peak_bytes += peak ? a->size : 0;
+
+  t = &part->thread_costs[a->thread];
+  t->allocations++;
+  t->bytes += a->size;
+  t->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
+  t->leaked_bytes += leaked ? a->size : 0;
+  t->leaked_blocks += leaked;
+  t->live_bytes += live ? a->size : 0;
+  t->peak_bytes += peak ? a->size : 0;
+
+  b = size_bucket (a->size);
+  part->histogram.count[b]++;
+  part->histogram.bytes[b] += a->size;
+}
+
+static gpointer
+scan_part (gpointer data)
+{
+  ScanPart *part = data;
+
+  for (guint64 k = 0; k < part->n_blocks; k++)
     {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (pts[mid].time_ns < self->t0)
-        lo = mid + 1;
-      else
-        hi = mid;
+      guint64 i = part->blocks[k] << HL_ALLOC_BLOCK_SHIFT;
+      guint64 end = MIN (i + HL_ALLOC_BLOCK, part->n_allocs);
+      for (; i < end; i++)
+        scan_one (part->self, part, &part->allocs[i]);
     }
-  heap = hl_recording_heap_before (self->recording, lo);
-  if (lo > 0)
+  return NULL;
+}
+
+/* Sums the selected allocations per stack and thread, and their size
+ * histogram: on up to one thread per core, over the blocks of allocations
+ * whose times meet the filter's range. */
+static void
+scan_allocations (HlAnalysis       *self,
+                  const HlAllocRec *allocs,
+                  guint64           n_allocs)
+{
+  guint64 n_tb, n_blocks = 0;
+  const HlAllocTimeBlock *tb = hl_recording_get_alloc_time_blocks (self->recording, &n_tb);
+  g_autofree guint64 *blocks = NULL;
+  ScanPart parts[8];
+  GThread *threads[8] = { NULL };
+  guint n_parts;
+
+  /* The time blocks cover the allocations (the curve is up to date). */
+  g_return_if_fail (n_tb == (n_allocs + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT);
+  blocks = g_new (guint64, n_tb + 1);
+  for (guint64 b = 0; b < n_tb; b++)
+    if (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1)
+      blocks[n_blocks++] = b;
+
+  /* Threads pay off from a few hundred thousand allocations on. */
+  n_parts = CLAMP (g_get_num_processors (), 1, G_N_ELEMENTS (parts));
+  n_parts = (guint) MIN ((guint64) n_parts, n_blocks / 64 + 1);
+  for (guint p = 0; p < n_parts; p++)
     {
-      best = lo - 1;
-      best_heap = heap;
+      ScanPart *part = &parts[p];
+      guint64 from = n_blocks * p / n_parts, to = n_blocks * (p + 1) / n_parts;
+
+      memset (part, 0, sizeof *part);
+      part->self = self;
+      part->allocs = allocs;
+      part->n_allocs = n_allocs;
+      part->blocks = blocks + from;
+      part->n_blocks = to - from;
+      part->stack_costs = p == 0 ? self->stack_costs : g_new0 (HlCosts, self->n_stacks + 1);
+      part->thread_costs = p == 0 ? self->thread_costs : g_new0 (HlCosts, self->n_threads + 1);
+      if (p > 0)
+        threads[p] = g_thread_new ("hl-analysis", scan_part, part);
     }
-  for (guint64 i = lo; i < n && pts[i].time_ns <= self->t1; i++)
+  scan_part (&parts[0]);
+  self->histogram = parts[0].histogram;
+  for (guint p = 1; p < n_parts; p++)
     {
-      heap = hl_heap_point_apply (allocs, &pts[i], heap);
-      if (best == G_MAXUINT64 || heap > best_heap)
+      ScanPart *part = &parts[p];
+
+      g_thread_join (threads[p]);
+      for (guint s = 0; s <= self->n_stacks; s++)
+        hl_costs_add (&self->stack_costs[s], &part->stack_costs[s]);
+      for (guint t = 0; t <= self->n_threads; t++)
+        hl_costs_add (&self->thread_costs[t], &part->thread_costs[t]);
+      for (guint b = 0; b < HL_SIZE_HISTOGRAM_BUCKETS; b++)
         {
-          best = i;
-          best_heap = heap;
+          self->histogram.count[b] += part->histogram.count[b];
+          self->histogram.bytes[b] += part->histogram.bytes[b];
         }
-    }
-  self->have_peak = best != G_MAXUINT64;
-  if (self->have_peak)
-    {
-      self->peak_time = pts[best].time_ns;
-      self->peak_seq = pts[best].seq;
+      g_free (part->stack_costs);
+      g_free (part->thread_costs);
     }
 }
 
@@ -284,53 +385,7 @@ compute (HlAnalysis *self)
   self->peak_time_ns = self->has_range ? (self->have_peak ? self->peak_time : 0) : summary.peak_time_ns;
 
   allocs = hl_recording_get_allocs (rec, &n_allocs);
-  for (guint64 i = 0; i < n_allocs; i++)
-    {
-      const HlAllocRec *a = &allocs[i];
-      HlCosts *c;
-      gboolean leaked, live, peak;
-      guint b;
-
-      if (!selected (self, a))
-        continue;
-      c = &self->stack_costs[a->stack];
-      leaked = (a->flags & HL_ALLOC_FREED) == 0 ||
-               (self->t1 != HL_TIME_NONE && a->free_time_ns > self->t1);
-      live = self->live_at == HL_TIME_NONE ? (a->flags & HL_ALLOC_FREED) == 0
-             : live_at_key (a, self->live_at, G_MAXUINT32);
-      if (self->has_range)
-        peak = self->have_peak && live_at_key (a, self->peak_time, self->peak_seq);
-      else
-        peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
-
-      c->allocations++;
-      c->bytes += a->size;
-      if (a->flags & HL_ALLOC_TEMPORARY)
-        c->temporary++;
-      if (leaked)
-        {
-          c->leaked_bytes += a->size;
-          c->leaked_blocks++;
-        }
-      if (live)
-        c->live_bytes += a->size;
-      if (peak)
-        c->peak_bytes += a->size;
-
-      {
-        HlCosts *t = &self->thread_costs[a->thread];
-        t->allocations++;
-        t->bytes += a->size;
-        t->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
-        t->leaked_bytes += leaked ? a->size : 0;
-        t->leaked_blocks += leaked;
-        t->live_bytes += live ? a->size : 0;
-        t->peak_bytes += peak ? a->size : 0;
-      }
-      b = size_bucket (a->size);
-      self->histogram.count[b]++;
-      self->histogram.bytes[b] += a->size;
-    }
+  scan_allocations (self, allocs, n_allocs);
   for (guint s = 0; s < self->n_stacks; s++)
     hl_costs_add (&self->totals, &self->stack_costs[s]);
 }

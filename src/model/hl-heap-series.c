@@ -38,7 +38,7 @@ hl_recording_get_series (HlRecording *self,
   while (lo < hi)
     {
       guint64 mid = lo + (hi - lo) / 2;
-      if (pts[mid].time_ns < t0_ns)
+      if (hl_heap_point_time (allocs, &pts[mid]) < t0_ns)
         lo = mid + 1;
       else
         hi = mid;
@@ -61,7 +61,7 @@ hl_recording_get_series (HlRecording *self,
       bk->start_ns = t0_ns + (guint64) ((double) width * b / n_buckets);
       bk->end_ns = end;
       bk->heap_min = bk->heap_max = heap_before;
-      for (; i < n_points && pts[i].time_ns < end; i++)
+      for (; i < n_points && hl_heap_point_time (allocs, &pts[i]) < end; i++)
         {
           guint64 heap = hl_heap_point_apply (allocs, &pts[i], heap_before);
           bk->heap_min = MIN (bk->heap_min, heap);

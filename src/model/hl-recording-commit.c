@@ -6,15 +6,19 @@
 
 /* ---- Commit ------------------------------------------------------------- */
 
-static int
-compare_points (gconstpointer a,
-                gconstpointer b)
+static inline int
+compare_points (const HlAllocRec  *allocs,
+                const HlHeapPoint *pa,
+                const HlHeapPoint *pb)
 {
-  const HlHeapPoint *pa = a, *pb = b;
+  guint64 ta = hl_heap_point_time (allocs, pa), tb = hl_heap_point_time (allocs, pb);
+  guint32 sa, sb;
 
-  if (pa->time_ns != pb->time_ns)
-    return pa->time_ns < pb->time_ns ? -1 : 1;
-  return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
+  if (ta != tb)
+    return ta < tb ? -1 : 1;
+  sa = hl_heap_point_seq (allocs, pa);
+  sb = hl_heap_point_seq (allocs, pb);
+  return sa < sb ? -1 : sa > sb;
 }
 
 static gint
@@ -22,7 +26,7 @@ compare_points_data (gconstpointer a,
                      gconstpointer b,
                      gpointer      user_data)
 {
-  return compare_points (a, b);
+  return compare_points (user_data, a, b);
 }
 
 /* Sorts the points appended since the last update and merges them into
@@ -32,6 +36,7 @@ static guint64
 merge_new_points (HlRecording *self)
 {
   HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
+  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
   guint64 n = self->curve->len, old = self->curve_sorted;
   guint64 lo, hi, first_changed;
   HlHeapPoint *merged;
@@ -43,14 +48,14 @@ merge_new_points (HlRecording *self)
   {
     gboolean sorted = TRUE;
     for (guint64 i = old + 1; sorted && i < n; i++)
-      sorted = compare_points (&pts[i - 1], &pts[i]) <= 0;
+      sorted = compare_points (allocs, &pts[i - 1], &pts[i]) <= 0;
     if (!sorted)
       g_qsort_with_data (pts + old, (gint) (n - old), sizeof (HlHeapPoint),
-                         compare_points_data, NULL);
+                         compare_points_data, (gpointer) allocs);
   }
   if (old == 0)
     return 0;
-  if (compare_points (&pts[old - 1], &pts[old]) <= 0)
+  if (compare_points (allocs, &pts[old - 1], &pts[old]) <= 0)
     return old;
 
   /* Where the first new point goes in the prefix. */
@@ -59,7 +64,7 @@ merge_new_points (HlRecording *self)
   while (lo < hi)
     {
       guint64 mid = lo + (hi - lo) / 2;
-      if (compare_points (&pts[mid], &pts[old]) <= 0)
+      if (compare_points (allocs, &pts[mid], &pts[old]) <= 0)
         lo = mid + 1;
       else
         hi = mid;
@@ -68,7 +73,7 @@ merge_new_points (HlRecording *self)
   merged = g_new (HlHeapPoint, n - first_changed);
   for (a = first_changed, b = old, k = 0; a < old || b < n; k++)
     {
-      if (b >= n || (a < old && compare_points (&pts[a], &pts[b]) <= 0))
+      if (b >= n || (a < old && compare_points (allocs, &pts[a], &pts[b]) <= 0))
         merged[k] = pts[a++];
       else
         merged[k] = pts[b++];
@@ -84,7 +89,9 @@ hl_recording_update_curve (HlRecording *self)
   const HlHeapPoint *pts;
   guint64 n = self->curve->len;
   guint64 heap = 0, peak = 0, peak_i = G_MAXUINT64;
-  guint64 from, k0;
+  guint64 from, k0, peak_time;
+  guint32 peak_seq;
+  HeapCheckpoint *cp = NULL;
   HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
 
   /* Checkpoints before the first point that moved stay right. */
@@ -103,10 +110,16 @@ hl_recording_update_curve (HlRecording *self)
     {
       if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0)
         {
-          HeapCheckpoint c = { heap, peak, peak_i };
+          HeapCheckpoint c = { heap, peak, peak_i, 0, G_MAXUINT64 };
           g_array_append_val (self->checkpoints, c);
+          cp = &g_array_index (self->checkpoints, HeapCheckpoint, self->checkpoints->len - 1);
         }
       heap = hl_heap_point_apply (allocs, &pts[i], heap);
+      if (cp->chunk_max_i == G_MAXUINT64 || heap > cp->chunk_max)
+        {
+          cp->chunk_max = heap;
+          cp->chunk_max_i = i;
+        }
       if (heap > peak)
         {
           peak = heap;
@@ -116,27 +129,40 @@ hl_recording_update_curve (HlRecording *self)
   self->curve_sorted = n;
 
   self->peak_heap = peak;
-  self->peak_time_ns = peak_i != G_MAXUINT64 ? pts[peak_i].time_ns : 0;
+  peak_time = peak_i != G_MAXUINT64 ? hl_heap_point_time (allocs, &pts[peak_i]) : 0;
+  peak_seq = peak_i != G_MAXUINT64 ? hl_heap_point_seq (allocs, &pts[peak_i]) : 0;
+  self->peak_time_ns = peak_time;
   self->leaked_bytes = 0;
   self->leaked_blocks = 0;
+  g_array_set_size (self->time_blocks, (self->allocs->len + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT);
+  for (guint64 b = 0; b < self->time_blocks->len; b++)
+    {
+      HlAllocTimeBlock *tb = &g_array_index (self->time_blocks, HlAllocTimeBlock, b);
+      tb->min_time_ns = G_MAXUINT64;
+      tb->max_time_ns = 0;
+    }
   for (guint64 i = 0; i < self->allocs->len; i++)
     {
       HlAllocRec *a = &allocs[i];
+      HlAllocTimeBlock *tb;
       gboolean live_at_peak;
 
       if ((a->flags & HL_ALLOC_PRESENT) == 0)
         continue;
+      tb = &g_array_index (self->time_blocks, HlAllocTimeBlock, i >> HL_ALLOC_BLOCK_SHIFT);
+      tb->min_time_ns = MIN (tb->min_time_ns, a->time_ns);
+      tb->max_time_ns = MAX (tb->max_time_ns, a->time_ns);
       if ((a->flags & HL_ALLOC_FREED) == 0)
         {
           self->leaked_bytes += a->size;
           self->leaked_blocks++;
         }
       live_at_peak = peak_i != G_MAXUINT64 &&
-        (a->time_ns < pts[peak_i].time_ns ||
-         (a->time_ns == pts[peak_i].time_ns && a->seq <= pts[peak_i].seq)) &&
+        (a->time_ns < peak_time ||
+         (a->time_ns == peak_time && a->seq <= peak_seq)) &&
         ((a->flags & HL_ALLOC_FREED) == 0 ||
-         a->free_time_ns > pts[peak_i].time_ns ||
-         (a->free_time_ns == pts[peak_i].time_ns && a->free_seq > pts[peak_i].seq));
+         a->free_time_ns > peak_time ||
+         (a->free_time_ns == peak_time && a->free_seq > peak_seq));
       if (live_at_peak)
         a->flags |= HL_ALLOC_LIVE_AT_PEAK;
       else
@@ -191,4 +217,79 @@ hl_recording_commit (HlRecording *self)
   n_new = self->n_allocs - self->committed_allocs;
   self->committed_allocs = self->n_allocs;
   hl_recording_emit_changed (self, n_new);
+}
+
+gboolean
+hl_recording_find_peak_in (HlRecording *self,
+                           guint64      t0_ns,
+                           guint64      t1_ns,
+                           guint64     *time_ns,
+                           guint32     *seq)
+{
+  const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
+  const HeapCheckpoint *cps;
+  const HlHeapPoint *pts;
+  guint64 n, n_cps, lo, hi, i, heap, best = G_MAXUINT64, best_heap;
+
+  pts = hl_recording_get_heap_curve (self, &n);
+  cps = (const HeapCheckpoint *) self->checkpoints->data;
+  n_cps = self->checkpoints->len;
+
+  /* The points in [lo, hi) are those in [t0, t1]. */
+  lo = 0;
+  hi = n;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (hl_heap_point_time (allocs, &pts[mid]) < t0_ns)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  hi = n;
+  for (guint64 l = lo; l < hi;)
+    {
+      guint64 mid = l + (hi - l) / 2;
+      if (hl_heap_point_time (allocs, &pts[mid]) <= t1_ns)
+        l = mid + 1;
+      else
+        hi = mid;
+    }
+
+  /* The earliest highest heap: the heap at t0 (the point before lo), then
+   * each point's, a whole chunk at a time from its checkpoint's maximum. */
+  heap = hl_recording_heap_before (self, lo);
+  best_heap = heap;
+  if (lo > 0)
+    best = lo - 1;
+  for (i = lo; i < hi;)
+    {
+      guint64 k = i >> HL_HEAP_CHECKPOINT_SHIFT;
+
+      if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0 && i + HL_HEAP_CHECKPOINT_EVERY <= hi && k < n_cps &&
+          cps[k].chunk_max_i != G_MAXUINT64)
+        {
+          if (best == G_MAXUINT64 || cps[k].chunk_max > best_heap)
+            {
+              best = cps[k].chunk_max_i;
+              best_heap = cps[k].chunk_max;
+            }
+          i += HL_HEAP_CHECKPOINT_EVERY;
+          if (i < hi)
+            heap = k + 1 < n_cps ? cps[k + 1].heap : hl_recording_heap_before (self, i);
+          continue;
+        }
+      heap = hl_heap_point_apply (allocs, &pts[i], heap);
+      if (best == G_MAXUINT64 || heap > best_heap)
+        {
+          best = i;
+          best_heap = heap;
+        }
+      i++;
+    }
+  if (best == G_MAXUINT64)
+    return FALSE;
+  *time_ns = hl_heap_point_time (allocs, &pts[best]);
+  *seq = hl_heap_point_seq (allocs, &pts[best]);
+  return TRUE;
 }

@@ -327,8 +327,6 @@ hl_recording_append_alloc (HlRecording *self,
   if (self->addr_to_id != NULL)
     g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
 
-  p.time_ns = time_ns;
-  p.seq = a->seq;
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;
@@ -463,8 +461,6 @@ hl_recording_append_free (HlRecording *self,
     g_hash_table_remove (self->addr_to_id, GSIZE_TO_POINTER (a->address));
   (void) tid;
 
-  p.time_ns = a->free_time_ns;
-  p.seq = a->free_seq;
   p.alloc_free = (guint32) id << 1 | 1;
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;

@@ -34,13 +34,14 @@ G_STATIC_ASSERT (sizeof (HlAllocRec) == 48);
 #define HL_MAX_THREADS (1u << 24)
 
 /* A point of the heap curve, in (time, seq) order: one allocation or free.
- * The heap after each point is not stored: it is the heap before the
- * point's checkpoint (one per HL_HEAP_CHECKPOINT_EVERY points) plus the
- * sizes since; see hl_recording_heap_before(). */
+ * Only the allocation and which of its two events is stored (4 bytes a
+ * point): the time and seq are the allocation's (time_ns, seq) or
+ * (free_time_ns, free_seq), which never change once set. The heap after
+ * each point is not stored either: it is the heap before the point's
+ * checkpoint (one per HL_HEAP_CHECKPOINT_EVERY points) plus the sizes
+ * since; see hl_recording_heap_before(). */
 typedef struct
 {
-  guint64 time_ns;
-  guint32 seq;
   guint32 alloc_free;     /* allocation index << 1 | 1 for its free */
 } HlHeapPoint;
 
@@ -49,6 +50,22 @@ typedef struct
 
 #define HL_HEAP_POINT_ALLOC(p)   ((p)->alloc_free >> 1)
 #define HL_HEAP_POINT_IS_FREE(p) (((p)->alloc_free & 1) != 0)
+
+static inline guint64
+hl_heap_point_time (const HlAllocRec  *allocs,
+                    const HlHeapPoint *p)
+{
+  const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (p)];
+  return HL_HEAP_POINT_IS_FREE (p) ? a->free_time_ns : a->time_ns;
+}
+
+static inline guint32
+hl_heap_point_seq (const HlAllocRec  *allocs,
+                   const HlHeapPoint *p)
+{
+  const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (p)];
+  return HL_HEAP_POINT_IS_FREE (p) ? a->free_seq : a->seq;
+}
 
 /* Room for N_ALLOCS allocations (and their frees), when the loader knows. */
 void hl_recording_reserve (HlRecording *self,
@@ -98,6 +115,28 @@ const HlAllocRec    *hl_recording_get_allocs        (HlRecording *self,
                                                      guint64     *n_allocs);
 const HlHeapPoint   *hl_recording_get_heap_curve    (HlRecording *self,
                                                      guint64     *n_points);
+/* The earliest and latest allocation time of each block of HL_ALLOC_BLOCK
+ * allocations (by id; min > max when the block has none), so a time-range
+ * filter skips the blocks outside its range: ids follow time closely. */
+typedef struct
+{
+  guint64 min_time_ns;
+  guint64 max_time_ns;
+} HlAllocTimeBlock;
+
+#define HL_ALLOC_BLOCK_SHIFT 12
+#define HL_ALLOC_BLOCK (1u << HL_ALLOC_BLOCK_SHIFT)
+
+const HlAllocTimeBlock *hl_recording_get_alloc_time_blocks (HlRecording *self,
+                                                     guint64     *n_blocks);
+/* The peak inside [T0, T1]: the first point where the heap is highest
+ * (or the heap at T0 when that is higher), as (time, seq); FALSE when the
+ * recording has no point up to T1. O(points / HL_HEAP_CHECKPOINT_EVERY). */
+gboolean             hl_recording_find_peak_in      (HlRecording *self,
+                                                     guint64      t0_ns,
+                                                     guint64      t1_ns,
+                                                     guint64     *time_ns,
+                                                     guint32     *seq);
 /* Heap bytes just before point I of the curve (I ≤ n_points), exact. */
 guint64              hl_recording_heap_before       (HlRecording *self,
                                                      guint64      i);

@@ -28,6 +28,8 @@ typedef struct
   guint64 heap;
   guint64 peak;          /* highest heap after any earlier point */
   guint64 peak_i;        /* that point, G_MAXUINT64 when none */
+  guint64 chunk_max;     /* the highest heap after a point of this chunk */
+  guint64 chunk_max_i;   /* the first such point */
 } HeapCheckpoint;
 
 struct _HlRecording
@@ -49,6 +51,7 @@ struct _HlRecording
   GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
   GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */
+  GArray       *time_blocks;     /* HlAllocTimeBlock per HL_ALLOC_BLOCK allocations */
   GArray       *counters;        /* HlCounterSample */
   GArray       *drops;           /* HlDropSample */
   GArray       *meta;            /* HlMetaInterval */

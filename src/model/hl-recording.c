@@ -34,6 +34,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->pending_frees, g_hash_table_unref);
   g_clear_pointer (&self->curve, g_array_unref);
   g_clear_pointer (&self->checkpoints, g_array_unref);
+  g_clear_pointer (&self->time_blocks, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->drops, g_array_unref);
   g_clear_pointer (&self->meta, g_array_unref);
@@ -91,6 +92,7 @@ hl_recording_init (HlRecording *self)
   self->allocs = g_array_new (FALSE, TRUE, sizeof (HlAllocRec));
   self->curve = g_array_new (FALSE, FALSE, sizeof (HlHeapPoint));
   self->checkpoints = g_array_new (FALSE, FALSE, sizeof (HeapCheckpoint));
+  self->time_blocks = g_array_new (FALSE, FALSE, sizeof (HlAllocTimeBlock));
   self->counters = g_array_new (FALSE, FALSE, sizeof (HlCounterSample));
   self->drops = g_array_new (FALSE, FALSE, sizeof (HlDropSample));
   self->meta = g_array_new (FALSE, TRUE, sizeof (HlMetaInterval));
@@ -359,6 +361,16 @@ hl_recording_get_allocs (HlRecording *self,
 {
   *n_allocs = self->allocs->len;
   return (const HlAllocRec *) self->allocs->data;
+}
+
+const HlAllocTimeBlock *
+hl_recording_get_alloc_time_blocks (HlRecording *self,
+                                    guint64     *n_blocks)
+{
+  if (self->curve_dirty)
+    hl_recording_update_curve (self);
+  *n_blocks = self->time_blocks->len;
+  return (const HlAllocTimeBlock *) self->time_blocks->data;
 }
 
 const HlHeapPoint *

@@ -1,5 +1,6 @@
 /* hl-symbolizer.c — libdw symbolization with per-module sorted tables. */
 #include "hl-symbolizer.h"
+#include "hl-dwarf-scopes.h"
 #include "hl-recording-private.h"
 
 #include <elfutils/libdw.h>
@@ -25,6 +26,7 @@ typedef struct
   gboolean     has_debug_info;
   char        *debug_file;
   char        *hint;
+  HlDwarfScopes *scopes;  /* function scopes per unit, read on first use */
 } Module;
 
 struct _HlSymbolizer
@@ -48,6 +50,7 @@ module_free (gpointer p)
   g_clear_pointer (&m->syms, g_array_unref);
   g_free (m->debug_file);
   g_free (m->hint);
+  hl_dwarf_scopes_free (m->scopes);
   g_free (m);
 }
 
@@ -298,13 +301,6 @@ call_site_file (HlSymbolizer *self,
   return file != NULL ? g_string_chunk_insert_const (self->strings, file) : NULL;
 }
 
-static gboolean
-is_function_scope (Dwarf_Die *die)
-{
-  int tag = dwarf_tag (die);
-  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 guint
 hl_symbolizer_resolve (HlSymbolizer *self,
                        guint64       address,
@@ -343,28 +339,22 @@ hl_symbolizer_resolve (HlSymbolizer *self,
   cudie = m->has_debug_info ? dwfl_module_addrdie (mod, pc, &bias) : NULL;
   if (cudie != NULL)
     {
-      Dwarf_Die *scopes = NULL;
-      int n_scopes = dwarf_getscopes (cudie, pc - bias, &scopes);
+      const HlCuScopes *cu;
+      gint32 scope;
       Dwarf_Die die;
-      gboolean found = FALSE;
 
-      for (int i = 0; i < n_scopes; i++)
-        if (is_function_scope (&scopes[i]))
-          {
-            die = scopes[i];
-            found = TRUE;
-            break;
-          }
-      free (scopes);
+      if (m->scopes == NULL)
+        m->scopes = hl_dwarf_scopes_new ();
+      cu = hl_dwarf_scopes_for_cu (m->scopes, cudie);
+      scope = hl_cu_scopes_innermost (cu, pc - bias);
 
-      while (found && n < max_frames)
+      while (scope >= 0 && n < max_frames)
         {
           HlSymbol *f = &frames[n++];
           guint call_line = 0;
           const char *call_file = NULL;
-          Dwarf_Die *outer = NULL;
-          int n_outer;
 
+          die = *hl_cu_scopes_die (cu, scope);
           f->function = (char *) die_name (self, &die);
           f->file = (char *) file;
           f->line = (guint) line;
@@ -380,17 +370,9 @@ hl_symbolizer_resolve (HlSymbolizer *self,
           file = call_file;
           line = (int) call_line;
 
-          n_outer = dwarf_getscopes_die (&die, &outer);
-          found = FALSE;
-          for (int i = 1; i < n_outer; i++)
-            if (is_function_scope (&outer[i]))
-              {
-                die = outer[i];
-                found = TRUE;
-                break;
-              }
-          free (outer);
-          if (!found && n < max_frames)
+          /* The scope it was inlined into. */
+          scope = hl_cu_scopes_parent (cu, scope);
+          if (scope < 0 && n < max_frames)
             {
               /* The containing function from the symbol table. */
               HlSymbol *g = &frames[n++];

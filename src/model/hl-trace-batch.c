@@ -103,6 +103,18 @@ hl_decoded_batch_free (HlDecodedBatch *b)
   g_free (b);
 }
 
+void
+hl_decoded_batch_reset (HlDecodedBatch *b)
+{
+  g_array_set_size (b->events, 0);
+  g_array_set_size (b->frames, 0);
+  g_string_chunk_clear (b->strings);
+  g_ptr_array_set_size (b->blocks, 0);
+  b->last_offset = 0;
+  b->corrupt_packets = 0;
+  b->last = FALSE;
+}
+
 static const char *
 keep (HlDecodedBatch *b,
       const char     *s)

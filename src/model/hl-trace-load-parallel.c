@@ -27,6 +27,7 @@ typedef struct
   gsize                next_run;    /* next run a worker claims */
   gsize                applied;     /* runs applied so far */
   gboolean             stop;
+  GPtrArray           *pool;        /* applied batches, emptied, for reuse */
 } Shared;
 
 static void
@@ -34,8 +35,17 @@ decode_run (Shared *sh,
             gsize   r)
 {
   HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
-  HlDecodedBatch *b = hl_decoded_batch_new ();
+  HlDecodedBatch *b = NULL;
   gsize failed = G_MAXSIZE;
+
+  /* A batch of 32,768 events is megabytes: reusing them saves faulting in
+   * (and unmapping) fresh pages for every run. */
+  g_mutex_lock (&sh->lock);
+  if (sh->pool->len > 0)
+    b = g_ptr_array_steal_index_fast (sh->pool, sh->pool->len - 1);
+  g_mutex_unlock (&sh->lock);
+  if (b == NULL)
+    b = hl_decoded_batch_new ();
 
   for (gsize e = sh->run_begin[r]; e < sh->run_begin[r + 1]; e++)
     {
@@ -150,6 +160,7 @@ hl_trace_load_parallel (HlTraceReader      *reader,
   sh.window = 2 * (gsize) n_threads;
   sh.runs = g_new0 (Run, sh.n_runs);
   sh.done = g_new0 (gboolean, sh.n_runs);
+  sh.pool = g_ptr_array_new_with_free_func ((GDestroyNotify) hl_decoded_batch_free);
   g_mutex_init (&sh.lock);
   g_cond_init (&sh.cond);
 
@@ -173,9 +184,10 @@ hl_trace_load_parallel (HlTraceReader      *reader,
       *corrupt_packets += run.batch->corrupt_packets;
       if (run.batch->last_offset > 0)
         report (report_data, run.batch->last_offset, *events);
-      hl_decoded_batch_free (run.batch);
+      hl_decoded_batch_reset (run.batch);
 
       g_mutex_lock (&sh.lock);
+      g_ptr_array_add (sh.pool, run.batch);
       sh.applied = r + 1;
       if (run.failed_entry != G_MAXSIZE || g_cancellable_is_cancelled (cancellable))
         sh.stop = TRUE;
@@ -205,6 +217,7 @@ hl_trace_load_parallel (HlTraceReader      *reader,
       hl_decoded_batch_free (sh.runs[r].batch);
   g_free (sh.runs);
   g_free (sh.done);
+  g_ptr_array_unref (sh.pool);
   g_mutex_clear (&sh.lock);
   g_cond_clear (&sh.cond);
   return resume;

@@ -26,6 +26,8 @@ typedef struct
 
 HlDecodedBatch *hl_decoded_batch_new   (void);
 void            hl_decoded_batch_free  (HlDecodedBatch *b);
+/* Empty again, its memory kept for the next run (no page faults). */
+void            hl_decoded_batch_reset (HlDecodedBatch *b);
 void            hl_decoded_batch_add   (HlDecodedBatch *b,
                                         const HlEvent  *ev);
 /* Applies the batch's events in order (fixes up its STACK frames). */

@@ -574,6 +574,98 @@ test_temporary_rule (void)
   g_assert_cmpuint (c.temporary, ==, 1);
 }
 
+/* The peak inside a time range, found a checkpoint chunk at a time, is the
+ * first highest point of a brute-force walk (sizes repeat, so the heights
+ * tie often), and its peak cost is what was live there. */
+static void
+test_range_peak_chunks (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  g_autoptr (GArray) ev_alloc = g_array_new (FALSE, FALSE, sizeof (gint64));  /* per event: id, or -1 - id for a free */
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GRand *rand = g_rand_new_with_seed (7);
+  const guint n_events = 6000;
+
+  for (guint k = 0; k < n_events; k++)
+    {
+      guint64 t = 10 * (guint64) k;
+      gint64 e;
+      if (live->len > 0 && g_rand_int_range (rand, 0, 100) < (live->len > 30 ? 70 : 40))
+        {
+          guint j = (guint) g_rand_int_range (rand, 0, (gint32) live->len);
+          guint64 id = g_array_index (live, guint64, j);
+          g_array_remove_index_fast (live, j);
+          hl_recording_append_free (rec, id, 0, t, 1);
+          e = -1 - (gint64) id;
+        }
+      else
+        {
+          guint64 id = sizes->len, size = 8 * (guint64) g_rand_int_range (rand, 1, 3);
+          g_array_append_val (sizes, size);
+          g_array_append_val (live, id);
+          hl_recording_append_alloc (rec, id, t, 1, size, 0x100000 + id * 64, 0);
+          e = (gint64) id;
+        }
+      g_array_append_val (ev_alloc, e);
+    }
+  hl_recording_commit (rec);
+
+  for (guint r = 0; r < 60; r++)
+    {
+      guint k0 = (guint) g_rand_int_range (rand, 0, n_events);
+      guint k1 = r == 0 ? n_events - 1 : (guint) g_rand_int_range (rand, (gint32) k0, n_events);
+      guint64 t0 = 10 * (guint64) k0 - (r % 2), t1 = 10 * (guint64) k1 + (r % 3);
+      g_autoptr (HlFilter) f0 = hl_filter_new ();
+      g_autoptr (HlFilter) f = hl_filter_with_time_range (f0, t0, t1);
+      g_autoptr (HlAnalysis) a = hl_analysis_new (rec, f);
+      g_autofree gint64 *born = g_new (gint64, sizes->len);
+      g_autofree gint64 *died = g_new (gint64, sizes->len);
+      guint64 heap = 0, best_heap = 0, expect = 0;
+      gint64 best = -1;
+      HlCosts c;
+
+      for (guint i = 0; i < sizes->len; i++)
+        born[i] = died[i] = G_MAXINT64;
+      for (guint k = 0; k < n_events; k++)
+        {
+          gint64 e = g_array_index (ev_alloc, gint64, k);
+          guint64 t = 10 * (guint64) k;
+          if (e >= 0)
+            {
+              heap += g_array_index (sizes, guint64, e);
+              born[e] = k;
+            }
+          else
+            {
+              heap -= g_array_index (sizes, guint64, -1 - e);
+              died[-1 - e] = k;
+            }
+          if (t < t0)
+            {
+              best = k;
+              best_heap = heap;
+            }
+          else if (t <= t1 && (best < 0 || heap > best_heap))
+            {
+              best = k;
+              best_heap = heap;
+            }
+        }
+      g_assert_cmpint (best, >=, 0);
+      for (guint i = 0; i < sizes->len; i++)
+        {
+          guint64 t = 10 * (guint64) born[i];
+          if (t >= t0 && t <= t1 && born[i] <= best && died[i] > best)
+            expect += g_array_index (sizes, guint64, i);
+        }
+      hl_analysis_get_totals (a, &c);
+      g_assert_cmpuint (hl_analysis_get_peak_time_ns (a), ==, 10 * (guint64) best);
+      g_assert_cmpuint (c.peak_bytes, ==, expect);
+    }
+  g_rand_free (rand);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -596,5 +688,6 @@ main (int    argc,
   g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
   g_test_add_func ("/costs/curve-checkpoints", test_curve_checkpoints);
   g_test_add_func ("/costs/temporary-rule", test_temporary_rule);
+  g_test_add_func ("/costs/range-peak-chunks", test_range_peak_chunks);
   return g_test_run ();
 }
