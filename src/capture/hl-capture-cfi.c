@@ -794,7 +794,10 @@ hl_recent_lookup (HlThreadBlock *b,
   if (!start_state (b, entry, &ip, &sp, &rbp))
     return 0;
   recent_validate (b);
-  const HlRecentStack *e = &b->recent[recent_slot (ip, sp)];
+  uint32_t slot = recent_slot (ip, sp);
+  HlRecentStack *e = &b->recent[slot];
+  if (e->ip != ip || e->sp != sp)
+    e = &b->recent[slot ^ 1]; /* the other way */
   if (e->stack_id == 0 || e->ip != ip || e->sp != sp || (e->rbp_used && e->rbp != rbp))
     return 0;
   /* every word lies in [sp, stack_hi) of this thread's stack (the stack the
@@ -808,7 +811,10 @@ hl_recent_lookup (HlThreadBlock *b,
     }
   if (i < n)
     d |= *(const uint64_t *) e->addr[i] ^ e->val[i];
-  return (d | d2) == 0 ? e->stack_id : 0;
+  if ((d | d2) != 0)
+    return 0;
+  e->used = ++b->recent_tick;
+  return e->stack_id;
 }
 
 void
@@ -828,7 +834,13 @@ hl_recent_store (HlThreadBlock *b,
   if (m->end == END_TRUNC || n + zero > HL_RECENT_WORDS)
     return;
   const HlCfiFrame *f = &m->f[top];
-  HlRecentStack *e = &b->recent[recent_slot (f->ip, f->sp)];
+  /* the way with the same key, else the one used longer ago */
+  uint32_t slot = recent_slot (f->ip, f->sp);
+  HlRecentStack *e = &b->recent[slot];
+  HlRecentStack *o = &b->recent[slot ^ 1];
+  if (!(e->ip == f->ip && e->sp == f->sp)
+      && ((o->ip == f->ip && o->sp == f->sp) || o->used < e->used))
+    e = o;
   e->ip = f->ip;
   e->sp = f->sp;
   e->rbp = f->rbp;
@@ -844,6 +856,7 @@ hl_recent_store (HlThreadBlock *b,
     }
   e->n_words = (uint16_t) n;
   e->stack_id = stack_id;
+  e->used = ++b->recent_tick;
 }
 
 #else

@@ -205,7 +205,7 @@ typedef struct
  * foreign frame (ip, sp, and rbp when it matters) and by every stack word
  * its unwind read: when they are all unchanged the stack is the same one,
  * and its id is known without unwinding (hl-capture-cfi.c). */
-#define HL_RECENT_SLOTS 32u
+#define HL_RECENT_SLOTS 64u  /* two-way: pairs of slots */
 #define HL_RECENT_WORDS 62u
 
 typedef struct
@@ -215,6 +215,7 @@ typedef struct
   uint16_t n_words;
   uint8_t  rbp_used;
   uint8_t  reserved;
+  uint64_t used;       /* b->recent_tick of the last store or hit */
   uint64_t addr[HL_RECENT_WORDS];
   uint64_t val[HL_RECENT_WORDS];
 } HlRecentStack;
@@ -250,6 +251,7 @@ struct HlThreadBlock
   uint32_t             memo_fresh;  /* the memo is the stack of the last unwind */
   uint32_t             recent_generation, recent_cfi_generation, recent_new_ranges;
   uintptr_t            recent_hi;   /* what the recent stacks are valid for */
+  uint64_t             recent_tick;
   HlRecentStack        recent[HL_RECENT_SLOTS];
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
   uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
