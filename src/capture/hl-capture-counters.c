@@ -56,11 +56,13 @@ hl_counters_drop (uint32_t reason,
 
 static void
 totals (uint64_t *n_allocs,
-        uint64_t *n_frees)
+        uint64_t *n_frees,
+        uint64_t *n_unknown)
 {
   HlShmCounters *g = hl_g.counters;
   uint64_t a = __atomic_load_n (&g->exited_n_allocs_atomic, __ATOMIC_RELAXED);
   uint64_t f = __atomic_load_n (&g->exited_n_frees_atomic, __ATOMIC_RELAXED);
+  uint64_t u = __atomic_load_n (&hl_g.live->exited_frees_unknown_atomic, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < HL_SHM_THREAD_SLOTS; i++)
     {
       HlShmThreadCounters *t = &g->threads[i];
@@ -68,9 +70,11 @@ totals (uint64_t *n_allocs,
         continue;
       a += __atomic_load_n (&t->n_allocs, __ATOMIC_RELAXED);
       f += __atomic_load_n (&t->n_frees, __ATOMIC_RELAXED);
+      u += __atomic_load_n (&t->frees_unknown, __ATOMIC_RELAXED);
     }
   *n_allocs = a;
   *n_frees = f;
+  *n_unknown = u;
 }
 
 /* Claims the tick, samples RSS, appends a sample to the ring and a COUNTERS
@@ -99,8 +103,11 @@ hl_counters_tick (HlThreadBlock *b,
   uint64_t heap = __atomic_load_n (&g->heap_bytes_atomic, __ATOMIC_RELAXED);
   if ((int64_t) heap < 0)
     heap = 0;
-  uint64_t n_allocs, n_frees;
-  totals (&n_allocs, &n_frees);
+  uint64_t n_allocs, n_frees, n_unknown;
+  totals (&n_allocs, &n_frees, &n_unknown);
+  /* live blocks: a free of a block the table never held (inherited through
+   * fork, or its insert was dropped) does not end a block of ours */
+  uint64_t known_frees = n_frees - (n_unknown < n_frees ? n_unknown : n_frees);
 
   uint64_t idx = __atomic_load_n (&g->n_samples_atomic, __ATOMIC_RELAXED);
   HlShmSample *s = &g->samples[idx % HL_SHM_SAMPLES];
@@ -109,7 +116,8 @@ hl_counters_tick (HlThreadBlock *b,
   s->rss_bytes = rss;
   s->n_allocs = n_allocs;
   __atomic_store_n (&g->n_samples_atomic, idx + 1, __ATOMIC_RELEASE);
-  __atomic_store_n (&hl_g.live->n_live_atomic, n_allocs - n_frees, __ATOMIC_RELAXED);
+  __atomic_store_n (&hl_g.live->n_live_atomic, n_allocs > known_frees ? n_allocs - known_frees : 0,
+                    __ATOMIC_RELAXED);
   __atomic_store_n (&hl_g.hdr->heartbeat_ns_atomic, now, __ATOMIC_RELEASE);
 
   if (b != NULL)
@@ -132,6 +140,20 @@ hl_counters_tick (HlThreadBlock *b,
     hl_modules_scan (b, now);
 }
 
+/* Adds a thread's totals to the exited ones and clears them. */
+static void
+fold_counts (HlShmThreadCounters *c)
+{
+  HlShmCounters *g = hl_g.counters;
+  __atomic_fetch_add (&g->exited_n_allocs_atomic, c->n_allocs, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_n_frees_atomic, c->n_frees, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_bytes_allocated_atomic, c->bytes_allocated, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&g->exited_bytes_freed_atomic, c->bytes_freed, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&hl_g.live->exited_frees_unknown_atomic, c->frees_unknown, __ATOMIC_RELAXED);
+  c->n_allocs = c->n_frees = c->bytes_allocated = c->bytes_freed = 0;
+  c->frees_unknown = 0;
+}
+
 void
 hl_counters_fold_thread (HlThreadBlock *b)
 {
@@ -139,11 +161,18 @@ hl_counters_fold_thread (HlThreadBlock *b)
   HlShmThreadCounters *c = b->counters;
   if (g == NULL || c == NULL)
     return;
-  __atomic_fetch_add (&g->exited_n_allocs_atomic, c->n_allocs, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&g->exited_n_frees_atomic, c->n_frees, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&g->exited_bytes_allocated_atomic, c->bytes_allocated, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&g->exited_bytes_freed_atomic, c->bytes_freed, __ATOMIC_RELAXED);
-  c->n_allocs = c->n_frees = c->bytes_allocated = c->bytes_freed = 0;
-  c->frees_unknown = 0;
+  fold_counts (c);
   __atomic_store_n (&c->tid_atomic, 0, __ATOMIC_RELEASE);
+}
+
+/* A thread beyond the session's HL_SHM_THREAD_SLOTS counts into its own
+ * block; its totals are added to the exited ones by the thread itself every
+ * 10 ms of its activity (with its call sites), at its exit, and by the
+ * thread that ends the recording. */
+void
+hl_counters_fold_overflow (HlThreadBlock *b)
+{
+  if (hl_g.counters != NULL && b->counters == &b->own_counters
+      && (b == hl_tls.block || atomic_load_explicit (&hl_g.ended, memory_order_relaxed)))
+    fold_counts (b->counters);
 }

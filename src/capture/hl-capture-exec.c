@@ -1,6 +1,7 @@
 /* hl-capture-exec.c — exec: buffers flushed and the session ended first
  * (resumed if the exec fails); with HEAPLENS_FOLLOW=none the preload is
- * removed from the new image's LD_PRELOAD (exec* and posix_spawn*).
+ * removed from the process's LD_PRELOAD at start, and from the
+ * environments passed to exec* and posix_spawn*.
  */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
@@ -47,6 +48,36 @@ after_failed_exec (void)
     }
 }
 
+/* Copies the LD_PRELOAD value VALUE (after "LD_PRELOAD=") without the
+ * preload's entries to OUT (which may be VALUE itself: it never writes
+ * ahead of what it reads); returns the length written. */
+static size_t
+preload_without_us (const char *value,
+                    char       *out,
+                    size_t      cap)
+{
+  size_t len = 0;
+  const char *p = value;
+  while (*p)
+    {
+      const char *end = p;
+      while (*end && *end != ':' && *end != ' ')
+        end++;
+      size_t w = (size_t) (end - p);
+      bool mine = w > 0 && memmem (p, w, "libheaplens-preload", 19) != NULL;
+      if (w > 0 && !mine && len + (len > 0) + w + 1 <= cap)
+        {
+          if (len > 0)
+            out[len++] = ':';
+          memmove (out + len, p, w);
+          len += w;
+        }
+      p = *end ? end + 1 : end;
+    }
+  out[len] = '\0';
+  return len;
+}
+
 /* With HEAPLENS_FOLLOW=none, a copy of ENVP whose LD_PRELOAD lacks the
  * preload, built in the caller-provided arrays. */
 static char *const *
@@ -67,33 +98,40 @@ filter_env (char *const *envp,
           continue;
         }
       size_t len = hl_strlcpy (value, "LD_PRELOAD=", value_cap);
-      const char *p = envp[i] + 11;
-      while (*p)
-        {
-          const char *end = p;
-          while (*end && *end != ':' && *end != ' ')
-            end++;
-          size_t w = (size_t) (end - p);
-          bool mine = w > 0 && memmem (p, w, "libheaplens-preload", 19) != NULL;
-          if (w > 0 && !mine && len + w + 2 < value_cap)
-            {
-              if (len > 11)
-                value[len++] = ':';
-              memcpy (value + len, p, w);
-              len += w;
-            }
-          p = *end ? end + 1 : end;
-        }
-      value[len] = '\0';
-      if (len > 11)
+      if (preload_without_us (envp[i] + 11, value + len, value_cap - len) > 0)
         out[n++] = value;
     }
   out[n] = NULL;
   return out;
 }
 
-#define HL_ENV_MAX 2048
 extern char **environ;
+
+/* HEAPLENS_FOLLOW=none, at start: the preload leaves the process's own
+ * environment, so that no child image loads it, however it is started
+ * (system(), popen() and glibc's other internal spawns do not go through
+ * the functions below). The program's own LD_PRELOAD entries stay; an
+ * LD_PRELOAD left empty is removed. Edited in place: no allocation. */
+void
+hl_exec_unfollow_environ (void)
+{
+  if (hl_g.cfg.follow || environ == NULL)
+    return;
+  for (char **e = environ; *e != NULL; e++)
+    {
+      if (strncmp (*e, "LD_PRELOAD=", 11) != 0)
+        continue;
+      if (preload_without_us (*e + 11, *e + 11, strlen (*e + 11) + 1) > 0)
+        continue;
+      char **q = e;
+      do
+        q[0] = q[1];
+      while (*q++ != NULL);
+      e--;
+    }
+}
+
+#define HL_ENV_MAX 2048
 
 typedef int (*ExecveFunc) (const char *, char *const[], char *const[]);
 

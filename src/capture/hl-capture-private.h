@@ -130,6 +130,7 @@ typedef struct
   /* Thread blocks */
   uint8_t           *blocks;
   _Atomic uint32_t   blocks_hint;
+  _Atomic uint32_t   blocks_max;     /* blocks [0, blocks_max) were ever claimed */
   /* Exit */
   _Atomic int        exit_status_known;
   int                exit_status;
@@ -238,13 +239,19 @@ struct HlThreadBlock
   uint32_t             tid;
   _Atomic int          busy;        /* inside an append: a signal flush skips it */
   int                  exiting;     /* past its pthread key destructor */
+  int                  is_shadow;   /* a thread's second block (hl_thread_shadow) */
+  uint32_t             strip_self;  /* > 0: inside a program's signal handler (or a
+                                     * shadow block): the preload's frames are
+                                     * removed from the whole stack */
   int                  exit_round;  /* destructor rounds seen */
   uint32_t             generation;  /* of the stack cache (changes at fork) */
   uintptr_t            self;        /* pthread_self () */
   uintptr_t            stack_lo, stack_hi;
   uint64_t             id_next, id_end;
   uint64_t             last_flush_ns;
-  HlShmThreadCounters *counters;
+  HlShmThreadCounters *counters;   /* the session's slot, or own_counters */
+  HlShmThreadCounters  own_counters; /* threads beyond HL_SHM_THREAD_SLOTS, shadow blocks */
+  HlThreadBlock       *shadow;      /* records signal handlers that interrupt the preload */
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
@@ -272,7 +279,10 @@ typedef struct
 
 extern __thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
 
-#define HL_MAX_THREADS HL_SHM_THREAD_SLOTS
+/* Thread blocks: a MAP_NORESERVE reserve, a block costs memory once a
+ * thread uses it. The first HL_SHM_THREAD_SLOTS threads count into the
+ * session's slots, the others into their block (folded every 10 ms). */
+#define HL_MAX_THREADS 4096u
 #define HL_BLOCK_STRIDE ((sizeof (HlThreadBlock) + 4095u) & ~(size_t) 4095u)
 
 HlThreadBlock *hl_thread_block_slow (void);
@@ -281,6 +291,8 @@ void           hl_thread_after_fork_child (void);
 void           hl_thread_set_name   (uintptr_t pthread, const char *name);
 HlThreadBlock *hl_thread_block_at   (uint32_t index);
 void           hl_thread_release    (HlThreadBlock *b);
+HlThreadBlock *hl_thread_shadow     (HlThreadBlock *main);
+void           hl_thread_shadow_done (HlThreadBlock *shadow);
 
 static inline HlThreadBlock *
 hl_thread_block (void)
@@ -352,6 +364,7 @@ void hl_counters_free    (HlThreadBlock *b, uint64_t size, bool known);
 void hl_counters_drop    (uint32_t reason, uint64_t n);
 void hl_counters_tick    (HlThreadBlock *b, uint64_t now, bool force);
 void hl_counters_fold_thread (HlThreadBlock *b);
+void hl_counters_fold_overflow (HlThreadBlock *b);
 void hl_callsites_flush  (HlThreadBlock *b, uint64_t now);
 
 static inline void
@@ -371,6 +384,7 @@ void hl_modules_reset  (void);
 void hl_process_install_signals (void);
 void hl_process_atfork          (void);
 void hl_flush_all_for_exit      (void);
+void hl_exec_unfollow_environ   (void);  /* hl-capture-exec.c */
 
 /* ---- Time --------------------------------------------------------------- */
 

@@ -21,7 +21,8 @@ hl_flush_all_for_exit (void)
   if (hl_g.blocks == NULL)
     return;
   uint64_t now = hl_now ();
-  for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
+  uint32_t max = atomic_load (&hl_g.blocks_max);
+  for (uint32_t i = 0; i < max; i++)
     {
       HlThreadBlock *b = hl_thread_block_at (i);
       if (!atomic_load_explicit (&b->in_use, memory_order_acquire))

@@ -38,11 +38,46 @@ next_id (HlThreadBlock *b)
   return b->id_next++;
 }
 
+/* Inside a program's signal handler (hl-capture-signals.c) the stack runs
+ * through our trampoline and, when the signal interrupted the preload
+ * (the thread records on its shadow block then), through the interrupted
+ * preload: every frame of ours is removed, not only the innermost. */
+static __attribute__ ((noinline)) uint32_t
+capture_stack_shadow (HlThreadBlock *b,
+                      uint64_t       now,
+                      void          *entry)
+{
+  uint64_t frames[HL_UNWIND_BUF];
+  bool truncated = false;
+  uint64_t h;
+  uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);
+  hl_unwind_fill (frames, b);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (frames[i] - 1 < hl_g.self_lo || frames[i] - 1 >= hl_g.self_hi)
+      frames[k++] = frames[i];
+  h = hl_stack_hash (frames, k);
+  if (truncated)
+    h ^= 0x7f4a7c159e3779b9ull;
+  HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
+  if (e->hash == h && e->stack_id != 0)
+    return e->stack_id;
+  uint32_t id = hl_stack_intern (b, frames, k, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
+  if (id != 0)
+    {
+      e->hash = h;
+      e->stack_id = id;
+    }
+  return id;
+}
+
 static inline uint32_t
 capture_stack (HlThreadBlock *b,
                uint64_t       now,
                void          *entry)
 {
+  if (HL_UNLIKELY (b->strip_self != 0))
+    return capture_stack_shadow (b, now, entry);
   bool cfi = hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi;
   uint32_t recent = 0;
   if (HL_LIKELY (cfi))
@@ -113,6 +148,8 @@ hl_callsites_flush (HlThreadBlock *b,
     if (b->pending[i].used)
       pending_spill (&b->pending[i]);
   b->pending_flush_ns = now;
+  if (HL_UNLIKELY (b->counters == &b->own_counters))
+    hl_counters_fold_overflow (b);
 }
 
 static inline HlPendingSite *

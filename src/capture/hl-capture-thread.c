@@ -57,6 +57,16 @@ thread_exit_cb (void *arg)
 void
 hl_thread_release (HlThreadBlock *b)
 {
+  HlThreadBlock *s = b->shadow;
+  if (s != NULL)
+    {
+      b->shadow = NULL;
+      uint64_t now = hl_now ();
+      hl_callsites_flush (s, now);
+      hl_trace_flush (s, now);
+      hl_counters_fold_thread (s);
+      atomic_store_explicit (&s->in_use, 0, memory_order_release);
+    }
   hl_callsites_flush (b, hl_now ());
   hl_counters_fold_thread (b);
   b->exiting = 0;
@@ -98,12 +108,11 @@ announce (HlThreadBlock *b,
   HL_TRACE_EMIT (b, now, hl_packet_writer_thread (w_, now, tid, flags, name));
 }
 
-HlThreadBlock *
-hl_thread_block_slow (void)
+/* Claims a free block (lock-free: a CAS on its in_use flag) and resets
+ * what a previous owner left; NULL when all are taken. */
+static HlThreadBlock *
+claim_block (void)
 {
-  if (hl_g.blocks == NULL || hl_g.counters == NULL)
-    return NULL;
-  hl_tls.guard++;
   uint32_t start = atomic_load_explicit (&hl_g.blocks_hint, memory_order_relaxed);
   HlThreadBlock *b = NULL;
   for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
@@ -116,10 +125,44 @@ hl_thread_block_slow (void)
         {
           b = c;
           b->index = idx;
+          uint32_t seen = atomic_load_explicit (&hl_g.blocks_max, memory_order_relaxed);
+          while (seen < idx + 1
+                 && !atomic_compare_exchange_weak (&hl_g.blocks_max, &seen, idx + 1))
+            ;
           atomic_store_explicit (&hl_g.blocks_hint, idx + 1, memory_order_relaxed);
           break;
         }
     }
+  if (b == NULL)
+    return NULL;
+  if (b->generation != generation)
+    {
+      /* a block never used is zero already: touching it would cost 64 KiB
+       * of memory per thread for nothing */
+      if (b->generation != 0)
+        memset (b->cache, 0, sizeof b->cache);
+      b->generation = generation;
+    }
+  b->exit_round = 0;
+  b->exiting = 0;
+  b->shadow = NULL;
+  b->is_shadow = 0;
+  b->strip_self = 0;
+  b->id_next = b->id_end = 0;
+  b->last_flush_ns = hl_now ();
+  b->pending_flush_ns = b->last_flush_ns;
+  memset (b->pending, 0, sizeof b->pending);
+  atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
+  return b;
+}
+
+HlThreadBlock *
+hl_thread_block_slow (void)
+{
+  if (hl_g.blocks == NULL || hl_g.counters == NULL)
+    return NULL;
+  hl_tls.guard++;
+  HlThreadBlock *b = claim_block ();
   if (b == NULL)
     {
       hl_counters_drop (HL_DROP_TRACE_WRITE, 1);
@@ -127,22 +170,11 @@ hl_thread_block_slow (void)
       hl_tls.guard--;
       return NULL;
     }
-  if (b->generation != generation)
-    {
-      memset (b->cache, 0, sizeof b->cache);
-      b->generation = generation;
-    }
-  b->exit_round = 0;
   b->tid = hl_sys_gettid ();
   b->self = (uintptr_t) pthread_self ();
-  b->exiting = 0;
-  b->id_next = b->id_end = 0;
-  b->last_flush_ns = hl_now ();
-  b->pending_flush_ns = b->last_flush_ns;
-  memset (b->pending, 0, sizeof b->pending);
-  atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
   stack_bounds (b);
-  HlShmThreadCounters *c = &hl_g.counters->threads[b->index];
+  HlShmThreadCounters *c = b->index < HL_SHM_THREAD_SLOTS ? &hl_g.counters->threads[b->index]
+                                                          : &b->own_counters;
   memset (c, 0, sizeof *c);
   __atomic_store_n (&c->tid_atomic, b->tid, __ATOMIC_RELEASE);
   b->counters = c;
@@ -159,6 +191,44 @@ hl_thread_block_slow (void)
   return b;
 }
 
+/* The block that records the calls of a signal handler that interrupted
+ * the preload on this thread (hl-capture-signals.c): the thread's own
+ * block is in the middle of an update then. Same tid, no THREAD events, its
+ * counts kept in the block and folded into the totals after each handler.
+ * Claimed on first need, lock-free and without a system call (the stack
+ * bounds are the thread's), released with the thread's block. */
+HlThreadBlock *
+hl_thread_shadow (HlThreadBlock *main)
+{
+  if (main->shadow != NULL || main->is_shadow)
+    return main->shadow;
+  HlThreadBlock *s = claim_block ();
+  if (s == NULL)
+    return NULL;
+  s->is_shadow = 1;
+  s->strip_self = 1;
+  s->tid = main->tid;
+  s->self = 0;
+  s->stack_lo = main->stack_lo;
+  s->stack_hi = main->stack_hi;
+  memset (&s->own_counters, 0, sizeof s->own_counters);
+  s->counters = &s->own_counters;
+  hl_trace_buffer_init (&s->trace, hl_g.pid, s->tid);
+  main->shadow = s;
+  return s;
+}
+
+/* After a handler ran on the shadow block: its events written, its counts
+ * in the totals. */
+void
+hl_thread_shadow_done (HlThreadBlock *s)
+{
+  uint64_t now = hl_now ();
+  hl_callsites_flush (s, now);
+  hl_counters_fold_overflow (s);
+  hl_trace_flush (s, now);
+}
+
 /* In a forked child only the forking thread exists: release every other
  * block, and start the child's caches afresh (new stack table). */
 void
@@ -166,7 +236,8 @@ hl_thread_after_fork_child (void)
 {
   generation++;
   HlThreadBlock *mine = hl_tls.block;
-  for (uint32_t i = 0; i < HL_MAX_THREADS && hl_g.blocks != NULL; i++)
+  uint32_t max = atomic_load (&hl_g.blocks_max);
+  for (uint32_t i = 0; i < max && hl_g.blocks != NULL; i++)
     {
       HlThreadBlock *b = hl_thread_block_at (i);
       if (b != mine && atomic_load (&b->in_use))
@@ -201,7 +272,7 @@ hl_thread_set_name (uintptr_t   pthread,
   if (pthread == me->self)
     tid = me->tid;
   else
-    for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
+    for (uint32_t i = 0, max = atomic_load (&hl_g.blocks_max); i < max; i++)
       {
         HlThreadBlock *b = hl_thread_block_at (i);
         if (atomic_load (&b->in_use) && b->self == pthread)

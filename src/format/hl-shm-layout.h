@@ -162,7 +162,13 @@ typedef struct
   uint64_t n_slots;
   uint64_t n_live_atomic;        /* approximate */
   uint64_t n_dropped_atomic;     /* inserts that found no free slot */
-  uint64_t reserved;
+  union
+  {
+    uint64_t reserved;
+    /* frees of addresses the live table did not hold, made by threads that
+     * have exited (running threads count theirs in frees_unknown) */
+    uint64_t exited_frees_unknown_atomic;
+  };
 } HlShmLiveHeader;
 
 typedef struct

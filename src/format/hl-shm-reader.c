@@ -338,6 +338,7 @@ hl_shm_reader_totals (HlShmReader *r, HlShmTotals *out, HlFormatError *err)
   out->stacks_dropped = LOAD (&rh->n_dropped_atomic);
   const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
   out->live_count = LOAD (&lh->n_live_atomic);
+  out->frees_unknown += LOAD (&lh->exited_frees_unknown_atomic);
   out->live_dropped = LOAD (&lh->n_dropped_atomic);
   return 0;
 }

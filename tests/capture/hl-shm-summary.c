@@ -144,6 +144,7 @@ main (int argc, char **argv)
   printf ("cs_calls=%" PRIu64 "\ncs_bytes=%" PRIu64 "\ncs_frees=%" PRIu64 "\ncs_freed_bytes=%" PRIu64 "\n",
           a.cs_calls, a.cs_bytes, a.cs_frees, a.cs_freed);
   printf ("live=%" PRIu64 "\nlive_bytes=%" PRIu64 "\nlive_sizes=%s\n", a.live, a.live_bytes, sizes);
+  printf ("frees_unknown=%" PRIu64 "\nlive_count=%" PRIu64 "\n", t.frees_unknown, t.live_count);
   printf ("meta_keys=%s\nlog_entries=%" PRIu64 "\ndropped=%" PRIu64 "\n", a.keys, a.log_entries, dropped);
   hl_shm_reader_free (r);
   return 0;
