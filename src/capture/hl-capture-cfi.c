@@ -542,6 +542,38 @@ hl_unwind_fill (uint64_t      *frames,
   b->lazy_from = b->lazy_to = 0;
 }
 
+/* The state (ip, sp, rbp) on return to the first foreign frame above the
+ * preload frame FRAME: our own frames have frame pointers, so walk them. */
+static inline bool
+start_state (const HlThreadBlock *b,
+             void                *frame,
+             uint64_t            *ip_out,
+             uintptr_t           *sp_out,
+             uintptr_t           *rbp_out)
+{
+  uintptr_t lo = b->stack_lo, hi = b->stack_hi;
+  uintptr_t fp = (uintptr_t) frame;
+  if (hi == 0 || fp < lo || fp >= hi)
+    return false;
+  for (int guard = 0;; guard++)
+    {
+      if ((fp & 7) || fp > hi - 16 || guard > 16)
+        return false;
+      const uintptr_t *f = (const uintptr_t *) fp;
+      uint64_t ip = f[1];
+      if (ip - 1 < hl_g.self_lo || ip - 1 >= hl_g.self_hi)
+        {
+          *ip_out = ip;
+          *sp_out = fp + 16;
+          *rbp_out = f[0];
+          return true;
+        }
+      if (f[0] <= fp)
+        return false;
+      fp = f[0];
+    }
+}
+
 /* Unwinds from the caller of the outermost preload frame. Returns the
  * number of frames, or 0 when a frame needs libunwind.
  *
@@ -562,29 +594,13 @@ hl_cfi_unwind (uint64_t      *frames,
 {
   *hash = 0;
   b->lazy_from = b->lazy_to = 0;
-  uintptr_t lo = b->stack_lo, hi = b->stack_hi;
-  uintptr_t fp = (uintptr_t) (entry != NULL ? entry : __builtin_frame_address (0));
-  if (cache == NULL || hi == 0 || fp < lo || fp >= hi || max > HL_CFI_MEMO_MAX)
-    return 0;
-  /* our own frames have frame pointers: walk them to the first foreign one */
+  b->memo_fresh = 0;
+  uintptr_t hi = b->stack_hi;
   uint64_t ip;
   uintptr_t sp, rbp;
-  for (int guard = 0;; guard++)
-    {
-      if ((fp & 7) || fp > hi - 16 || guard > 16)
-        return 0;
-      const uintptr_t *f = (const uintptr_t *) fp;
-      ip = f[1];
-      if (ip - 1 < hl_g.self_lo || ip - 1 >= hl_g.self_hi)
-        {
-          sp = fp + 16;
-          rbp = f[0];
-          break;
-        }
-      if (f[0] <= fp)
-        return 0;
-      fp = f[0];
-    }
+  if (cache == NULL || max > HL_CFI_MEMO_MAX
+      || !start_state (b, entry != NULL ? entry : __builtin_frame_address (0), &ip, &sp, &rbp))
+    return 0;
 
   uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
   HlCfiMemo *m = &b->memo;
@@ -594,7 +610,7 @@ hl_cfi_unwind (uint64_t      *frames,
       memset (b->rule_ip, 0, sizeof b->rule_ip);
       b->cfi_generation = gen;
     }
-  bool use_memo = m->generation == gen && m->n > 0;
+  bool use_memo = m->generation == gen && m->n > 0 && m->stack_hi == hi;
   int64_t r = use_memo ? (int64_t) m->n - 1 : -1; /* innermost remembered frame */
   uint32_t n = 0;
   uint32_t end = END_ZERO;
@@ -726,13 +742,139 @@ hl_cfi_unwind (uint64_t      *frames,
       m->n = total;
       m->end = end;
       m->generation = gen;
+      m->stack_hi = hi;
+      b->memo_fresh = 1;
     }
   else
     m->n = 0;
   return n;
 }
 
+/* ---- Recent stacks ---------------------------------------------------------
+ *
+ * The memo above saves the unwind of the outer part of the stack; the
+ * inner part differs from the last stack whenever the program allocates
+ * from alternating places. The thread's recent stacks (a direct-mapped
+ * table keyed by the innermost foreign frame's ip and sp) keep every stack
+ * word the whole unwind read: when the state and those words are what they
+ * were, the unwind would give the same frames, so the id is known. The
+ * table is dropped when the stack ids (fork), the rules (dlclose), the
+ * operator new ranges or the thread's stack (a block reused by another
+ * thread) change. */
+
+static inline uint32_t
+recent_slot (uint64_t ip, uint64_t sp)
+{
+  return (uint32_t) (((ip ^ (sp << 7)) * 0x9e3779b97f4a7c15ull) >> 40) & (HL_RECENT_SLOTS - 1);
+}
+
+static inline void
+recent_validate (HlThreadBlock *b)
+{
+  uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
+  uint32_t new_ranges = atomic_load_explicit (&hl_g.n_new_ranges, memory_order_relaxed);
+  if (HL_UNLIKELY (b->recent_generation != b->generation || b->recent_cfi_generation != gen
+                   || b->recent_new_ranges != new_ranges || b->recent_hi != b->stack_hi))
+    {
+      for (uint32_t i = 0; i < HL_RECENT_SLOTS; i++)
+        b->recent[i].stack_id = 0;
+      b->recent_generation = b->generation;
+      b->recent_cfi_generation = gen;
+      b->recent_new_ranges = new_ranges;
+      b->recent_hi = b->stack_hi;
+    }
+}
+
+uint32_t
+hl_recent_lookup (HlThreadBlock *b,
+                  void          *entry)
+{
+  uint64_t ip;
+  uintptr_t sp, rbp;
+  if (!start_state (b, entry, &ip, &sp, &rbp))
+    return 0;
+  recent_validate (b);
+  uint32_t slot = recent_slot (ip, sp);
+  HlRecentStack *e = &b->recent[slot];
+  if (e->ip != ip || e->sp != sp)
+    e = &b->recent[slot ^ 1]; /* the other way */
+  if (e->stack_id == 0 || e->ip != ip || e->sp != sp || (e->rbp_used && e->rbp != rbp))
+    return 0;
+  /* every word lies in [sp, stack_hi) of this thread's stack (the stack the
+   * entry was made on, checked by recent_validate) */
+  uint64_t d = 0, d2 = 0;
+  uint32_t i = 0, n = e->n_words;
+  for (; i + 2 <= n; i += 2)
+    {
+      d |= *(const uint64_t *) e->addr[i] ^ e->val[i];
+      d2 |= *(const uint64_t *) e->addr[i + 1] ^ e->val[i + 1];
+    }
+  if (i < n)
+    d |= *(const uint64_t *) e->addr[i] ^ e->val[i];
+  if ((d | d2) != 0)
+    return 0;
+  e->used = ++b->recent_tick;
+  return e->stack_id;
+}
+
+void
+hl_recent_store (HlThreadBlock *b,
+                 uint32_t       stack_id)
+{
+  const HlCfiMemo *m = &b->memo;
+  if (!b->memo_fresh || stack_id == 0 || m->n == 0)
+    return;
+  recent_validate (b);
+  if (m->generation != b->recent_cfi_generation)
+    return;
+  uint32_t top = m->n - 1;
+  uint32_t n = m->chk_end[top];
+  bool zero = m->end == END_ZERO;
+  /* a truncated unwind did not read whether the next return address is 0 */
+  if (m->end == END_TRUNC || n + zero > HL_RECENT_WORDS)
+    return;
+  const HlCfiFrame *f = &m->f[top];
+  /* the way with the same key, else the one used longer ago */
+  uint32_t slot = recent_slot (f->ip, f->sp);
+  HlRecentStack *e = &b->recent[slot];
+  HlRecentStack *o = &b->recent[slot ^ 1];
+  if (!(e->ip == f->ip && e->sp == f->sp)
+      && ((o->ip == f->ip && o->sp == f->sp) || o->used < e->used))
+    e = o;
+  e->ip = f->ip;
+  e->sp = f->sp;
+  e->rbp = f->rbp;
+  e->rbp_used = m->rbp_used[top];
+  memcpy (e->addr, m->chk_addr, n * sizeof (uint64_t));
+  memcpy (e->val, m->chk_val, n * sizeof (uint64_t));
+  if (zero)
+    {
+      /* the unwind ended reading a zero return address */
+      e->addr[n] = m->f[0].cfa - 8;
+      e->val[n] = 0;
+      n++;
+    }
+  e->n_words = (uint16_t) n;
+  e->stack_id = stack_id;
+  e->used = ++b->recent_tick;
+}
+
 #else
+
+uint32_t
+hl_recent_lookup (HlThreadBlock *b, void *entry)
+{
+  (void) b;
+  (void) entry;
+  return 0;
+}
+
+void
+hl_recent_store (HlThreadBlock *b, uint32_t stack_id)
+{
+  (void) b;
+  (void) stack_id;
+}
 
 bool
 hl_cfi_init (void)

@@ -186,6 +186,8 @@ typedef struct
   uint32_t   n;
   uint32_t   end;         /* how the unwind ended (hl-capture-cfi.c) */
   uint32_t   generation;  /* of the module map */
+  uintptr_t  stack_hi;    /* of the thread that made it: a block reused by a
+                           * thread on another stack must not read there */
   HlCfiFrame f[HL_CFI_MEMO_MAX]; /* outermost first */
   /* The stack words the unwind of frames 1..k read, flat, for a branch-free
    * check that they are unchanged: word *chk_addr[i] was chk_val[i], for i
@@ -199,6 +201,25 @@ typedef struct
   uint64_t   chk_addr[2 * HL_CFI_MEMO_MAX];
   uint64_t   chk_val[2 * HL_CFI_MEMO_MAX];
 } HlCfiMemo;
+
+/* A stack this thread recorded lately, known by the state of its innermost
+ * foreign frame (ip, sp, and rbp when it matters) and by every stack word
+ * its unwind read: when they are all unchanged the stack is the same one,
+ * and its id is known without unwinding (hl-capture-cfi.c). */
+#define HL_RECENT_SLOTS 64u  /* two-way: pairs of slots */
+#define HL_RECENT_WORDS 62u
+
+typedef struct
+{
+  uint64_t ip, sp, rbp;
+  uint32_t stack_id;   /* 0: empty */
+  uint16_t n_words;
+  uint8_t  rbp_used;
+  uint8_t  reserved;
+  uint64_t used;       /* b->recent_tick of the last store or hit */
+  uint64_t addr[HL_RECENT_WORDS];
+  uint64_t val[HL_RECENT_WORDS];
+} HlRecentStack;
 
 /* Call-site counts of one thread not yet added to the shared table. */
 typedef struct
@@ -234,6 +255,11 @@ struct HlThreadBlock
   HlTraceBuffer        trace;       /* packet under construction */
   HlStackCacheEntry    cache[HL_STACK_CACHE_SIZE];
   HlCfiMemo            memo;        /* the last stack */
+  uint32_t             memo_fresh;  /* the memo is the stack of the last unwind */
+  uint32_t             recent_generation, recent_cfi_generation, recent_new_ranges;
+  uintptr_t            recent_hi;   /* what the recent stacks are valid for */
+  uint64_t             recent_tick;
+  HlRecentStack        recent[HL_RECENT_SLOTS];
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
   uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
   uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: every 64th stack is checked */
@@ -306,6 +332,15 @@ uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uin
  * the thread's memo (the unwind matched the last stack there): a caller
  * that reads FRAMES beyond the innermost ones calls this first. */
 void     hl_unwind_fill    (uint64_t *frames, HlThreadBlock *b);
+/* The id of the stack starting at the interposed function's frame ENTRY
+ * when it is one of the thread's recent stacks, else 0; hl_recent_store
+ * remembers the last unwind's stack (when the memo holds it) as STACK_ID. */
+uint32_t hl_recent_lookup  (HlThreadBlock *b, void *entry);
+/* HEAPLENS_UNWIND_CHECK=1: every stack is also unwound the slow way */
+extern bool hl_unwind_check_mode;
+/* check mode: a recent stack's id against the unwind's */
+void     hl_unwind_check_recent (uint32_t recent_id, uint32_t id);
+void     hl_recent_store   (HlThreadBlock *b, uint32_t stack_id);
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
 void     hl_stack_hash_init  (void);

@@ -78,6 +78,14 @@ capture_stack (HlThreadBlock *b,
 {
   if (HL_UNLIKELY (b->strip_self != 0))
     return capture_stack_shadow (b, now, entry);
+  bool cfi = hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi;
+  uint32_t recent = 0;
+  if (HL_LIKELY (cfi))
+    {
+      recent = hl_recent_lookup (b, entry);
+      if (recent != 0 && HL_LIKELY (!hl_unwind_check_mode))
+        return recent;
+    }
   uint64_t frames[HL_UNWIND_BUF];
   bool truncated = false;
   uint64_t h;
@@ -87,15 +95,23 @@ capture_stack (HlThreadBlock *b,
   if (truncated)
     h ^= 0x7f4a7c159e3779b9ull;
   HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
+  uint32_t id;
   if (HL_LIKELY (e->hash == h && e->stack_id != 0))
-    return e->stack_id;
-  hl_unwind_fill (frames, b);
-  uint32_t id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
-  if (id != 0)
+    id = e->stack_id;
+  else
     {
-      e->hash = h;
-      e->stack_id = id;
+      hl_unwind_fill (frames, b);
+      id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
+      if (id != 0)
+        {
+          e->hash = h;
+          e->stack_id = id;
+        }
     }
+  if (HL_UNLIKELY (recent != 0))
+    hl_unwind_check_recent (recent, id);
+  else if (cfi)
+    hl_recent_store (b, id);
   return id;
 }
 

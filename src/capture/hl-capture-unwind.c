@@ -22,7 +22,7 @@
 typedef int (*UnwBacktraceFunc) (void **buffer, int size);
 
 static UnwBacktraceFunc unw_backtrace_fn;
-static bool check_mode;
+bool hl_unwind_check_mode;
 
 /* HEAPLENS_UNWIND=fp: one stack in 64 of each thread is also unwound from
  * the DWARF CFI; when more than a quarter of 256 samples differ (frame
@@ -96,7 +96,7 @@ hl_unwind_init (void)
   hl_unwind_refresh_new_ranges ();
   hl_stack_hash_init ();
   const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
-  check_mode = c != NULL && strcmp (c, "1") == 0;
+  hl_unwind_check_mode = c != NULL && strcmp (c, "1") == 0;
   if ((hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND || fp_check != FP_CHECK_OFF) && hl_g.cfg.cfi
       && !hl_cfi_init ())
     hl_g.cfg.cfi = false;
@@ -272,7 +272,7 @@ hl_unwind (uint64_t      *frames,
             have = max;
           if (skip > 0)
             memmove (frames, frames + skip, have * sizeof (uint64_t));
-          if (HL_UNLIKELY (check_mode))
+          if (HL_UNLIKELY (hl_unwind_check_mode))
             {
               hl_unwind_fill (frames, b);
               check_stack (frames, have, max, *hash, b);
@@ -289,9 +289,18 @@ hl_unwind (uint64_t      *frames,
 }
 
 void
+hl_unwind_check_recent (uint32_t recent_id,
+                        uint32_t id)
+{
+  atomic_fetch_add (&n_checked, 1);
+  if (recent_id != id)
+    atomic_fetch_add (&n_differ, 1);
+}
+
+void
 hl_unwind_report (void)
 {
-  if (!check_mode)
+  if (!hl_unwind_check_mode)
     return;
   char line[160], num[24];
   size_t n = hl_strlcpy (line, "unwind check: ", sizeof line);

@@ -40,6 +40,10 @@ eq "follow=none: system(), popen() and posix_spawn children not recorded" "$(ls 
 eq "follow=none: the program's own LD_PRELOAD entries stay, ours is gone" \
   "$(sort -u "$WORK/n.out")" "preload=$D/t-plugin.so"
 rm -f "$WORK"/n.hltrace*
+"$HL_CLI" record --no-follow --no-compress -o "$WORK/n.hltrace" -- "$G" system "$D/t-entry > /dev/null; true" > /dev/null 2>&1
+eq "record --no-follow: exit status; system(), popen() and posix_spawn children not recorded" \
+  "$?/$(ls "$WORK"/n.hltrace* | wc -l)" "0/1"
+rm -f "$WORK"/n.hltrace*
 LD_PRELOAD="$HL_PRELOAD" HEAPLENS_OUTPUT=$WORK/n.hltrace "$G" system "$D/t-entry > /dev/null; true" > /dev/null 2>&1
 check "follow=all: system(), popen() and posix_spawn children recorded ($(ls "$WORK"/n.hltrace* | wc -l) traces)" \
   test "$(ls "$WORK"/n.hltrace* | wc -l)" -ge 7

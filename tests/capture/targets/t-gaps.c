@@ -173,8 +173,8 @@ thread_main (void *arg)
   held[i] = malloc (64);
   pthread_barrier_wait (&barrier); /* all alive at once, each with a block */
   free (held[i]);
-  sink = malloc (16);
-  free (sink);
+  held[i] = malloc (16); /* its own slot: the threads run at once */
+  free (held[i]);
   return NULL;
 }
 
