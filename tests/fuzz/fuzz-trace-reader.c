@@ -109,10 +109,14 @@ run_columns (const uint8_t *data, size_t size)
   if (hl_trace_columns_split (data, size, &c) == 0)
     {
       const uint8_t *d[HL_COL_COUNT];
+      size_t split[HL_COL_COUNT];
       for (int i = 0; i < HL_COL_COUNT; i++)
-        d[i] = c.data[i];
+        {
+          split[i] = (size & 1) ? hl_trace_columns_to_planes (&c, i) : 0;
+          d[i] = c.data[i];
+        }
       uint8_t *back = malloc (size + 1);
-      if (hl_trace_columns_join (d, c.len, back, size) != 0 || memcmp (back, data, size) != 0)
+      if (hl_trace_columns_join_planes (d, c.len, split, back, size) != 0 || memcmp (back, data, size) != 0)
         abort ();
       free (back);
     }
@@ -136,6 +140,12 @@ run_columns (const uint8_t *data, size_t size)
   size_t out_size = (size_t) data[0] | (size_t) data[1] << 8;
   uint8_t *out = malloc (out_size + 1);
   (void) hl_trace_columns_join (d, len, out, out_size);
+  /* the same columns with the varint columns as planes, split in the middle */
+  size_t split[HL_COL_COUNT] = { 0 };
+  split[HL_COL_SIZE] = len[HL_COL_SIZE] / 2;
+  split[HL_COL_ADDR] = len[HL_COL_ADDR] / 2;
+  split[HL_COL_FREE] = len[HL_COL_FREE] / 2;
+  (void) hl_trace_columns_join_planes (d, len, split, out, out_size);
   free (out);
 }
 
