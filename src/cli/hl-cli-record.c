@@ -143,7 +143,7 @@ compress_trace (const char *trace)
 {
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
-  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (3), 0, &err) != 0)
+  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (9), 0, &err) != 0)
     fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
 #else
   (void) trace;

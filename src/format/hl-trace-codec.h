@@ -30,10 +30,14 @@
 #include "hl-trace-reader.h"
 
 #define HL_CODEC_ZSTD          1u
+/* Frames of format 3.0: the run of packets split into columns
+ * (hl-trace-columns.h), each compressed with zstd on its own. Written by
+ * hl_trace_compress_file with the zstd codec, read with it. */
+#define HL_CODEC_ZSTD_COLUMNS  2u
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)
-#define HL_ZFRAME_DEFAULT_RAW  (16u * 1024u * 1024u)
+#define HL_ZFRAME_DEFAULT_RAW  (48u * 1024u * 1024u)
 #define HL_TRACE_MAX_IMAGE     ((uint64_t) 16 << 30) /* a reader refuses traces decompressing to more */
 
 typedef struct HlTraceCodec

@@ -33,7 +33,8 @@
 
 #define HL_TRACE_MAGIC            "HLTRACE" /* 8 bytes with its NUL */
 #define HL_TRACE_MAGIC_SIZE       8
-#define HL_TRACE_VERSION_MAJOR    2  /* readers refuse another major (1 was a development version) */
+#define HL_TRACE_VERSION_MAJOR    3  /* 3.0: columns frames in compressed traces (HL_CODEC_ZSTD_COLUMNS) */
+#define HL_TRACE_VERSION_MAJOR_MIN 2 /* oldest major this reader reads (2.x: same packets, zstd frames only) */
 #define HL_TRACE_VERSION_MINOR    0  /* newer minors only add skippable data */
 #define HL_TRACE_BYTE_ORDER_MARK  0x01020304u
 #define HL_TRACE_FILE_HEADER_SIZE 64

@@ -38,7 +38,7 @@ hl_trace_open_data (HlTraceReader *r, HlFormatError *err)
     }
   memcpy (&r->header, d, sizeof r->header);
   const HlTraceFileHeader *h = &r->header;
-  if (h->version_major != HL_TRACE_VERSION_MAJOR)
+  if (h->version_major > HL_TRACE_VERSION_MAJOR || h->version_major < HL_TRACE_VERSION_MAJOR_MIN)
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_VERSION, 8,
                            "trace format version %u.%u is %s than this reader's %u.%u%s",

@@ -10,6 +10,7 @@
 #include "hl-test-util.h"
 #include "hl-trace-format.h"
 #include "hl-trace-codec.h"
+#include "hl-trace-columns.h"
 #include "hl-trace-index.h"
 #include "hl-trace-writer.h"
 
@@ -18,9 +19,9 @@ typedef struct { const char *type, *field; size_t offset, size; int seen; } Fiel
 
 #define C(x) { #x, (uint64_t) (x), 0 }
 static Const consts[] = {
-  C (HL_TRACE_MAGIC_SIZE), C (HL_TRACE_VERSION_MAJOR), C (HL_TRACE_VERSION_MINOR),
+  C (HL_TRACE_MAGIC_SIZE), C (HL_TRACE_VERSION_MAJOR), C (HL_TRACE_VERSION_MINOR), C (HL_TRACE_VERSION_MAJOR_MIN),
   C (HL_TRACE_BYTE_ORDER_MARK), C (HL_TRACE_FILE_HEADER_SIZE), C (HL_TRACE_FLAG_COARSE_CLOCK),
-  C (HL_TRACE_FLAG_COMPRESSED), C (HL_PACKET_KIND_ZFRAME), C (HL_CODEC_ZSTD), C (HL_ZFRAME_HEADER_SIZE),
+  C (HL_TRACE_FLAG_COMPRESSED), C (HL_PACKET_KIND_ZFRAME), C (HL_CODEC_ZSTD), C (HL_CODEC_ZSTD_COLUMNS), C (HL_COL_COUNT), C (HL_ZFRAME_HEADER_SIZE),
   C (HL_ZFRAME_MAX_RAW), C (HL_ZFRAME_MAX_CONTENT), C (HL_ZFRAME_DEFAULT_RAW), C (HL_TRACE_MAX_IMAGE),
   C (HL_PACKET_MAGIC), C (HL_PACKET_HEADER_SIZE), C (HL_PACKET_MAX_SIZE), C (HL_PACKET_MAX_CONTENT),
   C (HL_PACKET_KIND_INFO), C (HL_PACKET_KIND_EVENTS), C (HL_PACKET_KIND_INDEX), C (HL_PACKET_KIND_INDEX_TAIL),

@@ -1,0 +1,599 @@
+/* hl-trace-columns.c — split a run of plain trace bytes into columns and
+ * join them back (hl-trace-columns.h, docs/trace-format.md 7c). */
+
+#include "hl-trace-columns.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hl-trace-format.h"
+#include "hl-varint.h"
+
+static const char *const names[HL_COL_COUNT] = {
+  "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
+  "misc", "bodylen", "stackdef", "other", "len", "raw",
+};
+
+const char *
+hl_column_name (HlColumn col)
+{
+  return (unsigned) col < HL_COL_COUNT ? names[col] : "?";
+}
+
+void
+hl_trace_columns_clear (HlColumns *c)
+{
+  for (int i = 0; i < HL_COL_COUNT; i++)
+    free (c->data[i]);
+  memset (c, 0, sizeof *c);
+}
+
+static int
+put (HlColumns *c, HlColumn col, const uint8_t *p, size_t n)
+{
+  if (c->len[col] + n > c->cap[col])
+    {
+      size_t cap = c->cap[col] ? c->cap[col] : 4096;
+      while (cap < c->len[col] + n)
+        cap *= 2;
+      uint8_t *d = realloc (c->data[col], cap);
+      if (d == NULL)
+        return -1;
+      c->data[col] = d;
+      c->cap[col] = cap;
+    }
+  if (n > 0)
+    memcpy (c->data[col] + c->len[col], p, n);
+  c->len[col] += n;
+  return 0;
+}
+
+/* ---- Split ------------------------------------------------------------ */
+
+typedef struct
+{
+  HlColumn       col;
+  const uint8_t *p;
+  size_t         n;
+} Seg;
+
+#define MAX_SEGS 8
+
+typedef struct
+{
+  Seg            seg[MAX_SEGS];
+  int            n;
+  const uint8_t *p, *end;
+  bool           bad;
+} Ev;
+
+/* Moves one varint of the event to COL. */
+static uint64_t
+take_varint (Ev *e, HlColumn col)
+{
+  uint64_t v = 0;
+  const uint8_t *q = e->bad ? NULL : hl_varint_get (e->p, e->end, &v);
+  if (q == NULL || e->n == MAX_SEGS)
+    {
+      e->bad = true;
+      return 0;
+    }
+  e->seg[e->n++] = (Seg) { col, e->p, (size_t) (q - e->p) };
+  e->p = q;
+  return v;
+}
+
+static void
+take_addr (Ev *e)
+{
+  uint64_t v = take_varint (e, HL_COL_ADDR);
+  if (!e->bad && (v & 1))
+    {
+      if (e->p >= e->end)
+        e->bad = true;
+      else
+        {
+          e->seg[e->n - 1].n++;
+          e->p++;
+        }
+    }
+}
+
+/* Steps over a body field (kept in the body segment). */
+static uint64_t
+skip_varint (Ev *e)
+{
+  uint64_t v = 0;
+  const uint8_t *q = e->bad ? NULL : hl_varint_get (e->p, e->end, &v);
+  if (q == NULL)
+    e->bad = true;
+  else
+    e->p = q;
+  return v;
+}
+
+static void
+skip_string (Ev *e)
+{
+  uint64_t n = skip_varint (e);
+  if (!e->bad && n > (uint64_t) (e->end - e->p))
+    e->bad = true;
+  if (!e->bad)
+    e->p += n;
+}
+
+/* The body of a non-allocation event: its length goes to BODYLEN. */
+static void
+take_body (Ev *e, uint8_t type)
+{
+  const uint8_t *start = e->p;
+  switch (type)
+    {
+    case HL_EVENT_STACK:
+      {
+        skip_varint (e);
+        skip_varint (e);
+        uint64_t n_frames = skip_varint (e);
+        uint64_t n_shared = skip_varint (e);
+        if (n_frames > HL_TRACE_MAX_FRAMES || n_shared > n_frames)
+          e->bad = true;
+        for (uint64_t i = n_shared; i < n_frames && !e->bad; i++)
+          skip_varint (e);
+        break;
+      }
+    case HL_EVENT_MODULE:
+      for (int i = 0; i < 4; i++)
+        skip_varint (e);
+      skip_string (e);
+      skip_string (e);
+      break;
+    case HL_EVENT_THREAD:
+      skip_varint (e);
+      skip_varint (e);
+      skip_string (e);
+      break;
+    case HL_EVENT_META_INT:
+      skip_string (e);
+      skip_varint (e);
+      break;
+    case HL_EVENT_META_STRING:
+      skip_string (e);
+      skip_string (e);
+      break;
+    case HL_EVENT_META_REMOVE:
+    case HL_EVENT_MARK:
+      skip_string (e);
+      break;
+    case HL_EVENT_COUNTERS:
+      for (int i = 0; i < 4; i++)
+        skip_varint (e);
+      break;
+    case HL_EVENT_DROPPED:
+      skip_varint (e);
+      skip_varint (e);
+      break;
+    case HL_EVENT_INFO:
+      {
+        uint64_t n = skip_varint (e);
+        if (n > HL_TRACE_INFO_MAX_PAIRS)
+          e->bad = true;
+        for (uint64_t i = 0; i < 2 * n && !e->bad; i++)
+          skip_string (e);
+        break;
+      }
+    case HL_EVENT_END:
+    case HL_EVENT_ID_SKIP:
+      skip_varint (e);
+      break;
+    default:
+      if (type >= HL_EVENT_FIRST_SKIPPABLE)
+        skip_string (e); /* length + payload */
+      else
+        e->bad = true;
+      break;
+    }
+  if (e->bad)
+    return;
+  size_t n = (size_t) (e->p - start);
+  e->seg[e->n++] = (Seg) { HL_COL_BODYLEN, NULL, n };
+  e->seg[e->n++] = (Seg) { type == HL_EVENT_STACK ? HL_COL_STACKDEF : HL_COL_OTHER, start, n };
+}
+
+/* Parses one event at E->p into segments. */
+static void
+parse_event (Ev *e)
+{
+  e->n = 0;
+  uint8_t b = *e->p;
+  e->seg[e->n++] = (Seg) { HL_COL_TYPE, e->p, 1 };
+  e->p++;
+  if (!(b & HL_EVENT_FLAG_NO_TIME))
+    take_varint (e, HL_COL_TIME);
+  uint8_t type = b & 0x7f;
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+      take_varint (e, HL_COL_SIZE);
+      take_varint (e, HL_COL_STACK);
+      take_addr (e);
+      break;
+    case HL_EVENT_ALLOC_ALIGNED:
+      take_varint (e, HL_COL_SIZE);
+      take_varint (e, HL_COL_MISC);
+      take_varint (e, HL_COL_STACK);
+      take_addr (e);
+      break;
+    case HL_EVENT_FREE:
+      take_varint (e, HL_COL_FREE);
+      break;
+    case HL_EVENT_FREE_ADDR:
+      take_varint (e, HL_COL_MISC);
+      break;
+    case HL_EVENT_REALLOC:
+      take_varint (e, HL_COL_FREE);
+      take_varint (e, HL_COL_SIZE);
+      take_varint (e, HL_COL_STACK);
+      take_addr (e);
+      break;
+    case HL_EVENT_REALLOC_ADDR:
+      take_varint (e, HL_COL_MISC);
+      take_varint (e, HL_COL_SIZE);
+      take_varint (e, HL_COL_STACK);
+      take_addr (e);
+      break;
+    default:
+      if (!e->bad)
+        take_body (e, type);
+      break;
+    }
+}
+
+static int
+put_varint (HlColumns *c, HlColumn col, uint64_t v)
+{
+  uint8_t buf[HL_VARINT_MAX_BYTES];
+  return put (c, col, buf, (size_t) (hl_varint_put (buf, v) - buf));
+}
+
+/* Splits the packet's events; false (nothing kept) when one is malformed. */
+static int
+split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, bool *ok)
+{
+  size_t saved[HL_COL_COUNT];
+  memcpy (saved, c->len, sizeof saved);
+  *ok = false;
+  while (p < end)
+    {
+      Ev e = { .p = p, .end = end };
+      parse_event (&e);
+      if (e.bad)
+        {
+          memcpy (c->len, saved, sizeof saved);
+          return 0;
+        }
+      for (int i = 0; i < e.n; i++)
+        {
+          int rc = e.seg[i].p == NULL ? put_varint (c, e.seg[i].col, e.seg[i].n)
+                                      : put (c, e.seg[i].col, e.seg[i].p, e.seg[i].n);
+          if (rc != 0)
+            return -1;
+        }
+      p = e.p;
+    }
+  *ok = true;
+  return 0;
+}
+
+static int
+put_verbatim (HlColumns *c, const uint8_t *p, size_t n)
+{
+  uint8_t ctrl = 0;
+  if (put (c, HL_COL_CTRL, &ctrl, 1) != 0 || put_varint (c, HL_COL_LEN, n) != 0)
+    return -1;
+  return put (c, HL_COL_RAW, p, n);
+}
+
+int
+hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c)
+{
+  size_t pos = 0;
+  while (pos < n)
+    {
+      HlPacketHeader h;
+      bool plausible = false;
+      if (n - pos >= HL_PACKET_HEADER_SIZE)
+        {
+          memcpy (&h, raw + pos, sizeof h);
+          plausible = h.magic == HL_PACKET_MAGIC && h.content_size <= n - pos - HL_PACKET_HEADER_SIZE;
+        }
+      if (plausible && h.header_size == HL_PACKET_HEADER_SIZE
+          && (h.kind == HL_PACKET_KIND_INFO || h.kind == HL_PACKET_KIND_EVENTS))
+        {
+          const uint8_t *content = raw + pos + HL_PACKET_HEADER_SIZE;
+          size_t ctrl_len = c->len[HL_COL_CTRL], hdr_len = c->len[HL_COL_HEADER];
+          uint8_t ctrl = 1;
+          if (put (c, HL_COL_CTRL, &ctrl, 1) != 0 || put (c, HL_COL_HEADER, raw + pos, HL_PACKET_HEADER_SIZE) != 0)
+            return -1;
+          bool ok;
+          if (split_events (content, content + h.content_size, c, &ok) != 0)
+            return -1;
+          if (ok)
+            {
+              pos += HL_PACKET_HEADER_SIZE + h.content_size;
+              continue;
+            }
+          c->len[HL_COL_CTRL] = ctrl_len;
+          c->len[HL_COL_HEADER] = hdr_len;
+        }
+      size_t len;
+      if (plausible)
+        len = HL_PACKET_HEADER_SIZE + (size_t) h.content_size;
+      else
+        {
+          /* up to the next packet magic */
+          len = 1;
+          while (pos + len + 4 <= n)
+            {
+              uint32_t m;
+              memcpy (&m, raw + pos + len, 4);
+              if (m == HL_PACKET_MAGIC)
+                break;
+              len++;
+            }
+          if (pos + len + 4 > n)
+            len = n - pos;
+        }
+      if (put_verbatim (c, raw + pos, len) != 0)
+        return -1;
+      pos += len;
+    }
+  return 0;
+}
+
+/* ---- Join ------------------------------------------------------------- */
+
+/* ---- Varint planes ---------------------------------------------------- */
+
+size_t
+hl_trace_columns_to_planes (HlColumns *c, HlColumn col)
+{
+  size_t n = c->len[col];
+  if (n == 0 || (col != HL_COL_TIME && col != HL_COL_SIZE && col != HL_COL_STACK && col != HL_COL_ADDR
+                 && col != HL_COL_FREE && col != HL_COL_MISC))
+    return 0;
+  uint8_t *out = malloc (n);
+  if (out == NULL)
+    return 0;
+  const uint8_t *src = c->data[col];
+  size_t lo = 0;
+  /* first pass: the first bytes */
+  for (size_t i = 0; i < n;)
+    {
+      uint64_t v;
+      const uint8_t *q = hl_varint_get (src + i, src + n, &v);
+      if (q == NULL || (col == HL_COL_ADDR && (v & 1) && q >= src + n))
+        {
+          free (out);
+          return 0;
+        }
+      out[lo++] = src[i];
+      i = (size_t) (q - src) + (col == HL_COL_ADDR && (v & 1) ? 1 : 0);
+    }
+  /* second pass: the rest, in order */
+  size_t hi = lo;
+  for (size_t i = 0; i < n;)
+    {
+      uint64_t v = 0;
+      const uint8_t *q = hl_varint_get (src + i, src + n, &v);
+      if (q == NULL)
+        break; /* not reached: the first pass checked every varint */
+      size_t end = (size_t) (q - src) + (col == HL_COL_ADDR && (v & 1) ? 1 : 0);
+      memcpy (out + hi, src + i + 1, end - i - 1);
+      hi += end - i - 1;
+      i = end;
+    }
+  free (c->data[col]);
+  c->data[col] = out;
+  c->cap[col] = n;
+  return lo;
+}
+
+/* ---- Join ------------------------------------------------------------- */
+
+typedef struct
+{
+  const uint8_t *p[HL_COL_COUNT];
+  const uint8_t *end[HL_COL_COUNT];
+  const uint8_t *hp[HL_COL_COUNT];   /* planes: the continuation bytes */
+  const uint8_t *hend[HL_COL_COUNT];
+  bool           planes[HL_COL_COUNT];
+} Joiner;
+
+/* A varint of a planes column: its first byte from the first plane, the
+ * others from the second. */
+static bool
+copy_varint_planes (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+{
+  if (j->p[col] >= j->end[col])
+    return false;
+  uint8_t b = *j->p[col]++;
+  uint64_t v = 0;
+  for (unsigned n = 0;; n++)
+    {
+      if (*d >= limit)
+        return false;
+      *(*d)++ = b;
+      v |= (uint64_t) (b & 0x7f) << (7 * n);
+      if (!(b & 0x80))
+        break;
+      if (n + 1 == HL_VARINT_MAX_BYTES || j->hp[col] >= j->hend[col])
+        return false;
+      b = *j->hp[col]++;
+    }
+  if (value != NULL)
+    *value = v;
+  return true;
+}
+
+/* Copies one varint from COL to *D (before LIMIT); false when it does not fit. */
+static bool
+copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+{
+  if (j->planes[col])
+    return copy_varint_planes (j, col, d, limit, value);
+  uint64_t v = 0;
+  const uint8_t *q = hl_varint_get (j->p[col], j->end[col], &v);
+  if (q == NULL)
+    return false;
+  size_t n = (size_t) (q - j->p[col]);
+  if (n > (size_t) (limit - *d))
+    return false;
+  memcpy (*d, j->p[col], n);
+  *d += n;
+  j->p[col] = q;
+  if (value != NULL)
+    *value = v;
+  return true;
+}
+
+static bool
+copy_bytes (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t n)
+{
+  if (n > (uint64_t) (j->end[col] - j->p[col]) || n > (uint64_t) (limit - *d))
+    return false;
+  memcpy (*d, j->p[col], (size_t) n);
+  *d += n;
+  j->p[col] += n;
+  return true;
+}
+
+static bool
+copy_addr (Joiner *j, uint8_t **d, uint8_t *limit)
+{
+  uint64_t v;
+  if (!copy_varint (j, HL_COL_ADDR, d, limit, &v))
+    return false;
+  if ((v & 1) == 0)
+    return true;
+  if (!j->planes[HL_COL_ADDR])
+    return copy_bytes (j, HL_COL_ADDR, d, limit, 1);
+  if (j->hp[HL_COL_ADDR] >= j->hend[HL_COL_ADDR] || *d >= limit)
+    return false;
+  *(*d)++ = *j->hp[HL_COL_ADDR]++;
+  return true;
+}
+
+static bool
+join_event (Joiner *j, uint8_t **d, uint8_t *limit)
+{
+  uint8_t b;
+  if (j->p[HL_COL_TYPE] >= j->end[HL_COL_TYPE] || *d >= limit)
+    return false;
+  b = *j->p[HL_COL_TYPE]++;
+  *(*d)++ = b;
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, NULL))
+    return false;
+  uint8_t type = b & 0x7f;
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+      return copy_varint (j, HL_COL_SIZE, d, limit, NULL) && copy_varint (j, HL_COL_STACK, d, limit, NULL)
+             && copy_addr (j, d, limit);
+    case HL_EVENT_ALLOC_ALIGNED:
+      return copy_varint (j, HL_COL_SIZE, d, limit, NULL) && copy_varint (j, HL_COL_MISC, d, limit, NULL)
+             && copy_varint (j, HL_COL_STACK, d, limit, NULL) && copy_addr (j, d, limit);
+    case HL_EVENT_FREE:
+      return copy_varint (j, HL_COL_FREE, d, limit, NULL);
+    case HL_EVENT_FREE_ADDR:
+      return copy_varint (j, HL_COL_MISC, d, limit, NULL);
+    case HL_EVENT_REALLOC:
+      return copy_varint (j, HL_COL_FREE, d, limit, NULL) && copy_varint (j, HL_COL_SIZE, d, limit, NULL)
+             && copy_varint (j, HL_COL_STACK, d, limit, NULL) && copy_addr (j, d, limit);
+    case HL_EVENT_REALLOC_ADDR:
+      return copy_varint (j, HL_COL_MISC, d, limit, NULL) && copy_varint (j, HL_COL_SIZE, d, limit, NULL)
+             && copy_varint (j, HL_COL_STACK, d, limit, NULL) && copy_addr (j, d, limit);
+    default:
+      {
+        if (type == 0 || (type > HL_EVENT_ID_SKIP && type < HL_EVENT_FIRST_SKIPPABLE))
+          return false;
+        uint64_t n;
+        const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], &n);
+        if (q == NULL)
+          return false;
+        j->p[HL_COL_BODYLEN] = q;
+        return copy_bytes (j, type == HL_EVENT_STACK ? HL_COL_STACKDEF : HL_COL_OTHER, d, limit, n);
+      }
+    }
+}
+
+int
+hl_trace_columns_join (const uint8_t *const data[HL_COL_COUNT],
+                       const size_t         len[HL_COL_COUNT],
+                       uint8_t             *dst,
+                       size_t               dst_size)
+{
+  static const size_t none[HL_COL_COUNT];
+  return hl_trace_columns_join_planes (data, len, none, dst, dst_size);
+}
+
+int
+hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
+                              const size_t         len[HL_COL_COUNT],
+                              const size_t         split[HL_COL_COUNT],
+                              uint8_t             *dst,
+                              size_t               dst_size)
+{
+  Joiner j;
+  for (int i = 0; i < HL_COL_COUNT; i++)
+    {
+      static const uint8_t empty[1];
+      /* an empty column may have no buffer (no arithmetic on NULL) */
+      const uint8_t *base = data[i] != NULL ? data[i] : empty;
+      size_t n = data[i] != NULL ? len[i] : 0;
+      if (split[i] > n)
+        return -1;
+      j.planes[i] = split[i] > 0;
+      j.p[i] = base;
+      j.end[i] = base + (j.planes[i] ? split[i] : n);
+      j.hp[i] = j.end[i];
+      j.hend[i] = base + n;
+      if (j.planes[i] && i != HL_COL_TIME && i != HL_COL_SIZE && i != HL_COL_STACK && i != HL_COL_ADDR
+          && i != HL_COL_FREE && i != HL_COL_MISC)
+        return -1;
+    }
+  uint8_t *d = dst, *dend = dst + dst_size;
+  while (j.p[HL_COL_CTRL] < j.end[HL_COL_CTRL])
+    {
+      uint8_t ctrl = *j.p[HL_COL_CTRL]++;
+      if (ctrl == 0)
+        {
+          uint64_t n;
+          const uint8_t *q = hl_varint_get (j.p[HL_COL_LEN], j.end[HL_COL_LEN], &n);
+          if (q == NULL)
+            return -1;
+          j.p[HL_COL_LEN] = q;
+          if (!copy_bytes (&j, HL_COL_RAW, &d, dend, n))
+            return -1;
+          continue;
+        }
+      if (ctrl != 1)
+        return -1;
+      uint8_t *hdr = d;
+      if (!copy_bytes (&j, HL_COL_HEADER, &d, dend, HL_PACKET_HEADER_SIZE))
+        return -1;
+      uint32_t content_size;
+      memcpy (&content_size, hdr + offsetof (HlPacketHeader, content_size), 4);
+      if (content_size > (size_t) (dend - d))
+        return -1;
+      uint8_t *limit = d + content_size;
+      while (d < limit)
+        if (!join_event (&j, &d, limit))
+          return -1;
+    }
+  for (int i = 0; i < HL_COL_COUNT; i++)
+    if (j.p[i] != j.end[i] || j.hp[i] != j.hend[i])
+      return -1;
+  return d == dend ? 0 : -1;
+}

@@ -1,0 +1,76 @@
+/* hl-trace-columns.h — the columnar form of a run of plain trace bytes.
+ *
+ * A compressor sees a trace best as one stream per field: sizes next to
+ * sizes, stack ids next to stack ids. hl_trace_columns_split() cuts a run of
+ * packets (what one ZFRAME holds) at field boundaries into HL_COL_COUNT
+ * byte streams, without decoding a value: every varint is moved as the
+ * bytes it was, so hl_trace_columns_join() gives back the run byte for
+ * byte, crcs included. Bytes that are not whole INFO/EVENTS packets with
+ * well-formed events (an index, damage, a cut packet) go into the RAW
+ * column verbatim.
+ *
+ * Join is bounds-checked everywhere: hostile columns give -1, never a read
+ * or write outside the buffers. The joined bytes are then read by the
+ * ordinary reader, which checks every packet again.
+ *
+ * Plain C11, libc only; see docs/trace-format.md section 7c. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum
+{
+  HL_COL_CTRL = 0,  /* per chunk: 0 verbatim (length in LEN, bytes in RAW), 1 packet */
+  HL_COL_HEADER,    /* packet headers, 64 bytes each */
+  HL_COL_TYPE,      /* event type bytes */
+  HL_COL_TIME,      /* time delta varints */
+  HL_COL_SIZE,      /* size varints (ALLOC*, REALLOC*) */
+  HL_COL_STACK,     /* stack svarints of allocations */
+  HL_COL_ADDR,      /* addrdelta of allocations (varint + optional byte) */
+  HL_COL_FREE,      /* id delta svarints (FREE, REALLOC) */
+  HL_COL_MISC,      /* alignment, FREE_ADDR and REALLOC_ADDR address varints */
+  HL_COL_BODYLEN,   /* body length varint of every other event */
+  HL_COL_STACKDEF,  /* bodies of STACK events */
+  HL_COL_OTHER,     /* bodies of every other event */
+  HL_COL_LEN,       /* lengths of verbatim chunks */
+  HL_COL_RAW,       /* verbatim chunks */
+  HL_COL_COUNT
+} HlColumn;
+
+typedef struct
+{
+  uint8_t *data[HL_COL_COUNT];
+  size_t   len[HL_COL_COUNT];
+  size_t   cap[HL_COL_COUNT];
+} HlColumns;
+
+/* Names for tools ("ctrl", "header", "type", ...). */
+const char *hl_column_name (HlColumn col);
+
+/* Splits RAW[0..N) into C (initialised to zeros by the caller; appends).
+ * 0, or -1 when out of memory. */
+int  hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c);
+/* Frees the column buffers and zeroes C. */
+void hl_trace_columns_clear (HlColumns *c);
+/* Rewrites column COL of C as varint planes: the first byte of every
+ * varint in order (the first plane), then all the other bytes in order
+ * (the second; an addr's extra byte counts as a continuation byte). Returns
+ * the first plane's length, or 0 (column unchanged) for an empty column, a
+ * column that holds no varints (ctrl, header, type, bodylen, stackdef,
+ * other, len, raw) or out of memory. */
+size_t hl_trace_columns_to_planes (HlColumns *c, HlColumn col);
+/* Joins the columns DATA[i][0..LEN[i]) into DST, which must end up exactly
+ * DST_SIZE bytes long with every column used up. 0, or -1 when the columns
+ * do not describe DST_SIZE bytes. */
+int  hl_trace_columns_join  (const uint8_t *const data[HL_COL_COUNT],
+                             const size_t         len[HL_COL_COUNT],
+                             uint8_t             *dst,
+                             size_t               dst_size);
+/* Like join, with column i in planes form when SPLIT[i] > 0 (its first
+ * plane's length, SPLIT[i] <= LEN[i]); only varint columns may be. */
+int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
+                                   const size_t         len[HL_COL_COUNT],
+                                   const size_t         split[HL_COL_COUNT],
+                                   uint8_t             *dst,
+                                   size_t               dst_size);
