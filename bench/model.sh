@@ -30,7 +30,8 @@ ht=$(ls "$tmp"/churn.heaptrack*)
 measure () { # NAME CMD...: prints "seconds max_rss_kib cpu_seconds" (cpu = user + sys)
   local name=$1; shift
   /usr/bin/time -f "%e %M %U %S" -o "$tmp/$name.time" "$@" > "$tmp/$name.out" 2>/dev/null
-  read -r e m u s < "$tmp/$name.time"
+  # the last line: GNU time puts "Command exited with non-zero status N" first
+  read -r e m u s < <(tail -n 1 "$tmp/$name.time")
   echo "$e $m $(python3 -c "print('%.2f' % ($u + $s))")"
 }
 # REPS rounds (default 3), each running every analysis once in turn: the

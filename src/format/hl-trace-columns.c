@@ -354,17 +354,95 @@ hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c)
 
 /* ---- Join ------------------------------------------------------------- */
 
+/* ---- Varint planes ---------------------------------------------------- */
+
+size_t
+hl_trace_columns_to_planes (HlColumns *c, HlColumn col)
+{
+  size_t n = c->len[col];
+  if (n == 0 || (col != HL_COL_TIME && col != HL_COL_SIZE && col != HL_COL_STACK && col != HL_COL_ADDR
+                 && col != HL_COL_FREE && col != HL_COL_MISC))
+    return 0;
+  uint8_t *out = malloc (n);
+  if (out == NULL)
+    return 0;
+  const uint8_t *src = c->data[col];
+  size_t lo = 0;
+  /* first pass: the first bytes */
+  for (size_t i = 0; i < n;)
+    {
+      uint64_t v;
+      const uint8_t *q = hl_varint_get (src + i, src + n, &v);
+      if (q == NULL || (col == HL_COL_ADDR && (v & 1) && q >= src + n))
+        {
+          free (out);
+          return 0;
+        }
+      out[lo++] = src[i];
+      i = (size_t) (q - src) + (col == HL_COL_ADDR && (v & 1) ? 1 : 0);
+    }
+  /* second pass: the rest, in order */
+  size_t hi = lo;
+  for (size_t i = 0; i < n;)
+    {
+      uint64_t v = 0;
+      const uint8_t *q = hl_varint_get (src + i, src + n, &v);
+      if (q == NULL)
+        break; /* not reached: the first pass checked every varint */
+      size_t end = (size_t) (q - src) + (col == HL_COL_ADDR && (v & 1) ? 1 : 0);
+      memcpy (out + hi, src + i + 1, end - i - 1);
+      hi += end - i - 1;
+      i = end;
+    }
+  free (c->data[col]);
+  c->data[col] = out;
+  c->cap[col] = n;
+  return lo;
+}
+
+/* ---- Join ------------------------------------------------------------- */
+
 typedef struct
 {
   const uint8_t *p[HL_COL_COUNT];
   const uint8_t *end[HL_COL_COUNT];
-  uint8_t       *dst;
+  const uint8_t *hp[HL_COL_COUNT];   /* planes: the continuation bytes */
+  const uint8_t *hend[HL_COL_COUNT];
+  bool           planes[HL_COL_COUNT];
 } Joiner;
+
+/* A varint of a planes column: its first byte from the first plane, the
+ * others from the second. */
+static bool
+copy_varint_planes (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+{
+  if (j->p[col] >= j->end[col])
+    return false;
+  uint8_t b = *j->p[col]++;
+  uint64_t v = 0;
+  for (unsigned n = 0;; n++)
+    {
+      if (*d >= limit)
+        return false;
+      *(*d)++ = b;
+      v |= (uint64_t) (b & 0x7f) << (7 * n);
+      if (!(b & 0x80))
+        break;
+      if (n + 1 == HL_VARINT_MAX_BYTES || j->hp[col] >= j->hend[col])
+        return false;
+      b = *j->hp[col]++;
+    }
+  if (value != NULL)
+    *value = v;
+  return true;
+}
 
 /* Copies one varint from COL to *D (before LIMIT); false when it does not fit. */
 static bool
 copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
 {
+  if (j->planes[col])
+    return copy_varint_planes (j, col, d, limit, value);
   uint64_t v = 0;
   const uint8_t *q = hl_varint_get (j->p[col], j->end[col], &v);
   if (q == NULL)
@@ -397,7 +475,14 @@ copy_addr (Joiner *j, uint8_t **d, uint8_t *limit)
   uint64_t v;
   if (!copy_varint (j, HL_COL_ADDR, d, limit, &v))
     return false;
-  return (v & 1) == 0 || copy_bytes (j, HL_COL_ADDR, d, limit, 1);
+  if ((v & 1) == 0)
+    return true;
+  if (!j->planes[HL_COL_ADDR])
+    return copy_bytes (j, HL_COL_ADDR, d, limit, 1);
+  if (j->hp[HL_COL_ADDR] >= j->hend[HL_COL_ADDR] || *d >= limit)
+    return false;
+  *(*d)++ = *j->hp[HL_COL_ADDR]++;
+  return true;
 }
 
 static bool
@@ -449,11 +534,34 @@ hl_trace_columns_join (const uint8_t *const data[HL_COL_COUNT],
                        uint8_t             *dst,
                        size_t               dst_size)
 {
+  static const size_t none[HL_COL_COUNT];
+  return hl_trace_columns_join_planes (data, len, none, dst, dst_size);
+}
+
+int
+hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
+                              const size_t         len[HL_COL_COUNT],
+                              const size_t         split[HL_COL_COUNT],
+                              uint8_t             *dst,
+                              size_t               dst_size)
+{
   Joiner j;
   for (int i = 0; i < HL_COL_COUNT; i++)
     {
-      j.p[i] = data[i];
-      j.end[i] = data[i] + (data[i] != NULL ? len[i] : 0);
+      static const uint8_t empty[1];
+      /* an empty column may have no buffer (no arithmetic on NULL) */
+      const uint8_t *base = data[i] != NULL ? data[i] : empty;
+      size_t n = data[i] != NULL ? len[i] : 0;
+      if (split[i] > n)
+        return -1;
+      j.planes[i] = split[i] > 0;
+      j.p[i] = base;
+      j.end[i] = base + (j.planes[i] ? split[i] : n);
+      j.hp[i] = j.end[i];
+      j.hend[i] = base + n;
+      if (j.planes[i] && i != HL_COL_TIME && i != HL_COL_SIZE && i != HL_COL_STACK && i != HL_COL_ADDR
+          && i != HL_COL_FREE && i != HL_COL_MISC)
+        return -1;
     }
   uint8_t *d = dst, *dend = dst + dst_size;
   while (j.p[HL_COL_CTRL] < j.end[HL_COL_CTRL])
@@ -485,7 +593,7 @@ hl_trace_columns_join (const uint8_t *const data[HL_COL_COUNT],
           return -1;
     }
   for (int i = 0; i < HL_COL_COUNT; i++)
-    if (j.p[i] != j.end[i])
+    if (j.p[i] != j.end[i] || j.hp[i] != j.hend[i])
       return -1;
   return d == dend ? 0 : -1;
 }

@@ -53,6 +53,13 @@ const char *hl_column_name (HlColumn col);
 int  hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c);
 /* Frees the column buffers and zeroes C. */
 void hl_trace_columns_clear (HlColumns *c);
+/* Rewrites column COL of C as varint planes: the first byte of every
+ * varint in order (the first plane), then all the other bytes in order
+ * (the second; an addr's extra byte counts as a continuation byte). Returns
+ * the first plane's length, or 0 (column unchanged) for an empty column, a
+ * column that holds no varints (ctrl, header, type, bodylen, stackdef,
+ * other, len, raw) or out of memory. */
+size_t hl_trace_columns_to_planes (HlColumns *c, HlColumn col);
 /* Joins the columns DATA[i][0..LEN[i]) into DST, which must end up exactly
  * DST_SIZE bytes long with every column used up. 0, or -1 when the columns
  * do not describe DST_SIZE bytes. */
@@ -60,3 +67,10 @@ int  hl_trace_columns_join  (const uint8_t *const data[HL_COL_COUNT],
                              const size_t         len[HL_COL_COUNT],
                              uint8_t             *dst,
                              size_t               dst_size);
+/* Like join, with column i in planes form when SPLIT[i] > 0 (its first
+ * plane's length, SPLIT[i] <= LEN[i]); only varint columns may be. */
+int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
+                                   const size_t         len[HL_COL_COUNT],
+                                   const size_t         split[HL_COL_COUNT],
+                                   uint8_t             *dst,
+                                   size_t               dst_size);

@@ -15,23 +15,37 @@
 #include "hl-trace-dump.h"
 #include "hl-trace-zstd.h"
 
+static size_t split_of[HL_COL_COUNT];
+
+/* Split, then join; with PLANES, every varint column as planes. */
 static bool
-roundtrip (const uint8_t *raw, size_t n, HlColumns *keep)
+roundtrip_planes (const uint8_t *raw, size_t n, HlColumns *keep, bool planes)
 {
   HlColumns c = { 0 };
   if (hl_trace_columns_split (raw, n, &c) != 0)
     return false;
   uint8_t *back = malloc (n + 1);
   const uint8_t *d[HL_COL_COUNT];
+  memset (split_of, 0, sizeof split_of);
   for (int i = 0; i < HL_COL_COUNT; i++)
-    d[i] = c.data[i];
-  bool ok = hl_trace_columns_join (d, c.len, back, n) == 0 && memcmp (back, raw, n) == 0;
+    {
+      if (planes)
+        split_of[i] = hl_trace_columns_to_planes (&c, i);
+      d[i] = c.data[i];
+    }
+  bool ok = hl_trace_columns_join_planes (d, c.len, split_of, back, n) == 0 && memcmp (back, raw, n) == 0;
   free (back);
   if (keep != NULL)
     *keep = c;
   else
     hl_trace_columns_clear (&c);
   return ok;
+}
+
+static bool
+roundtrip (const uint8_t *raw, size_t n, HlColumns *keep)
+{
+  return roundtrip_planes (raw, n, keep, false) && roundtrip_planes (raw, n, NULL, true);
 }
 
 static bool
@@ -70,7 +84,7 @@ count_events (const uint8_t *data, size_t len)
 int
 main (void)
 {
-  hl_tap_plan (10);
+  hl_tap_plan (12);
 
   /* 1. random traces, every kind, several threads and packet sizes */
   bool all = true;
@@ -82,7 +96,7 @@ main (void)
       all &= roundtrip (t.data + HL_TRACE_FILE_HEADER_SIZE, t.size - HL_TRACE_FILE_HEADER_SIZE, NULL);
       hl_gen_trace_clear (&t);
     }
-  hl_tap_ok (all, "split then join gives 12 random traces back byte for byte");
+  hl_tap_ok (all, "split then join gives 12 random traces back byte for byte, as bytes and as varint planes");
 
   /* 2. verbatim paths: cut, damaged, garbage */
   HlGenOptions o = { 77, 3000, 2, 4096, 1 };
@@ -148,6 +162,41 @@ main (void)
   hl_tap_ok (trunc_fails, "a column cut at any byte is refused");
   hl_tap_ok (n_flips > 0 && n_flip_ok == n_flips, "%zu flipped column bytes: joined or refused, never out of bounds",
              n_flips);
+  hl_trace_columns_clear (&c);
+
+  /* the same with every varint column as planes: cut and flipped */
+  hl_tap_ok (roundtrip_planes (sraw, sn, &c, true), "a small trace in varint planes");
+  size_t psplit[HL_COL_COUNT];
+  memcpy (psplit, split_of, sizeof psplit);
+  size_t p_runs = 0, p_ok = 0;
+  for (int i = 0; i < HL_COL_COUNT; i++)
+    {
+      const uint8_t *d[HL_COL_COUNT];
+      size_t len[HL_COL_COUNT];
+      for (int j = 0; j < HL_COL_COUNT; j++)
+        {
+          d[j] = c.data[j];
+          len[j] = c.len[j];
+        }
+      for (size_t l = 0; l < c.len[i]; l++)
+        {
+          len[i] = l;
+          p_runs++;
+          p_ok += hl_trace_columns_join_planes (d, len, psplit, out, sn) != 0;
+        }
+      len[i] = c.len[i];
+      uint8_t *copy = malloc (c.len[i] + 1);
+      d[i] = copy;
+      for (size_t k = 0; k < c.len[i]; k++)
+        {
+          memcpy (copy, c.data[i], c.len[i]);
+          copy[k] ^= 0x80;
+          p_runs++;
+          p_ok += hl_trace_columns_join_planes (d, len, psplit, out, sn) <= 0;
+        }
+      free (copy);
+    }
+  hl_tap_ok (p_runs > 0 && p_ok == p_runs, "%zu cut or flipped planes: refused when cut, never out of bounds", p_runs);
   hl_trace_columns_clear (&c);
 
   /* 4. the compressed file: cut at every byte, flipped at every byte */

@@ -1,10 +1,12 @@
 /* test-format-compress.c — compressed traces (ZFRAME packets) through the
  * zstd codec: same dump as the plain file, index kept, damage contained. */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-crc32c.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
 #include "hl-trace-dump.h"
@@ -43,7 +45,7 @@ dump_of (const char *path, const HlTraceCodec *codec, HlTraceReaderStats *st)
 int
 main (void)
 {
-  hl_tap_plan (11);
+  hl_tap_plan (12);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-compress");
   char plain[4096], packed[4096];
@@ -90,6 +92,49 @@ main (void)
              && st.packets > 0, "a damaged frame is skipped, the others read: %s", st.warning);
   free (d3);
   packed_data[HL_TRACE_FILE_HEADER_SIZE + HL_PACKET_HEADER_SIZE + 40] ^= 0x20;
+
+  /* A frame whose crc is right but which does not decompress to the raw
+   * size it states (frames are decompressed in parallel, each straight
+   * into its place): dropped, and the trace reads exactly as the same file
+   * without that frame. */
+  {
+    size_t f0 = HL_TRACE_FILE_HEADER_SIZE, f1, f2;
+    HlPacketHeader h0, h1;
+    HlTraceReaderStats st2;
+    uint32_t raw, crc;
+    char *bad = malloc (packed_len), *without = malloc (packed_len);
+    char *d4 = NULL;
+
+    memcpy (&h0, packed_data + f0, sizeof h0);
+    f1 = f0 + h0.header_size + h0.content_size;
+    memcpy (&h1, packed_data + f1, sizeof h1);
+    f2 = f1 + h1.header_size + h1.content_size;
+    memcpy (bad, packed_data, packed_len);
+    memcpy (&raw, bad + f1 + h1.header_size + 4, 4);
+    raw -= 1;
+    memcpy (bad + f1 + h1.header_size + 4, &raw, 4);
+    memset (bad + f1 + offsetof (HlPacketHeader, crc32c), 0, 4);
+    crc = hl_crc32c (0, bad + f1, f2 - f1);
+    memcpy (bad + f1 + offsetof (HlPacketHeader, crc32c), &crc, 4);
+    write_file (packed, bad, packed_len);
+    d3 = dump_of (packed, zstd, &st);
+    memcpy (without, packed_data, f1);
+    memcpy (without + f1, packed_data + f2, packed_len - f2);
+    write_file (packed, without, packed_len - (f2 - f1));
+    d4 = dump_of (packed, zstd, &st2);
+    /* The same dump but for its closing warning line. */
+    if (d3 != NULL && strstr (d3, "warning: 1 damaged compressed frames") != NULL)
+      *strstr (d3, "warning: 1 damaged compressed frames") = 0;
+    hl_tap_ok (f2 < packed_len && d3 != NULL && d4 != NULL && strcmp (d3, d4) == 0 && st.frames_damaged == 1
+               && st2.frames_damaged == 0 && st.packets == st2.packets && st.packets > 0,
+               "a frame that does not decompress is dropped: the rest reads as without it (%llu packets)",
+               (unsigned long long) st.packets);
+    free (d3);
+    free (d4);
+    free (bad);
+    free (without);
+    write_file (packed, packed_data, packed_len);
+  }
 
   /* Cut inside the last frame */
   write_file (packed, packed_data, packed_len - 100);

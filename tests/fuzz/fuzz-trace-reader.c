@@ -10,6 +10,7 @@
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
 #include "hl-trace-reader.h"
+#include "hl-trace-columns.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
 #define CODEC hl_trace_codec_zstd (1)
@@ -97,12 +98,64 @@ fix_crcs (const uint8_t *data, size_t size)
   return copy;
 }
 
+/* Columns frames (format 3.0): any bytes split into columns join back
+ * exactly; and the input read as hostile columns (14 u16 lengths, then the
+ * columns, the joined size in the first two bytes) never makes the join
+ * read or write out of bounds. */
+static void
+run_columns (const uint8_t *data, size_t size)
+{
+  HlColumns c = { 0 };
+  if (hl_trace_columns_split (data, size, &c) == 0)
+    {
+      const uint8_t *d[HL_COL_COUNT];
+      size_t split[HL_COL_COUNT];
+      for (int i = 0; i < HL_COL_COUNT; i++)
+        {
+          split[i] = (size & 1) ? hl_trace_columns_to_planes (&c, i) : 0;
+          d[i] = c.data[i];
+        }
+      uint8_t *back = malloc (size + 1);
+      if (hl_trace_columns_join_planes (d, c.len, split, back, size) != 0 || memcmp (back, data, size) != 0)
+        abort ();
+      free (back);
+    }
+  hl_trace_columns_clear (&c);
+
+  size_t head = 2 + 2 * HL_COL_COUNT;
+  if (size < head)
+    return;
+  const uint8_t *d[HL_COL_COUNT];
+  size_t len[HL_COL_COUNT];
+  size_t at = head;
+  for (int i = 0; i < HL_COL_COUNT; i++)
+    {
+      size_t l = (size_t) data[2 + 2 * i] | (size_t) data[3 + 2 * i] << 8;
+      if (l > size - at)
+        l = size - at;
+      d[i] = data + at;
+      len[i] = l;
+      at += l;
+    }
+  size_t out_size = (size_t) data[0] | (size_t) data[1] << 8;
+  uint8_t *out = malloc (out_size + 1);
+  (void) hl_trace_columns_join (d, len, out, out_size);
+  /* the same columns with the varint columns as planes, split in the middle */
+  size_t split[HL_COL_COUNT] = { 0 };
+  split[HL_COL_SIZE] = len[HL_COL_SIZE] / 2;
+  split[HL_COL_ADDR] = len[HL_COL_ADDR] / 2;
+  split[HL_COL_FREE] = len[HL_COL_FREE] / 2;
+  (void) hl_trace_columns_join_planes (d, len, split, out, out_size);
+  free (out);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   if (devnull == NULL)
     devnull = fopen ("/dev/null", "w");
   run (data, size);
+  run_columns (data, size);
   uint8_t *fixed = fix_crcs (data, size);
   if (fixed != NULL)
     {
