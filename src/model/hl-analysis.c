@@ -252,11 +252,14 @@ scan_allocations (HlAnalysis       *self,
   GThread *threads[8] = { NULL };
   guint n_parts;
 
-  /* The time blocks cover the allocations (the curve is up to date). */
-  g_return_if_fail (n_tb == (n_allocs + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT);
-  blocks = g_new (guint64, n_tb + 1);
-  for (guint64 b = 0; b < n_tb; b++)
-    if (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1)
+  guint64 n_need = (n_allocs + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT;
+
+  /* The time blocks cover the allocations when the curve is up to date;
+   * blocks past them (appended since) are scanned whole. */
+  blocks = g_new (guint64, n_need + 1);
+  for (guint64 b = 0; b < n_need; b++)
+    if (b >= n_tb ||
+        (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1))
       blocks[n_blocks++] = b;
 
   /* Threads pay off from a few hundred thousand allocations on. */

@@ -83,6 +83,59 @@ merge_new_points (HlRecording *self)
   return first_changed;
 }
 
+/* Leaks, the live-at-peak flags and the time blocks of allocations
+ * [from, to) (whole blocks). */
+typedef struct
+{
+  HlAllocRec       *allocs;
+  HlAllocTimeBlock *blocks;
+  guint64           from, to;
+  gboolean          has_peak;
+  guint64           peak_time;
+  guint32           peak_seq;
+  guint64           leaked_bytes, leaked_blocks;
+} AllocPass;
+
+static gpointer
+alloc_pass (gpointer data)
+{
+  AllocPass *p = data;
+
+  for (guint64 b = p->from >> HL_ALLOC_BLOCK_SHIFT; b << HL_ALLOC_BLOCK_SHIFT < p->to; b++)
+    {
+      p->blocks[b].min_time_ns = G_MAXUINT64;
+      p->blocks[b].max_time_ns = 0;
+    }
+  for (guint64 i = p->from; i < p->to; i++)
+    {
+      HlAllocRec *a = &p->allocs[i];
+      HlAllocTimeBlock *tb;
+      gboolean live_at_peak;
+
+      if ((a->flags & HL_ALLOC_PRESENT) == 0)
+        continue;
+      tb = &p->blocks[i >> HL_ALLOC_BLOCK_SHIFT];
+      tb->min_time_ns = MIN (tb->min_time_ns, a->time_ns);
+      tb->max_time_ns = MAX (tb->max_time_ns, a->time_ns);
+      if ((a->flags & HL_ALLOC_FREED) == 0)
+        {
+          p->leaked_bytes += a->size;
+          p->leaked_blocks++;
+        }
+      live_at_peak = p->has_peak &&
+        (a->time_ns < p->peak_time ||
+         (a->time_ns == p->peak_time && a->seq <= p->peak_seq)) &&
+        ((a->flags & HL_ALLOC_FREED) == 0 ||
+         a->free_time_ns > p->peak_time ||
+         (a->free_time_ns == p->peak_time && a->free_seq > p->peak_seq));
+      if (live_at_peak)
+        a->flags |= HL_ALLOC_LIVE_AT_PEAK;
+      else
+        a->flags &= ~HL_ALLOC_LIVE_AT_PEAK;
+    }
+  return NULL;
+}
+
 void
 hl_recording_update_curve (HlRecording *self)
 {
@@ -132,42 +185,36 @@ hl_recording_update_curve (HlRecording *self)
   peak_time = peak_i != G_MAXUINT64 ? hl_heap_point_time (allocs, &pts[peak_i]) : 0;
   peak_seq = peak_i != G_MAXUINT64 ? hl_heap_point_seq (allocs, &pts[peak_i]) : 0;
   self->peak_time_ns = peak_time;
-  self->leaked_bytes = 0;
-  self->leaked_blocks = 0;
   g_array_set_size (self->time_blocks, (self->allocs->len + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT);
-  for (guint64 b = 0; b < self->time_blocks->len; b++)
-    {
-      HlAllocTimeBlock *tb = &g_array_index (self->time_blocks, HlAllocTimeBlock, b);
-      tb->min_time_ns = G_MAXUINT64;
-      tb->max_time_ns = 0;
-    }
-  for (guint64 i = 0; i < self->allocs->len; i++)
-    {
-      HlAllocRec *a = &allocs[i];
-      HlAllocTimeBlock *tb;
-      gboolean live_at_peak;
+  {
+    /* Two threads from a million allocations on, each over whole blocks. */
+    guint64 n_blocks = self->time_blocks->len;
+    AllocPass parts[2];
+    GThread *second = NULL;
+    guint n_parts = self->allocs->len >= (1u << 20) && g_get_num_processors () > 1 ? 2 : 1;
 
-      if ((a->flags & HL_ALLOC_PRESENT) == 0)
-        continue;
-      tb = &g_array_index (self->time_blocks, HlAllocTimeBlock, i >> HL_ALLOC_BLOCK_SHIFT);
-      tb->min_time_ns = MIN (tb->min_time_ns, a->time_ns);
-      tb->max_time_ns = MAX (tb->max_time_ns, a->time_ns);
-      if ((a->flags & HL_ALLOC_FREED) == 0)
-        {
-          self->leaked_bytes += a->size;
-          self->leaked_blocks++;
-        }
-      live_at_peak = peak_i != G_MAXUINT64 &&
-        (a->time_ns < peak_time ||
-         (a->time_ns == peak_time && a->seq <= peak_seq)) &&
-        ((a->flags & HL_ALLOC_FREED) == 0 ||
-         a->free_time_ns > peak_time ||
-         (a->free_time_ns == peak_time && a->free_seq > peak_seq));
-      if (live_at_peak)
-        a->flags |= HL_ALLOC_LIVE_AT_PEAK;
-      else
-        a->flags &= ~HL_ALLOC_LIVE_AT_PEAK;
-    }
+    for (guint p = 0; p < n_parts; p++)
+      {
+        parts[p] = (AllocPass) {
+          .allocs = allocs, .blocks = (HlAllocTimeBlock *) self->time_blocks->data,
+          .from = MIN ((n_blocks * p / n_parts) << HL_ALLOC_BLOCK_SHIFT, self->allocs->len),
+          .to = MIN ((n_blocks * (p + 1) / n_parts) << HL_ALLOC_BLOCK_SHIFT, self->allocs->len),
+          .has_peak = peak_i != G_MAXUINT64, .peak_time = peak_time, .peak_seq = peak_seq,
+        };
+      }
+    if (n_parts > 1)
+      second = g_thread_new ("hl-commit", alloc_pass, &parts[1]);
+    alloc_pass (&parts[0]);
+    if (second != NULL)
+      g_thread_join (second);
+    self->leaked_bytes = 0;
+    self->leaked_blocks = 0;
+    for (guint p = 0; p < n_parts; p++)
+      {
+        self->leaked_bytes += parts[p].leaked_bytes;
+        self->leaked_blocks += parts[p].leaked_blocks;
+      }
+  }
   self->curve_dirty = FALSE;
 }
 
