@@ -92,11 +92,12 @@ shoot_style() {
 	# A popover is a window of its own: take the screen.
 	import -window root -crop 1400x900+40+40 "$out/$style-filters.png"
 	xdotool key Escape
+	sleep 1
 	# A time range dragged across the middle of the timeline.
 	xdotool mousemove --window "$win" 500 260 mousedown 1 mousemove --window "$win" 700 260 \
 		mousemove --window "$win" 900 260 mouseup 1
 	xdotool mousemove 1590 990   # no tooltip in the pictures
-	sleep 2
+	sleep 3
 	import -window "$win" "$out/$style-range.png"
 	# Compare With… (Ctrl+D): the file chooser over the window, then the
 	# diff with the range carried over as a chip.
