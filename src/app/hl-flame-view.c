@@ -169,7 +169,8 @@ hl_flame_view_set_search_summary_func (HlFlameView              *self,
   self->search_summary_func = func;
   self->search_summary_data = user_data;
   self->search_summary_notify = notify;
-  update_search_label (self);
+  /* Not applied to the data shown now: it may describe the next data
+   * (set_data() updates the label). */
 }
 
 void

@@ -197,8 +197,14 @@ test_swap_and_export (void)
   g_assert_no_error (error);
   g_assert_cmpint (gdk_texture_get_width (texture), >=, 100);
 
-  /* Swap: B is A now; Δ changes sign; the export follows. */
+  /* Swap: B is A now; Δ changes sign; the search's shares follow, and
+   * the export. */
+  hl_flame_view_set_search (hl_diff_view_get_flame_view (view), "0x1000");
+  g_assert_cmpstr (hl_flame_view_get_search_summary (hl_diff_view_get_flame_view (view)), ==,
+                   "Matches: 30.3 % → 83.3 % (Δ +300 B)");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.swap", NULL);
+  g_assert_cmpstr (hl_flame_view_get_search_summary (hl_diff_view_get_flame_view (view)), ==,
+                   "Matches: 83.3 % → 30.3 % (Δ \u2212300 B)");
   g_assert_cmpstr (hl_diff_view_get_summary (view), ==, "Bytes Allocated: 480 B → 330 B (\u221231.2 %)");
   g_assert_cmpint (hl_diff_tree_get_delta (hl_diff_view_get_tree (view), 0, HL_COST_KIND_BYTES), ==, -150);
   g_assert_true (hl_diff_window_export_flame_graph (window, txt, &error));
