@@ -562,6 +562,12 @@ wait_frames (GtkWidget *widget,
   spin_ms (100);
 }
 
+static gboolean
+is_allocated (gpointer widget)
+{
+  return gtk_widget_get_height (widget) > 0;
+}
+
 /* At 800×600 every view gets at least the height it needs (a view below
  * its minimum is clipped: the flame graph lost its status line and root),
  * and the flame graph shows its root. */
@@ -585,8 +591,10 @@ test_narrow_window (void)
       int min;
 
       gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]);
-      wait_frames (GTK_WIDGET (window), 3);
       page = adw_view_stack_get_visible_child (stack);
+      /* Allocated (slow under ASan), then settled. */
+      spin_until (is_allocated, page);
+      wait_frames (GTK_WIDGET (window), 3);
       gtk_widget_measure (page, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (page), &min, NULL, NULL, NULL);
       g_test_message ("%s: %d px tall, needs %d", views[i], gtk_widget_get_height (page), min);
       g_assert_cmpint (gtk_widget_get_height (page), >=, min);
