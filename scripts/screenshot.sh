@@ -9,6 +9,8 @@
 #   STYLE-narrow-view1..4.png  the same at 800×600
 #   STYLE-filters.png          the filter menu open
 #   STYLE-range.png            a time range dragged on the timeline (its chip)
+#   STYLE-compare-dialog.png   Compare With… (Ctrl+D), the file chooser over its window
+#   STYLE-diff-filtered.png    the comparison it opens, the range carried over
 #   STYLE-about.png, STYLE-shortcuts.png   the dialogs over their window (whole screen)
 #   STYLE-diff.png             `heaplens --diff TRACE TRACE_B` (TRACE_B defaults to TRACE)
 # Views are switched with their shortcuts (Ctrl+1…4, xdotool). Look at
@@ -90,11 +92,28 @@ shoot_style() {
 	# A popover is a window of its own: take the screen.
 	import -window root -crop 1400x900+40+40 "$out/$style-filters.png"
 	xdotool key Escape
+	sleep 1
 	# A time range dragged across the middle of the timeline.
 	xdotool mousemove --window "$win" 500 260 mousedown 1 mousemove --window "$win" 700 260 \
 		mousemove --window "$win" 900 260 mouseup 1
-	sleep 2
+	xdotool mousemove 1590 990   # no tooltip in the pictures
+	sleep 3
 	import -window "$win" "$out/$style-range.png"
+	# Compare With… (Ctrl+D): the file chooser over the window, then the
+	# diff with the range carried over as a chip.
+	key "$win" ctrl+d
+	sleep 2
+	import -window root "$out/$style-compare-dialog.png"
+	xdotool type --delay 20 "$trace_b"
+	sleep 0.5
+	xdotool key Return
+	diffwin=$(wait_window '→')
+	size "$diffwin" 1400 900
+	sleep 2
+	import -window "$diffwin" "$out/$style-diff-filtered.png"
+	# Its close button (header bar, top right).
+	xdotool mousemove --window "$diffwin" 1371 28 click 1
+	sleep 1
 	size "$win" 800 600
 	for view in 1 2 3 4; do
 		key "$win" "ctrl+$view"

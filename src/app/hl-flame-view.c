@@ -27,6 +27,8 @@ struct _HlFlameView
   gpointer           search_summary_data;
   GDestroyNotify     search_summary_notify;
 
+  guint              scroll_id;
+
   gboolean           setting_costs;
 };
 
@@ -167,7 +169,8 @@ hl_flame_view_set_search_summary_func (HlFlameView              *self,
   self->search_summary_func = func;
   self->search_summary_data = user_data;
   self->search_summary_notify = notify;
-  update_search_label (self);
+  /* Not applied to the data shown now: it may describe the next data
+   * (set_data() updates the label). */
 }
 
 void
@@ -353,6 +356,7 @@ static void
 hl_flame_view_dispose (GObject *object)
 {
   clear_search_summary_func (HL_FLAME_VIEW (object));
+  g_clear_handle_id (&HL_FLAME_VIEW (object)->scroll_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (object), HL_TYPE_FLAME_VIEW);
   {
     GtkWidget *child;
@@ -396,13 +400,27 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
 /* A flame graph grows upwards from its root at the bottom: when it is
  * taller than the page, keep the root in sight (scrolled to the bottom)
  * whenever the graph or the page changes size; an icicle starts at the top. */
+static gboolean
+scroll_to_root (gpointer user_data)
+{
+  HlFlameView *self = user_data;
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+  self->scroll_id = 0;
+  if (!hl_flame_graph_get_inverted (self->flame_graph))
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
+                                          - gtk_adjustment_get_page_size (adjustment));
+  return G_SOURCE_REMOVE;
+}
+
+/* After the viewport has configured the adjustment (it sets the old value
+ * again while it allocates). */
 static void
 on_vadjustment_changed (GtkAdjustment *adjustment,
                         HlFlameView   *self)
 {
-  if (!hl_flame_graph_get_inverted (self->flame_graph))
-    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
-                                          - gtk_adjustment_get_page_size (adjustment));
+  if (self->scroll_id == 0)
+    self->scroll_id = g_idle_add (scroll_to_root, self);
 }
 
 static void

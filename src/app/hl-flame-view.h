@@ -30,7 +30,8 @@ char         *hl_flame_view_get_breadcrumb (HlFlameView        *self);
 const char   *hl_flame_view_get_search_summary (HlFlameView    *self);
 
 /* The text next to the search entry, when the caller knows better than
- * "share of the total" (a diff shows A and B); NULL = the default. */
+ * "share of the total" (a diff shows A and B); NULL = the default. Set it
+ * before the set_data() it belongs to: it is used from then on. */
 typedef char *(*HlFlameSearchSummaryFunc) (HlFlameData *data,
                                            const char  *search,
                                            gpointer     user_data);

@@ -280,9 +280,13 @@ test_cancel_load (void)
   g_assert_true (hl_window_is_empty (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Heaplens");
 
-  /* The window is usable afterwards: the same trace opens fully. */
-  hl_window_open (window, file);
-  spin_until (shows_views, window);
+  /* The window is usable afterwards: another trace opens fully. */
+  {
+    g_autoptr(GFile) small = fixture ();
+
+    hl_window_open (window, small);
+    spin_until (shows_views, window);
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   spin_ms (50);
   g_unlink (path);
@@ -542,6 +546,77 @@ test_dialogs_transient (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ---- A small window ------------------------------------------------- */
+
+static void
+wait_frames (GtkWidget *widget,
+             guint      n)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  gint64 counter = clock != NULL ? gdk_frame_clock_get_frame_counter (clock) : 0;
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  while (clock != NULL && gdk_frame_clock_get_frame_counter (clock) < counter + n
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  spin_ms (100);
+}
+
+static gboolean
+is_allocated (gpointer widget)
+{
+  return gtk_widget_get_height (widget) > 0;
+}
+
+/* At 800×600 every view gets at least the height it needs (a view below
+ * its minimum is clipped: the flame graph lost its status line and root),
+ * and the flame graph shows its root. */
+static void
+test_narrow_window (void)
+{
+  g_autoptr(GFile) file = fixture ();
+  HlWindow *window = hl_window_new (app);
+  const char *views[] = { "summary", "flamegraph", "calltree", "allocations" };
+  AdwViewStack *stack;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  hl_window_open (window, file);
+  spin_until (shows_views, window);
+  stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  g_assert_nonnull (stack);
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      GtkWidget *page;
+      int min;
+
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]);
+      page = adw_view_stack_get_visible_child (stack);
+      /* Allocated (slow under ASan), then settled. */
+      spin_until (is_allocated, page);
+      wait_frames (GTK_WIDGET (window), 3);
+      gtk_widget_measure (page, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (page), &min, NULL, NULL, NULL);
+      g_test_message ("%s: %d px tall, needs %d", views[i], gtk_widget_get_height (page), min);
+      g_assert_cmpint (gtk_widget_get_height (page), >=, min);
+      g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), <=, 600);
+    }
+  /* The flame graph again: scrolled to its root. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph");
+  wait_frames (GTK_WIDGET (window), 3);
+  {
+    GtkWidget *graph = GTK_WIDGET (hl_flame_view_get_graph (HL_FLAME_VIEW (find_widget (GTK_WIDGET (window),
+                                                                                         HL_TYPE_FLAME_VIEW))));
+    GtkWidget *scroller = gtk_widget_get_ancestor (graph, GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+    g_test_message ("flame graph: value %.0f, upper %.0f, page %.0f", gtk_adjustment_get_value (adj),
+                    gtk_adjustment_get_upper (adj), gtk_adjustment_get_page_size (adj));
+    g_assert_cmpfloat (gtk_adjustment_get_value (adj), >=,
+                       gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - 1);
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* ---- The filter menu -------------------------------------------------- */
 
 static GMenuModel *
@@ -625,6 +700,7 @@ main (int   argc,
   g_test_add_func ("/interaction/accessible-names", test_accessible_names);
   g_test_add_func ("/interaction/dialogs-transient", test_dialogs_transient);
   g_test_add_func ("/interaction/filter-menu", test_filter_menu);
+  g_test_add_func ("/interaction/narrow-window", test_narrow_window);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;
