@@ -45,6 +45,7 @@ struct _HlLiveSession
   guint64       dropped_fed;
   GArray       *pending_meta;   /* HlShmMetaItem log entries not yet fed (a worker held the recording) */
   gboolean      feeding;        /* appends to the recording are allowed now */
+  guint         holds;          /* hl_live_session_hold(): readers of the recording (analyses) */
 
   /* The recording fed from the session */
   HlRecording  *recording;
@@ -909,8 +910,9 @@ poll_segment (HlLiveSession *self)
   changed |= memcmp (&nt, &self->totals, sizeof nt) != 0;
   self->totals = nt;
 
-  /* Appends to the recording wait while a worker symbolizes it. */
-  gboolean feed = !self->symbolizing;
+  /* Appends to the recording wait while a worker symbolizes it, or while
+   * analyses of it are being built (hl_live_session_hold). */
+  gboolean feed = !self->symbolizing && self->holds == 0;
   self->feeding = feed;
   if (feed && self->pending_meta->len > 0)
     {
@@ -1061,6 +1063,25 @@ guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return self->h
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }
 gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return self->symbolizing; }
+
+gboolean
+hl_live_session_hold (HlLiveSession *self)
+{
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
+  /* a scan in flight appends when it lands, a symbolizer rewrites frames */
+  if (self->holds == 0 && (self->scanning || self->symbolizing))
+    return FALSE;
+  self->holds++;
+  return TRUE;
+}
+
+void
+hl_live_session_release (HlLiveSession *self)
+{
+  g_return_if_fail (HL_IS_LIVE_SESSION (self));
+  g_return_if_fail (self->holds > 0);
+  self->holds--;
+}
 HlRecording *hl_live_session_get_recording (HlLiveSession *self) { return self->recording; }
 
 const char * const *

@@ -156,6 +156,12 @@ guint            hl_live_session_get_n_polls  (HlLiveSession *self);
 gboolean         hl_live_session_is_busy      (HlLiveSession *self);
 /* A worker symbolizes the recording: do not read it (no analyses) now. */
 gboolean         hl_live_session_is_symbolizing (HlLiveSession *self);
+/* Holds the recording still: no appends (they are deferred to the polls
+ * after the last release) so that an analysis of it can be built on a
+ * worker thread. FALSE, without holding, while a worker of the session
+ * itself uses the recording (try again later). Counted. */
+gboolean         hl_live_session_hold         (HlLiveSession *self);
+void             hl_live_session_release      (HlLiveSession *self);
 
 void             hl_live_session_get_totals   (HlLiveSession *self,
                                                HlLiveTotals  *out);
