@@ -79,6 +79,8 @@ struct _HlWindow
   guint               flame_generation;      /* the newest flame data build */
   gboolean            flame_pending;         /* live: the session was busy */
   guint               live_updates;
+  guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
+  gboolean            live_follow;           /* the timeline shows the whole run as it grows */
 };
 
 static gboolean
@@ -192,6 +194,21 @@ hl_window_set_live (HlWindow      *self,
   hl_window_set_recording (self, hl_live_session_get_recording (session));
 }
 
+void
+hl_window_set_live_waiting (HlWindow   *self,
+                            GtkWidget  *panel,
+                            const char *message)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
+    gtk_box_append (self->live_slot, panel);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  adw_status_page_set_description (self->loading_page, message);
+  gtk_progress_bar_set_text (self->loading_progress, message);
+  gtk_progress_bar_pulse (self->loading_progress);
+  show_page (self, "loading");
+}
+
 gboolean
 hl_window_is_live (HlWindow *self)
 {
@@ -214,12 +231,17 @@ hl_window_live_update (HlWindow *self)
    * the user zoomed in. */
   old = hl_timeline_get_data (self->timeline);
   hl_timeline_get_visible_range (self->timeline, &start, &end);
-  whole = old == NULL || (start == 0 && end >= hl_timeline_data_get_duration (old));
+  whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
+  self->live_follow = whole;
   timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   if (whole)
-    hl_timeline_reset_zoom (self->timeline);
+    {
+      hl_timeline_reset_zoom (self->timeline);
+      hl_timeline_get_visible_range (self->timeline, &start, &end);
+      self->live_view_end_ns = end;
+    }
   /* new threads and metadata keys for the filter menu, now and then */
   if (self->live_updates++ % 10 == 0)
     {
@@ -760,7 +782,8 @@ flame_job_done (GObject      *source,
   if (!has_views (self))
     {
       show_page (self, "views");
-      TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+      if (self->open_time_us != 0)
+        TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
     }
   update_actions (self);
 }
@@ -1086,6 +1109,11 @@ on_loaded (GObject      *source,
   g_clear_object (&self->live_session);
   self->call_tree_stale = TRUE;
   hl_window_set_recording (self, recording);
+  /* a timeline that followed the run shows the whole trace; a zoomed one
+   * keeps its zoom */
+  if (self->live_follow)
+    hl_timeline_reset_zoom (self->timeline);
+  self->live_follow = FALSE;
   if (self->call_tree_stale)
     refresh_call_tree (self);
 }

@@ -29,6 +29,11 @@ HlRecording *hl_window_get_recording (HlWindow    *self);
 void         hl_window_set_live      (HlWindow      *self,
                                       HlLiveSession *session,
                                       GtkWidget     *panel);
+/* Before the session exists (a program being started): PANEL on the
+ * right, MESSAGE on the loading page. */
+void         hl_window_set_live_waiting (HlWindow   *self,
+                                         GtkWidget  *panel,
+                                         const char *message);
 gboolean     hl_window_is_live       (HlWindow      *self);
 /* The session has grown: refresh the timeline, then the analysis and the
  * flame graph (one at a time; the next starts when the last is done). */

@@ -46,6 +46,7 @@ struct _HlLiveSession
   GArray       *pending_meta;   /* HlShmMetaItem log entries not yet fed (a worker held the recording) */
   gboolean      feeding;        /* appends to the recording are allowed now */
   guint         holds;          /* hl_live_session_hold(): readers of the recording (analyses) */
+  gboolean      feed_waiting;   /* a poll could not feed because of a hold: no new holds until one does */
 
   /* The recording fed from the session */
   HlRecording  *recording;
@@ -913,6 +914,8 @@ poll_segment (HlLiveSession *self)
   /* Appends to the recording wait while a worker symbolizes it, or while
    * analyses of it are being built (hl_live_session_hold). */
   gboolean feed = !self->symbolizing && self->holds == 0;
+  /* fairness: back-to-back analyses must not starve the feeding */
+  self->feed_waiting = self->holds > 0;
   self->feeding = feed;
   if (feed && self->pending_meta->len > 0)
     {
@@ -1069,7 +1072,7 @@ hl_live_session_hold (HlLiveSession *self)
 {
   g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
   /* a scan in flight appends when it lands, a symbolizer rewrites frames */
-  if (self->holds == 0 && (self->scanning || self->symbolizing))
+  if (self->holds == 0 && (self->scanning || self->symbolizing || self->feed_waiting))
     return FALSE;
   self->holds++;
   return TRUE;
