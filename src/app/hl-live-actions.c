@@ -446,9 +446,53 @@ hl_live_action_attach (GSimpleAction *action,
 
 /* ---- Command line ----------------------------------------------------------- */
 
+/* app.record-command ((sasas): working directory, program and arguments,
+ * environment) and app.attach-pid (u): what `heaplens --record -- PROG` and
+ * `heaplens --attach PID` become, so that a second `heaplens` hands them to
+ * the running instance (GApplication forwards action activations over
+ * D-Bus) with its own working directory and environment. */
+static void
+action_record_command (GSimpleAction *action,
+                       GVariant      *param,
+                       gpointer       user_data)
+{
+  HlApplication *app = user_data;
+  const char *cwd;
+  g_autofree const char **argv = NULL;
+  g_autofree const char **env = NULL;
+  g_variant_get (param, "(&s^a&s^a&s)", &cwd, &argv, &env);
+  if (argv == NULL || argv[0] == NULL)
+    return;
+  HlLiveRecordOptions options = {
+    .argv = (char **) argv,
+    .cwd = cwd[0] != '\0' ? (char *) cwd : NULL,
+    .extra_env = (char **) env,
+    .follow = TRUE,
+  };
+  start_record (app, &options);
+}
+
+static void
+action_attach_pid (GSimpleAction *action,
+                   GVariant      *param,
+                   gpointer       user_data)
+{
+  start_attach (HL_APPLICATION (user_data), g_variant_get_uint32 (param), NULL);
+}
+
+void
+hl_live_install_actions (HlApplication *app)
+{
+  static const GActionEntry entries[] = {
+    { "record-command", action_record_command, "(sasas)", NULL, NULL },
+    { "attach-pid", action_attach_pid, "u", NULL, NULL },
+  };
+  g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
+}
+
 typedef struct
 {
-  char    **record_argv;
+  GVariant *param;   /* of app.record-command, or NULL */
   guint32   attach_pid;
   gboolean  done;
 } Pending;
@@ -457,25 +501,48 @@ static void
 pending_free (gpointer data)
 {
   Pending *p = data;
-  g_strfreev (p->record_argv);
+  g_clear_pointer (&p->param, g_variant_unref);
   g_free (p);
+}
+
+static void
+run_pending (GApplication *gapp,
+             Pending      *p)
+{
+  if (p->done)
+    return;
+  p->done = TRUE;
+  if (p->param != NULL)
+    g_action_group_activate_action (G_ACTION_GROUP (gapp), "record-command", p->param);
+  else if (p->attach_pid != 0)
+    g_action_group_activate_action (G_ACTION_GROUP (gapp), "attach-pid", g_variant_new_uint32 (p->attach_pid));
 }
 
 static void
 on_activate (GApplication *gapp,
              Pending      *p)
 {
-  HlApplication *app = HL_APPLICATION (gapp);
-  if (p->done)
-    return;
-  p->done = TRUE;
-  if (p->record_argv != NULL)
+  run_pending (gapp, p);
+}
+
+/* Inside g_application_run, once the options are parsed: another instance
+ * running gets the command and this one exits (0); otherwise it runs when
+ * this one activates. */
+static int
+on_handle_local_options (GApplication *gapp,
+                         GVariantDict *options,
+                         Pending      *p)
+{
+  g_autoptr(GError) error = NULL;
+  if (!g_application_register (gapp, NULL, &error))
     {
-      HlLiveRecordOptions options = { .argv = p->record_argv, .follow = TRUE };
-      start_record (app, &options);
+      g_printerr ("heaplens: %s\n", error->message);
+      return 1;
     }
-  else if (p->attach_pid != 0)
-    start_attach (app, p->attach_pid, NULL);
+  if (!g_application_get_is_remote (gapp))
+    return -1;
+  run_pending (gapp, p);
+  return 0;
 }
 
 void
@@ -493,6 +560,7 @@ hl_live_command_line (HlApplication *app,
   g_application_add_main_option_entries (G_APPLICATION (app), entries);
 
   Pending *p = g_new0 (Pending, 1);
+  char **record_argv = NULL;
   int out = 1;
   for (int i = 1; i < *argc; i++)
     {
@@ -502,7 +570,7 @@ hl_live_command_line (HlApplication *app,
           if (first < *argc && strcmp (argv[first], "--") == 0)
             first++;
           if (first < *argc)
-            p->record_argv = g_strdupv (argv + first);
+            record_argv = argv + first;
           break;
         }
       if (strcmp (argv[i], "--attach") == 0 && i + 1 < *argc)
@@ -517,13 +585,20 @@ hl_live_command_line (HlApplication *app,
         }
       argv[out++] = argv[i];
     }
+  if (record_argv != NULL)
+    {
+      g_autofree char *cwd = g_get_current_dir ();
+      g_auto(GStrv) env = g_get_environ ();
+      p->param = g_variant_ref_sink (g_variant_new ("(s^as^as)", cwd, record_argv, env));
+    }
   argv[out] = NULL;
   *argc = out;
-  if (p->record_argv == NULL && p->attach_pid == 0)
+  if (p->param == NULL && p->attach_pid == 0)
     {
       pending_free (p);
       return;
     }
   g_object_set_data_full (G_OBJECT (app), "hl-live-pending", p, pending_free);
+  g_signal_connect (app, "handle-local-options", G_CALLBACK (on_handle_local_options), p);
   g_signal_connect (app, "activate", G_CALLBACK (on_activate), p);
 }
