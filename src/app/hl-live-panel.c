@@ -290,7 +290,7 @@ refresh (HlLivePanel *self)
   if (self->session == NULL)
     return;
   refresh_metadata (self);
-  if (!self->frozen && !hl_live_session_is_symbolizing (self->session))
+  if (!self->frozen)
     {
       refresh_views (self);
       self->n_refreshes++;

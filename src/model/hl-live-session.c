@@ -11,6 +11,7 @@
 #include "hl-proc-maps.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
+#include "hl-symbolize-job.h"
 
 #define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
 #define SAMPLES_PER_POLL    2048
@@ -56,7 +57,8 @@ struct _HlLiveSession
   gboolean      need_maps;
   gboolean      need_symbols;
   gboolean      scanning;       /* a worker copies the live table */
-  gboolean      symbolizing;    /* a worker symbolizes the recording */
+  gboolean      symbolizing;    /* a worker resolves addresses (the recording is not touched) */
+  HlSymbolizeJob *symbols_ready; /* resolved, to store at the next poll that may append */
   gboolean      ended_fed;
 
   gboolean      state_pending;  /* notify "state" once out of the SIGBUS guard */
@@ -204,6 +206,7 @@ hl_live_session_finalize (GObject *object)
   g_hash_table_destroy (self->live_ids);
   g_array_unref (self->modules);
   g_array_unref (self->pending_meta);
+  g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
   if (self->context != NULL)
     g_main_context_unref (self->context);
   G_OBJECT_CLASS (hl_live_session_parent_class)->finalize (object);
@@ -807,15 +810,28 @@ scan_done (GObject      *source,
 
 /* -- worker: symbols ------------------------------------------------------ */
 
+/* The addresses are resolved on a worker while the polls go on feeding the
+ * recording (the first run opens every module and takes a second or two);
+ * the frames found are stored between appends, when no analysis reads the
+ * recording. */
 static void
 symbolize_thread (GTask        *task,
                   gpointer      source,
                   gpointer      task_data,
                   GCancellable *cancellable)
 {
-  HlLiveSession *self = source;
-  hl_recording_symbolize (self->recording, cancellable);
-  g_task_return_boolean (task, TRUE);
+  hl_symbolize_job_run (task_data, cancellable);
+  g_task_return_pointer (task, task_data, (GDestroyNotify) hl_symbolize_job_free);
+}
+
+static void
+store_symbols (HlLiveSession *self)
+{
+  if (self->symbols_ready == NULL || self->holds > 0)
+    return;
+  hl_symbolize_job_finish (self->symbols_ready, self->recording);
+  g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
+  hl_recording_commit (self->recording);
 }
 
 static void
@@ -825,19 +841,24 @@ symbolize_done (GObject      *source,
 {
   HlLiveSession *self = HL_LIVE_SESSION (source);
   self->symbolizing = FALSE;
-  g_task_propagate_boolean (G_TASK (result), NULL);
-  hl_recording_commit (self->recording);
-  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+  self->symbols_ready = g_task_propagate_pointer (G_TASK (result), NULL);
+  store_symbols (self);
+  if (self->symbols_ready == NULL)
+    g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
 }
 
 static void
 start_symbolize (HlLiveSession *self)
 {
-  if (self->symbolizing || self->scanning)
+  if (self->symbolizing || self->symbols_ready != NULL || self->holds > 0)
     return;
   self->need_symbols = FALSE;
+  HlSymbolizeJob *job = hl_symbolize_job_begin (self->recording);
+  if (job == NULL)
+    return;
   self->symbolizing = TRUE;
   GTask *task = g_task_new (self, NULL, symbolize_done, NULL);
+  g_task_set_task_data (task, job, NULL); /* returned by the worker */
   g_task_run_in_thread (task, symbolize_thread);
   g_object_unref (task);
 }
@@ -911,9 +932,9 @@ poll_segment (HlLiveSession *self)
   changed |= memcmp (&nt, &self->totals, sizeof nt) != 0;
   self->totals = nt;
 
-  /* Appends to the recording wait while a worker symbolizes it, or while
-   * analyses of it are being built (hl_live_session_hold). */
-  gboolean feed = !self->symbolizing && self->holds == 0;
+  /* Appends to the recording wait while analyses of it are being built
+   * (hl_live_session_hold). */
+  gboolean feed = self->holds == 0;
   /* fairness: back-to-back analyses must not starve the feeding */
   self->feed_waiting = self->holds > 0;
   self->feeding = feed;
@@ -998,6 +1019,9 @@ poll_segment (HlLiveSession *self)
   if (feed)
     {
       hl_recording_commit (self->recording);
+      store_symbols (self);
+      if (self->need_symbols && !self->scanning)
+        start_symbolize (self);
       if (!self->scanning && !self->broken)
         {
           self->scanning = TRUE;
@@ -1072,7 +1096,7 @@ hl_live_session_hold (HlLiveSession *self)
 {
   g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
   /* a scan in flight appends when it lands, a symbolizer rewrites frames */
-  if (self->holds == 0 && (self->scanning || self->symbolizing || self->feed_waiting))
+  if (self->holds == 0 && (self->scanning || self->feed_waiting))
     return FALSE;
   self->holds++;
   return TRUE;
