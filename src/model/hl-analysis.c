@@ -2,6 +2,7 @@
 #include "hl-analysis.h"
 #include "hl-call-tree-private.h"
 #include "hl-filter-private.h"
+#include "hl-recording-aggregate.h"
 
 #include <string.h>
 
@@ -197,6 +198,30 @@ find_range_peak (HlAnalysis *self)
     }
 }
 
+/* A costs-only recording (HL_LOAD_FLAGS_AGGREGATE) has its costs made:
+ * only the whole recording can be asked for. */
+static void
+compute_from_aggregate (HlAnalysis        *self,
+                        const HlAggregate *agg)
+{
+  HlSummary summary;
+
+  g_return_if_fail (hl_filter_is_empty (self->filter));
+
+  hl_recording_get_summary (self->recording, &summary);
+  self->n_stacks = hl_recording_get_n_stacks (self->recording);
+  self->n_threads = hl_recording_get_n_threads_internal (self->recording);
+  self->stack_costs = hl_aggregate_dup_stack_costs (agg, self->n_stacks);
+  self->thread_costs = hl_aggregate_dup_thread_costs (agg, self->n_threads);
+  hl_aggregate_get_histogram (agg, &self->histogram);
+  self->t0 = 0;
+  self->t1 = HL_TIME_NONE;
+  self->live_at = HL_TIME_NONE;
+  self->peak_time_ns = summary.peak_time_ns;
+  for (guint s = 0; s < self->n_stacks; s++)
+    hl_costs_add (&self->totals, &self->stack_costs[s]);
+}
+
 static void
 compute (HlAnalysis *self)
 {
@@ -206,6 +231,11 @@ compute (HlAnalysis *self)
   const HlAllocRec *allocs;
   HlSummary summary;
 
+  if (hl_recording_get_aggregate (rec) != NULL)
+    {
+      compute_from_aggregate (self, hl_recording_get_aggregate (rec));
+      return;
+    }
   hl_recording_get_summary (rec, &summary);
   self->n_stacks = hl_recording_get_n_stacks (rec);
   self->n_threads = hl_recording_get_n_threads_internal (rec);
@@ -317,9 +347,13 @@ hl_analysis_new (HlRecording    *recording,
   self->recording = g_object_ref (recording);
   self->filter = filter != NULL ? hl_filter_ref ((HlFilter *) filter) : hl_filter_new ();
   compute (self);
-  /* Build the shared tries here, not concurrently later. */
-  hl_recording_get_trie (recording, FALSE);
-  hl_recording_get_trie (recording, TRUE);
+  /* Build the shared tries here, not concurrently later (a costs-only
+   * recording serves reports, which need no tree). */
+  if (hl_recording_get_aggregate (recording) == NULL)
+    {
+      hl_recording_get_trie (recording, FALSE);
+      hl_recording_get_trie (recording, TRUE);
+    }
   return self;
 }
 

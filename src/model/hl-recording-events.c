@@ -248,6 +248,25 @@ alloc_slot (HlRecording *self,
   return &g_array_index (self->allocs, HlAllocRec, id);
 }
 
+/* A free of ID read before its allocation is applied now. */
+static void
+apply_pending_free (HlRecording *self,
+                    guint64      id)
+{
+  PendingFree *pf;
+  PendingFree copy;
+
+  if (self->pending_frees == NULL || (pf = g_hash_table_lookup (self->pending_frees, &id)) == NULL)
+    return;
+  copy = *pf;
+  g_hash_table_remove (self->pending_frees, &id);
+  /* Its thread's next allocations have not been read yet: whether it was
+   * temporary is unknown, so it is not counted as such. */
+  self->applying_pending = TRUE;
+  hl_recording_append_free (self, id, 0, copy.time_ns, copy.tid);
+  self->applying_pending = FALSE;
+}
+
 void
 hl_recording_append_alloc (HlRecording *self,
                            guint64      id,
@@ -268,6 +287,21 @@ hl_recording_append_alloc (HlRecording *self,
   if (id >= G_MAXINT32 || (id >= self->allocs->len && id > 16 * (self->n_allocs + (1u << 20))))
     {
       self->ids_out_of_range++;
+      return;
+    }
+  if (self->aggregate != NULL)
+    {
+      if (hl_aggregate_seen (self->aggregate, id))
+        return; /* a duplicate id: ignore */
+      t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+      hl_aggregate_alloc (self->aggregate, id, time_ns, self->seq++, t,
+                          stack_index (self, trace_stack_id), size, address);
+      g_array_index (self->thread_last, guint64, t) = id;
+      self->n_allocs++;
+      self->bytes_allocated += size;
+      if (time_ns > self->end_ns)
+        self->end_ns = time_ns;
+      apply_pending_free (self, id);
       return;
     }
   a = alloc_slot (self, id);
@@ -299,20 +333,7 @@ hl_recording_append_alloc (HlRecording *self,
   g_array_append_val (self->curve, p);
   self->curve_dirty = TRUE;
 
-  if (self->pending_frees != NULL)
-    {
-      PendingFree *pf = g_hash_table_lookup (self->pending_frees, &id);
-      if (pf != NULL)
-        {
-          PendingFree copy = *pf;
-          g_hash_table_remove (self->pending_frees, &id);
-          /* Its thread's next allocations have not been read yet: whether
-           * it was temporary is unknown, so it is not counted as such. */
-          self->applying_pending = TRUE;
-          hl_recording_append_free (self, id, 0, copy.time_ns, copy.tid);
-          self->applying_pending = FALSE;
-        }
-    }
+  apply_pending_free (self, id);
 }
 
 static guint64
@@ -332,6 +353,63 @@ lookup_address (HlRecording *self,
   return GPOINTER_TO_SIZE (g_hash_table_lookup (self->addr_to_id, GSIZE_TO_POINTER (address)));
 }
 
+static void
+add_pending_free (HlRecording *self,
+                  guint64      id,
+                  guint64      time_ns,
+                  guint32      tid)
+{
+  PendingFree *pf = g_new (PendingFree, 1);
+  guint64 *key = g_new (guint64, 1);
+
+  if (self->pending_frees == NULL)
+    self->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  *key = id;
+  pf->time_ns = time_ns;
+  pf->tid = tid;
+  g_hash_table_replace (self->pending_frees, key, pf);
+}
+
+/* hl_recording_append_free() of an aggregate recording: the same rules
+ * and sequence numbers, on the aggregate's live table. */
+static void
+append_free_aggregate (HlRecording *self,
+                       guint64      id,
+                       guint64      address,
+                       guint64      time_ns,
+                       guint32      tid)
+{
+  gboolean temporary;
+
+  if (id == HL_ALLOC_ID_NONE)
+    {
+      guint64 found = hl_aggregate_lookup_address (self->aggregate, address);
+      if (found == 0)
+        {
+          self->frees_unknown++;
+          return;
+        }
+      id = found - 1;
+    }
+  if (!hl_aggregate_seen (self->aggregate, id))
+    {
+      add_pending_free (self, id, time_ns, tid);
+      return;
+    }
+  if (!hl_aggregate_free_id (self->aggregate, id, time_ns, self->seq, (const guint64 *) self->thread_last->data,
+                             self->applying_pending, &temporary))
+    {
+      self->frees_unknown++;
+      return;
+    }
+  self->seq++;
+  if (temporary)
+    self->temporary++;
+  self->n_frees++;
+  if (time_ns > self->end_ns)
+    self->end_ns = time_ns;
+}
+
 void
 hl_recording_append_free (HlRecording *self,
                           guint64      id,
@@ -344,6 +422,11 @@ hl_recording_append_free (HlRecording *self,
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  if (self->aggregate != NULL)
+    {
+      append_free_aggregate (self, id, address, time_ns, tid);
+      return;
+    }
   if (id == HL_ALLOC_ID_NONE)
     {
       guint64 found = lookup_address (self, address);
@@ -357,15 +440,7 @@ hl_recording_append_free (HlRecording *self,
   a = id < self->allocs->len ? &g_array_index (self->allocs, HlAllocRec, id) : NULL;
   if (a == NULL || (a->flags & HL_ALLOC_PRESENT) == 0)
     {
-      PendingFree *pf = g_new (PendingFree, 1);
-      guint64 *key = g_new (guint64, 1);
-
-      if (self->pending_frees == NULL)
-        self->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-      *key = id;
-      pf->time_ns = time_ns;
-      pf->tid = tid;
-      g_hash_table_replace (self->pending_frees, key, pf);
+      add_pending_free (self, id, time_ns, tid);
       return;
     }
   if ((a->flags & HL_ALLOC_FREED) != 0)
@@ -509,4 +584,42 @@ hl_recording_reserve (HlRecording *self,
       g_array_set_size (self->curve, 2 * n_allocs);
       g_array_set_size (self->curve, old);
     }
+}
+
+/* ---- Aggregate recordings ------------------------------------------------ */
+
+void
+hl_recording_begin_aggregate (HlRecording        *self,
+                              const HlTraceIndex *index)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+  g_return_if_fail (self->aggregate == NULL && self->n_allocs == 0);
+
+  self->aggregate = hl_aggregate_new (index);
+}
+
+void
+hl_recording_aggregate_packets_done (HlRecording *self,
+                                     guint64      offset)
+{
+  if (self->aggregate != NULL)
+    hl_aggregate_packets_done (self->aggregate, offset);
+}
+
+gboolean
+hl_recording_end_aggregate (HlRecording *self)
+{
+  g_return_val_if_fail (HL_IS_RECORDING (self) && self->aggregate != NULL, FALSE);
+
+  hl_aggregate_finish (self->aggregate);
+  hl_aggregate_get_peak (self->aggregate, &self->peak_heap, &self->peak_time_ns);
+  hl_aggregate_get_leaks (self->aggregate, &self->leaked_bytes, &self->leaked_blocks);
+  return !hl_aggregate_order_broken (self->aggregate);
+}
+
+const HlAggregate *
+hl_recording_get_aggregate (HlRecording *self)
+{
+  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
+  return self->aggregate;
 }

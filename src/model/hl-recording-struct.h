@@ -3,6 +3,7 @@
 #pragma once
 
 #include "hl-recording-private.h"
+#include "hl-recording-aggregate.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +54,7 @@ struct _HlRecording
   GArray       *meta;            /* HlMetaInterval */
   GHashTable   *meta_open;       /* key → index + 1 of the open interval */
   GArray       *marks;           /* HlMark */
+  HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
 
   /* Stacks: trace id → internal index; addresses per stack. */
   GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */

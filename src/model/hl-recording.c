@@ -21,6 +21,7 @@ hl_recording_finalize (GObject *object)
 
   g_clear_pointer (&self->tries[0], hl_stack_trie_free);
   g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+  g_clear_pointer (&self->aggregate, hl_aggregate_free);
   g_clear_pointer (&self->info, g_hash_table_unref);
   g_clear_pointer (&self->info_keys, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);

@@ -118,6 +118,12 @@ typedef enum
   HL_LOAD_FLAGS_NONE       = 0,
   HL_LOAD_FLAGS_NO_SYMBOLS = 1 << 0, /* skip symbolization (dump-like tools) */
   HL_LOAD_FLAGS_SERIAL     = 1 << 1, /* one thread, even with an index */
+  /* Costs per call site and thread only, no allocation records: memory
+   * grows with what is live, not with the trace. For reports: only an
+   * analysis without a filter, no per-allocation views (largest,
+   * curve, live at T). Fails with HL_MODEL_ERROR_UNSUPPORTED when the
+   * trace has no usable packet index: load it in full then. */
+  HL_LOAD_FLAGS_AGGREGATE  = 1 << 2,
 } HlLoadFlags;
 
 /* ---- Creating ---------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* hl-trace-batch.c — decoded events kept past their cursor (strings and
  * frames copied), and how an event goes into a recording. */
 #include "hl-trace-load-private.h"
+#include "hl-recording-aggregate.h"
 
 void
 hl_trace_apply_event (HlRecording   *rec,
@@ -172,4 +173,6 @@ hl_decoded_batch_apply (HlDecodedBatch *b,
         ev->u.stack.frames = &g_array_index (b->frames, guint64, (gsize) ev->u.stack.frames);
       hl_trace_apply_event (rec, ev);
     }
+  if (b->events->len > 0)
+    hl_recording_aggregate_packets_done (rec, b->last_offset);
 }

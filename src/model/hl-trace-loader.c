@@ -1,6 +1,7 @@
 /* hl-trace-loader.c — reads a trace file into an HlRecording, on a worker
  * thread for load_async(), with progress and cancellation. */
 #include "hl-recording-private.h"
+#include "hl-recording-aggregate.h"
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
 #include "hl-trace-load-private.h"
@@ -244,7 +245,16 @@ load (LoadData      *data,
     /* The packet headers say how many allocations there are: size the
      * tables once instead of growing them. */
     HlFormatError ierr;
-    if (hl_trace_index_load (reader, &index, &ierr) == 0)
+    if (hl_trace_index_load (reader, &index, &ierr) == 0 && (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
+      hl_recording_begin_aggregate (rec, index);
+    else if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
+      {
+        g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                     "%s: no packet index for a costs-only load: %s", path, ierr.message);
+        hl_trace_reader_free (reader);
+        return NULL;
+      }
+    else if (index != NULL)
       {
         guint64 max_id = 0;
         for (size_t i = 0; i < index->n_entries; i++)
@@ -307,6 +317,7 @@ load (LoadData      *data,
               hl_trace_apply_event (rec, &ev);
               events++;
             }
+          hl_recording_aggregate_packets_done (rec, pkt.offset);
           if (erc < 0)
             corrupt_packets++;
           report (data, pkt.offset, total, events, FALSE);
@@ -344,6 +355,12 @@ load (LoadData      *data,
     }
   hl_trace_reader_free (reader);
 
+  if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 && !hl_recording_end_aggregate (rec))
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                   "%s: events earlier than their packet index allows: load it in full", path);
+      return NULL;
+    }
   hl_recording_commit (rec);
   {
     HlSummary s;

@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..36"
+echo "1..41"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -43,6 +43,18 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   "$CLI" record --no-compress -o "$WORK/$name.hltrace" -- "$D/$@" > /dev/null 2>&1
   "$CLI" report --json --top 3 "$WORK/$name.hltrace" > "$WORK/$name.json"
   eq "$name: report --json exits 0 and parses" "$($PY -c 'import json,sys; json.load(open(sys.argv[1])); print("ok")' "$WORK/$name.json" 2>&1)" ok
+  # The report's costs-only load (the default without a filter) and the
+  # full model give the same text and JSON.
+  HEAPLENS_REPORT_FULL=1 "$CLI" report --json --top 3 "$WORK/$name.hltrace" > "$WORK/$name.full.json"
+  "$CLI" report "$WORK/$name.hltrace" > "$WORK/$name.txt"
+  HEAPLENS_REPORT_FULL=1 "$CLI" report "$WORK/$name.hltrace" > "$WORK/$name.full.txt"
+  if cmp -s "$WORK/$name.json" "$WORK/$name.full.json" && cmp -s "$WORK/$name.txt" "$WORK/$name.full.txt" &&
+     [ -s "$WORK/$name.txt" ]; then
+    ok "$name: costs-only report equals the full model's (text and JSON)"
+  else
+    not_ok "$name: costs-only report equals the full model's (text and JSON)" \
+      "$(diff "$WORK/$name.json" "$WORK/$name.full.json" | head -5)" "$(diff "$WORK/$name.txt" "$WORK/$name.full.txt" | head -5)"
+  fi
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
   inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)

@@ -522,6 +522,231 @@ test_load_damaged_index_equals_serial (void)
   g_file_delete (file, NULL, NULL);
 }
 
+static gint
+compare_u64_pairs (gconstpointer a,
+                   gconstpointer b)
+{
+  const guint64 *x = a, *y = b;
+  if (x[0] != y[0])
+    return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* ---- Costs-only loads ----------------------------------------------------- */
+
+typedef struct
+{
+  guint64 time_ns;
+  guint8  kind;      /* 0 alloc, 1 free by id, 2 free by address, 3 realloc */
+  guint64 id, old_id, size, address;
+  guint32 stack;
+} SimEvent;
+
+/* A random run of four threads: allocations, frees of any thread's blocks
+ * by id or by address, reallocs, double frees and equal times; each
+ * thread's events cut into packets of 1-40 events, written in the order
+ * their last event happened (as threads flush), so frees often come
+ * before their allocation in the file. */
+static GByteArray *
+build_random_trace (guint32 seed,
+                    guint   n_steps)
+{
+  TraceBuilder *tb = g_new0 (TraceBuilder, 1);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  HlTraceFileHeader hdr;
+  GArray *events[4];
+  g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (guint64[2]));
+  g_autoptr (GArray) freed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GArray) packets = g_array_new (FALSE, FALSE, sizeof (guint64[4]));
+  guint64 t = 1, next_id = 0;
+  GByteArray *out;
+
+  tb->bytes = g_byte_array_new ();
+  hl_trace_file_header_init (&hdr, 4242, 1, 1, 0);
+  g_byte_array_append (tb->bytes, (const guint8 *) &hdr, sizeof hdr);
+  tb_begin (tb, 100, 0);
+  for (guint32 s = 1; s <= 20; s++)
+    {
+      const guint64 frames[] = { 0x1000 + s * 16, 0x2000 + (s % 3) * 16, 0x3000 };
+      g_assert_cmpint (hl_packet_writer_stack (&tb->w, 0, s, 0, frames, 3), ==, HL_WRITE_OK);
+    }
+  tb_end (tb);
+
+  for (guint k = 0; k < 4; k++)
+    events[k] = g_array_new (FALSE, TRUE, sizeof (SimEvent));
+  for (guint step = 0; step < n_steps; step++)
+    {
+      guint k = g_rand_int_range (rand, 0, 4);
+      guint r = g_rand_int_range (rand, 0, 100);
+      SimEvent ev = { .time_ns = t };
+
+      t += g_rand_int_range (rand, 0, 3);
+      if (live->len == 0 || r < 45)
+        {
+          ev.kind = 0;
+          ev.id = next_id++;
+          ev.size = g_rand_int_range (rand, 0, 5000);
+          ev.stack = g_rand_int_range (rand, 1, 21);
+          ev.address = 0x100000 + ev.id * 16;
+          g_array_append_vals (live, (guint64[2]) { ev.id, ev.address }, 1);
+        }
+      else if (r < 97)
+        {
+          guint i = g_rand_int_range (rand, 0, live->len);
+          guint64 *victim = &g_array_index (live, guint64, 2 * i);
+
+          ev.kind = r < 80 ? 1 : r < 88 ? 2 : 3;
+          ev.old_id = victim[0];
+          ev.address = victim[1];
+          g_array_append_val (freed, victim[0]);
+          g_array_remove_index_fast (live, i);
+          if (ev.kind == 3)
+            {
+              ev.id = next_id++;
+              ev.size = g_rand_int_range (rand, 1, 300);
+              ev.stack = g_rand_int_range (rand, 1, 21);
+              ev.address = 0x100000 + ev.id * 16;
+              g_array_append_vals (live, (guint64[2]) { ev.id, ev.address }, 1);
+            }
+        }
+      else if (freed->len > 0)
+        {
+          ev.kind = 1; /* a second free */
+          ev.old_id = g_array_index (freed, guint64, g_rand_int_range (rand, 0, freed->len));
+        }
+      else
+        continue;
+      g_array_append_val (events[k], ev);
+    }
+
+  /* Packets: (last time, thread, first event, end event), by last time. */
+  for (guint k = 0; k < 4; k++)
+    for (guint i = 0; i < events[k]->len;)
+      {
+        guint want = (guint) g_rand_int_range (rand, 1, 41);
+        guint n = MIN (want, events[k]->len - i);
+        guint64 p[4] = { g_array_index (events[k], SimEvent, i + n - 1).time_ns, k, i, i + n };
+        g_array_append_val (packets, p);
+        i += n;
+      }
+  g_array_sort (packets, (GCompareFunc) compare_u64_pairs);
+  for (guint p = 0; p < packets->len; p++)
+    {
+      const guint64 *pk = &g_array_index (packets, guint64, 4 * p);
+      GArray *list = events[pk[1]];
+      guint32 tid = 100 + (guint32) pk[1];
+
+      tb_begin (tb, tid, g_array_index (list, SimEvent, pk[2]).time_ns);
+      for (guint64 i = pk[2]; i < pk[3]; i++)
+        {
+          const SimEvent *e = &g_array_index (list, SimEvent, i);
+          HlWriteStatus st = HL_WRITE_OK;
+
+          switch (e->kind)
+            {
+            case 0: st = hl_packet_writer_alloc (&tb->w, e->time_ns, e->id, e->size, 0, e->stack, e->address); break;
+            case 1: st = hl_packet_writer_free (&tb->w, e->time_ns, e->old_id); break;
+            case 2: st = hl_packet_writer_free_addr (&tb->w, e->time_ns, e->address); break;
+            default: st = hl_packet_writer_realloc (&tb->w, e->time_ns, e->old_id, e->id, e->size, e->stack, e->address); break;
+            }
+          g_assert_cmpint (st, ==, HL_WRITE_OK);
+        }
+      tb_end (tb);
+    }
+  for (guint k = 0; k < 4; k++)
+    g_array_unref (events[k]);
+  out = tb->bytes;
+  g_free (tb);
+  return out;
+}
+
+/* FILE loaded in full and costs-only (FLAGS added): summary, totals,
+ * every stack's and thread's costs and the size histogram are equal. */
+static void
+assert_aggregate_equals_full (GFile      *file,
+                              HlLoadFlags flags)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) full = hl_recording_load (file, flags, NULL, NULL, NULL, &error);
+  g_autoptr (HlRecording) agg = NULL;
+  g_autoptr (HlAnalysis) af = NULL;
+  g_autoptr (HlAnalysis) aa = NULL;
+  g_autoptr (GArray) tf = NULL;
+  g_autoptr (GArray) ta = NULL;
+  HlSummary x, y;
+  HlCosts cx, cy;
+  HlSizeHistogram hx, hy;
+
+  g_assert_no_error (error);
+  agg = hl_recording_load (file, flags | HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  hl_recording_get_summary (full, &x);
+  hl_recording_get_summary (agg, &y);
+  g_assert_cmpuint (y.n_allocations, ==, x.n_allocations);
+  g_assert_cmpuint (y.n_frees, ==, x.n_frees);
+  g_assert_cmpuint (y.frees_unknown, ==, x.frees_unknown);
+  g_assert_cmpuint (y.temporary, ==, x.temporary);
+  g_assert_cmpuint (y.peak_heap_bytes, ==, x.peak_heap_bytes);
+  g_assert_cmpuint (y.peak_time_ns, ==, x.peak_time_ns);
+  g_assert_cmpuint (y.leaked_bytes, ==, x.leaked_bytes);
+  g_assert_cmpmem (&x, sizeof x, &y, sizeof y);
+
+  af = hl_analysis_new (full, NULL);
+  aa = hl_analysis_new (agg, NULL);
+  hl_analysis_get_totals (af, &cx);
+  hl_analysis_get_totals (aa, &cy);
+  g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+  g_assert_cmpuint (hl_analysis_get_peak_time_ns (af), ==, hl_analysis_get_peak_time_ns (aa));
+  for (guint s = 0; s <= hl_recording_get_n_stacks (full); s++)
+    {
+      hl_analysis_get_stack_costs (af, s, &cx);
+      hl_analysis_get_stack_costs (aa, s, &cy);
+      g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+    }
+  tf = hl_analysis_get_thread_costs (af);
+  ta = hl_analysis_get_thread_costs (aa);
+  g_assert_cmpuint (tf->len, ==, ta->len);
+  for (guint i = 0; i < tf->len; i++)
+    {
+      const HlThreadCosts *a = &g_array_index (tf, HlThreadCosts, i), *b = &g_array_index (ta, HlThreadCosts, i);
+      g_assert_cmpuint (a->tid, ==, b->tid);
+      g_assert_cmpstr (a->name, ==, b->name);
+      g_assert_cmpmem (&a->costs, sizeof a->costs, &b->costs, sizeof b->costs);
+    }
+  hl_analysis_get_size_histogram (af, &hx);
+  hl_analysis_get_size_histogram (aa, &hy);
+  g_assert_cmpmem (&hx, sizeof hx, &hy, sizeof hy);
+  /* Nothing per allocation is kept. */
+  {
+    g_autoptr (GArray) largest = hl_analysis_get_largest (aa, 10);
+    g_assert_cmpuint (largest->len, ==, 0);
+  }
+}
+
+/* A costs-only load gives the full model's numbers on the hand-built
+ * trace, the big one and random multi-threaded runs, with and without a
+ * trailing index (the header walk builds one), pipelined, parallel and
+ * serial. */
+static void
+test_load_aggregate_equals_full (void)
+{
+  for (guint seed = 1; seed <= 12; seed++)
+    {
+      g_autoptr (GByteArray) bytes = seed == 1 ? build_trace () : seed == 2 ? build_big_trace ()
+                                     : build_random_trace (seed, seed < 6 ? 300 : 20000);
+      g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+      g_autofree char *path = g_file_get_path (file);
+      HlFormatError ferr;
+
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_NONE);
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_SERIAL);
+      g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_NONE);
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_SERIAL);
+      g_file_delete (file, NULL, NULL);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -537,5 +762,6 @@ main (int    argc,
   g_test_add_func ("/loader/pipelined-equals-serial", test_load_pipelined_equals_serial);
   g_test_add_func ("/loader/damaged-index-equals-serial", test_load_damaged_index_equals_serial);
   g_test_add_func ("/loader/damaged", test_load_damaged);
+  g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
   return g_test_run ();
 }

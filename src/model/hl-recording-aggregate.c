@@ -1,0 +1,605 @@
+/* hl-recording-aggregate.c — costs without allocation records; see
+ * hl-recording-aggregate.h for why the numbers equal the full model's. */
+#include "hl-recording-aggregate.h"
+
+#include <string.h>
+
+/* A live allocation; id_plus_1 == 0 marks an empty slot. */
+typedef struct
+{
+  guint64 id_plus_1;
+  guint64 address;
+  guint64 time_ns;
+  guint64 size;
+  guint32 stack;
+  guint32 thread;
+} LiveRec;
+
+/* A point of the heap curve waiting for its turn. */
+typedef struct
+{
+  guint64 time_ns;
+  guint64 size;
+  guint32 seq;
+  guint32 stack;
+  guint32 thread;
+  guint32 is_free;
+} Point;
+
+/* Costs of one stack or thread, and its live bytes along the sorted
+ * curve with the snapshot taken at the latest peak. */
+typedef struct
+{
+  HlCosts costs;
+  guint64 live;
+  guint64 at_peak;
+  guint64 last_epoch;
+} Agg;
+
+struct _HlAggregate
+{
+  /* Live allocations: open addressing, linear probing. */
+  LiveRec   *live;
+  guint64    live_mask;        /* capacity - 1 */
+  guint64    n_live;
+  GHashTable *addr_to_id;      /* built on the first free by address */
+
+  GArray    *seen;             /* guint64 words: a bit per id applied */
+
+  /* Points waiting: those that came in order in a FIFO (most of them:
+   * a packet's events are in time order), the others in a min-heap on
+   * (time, seq); released by merging the two. */
+  Point     *queue;
+  guint64    q_head, q_len, q_mask;
+  Point     *heap;
+  guint64    n_heap, heap_cap;
+
+  /* Release bounds, by packet offset. */
+  guint64   *offsets;
+  guint64   *bound_after;      /* least first time of the packets after offsets[i] */
+  gsize      n_offsets, next_offset;
+
+  GArray    *stacks;           /* Agg per internal stack */
+  GArray    *threads;          /* Agg per thread index */
+  HlSizeHistogram histogram;
+
+  guint64    epoch, peak_epoch;
+  guint64    heap_bytes, peak_bytes, peak_time_ns;
+  guint64    last_time;
+  guint32    last_seq;
+  gboolean   released_any;
+  gboolean   order_broken;
+  guint64    leaked_bytes, leaked_blocks;
+};
+
+static inline guint64
+hash_id (guint64 id)
+{
+  return (id * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 17;
+}
+
+HlAggregate *
+hl_aggregate_new (const HlTraceIndex *index)
+{
+  HlAggregate *self = g_new0 (HlAggregate, 1);
+
+  self->live_mask = 1023;
+  self->live = g_new0 (LiveRec, self->live_mask + 1);
+  self->seen = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->q_mask = 4095;
+  self->queue = g_new (Point, self->q_mask + 1);
+  self->heap_cap = 4096;
+  self->heap = g_new (Point, self->heap_cap);
+  self->stacks = g_array_new (FALSE, TRUE, sizeof (Agg));
+  self->threads = g_array_new (FALSE, TRUE, sizeof (Agg));
+  if (index != NULL && index->n_entries > 0)
+    {
+      guint64 least = G_MAXUINT64;
+
+      self->n_offsets = index->n_entries;
+      self->offsets = g_new (guint64, self->n_offsets);
+      self->bound_after = g_new (guint64, self->n_offsets);
+      for (gsize i = self->n_offsets; i-- > 0;)
+        {
+          const HlTraceIndexEntry *e = &index->entries[i];
+
+          self->offsets[i] = e->offset;
+          self->bound_after[i] = least;
+          if (e->kind == HL_PACKET_KIND_EVENTS)
+            least = MIN (least, e->time_begin_ns);
+        }
+      /* Offsets must rise for the walk in packets_done(); a index that
+       * says otherwise gives no bounds (everything waits for the end). */
+      for (gsize i = 1; i < self->n_offsets; i++)
+        if (self->offsets[i] <= self->offsets[i - 1])
+          {
+            self->n_offsets = 0;
+            break;
+          }
+    }
+  return self;
+}
+
+void
+hl_aggregate_free (HlAggregate *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->live);
+  g_clear_pointer (&self->addr_to_id, g_hash_table_unref);
+  g_array_unref (self->seen);
+  g_free (self->queue);
+  g_free (self->heap);
+  g_free (self->offsets);
+  g_free (self->bound_after);
+  g_array_unref (self->stacks);
+  g_array_unref (self->threads);
+  g_free (self);
+}
+
+/* ---- Ids seen ------------------------------------------------------------ */
+
+gboolean
+hl_aggregate_seen (const HlAggregate *self,
+                   guint64            id)
+{
+  return (id >> 6) < self->seen->len &&
+         (g_array_index (self->seen, guint64, id >> 6) >> (id & 63) & 1) != 0;
+}
+
+static void
+mark_seen (HlAggregate *self,
+           guint64      id)
+{
+  if ((id >> 6) >= self->seen->len)
+    g_array_set_size (self->seen, MAX ((id >> 6) + 1, (guint64) self->seen->len * 2));
+  g_array_index (self->seen, guint64, id >> 6) |= G_GUINT64_CONSTANT (1) << (id & 63);
+}
+
+/* ---- Live table ---------------------------------------------------------- */
+
+static LiveRec *
+live_find (HlAggregate *self,
+           guint64      id)
+{
+  for (guint64 i = hash_id (id) & self->live_mask;; i = (i + 1) & self->live_mask)
+    {
+      LiveRec *r = &self->live[i];
+      if (r->id_plus_1 == id + 1)
+        return r;
+      if (r->id_plus_1 == 0)
+        return NULL;
+    }
+}
+
+static void
+live_insert (HlAggregate   *self,
+             const LiveRec *rec)
+{
+  guint64 i;
+
+  if ((self->n_live + 1) * 4 > (self->live_mask + 1) * 3)
+    {
+      LiveRec *old = self->live;
+      guint64 old_cap = self->live_mask + 1;
+
+      self->live_mask = old_cap * 2 - 1;
+      self->live = g_new0 (LiveRec, old_cap * 2);
+      for (guint64 k = 0; k < old_cap; k++)
+        if (old[k].id_plus_1 != 0)
+          {
+            for (i = hash_id (old[k].id_plus_1 - 1) & self->live_mask; self->live[i].id_plus_1 != 0;
+                 i = (i + 1) & self->live_mask)
+              ;
+            self->live[i] = old[k];
+          }
+      g_free (old);
+    }
+  for (i = hash_id (rec->id_plus_1 - 1) & self->live_mask; self->live[i].id_plus_1 != 0;
+       i = (i + 1) & self->live_mask)
+    ;
+  self->live[i] = *rec;
+  self->n_live++;
+}
+
+/* Removes slot R, shifting back the entries of its probe run. */
+static void
+live_remove (HlAggregate *self,
+             LiveRec     *r)
+{
+  guint64 hole = (guint64) (r - self->live);
+
+  for (guint64 j = (hole + 1) & self->live_mask; self->live[j].id_plus_1 != 0; j = (j + 1) & self->live_mask)
+    {
+      guint64 home = hash_id (self->live[j].id_plus_1 - 1) & self->live_mask;
+      /* J may move into the hole when its home is not in (hole, j]. */
+      gboolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+      if (!stays)
+        {
+          self->live[hole] = self->live[j];
+          hole = j;
+        }
+    }
+  self->live[hole].id_plus_1 = 0;
+  self->n_live--;
+}
+
+static gint
+compare_ids (gconstpointer a,
+             gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+guint64
+hl_aggregate_lookup_address (HlAggregate *self,
+                             guint64      address)
+{
+  if (self->addr_to_id == NULL)
+    {
+      self->addr_to_id = g_hash_table_new (NULL, NULL);
+      /* In id order, as the full model fills its map. */
+      g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64[2]));
+      for (guint64 k = 0; k <= self->live_mask; k++)
+        if (self->live[k].id_plus_1 != 0)
+          {
+            guint64 pair[2] = { self->live[k].id_plus_1, self->live[k].address };
+            g_array_append_val (ids, pair);
+          }
+      g_array_sort (ids, compare_ids);
+      for (guint i = 0; i < ids->len; i++)
+        {
+          const guint64 *pair = &g_array_index (ids, guint64, 2 * i);
+          g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (pair[1]), GSIZE_TO_POINTER (pair[0]));
+        }
+    }
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (self->addr_to_id, GSIZE_TO_POINTER (address)));
+}
+
+/* ---- Costs --------------------------------------------------------------- */
+
+static Agg *
+agg_at (GArray *array,
+        guint32 index)
+{
+  if (index >= array->len)
+    g_array_set_size (array, MAX (index + 1, array->len * 2));
+  return &g_array_index (array, Agg, index);
+}
+
+static inline guint
+size_bucket (guint64 size)
+{
+  return size == 0 ? 0 : 64 - __builtin_clzll (size);
+}
+
+/* ---- The curve ----------------------------------------------------------- */
+
+static inline gboolean
+point_before (const Point *a,
+              const Point *b)
+{
+  return a->time_ns < b->time_ns || (a->time_ns == b->time_ns && a->seq < b->seq);
+}
+
+static void
+queue_push (HlAggregate *self,
+            const Point *p)
+{
+  if (self->q_len == self->q_mask + 1)
+    {
+      guint64 cap = self->q_mask + 1;
+      Point *bigger = g_new (Point, 2 * cap);
+
+      for (guint64 k = 0; k < self->q_len; k++)
+        bigger[k] = self->queue[(self->q_head + k) & self->q_mask];
+      g_free (self->queue);
+      self->queue = bigger;
+      self->q_head = 0;
+      self->q_mask = 2 * cap - 1;
+    }
+  self->queue[(self->q_head + self->q_len++) & self->q_mask] = *p;
+}
+
+static void heap_push (HlAggregate *self,
+                       const Point *p);
+
+static void
+point_push (HlAggregate *self,
+            const Point *p)
+{
+  if (self->released_any &&
+      (p->time_ns < self->last_time || (p->time_ns == self->last_time && p->seq < self->last_seq)))
+    self->order_broken = TRUE;
+  if (self->q_len == 0 ||
+      !point_before (p, &self->queue[(self->q_head + self->q_len - 1) & self->q_mask]))
+    queue_push (self, p);
+  else
+    heap_push (self, p);
+}
+
+static void
+heap_push (HlAggregate *self,
+           const Point *p)
+{
+  guint64 i;
+
+  if (self->n_heap == self->heap_cap)
+    {
+      self->heap_cap *= 2;
+      self->heap = g_renew (Point, self->heap, self->heap_cap);
+    }
+  i = self->n_heap++;
+  while (i > 0)
+    {
+      guint64 parent = (i - 1) / 2;
+      if (!point_before (p, &self->heap[parent]))
+        break;
+      self->heap[i] = self->heap[parent];
+      i = parent;
+    }
+  self->heap[i] = *p;
+}
+
+static void
+heap_pop (HlAggregate *self,
+          Point       *out)
+{
+  Point last;
+  guint64 i = 0, n;
+
+  *out = self->heap[0];
+  n = --self->n_heap;
+  if (n == 0)
+    return;
+  last = self->heap[n];
+  for (;;)
+    {
+      guint64 c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && point_before (&self->heap[c + 1], &self->heap[c]))
+        c++;
+      if (!point_before (&self->heap[c], &last))
+        break;
+      self->heap[i] = self->heap[c];
+      i = c;
+    }
+  self->heap[i] = last;
+}
+
+static inline void
+agg_move (Agg    *a,
+          guint64 peak_epoch,
+          guint64 epoch,
+          guint64 size,
+          gboolean is_free)
+{
+  if (a->last_epoch <= peak_epoch)
+    a->at_peak = a->live;
+  a->live = is_free ? a->live - size : a->live + size;
+  a->last_epoch = epoch;
+}
+
+/* Applies the next point of the sorted curve. */
+static void
+release (HlAggregate *self,
+         const Point *p)
+{
+  guint64 e = ++self->epoch;
+
+  agg_move (agg_at (self->stacks, p->stack), self->peak_epoch, e, p->size, p->is_free);
+  agg_move (agg_at (self->threads, p->thread), self->peak_epoch, e, p->size, p->is_free);
+  self->heap_bytes = p->is_free ? self->heap_bytes - p->size : self->heap_bytes + p->size;
+  if (self->heap_bytes > self->peak_bytes)
+    {
+      self->peak_bytes = self->heap_bytes;
+      self->peak_epoch = e;
+      self->peak_time_ns = p->time_ns;
+    }
+  self->last_time = p->time_ns;
+  self->last_seq = p->seq;
+  self->released_any = TRUE;
+}
+
+static void
+release_until (HlAggregate *self,
+               guint64      bound)
+{
+  Point p;
+
+  for (;;)
+    {
+      const Point *q = self->q_len > 0 ? &self->queue[self->q_head] : NULL;
+      const Point *h = self->n_heap > 0 ? &self->heap[0] : NULL;
+
+      if (q != NULL && (h == NULL || point_before (q, h)))
+        {
+          if (q->time_ns > bound)
+            break;
+          p = *q;
+          self->q_head = (self->q_head + 1) & self->q_mask;
+          self->q_len--;
+        }
+      else if (h != NULL && h->time_ns <= bound)
+        heap_pop (self, &p);
+      else
+        break;
+      release (self, &p);
+    }
+}
+
+void
+hl_aggregate_packets_done (HlAggregate *self,
+                           guint64      offset)
+{
+  if (self->n_offsets == 0)
+    return;
+  while (self->next_offset < self->n_offsets && self->offsets[self->next_offset] <= offset)
+    self->next_offset++;
+  if (self->next_offset == 0)
+    return;
+  /* After the packet at OFFSET, only packets past it are to come. */
+  release_until (self, self->bound_after[self->next_offset - 1]);
+}
+
+/* ---- Events -------------------------------------------------------------- */
+
+void
+hl_aggregate_alloc (HlAggregate *self,
+                    guint64      id,
+                    guint64      time_ns,
+                    guint32      seq,
+                    guint32      thread,
+                    guint32      stack,
+                    guint64      size,
+                    guint64      address)
+{
+  LiveRec rec = { id + 1, address, time_ns, size, stack, thread };
+  Point p = { time_ns, size, seq, stack, thread, FALSE };
+  Agg *s = agg_at (self->stacks, stack), *t = agg_at (self->threads, thread);
+  guint b = size_bucket (size);
+
+  mark_seen (self, id);
+  live_insert (self, &rec);
+  if (self->addr_to_id != NULL)
+    g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
+  s->costs.allocations++;
+  s->costs.bytes += size;
+  t->costs.allocations++;
+  t->costs.bytes += size;
+  self->histogram.count[b]++;
+  self->histogram.bytes[b] += size;
+  point_push (self, &p);
+}
+
+gboolean
+hl_aggregate_free_id (HlAggregate   *self,
+                      guint64        id,
+                      guint64        time_ns,
+                      guint32        seq,
+                      const guint64 *thread_last,
+                      gboolean       late,
+                      gboolean      *temporary)
+{
+  LiveRec *r = live_find (self, id);
+  Point p;
+
+  *temporary = FALSE;
+  if (r == NULL)
+    return FALSE;
+  p.time_ns = MAX (time_ns, r->time_ns);
+  p.size = r->size;
+  p.seq = seq;
+  p.stack = r->stack;
+  p.thread = r->thread;
+  p.is_free = TRUE;
+  if (!late && thread_last[r->thread] == id)
+    {
+      *temporary = TRUE;
+      agg_at (self->stacks, r->stack)->costs.temporary++;
+      agg_at (self->threads, r->thread)->costs.temporary++;
+    }
+  if (self->addr_to_id != NULL)
+    g_hash_table_remove (self->addr_to_id, GSIZE_TO_POINTER (r->address));
+  live_remove (self, r);
+  point_push (self, &p);
+  return TRUE;
+}
+
+void
+hl_aggregate_finish (HlAggregate *self)
+{
+  release_until (self, G_MAXUINT64);
+  for (guint i = 0; i < self->stacks->len; i++)
+    {
+      Agg *a = &g_array_index (self->stacks, Agg, i);
+      if (a->last_epoch <= self->peak_epoch)
+        a->at_peak = a->live;
+      a->costs.peak_bytes = self->peak_epoch > 0 ? a->at_peak : 0;
+    }
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      Agg *a = &g_array_index (self->threads, Agg, i);
+      if (a->last_epoch <= self->peak_epoch)
+        a->at_peak = a->live;
+      a->costs.peak_bytes = self->peak_epoch > 0 ? a->at_peak : 0;
+    }
+  self->leaked_bytes = 0;
+  self->leaked_blocks = 0;
+  for (guint64 k = 0; k <= self->live_mask; k++)
+    {
+      const LiveRec *r = &self->live[k];
+      Agg *s, *t;
+
+      if (r->id_plus_1 == 0)
+        continue;
+      s = agg_at (self->stacks, r->stack);
+      t = agg_at (self->threads, r->thread);
+      s->costs.leaked_bytes += r->size;
+      s->costs.leaked_blocks++;
+      s->costs.live_bytes += r->size;
+      t->costs.leaked_bytes += r->size;
+      t->costs.leaked_blocks++;
+      t->costs.live_bytes += r->size;
+      self->leaked_bytes += r->size;
+      self->leaked_blocks++;
+    }
+}
+
+gboolean
+hl_aggregate_order_broken (const HlAggregate *self)
+{
+  return self->order_broken;
+}
+
+void
+hl_aggregate_get_peak (const HlAggregate *self,
+                       guint64           *peak_bytes,
+                       guint64           *peak_time_ns)
+{
+  *peak_bytes = self->peak_bytes;
+  *peak_time_ns = self->peak_epoch > 0 ? self->peak_time_ns : 0;
+}
+
+void
+hl_aggregate_get_leaks (const HlAggregate *self,
+                        guint64           *bytes,
+                        guint64           *blocks)
+{
+  *bytes = self->leaked_bytes;
+  *blocks = self->leaked_blocks;
+}
+
+static HlCosts *
+dup_costs (GArray *array,
+           guint   n)
+{
+  HlCosts *out = g_new0 (HlCosts, n + 1);
+
+  for (guint i = 0; i < MIN (n, array->len); i++)
+    out[i] = g_array_index (array, Agg, i).costs;
+  return out;
+}
+
+HlCosts *
+hl_aggregate_dup_stack_costs (const HlAggregate *self,
+                              guint              n_stacks)
+{
+  return dup_costs (self->stacks, n_stacks);
+}
+
+HlCosts *
+hl_aggregate_dup_thread_costs (const HlAggregate *self,
+                               guint              n_threads)
+{
+  return dup_costs (self->threads, n_threads);
+}
+
+void
+hl_aggregate_get_histogram (const HlAggregate *self,
+                            HlSizeHistogram   *out)
+{
+  *out = self->histogram;
+}

@@ -1,0 +1,98 @@
+/* hl-recording-aggregate.h — a recording that keeps costs, not
+ * allocations (HL_LOAD_FLAGS_AGGREGATE).
+ *
+ * A report needs per-call-site totals, not every allocation: this keeps
+ * the allocations still live (by id), a bitmap of the ids seen, and costs
+ * per internal stack and thread, so memory grows with what is live, not
+ * with what was allocated. The numbers are the full model's by
+ * construction: allocations and frees are applied in the same file order
+ * with the same sequence numbers (hl-recording-events.c calls in here),
+ * and the heap-curve points go through a min-heap on (time, seq) that
+ * releases them in the order the full model sorts them into. A point may
+ * leave the heap once no packet still to come can hold an earlier one:
+ * the packet index gives each packet's first time, so after the packet at
+ * offset O only times ≥ the least first time of the packets after O can
+ * come. A trace that breaks that promise (a lying index) is detected and
+ * reported by hl_aggregate_order_broken(): the caller loads it in full.
+ *
+ * The peak contribution of each stack is tracked lazily: a stack's live
+ * bytes are snapshotted when it first changes after the latest peak. */
+#pragma once
+
+#include <glib.h>
+
+#include "hl-analysis.h"
+#include "hl-cost-kind.h"
+#include "hl-trace-index.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HlAggregate HlAggregate;
+
+/* INDEX (borrowed for the call only) gives the release bounds; NULL: all
+ * points wait for hl_aggregate_finish(). */
+HlAggregate *hl_aggregate_new            (const HlTraceIndex *index);
+void         hl_aggregate_free           (HlAggregate *self);
+
+/* TRUE when allocation ID was applied before (live or freed). */
+gboolean     hl_aggregate_seen           (const HlAggregate *self,
+                                          guint64            id);
+void         hl_aggregate_alloc          (HlAggregate *self,
+                                          guint64      id,
+                                          guint64      time_ns,
+                                          guint32      seq,
+                                          guint32      thread,
+                                          guint32      stack,
+                                          guint64      size,
+                                          guint64      address);
+/* The free of live allocation ID at TIME_NS (raised to its allocation's
+ * time). THREAD_LAST[thread] is each thread's last allocation id: a free
+ * of that id, unless LATE, is a temporary. FALSE when ID is not live (a
+ * second free); *TEMPORARY says what was counted. */
+gboolean     hl_aggregate_free_id        (HlAggregate   *self,
+                                          guint64        id,
+                                          guint64        time_ns,
+                                          guint32        seq,
+                                          const guint64 *thread_last,
+                                          gboolean       late,
+                                          gboolean      *temporary);
+/* Id + 1 of the live allocation at ADDRESS, 0 when none. */
+guint64      hl_aggregate_lookup_address (HlAggregate *self,
+                                          guint64      address);
+/* Every packet up to the one at OFFSET (of the reader's image) has been
+ * applied: releases the points no later packet can precede. */
+void         hl_aggregate_packets_done   (HlAggregate *self,
+                                          guint64      offset);
+/* Releases every point and settles peak and leak costs. */
+void         hl_aggregate_finish         (HlAggregate *self);
+gboolean     hl_aggregate_order_broken   (const HlAggregate *self);
+
+/* After hl_aggregate_finish(): */
+void         hl_aggregate_get_peak       (const HlAggregate *self,
+                                          guint64           *peak_bytes,
+                                          guint64           *peak_time_ns);
+void         hl_aggregate_get_leaks      (const HlAggregate *self,
+                                          guint64           *bytes,
+                                          guint64           *blocks);
+/* Costs per internal stack (N_STACKS entries, zero past what was seen)
+ * and per thread index; new arrays. */
+HlCosts     *hl_aggregate_dup_stack_costs  (const HlAggregate *self,
+                                            guint              n_stacks);
+HlCosts     *hl_aggregate_dup_thread_costs (const HlAggregate *self,
+                                            guint              n_threads);
+void         hl_aggregate_get_histogram  (const HlAggregate *self,
+                                          HlSizeHistogram   *out);
+
+/* The recording's side (hl-recording-events.c). */
+/* Before the first event: REC keeps costs, not allocations. */
+void               hl_recording_begin_aggregate        (HlRecording        *rec,
+                                                        const HlTraceIndex *index);
+void               hl_recording_aggregate_packets_done (HlRecording        *rec,
+                                                        guint64             offset);
+/* After the last event: settles peak and leaks. FALSE when the trace broke
+ * the time order the index promised: its numbers are not to be used. */
+gboolean           hl_recording_end_aggregate          (HlRecording        *rec);
+/* NULL for a recording with allocation records. */
+const HlAggregate *hl_recording_get_aggregate          (HlRecording        *rec);
+
+G_END_DECLS
