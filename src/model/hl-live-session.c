@@ -51,7 +51,9 @@ struct _HlLiveSession
 
   /* The recording fed from the session */
   HlRecording  *recording;
-  GHashTable   *live_ids;       /* alloc id -> LiveFed, allocations fed and not yet freed */
+  GHashTable   *live_ids;       /* live-table slot + 1 -> LiveFed, allocations fed and not yet freed */
+  guint32      *shadow;         /* the scans' view of the live table (hl_shm_reader_live_diff) */
+  guint64       n_shadow;
   GArray       *modules;        /* HlProcModule, the ones fed */
   guint64       maps_read_ns;
   gboolean      need_maps;
@@ -123,6 +125,23 @@ hl_live_state_to_string (HlLiveState state)
     default:
       return "unknown";
     }
+}
+
+static gboolean
+timing_enabled (void)
+{
+  static int enabled = -1;
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  return enabled;
+}
+
+static double
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
 static gboolean
@@ -204,6 +223,7 @@ hl_live_session_finalize (GObject *object)
   g_ptr_array_unref (self->history);
   g_clear_object (&self->recording);
   g_hash_table_destroy (self->live_ids);
+  g_free (self->shadow);
   g_array_unref (self->modules);
   g_array_unref (self->pending_meta);
   g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
@@ -272,7 +292,7 @@ hl_live_session_init (HlLiveSession *self)
   self->history = g_ptr_array_new_with_free_func (interval_free);
   self->open_intervals = g_hash_table_new (g_str_hash, g_str_equal);
   self->recording = hl_recording_new ();
-  self->live_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->live_ids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   self->modules = g_array_new (FALSE, TRUE, sizeof (HlProcModule));
   g_array_set_clear_func (self->modules, proc_module_clear);
   self->need_maps = TRUE;
@@ -692,43 +712,72 @@ read_maps (HlLiveSession *self)
   g_array_unref (mods);
 }
 
-/* -- worker: copy of the live table --------------------------------------- */
+/* -- worker: changes of the live table ------------------------------------ */
+
+/* A worker compares the live table with the shadow of the last scan (one
+ * 32-bit value per slot, owned by the scans, which run one at a time) and
+ * hands back only what changed; the main thread appends those. A steady
+ * table of a million allocations costs one sequential pass. */
 
 typedef struct
 {
+  guint64 index;
   guint64 id, address, size, time_ns;
   guint32 stack, tid;
-} LiveCopy;
+} LiveAdded;
 
 typedef struct
 {
-  guint64 id; /* the key */
+  guint64 id;
   guint64 address;
   guint32 tid;
 } LiveFed;
 
-static void
-live_copy_cb (void                *user_data,
-              const HlShmLiveSlot *slot)
-{
-  GArray *out = user_data;
-  LiveCopy c = { slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
-  g_array_append_val (out, c);
-}
-
 typedef struct
 {
   HlShmReader   *reader;
-  GArray        *out;
+  guint32       *shadow;
+  guint64        n_shadow;
+  GArray        *added;    /* LiveAdded */
+  GArray        *removed;  /* guint64 slot index */
   HlFormatError  err;
   int            rc;
+  double         cpu_ms;   /* the worker's CPU time */
 } ScanCtx;
+
+static void
+scan_added (void                *user_data,
+            uint64_t             index,
+            const HlShmLiveSlot *slot)
+{
+  ScanCtx *c = user_data;
+  LiveAdded a = { index, slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
+  g_array_append_val (c->added, a);
+}
+
+static void
+scan_removed (void     *user_data,
+              uint64_t  index)
+{
+  ScanCtx *c = user_data;
+  guint64 i = index;
+  g_array_append_val (c->removed, i);
+}
 
 static void
 scan_guarded (gpointer data)
 {
   ScanCtx *c = data;
-  c->rc = hl_shm_reader_live (c->reader, live_copy_cb, c->out, &c->err);
+  c->rc = hl_shm_reader_live_diff (c->reader, c->shadow, c->n_shadow, scan_added, scan_removed, c, &c->err);
+}
+
+static void
+scan_ctx_free (gpointer p)
+{
+  ScanCtx *c = p;
+  g_array_unref (c->added);
+  g_array_unref (c->removed);
+  g_free (c);
 }
 
 static void
@@ -738,23 +787,31 @@ scan_thread (GTask        *task,
              GCancellable *cancellable)
 {
   HlLiveSession *self = source;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (LiveCopy));
-  ScanCtx c = { self->reader, out, { 0 }, 0 };
-  if (!hl_shm_guard_run (scan_guarded, &c))
+  ScanCtx *c = task_data;
+  if (self->shadow == NULL)
     {
-      g_array_unref (out);
+      /* zero pages until a slot is used */
+      self->n_shadow = hl_shm_reader_live_n_slots (self->reader);
+      self->shadow = g_new0 (guint32, MAX (self->n_shadow, 1));
+    }
+  c->reader = self->reader;
+  c->shadow = self->shadow;
+  c->n_shadow = self->n_shadow;
+  double t0 = thread_cpu_ms ();
+  gboolean ran = hl_shm_guard_run (scan_guarded, c);
+  c->cpu_ms = thread_cpu_ms () - t0;
+  if (!ran)
+    {
       g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
                                "the session segment shrank while it was read (SIGBUS)");
       return;
     }
-  HlFormatError err = c.err;
-  if (c.rc != 0)
+  if (c->rc != 0)
     {
-      g_array_unref (out);
-      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", c->err.message);
       return;
     }
-  g_task_return_pointer (task, out, (GDestroyNotify) g_array_unref);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void start_symbolize (HlLiveSession *self);
@@ -766,46 +823,58 @@ scan_done (GObject      *source,
 {
   HlLiveSession *self = HL_LIVE_SESSION (source);
   g_autoptr(GError) error = NULL;
-  GArray *slots = g_task_propagate_pointer (G_TASK (result), &error);
+  ScanCtx *c = g_task_get_task_data (G_TASK (result));
   self->scanning = FALSE;
-  if (slots == NULL)
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       warn (self, error->message);
       return;
     }
-  /* allocations seen for the first time, and the ones gone since */
-  GHashTable *now = g_hash_table_new (g_int64_hash, g_int64_equal);
-  for (guint i = 0; i < slots->len; i++)
-    {
-      LiveCopy *c = &g_array_index (slots, LiveCopy, i);
-      g_hash_table_add (now, &c->id);
-      if (!g_hash_table_contains (self->live_ids, &c->id))
-        {
-          LiveFed *fed = g_new (LiveFed, 1);
-          fed->id = c->id;
-          fed->address = c->address;
-          fed->tid = c->tid;
-          g_hash_table_insert (self->live_ids, fed, fed);
-          hl_recording_append_alloc (self->recording, c->id, c->time_ns, c->tid, c->size, c->address, c->stack);
-        }
-    }
-  GHashTableIter it;
-  gpointer key, value;
+  /* the allocations gone since the last scan (freed at this poll's time),
+   * then the ones seen for the first time */
   guint64 t = self->heartbeat_ns;
-  g_hash_table_iter_init (&it, self->live_ids);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    if (!g_hash_table_contains (now, key))
-      {
-        hl_recording_append_free (self->recording, ((LiveFed *) value)->id, ((LiveFed *) value)->address, t,
-                                  ((LiveFed *) value)->tid);
-        g_hash_table_iter_remove (&it);
-      }
-  g_hash_table_destroy (now);
-  g_array_unref (slots);
+  double t0 = thread_cpu_ms ();
+  for (guint i = 0; i < c->removed->len; i++)
+    {
+      gpointer key = GSIZE_TO_POINTER ((gsize) g_array_index (c->removed, guint64, i) + 1);
+      LiveFed *fed = g_hash_table_lookup (self->live_ids, key);
+      if (fed == NULL)
+        continue;
+      hl_recording_append_free (self->recording, fed->id, fed->address, t, fed->tid);
+      g_hash_table_remove (self->live_ids, key);
+    }
+  for (guint i = 0; i < c->added->len; i++)
+    {
+      const LiveAdded *a = &g_array_index (c->added, LiveAdded, i);
+      LiveFed *fed = g_new (LiveFed, 1);
+      fed->id = a->id;
+      fed->address = a->address;
+      fed->tid = a->tid;
+      g_hash_table_replace (self->live_ids, GSIZE_TO_POINTER ((gsize) a->index + 1), fed);
+      hl_recording_append_alloc (self->recording, a->id, a->time_ns, a->tid, a->size, a->address, a->stack);
+    }
   hl_recording_commit (self->recording);
+  if (timing_enabled ())
+    g_printerr ("heaplens: timing: live table snapshot of %" G_GUINT64_FORMAT " slots: worker %.1f ms CPU, "
+                "%u new and %u gone applied in %.1f ms CPU, %u live\n",
+                c->n_shadow, c->cpu_ms, c->added->len, c->removed->len, thread_cpu_ms () - t0,
+                g_hash_table_size (self->live_ids));
   if (self->need_symbols)
     start_symbolize (self);
   g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+static void
+start_scan (HlLiveSession *self)
+{
+  ScanCtx *c = g_new0 (ScanCtx, 1);
+  c->added = g_array_new (FALSE, FALSE, sizeof (LiveAdded));
+  c->removed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->scanning = TRUE;
+  GTask *task = g_task_new (self, NULL, scan_done, NULL);
+  g_task_set_task_data (task, c, scan_ctx_free);
+  g_task_run_in_thread (task, scan_thread);
+  g_object_unref (task);
 }
 
 /* -- worker: symbols ------------------------------------------------------ */
@@ -1024,10 +1093,7 @@ poll_segment (HlLiveSession *self)
         start_symbolize (self);
       if (!self->scanning && !self->broken)
         {
-          self->scanning = TRUE;
-          GTask *task = g_task_new (self, NULL, scan_done, NULL);
-          g_task_run_in_thread (task, scan_thread);
-          g_object_unref (task);
+          start_scan (self);
         }
     }
 
