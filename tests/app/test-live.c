@@ -40,9 +40,61 @@ build_path (const char *first,
   return g_string_free (s, FALSE);
 }
 
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+spin_ms (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
+  while (g_get_monotonic_time () < until)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+    }
+}
+
+/* The window as drawn, to a PNG (HL_TEST_SCREENSHOT_DIR, for a person to
+ * look at). */
+static void
+save_window_png (GtkWindow  *window,
+                 const char *name)
+{
+  const char *dir = g_getenv ("HL_TEST_SCREENSHOT_DIR");
+  if (dir == NULL)
+    return;
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  spin_ms (300);
+  int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    return;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
+  g_autoptr(GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+  g_test_message ("screenshot %s", path);
+}
+
+
 typedef struct
 {
   gboolean saw_load, saw_index, saw_query, saw_running, saw_panel_phase;
+  gboolean shot[3];  /* screenshots taken (HL_TEST_SCREENSHOT_DIR) */
   guint64  first_allocs, last_allocs;
   gint64   running_since, running_until;
   guint    refreshes_at_start, refreshes_at_end;
@@ -69,6 +121,19 @@ watch (HlLivePanel *w,
     }
   g_autofree char *meta = hl_live_panel_get_metadata_text (w);
   seen->saw_panel_phase |= strstr (meta, "phase = ") != NULL;
+  /* the live view at three moments, for the documentation */
+  static const char *phases[] = { "phase = load", "phase = index", "phase = query" };
+  static const char *shots[] = { "live-1-load.png", "live-2-index.png", "live-3-query.png" };
+  for (guint i = 0; i < 3; i++)
+    if (!seen->shot[i] && g_getenv ("HL_TEST_SCREENSHOT_DIR") != NULL && strstr (meta, phases[i]) != NULL
+        && hl_live_panel_get_window (w) != NULL
+        && g_strcmp0 (hl_window_get_page (hl_live_panel_get_window (w)), "views") == 0)
+      {
+        seen->shot[i] = TRUE;
+        /* a moment into the phase, so that it shows */
+        spin_ms (i == 0 ? 1200 : 600);
+        save_window_png (GTK_WINDOW (hl_live_panel_get_window (w)), shots[i]);
+      }
   if (s != NULL && status != NULL && g_str_has_prefix (status, "Running"))
     {
       HlLiveTotals t;
@@ -163,11 +228,14 @@ test_record (void)
   /* The view refreshed repeatedly while the target ran. Its rate (>= 5 per
    * second) is a performance target measured in bench/live.sh, not here:
    * a loaded CI machine under ASan can starve the main loop. */
-  g_assert_cmpuint (refreshes, >=, 3);
+  if (g_getenv ("HL_TEST_SCREENSHOT_DIR") == NULL) /* screenshots stop the loop for a while */
+    g_assert_cmpuint (refreshes, >=, 3);
   g_assert_nonnull (strstr (hl_live_panel_get_status (w), "exited with status 0"));
   HlLiveSession *s = hl_live_panel_get_session (w);
   g_assert_nonnull (s);
   check_counts (s, trace);
+  spin_ms (500);
+  save_window_png (GTK_WINDOW (trace), "live-4-trace.png");
   /* the trace written where the dialog said */
   g_assert_true (g_str_has_prefix (hl_live_session_get_trace_path (s), dir));
   g_unlink (hl_live_session_get_trace_path (s));
@@ -395,56 +463,6 @@ test_children (void)
   g_object_unref (w);
 }
 
-
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static void
-spin_ms (guint ms)
-{
-  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
-  while (g_get_monotonic_time () < until)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (2000);
-    }
-}
-
-/* The window as drawn, to a PNG (HL_TEST_SCREENSHOT_DIR, for a person to
- * look at). */
-static void
-save_window_png (GtkWindow  *window,
-                 const char *name)
-{
-  const char *dir = g_getenv ("HL_TEST_SCREENSHOT_DIR");
-  if (dir == NULL)
-    return;
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  spin_ms (300);
-  int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    return;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  g_autoptr(GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  gdk_texture_save_to_png (texture, path);
-  g_test_message ("screenshot %s", path);
-}
 
 /* A node of DATA at depth >= 2 whose frames are all symbolized functions
  * of the demo program, or -1. */
