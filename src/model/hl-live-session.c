@@ -12,6 +12,7 @@
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-symbolize-job.h"
+#include "hl-trace-reader.h"
 
 #define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
 #define SAMPLES_PER_POLL    2048
@@ -42,6 +43,11 @@ struct _HlLiveSession
   GPtrArray    *metadata;       /* HlLiveMetaInterval*, current */
   GPtrArray    *history;        /* HlLiveMetaInterval*, all */
   GHashTable   *open_intervals; /* key -> HlLiveMetaInterval* (in history) */
+  GArray       *log_entries;    /* MetaChange: every change the log gave, in order */
+  guint         log_delivered;  /* entries the last log read gave */
+  guint64       gap_ns;         /* changes before this time may be lost (0: none lost) */
+  guint64       filled_ns;      /* history filled from the trace up to this time */
+  gboolean      backfilling;    /* a worker reads the trace's metadata */
   guint64       log_cursor;
   guint64       dropped_fed;
   GArray       *pending_meta;   /* HlShmMetaItem log entries not yet fed (a worker held the recording) */
@@ -160,6 +166,22 @@ interval_free (gpointer data)
   g_free (m);
 }
 
+/* One change of a metadata key (VALUE NULL: removed). */
+typedef struct
+{
+  guint64  time_ns;
+  char    *key;
+  char    *value;
+} MetaChange;
+
+static void
+meta_change_clear (gpointer p)
+{
+  MetaChange *c = p;
+  g_free (c->key);
+  g_free (c->value);
+}
+
 static HlLiveMetaInterval *
 interval_copy (const HlLiveMetaInterval *m)
 {
@@ -220,6 +242,7 @@ hl_live_session_finalize (GObject *object)
   g_array_unref (self->callsites);
   g_ptr_array_unref (self->metadata);
   g_hash_table_destroy (self->open_intervals);
+  g_array_unref (self->log_entries);
   g_ptr_array_unref (self->history);
   g_clear_object (&self->recording);
   g_hash_table_destroy (self->live_ids);
@@ -291,6 +314,8 @@ hl_live_session_init (HlLiveSession *self)
   self->metadata = g_ptr_array_new_with_free_func (interval_free);
   self->history = g_ptr_array_new_with_free_func (interval_free);
   self->open_intervals = g_hash_table_new (g_str_hash, g_str_equal);
+  self->log_entries = g_array_new (FALSE, FALSE, sizeof (MetaChange));
+  g_array_set_clear_func (self->log_entries, meta_change_clear);
   self->recording = hl_recording_new ();
   self->live_ids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   self->modules = g_array_new (FALSE, TRUE, sizeof (HlProcModule));
@@ -566,6 +591,152 @@ feed_meta (HlLiveSession       *self,
   g_free (value);
 }
 
+/* One change into the history of intervals. */
+static void
+history_apply (HlLiveSession *self,
+               guint64        time_ns,
+               const char    *key,
+               const char    *value)
+{
+  HlLiveMetaInterval *open = g_hash_table_lookup (self->open_intervals, key);
+  if (open != NULL)
+    {
+      open->end_ns = time_ns;
+      g_hash_table_remove (self->open_intervals, key);
+    }
+  if (value == NULL)
+    return;
+  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
+  m->key = g_strdup (key);
+  m->value = g_strdup (value);
+  m->start_ns = time_ns;
+  m->end_ns = G_MAXUINT64;
+  g_ptr_array_add (self->history, m);
+  g_hash_table_insert (self->open_intervals, m->key, m);
+}
+
+/* -- worker: the history the log lost, from the trace ----------------------- */
+
+typedef struct
+{
+  char    *path;
+  guint64  before_ns;
+  GArray  *changes;   /* MetaChange, by time */
+} Backfill;
+
+static void
+backfill_free (gpointer p)
+{
+  Backfill *b = p;
+  g_free (b->path);
+  g_array_unref (b->changes);
+  g_free (b);
+}
+
+static gint
+compare_changes (gconstpointer a,
+                 gconstpointer b)
+{
+  const MetaChange *x = a, *y = b;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The metadata changes the trace holds before BEFORE_NS (the trace is
+ * written as the program runs; packets without metadata are skipped by
+ * their header's flags). */
+static void
+backfill_thread (GTask        *task,
+                 gpointer      source,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  Backfill *b = task_data;
+  HlTraceReader *r;
+  HlFormatError err;
+  if (hl_trace_reader_open_file (b->path, &r, &err) != 0)
+    {
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      return;
+    }
+  HlPacketView pkt;
+  HlEvent ev;
+  HlEventCursor *cursor = g_new (HlEventCursor, 1);
+  while (hl_trace_reader_next_packet (r, &pkt, &err) == 1)
+    {
+      if (!(pkt.header.flags & HL_PACKET_FLAG_HAS_META))
+        continue;
+      hl_event_cursor_init (cursor, &pkt);
+      while (hl_event_cursor_next (cursor, &ev, &err) == 1)
+        {
+          if (ev.time_ns >= b->before_ns)
+            continue;
+          if (ev.type != HL_EVENT_META_INT && ev.type != HL_EVENT_META_STRING && ev.type != HL_EVENT_META_REMOVE)
+            continue;
+          MetaChange c = { ev.time_ns, g_utf8_make_valid (ev.u.meta.key, -1), NULL };
+          if (ev.type == HL_EVENT_META_STRING)
+            c.value = g_utf8_make_valid (ev.u.meta.string_value, -1);
+          else if (ev.type == HL_EVENT_META_INT)
+            c.value = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) ev.u.meta.int_value);
+          g_array_append_val (b->changes, c);
+        }
+    }
+  g_free (cursor);
+  hl_trace_reader_free (r);
+  g_array_sort (b->changes, compare_changes);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+backfill_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (source);
+  Backfill *b = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  self->backfilling = FALSE;
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      warn (self, error->message);
+      return;
+    }
+  /* the history again: the trace's changes before the gap, then the
+   * log's from the gap on */
+  g_ptr_array_set_size (self->history, 0);
+  g_hash_table_remove_all (self->open_intervals);
+  for (guint i = 0; i < b->changes->len; i++)
+    {
+      const MetaChange *c = &g_array_index (b->changes, MetaChange, i);
+      history_apply (self, c->time_ns, c->key, c->value);
+    }
+  for (guint i = 0; i < self->log_entries->len; i++)
+    {
+      const MetaChange *c = &g_array_index (self->log_entries, MetaChange, i);
+      if (c->time_ns >= b->before_ns)
+        history_apply (self, c->time_ns, c->key, c->value);
+    }
+  self->filled_ns = MAX (self->filled_ns, b->before_ns);
+  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+static void
+start_backfill (HlLiveSession *self)
+{
+  if (self->backfilling || self->gap_ns <= self->filled_ns || self->header.trace_path[0] == '\0'
+      || !g_file_test (self->header.trace_path, G_FILE_TEST_IS_REGULAR))
+    return;
+  Backfill *b = g_new0 (Backfill, 1);
+  b->path = g_strdup (self->header.trace_path);
+  b->before_ns = self->gap_ns;
+  b->changes = g_array_new (FALSE, FALSE, sizeof (MetaChange));
+  g_array_set_clear_func (b->changes, meta_change_clear);
+  self->backfilling = TRUE;
+  GTask *task = g_task_new (self, NULL, backfill_done, NULL);
+  g_task_set_task_data (task, b, backfill_free);
+  g_task_run_in_thread (task, backfill_thread);
+  g_object_unref (task);
+}
+
 static void
 meta_log_cb (void                *user_data,
              const HlShmMetaItem *entry)
@@ -575,27 +746,13 @@ meta_log_cb (void                *user_data,
     feed_meta (self, entry);
   else
     g_array_append_val (self->pending_meta, *entry);
+  self->log_delivered++;
   if (entry->flags & HL_SHM_META_IS_MARK)
     return;
-  char *key = g_utf8_make_valid (entry->key, -1);
-  HlLiveMetaInterval *open = g_hash_table_lookup (self->open_intervals, key);
-  if (open != NULL)
-    {
-      open->end_ns = entry->time_ns;
-      g_hash_table_remove (self->open_intervals, key);
-    }
-  if (entry->flags & HL_SHM_META_REMOVED)
-    {
-      g_free (key);
-      return;
-    }
-  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
-  m->key = key;
-  m->value = item_value (entry);
-  m->start_ns = entry->time_ns;
-  m->end_ns = G_MAXUINT64;
-  g_ptr_array_add (self->history, m);
-  g_hash_table_insert (self->open_intervals, m->key, m);
+  MetaChange c = { entry->time_ns, g_utf8_make_valid (entry->key, -1),
+                   (entry->flags & HL_SHM_META_REMOVED) ? NULL : item_value (entry) };
+  g_array_append_val (self->log_entries, c);
+  history_apply (self, c.time_ns, c.key, c.value);
 }
 
 static gboolean
@@ -1064,9 +1221,23 @@ poll_segment (HlLiveSession *self)
         }
     }
   guint64 log_before = self->log_cursor;
+  guint history_before = self->log_entries->len;
+  self->log_delivered = 0;
   if (hl_shm_reader_metadata_log (self->reader, &self->log_cursor, meta_log_cb, self, &err) != 0)
     warn (self, err.message);
   changed |= self->log_cursor != log_before;
+  if (self->log_cursor > log_before && self->log_cursor - log_before > self->log_delivered)
+    {
+      /* the ring (the last HL_SHM_META_LOG changes) lost some before this
+       * read: what came before its first entry may be missing; the trace
+       * file has all of it */
+      guint64 first = self->log_entries->len > history_before
+                          ? g_array_index (self->log_entries, MetaChange, history_before).time_ns
+                          : self->heartbeat_ns;
+      self->gap_ns = MAX (self->gap_ns, first);
+    }
+  if (self->gap_ns > self->filled_ns)
+    start_backfill (self);
 
   g_array_set_size (self->callsites, 0);
   if (hl_shm_reader_callsites (self->reader, callsite_cb, self, &err) != 0)
