@@ -54,6 +54,8 @@ struct _HlLiveSession
   gboolean      feeding;        /* appends to the recording are allowed now */
   guint         holds;          /* hl_live_session_hold(): readers of the recording (analyses) */
   gboolean      feed_waiting;   /* a poll could not feed because of a hold: no new holds until one does */
+  gboolean      hold_wanted;    /* a hold was refused: the next poll starts no scan, so the next hold gets in */
+  gboolean      scan_skipped;   /* the last feeding poll skipped its scan for a hold: this one scans */
 
   /* The recording fed from the session */
   HlRecording  *recording;
@@ -1262,8 +1264,16 @@ poll_segment (HlLiveSession *self)
       store_symbols (self);
       if (self->need_symbols && !self->scanning)
         start_symbolize (self);
-      if (!self->scanning && !self->broken)
+      /* fairness: a reader refused a hold goes before the next scan (one
+       * scan skipped, so that neither starves the other) */
+      if (self->hold_wanted && !self->scan_skipped)
         {
+          self->hold_wanted = FALSE;
+          self->scan_skipped = TRUE;
+        }
+      else if (!self->scanning && !self->broken)
+        {
+          self->scan_skipped = FALSE;
           start_scan (self);
         }
     }
@@ -1333,8 +1343,12 @@ hl_live_session_hold (HlLiveSession *self)
 {
   g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
   /* a scan in flight appends when it lands, a symbolizer rewrites frames */
-  if (self->holds == 0 && (self->scanning || self->feed_waiting))
-    return FALSE;
+  if (self->feed_waiting || (self->holds == 0 && self->scanning))
+    {
+      self->hold_wanted = TRUE;
+      return FALSE;
+    }
+  self->hold_wanted = FALSE;
   self->holds++;
   return TRUE;
 }
