@@ -193,6 +193,8 @@ hl_window_set_live (HlWindow      *self,
   if (hl_session_get_cost (self->session) == HL_COST_KIND_BYTES)
     hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
   hl_window_set_recording (self, hl_live_session_get_recording (session));
+  /* live: the timeline is there at once, the other views fill in */
+  show_page (self, "views");
 }
 
 void
