@@ -1,9 +1,14 @@
 #!/bin/sh
-# bench/live.sh — what watching costs the target (issue 8 target: an
-# attached reader at 10 Hz slows it by ≤ 5 %): the churn benchmark under
-# the preload, alternately alone and watched by `heaplens-cli top
-# --interval 100` (the same reads as the application's live view: totals,
-# samples, resources, call sites, metadata), ROUNDS times each, same run.
+# bench/live.sh — issue 8's live targets:
+#  1. what watching costs the target (≤ 5 % at 10 Hz): the churn benchmark
+#     under the preload, alternately alone and watched by the application's
+#     reader (`live-bench --watch`: HlLiveSession polling every 100 ms —
+#     totals, samples, stacks, call sites, metadata and the live-table
+#     snapshot), ROUNDS times each in the same run; the target's CPU time
+#     (user+sys, /usr/bin/time) and wall time, medians;
+#  2. the snapshot of 1 M live allocations (≤ 50 ms) and the live flame
+#     graph refresh at 100,000 stacks (≤ 100 ms): `live-bench` on
+#     `live-many` (HEAPLENS_DEBUG=timing gives the snapshot's own numbers).
 #   bench/live.sh [BUILDDIR] [ROUNDS] [CALLS]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,35 +16,46 @@ build=${1:-$here/../build}
 rounds=${2:-5}
 calls=${3:-2000000}
 preload=$build/src/capture/libheaplens-preload.so
-cli=$build/src/cli/heaplens-cli
+bench=$build/bench/live-bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
 
-now () { date +%s.%N; }
-run () { # run watched|alone → prints seconds
-  t0=$(now)
-  HEAPLENS_OUTPUT=none LD_PRELOAD=$preload "$tmp/churn" "$calls" > /dev/null &
+run () { # run watched|alone → "cpu_s wall_s" of the target
+  HEAPLENS_OUTPUT=none LD_PRELOAD=$preload /usr/bin/time -f "%U %S %e" -o "$tmp/time" \
+    "$tmp/churn" "$calls" > /dev/null &
   pid=$!
   if [ "$1" = watched ]; then
-    sleep 0.05
-    "$cli" top "$pid" --interval 100 > /dev/null 2>&1 &
-    top=$!
+    # the churn process itself is time's child
+    sleep 0.02
+    child=$(pgrep -P $pid churn | head -1)
+    /usr/bin/time -f "%U %S" -o "$tmp/wtime" "$bench" --watch "${child:-$pid}" > "$tmp/watch.log" 2>&1 &
+    w=$!
   fi
   wait $pid
-  t1=$(now)
-  [ "$1" = watched ] && { kill $top 2> /dev/null || true; wait $top 2> /dev/null || true; }
-  echo "$t1 - $t0" | bc -l
+  [ "$1" = watched ] && { wait $w 2> /dev/null || true; }
+  awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$tmp/time"
 }
 
-alone=""
-watched=""
+cpu_alone=""; cpu_watched=""; wall_alone=""; wall_watched=""
 for i in $(seq 1 "$rounds"); do
-  alone="$alone $(run alone)"
-  watched="$watched $(run watched)"
+  set -- $(run alone); cpu_alone="$cpu_alone $1"; wall_alone="$wall_alone $2"
+  set -- $(run watched); cpu_watched="$cpu_watched $1"; wall_watched="$wall_watched $2"
 done
 median () { echo "$@" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ma=$(median $alone)
-mw=$(median $watched)
-printf 'churn %s calls, %s rounds\n  alone:   median %.3f s (%s)\n  watched: median %.3f s (%s)\n  slowdown: %+.1f %%\n' \
-  "$calls" "$rounds" "$ma" "$alone" "$mw" "$watched" "$(echo "($mw - $ma) * 100 / $ma" | bc -l)"
+ca=$(median $cpu_alone); cw=$(median $cpu_watched)
+wa=$(median $wall_alone); ww=$(median $wall_watched)
+printf 'observer: churn %s calls, %s rounds alternating alone/watched (10 Hz, the application'"'"'s reader)\n' "$calls" "$rounds"
+printf '  target CPU  alone %.3f s (%s)\n              watched %.3f s (%s)\n  CPU slowdown: %+.1f %%  [target ≤ 5 %%]\n' \
+  "$ca" "$cpu_alone" "$cw" "$cpu_watched" "$(echo "($cw - $ca) * 100 / $ca" | bc -l)"
+printf '  target wall alone %.3f s, watched %.3f s: %+.1f %%\n' "$wa" "$ww" "$(echo "($ww - $wa) * 100 / $wa" | bc -l)"
+printf '  the reader itself (last round): %s, %s s CPU\n' "$(grep -h polls "$tmp/watch.log")" \
+  "$(awk '{ printf "%.2f", $1 + $2 }' "$tmp/wtime")"
+
+echo
+HEAPLENS_DEBUG=timing "$bench" "$preload" "$build/bench/live-many" 1000000 100000 > "$tmp/bench.log" 2> "$tmp/timing.log"
+cat "$tmp/bench.log"
+grep "live table snapshot" "$tmp/timing.log" | head -1 | sed 's/^heaplens: timing: /first (all new): /'
+steady=$(grep "live table snapshot" "$tmp/timing.log" | sed -n '2,$p' | sed 's/.*worker \([0-9.]*\) ms CPU.*/\1/')
+printf 'steady snapshot of the live table (worker CPU, median of %s): %s ms  [target ≤ 50 ms]\n' \
+  "$(echo $steady | wc -w)" "$(median $steady)"

@@ -308,6 +308,7 @@ hl_application_startup (GApplication *app)
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
+  hl_live_install_actions (self);
 
   if (self->settings != NULL)
     {

@@ -197,6 +197,54 @@ hl_flame_data_is_ancestor (const HlFlameData *data,
   return node >= ancestor && node < a->end;
 }
 
+static char *
+node_key (const HlFlameNode *n)
+{
+  return g_strdup_printf ("%s/%s", n->module ? n->module : "", n->name);
+}
+
+GStrv
+hl_flame_data_get_path (const HlFlameData *data,
+                        guint              node)
+{
+  GPtrArray *path = g_ptr_array_new ();
+
+  g_return_val_if_fail (node < data->nodes->len, NULL);
+  for (gint i = (gint) node; i > 0; i = g_array_index (data->nodes, HlFlameNode, i).parent)
+    g_ptr_array_insert (path, 0, node_key (&g_array_index (data->nodes, HlFlameNode, i)));
+  g_ptr_array_add (path, NULL);
+  return (GStrv) g_ptr_array_free (path, FALSE);
+}
+
+guint
+hl_flame_data_find_path (const HlFlameData  *data,
+                         const char * const *path,
+                         guint              *n_matched)
+{
+  const HlFlameNode *nodes = (const HlFlameNode *) (gconstpointer) data->nodes->data;
+  guint node = 0;
+  guint depth = 0;
+
+  for (; path != NULL && path[depth] != NULL; depth++)
+    {
+      gint found = -1;
+
+      for (guint c = node + 1; c < nodes[node].end && found < 0; c = nodes[c].end)
+        {
+          g_autofree char *key = node_key (&nodes[c]);
+
+          if (g_strcmp0 (key, path[depth]) == 0)
+            found = (gint) c;
+        }
+      if (found < 0)
+        break;
+      node = (guint) found;
+    }
+  if (n_matched != NULL)
+    *n_matched = depth;
+  return node;
+}
+
 static void
 ensure_folded (HlFlameData *data)
 {

@@ -81,6 +81,17 @@ const char        *hl_flame_data_get_folded_name (const HlFlameData *data,
  * a match is not counted again): the share the search bar shows. */
 guint64            hl_flame_data_search_cost  (const HlFlameData *data,
                                                const char        *search);
+/* NODE's frames from the root's child down to NODE, each "module/function"
+ * (the module's basename): a name for a node that survives rebuilding the
+ * data from another recording of the same program (a live session and its
+ * saved trace). Empty for the root. */
+GStrv              hl_flame_data_get_path     (const HlFlameData *data,
+                                               guint              node);
+/* The node named by PATH (hl_flame_data_get_path), or the deepest one on
+ * it that exists; 0 (the root) when even the first frame is missing. */
+guint              hl_flame_data_find_path    (const HlFlameData  *data,
+                                               const char * const *path,
+                                               guint              *n_matched);
 /* Collapsed stacks ("root;a;b 123\n", self costs, as flamegraph.pl reads). */
 char              *hl_flame_data_to_collapsed (const HlFlameData *data);
 

@@ -295,57 +295,37 @@ on_selected_changed (HlFlameView *self)
   gtk_label_set_markup (self->status_label, line);
 }
 
-/* Path of names from the root to NODE, to find the same frame in new data. */
-static GPtrArray *
-name_path (HlFlameData *data,
-           guint        node)
-{
-  GPtrArray *path = g_ptr_array_new ();
-
-  for (gint n = (gint) node; n > 0; n = hl_flame_data_get_node (data, (guint) n)->parent)
-    g_ptr_array_insert (path, 0, (gpointer) hl_flame_data_get_node (data, (guint) n)->name);
-  return path;
-}
-
-static guint
-find_path (HlFlameData *data,
-           GPtrArray   *path)
-{
-  guint node = 0;
-
-  for (guint i = 0; i < path->len; i++)
-    {
-      const HlFlameNode *n = hl_flame_data_get_node (data, node);
-      gboolean found = FALSE;
-
-      for (guint c = node + 1; c < n->end; c = hl_flame_data_get_node (data, c)->end)
-        if (g_str_equal (hl_flame_data_get_node (data, c)->name, g_ptr_array_index (path, i)))
-          {
-            node = c;
-            found = TRUE;
-            break;
-          }
-      if (!found)
-        break;
-    }
-  return node;
-}
-
 void
 hl_flame_view_set_data (HlFlameView *self,
                         HlFlameData *data)
 {
   HlFlameData *old;
-  g_autoptr(GPtrArray) path = NULL;
+  g_auto(GStrv) zoom = NULL;
+  g_auto(GStrv) selected = NULL;
 
   g_return_if_fail (HL_IS_FLAME_VIEW (self));
 
+  /* The zoomed and the selected frame are found again in the new data by
+   * their function+module path (new data: new nodes, maybe from another
+   * recording of the same program, as when a live view becomes its trace). */
   old = hl_flame_graph_get_data (self->flame_graph);
   if (old != NULL && data != NULL)
-    path = name_path (old, hl_flame_graph_get_zoom (self->flame_graph));
+    {
+      zoom = hl_flame_data_get_path (old, hl_flame_graph_get_zoom (self->flame_graph));
+      if (hl_flame_graph_get_selected (self->flame_graph) > 0)
+        selected = hl_flame_data_get_path (old, (guint) hl_flame_graph_get_selected (self->flame_graph));
+    }
   hl_flame_graph_set_data (self->flame_graph, data);
-  if (path != NULL)
-    hl_flame_graph_set_zoom (self->flame_graph, find_path (data, path));
+  if (zoom != NULL)
+    hl_flame_graph_set_zoom (self->flame_graph, hl_flame_data_find_path (data, (const char * const *) zoom, NULL));
+  if (selected != NULL)
+    {
+      guint matched;
+      guint node = hl_flame_data_find_path (data, (const char * const *) selected, &matched);
+
+      if (matched == g_strv_length (selected))
+        hl_flame_graph_set_selected (self->flame_graph, (gint) node);
+    }
   rebuild_breadcrumb (self);
   update_search_label (self);
 }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hl-live-actions.h"
-#include "hl-live-window.h"
+#include "hl-live-panel.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-window.h"
@@ -24,23 +24,23 @@ show_error (HlApplication *app,
     g_printerr ("heaplens: %s\n", message);
 }
 
-static HlLiveWindow *
+static HlLivePanel *
 start_record (HlApplication             *app,
               const HlLiveRecordOptions *options)
 {
   g_autoptr(GError) error = NULL;
-  HlLiveWindow *window = hl_live_window_new_record (app, options, &error);
+  HlLivePanel *window = hl_live_panel_new_record (app, options, &error);
   if (window == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("Cannot record %s: %s"), options->argv[0], error->message);
       show_error (app, msg);
       return NULL;
     }
-  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
   return window;
 }
 
-static HlLiveWindow *
+static HlLivePanel *
 start_attach (HlApplication *app,
               guint32        pid,
               const char    *name)
@@ -54,8 +54,8 @@ start_attach (HlApplication *app,
       show_error (app, msg);
       return NULL;
     }
-  HlLiveWindow *window = hl_live_window_new_attach (app, session);
-  gtk_window_present (GTK_WINDOW (window));
+  HlLivePanel *window = hl_live_panel_new_attach (app, session);
+  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
   return window;
 }
 
@@ -108,14 +108,14 @@ on_record_clicked (GtkButton    *button,
     .follow = gtk_switch_get_active (d->follow),
   };
   g_autoptr(GError) spawn_error = NULL;
-  HlLiveWindow *window = hl_live_window_new_record (d->app, &options, &spawn_error);
+  HlLivePanel *window = hl_live_panel_new_record (d->app, &options, &spawn_error);
   if (window == NULL)
     {
       gtk_label_set_text (d->error, spawn_error->message);
       gtk_widget_set_visible (GTK_WIDGET (d->error), TRUE);
       return;
     }
-  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
   gtk_window_destroy (d->dialog);
 }
 
@@ -446,9 +446,53 @@ hl_live_action_attach (GSimpleAction *action,
 
 /* ---- Command line ----------------------------------------------------------- */
 
+/* app.record-command ((sasas): working directory, program and arguments,
+ * environment) and app.attach-pid (u): what `heaplens --record -- PROG` and
+ * `heaplens --attach PID` become, so that a second `heaplens` hands them to
+ * the running instance (GApplication forwards action activations over
+ * D-Bus) with its own working directory and environment. */
+static void
+action_record_command (GSimpleAction *action,
+                       GVariant      *param,
+                       gpointer       user_data)
+{
+  HlApplication *app = user_data;
+  const char *cwd;
+  g_autofree const char **argv = NULL;
+  g_autofree const char **env = NULL;
+  g_variant_get (param, "(&s^a&s^a&s)", &cwd, &argv, &env);
+  if (argv == NULL || argv[0] == NULL)
+    return;
+  HlLiveRecordOptions options = {
+    .argv = (char **) argv,
+    .cwd = cwd[0] != '\0' ? (char *) cwd : NULL,
+    .extra_env = (char **) env,
+    .follow = TRUE,
+  };
+  start_record (app, &options);
+}
+
+static void
+action_attach_pid (GSimpleAction *action,
+                   GVariant      *param,
+                   gpointer       user_data)
+{
+  start_attach (HL_APPLICATION (user_data), g_variant_get_uint32 (param), NULL);
+}
+
+void
+hl_live_install_actions (HlApplication *app)
+{
+  static const GActionEntry entries[] = {
+    { "record-command", action_record_command, "(sasas)", NULL, NULL },
+    { "attach-pid", action_attach_pid, "u", NULL, NULL },
+  };
+  g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
+}
+
 typedef struct
 {
-  char    **record_argv;
+  GVariant *param;   /* of app.record-command, or NULL */
   guint32   attach_pid;
   gboolean  done;
 } Pending;
@@ -457,25 +501,48 @@ static void
 pending_free (gpointer data)
 {
   Pending *p = data;
-  g_strfreev (p->record_argv);
+  g_clear_pointer (&p->param, g_variant_unref);
   g_free (p);
+}
+
+static void
+run_pending (GApplication *gapp,
+             Pending      *p)
+{
+  if (p->done)
+    return;
+  p->done = TRUE;
+  if (p->param != NULL)
+    g_action_group_activate_action (G_ACTION_GROUP (gapp), "record-command", p->param);
+  else if (p->attach_pid != 0)
+    g_action_group_activate_action (G_ACTION_GROUP (gapp), "attach-pid", g_variant_new_uint32 (p->attach_pid));
 }
 
 static void
 on_activate (GApplication *gapp,
              Pending      *p)
 {
-  HlApplication *app = HL_APPLICATION (gapp);
-  if (p->done)
-    return;
-  p->done = TRUE;
-  if (p->record_argv != NULL)
+  run_pending (gapp, p);
+}
+
+/* Inside g_application_run, once the options are parsed: another instance
+ * running gets the command and this one exits (0); otherwise it runs when
+ * this one activates. */
+static int
+on_handle_local_options (GApplication *gapp,
+                         GVariantDict *options,
+                         Pending      *p)
+{
+  g_autoptr(GError) error = NULL;
+  if (!g_application_register (gapp, NULL, &error))
     {
-      HlLiveRecordOptions options = { .argv = p->record_argv, .follow = TRUE };
-      start_record (app, &options);
+      g_printerr ("heaplens: %s\n", error->message);
+      return 1;
     }
-  else if (p->attach_pid != 0)
-    start_attach (app, p->attach_pid, NULL);
+  if (!g_application_get_is_remote (gapp))
+    return -1;
+  run_pending (gapp, p);
+  return 0;
 }
 
 void
@@ -493,6 +560,7 @@ hl_live_command_line (HlApplication *app,
   g_application_add_main_option_entries (G_APPLICATION (app), entries);
 
   Pending *p = g_new0 (Pending, 1);
+  char **record_argv = NULL;
   int out = 1;
   for (int i = 1; i < *argc; i++)
     {
@@ -502,7 +570,7 @@ hl_live_command_line (HlApplication *app,
           if (first < *argc && strcmp (argv[first], "--") == 0)
             first++;
           if (first < *argc)
-            p->record_argv = g_strdupv (argv + first);
+            record_argv = argv + first;
           break;
         }
       if (strcmp (argv[i], "--attach") == 0 && i + 1 < *argc)
@@ -517,13 +585,20 @@ hl_live_command_line (HlApplication *app,
         }
       argv[out++] = argv[i];
     }
+  if (record_argv != NULL)
+    {
+      g_autofree char *cwd = g_get_current_dir ();
+      g_auto(GStrv) env = g_get_environ ();
+      p->param = g_variant_ref_sink (g_variant_new ("(s^as^as)", cwd, record_argv, env));
+    }
   argv[out] = NULL;
   *argc = out;
-  if (p->record_argv == NULL && p->attach_pid == 0)
+  if (p->param == NULL && p->attach_pid == 0)
     {
       pending_free (p);
       return;
     }
   g_object_set_data_full (G_OBJECT (app), "hl-live-pending", p, pending_free);
+  g_signal_connect (app, "handle-local-options", G_CALLBACK (on_handle_local_options), p);
   g_signal_connect (app, "activate", G_CALLBACK (on_activate), p);
 }

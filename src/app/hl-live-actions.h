@@ -18,9 +18,16 @@ void        hl_live_action_attach (GSimpleAction *action,
                                    GVariant      *param,
                                    gpointer       user_data);
 
-/* Before g_application_run: documents --record and --attach in --help,
- * takes them (and, for --record, everything after it) out of ARGV, and
- * starts them when the application activates. */
+/* app.record-command ((sasas): working directory, argv, environment) and
+ * app.attach-pid (u), installed at startup. */
+void        hl_live_install_actions (HlApplication *app);
+
+/* Before g_application_run: documents --record and --attach in --help and
+ * takes them (and, for --record, everything after it) out of ARGV. In
+ * g_application_run, when another instance runs, they are sent to it (as
+ * app.record-command with this process's working directory and
+ * environment, or app.attach-pid) and this one exits with status 0;
+ * otherwise they run when this instance activates. */
 void        hl_live_command_line  (HlApplication *app,
                                    int           *argc,
                                    char         **argv);

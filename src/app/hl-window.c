@@ -12,6 +12,7 @@
 #include "hl-filter-bar.h"
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
+#include "hl-live-session.h"
 #include "hl-model-adapter.h"
 #include "hl-report-export.h"
 #include "hl-session.h"
@@ -48,6 +49,7 @@ struct _HlWindow
   HlCallTreeView     *call_tree_view;
   HlAllocationsView  *allocations_view;
   GtkMenuButton      *filter_button;
+  GtkBox             *live_slot;
 
   /* Owned */
   HlSession          *session;
@@ -66,6 +68,20 @@ struct _HlWindow
   gint64              analysis_time_us;
   guint               timeline_refetch_id;
   gboolean            allocations_stale;     /* refreshed when shown */
+  gboolean            call_tree_stale;       /* live: refreshed when shown */
+  gint64              call_tree_time_us;     /* live: at most every 2 s */
+
+  /* Live mode (hl_window_set_live): the recording grows on this thread
+   * between polls; analyses and flame data are built on workers while the
+   * session holds its appends back. */
+  HlLiveSession      *live_session;
+  guint               analyses_running;
+  gboolean            analysis_pending;      /* live: another one after this */
+  guint               flame_generation;      /* the newest flame data build */
+  gboolean            flame_pending;         /* live: the session was busy */
+  guint               live_updates;
+  guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
+  gboolean            live_follow;           /* the timeline shows the whole run as it grows */
 };
 
 static gboolean
@@ -145,15 +161,117 @@ static void on_loaded        (GObject      *source,
                               GAsyncResult *result,
                               gpointer      user_data);
 
+static void open_file (HlWindow *self,
+                       GFile    *file,
+                       gboolean  in_place);
+static gboolean has_views (HlWindow *self);
+
 void
 hl_window_open (HlWindow *self,
                 GFile    *file)
 {
-  g_autofree char *name = NULL;
-  HlApplication *app;
-
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
+  open_file (self, file, FALSE);
+}
+
+/* ---- Live mode -------------------------------------------------------- */
+
+void
+hl_window_set_live (HlWindow      *self,
+                    HlLiveSession *session,
+                    GtkWidget     *panel)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (HL_IS_LIVE_SESSION (session));
+
+  g_set_object (&self->live_session, session);
+  if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
+    gtk_box_append (self->live_slot, panel);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  /* what is allocated now, unless the user already chose */
+  if (hl_session_get_cost (self->session) == HL_COST_KIND_BYTES)
+    hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
+  hl_window_set_recording (self, hl_live_session_get_recording (session));
+  /* live: the timeline is there at once, the other views fill in */
+  show_page (self, "views");
+}
+
+void
+hl_window_set_live_waiting (HlWindow   *self,
+                            GtkWidget  *panel,
+                            const char *message)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
+    gtk_box_append (self->live_slot, panel);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  adw_status_page_set_description (self->loading_page, message);
+  gtk_progress_bar_set_text (self->loading_progress, message);
+  gtk_progress_bar_pulse (self->loading_progress);
+  show_page (self, "loading");
+}
+
+gboolean
+hl_window_is_live (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  return self->live_session != NULL;
+}
+
+void
+hl_window_live_update (HlWindow *self)
+{
+  g_autoptr(HlTimelineData) timeline = NULL;
+  HlTimelineData *old;
+  guint64 start = 0, end = 0;
+  gboolean whole;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  if (self->live_session == NULL || self->recording == NULL)
+    return;
+  /* The timeline: the whole run so far stays in view as it grows, unless
+   * the user zoomed in. */
+  old = hl_timeline_get_data (self->timeline);
+  hl_timeline_get_visible_range (self->timeline, &start, &end);
+  whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
+  self->live_follow = whole;
+  timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  hl_timeline_set_data (self->timeline, timeline);
+  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
+  if (whole)
+    {
+      hl_timeline_reset_zoom (self->timeline);
+      hl_timeline_get_visible_range (self->timeline, &start, &end);
+      self->live_view_end_ns = end;
+    }
+  /* new threads and metadata keys for the filter menu, now and then */
+  if (self->live_updates++ % 10 == 0)
+    {
+      g_autoptr(GMenuModel) menu = hl_adapter_filter_menu (self->recording);
+      gtk_menu_button_set_menu_model (self->filter_button, menu);
+    }
+  start_analysis (self);
+  if (self->flame_pending)
+    refresh_flame_graph (self);
+}
+
+void
+hl_window_switch_to_file (HlWindow *self,
+                          GFile    *file)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+  open_file (self, file, has_views (self));
+}
+
+static void
+open_file (HlWindow *self,
+           GFile    *file,
+           gboolean  in_place)
+{
+  g_autofree char *name = NULL;
+  HlApplication *app;
 
   g_set_object (&self->file, file);
   name = g_file_get_basename (file);
@@ -170,7 +288,10 @@ hl_window_open (HlWindow *self,
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
   self->open_time_us = g_get_monotonic_time ();
-  show_page (self, "loading");
+  /* In place (a live view becoming its saved trace): the views stay until
+   * the trace replaces their recording. */
+  if (!in_place)
+    show_page (self, "loading");
 
   /* The model loads on worker threads; progress comes back on this
    * thread's main context. Both callbacks hold the window. */
@@ -617,31 +738,116 @@ hl_window_get_session (HlWindow *self)
 
 /* ---- The recording ---------------------------------------------------- */
 
+/* The flame graph's data is built on a worker (a call tree, its layout,
+ * the drawing nodes: up to a few hundred ms for 10⁵ stacks) from the
+ * finished analysis, which is safe to read from any thread. */
+typedef struct
+{
+  HlWindow      *self;
+  HlAnalysis    *analysis;
+  HlLiveSession *held;      /* live: holds the recording still while building */
+  HlCostKind     kind;
+  gboolean       inverted;
+  guint          generation;
+  gint64         begin_us;
+  HlCallTree    *tree;      /* results */
+  HlFlameData   *data;
+} FlameJob;
+
+static void
+flame_job_free (gpointer p)
+{
+  FlameJob *job = p;
+
+  if (job->held != NULL)
+    {
+      hl_live_session_release (job->held);
+      g_object_unref (job->held);
+    }
+  g_clear_pointer (&job->tree, hl_call_tree_unref);
+  g_clear_pointer (&job->data, hl_flame_data_unref);
+  g_object_unref (job->analysis);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+static void
+flame_job_thread (GTask        *task,
+                  gpointer      source,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  FlameJob *job = task_data;
+  g_autoptr(HlFlameLayout) layout = NULL;
+
+  /* Inverted: the bottom-up tree, allocating functions next to the root. */
+  job->tree = hl_analysis_get_call_tree (job->analysis,
+                                         job->inverted ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN,
+                                         job->kind);
+  /* Every node is kept: the drawing merges what is narrower than a pixel. */
+  layout = hl_flame_layout_new (job->tree, job->kind, 0.0);
+  job->data = hl_adapter_flame_data (layout);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+flame_job_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  FlameJob *job = g_task_get_task_data (G_TASK (result));
+  HlWindow *self = job->self;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation)
+    return; /* a newer build replaces this one */
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  self->flame_tree = g_steal_pointer (&job->tree);
+  hl_flame_view_set_data (self->flame_view, job->data);
+  TIMING ("flame graph data %u nodes %.1f ms (worker)\n", hl_flame_data_get_n_nodes (job->data),
+          (g_get_monotonic_time () - job->begin_us) / 1000.0);
+  if (!has_views (self))
+    {
+      show_page (self, "views");
+      if (self->open_time_us != 0)
+        TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+    }
+  update_actions (self);
+}
+
 static void
 refresh_flame_graph (HlWindow *self)
 {
   HlCostKind kind = hl_flame_view_get_cost (self->flame_view);
-  g_autoptr(HlFlameLayout) layout = NULL;
-  g_autoptr(HlFlameData) data = NULL;
-  gint64 begin = g_get_monotonic_time ();
+  FlameJob *job;
+  GTask *task;
 
   if (self->analysis == NULL)
     return;
   if (kind >= HL_N_COST_KINDS)
     kind = HL_COST_KIND_BYTES;
-  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
-  /* Inverted: the bottom-up tree, allocating functions next to the root. */
-  self->flame_tree = hl_analysis_get_call_tree (self->analysis,
-                                                hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view))
-                                                ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN,
-                                                kind);
-  /* Every node is kept: the drawing merges what is narrower than a pixel. */
-  layout = hl_flame_layout_new (self->flame_tree, kind, 0.0);
-  data = hl_adapter_flame_data (layout);
-  hl_flame_view_set_data (self->flame_view, data);
-  TIMING ("flame graph data %u nodes %.1f ms\n", hl_flame_data_get_n_nodes (data),
-          (g_get_monotonic_time () - begin) / 1000.0);
-  update_actions (self);
+  job = g_new0 (FlameJob, 1);
+  if (self->live_session != NULL)
+    {
+      /* the call tree reads the recording's stack trie: no appends now */
+      if (!hl_live_session_hold (self->live_session))
+        {
+          g_free (job);
+          self->flame_pending = TRUE;
+          return;
+        }
+      job->held = g_object_ref (self->live_session);
+    }
+  self->flame_pending = FALSE;
+  job->self = g_object_ref (self);
+  job->analysis = g_object_ref (self->analysis);
+  job->kind = kind;
+  job->inverted = hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view));
+  job->generation = ++self->flame_generation;
+  job->begin_us = g_get_monotonic_time ();
+  task = g_task_new (NULL, NULL, flame_job_done, NULL);
+  g_task_set_task_data (task, job, flame_job_free);
+  g_task_run_in_thread (task, flame_job_thread);
+  g_object_unref (task);
 }
 
 static void
@@ -651,6 +857,19 @@ refresh_call_tree (HlWindow *self)
 
   if (self->analysis == NULL)
     return;
+  /* Live, the tree is rebuilt when looked at, not at every refresh (that
+   * would fold what the user unfolded five times a second). */
+  if (self->live_session != NULL
+      && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "calltree") != 0)
+    {
+      self->call_tree_stale = TRUE;
+      return;
+    }
+  if (self->live_session != NULL && !self->call_tree_stale
+      && g_get_monotonic_time () < self->call_tree_time_us + 2 * G_USEC_PER_SEC)
+    return;
+  self->call_tree_stale = FALSE;
+  self->call_tree_time_us = g_get_monotonic_time ();
   switch (hl_call_tree_view_get_mode (self->call_tree_view))
     {
     case HL_CALL_TREE_MODE_TOP_DOWN:
@@ -714,6 +933,8 @@ on_visible_view_changed (HlWindow *self)
 {
   if (self->allocations_stale)
     refresh_allocations (self);
+  if (self->call_tree_stale)
+    refresh_call_tree (self);
 }
 
 static void
@@ -733,33 +954,56 @@ refresh_views (HlWindow *self)
   TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
 }
 
+typedef struct
+{
+  HlWindow      *self;
+  HlLiveSession *held;   /* live: the recording held still while analysed */
+} AnalysisCall;
+
+static void
+analysis_call_free (AnalysisCall *call)
+{
+  if (call->held != NULL)
+    {
+      hl_live_session_release (call->held);
+      g_object_unref (call->held);
+    }
+  g_object_unref (call->self);
+  g_free (call);
+}
+
 static void
 on_analysis_ready (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(HlWindow) self = user_data;
+  AnalysisCall *call = user_data;
+  HlWindow *self = call->self;
   g_autoptr(GError) error = NULL;
   g_autoptr(HlAnalysis) analysis = hl_analysis_new_finish (result, &error);
 
+  self->analyses_running--;
   if (analysis == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         hl_window_show_toast (self, error->message);
+      analysis_call_free (call);
       return;
     }
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
-    return;
+    {
+      analysis_call_free (call);
+      return;
+    }
   TIMING ("analysis %.1f ms\n", (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
   g_set_object (&self->analysis, analysis);
+  /* the flame graph's worker takes its own hold while this one lasts */
   refresh_views (self);
   TIMING ("refilter (analysis and every view) %.1f ms\n",
           (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
-  if (!has_views (self))
-    {
-      show_page (self, "views");
-      TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
-    }
+  analysis_call_free (call);
+  if (self->live_session != NULL && self->analysis_pending)
+    start_analysis (self);
 }
 
 /* A new analysis for the session's filters; the views keep showing the
@@ -770,15 +1014,33 @@ start_analysis (HlWindow *self)
   g_autoptr(HlFilter) filter = NULL;
   gboolean live = hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE;
 
+  AnalysisCall *call;
+
   if (self->recording == NULL)
     return;
+  call = g_new0 (AnalysisCall, 1);
+  if (self->live_session != NULL)
+    {
+      /* A growing recording: one analysis at a time, built while the
+       * session holds its appends back (it retries at the next update). */
+      self->analysis_pending = TRUE;
+      if (self->analyses_running > 0 || !hl_live_session_hold (self->live_session))
+        {
+          g_free (call);
+          return;
+        }
+      call->held = g_object_ref (self->live_session);
+    }
+  self->analysis_pending = FALSE;
+  call->self = g_object_ref (self);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   self->analysis_time_us = g_get_monotonic_time ();
+  self->analyses_running++;
   hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
-                         on_analysis_ready, g_object_ref (self));
+                         on_analysis_ready, call);
 }
 
 static void
@@ -868,7 +1130,18 @@ on_loaded (GObject      *source,
       return;
     }
   TIMING ("open to loaded %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+  /* Live no more: the saved trace is complete (analyses in flight keep
+   * their own hold of the session until they land). */
+  g_clear_object (&self->live_session);
+  self->call_tree_stale = TRUE;
   hl_window_set_recording (self, recording);
+  /* a timeline that followed the run shows the whole trace; a zoomed one
+   * keeps its zoom */
+  if (self->live_follow)
+    hl_timeline_reset_zoom (self->timeline);
+  self->live_follow = FALSE;
+  if (self->call_tree_stale)
+    refresh_call_tree (self);
 }
 
 void
@@ -1099,6 +1372,7 @@ hl_window_dispose (GObject *object)
   g_clear_object (&self->recording);
   g_clear_pointer (&self->banner_title, g_free);
   g_clear_object (&self->file);
+  g_clear_object (&self->live_session);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
@@ -1157,6 +1431,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_button);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, live_slot);
   gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);

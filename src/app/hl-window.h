@@ -5,6 +5,7 @@
 
 #include "hl-application.h"
 #include "hl-diff-window.h"
+#include "hl-live-session.h"
 #include "hl-model.h"
 #include "hl-session.h"
 
@@ -22,6 +23,28 @@ void        hl_window_open        (HlWindow      *self,
 void         hl_window_set_recording (HlWindow    *self,
                                       HlRecording *recording);
 HlRecording *hl_window_get_recording (HlWindow    *self);
+/* Live mode: the views show SESSION's growing recording (the flame graph
+ * starts on live bytes); PANEL (status, metadata, console) goes on the
+ * right. Analyses and flame data are built on workers while the session
+ * holds its appends back (hl_live_session_hold). */
+void         hl_window_set_live      (HlWindow      *self,
+                                      HlLiveSession *session,
+                                      GtkWidget     *panel);
+/* Before the session exists (a program being started): PANEL on the
+ * right, MESSAGE on the loading page. */
+void         hl_window_set_live_waiting (HlWindow   *self,
+                                         GtkWidget  *panel,
+                                         const char *message);
+gboolean     hl_window_is_live       (HlWindow      *self);
+/* The session has grown: refresh the timeline, then the analysis and the
+ * flame graph (one at a time; the next starts when the last is done). */
+void         hl_window_live_update   (HlWindow      *self);
+/* Loads FILE into this window in place: the views keep showing the
+ * current recording until FILE's replaces it, keeping the visible view,
+ * the time range, the filters and the flame graph's zoomed and selected
+ * frames (found again by their function+module path). Leaves live mode. */
+void         hl_window_switch_to_file (HlWindow     *self,
+                                       GFile        *file);
 /* The analysis the views show (NULL until the first one is ready). */
 HlAnalysis  *hl_window_get_analysis  (HlWindow    *self);
 /* TRUE while the window shows its start page (nothing loaded or loading). */

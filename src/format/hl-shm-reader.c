@@ -535,6 +535,114 @@ hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlForma
   return 0;
 }
 
+uint64_t
+hl_shm_reader_live_n_slots (HlShmReader *r)
+{
+  if (r->live == NULL || r->header.live.size < sizeof (HlShmLiveHeader))
+    return 0;
+  const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
+  uint64_t n = LOAD (&lh->n_slots);
+  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
+  return n <= room ? n : 0;
+}
+
+static inline uint32_t
+fold_id (uint64_t id)
+{
+  uint32_t v = (uint32_t) (id ^ (id >> 32));
+  return v != 0 ? v : 1;
+}
+
+int
+hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, HlShmLiveAddedFunc added,
+                         HlShmLiveRemovedFunc removed, void *user_data, HlFormatError *err)
+{
+  if (still_mapped (r, err) != 0)
+    return -1;
+  const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
+  uint64_t n = LOAD (&lh->n_slots);
+  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
+  if (n > room)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_CORRUPT, r->header.live.offset,
+                           "live table: %llu slots do not fit the region (room for %llu)",
+                           (unsigned long long) n, (unsigned long long) room);
+      return -1;
+    }
+  if (n > n_shadow)
+    n = n_shadow;
+  const HlShmLiveSlot *slots = (const HlShmLiveSlot *) (lh + 1);
+  /* Pages of the table the target never wrote are holes of the segment:
+   * all slots empty. Reading them would make the kernel give the segment
+   * a page for each (the whole table: hundreds of MiB charged to the
+   * target's segment) and cost a pass over all of it, so a block of pages
+   * not in memory (mincore) whose slots were empty last time is skipped. */
+  long page_size = sysconf (_SC_PAGESIZE);
+  const uint64_t block = 16384; /* slots per mincore() call */
+  unsigned char vec[(16384 * sizeof (HlShmLiveSlot)) / 4096 + 2];
+  for (uint64_t first = 0; first < n; first += block)
+    {
+      uint64_t last = first + block < n ? first + block : n;
+      uintptr_t lo = (uintptr_t) &slots[first] & ~(uintptr_t) (page_size - 1);
+      uintptr_t hi = (uintptr_t) &slots[last];
+      size_t n_pages = (size_t) ((hi - lo + (uintptr_t) page_size - 1) / (uintptr_t) page_size);
+      bool have_vec = page_size == 4096 && n_pages <= sizeof vec && mincore ((void *) lo, hi - lo, vec) == 0;
+      if (have_vec)
+        {
+          bool any = false;
+          for (size_t p = 0; p < n_pages && !any; p++)
+            any = (vec[p] & 1) != 0;
+          for (uint64_t i = first; i < last && !any; i++)
+            any = shadow[i] != 0;
+          if (!any)
+            continue;
+        }
+      for (uint64_t i = first; i < last; i++)
+        {
+          const HlShmLiveSlot *s = &slots[i];
+          if (have_vec && shadow[i] == 0)
+            {
+              /* a slot on a page not in memory is empty (and stays unread) */
+              size_t p0 = (size_t) (((uintptr_t) s - lo) / (uintptr_t) page_size);
+              size_t p1 = (size_t) (((uintptr_t) (s + 1) - 1 - lo) / (uintptr_t) page_size);
+              if (!(vec[p0] & 1) || !(vec[p1] & 1))
+                continue;
+            }
+          uint64_t a = LOAD_ACQ (&s->address_atomic);
+          if (a == HL_SHM_LIVE_BUSY)
+            continue; /* being written: next time */
+          if (a <= HL_SHM_LIVE_TOMBSTONE)
+            {
+              if (shadow[i] != 0)
+                {
+                  removed (user_data, i);
+                  shadow[i] = 0;
+                }
+              continue;
+            }
+          uint64_t id = LOAD (&s->alloc_id);
+          uint32_t v = fold_id (id);
+          if (v == shadow[i])
+            continue; /* the same allocation as last time: nothing more to read */
+          HlShmLiveSlot c;
+          c.alloc_id = id;
+          c.size = LOAD (&s->size);
+          c.time_ns = LOAD (&s->time_ns);
+          c.stack_id = LOAD (&s->stack_id);
+          c.tid = LOAD (&s->tid);
+          __atomic_thread_fence (__ATOMIC_ACQUIRE);
+          if (LOAD (&s->address_atomic) != a || LOAD (&s->alloc_id) != id)
+            continue; /* changed while read: next time */
+          c.address_atomic = a;
+          if (shadow[i] != 0)
+            removed (user_data, i);
+          added (user_data, i, &c);
+          shadow[i] = v;
+        }
+    }
+  return 0;
+}
+
 /* ---- Metadata --------------------------------------------------------- */
 
 /* A consistent copy of a seqlocked item, or false after too many tries. */

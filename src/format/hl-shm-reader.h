@@ -105,6 +105,20 @@ int   hl_shm_reader_callsites   (HlShmReader *r, HlShmCallsiteFunc func, void *u
 /* Calls FUNC for every consistent live slot (a snapshot of what is live). */
 typedef void (*HlShmLiveFunc) (void *user_data, const HlShmLiveSlot *slot);
 int   hl_shm_reader_live        (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err);
+/* Slots of the live table (0 when it has none or is malformed). */
+uint64_t hl_shm_reader_live_n_slots (HlShmReader *r);
+/* What changed in the live table since the last call, without a callback
+ * per slot: SHADOW holds one value per slot (the allocation id seen there
+ * folded to 32 bits, 0 = none; zero it before the first call) and must
+ * have room for hl_shm_reader_live_n_slots(). For each slot whose
+ * allocation left, REMOVED (INDEX); then, for a new allocation in it,
+ * ADDED (INDEX, a consistent copy). Slots being written are left for the
+ * next call. An allocation keeps its slot for its life, so a steady table
+ * costs one sequential pass. */
+typedef void (*HlShmLiveAddedFunc)   (void *user_data, uint64_t index, const HlShmLiveSlot *slot);
+typedef void (*HlShmLiveRemovedFunc) (void *user_data, uint64_t index);
+int   hl_shm_reader_live_diff   (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, HlShmLiveAddedFunc added,
+                                 HlShmLiveRemovedFunc removed, void *user_data, HlFormatError *err);
 
 /* Current items (flags & ACTIVE; each a consistent seqlock read, NUL-
  * terminated) and log entries >= *LOG_CURSOR still in the ring (older ones

@@ -11,6 +11,8 @@
 #include "hl-proc-maps.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
+#include "hl-symbolize-job.h"
+#include "hl-trace-reader.h"
 
 #define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
 #define SAMPLES_PER_POLL    2048
@@ -41,20 +43,32 @@ struct _HlLiveSession
   GPtrArray    *metadata;       /* HlLiveMetaInterval*, current */
   GPtrArray    *history;        /* HlLiveMetaInterval*, all */
   GHashTable   *open_intervals; /* key -> HlLiveMetaInterval* (in history) */
+  GArray       *log_entries;    /* MetaChange: every change the log gave, in order */
+  guint         log_delivered;  /* entries the last log read gave */
+  guint64       gap_ns;         /* changes before this time may be lost (0: none lost) */
+  guint64       filled_ns;      /* history filled from the trace up to this time */
+  gboolean      backfilling;    /* a worker reads the trace's metadata */
   guint64       log_cursor;
   guint64       dropped_fed;
   GArray       *pending_meta;   /* HlShmMetaItem log entries not yet fed (a worker held the recording) */
   gboolean      feeding;        /* appends to the recording are allowed now */
+  guint         holds;          /* hl_live_session_hold(): readers of the recording (analyses) */
+  gboolean      feed_waiting;   /* a poll could not feed because of a hold: no new holds until one does */
+  gboolean      hold_wanted;    /* a hold was refused: the next poll starts no scan, so the next hold gets in */
+  gboolean      scan_skipped;   /* the last feeding poll skipped its scan for a hold: this one scans */
 
   /* The recording fed from the session */
   HlRecording  *recording;
-  GHashTable   *live_ids;       /* alloc id -> LiveFed, allocations fed and not yet freed */
+  GHashTable   *live_ids;       /* live-table slot + 1 -> LiveFed, allocations fed and not yet freed */
+  guint32      *shadow;         /* the scans' view of the live table (hl_shm_reader_live_diff) */
+  guint64       n_shadow;
   GArray       *modules;        /* HlProcModule, the ones fed */
   guint64       maps_read_ns;
   gboolean      need_maps;
   gboolean      need_symbols;
   gboolean      scanning;       /* a worker copies the live table */
-  gboolean      symbolizing;    /* a worker symbolizes the recording */
+  gboolean      symbolizing;    /* a worker resolves addresses (the recording is not touched) */
+  HlSymbolizeJob *symbols_ready; /* resolved, to store at the next poll that may append */
   gboolean      ended_fed;
 
   gboolean      state_pending;  /* notify "state" once out of the SIGBUS guard */
@@ -122,6 +136,23 @@ hl_live_state_to_string (HlLiveState state)
 }
 
 static gboolean
+timing_enabled (void)
+{
+  static int enabled = -1;
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  return enabled;
+}
+
+static double
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+static gboolean
 state_is_final (HlLiveState s)
 {
   return s == HL_LIVE_STATE_ENDED || s == HL_LIVE_STATE_STALE || s == HL_LIVE_STATE_VANISHED
@@ -135,6 +166,22 @@ interval_free (gpointer data)
   g_free (m->key);
   g_free (m->value);
   g_free (m);
+}
+
+/* One change of a metadata key (VALUE NULL: removed). */
+typedef struct
+{
+  guint64  time_ns;
+  char    *key;
+  char    *value;
+} MetaChange;
+
+static void
+meta_change_clear (gpointer p)
+{
+  MetaChange *c = p;
+  g_free (c->key);
+  g_free (c->value);
 }
 
 static HlLiveMetaInterval *
@@ -197,11 +244,14 @@ hl_live_session_finalize (GObject *object)
   g_array_unref (self->callsites);
   g_ptr_array_unref (self->metadata);
   g_hash_table_destroy (self->open_intervals);
+  g_array_unref (self->log_entries);
   g_ptr_array_unref (self->history);
   g_clear_object (&self->recording);
   g_hash_table_destroy (self->live_ids);
+  g_free (self->shadow);
   g_array_unref (self->modules);
   g_array_unref (self->pending_meta);
+  g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
   if (self->context != NULL)
     g_main_context_unref (self->context);
   G_OBJECT_CLASS (hl_live_session_parent_class)->finalize (object);
@@ -266,8 +316,10 @@ hl_live_session_init (HlLiveSession *self)
   self->metadata = g_ptr_array_new_with_free_func (interval_free);
   self->history = g_ptr_array_new_with_free_func (interval_free);
   self->open_intervals = g_hash_table_new (g_str_hash, g_str_equal);
+  self->log_entries = g_array_new (FALSE, FALSE, sizeof (MetaChange));
+  g_array_set_clear_func (self->log_entries, meta_change_clear);
   self->recording = hl_recording_new ();
-  self->live_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->live_ids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   self->modules = g_array_new (FALSE, TRUE, sizeof (HlProcModule));
   g_array_set_clear_func (self->modules, proc_module_clear);
   self->need_maps = TRUE;
@@ -541,6 +593,152 @@ feed_meta (HlLiveSession       *self,
   g_free (value);
 }
 
+/* One change into the history of intervals. */
+static void
+history_apply (HlLiveSession *self,
+               guint64        time_ns,
+               const char    *key,
+               const char    *value)
+{
+  HlLiveMetaInterval *open = g_hash_table_lookup (self->open_intervals, key);
+  if (open != NULL)
+    {
+      open->end_ns = time_ns;
+      g_hash_table_remove (self->open_intervals, key);
+    }
+  if (value == NULL)
+    return;
+  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
+  m->key = g_strdup (key);
+  m->value = g_strdup (value);
+  m->start_ns = time_ns;
+  m->end_ns = G_MAXUINT64;
+  g_ptr_array_add (self->history, m);
+  g_hash_table_insert (self->open_intervals, m->key, m);
+}
+
+/* -- worker: the history the log lost, from the trace ----------------------- */
+
+typedef struct
+{
+  char    *path;
+  guint64  before_ns;
+  GArray  *changes;   /* MetaChange, by time */
+} Backfill;
+
+static void
+backfill_free (gpointer p)
+{
+  Backfill *b = p;
+  g_free (b->path);
+  g_array_unref (b->changes);
+  g_free (b);
+}
+
+static gint
+compare_changes (gconstpointer a,
+                 gconstpointer b)
+{
+  const MetaChange *x = a, *y = b;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The metadata changes the trace holds before BEFORE_NS (the trace is
+ * written as the program runs; packets without metadata are skipped by
+ * their header's flags). */
+static void
+backfill_thread (GTask        *task,
+                 gpointer      source,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  Backfill *b = task_data;
+  HlTraceReader *r;
+  HlFormatError err;
+  if (hl_trace_reader_open_file (b->path, &r, &err) != 0)
+    {
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      return;
+    }
+  HlPacketView pkt;
+  HlEvent ev;
+  HlEventCursor *cursor = g_new (HlEventCursor, 1);
+  while (hl_trace_reader_next_packet (r, &pkt, &err) == 1)
+    {
+      if (!(pkt.header.flags & HL_PACKET_FLAG_HAS_META))
+        continue;
+      hl_event_cursor_init (cursor, &pkt);
+      while (hl_event_cursor_next (cursor, &ev, &err) == 1)
+        {
+          if (ev.time_ns >= b->before_ns)
+            continue;
+          if (ev.type != HL_EVENT_META_INT && ev.type != HL_EVENT_META_STRING && ev.type != HL_EVENT_META_REMOVE)
+            continue;
+          MetaChange c = { ev.time_ns, g_utf8_make_valid (ev.u.meta.key, -1), NULL };
+          if (ev.type == HL_EVENT_META_STRING)
+            c.value = g_utf8_make_valid (ev.u.meta.string_value, -1);
+          else if (ev.type == HL_EVENT_META_INT)
+            c.value = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) ev.u.meta.int_value);
+          g_array_append_val (b->changes, c);
+        }
+    }
+  g_free (cursor);
+  hl_trace_reader_free (r);
+  g_array_sort (b->changes, compare_changes);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+backfill_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  HlLiveSession *self = HL_LIVE_SESSION (source);
+  Backfill *b = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  self->backfilling = FALSE;
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      warn (self, error->message);
+      return;
+    }
+  /* the history again: the trace's changes before the gap, then the
+   * log's from the gap on */
+  g_ptr_array_set_size (self->history, 0);
+  g_hash_table_remove_all (self->open_intervals);
+  for (guint i = 0; i < b->changes->len; i++)
+    {
+      const MetaChange *c = &g_array_index (b->changes, MetaChange, i);
+      history_apply (self, c->time_ns, c->key, c->value);
+    }
+  for (guint i = 0; i < self->log_entries->len; i++)
+    {
+      const MetaChange *c = &g_array_index (self->log_entries, MetaChange, i);
+      if (c->time_ns >= b->before_ns)
+        history_apply (self, c->time_ns, c->key, c->value);
+    }
+  self->filled_ns = MAX (self->filled_ns, b->before_ns);
+  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+static void
+start_backfill (HlLiveSession *self)
+{
+  if (self->backfilling || self->gap_ns <= self->filled_ns || self->header.trace_path[0] == '\0'
+      || !g_file_test (self->header.trace_path, G_FILE_TEST_IS_REGULAR))
+    return;
+  Backfill *b = g_new0 (Backfill, 1);
+  b->path = g_strdup (self->header.trace_path);
+  b->before_ns = self->gap_ns;
+  b->changes = g_array_new (FALSE, FALSE, sizeof (MetaChange));
+  g_array_set_clear_func (b->changes, meta_change_clear);
+  self->backfilling = TRUE;
+  GTask *task = g_task_new (self, NULL, backfill_done, NULL);
+  g_task_set_task_data (task, b, backfill_free);
+  g_task_run_in_thread (task, backfill_thread);
+  g_object_unref (task);
+}
+
 static void
 meta_log_cb (void                *user_data,
              const HlShmMetaItem *entry)
@@ -550,27 +748,13 @@ meta_log_cb (void                *user_data,
     feed_meta (self, entry);
   else
     g_array_append_val (self->pending_meta, *entry);
+  self->log_delivered++;
   if (entry->flags & HL_SHM_META_IS_MARK)
     return;
-  char *key = g_utf8_make_valid (entry->key, -1);
-  HlLiveMetaInterval *open = g_hash_table_lookup (self->open_intervals, key);
-  if (open != NULL)
-    {
-      open->end_ns = entry->time_ns;
-      g_hash_table_remove (self->open_intervals, key);
-    }
-  if (entry->flags & HL_SHM_META_REMOVED)
-    {
-      g_free (key);
-      return;
-    }
-  HlLiveMetaInterval *m = g_new0 (HlLiveMetaInterval, 1);
-  m->key = key;
-  m->value = item_value (entry);
-  m->start_ns = entry->time_ns;
-  m->end_ns = G_MAXUINT64;
-  g_ptr_array_add (self->history, m);
-  g_hash_table_insert (self->open_intervals, m->key, m);
+  MetaChange c = { entry->time_ns, g_utf8_make_valid (entry->key, -1),
+                   (entry->flags & HL_SHM_META_REMOVED) ? NULL : item_value (entry) };
+  g_array_append_val (self->log_entries, c);
+  history_apply (self, c.time_ns, c.key, c.value);
 }
 
 static gboolean
@@ -687,43 +871,72 @@ read_maps (HlLiveSession *self)
   g_array_unref (mods);
 }
 
-/* -- worker: copy of the live table --------------------------------------- */
+/* -- worker: changes of the live table ------------------------------------ */
+
+/* A worker compares the live table with the shadow of the last scan (one
+ * 32-bit value per slot, owned by the scans, which run one at a time) and
+ * hands back only what changed; the main thread appends those. A steady
+ * table of a million allocations costs one sequential pass. */
 
 typedef struct
 {
+  guint64 index;
   guint64 id, address, size, time_ns;
   guint32 stack, tid;
-} LiveCopy;
+} LiveAdded;
 
 typedef struct
 {
-  guint64 id; /* the key */
+  guint64 id;
   guint64 address;
   guint32 tid;
 } LiveFed;
 
-static void
-live_copy_cb (void                *user_data,
-              const HlShmLiveSlot *slot)
-{
-  GArray *out = user_data;
-  LiveCopy c = { slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
-  g_array_append_val (out, c);
-}
-
 typedef struct
 {
   HlShmReader   *reader;
-  GArray        *out;
+  guint32       *shadow;
+  guint64        n_shadow;
+  GArray        *added;    /* LiveAdded */
+  GArray        *removed;  /* guint64 slot index */
   HlFormatError  err;
   int            rc;
+  double         cpu_ms;   /* the worker's CPU time */
 } ScanCtx;
+
+static void
+scan_added (void                *user_data,
+            uint64_t             index,
+            const HlShmLiveSlot *slot)
+{
+  ScanCtx *c = user_data;
+  LiveAdded a = { index, slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
+  g_array_append_val (c->added, a);
+}
+
+static void
+scan_removed (void     *user_data,
+              uint64_t  index)
+{
+  ScanCtx *c = user_data;
+  guint64 i = index;
+  g_array_append_val (c->removed, i);
+}
 
 static void
 scan_guarded (gpointer data)
 {
   ScanCtx *c = data;
-  c->rc = hl_shm_reader_live (c->reader, live_copy_cb, c->out, &c->err);
+  c->rc = hl_shm_reader_live_diff (c->reader, c->shadow, c->n_shadow, scan_added, scan_removed, c, &c->err);
+}
+
+static void
+scan_ctx_free (gpointer p)
+{
+  ScanCtx *c = p;
+  g_array_unref (c->added);
+  g_array_unref (c->removed);
+  g_free (c);
 }
 
 static void
@@ -733,23 +946,31 @@ scan_thread (GTask        *task,
              GCancellable *cancellable)
 {
   HlLiveSession *self = source;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (LiveCopy));
-  ScanCtx c = { self->reader, out, { 0 }, 0 };
-  if (!hl_shm_guard_run (scan_guarded, &c))
+  ScanCtx *c = task_data;
+  if (self->shadow == NULL)
     {
-      g_array_unref (out);
+      /* zero pages until a slot is used */
+      self->n_shadow = hl_shm_reader_live_n_slots (self->reader);
+      self->shadow = g_new0 (guint32, MAX (self->n_shadow, 1));
+    }
+  c->reader = self->reader;
+  c->shadow = self->shadow;
+  c->n_shadow = self->n_shadow;
+  double t0 = thread_cpu_ms ();
+  gboolean ran = hl_shm_guard_run (scan_guarded, c);
+  c->cpu_ms = thread_cpu_ms () - t0;
+  if (!ran)
+    {
       g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
                                "the session segment shrank while it was read (SIGBUS)");
       return;
     }
-  HlFormatError err = c.err;
-  if (c.rc != 0)
+  if (c->rc != 0)
     {
-      g_array_unref (out);
-      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", err.message);
+      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", c->err.message);
       return;
     }
-  g_task_return_pointer (task, out, (GDestroyNotify) g_array_unref);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void start_symbolize (HlLiveSession *self);
@@ -761,59 +982,84 @@ scan_done (GObject      *source,
 {
   HlLiveSession *self = HL_LIVE_SESSION (source);
   g_autoptr(GError) error = NULL;
-  GArray *slots = g_task_propagate_pointer (G_TASK (result), &error);
+  ScanCtx *c = g_task_get_task_data (G_TASK (result));
   self->scanning = FALSE;
-  if (slots == NULL)
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       warn (self, error->message);
       return;
     }
-  /* allocations seen for the first time, and the ones gone since */
-  GHashTable *now = g_hash_table_new (g_int64_hash, g_int64_equal);
-  for (guint i = 0; i < slots->len; i++)
-    {
-      LiveCopy *c = &g_array_index (slots, LiveCopy, i);
-      g_hash_table_add (now, &c->id);
-      if (!g_hash_table_contains (self->live_ids, &c->id))
-        {
-          LiveFed *fed = g_new (LiveFed, 1);
-          fed->id = c->id;
-          fed->address = c->address;
-          fed->tid = c->tid;
-          g_hash_table_insert (self->live_ids, fed, fed);
-          hl_recording_append_alloc (self->recording, c->id, c->time_ns, c->tid, c->size, c->address, c->stack);
-        }
-    }
-  GHashTableIter it;
-  gpointer key, value;
+  /* the allocations gone since the last scan (freed at this poll's time),
+   * then the ones seen for the first time */
   guint64 t = self->heartbeat_ns;
-  g_hash_table_iter_init (&it, self->live_ids);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    if (!g_hash_table_contains (now, key))
-      {
-        hl_recording_append_free (self->recording, ((LiveFed *) value)->id, ((LiveFed *) value)->address, t,
-                                  ((LiveFed *) value)->tid);
-        g_hash_table_iter_remove (&it);
-      }
-  g_hash_table_destroy (now);
-  g_array_unref (slots);
+  double t0 = thread_cpu_ms ();
+  for (guint i = 0; i < c->removed->len; i++)
+    {
+      gpointer key = GSIZE_TO_POINTER ((gsize) g_array_index (c->removed, guint64, i) + 1);
+      LiveFed *fed = g_hash_table_lookup (self->live_ids, key);
+      if (fed == NULL)
+        continue;
+      hl_recording_append_free (self->recording, fed->id, fed->address, t, fed->tid);
+      g_hash_table_remove (self->live_ids, key);
+    }
+  for (guint i = 0; i < c->added->len; i++)
+    {
+      const LiveAdded *a = &g_array_index (c->added, LiveAdded, i);
+      LiveFed *fed = g_new (LiveFed, 1);
+      fed->id = a->id;
+      fed->address = a->address;
+      fed->tid = a->tid;
+      g_hash_table_replace (self->live_ids, GSIZE_TO_POINTER ((gsize) a->index + 1), fed);
+      hl_recording_append_alloc (self->recording, a->id, a->time_ns, a->tid, a->size, a->address, a->stack);
+    }
   hl_recording_commit (self->recording);
+  if (timing_enabled ())
+    g_printerr ("heaplens: timing: live table snapshot of %" G_GUINT64_FORMAT " slots: worker %.1f ms CPU, "
+                "%u new and %u gone applied in %.1f ms CPU, %u live\n",
+                c->n_shadow, c->cpu_ms, c->added->len, c->removed->len, thread_cpu_ms () - t0,
+                g_hash_table_size (self->live_ids));
   if (self->need_symbols)
     start_symbolize (self);
   g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
 }
 
+static void
+start_scan (HlLiveSession *self)
+{
+  ScanCtx *c = g_new0 (ScanCtx, 1);
+  c->added = g_array_new (FALSE, FALSE, sizeof (LiveAdded));
+  c->removed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->scanning = TRUE;
+  GTask *task = g_task_new (self, NULL, scan_done, NULL);
+  g_task_set_task_data (task, c, scan_ctx_free);
+  g_task_run_in_thread (task, scan_thread);
+  g_object_unref (task);
+}
+
 /* -- worker: symbols ------------------------------------------------------ */
 
+/* The addresses are resolved on a worker while the polls go on feeding the
+ * recording (the first run opens every module and takes a second or two);
+ * the frames found are stored between appends, when no analysis reads the
+ * recording. */
 static void
 symbolize_thread (GTask        *task,
                   gpointer      source,
                   gpointer      task_data,
                   GCancellable *cancellable)
 {
-  HlLiveSession *self = source;
-  hl_recording_symbolize (self->recording, cancellable);
-  g_task_return_boolean (task, TRUE);
+  hl_symbolize_job_run (task_data, cancellable);
+  g_task_return_pointer (task, task_data, (GDestroyNotify) hl_symbolize_job_free);
+}
+
+static void
+store_symbols (HlLiveSession *self)
+{
+  if (self->symbols_ready == NULL || self->holds > 0)
+    return;
+  hl_symbolize_job_finish (self->symbols_ready, self->recording);
+  g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
+  hl_recording_commit (self->recording);
 }
 
 static void
@@ -823,19 +1069,24 @@ symbolize_done (GObject      *source,
 {
   HlLiveSession *self = HL_LIVE_SESSION (source);
   self->symbolizing = FALSE;
-  g_task_propagate_boolean (G_TASK (result), NULL);
-  hl_recording_commit (self->recording);
-  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+  self->symbols_ready = g_task_propagate_pointer (G_TASK (result), NULL);
+  store_symbols (self);
+  if (self->symbols_ready == NULL)
+    g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
 }
 
 static void
 start_symbolize (HlLiveSession *self)
 {
-  if (self->symbolizing || self->scanning)
+  if (self->symbolizing || self->symbols_ready != NULL || self->holds > 0)
     return;
   self->need_symbols = FALSE;
+  HlSymbolizeJob *job = hl_symbolize_job_begin (self->recording);
+  if (job == NULL)
+    return;
   self->symbolizing = TRUE;
   GTask *task = g_task_new (self, NULL, symbolize_done, NULL);
+  g_task_set_task_data (task, job, NULL); /* returned by the worker */
   g_task_run_in_thread (task, symbolize_thread);
   g_object_unref (task);
 }
@@ -909,8 +1160,11 @@ poll_segment (HlLiveSession *self)
   changed |= memcmp (&nt, &self->totals, sizeof nt) != 0;
   self->totals = nt;
 
-  /* Appends to the recording wait while a worker symbolizes it. */
-  gboolean feed = !self->symbolizing;
+  /* Appends to the recording wait while analyses of it are being built
+   * (hl_live_session_hold). */
+  gboolean feed = self->holds == 0;
+  /* fairness: back-to-back analyses must not starve the feeding */
+  self->feed_waiting = self->holds > 0;
   self->feeding = feed;
   if (feed && self->pending_meta->len > 0)
     {
@@ -969,9 +1223,23 @@ poll_segment (HlLiveSession *self)
         }
     }
   guint64 log_before = self->log_cursor;
+  guint history_before = self->log_entries->len;
+  self->log_delivered = 0;
   if (hl_shm_reader_metadata_log (self->reader, &self->log_cursor, meta_log_cb, self, &err) != 0)
     warn (self, err.message);
   changed |= self->log_cursor != log_before;
+  if (self->log_cursor > log_before && self->log_cursor - log_before > self->log_delivered)
+    {
+      /* the ring (the last HL_SHM_META_LOG changes) lost some before this
+       * read: what came before its first entry may be missing; the trace
+       * file has all of it */
+      guint64 first = self->log_entries->len > history_before
+                          ? g_array_index (self->log_entries, MetaChange, history_before).time_ns
+                          : self->heartbeat_ns;
+      self->gap_ns = MAX (self->gap_ns, first);
+    }
+  if (self->gap_ns > self->filled_ns)
+    start_backfill (self);
 
   g_array_set_size (self->callsites, 0);
   if (hl_shm_reader_callsites (self->reader, callsite_cb, self, &err) != 0)
@@ -993,12 +1261,20 @@ poll_segment (HlLiveSession *self)
   if (feed)
     {
       hl_recording_commit (self->recording);
-      if (!self->scanning && !self->broken)
+      store_symbols (self);
+      if (self->need_symbols && !self->scanning)
+        start_symbolize (self);
+      /* fairness: a reader refused a hold goes before the next scan (one
+       * scan skipped, so that neither starves the other) */
+      if (self->hold_wanted && !self->scan_skipped)
         {
-          self->scanning = TRUE;
-          GTask *task = g_task_new (self, NULL, scan_done, NULL);
-          g_task_run_in_thread (task, scan_thread);
-          g_object_unref (task);
+          self->hold_wanted = FALSE;
+          self->scan_skipped = TRUE;
+        }
+      else if (!self->scanning && !self->broken)
+        {
+          self->scan_skipped = FALSE;
+          start_scan (self);
         }
     }
 
@@ -1061,6 +1337,29 @@ guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return self->h
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }
 gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return self->symbolizing; }
+
+gboolean
+hl_live_session_hold (HlLiveSession *self)
+{
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
+  /* a scan in flight appends when it lands, a symbolizer rewrites frames */
+  if (self->feed_waiting || (self->holds == 0 && self->scanning))
+    {
+      self->hold_wanted = TRUE;
+      return FALSE;
+    }
+  self->hold_wanted = FALSE;
+  self->holds++;
+  return TRUE;
+}
+
+void
+hl_live_session_release (HlLiveSession *self)
+{
+  g_return_if_fail (HL_IS_LIVE_SESSION (self));
+  g_return_if_fail (self->holds > 0);
+  self->holds--;
+}
 HlRecording *hl_live_session_get_recording (HlLiveSession *self) { return self->recording; }
 
 const char * const *

@@ -154,8 +154,15 @@ const char * const *hl_live_session_get_warnings (HlLiveSession *self);
 guint            hl_live_session_get_n_polls  (HlLiveSession *self);
 /* A worker is copying the live table or symbolizing (tests wait on it). */
 gboolean         hl_live_session_is_busy      (HlLiveSession *self);
-/* A worker symbolizes the recording: do not read it (no analyses) now. */
+/* A worker resolves the recording's new addresses (it does not touch the
+ * recording: feeding and analyses go on; the frames are stored at a poll). */
 gboolean         hl_live_session_is_symbolizing (HlLiveSession *self);
+/* Holds the recording still: no appends (they are deferred to the polls
+ * after the last release) so that an analysis of it can be built on a
+ * worker thread. FALSE, without holding, while a worker of the session
+ * itself uses the recording (try again later). Counted. */
+gboolean         hl_live_session_hold         (HlLiveSession *self);
+void             hl_live_session_release      (HlLiveSession *self);
 
 void             hl_live_session_get_totals   (HlLiveSession *self,
                                                HlLiveTotals  *out);

@@ -290,6 +290,102 @@ test_demo (void)
   g_object_unref (s);
 }
 
+
+/* Symbols are resolved on a worker while the polls go on feeding the
+ * recording: the series grows from the first polls, not after the first
+ * (slow) symbolization; the frames found land at a later poll. */
+static void
+test_feeds_while_symbolizing (void)
+{
+  Target t = { 0 };
+  target_start (&t, "3", FALSE);
+  HlLiveSession *s = open_when_ready (&t);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!hl_live_session_is_symbolizing (s) && !is_final (s) && g_get_monotonic_time () < deadline)
+    {
+      hl_live_session_poll (s);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_true (hl_live_session_is_symbolizing (s));
+  /* no main loop turn: the worker's result cannot land in between */
+  guint before, after;
+  hl_live_session_get_samples (s, &before);
+  HlSummary sum_before, sum_after;
+  hl_recording_get_summary (hl_live_session_get_recording (s), &sum_before);
+  g_usleep (60000);
+  hl_live_session_poll (s);
+  hl_live_session_get_samples (s, &after);
+  hl_recording_get_summary (hl_live_session_get_recording (s), &sum_after);
+  g_test_message ("samples %u -> %u while symbolizing", before, after);
+  g_assert_true (hl_live_session_is_symbolizing (s));
+  g_assert_cmpuint (after, >, before);
+  /* the names arrive at a later poll */
+  while (!frame_named (hl_live_session_get_recording (s), "demo_") && g_get_monotonic_time () < deadline)
+    {
+      hl_live_session_poll (s);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_true (frame_named (hl_live_session_get_recording (s), "demo_"));
+  target_cleanup (&t, s);
+  wait_idle (s);
+  g_object_unref (s);
+}
+
+
+/* A reader that attaches late, after more metadata changes than the
+ * segment's log keeps (the demo makes > 1000: 480 documents, 600
+ * requests): the older history comes from the trace file. */
+static gboolean
+history_has (HlLiveSession *s,
+             const char    *key,
+             const char    *value)
+{
+  GPtrArray *h = hl_live_session_get_history (s);
+  for (guint i = 0; i < h->len; i++)
+    {
+      const HlLiveMetaInterval *m = g_ptr_array_index (h, i);
+      if (strcmp (m->key, key) == 0 && strcmp (m->value, value) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_history_from_trace (void)
+{
+  Target t = { 0 };
+  target_start (&t, "3", FALSE);
+  /* late: well into the query phase (the first phases left the ring) */
+  g_usleep (2600000);
+  HlLiveSession *s = open_when_ready (&t);
+  hl_live_session_poll (s);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!(history_has (s, "phase", "load") && history_has (s, "phase", "index")) && g_get_monotonic_time () < deadline)
+    {
+      hl_live_session_poll (s);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  guint n_docs = 0;
+  GPtrArray *h = hl_live_session_get_history (s);
+  for (guint i = 0; i < h->len; i++)
+    n_docs += strcmp (((HlLiveMetaInterval *) g_ptr_array_index (h, i))->key, "document") == 0;
+  g_test_message ("history: %u intervals, %u documents", h->len, n_docs);
+  g_assert_true (history_has (s, "phase", "load"));
+  g_assert_true (history_has (s, "phase", "index"));
+  g_assert_true (history_has (s, "phase", "query"));
+  g_assert_cmpuint (h->len, >, 600);
+  /* intervals in time order, each key's intervals not overlapping */
+  for (guint i = 1; i < h->len; i++)
+    g_assert_cmpuint (((HlLiveMetaInterval *) g_ptr_array_index (h, i - 1))->start_ns, <=,
+                      ((HlLiveMetaInterval *) g_ptr_array_index (h, i))->start_ns);
+  target_cleanup (&t, s);
+  wait_idle (s);
+  g_object_unref (s);
+}
+
 static void
 test_sigkill (void)
 {
@@ -572,6 +668,8 @@ main (int    argc,
   g_test_add_func ("/live/sigbus-guard", test_sigbus_guard);
   g_test_add_func ("/live/demo", test_demo);
   g_test_add_func ("/live/sigkill", test_sigkill);
+  g_test_add_func ("/live/feeds-while-symbolizing", test_feeds_while_symbolizing);
+  g_test_add_func ("/live/history-from-trace", test_history_from_trace);
   g_test_add_func ("/live/vanished", test_vanished);
   return g_test_run ();
 }

@@ -1,4 +1,4 @@
-/* hl-live-window.c — see hl-live-window.h. */
+/* hl-live-panel.c — see hl-live-panel.h. */
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hl-flame-graph.h"
-#include "hl-live-window.h"
+#include "hl-live-panel.h"
 #include "hl-model-adapter.h"
 #include "hl-record-env.h"
 #include "hl-shm-guard.h"
@@ -22,9 +22,11 @@
 #define STOP_ESCALATE_MS  2000
 #define FLAME_MIN_FRACTION 0.0005
 
-struct _HlLiveWindow
+struct _HlLivePanel
 {
-  AdwApplicationWindow parent_instance;
+  GtkBox           parent_instance;
+
+  HlWindow        *window;        /* borrowed: the window this panel lives in */
 
   HlLiveSession   *session;
   GSubprocess     *process;       /* when recording */
@@ -38,12 +40,9 @@ struct _HlLiveWindow
   gboolean         dirty;
   gboolean         finished;
   guint            n_refreshes;
-  GtkWindow       *trace_window;
+  gboolean         showing_trace; /* the window switched to the saved trace */
 
-  GtkWidget       *title;
   GtkLabel        *status;
-  HlTimeline      *timeline;
-  HlFlameGraph    *flame;
   GtkLabel        *metadata;
   GtkLabel        *history;
   GtkTextBuffer   *console;
@@ -58,12 +57,12 @@ struct _HlLiveWindow
   char            *status_text;
 };
 
-G_DEFINE_FINAL_TYPE (HlLiveWindow, hl_live_window, ADW_TYPE_APPLICATION_WINDOW)
+G_DEFINE_FINAL_TYPE (HlLivePanel, hl_live_panel, GTK_TYPE_BOX)
 
 /* ---- Views ------------------------------------------------------------- */
 
 static char *
-state_line (HlLiveWindow *self)
+state_line (HlLivePanel *self)
 {
   if (self->session == NULL)
     return g_strdup (_("Starting the program…"));
@@ -109,7 +108,7 @@ state_line (HlLiveWindow *self)
 }
 
 static void
-refresh_metadata (HlLiveWindow *self)
+refresh_metadata (HlLivePanel *self)
 {
   GPtrArray *meta = hl_live_session_get_metadata (self->session);
   GString *now = g_string_new (NULL);
@@ -161,29 +160,19 @@ refresh_metadata (HlLiveWindow *self)
 }
 
 static void
-refresh_views (HlLiveWindow *self)
+refresh_views (HlLivePanel *self)
 {
-  HlRecording *rec = hl_live_session_get_recording (self->session);
-  g_autoptr(HlTimelineData) timeline = hl_adapter_timeline_data (rec, 0, HL_TIME_END, 400);
-  hl_timeline_set_data (self->timeline, timeline);
-  /* live: the whole run so far stays in view as it grows */
-  hl_timeline_reset_zoom (self->timeline);
-
-  /* bytes live now: the allocations the last scan of the live table saw */
-  g_autoptr(HlAnalysis) analysis = hl_analysis_new (rec, NULL);
-  g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (analysis, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_LEAKED);
-  HlFlameLayout *layout = hl_flame_layout_new (tree, HL_COST_KIND_LEAKED, FLAME_MIN_FRACTION);
-  HlFlameData *data = hl_adapter_flame_data (layout);
-  hl_flame_graph_set_data (self->flame, data);
-  hl_flame_data_unref (data);
-  hl_flame_layout_unref (layout);
+  /* the window's own views (timeline, summary, flame graph...) show the
+   * session's recording; it rebuilds them off the main thread */
+  if (self->window != NULL && hl_window_is_live (self->window))
+    hl_window_live_update (self->window);
 }
 
 /* ---- Child processes: one session each --------------------------------- */
 
 typedef struct
 {
-  HlLiveWindow *self;
+  HlLivePanel *self;
   guint32       pid;
 } ChildScan;
 
@@ -192,7 +181,7 @@ child_cb (void                   *user_data,
           const HlShmSessionName *s)
 {
   ChildScan *scan = user_data;
-  HlLiveWindow *self = scan->self;
+  HlLivePanel *self = scan->self;
   if (g_hash_table_contains (self->children, s->name))
     return;
   HlShmReader *r;
@@ -204,7 +193,7 @@ child_cb (void                   *user_data,
     {
       const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
       g_autofree char *label = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
-      g_autofree char *action = g_strdup_printf ("win.open-process('%s')", s->name);
+      g_autofree char *action = g_strdup_printf ("live.open-process('%s')", s->name);
       g_menu_append (self->children_menu, label, action);
       g_hash_table_add (self->children, g_strdup (s->name));
     }
@@ -226,7 +215,7 @@ list_exec_guarded (gpointer data)
 }
 
 static void
-scan_children_now (HlLiveWindow *self)
+scan_children_now (HlLivePanel *self)
 {
   if (self->session == NULL)
     return;
@@ -265,7 +254,7 @@ unlink_exec_cb (void                   *user_data,
 }
 
 static void
-scan_children (HlLiveWindow *self)
+scan_children (HlLivePanel *self)
 {
   if (++self->children_tick % 7 == 1)
     scan_children_now (self);
@@ -276,7 +265,7 @@ action_open_process (GSimpleAction *action,
                      GVariant      *param,
                      gpointer       user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(HlLiveSession) session = hl_live_session_open_name (g_variant_get_string (param, NULL), &error);
   if (session == NULL)
@@ -286,12 +275,13 @@ action_open_process (GSimpleAction *action,
       gtk_label_set_text (self->status, self->status_text);
       return;
     }
-  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
-  gtk_window_present (GTK_WINDOW (hl_live_window_new_attach (app, session)));
+  HlApplication *app = self->window ? HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self->window))) : NULL;
+  if (app != NULL)
+    gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (hl_live_panel_new_attach (app, session))));
 }
 
 static void
-refresh (HlLiveWindow *self)
+refresh (HlLivePanel *self)
 {
   scan_children (self);
   g_free (self->status_text);
@@ -300,7 +290,7 @@ refresh (HlLiveWindow *self)
   if (self->session == NULL)
     return;
   refresh_metadata (self);
-  if (!self->frozen && !hl_live_session_is_symbolizing (self->session))
+  if (!self->frozen)
     {
       refresh_views (self);
       self->n_refreshes++;
@@ -311,7 +301,7 @@ refresh (HlLiveWindow *self)
 static gboolean
 refresh_timeout (gpointer user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   if (self->dirty)
     refresh (self);
   return G_SOURCE_CONTINUE;
@@ -319,7 +309,7 @@ refresh_timeout (gpointer user_data)
 
 static void
 on_session_updated (HlLiveSession *session,
-                    HlLiveWindow  *self)
+                    HlLivePanel  *self)
 {
   self->dirty = TRUE;
 }
@@ -329,30 +319,20 @@ on_session_updated (HlLiveSession *session,
 static gboolean
 open_trace_idle (gpointer user_data)
 {
-  HlLiveWindow *self = user_data;
-  HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
-  if (self->trace_path == NULL || !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR) || app == NULL)
+  HlLivePanel *self = user_data;
+  if (self->window == NULL || self->trace_path == NULL || !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR))
     {
       refresh (self);
       return G_SOURCE_REMOVE;
     }
-  HlWindow *window = hl_window_new (app);
+  /* The same window goes on with the complete trace: its view, time range,
+   * filters and flame graph zoom stay (hl_window_switch_to_file). */
   g_autoptr(GFile) file = g_file_new_for_path (self->trace_path);
-  int w, h;
-  gtk_window_get_default_size (GTK_WINDOW (self), &w, &h);
-  gtk_window_set_default_size (GTK_WINDOW (window), gtk_widget_get_width (GTK_WIDGET (self)) > 0
-                                                       ? gtk_widget_get_width (GTK_WIDGET (self)) : w,
-                               gtk_widget_get_height (GTK_WIDGET (self)) > 0
-                                   ? gtk_widget_get_height (GTK_WIDGET (self)) : h);
-  hl_window_open (window, file);
-  g_set_weak_pointer (&self->trace_window, GTK_WINDOW (window));
-  gtk_window_present (GTK_WINDOW (window));
-  /* the console of a recorded program that printed something stays
-   * available until closed; otherwise the trace takes this window's place */
-  if (self->process == NULL || gtk_text_buffer_get_char_count (self->console) == 0)
-    gtk_window_close (GTK_WINDOW (self));
-  else
-    gtk_widget_set_visible (self->detach_button, FALSE);
+  hl_window_switch_to_file (self->window, file);
+  self->showing_trace = TRUE;
+  gtk_widget_set_visible (self->detach_button, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->snapshot_button), FALSE);
+  gtk_widget_set_visible (self->stop_button, FALSE);
   return G_SOURCE_REMOVE;
 }
 
@@ -360,7 +340,7 @@ open_trace_idle (gpointer user_data)
 static void
 unlink_ended_children (gpointer data)
 {
-  HlLiveWindow *self = data;
+  HlLivePanel *self = data;
   GHashTableIter it;
   gpointer name;
   g_hash_table_iter_init (&it, self->children);
@@ -381,7 +361,7 @@ unlink_ended_children (gpointer data)
 }
 
 static void
-maybe_finish (HlLiveWindow *self)
+maybe_finish (HlLivePanel *self)
 {
   if (self->finished || self->session == NULL)
     return;
@@ -415,13 +395,14 @@ maybe_finish (HlLiveWindow *self)
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
 }
 
-static void set_session (HlLiveWindow *self, HlLiveSession *session);
+static void set_session (HlLivePanel *self, HlLiveSession *session);
+static HlLivePanel *panel_new (HlApplication *app);
 
 /* The target exec'd another program: follow it into its new session. */
 static gboolean
 follow_exec (gpointer user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   const char *next = self->session != NULL ? hl_live_session_get_next_session (self->session) : NULL;
   guint32 pid = self->session != NULL ? hl_live_session_get_pid (self->session) : 0;
   g_autoptr(HlLiveSession) session = next != NULL ? hl_live_session_open_name (next, NULL)
@@ -444,7 +425,7 @@ follow_exec (gpointer user_data)
 static void
 on_state_changed (HlLiveSession *session,
                   GParamSpec    *pspec,
-                  HlLiveWindow  *self)
+                  HlLivePanel  *self)
 {
   self->dirty = TRUE;
   if (hl_live_session_get_state (session) == HL_LIVE_STATE_RESTARTED)
@@ -456,7 +437,7 @@ on_state_changed (HlLiveSession *session,
 }
 
 static void
-set_session (HlLiveWindow  *self,
+set_session (HlLivePanel  *self,
              HlLiveSession *session)
 {
   g_set_object (&self->session, session);
@@ -464,7 +445,11 @@ set_session (HlLiveWindow  *self,
   g_signal_connect_object (session, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   g_autofree char *title = g_strdup_printf (_("%s — pid %u"), hl_live_session_get_exe (session),
                                             (unsigned) hl_live_session_get_pid (session));
-  adw_window_title_set_subtitle (ADW_WINDOW_TITLE (self->title), title);
+  if (self->window != NULL)
+    {
+      gtk_window_set_title (GTK_WINDOW (self->window), title);
+      hl_window_set_live (self->window, session, GTK_WIDGET (self));
+    }
   hl_live_session_start (session, POLL_MS);
   self->dirty = TRUE;
   refresh (self);
@@ -474,7 +459,7 @@ set_session (HlLiveWindow  *self,
 /* ---- Recording a program ------------------------------------------------ */
 
 static void
-console_append (HlLiveWindow *self,
+console_append (HlLivePanel *self,
                 const char   *text,
                 gsize         len)
 {
@@ -485,7 +470,7 @@ console_append (HlLiveWindow *self,
 
 typedef struct
 {
-  HlLiveWindow *self;
+  HlLivePanel *self;
   GInputStream *stream;
   char          buf[4096];
 } Reader;
@@ -518,7 +503,7 @@ read_more (Reader *r)
 }
 
 static void
-read_stream (HlLiveWindow *self,
+read_stream (HlLivePanel *self,
              GInputStream *stream)
 {
   Reader *r = g_new0 (Reader, 1);
@@ -530,7 +515,7 @@ read_stream (HlLiveWindow *self,
 static gboolean
 find_session (gpointer user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   const char *id = g_subprocess_get_identifier (self->process);
   if (id == NULL)
     {
@@ -554,7 +539,7 @@ on_process_exited (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
   if (self->stop_id != 0)
     {
@@ -567,8 +552,8 @@ on_process_exited (GObject      *source,
   g_object_unref (self);
 }
 
-HlLiveWindow *
-hl_live_window_new_record (HlApplication             *app,
+HlLivePanel *
+hl_live_panel_new_record (HlApplication             *app,
                            const HlLiveRecordOptions *options,
                            GError                   **error)
 {
@@ -607,12 +592,12 @@ hl_live_window_new_record (HlApplication             *app,
   if (process == NULL)
     return NULL;
 
-  HlLiveWindow *self = g_object_new (HL_TYPE_LIVE_WINDOW, "application", app, NULL);
+  HlLivePanel *self = panel_new (app);
   self->process = process;
   gtk_widget_set_visible (self->console_box, TRUE);
   gtk_widget_set_visible (self->stop_button, TRUE);
   g_autofree char *cmd = g_strjoinv (" ", options->argv);
-  adw_window_title_set_subtitle (ADW_WINDOW_TITLE (self->title), cmd);
+  gtk_window_set_title (GTK_WINDOW (self->window), cmd);
   read_stream (self, g_subprocess_get_stdout_pipe (process));
   read_stream (self, g_subprocess_get_stderr_pipe (process));
   g_subprocess_wait_async (process, self->cancellable, on_process_exited, g_object_ref (self));
@@ -620,11 +605,11 @@ hl_live_window_new_record (HlApplication             *app,
   return self;
 }
 
-HlLiveWindow *
-hl_live_window_new_attach (HlApplication *app,
+HlLivePanel *
+hl_live_panel_new_attach (HlApplication *app,
                            HlLiveSession *session)
 {
-  HlLiveWindow *self = g_object_new (HL_TYPE_LIVE_WINDOW, "application", app, NULL);
+  HlLivePanel *self = panel_new (app);
   set_session (self, session);
   return self;
 }
@@ -634,7 +619,7 @@ hl_live_window_new_attach (HlApplication *app,
 static gboolean
 stop_escalate (gpointer user_data)
 {
-  HlLiveWindow *self = user_data;
+  HlLivePanel *self = user_data;
   self->stop_stage++;
   g_subprocess_send_signal (self->process, self->stop_stage == 1 ? SIGTERM : SIGKILL);
   if (self->stop_stage >= 2)
@@ -646,9 +631,9 @@ stop_escalate (gpointer user_data)
 }
 
 void
-hl_live_window_stop (HlLiveWindow *self)
+hl_live_panel_stop (HlLivePanel *self)
 {
-  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
   if (self->process == NULL || self->stop_id != 0 || g_subprocess_get_identifier (self->process) == NULL)
     return;
   self->stop_stage = 0;
@@ -657,21 +642,22 @@ hl_live_window_stop (HlLiveWindow *self)
 }
 
 void
-hl_live_window_detach (HlLiveWindow *self)
+hl_live_panel_detach (HlLivePanel *self)
 {
-  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
   if (self->session != NULL)
     hl_live_session_stop (self->session);
   /* the program goes on; its console pipes are closed with the window */
   self->finished = TRUE;
-  gtk_window_close (GTK_WINDOW (self));
+  if (self->window != NULL)
+    gtk_window_close (GTK_WINDOW (self->window));
 }
 
 void
-hl_live_window_set_frozen (HlLiveWindow *self,
+hl_live_panel_set_frozen (HlLivePanel *self,
                            gboolean      frozen)
 {
-  g_return_if_fail (HL_IS_LIVE_WINDOW (self));
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
   if (gtk_toggle_button_get_active (self->snapshot_button) != frozen)
     {
       gtk_toggle_button_set_active (self->snapshot_button, frozen); /* comes back here */
@@ -685,35 +671,36 @@ hl_live_window_set_frozen (HlLiveWindow *self,
 
 static void
 on_snapshot_toggled (GtkToggleButton *button,
-                     HlLiveWindow    *self)
+                     HlLivePanel    *self)
 {
-  hl_live_window_set_frozen (self, gtk_toggle_button_get_active (button));
+  hl_live_panel_set_frozen (self, gtk_toggle_button_get_active (button));
 }
 
 static void
 on_stop_clicked (GtkButton    *button,
-                 HlLiveWindow *self)
+                 HlLivePanel *self)
 {
-  hl_live_window_stop (self);
+  hl_live_panel_stop (self);
 }
 
 static void
 on_detach_clicked (GtkButton    *button,
-                   HlLiveWindow *self)
+                   HlLivePanel *self)
 {
-  hl_live_window_detach (self);
+  hl_live_panel_detach (self);
 }
 
 /* ---- Accessors ------------------------------------------------------------ */
 
-HlLiveSession *hl_live_window_get_session (HlLiveWindow *self) { return self->session; }
-const char *hl_live_window_get_status (HlLiveWindow *self) { return self->status_text; }
-guint hl_live_window_get_n_refreshes (HlLiveWindow *self) { return self->n_refreshes; }
-GtkWindow *hl_live_window_get_trace_window (HlLiveWindow *self) { return self->trace_window; }
-guint hl_live_window_get_n_children (HlLiveWindow *self) { return g_hash_table_size (self->children); }
+HlLiveSession *hl_live_panel_get_session (HlLivePanel *self) { return self->session; }
+const char *hl_live_panel_get_status (HlLivePanel *self) { return self->status_text; }
+guint hl_live_panel_get_n_refreshes (HlLivePanel *self) { return self->n_refreshes; }
+GtkWindow *hl_live_panel_get_trace_window (HlLivePanel *self) { return self->showing_trace ? GTK_WINDOW (self->window) : NULL; }
+HlWindow *hl_live_panel_get_window (HlLivePanel *self) { return self->window; }
+guint hl_live_panel_get_n_children (HlLivePanel *self) { return g_hash_table_size (self->children); }
 
 char *
-hl_live_window_get_console (HlLiveWindow *self)
+hl_live_panel_get_console (HlLivePanel *self)
 {
   GtkTextIter a, b;
   gtk_text_buffer_get_bounds (self->console, &a, &b);
@@ -721,7 +708,7 @@ hl_live_window_get_console (HlLiveWindow *self)
 }
 
 char *
-hl_live_window_get_metadata_text (HlLiveWindow *self)
+hl_live_panel_get_metadata_text (HlLivePanel *self)
 {
   return g_strdup (gtk_label_get_text (self->metadata));
 }
@@ -729,9 +716,9 @@ hl_live_window_get_metadata_text (HlLiveWindow *self)
 /* ---- GObject ---------------------------------------------------------------- */
 
 static void
-hl_live_window_dispose (GObject *object)
+hl_live_panel_dispose (GObject *object)
 {
-  HlLiveWindow *self = HL_LIVE_WINDOW (object);
+  HlLivePanel *self = HL_LIVE_PANEL (object);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->find_id, g_source_remove);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
@@ -743,29 +730,35 @@ hl_live_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (self->session, self);
     }
   g_clear_object (&self->process);
-  g_clear_weak_pointer (&self->trace_window);
-  G_OBJECT_CLASS (hl_live_window_parent_class)->dispose (object);
+  g_clear_weak_pointer (&self->window);
+  G_OBJECT_CLASS (hl_live_panel_parent_class)->dispose (object);
 }
 
 static void
-hl_live_window_finalize (GObject *object)
+hl_live_panel_finalize (GObject *object)
 {
-  HlLiveWindow *self = HL_LIVE_WINDOW (object);
+  HlLivePanel *self = HL_LIVE_PANEL (object);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->session);
   g_clear_object (&self->children_menu);
   g_clear_pointer (&self->children, g_hash_table_destroy);
   g_free (self->trace_path);
   g_free (self->status_text);
-  G_OBJECT_CLASS (hl_live_window_parent_class)->finalize (object);
+  G_OBJECT_CLASS (hl_live_panel_parent_class)->finalize (object);
 }
 
 static void
-hl_live_window_class_init (HlLiveWindowClass *klass)
+action_open_process_cb (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param);
+
+static void
+hl_live_panel_class_init (HlLivePanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  object_class->dispose = hl_live_window_dispose;
-  object_class->finalize = hl_live_window_finalize;
+  object_class->dispose = hl_live_panel_dispose;
+  object_class->finalize = hl_live_panel_finalize;
+  gtk_widget_class_install_action (GTK_WIDGET_CLASS (klass), "live.open-process", "s", action_open_process_cb);
 }
 
 static GtkWidget *
@@ -778,101 +771,45 @@ section_title (const char *text)
 }
 
 static void
-hl_live_window_init (HlLiveWindow *self)
+action_open_process_cb (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  action_open_process (NULL, param, widget);
+}
+
+static void
+hl_live_panel_init (HlLivePanel *self)
 {
   self->cancellable = g_cancellable_new ();
-  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 800);
-  gtk_window_set_title (GTK_WINDOW (self), _("Heaplens — Live"));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (self), 6);
+  gtk_widget_set_size_request (GTK_WIDGET (self), 300, -1);
+  gtk_widget_set_margin_start (GTK_WIDGET (self), 6);
+  gtk_widget_set_margin_end (GTK_WIDGET (self), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (self), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self), 12);
 
-  GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  self->title = adw_window_title_new (_("Live"), "");
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), self->title);
-
+  /* Stop, Detach, Snapshot and the child processes */
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   self->stop_button = gtk_button_new_with_mnemonic (_("_Stop"));
   gtk_widget_add_css_class (self->stop_button, "destructive-action");
   gtk_widget_set_tooltip_text (self->stop_button, _("Interrupt the program (then terminate, then kill)"));
   gtk_widget_set_visible (self->stop_button, FALSE);
   g_signal_connect (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->stop_button);
+  gtk_box_append (GTK_BOX (buttons), self->stop_button);
 
   self->detach_button = gtk_button_new_with_mnemonic (_("_Detach"));
   gtk_widget_set_tooltip_text (self->detach_button, _("Stop watching and leave the program running"));
   g_signal_connect (self->detach_button, "clicked", G_CALLBACK (on_detach_clicked), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->detach_button);
+  gtk_box_append (GTK_BOX (buttons), self->detach_button);
 
   self->snapshot_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (_("Snapshot")));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->snapshot_button),
                                _("Freeze the views on the current state while recording goes on"));
   g_signal_connect (self->snapshot_button, "toggled", G_CALLBACK (on_snapshot_toggled), self);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), GTK_WIDGET (self->snapshot_button));
-  gtk_box_append (GTK_BOX (toolbar), header);
+  gtk_box_append (GTK_BOX (buttons), GTK_WIDGET (self->snapshot_button));
 
-  self->status = GTK_LABEL (gtk_label_new (""));
-  gtk_label_set_xalign (self->status, 0);
-  gtk_label_set_ellipsize (self->status, PANGO_ELLIPSIZE_END);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->status), 12);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->status), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Status"), -1);
-  gtk_box_append (GTK_BOX (toolbar), GTK_WIDGET (self->status));
-
-  /* timeline over the flame graph, metadata on the right */
-  GtkWidget *main_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_vexpand (main_box, TRUE);
-  gtk_widget_set_margin_start (main_box, 12);
-  gtk_widget_set_margin_end (main_box, 12);
-  GtkWidget *views = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_hexpand (views, TRUE);
-  gtk_box_append (GTK_BOX (views), section_title (_("Heap over time")));
-  self->timeline = HL_TIMELINE (hl_timeline_new ());
-  gtk_widget_set_size_request (GTK_WIDGET (self->timeline), -1, 180);
-  gtk_box_append (GTK_BOX (views), GTK_WIDGET (self->timeline));
-  gtk_box_append (GTK_BOX (views), section_title (_("Live bytes by call stack")));
-  self->flame = HL_FLAME_GRAPH (hl_flame_graph_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->flame), TRUE);
-  gtk_box_append (GTK_BOX (views), GTK_WIDGET (self->flame));
-  gtk_box_append (GTK_BOX (main_box), views);
-
-  GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_size_request (side, 260, -1);
-  gtk_box_append (GTK_BOX (side), section_title (_("Metadata")));
-  self->metadata = GTK_LABEL (gtk_label_new (""));
-  gtk_label_set_xalign (self->metadata, 0);
-  gtk_label_set_selectable (self->metadata, TRUE);
-  gtk_label_set_wrap (self->metadata, TRUE);
-  gtk_box_append (GTK_BOX (side), GTK_WIDGET (self->metadata));
-  gtk_box_append (GTK_BOX (side), section_title (_("History")));
-  self->history = GTK_LABEL (gtk_label_new (""));
-  gtk_label_set_xalign (self->history, 0);
-  gtk_label_set_yalign (self->history, 0);
-  gtk_label_set_wrap (self->history, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->history), "dim-label");
-  gtk_widget_add_css_class (GTK_WIDGET (self->history), "caption");
-  gtk_box_append (GTK_BOX (side), GTK_WIDGET (self->history));
-  gtk_box_append (GTK_BOX (main_box), side);
-  gtk_box_append (GTK_BOX (toolbar), main_box);
-
-  /* console of a recorded program */
-  self->console_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (self->console_box, 12);
-  gtk_widget_set_margin_end (self->console_box, 12);
-  gtk_widget_set_margin_bottom (self->console_box, 12);
-  gtk_box_append (GTK_BOX (self->console_box), section_title (_("Console")));
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  gtk_widget_set_size_request (scroll, -1, 110);
-  GtkWidget *text = gtk_text_view_new ();
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (text), FALSE);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (text), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Program output"), -1);
-  self->console = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), text);
-  gtk_box_append (GTK_BOX (self->console_box), scroll);
-  gtk_widget_set_visible (self->console_box, FALSE);
-  gtk_box_append (GTK_BOX (toolbar), self->console_box);
-
-  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), toolbar);
   /* the processes it forked, each with its own session */
   self->children = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->children_menu = g_menu_new ();
@@ -880,12 +817,62 @@ hl_live_window_init (HlLiveWindow *self)
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->children_button), G_MENU_MODEL (self->children_menu));
   gtk_widget_set_tooltip_text (self->children_button, _("Processes started by the target, each recorded on its own"));
   gtk_widget_set_visible (self->children_button, FALSE);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->children_button);
-  static const GActionEntry actions[] = {
-    { "open-process", action_open_process, "s", NULL, NULL },
-  };
-  g_action_map_add_action_entries (G_ACTION_MAP (self), actions, G_N_ELEMENTS (actions), self);
+  gtk_box_append (GTK_BOX (buttons), self->children_button);
+  gtk_box_append (GTK_BOX (self), buttons);
+
+  self->status = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->status, 0);
+  gtk_label_set_wrap (self->status, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->status), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Status"), -1);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->status));
+
+  gtk_box_append (GTK_BOX (self), section_title (_("Metadata")));
+  self->metadata = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->metadata, 0);
+  gtk_label_set_selectable (self->metadata, TRUE);
+  gtk_label_set_wrap (self->metadata, TRUE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->metadata));
+  gtk_box_append (GTK_BOX (self), section_title (_("History")));
+  GtkWidget *history_scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (history_scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_vexpand (history_scroll, TRUE);
+  self->history = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->history, 0);
+  gtk_label_set_yalign (self->history, 0);
+  gtk_label_set_wrap (self->history, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->history), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->history), "caption");
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (history_scroll), GTK_WIDGET (self->history));
+  gtk_box_append (GTK_BOX (self), history_scroll);
+
+  /* console of a recorded program */
+  self->console_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_box_append (GTK_BOX (self->console_box), section_title (_("Console")));
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_widget_set_size_request (scroll, -1, 140);
+  GtkWidget *text = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (text), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (text), TRUE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (text), GTK_WRAP_CHAR);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Program output"), -1);
+  self->console = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), text);
+  gtk_box_append (GTK_BOX (self->console_box), scroll);
+  gtk_widget_set_visible (self->console_box, FALSE);
+  gtk_box_append (GTK_BOX (self), self->console_box);
 
   self->refresh_id = g_timeout_add (REFRESH_MS, refresh_timeout, self);
+}
+
+/* A trace window in live mode with this panel on its right. */
+static HlLivePanel *
+panel_new (HlApplication *app)
+{
+  HlLivePanel *self = g_object_new (HL_TYPE_LIVE_PANEL, NULL);
+  HlWindow *window = hl_window_new (app);
+  g_set_weak_pointer (&self->window, window);
+  gtk_window_set_title (GTK_WINDOW (window), _("Heaplens — Live"));
+  hl_window_set_live_waiting (window, GTK_WIDGET (self), _("Starting the program…"));
   refresh (self);
+  return self;
 }

@@ -1,0 +1,60 @@
+#!/bin/sh
+# A second `heaplens --record -- PROG ARGS` hands its command line to the
+# running instance (GApplication forwards app.record-command over D-Bus):
+# it exits at once with status 0, and the running instance records PROG
+# with the second one's arguments in the second one's working directory.
+# Runs on a private session bus (dbus-run-session), under the caller's X
+# server (Xvfb).
+set -u
+if [ "${HL_FORWARD_INNER:-}" != 1 ]; then
+  HL_FORWARD_INNER=1 exec dbus-run-session -- sh "$0" "$@"
+fi
+T=0
+FAILED=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hl-forward.XXXXXX")
+primary=""
+cleanup () {
+  [ -n "$primary" ] && kill "$primary" 2> /dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+unset MALLOC_CHECK_ MALLOC_PERTURB_ G_DEBUG
+ok () {
+  T=$((T + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $T - $2"; else echo "not ok $T - $2"; FAILED=$((FAILED + 1)); fi
+}
+APP=$HL_BUILD_ROOT/src/app/heaplens
+DEMO=$HL_BUILD_ROOT/examples/heaplens-demo
+mkdir "$WORK/first" "$WORK/second"
+echo "1..4"
+
+(cd "$WORK/first" && exec "$APP") > "$WORK/first.log" 2>&1 &
+primary=$!
+up=1
+for _ in $(seq 1 200); do
+  if gdbus call --session --dest org.heaplens.Heaplens --object-path /org/heaplens/Heaplens \
+       --method org.freedesktop.DBus.Peer.Ping > /dev/null 2>&1; then up=0; break; fi
+  sleep 0.1
+done
+ok $up "the first instance is on the session bus"
+
+start=$(date +%s)
+(cd "$WORK/second" && timeout 30 "$APP" --record -- "$DEMO" --seconds 1 --seed 7) > "$WORK/second.log" 2>&1
+rc=$?
+sed 's/^/# second: /' "$WORK/second.log"
+ok $rc "the second instance hands the command over and exits with status 0"
+[ $(( $(date +%s) - start )) -lt 10 ]
+ok $? "it does not wait for the recording"
+
+found=1
+for _ in $(seq 1 600); do
+  for f in "$WORK"/second/heaplens.heaplens-demo.*.hltrace; do
+    if [ -s "$f" ] && ! kill -0 "$(echo "$f" | sed 's/.*\.\([0-9]*\)\.hltrace$/\1/')" 2> /dev/null; then found=0; fi
+  done
+  [ $found -eq 0 ] && break
+  sleep 0.1
+done
+ls -l "$WORK/first" "$WORK/second" | sed 's/^/# /'
+sed 's/^/# first: /' "$WORK/first.log" | grep -v "GSettings schema" | head -20
+ok $found "the running instance recorded the demo, with its arguments, in the second one's directory"
+[ "$FAILED" -eq 0 ]
