@@ -1,45 +1,130 @@
 #!/bin/sh
-# Screenshots of the application under Xvfb, one per view, light and dark.
-#   scripts/screenshot.sh TRACE.hltrace [BUILD_DIR] [OUT_DIR]
-# Starts `heaplens TRACE` on a private X server, switches views with the
-# keyboard shortcuts (Ctrl+1…4, through xdotool) and saves small PNGs to
-# OUT_DIR (docs/screenshots by default). Look at every one of them.
+# Screenshots of the application under Xvfb, light and dark.
+#   scripts/screenshot.sh TRACE.hltrace [BUILD_DIR] [OUT_DIR] [TRACE_B.hltrace]
+# Starts `heaplens TRACE` on a private X server (with openbox, when it is
+# installed, so that dialogs are placed over their window as on a desktop),
+# and saves to OUT_DIR (docs/screenshots by default):
+#   STYLE-start.png            the start page
+#   STYLE-view1..4.png         summary, flame graph, call tree, allocations (1400×900)
+#   STYLE-narrow-view1..4.png  the same at 800×600
+#   STYLE-filters.png          the filter menu open
+#   STYLE-range.png            a time range dragged on the timeline (its chip)
+#   STYLE-about.png, STYLE-shortcuts.png   the dialogs over their window (whole screen)
+#   STYLE-diff.png             `heaplens --diff TRACE TRACE_B` (TRACE_B defaults to TRACE)
+# Views are switched with their shortcuts (Ctrl+1…4, xdotool). Look at
+# every one of them.
 set -eu
-trace=$(realpath "$1")
-build=$(realpath "${2:-build}")
-out=$(realpath -m "${3:-docs/screenshots}")
-mkdir -p "$out"
+if [ -z "${HL_SHOT_INNER:-}" ]; then
+	trace=$(realpath "$1")
+	build=$(realpath "${2:-build}")
+	out=$(realpath -m "${3:-docs/screenshots}")
+	trace_b=$(realpath "${4:-$1}")
+	mkdir -p "$out"
+	export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory
+	export GSETTINGS_SCHEMA_DIR="$build/data"
+	unset WAYLAND_DISPLAY DEBUGINFOD_URLS
+	home=$(mktemp -d)
+	trap 'rm -rf "$home"' EXIT
+	export HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config"
+	HL_SHOT_INNER=1 xvfb-run -a -s '-screen 0 1600x1000x24' "$0" "$trace" "$build" "$out" "$trace_b"
+	for f in "$out"/light-*.png "$out"/dark-*.png; do
+		convert "$f" -resize '1000x>' -strip -colors 256 "PNG8:$f"
+	done
+	ls -l "$out"
+	exit 0
+fi
 
-export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory
-export GSETTINGS_SCHEMA_DIR="$build/data"
-unset WAYLAND_DISPLAY DEBUGINFOD_URLS
-home=$(mktemp -d)
-trap 'rm -rf "$home"' EXIT
-export HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config"
+trace=$1 build=$2 out=$3 trace_b=$4
+app="$build/src/app/heaplens"
+if command -v openbox >/dev/null 2>&1; then
+	openbox --sm-disable >/dev/null 2>&1 &
+	sleep 1
+fi
 
-shoot() {
-	# $1 = name, $2 = extra environment for the style (light/dark)
-	xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
-		"$0" "$1" & pid=$!
-		for i in $(seq 100); do
-			xdotool search --name "hltrace" >/dev/null 2>&1 && break
-			sleep 0.1
-		done
-		sleep 3
-		win=$(xdotool search --name "hltrace" | head -1)
-		for view in 1 2 3 4; do
-			xdotool windowactivate --sync "$win" 2>/dev/null || true
-			xdotool key --window "$win" "ctrl+$view"
-			sleep 1.5
-			import -window "$win" "$2/$3-view$view.png"
-		done
-		kill $pid' "$build/src/app/heaplens" "$trace" "$out" "$1"
+# wait_window NAME: the id of the first window whose title matches NAME.
+wait_window() {
+	for i in $(seq 100); do
+		w=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1)
+		if [ -n "$w" ]; then echo "$w"; return 0; fi
+		sleep 0.1
+	done
+	echo "no window named $1" >&2
+	return 1
 }
 
-shoot light
+size() {  # size WIN W H: resize and move to the top-left corner
+	xdotool windowsize --sync "$1" "$2" "$3" 2>/dev/null || xdotool windowsize "$1" "$2" "$3"
+	xdotool windowmove "$1" 40 40
+	sleep 1
+}
+
+key() {  # key WIN KEYS...: to the focused window (a window manager ignores sent events)
+	win=$1; shift
+	xdotool windowactivate --sync "$win" 2>/dev/null || true
+	xdotool key "$@"
+}
+
+shoot_style() {
+	style=$1
+	# The start page.
+	"$app" >/dev/null 2>&1 & pid=$!
+	win=$(wait_window '^Heaplens$')
+	size "$win" 1000 700
+	import -window "$win" "$out/$style-start.png"
+	kill $pid; wait $pid 2>/dev/null || true
+
+	# Every view, wide and narrow.
+	"$app" "$trace" >/dev/null 2>&1 & pid=$!
+	win=$(wait_window 'hltrace')
+	size "$win" 1400 900
+	sleep 2
+	for view in 1 2 3 4; do
+		key "$win" "ctrl+$view"
+		sleep 1.5
+		import -window "$win" "$out/$style-view$view.png"
+	done
+	# Filters: the menu button left of the main menu (header bar, right).
+	key "$win" ctrl+1
+	xdotool mousemove --window "$win" 1217 28 click 1
+	sleep 1
+	# A popover is a window of its own: take the screen.
+	import -window root -crop 1400x900+40+40 "$out/$style-filters.png"
+	xdotool key Escape
+	# A time range dragged across the middle of the timeline.
+	xdotool mousemove --window "$win" 500 260 mousedown 1 mousemove --window "$win" 700 260 \
+		mousemove --window "$win" 900 260 mouseup 1
+	sleep 2
+	import -window "$win" "$out/$style-range.png"
+	size "$win" 800 600
+	for view in 1 2 3 4; do
+		key "$win" "ctrl+$view"
+		sleep 1.5
+		import -window "$win" "$out/$style-narrow-view$view.png"
+	done
+	# The dialogs, over their window.
+	size "$win" 1200 800
+	key "$win" "ctrl+question"
+	sleep 1.5
+	import -window root "$out/$style-shortcuts.png"
+	xdotool key Escape
+	sleep 0.5
+	# Main menu (F10), its last item: About Heaplens.
+	key "$win" F10
+	sleep 1
+	xdotool mousemove 1053 434 click 1
+	sleep 1.5
+	import -window root "$out/$style-about.png"
+	kill $pid; wait $pid 2>/dev/null || true
+
+	# A comparison.
+	"$app" --diff "$trace" "$trace_b" >/dev/null 2>&1 & pid=$!
+	win=$(wait_window '→')
+	size "$win" 1400 900
+	sleep 2
+	import -window "$win" "$out/$style-diff.png"
+	kill $pid; wait $pid 2>/dev/null || true
+}
+
+shoot_style light
 # libadwaita's debug variable: our default scheme follows it.
-ADW_DEBUG_COLOR_SCHEME=prefer-dark shoot dark
-for f in "$out"/light-view*.png "$out"/dark-view*.png; do
-	convert "$f" -resize 1000x -strip -colors 256 "PNG8:$f"
-done
-ls -l "$out"
+ADW_DEBUG_COLOR_SCHEME=prefer-dark shoot_style dark

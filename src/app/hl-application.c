@@ -162,6 +162,8 @@ action_open (GSimpleAction *action,
                                         GTK_FILE_CHOOSER_ACTION_OPEN,
                                         _("_Open"), _("_Cancel"));
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
+  /* Over its window, which waits for the answer (HIG: file choosers are modal). */
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), parent != NULL);
 
   gtk_file_filter_set_name (traces, _("Heaplens traces"));
   gtk_file_filter_add_mime_type (traces, HL_TRACE_MIME_TYPE);

@@ -233,3 +233,114 @@ hl_diff_flame_describe (const HlFlameData *data,
   g_string_append_printf (out, _("\nΔ: <b>%s</b> (%s)"), delta_text, change);
   return g_string_free (out, FALSE);
 }
+
+/* ---- Search and export ------------------------------------------------ */
+
+static void
+node_sides (HlDiffFlameInfo   *info,
+            const HlFlameData *data,
+            guint              node,
+            guint64           *a,
+            guint64           *b)
+{
+  guint d = hl_diff_flame_diff_node (data, node);
+
+  *a = side_cost (hl_diff_tree_get_costs_a (info->tree, d), info->kind);
+  *b = side_cost (hl_diff_tree_get_costs_b (info->tree, d), info->kind);
+}
+
+void
+hl_diff_flame_search_costs (const HlFlameData *data,
+                            const char        *search,
+                            HlDiffFlameInfo   *info,
+                            guint64           *a,
+                            guint64           *b)
+{
+  guint n = hl_flame_data_get_n_nodes (data);
+  guint i = 1;
+
+  *a = *b = 0;
+  if (search == NULL || search[0] == '\0')
+    return;
+  while (i < n)
+    {
+      if (hl_flame_data_node_matches (data, i, search))
+        {
+          guint64 na, nb;
+
+          node_sides (info, data, i, &na, &nb);
+          *a += na;
+          *b += nb;
+          i = hl_flame_data_get_node (data, i)->end;  /* counted once per stack */
+        }
+      else
+        i++;
+    }
+}
+
+char *
+hl_diff_flame_search_summary (HlFlameData *data,
+                              const char  *search,
+                              gpointer     user_data)
+{
+  HlDiffFlameInfo *info = user_data;
+  guint64 a, b, total_a, total_b;
+  g_autofree char *pct_a = NULL, *pct_b = NULL, *delta = NULL;
+
+  hl_diff_flame_search_costs (data, search, info, &a, &b);
+  node_sides (info, data, 0, &total_a, &total_b);
+  pct_a = hl_format_percentage (a, total_a);
+  pct_b = hl_format_percentage (b, total_b);
+  delta = hl_diff_format_delta (info->kind, (gint64) b - (gint64) a);
+  /* Translators: share of A's total and of B's total in frames matching
+   * the search, then the change, e.g. "Matches: 12.0 % → 15.5 % (Δ +1.2 MiB)" */
+  return g_strdup_printf (_("Matches: %s → %s (Δ %s)"), pct_a, pct_b, delta);
+}
+
+static void
+append_frame_name (GString    *out,
+                   const char *name)
+{
+  /* ';' separates frames and a line is one stack. */
+  for (const char *s = name; *s; s++)
+    g_string_append_c (out, (*s == ';' || *s == '\n') ? '_' : *s);
+}
+
+char *
+hl_diff_flame_to_collapsed (const HlFlameData *data,
+                            HlDiffFlameInfo   *info)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr(GPtrArray) path = g_ptr_array_new ();
+  guint n = hl_flame_data_get_n_nodes (data);
+
+  for (guint i = 1; i < n; i++)
+    {
+      const HlFlameNode *node = hl_flame_data_get_node (data, i);
+      guint64 a, b, child_a = 0, child_b = 0;
+
+      g_ptr_array_set_size (path, node->depth - 1);
+      g_ptr_array_add (path, (gpointer) node->name);
+      node_sides (info, data, i, &a, &b);
+      for (guint c = i + 1; c < node->end; c = hl_flame_data_get_node (data, c)->end)
+        {
+          guint64 ca, cb;
+
+          node_sides (info, data, c, &ca, &cb);
+          child_a += ca;
+          child_b += cb;
+        }
+      a = a > child_a ? a - child_a : 0;
+      b = b > child_b ? b - child_b : 0;
+      if (a == 0 && b == 0)
+        continue;
+      for (guint k = 0; k < path->len; k++)
+        {
+          if (k > 0)
+            g_string_append_c (out, ';');
+          append_frame_name (out, g_ptr_array_index (path, k));
+        }
+      g_string_append_printf (out, " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", a, b);
+    }
+  return g_string_free (out, FALSE);
+}

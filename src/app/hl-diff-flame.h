@@ -54,4 +54,22 @@ char            *hl_diff_flame_describe  (const HlFlameData *data,
                                           guint              node,
                                           gpointer           info);
 
+/* Costs in A and in B of the frames matching SEARCH, counted once per
+ * stack (a match under a match is not counted again). */
+void             hl_diff_flame_search_costs   (const HlFlameData *data,
+                                               const char        *search,
+                                               HlDiffFlameInfo   *info,
+                                               guint64           *a,
+                                               guint64           *b);
+/* HlFlameSearchSummaryFunc: "Matches: 12.0 % → 15.5 % (Δ +1.20 MiB)", the
+ * share of A's total, of B's total, and the change. */
+char            *hl_diff_flame_search_summary (HlFlameData       *data,
+                                               const char        *search,
+                                               gpointer           info);
+/* Collapsed stacks of both sides, "a;b;c SELF_A SELF_B\n" per stack: the
+ * two-column form of flamegraph.pl's differential graphs (difffolded.pl),
+ * so Δ = SELF_B − SELF_A per line. Frames are named as in the graph. */
+char            *hl_diff_flame_to_collapsed   (const HlFlameData *data,
+                                               HlDiffFlameInfo   *info);
+
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "hl-diff-flame.h"
 #include "hl-diff-row.h"
 #include "hl-diff-view.h"
+#include "hl-flame-view.h"
 
 /* Rows deeper than 8 levels make GTK 4.8's GtkTreeListRowSorter leak 80
  * bytes each (seen under LeakSanitizer); opening 7 levels stays below. */
@@ -20,15 +21,16 @@ struct _HlDiffView
   GtkWidget          parent_instance;
 
   GtkWidget         *box;
-  GtkDropDown       *cost_dropdown;
   GtkLabel          *summary_label;
-  HlFlameGraph      *graph;
+  HlFlameView       *flame_view;
+  HlFlameGraph      *graph;        /* the flame view's */
   GtkColumnView     *column_view;
   GtkColumnViewColumn *delta_column;
 
   HlAnalysis        *a;
   HlAnalysis        *b;
-  HlDiffTree        *tree;
+  HlDiffTree        *tree;         /* top-down, the table's */
+  HlDiffTree        *graph_tree;   /* the flame graph's (bottom-up when inverted) */
   GtkTreeListModel  *tree_model;
   GtkSingleSelection *selection;
   HlCostKind         kind;
@@ -211,7 +213,7 @@ on_row_selected (HlDiffView *self)
   g_autoptr(HlDiffRow) row = NULL;
   guint node;
 
-  if (tree_row == NULL || data == NULL)
+  if (tree_row == NULL || data == NULL || hl_flame_graph_get_inverted (self->graph))
     {
       hl_flame_graph_set_selected (self->graph, -1);
       return;
@@ -229,10 +231,38 @@ on_row_selected (HlDiffView *self)
 
 /* ---- Refresh ---------------------------------------------------------- */
 
+/* The flame graph: top-down, or bottom-up when inverted (the allocating
+ * functions next to the root), as in a recording's window. The table keeps
+ * the top-down tree. */
+static void
+refresh_graph (HlDiffView *self)
+{
+  g_autoptr(HlDiffTree) tree = NULL;
+  g_autoptr(HlFlameData) data = NULL;
+
+  if (self->a == NULL || self->b == NULL)
+    return;
+  if (hl_flame_graph_get_inverted (self->graph))
+    tree = hl_diff_tree_new (self->a, self->b, HL_CALL_TREE_BOTTOM_UP, self->kind);
+  else if (self->tree != NULL)
+    tree = hl_diff_tree_ref (self->tree);
+  else
+    return;
+  data = hl_diff_flame_data (tree, self->kind);
+  hl_flame_graph_set_node_funcs (self->graph, hl_diff_flame_color, hl_diff_flame_describe,
+                                 hl_diff_flame_info_new (tree, self->kind),
+                                 (GDestroyNotify) hl_diff_flame_info_free);
+  hl_flame_view_set_search_summary_func (self->flame_view, hl_diff_flame_search_summary,
+                                         hl_diff_flame_info_new (tree, self->kind),
+                                         (GDestroyNotify) hl_diff_flame_info_free);
+  hl_flame_view_set_data (self->flame_view, data);
+  g_clear_pointer (&self->graph_tree, hl_diff_tree_unref);
+  self->graph_tree = g_steal_pointer (&tree);
+}
+
 static void
 refresh (HlDiffView *self)
 {
-  g_autoptr(HlFlameData) data = NULL;
   g_autoptr(HlDiffRow) root = NULL;
   GListModel *top;
   GtkTreeListRowSorter *row_sorter;
@@ -243,12 +273,7 @@ refresh (HlDiffView *self)
     return;
   g_clear_pointer (&self->tree, hl_diff_tree_unref);
   self->tree = hl_diff_tree_new (self->a, self->b, HL_CALL_TREE_TOP_DOWN, self->kind);
-
-  data = hl_diff_flame_data (self->tree, self->kind);
-  hl_flame_graph_set_node_funcs (self->graph, hl_diff_flame_color, hl_diff_flame_describe,
-                                 hl_diff_flame_info_new (self->tree, self->kind),
-                                 (GDestroyNotify) hl_diff_flame_info_free);
-  hl_flame_graph_set_data (self->graph, data);
+  refresh_graph (self);
 
   root = hl_diff_row_new (self->tree, 0, self->kind);
   a_text = hl_cost_format (self->kind, hl_diff_row_get_a (root));
@@ -306,8 +331,8 @@ hl_diff_view_set_cost (HlDiffView *self,
 {
   g_return_if_fail (HL_IS_DIFF_VIEW (self));
   g_return_if_fail (kind < HL_N_TREE_COSTS);
-  if (gtk_drop_down_get_selected (self->cost_dropdown) != kind)
-    gtk_drop_down_set_selected (self->cost_dropdown, kind);  /* refreshes */
+  if (hl_flame_view_get_cost (self->flame_view) != kind)
+    hl_flame_view_set_cost (self->flame_view, kind);  /* refreshes */
   else if (self->kind != kind || self->tree == NULL)
     {
       self->kind = kind;
@@ -316,10 +341,9 @@ hl_diff_view_set_cost (HlDiffView *self,
 }
 
 static void
-on_cost_selected (HlDiffView *self)
+on_cost_changed (HlDiffView *self,
+                 guint       selected)
 {
-  guint selected = gtk_drop_down_get_selected (self->cost_dropdown);
-
   if (selected >= HL_N_TREE_COSTS || selected == self->kind)
     return;
   self->kind = selected;
@@ -345,6 +369,20 @@ hl_diff_view_get_graph (HlDiffView *self)
 {
   g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
   return self->graph;
+}
+
+HlFlameView *
+hl_diff_view_get_flame_view (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->flame_view;
+}
+
+HlDiffTree *
+hl_diff_view_get_graph_tree (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return self->graph_tree;
 }
 
 GtkColumnView *
@@ -382,6 +420,7 @@ hl_diff_view_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->tree_model);
   g_clear_pointer (&self->tree, hl_diff_tree_unref);
+  g_clear_pointer (&self->graph_tree, hl_diff_tree_unref);
   g_clear_object (&self->a);
   g_clear_object (&self->b);
   g_clear_pointer (&self->box, gtk_widget_unparent);
@@ -402,30 +441,20 @@ hl_diff_view_class_init (HlDiffViewClass *klass)
 static void
 hl_diff_view_init (HlDiffView *self)
 {
-  GtkWidget *bar, *paned, *scroll, *legend, *label;
-  g_autoptr(GtkStringList) costs = gtk_string_list_new (NULL);
+  GtkWidget *bar, *paned, *scroll, *legend;
+  g_autoptr(GPtrArray) costs = g_ptr_array_new ();
   const char * const *labels = hl_cost_get_labels ();
 
+  g_type_ensure (HL_TYPE_FLAME_VIEW);
   self->kind = HL_COST_KIND_BYTES;
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 
+  /* The totals, and how to read the colours. */
   bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   gtk_widget_set_margin_start (bar, 12);
   gtk_widget_set_margin_end (bar, 12);
   gtk_widget_set_margin_top (bar, 6);
-  gtk_widget_set_margin_bottom (bar, 6);
-  for (guint i = 0; i < HL_N_TREE_COSTS; i++)
-    gtk_string_list_append (costs, labels[i]);
-  label = gtk_label_new (_("Cost"));
-  gtk_widget_add_css_class (label, "dim-label");
-  gtk_box_append (GTK_BOX (bar), label);
-  self->cost_dropdown = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (costs)), NULL));
-  gtk_drop_down_set_selected (self->cost_dropdown, self->kind);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->cost_dropdown),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Cost to compare"), -1);
-  g_signal_connect_swapped (self->cost_dropdown, "notify::selected", G_CALLBACK (on_cost_selected), self);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->cost_dropdown));
   self->summary_label = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->summary_label, 0);
   gtk_label_set_ellipsize (self->summary_label, PANGO_ELLIPSIZE_END);
@@ -433,6 +462,7 @@ hl_diff_view_init (HlDiffView *self)
   gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "heading");
   gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->summary_label));
   legend = gtk_label_new (_("Width: A + B · red: grew in B · blue: shrank"));
+  gtk_label_set_ellipsize (GTK_LABEL (legend), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (legend, "dim-label");
   gtk_box_append (GTK_BOX (bar), legend);
   gtk_box_append (GTK_BOX (self->box), bar);
@@ -440,16 +470,23 @@ hl_diff_view_init (HlDiffView *self)
   paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_widget_set_vexpand (paned, TRUE);
   gtk_paned_set_wide_handle (GTK_PANED (paned), TRUE);
-  gtk_paned_set_position (GTK_PANED (paned), 380);
+  gtk_paned_set_position (GTK_PANED (paned), 470);
 
-  scroll = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  self->graph = HL_FLAME_GRAPH (hl_flame_graph_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->graph), TRUE);
+  /* The recording window's flame graph page: cost, inversion, search with
+   * its share, breadcrumb, keyboard; colours by growth instead of by name. */
+  self->flame_view = g_object_new (HL_TYPE_FLAME_VIEW, NULL);
+  for (guint i = 0; i < HL_N_TREE_COSTS; i++)
+    g_ptr_array_add (costs, (gpointer) labels[i]);
+  g_ptr_array_add (costs, NULL);
+  hl_flame_view_set_costs (self->flame_view, (const char * const *) costs->pdata);
+  hl_flame_view_set_cost (self->flame_view, self->kind);
+  hl_flame_view_set_colors_visible (self->flame_view, FALSE);
+  g_signal_connect_swapped (self->flame_view, "cost-changed", G_CALLBACK (on_cost_changed), self);
+  self->graph = hl_flame_view_get_graph (self->flame_view);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->graph),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Flame graph of the difference"), -1);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->graph));
-  gtk_paned_set_start_child (GTK_PANED (paned), scroll);
+  g_signal_connect_swapped (self->graph, "notify::inverted", G_CALLBACK (refresh_graph), self);
+  gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (self->flame_view));
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
 
   scroll = gtk_scrolled_window_new ();

@@ -1,11 +1,13 @@
-/* hl-diff-view.h — what changed between two recordings: a cost chooser,
- * the totals, a flame graph of the difference (hl-diff-flame.h) and a diff
+/* hl-diff-view.h — what changed between two recordings: the totals, the
+ * flame graph page of a recording's window (cost, inversion, search,
+ * zoom breadcrumb) over the difference (hl-diff-flame.h) and a diff
  * call tree (function, A, B, Δ, Δ %) sorted by |Δ|. */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include "hl-flame-graph.h"
+#include "hl-flame-view.h"
 #include "hl-model.h"
 
 G_BEGIN_DECLS
@@ -24,6 +26,11 @@ HlCostKind     hl_diff_view_get_cost        (HlDiffView *self);
 /* NULL before set_analyses(). */
 HlDiffTree    *hl_diff_view_get_tree        (HlDiffView *self);
 HlFlameGraph  *hl_diff_view_get_graph       (HlDiffView *self);
+/* The flame graph page (cost, inversion, search, breadcrumb). */
+HlFlameView   *hl_diff_view_get_flame_view  (HlDiffView *self);
+/* The tree the flame graph shows: the table's, or the bottom-up diff when
+ * the graph is inverted. NULL before set_analyses(). */
+HlDiffTree    *hl_diff_view_get_graph_tree  (HlDiffView *self);
 GtkColumnView *hl_diff_view_get_column_view (HlDiffView *self);
 /* The rows as shown (GtkTreeListRow items, sorted). */
 GListModel    *hl_diff_view_get_rows        (HlDiffView *self);

@@ -1,38 +1,55 @@
 /* hl-diff-window.c — a window comparing two recordings. */
 #include "hl-config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
+#include "hl-cost.h"
+#include "hl-diff-filter.h"
+#include "hl-diff-flame.h"
 #include "hl-diff-window.h"
+#include "hl-filter-bar.h"
+#include "hl-flame-export.h"
 
 struct _HlDiffWindow
 {
   AdwApplicationWindow parent_instance;
 
-  GtkStack      *stack;
-  AdwStatusPage *error_page;
-  HlDiffView    *view;
+  /* Borrowed widgets */
+  AdwToastOverlay *toast_overlay;
+  AdwWindowTitle  *title;
+  GtkStack        *stack;
+  AdwStatusPage   *error_page;
+  HlFilterBar     *filter_bar;
+  HlDiffView      *view;
 
-  GCancellable  *cancellable;
-  GFile         *files[2];
-  HlRecording   *recordings[2];
-  HlAnalysis    *analyses[2];
-  guint          generation;  /* of compare(): late answers of an earlier one are dropped */
+  /* Owned */
+  GCancellable    *cancellable;
+  GFile           *files[2];
+  HlRecording     *recordings[2];
+  HlAnalysis      *analyses[2];
+  HlSession       *session;       /* the filters, or NULL */
+  HlRecording     *origin;        /* whose thread ids the session names */
+  guint            generation;    /* of compare(): late answers of an earlier one are dropped */
 };
 
 typedef struct
 {
   HlDiffWindow *self;
   guint         generation;
+  guint         side;
 } Pending;
 
 static Pending *
-pending_new (HlDiffWindow *self)
+pending_new (HlDiffWindow *self,
+             guint         side)
 {
   Pending *p = g_new (Pending, 1);
 
   p->self = g_object_ref (self);
   p->generation = self->generation;
+  p->side = side;
   return p;
 }
 
@@ -58,6 +75,24 @@ hl_diff_window_new (GtkApplication *app)
 }
 
 static void
+update_actions (HlDiffWindow *self)
+{
+  gboolean shown = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "diff") == 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.swap", shown);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph", shown);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", shown);
+}
+
+static void
+show_page (HlDiffWindow *self,
+           const char   *name)
+{
+  gtk_stack_set_visible_child_name (self->stack, name);
+  update_actions (self);
+}
+
+static void
 show_error (HlDiffWindow *self,
             GFile        *file,
             const char   *message)
@@ -66,7 +101,7 @@ show_error (HlDiffWindow *self,
   g_autofree char *text = name != NULL ? g_strdup_printf ("%s: %s", name, message) : g_strdup (message);
 
   adw_status_page_set_description (self->error_page, text);
-  gtk_stack_set_visible_child_name (self->stack, "error");
+  show_page (self, "error");
 }
 
 static void step (HlDiffWindow *self);
@@ -78,6 +113,7 @@ on_analysis_ready (GObject      *source,
 {
   g_autoptr(GError) error = NULL;
   HlAnalysis *analysis = hl_analysis_new_finish (result, &error);
+  guint side = ((Pending *) user_data)->side;
   HlDiffWindow *self = g_object_ref (((Pending *) user_data)->self);
 
   if (pending_finish (user_data) == NULL)
@@ -87,14 +123,10 @@ on_analysis_ready (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_error (self, NULL, error->message);
     }
-  else if (self->analyses[0] == NULL)
-    {
-      self->analyses[0] = analysis;
-      step (self);
-    }
   else
     {
-      self->analyses[1] = analysis;
+      g_clear_object (&self->analyses[side]);
+      self->analyses[side] = analysis;
       step (self);
     }
   g_object_unref (self);
@@ -107,8 +139,8 @@ on_loaded (GObject      *source,
 {
   g_autoptr(GError) error = NULL;
   HlRecording *recording = hl_recording_load_finish (result, &error);
+  guint side = ((Pending *) user_data)->side;
   HlDiffWindow *self = g_object_ref (((Pending *) user_data)->self);
-  guint side = self->recordings[0] == NULL ? 0 : 1;
 
   if (pending_finish (user_data) == NULL)
     g_clear_object (&recording);
@@ -119,35 +151,11 @@ on_loaded (GObject      *source,
     }
   else
     {
+      g_clear_object (&self->recordings[side]);
       self->recordings[side] = recording;
       step (self);
     }
   g_object_unref (self);
-}
-
-/* One thing at a time: load A, load B, analyse A, analyse B, show. */
-static void
-step (HlDiffWindow *self)
-{
-  g_autoptr(HlFilter) filter = NULL;
-
-  for (guint i = 0; i < 2; i++)
-    if (self->recordings[i] == NULL)
-      {
-        hl_recording_load_async (self->files[i], HL_LOAD_FLAGS_NONE, self->cancellable,
-                                 NULL, NULL, NULL, on_loaded, pending_new (self));
-        return;
-      }
-  filter = hl_filter_new ();
-  for (guint i = 0; i < 2; i++)
-    if (self->analyses[i] == NULL)
-      {
-        hl_analysis_new_async (self->recordings[i], filter, self->cancellable,
-                               on_analysis_ready, pending_new (self));
-        return;
-      }
-  hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
-  gtk_stack_set_visible_child_name (self->stack, "diff");
 }
 
 static char *
@@ -157,6 +165,57 @@ display_name (GFile       *file,
   return file != NULL ? g_file_get_basename (file) : g_strdup (fallback);
 }
 
+static void
+update_title (HlDiffWindow *self)
+{
+  g_autofree char *a_name = display_name (self->files[0], "A");
+  g_autofree char *b_name = display_name (self->files[1], "B");
+  /* Translators: window title, "a.hltrace → b.hltrace" */
+  g_autofree char *title = g_strdup_printf (_("%s → %s"), a_name, b_name);
+  /* Translators: window subtitle, which recording is A and which is B */
+  g_autofree char *subtitle = g_strdup_printf (_("A: %s · B: %s"), a_name, b_name);
+
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  adw_window_title_set_title (self->title, _("Compare Recordings"));
+  adw_window_title_set_subtitle (self->title, subtitle);
+}
+
+/* One thing at a time: load A, load B, analyse A, analyse B, show. */
+static void
+step (HlDiffWindow *self)
+{
+  for (guint i = 0; i < 2; i++)
+    if (self->recordings[i] == NULL)
+      {
+        hl_recording_load_async (self->files[i], HL_LOAD_FLAGS_NONE, self->cancellable,
+                                 NULL, NULL, NULL, on_loaded, pending_new (self, i));
+        return;
+      }
+  for (guint i = 0; i < 2; i++)
+    if (self->analyses[i] == NULL)
+      {
+        g_autoptr(HlFilter) filter = self->session != NULL
+                                       ? hl_diff_filter_for (self->session, self->origin, self->recordings[i])
+                                       : hl_filter_new ();
+
+        hl_analysis_new_async (self->recordings[i], filter, self->cancellable,
+                               on_analysis_ready, pending_new (self, i));
+        return;
+      }
+  hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
+  show_page (self, "diff");
+}
+
+/* Drops what is under way and starts again from what is loaded. */
+static void
+restart (HlDiffWindow *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->generation++;
+}
+
 void
 hl_diff_window_compare (HlDiffWindow *self,
                         GFile        *a_file,
@@ -164,16 +223,11 @@ hl_diff_window_compare (HlDiffWindow *self,
                         GFile        *b_file,
                         HlRecording  *b_recording)
 {
-  g_autofree char *a_name = NULL, *b_name = NULL, *title = NULL;
-
   g_return_if_fail (HL_IS_DIFF_WINDOW (self));
   g_return_if_fail (a_file != NULL || a_recording != NULL);
   g_return_if_fail (b_file != NULL || b_recording != NULL);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
-  self->generation++;
+  restart (self);
   for (guint i = 0; i < 2; i++)
     {
       g_clear_object (&self->files[i]);
@@ -189,14 +243,214 @@ hl_diff_window_compare (HlDiffWindow *self,
   if (b_recording != NULL)
     self->recordings[1] = g_object_ref (b_recording);
 
-  a_name = display_name (a_file, "A");
-  b_name = display_name (b_file, "B");
-  /* Translators: window title, "a.hltrace → b.hltrace" */
-  title = g_strdup_printf (_("%s → %s"), a_name, b_name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
-  gtk_stack_set_visible_child_name (self->stack, "loading");
+  update_title (self);
+  show_page (self, "loading");
   step (self);
 }
+
+/* ---- Filters ---------------------------------------------------------- */
+
+static void
+add_chip (const char   *id,
+          const char   *label,
+          HlFilterKind  kind,
+          gpointer      user_data)
+{
+  HlDiffWindow *self = user_data;
+
+  hl_filter_bar_set_chip (self->filter_bar, id, label);
+}
+
+static void
+on_session_changed (HlDiffWindow *self)
+{
+  hl_filter_bar_clear (self->filter_bar);
+  hl_session_foreach_filter (self->session, add_chip, self);
+  if (self->recordings[0] == NULL && self->recordings[1] == NULL)
+    return;  /* nothing to compare yet: compare() analyses with these */
+  restart (self);
+  g_clear_object (&self->analyses[0]);
+  g_clear_object (&self->analyses[1]);
+  show_page (self, "loading");
+  step (self);
+}
+
+static void
+on_chip_removed (HlDiffWindow *self,
+                 const char   *id)
+{
+  if (self->session != NULL)
+    hl_session_remove_filter (self->session, id);
+}
+
+void
+hl_diff_window_set_filters (HlDiffWindow *self,
+                            HlSession    *session,
+                            HlRecording  *origin)
+{
+  g_return_if_fail (HL_IS_DIFF_WINDOW (self));
+  g_return_if_fail (session == NULL || HL_IS_SESSION (session));
+
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+  g_set_object (&self->origin, origin);
+  if (session != NULL)
+    {
+      self->session = hl_session_copy (session);
+      g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
+    }
+  hl_filter_bar_clear (self->filter_bar);
+  if (self->session != NULL)
+    hl_session_foreach_filter (self->session, add_chip, self);
+}
+
+HlSession *
+hl_diff_window_get_session (HlDiffWindow *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_WINDOW (self), NULL);
+  return self->session;
+}
+
+HlFilterBar *
+hl_diff_window_get_filter_bar (HlDiffWindow *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_WINDOW (self), NULL);
+  return self->filter_bar;
+}
+
+/* ---- Swap ------------------------------------------------------------- */
+
+#define SWAP(type, x, y) G_STMT_START { type t_ = (x); (x) = (y); (y) = t_; } G_STMT_END
+
+void
+hl_diff_window_swap (HlDiffWindow *self)
+{
+  g_return_if_fail (HL_IS_DIFF_WINDOW (self));
+
+  SWAP (GFile *, self->files[0], self->files[1]);
+  SWAP (HlRecording *, self->recordings[0], self->recordings[1]);
+  SWAP (HlAnalysis *, self->analyses[0], self->analyses[1]);
+  update_title (self);
+  if (self->analyses[0] != NULL && self->analyses[1] != NULL)
+    hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
+  else
+    {
+      /* Half-way: start the remaining steps again for the new sides. */
+      restart (self);
+      show_page (self, "loading");
+      step (self);
+    }
+}
+
+static void
+action_swap (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  hl_diff_window_swap (HL_DIFF_WINDOW (widget));
+}
+
+static void
+action_find (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  hl_flame_view_focus_search (hl_diff_view_get_flame_view (HL_DIFF_WINDOW (widget)->view));
+}
+
+/* ---- Export ----------------------------------------------------------- */
+
+gboolean
+hl_diff_window_export_flame_graph (HlDiffWindow *self,
+                                   GFile        *file,
+                                   GError      **error)
+{
+  HlFlameGraph *graph;
+  HlFlameData *data;
+  HlFlameViewport vp;
+  HlFlameStyle style = { 0 };
+  HlFlameExportFormat format;
+
+  g_return_val_if_fail (HL_IS_DIFF_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  graph = hl_diff_view_get_graph (self->view);
+  data = hl_flame_graph_get_data (graph);
+  if (data == NULL || hl_diff_view_get_graph_tree (self->view) == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no flame graph to export"));
+      return FALSE;
+    }
+  format = hl_flame_export_format_for_file (file);
+  if (format == HL_FLAME_EXPORT_COLLAPSED)
+    {
+      HlDiffFlameInfo *info = hl_diff_flame_info_new (hl_diff_view_get_graph_tree (self->view),
+                                                      hl_diff_view_get_cost (self->view));
+      g_autofree char *text = hl_diff_flame_to_collapsed (data, info);
+
+      hl_diff_flame_info_free (info);
+      return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                      G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+    }
+  /* SVG and PNG: drawn as on screen, colours by growth included. */
+  hl_flame_graph_get_viewport (graph, &vp);
+  if (vp.width < 100)
+    vp.width = 1200;
+  hl_flame_graph_get_style (graph, &style);
+  style.selected = -1;
+  style.font = NULL;
+  return hl_flame_export (data, &vp, &style, format, file, error);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog,
+                    int              response,
+                    HlDiffWindow    *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (!hl_diff_window_export_flame_graph (self, file, &error))
+        adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
+      else
+        adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("Flame graph exported")));
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+action_export_flame_graph (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *param)
+{
+  HlDiffWindow *self = HL_DIFF_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  const struct { const char *name, *pattern; } filters[] = {
+    { N_("SVG image"), "*.svg" },
+    { N_("PNG image"), "*.png" },
+    { N_("Collapsed stacks of A and B (flamegraph.pl)"), "*.txt" },
+  };
+
+  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "heaplens-diff.svg");
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+      gtk_file_filter_set_name (filter, _(filters[i].name));
+      gtk_file_filter_add_pattern (filter, filters[i].pattern);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* ---- For tests -------------------------------------------------------- */
 
 HlDiffView *
 hl_diff_window_get_view (HlDiffWindow *self)
@@ -219,6 +473,8 @@ hl_diff_window_get_error (HlDiffWindow *self)
   return adw_status_page_get_description (self->error_page);
 }
 
+/* ---- GObject ---------------------------------------------------------- */
+
 static void
 hl_diff_window_dispose (GObject *object)
 {
@@ -232,13 +488,37 @@ hl_diff_window_dispose (GObject *object)
       g_clear_object (&self->recordings[i]);
       g_clear_object (&self->analyses[i]);
     }
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+  g_clear_object (&self->origin);
   G_OBJECT_CLASS (hl_diff_window_parent_class)->dispose (object);
 }
 
 static void
 hl_diff_window_class_init (HlDiffWindowClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = hl_diff_window_dispose;
+  gtk_widget_class_install_action (widget_class, "win.swap", NULL, action_swap);
+  gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, action_find);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export-flame-graph", NULL);
+}
+
+static GtkWidget *
+header_button (const char *icon,
+               const char *tooltip,
+               const char *action)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (icon);
+
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action);
+  return button;
 }
 
 static void
@@ -251,13 +531,26 @@ hl_diff_window_init (HlDiffWindow *self)
 
   gtk_window_set_default_size (GTK_WINDOW (self), 1200, 800);
   gtk_window_set_title (GTK_WINDOW (self), _("Compare Recordings"));
+  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Compare Recordings"), NULL));
+  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header),
+                             header_button ("object-flip-horizontal-symbolic", _("Swap A and B"), "win.swap"));
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header),
+                           header_button ("document-save-symbolic", _("Export Flame Graph…"),
+                                          "win.export-flame-graph"));
   gtk_box_append (GTK_BOX (toolbar), header);
+
+  self->filter_bar = HL_FILTER_BAR (hl_filter_bar_new ());
+  g_signal_connect_swapped (self->filter_bar, "chip-removed", G_CALLBACK (on_chip_removed), self);
+  gtk_box_append (GTK_BOX (toolbar), GTK_WIDGET (self->filter_bar));
 
   self->stack = GTK_STACK (gtk_stack_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->stack), TRUE);
   adw_status_page_set_title (ADW_STATUS_PAGE (loading), _("Comparing Recordings…"));
   gtk_spinner_start (GTK_SPINNER (spinner));
   gtk_widget_set_halign (spinner, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spinner), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Comparing Recordings…"), -1);
   adw_status_page_set_child (ADW_STATUS_PAGE (loading), spinner);
   gtk_stack_add_named (self->stack, loading, "loading");
 
@@ -269,6 +562,8 @@ hl_diff_window_init (HlDiffWindow *self)
   self->view = HL_DIFF_VIEW (hl_diff_view_new ());
   gtk_stack_add_named (self->stack, GTK_WIDGET (self->view), "diff");
   gtk_box_append (GTK_BOX (toolbar), GTK_WIDGET (self->stack));
-  gtk_stack_set_visible_child_name (self->stack, "loading");
-  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), toolbar);
+  self->toast_overlay = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
+  adw_toast_overlay_set_child (self->toast_overlay, toolbar);
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), GTK_WIDGET (self->toast_overlay));
+  show_page (self, "loading");
 }

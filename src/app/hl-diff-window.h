@@ -5,7 +5,9 @@
 #include <adwaita.h>
 
 #include "hl-diff-view.h"
+#include "hl-filter-bar.h"
 #include "hl-model.h"
+#include "hl-session.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +23,23 @@ void          hl_diff_window_compare   (HlDiffWindow   *self,
                                         HlRecording    *a_recording,
                                         GFile          *b_file,
                                         HlRecording    *b_recording);
+/* Compare with a copy of SESSION's filters, shown as chips that can be
+ * removed, and its cost; ORIGIN is the recording SESSION's thread ids come
+ * from (hl-diff-filter.h says how each filter is carried to the other
+ * side). Call before compare(). */
+void          hl_diff_window_set_filters (HlDiffWindow *self,
+                                          HlSession    *session,
+                                          HlRecording  *origin);
+HlSession    *hl_diff_window_get_session (HlDiffWindow *self);
+HlFilterBar  *hl_diff_window_get_filter_bar (HlDiffWindow *self);
+/* B becomes A and A becomes B (win.swap). */
+void          hl_diff_window_swap      (HlDiffWindow   *self);
+/* The flame graph as SVG or PNG (as drawn), or collapsed stacks of both
+ * sides ("a;b SELF_A SELF_B", hl_diff_flame_to_collapsed()), by FILE's
+ * extension (win.export-flame-graph). */
+gboolean      hl_diff_window_export_flame_graph (HlDiffWindow *self,
+                                                 GFile        *file,
+                                                 GError      **error);
 HlDiffView   *hl_diff_window_get_view  (HlDiffWindow   *self);
 /* "loading", "error" or "diff" (for tests). */
 const char   *hl_diff_window_get_page  (HlDiffWindow   *self);

@@ -49,6 +49,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
+static void update_accessible_description (HlFlameGraph *self);
+
 G_DEFINE_FINAL_TYPE (HlFlameGraph, hl_flame_graph, GTK_TYPE_WIDGET)
 
 GtkWidget *
@@ -143,6 +145,7 @@ hl_flame_graph_set_data (HlFlameGraph *self,
     self->data = hl_flame_data_ref (data);
   self->zoom = 0;
   self->selected = -1;
+  update_accessible_description (self);
   gtk_widget_queue_resize (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATA]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
@@ -249,6 +252,31 @@ hl_flame_graph_zoom_out (HlFlameGraph *self)
   return TRUE;
 }
 
+/* Screen readers hear the selected frame (the tooltip's text, one line),
+ * or how to move when none is. */
+static void
+update_accessible_description (HlFlameGraph *self)
+{
+  g_autofree char *markup = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *line = NULL;
+
+  if (self->data == NULL || self->selected < 0)
+    {
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                      _("Arrow keys move between frames, Enter zooms in, Escape zooms out"),
+                                      -1);
+      return;
+    }
+  markup = hl_flame_graph_describe_node (self, (guint) self->selected);
+  if (!pango_parse_markup (markup, -1, 0, NULL, &text, NULL, NULL))
+    text = g_strdup (markup);
+  lines = g_strsplit (text, "\n", -1);
+  line = g_strjoinv (", ", lines);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, line, -1);
+}
+
 void
 hl_flame_graph_set_selected (HlFlameGraph *self,
                              gint          node)
@@ -259,6 +287,7 @@ hl_flame_graph_set_selected (HlFlameGraph *self,
   if (self->selected == node)
     return;
   self->selected = node;
+  update_accessible_description (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
 }
@@ -771,4 +800,5 @@ hl_flame_graph_init (HlFlameGraph *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Flame graph"),
                                   -1);
+  update_accessible_description (self);
 }

@@ -18,8 +18,14 @@ struct _HlFlameView
   GtkSearchEntry    *search_entry;
   GtkLabel          *search_label;
   GtkBox            *breadcrumb_box;
+  GtkScrolledWindow *scroller;
   HlFlameGraph      *flame_graph;
   GtkLabel          *status_label;
+
+  /* Owned */
+  HlFlameSearchSummaryFunc search_summary_func;
+  gpointer           search_summary_data;
+  GDestroyNotify     search_summary_notify;
 
   gboolean           setting_costs;
 };
@@ -97,9 +103,14 @@ update_search_label (HlFlameView *self)
       gtk_label_set_label (self->search_label, "");
       return;
     }
-  pct = hl_format_percentage (hl_flame_data_search_cost (data, search), hl_flame_data_get_total (data));
-  /* Translators: share of the total cost in frames matching the search */
-  text = g_strdup_printf (_("Matches: %s of the total"), pct);
+  if (self->search_summary_func != NULL)
+    text = self->search_summary_func (data, search, self->search_summary_data);
+  else
+    {
+      pct = hl_format_percentage (hl_flame_data_search_cost (data, search), hl_flame_data_get_total (data));
+      /* Translators: share of the total cost in frames matching the search */
+      text = g_strdup_printf (_("Matches: %s of the total"), pct);
+    }
   gtk_label_set_label (self->search_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->search_label), TRUE);
 }
@@ -133,6 +144,38 @@ hl_flame_view_set_search (HlFlameView *self,
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text ? text : "");
   /* search-changed is delayed; apply now so that callers see the result. */
   on_search_changed (self);
+}
+
+static void
+clear_search_summary_func (HlFlameView *self)
+{
+  if (self->search_summary_notify != NULL && self->search_summary_data != NULL)
+    self->search_summary_notify (self->search_summary_data);
+  self->search_summary_func = NULL;
+  self->search_summary_data = NULL;
+  self->search_summary_notify = NULL;
+}
+
+void
+hl_flame_view_set_search_summary_func (HlFlameView              *self,
+                                       HlFlameSearchSummaryFunc  func,
+                                       gpointer                  user_data,
+                                       GDestroyNotify            notify)
+{
+  g_return_if_fail (HL_IS_FLAME_VIEW (self));
+  clear_search_summary_func (self);
+  self->search_summary_func = func;
+  self->search_summary_data = user_data;
+  self->search_summary_notify = notify;
+  update_search_label (self);
+}
+
+void
+hl_flame_view_set_colors_visible (HlFlameView *self,
+                                  gboolean     visible)
+{
+  g_return_if_fail (HL_IS_FLAME_VIEW (self));
+  gtk_widget_set_visible (GTK_WIDGET (self->colors_dropdown), visible);
 }
 
 /* ---- Breadcrumb ------------------------------------------------------- */
@@ -309,6 +352,7 @@ hl_flame_view_set_data (HlFlameView *self,
 static void
 hl_flame_view_dispose (GObject *object)
 {
+  clear_search_summary_func (HL_FLAME_VIEW (object));
   gtk_widget_dispose_template (GTK_WIDGET (object), HL_TYPE_FLAME_VIEW);
   {
     GtkWidget *child;
@@ -338,6 +382,7 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_entry);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_label);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, breadcrumb_box);
+  gtk_widget_class_bind_template_child (widget_class, HlFlameView, scroller);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, flame_graph);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, status_label);
   gtk_widget_class_bind_template_callback (widget_class, on_cost_selected);
@@ -348,9 +393,23 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
+/* A flame graph grows upwards from its root at the bottom: when it is
+ * taller than the page, keep the root in sight (scrolled to the bottom)
+ * whenever the graph or the page changes size; an icicle starts at the top. */
+static void
+on_vadjustment_changed (GtkAdjustment *adjustment,
+                        HlFlameView   *self)
+{
+  if (!hl_flame_graph_get_inverted (self->flame_graph))
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
+                                          - gtk_adjustment_get_page_size (adjustment));
+}
+
 static void
 hl_flame_view_init (HlFlameView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   on_colors_selected (self);
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
+                           G_CALLBACK (on_vadjustment_changed), self, 0);
 }

@@ -29,4 +29,17 @@ void          hl_flame_view_set_search     (HlFlameView        *self,
 char         *hl_flame_view_get_breadcrumb (HlFlameView        *self);
 const char   *hl_flame_view_get_search_summary (HlFlameView    *self);
 
+/* The text next to the search entry, when the caller knows better than
+ * "share of the total" (a diff shows A and B); NULL = the default. */
+typedef char *(*HlFlameSearchSummaryFunc) (HlFlameData *data,
+                                           const char  *search,
+                                           gpointer     user_data);
+void          hl_flame_view_set_search_summary_func (HlFlameView              *self,
+                                                     HlFlameSearchSummaryFunc  func,
+                                                     gpointer                  user_data,
+                                                     GDestroyNotify            notify);
+/* Hides the colour choice (a diff colours by growth). */
+void          hl_flame_view_set_colors_visible (HlFlameView    *self,
+                                                gboolean        visible);
+
 G_END_DECLS

@@ -564,6 +564,11 @@ hl_adapter_filter (HlSession *session,
   return g_steal_pointer (&filter);
 }
 
+/* Values of one metadata key offered in the filter menu: all of them
+ * inline up to MENU_INLINE_VALUES, else the first MENU_MAX_VALUES in a submenu. */
+#define MENU_INLINE_VALUES 6
+#define MENU_MAX_VALUES    40
+
 GMenuModel *
 hl_adapter_filter_menu (HlRecording *recording)
 {
@@ -588,19 +593,50 @@ hl_adapter_filter_menu (HlRecording *recording)
       g_menu_append_item (threads, item);
     }
 
+  /* Metadata: a key with a few values lists them; a key with many (a
+   * request number, a document index) gets a submenu of its first ones,
+   * so that the phases and the modules stay in sight. */
   m = hl_recording_get_metadata_intervals (recording, &n);
-  for (guint i = 0; i < n && g_hash_table_size (seen) < 40; i++)
-    {
-      g_autofree char *pair = g_strdup_printf ("%s=%s", m[i].key, m[i].value);
-      g_autoptr(GMenuItem) item = NULL;
+  {
+    g_autoptr(GPtrArray) keys = g_ptr_array_new ();                     /* borrowed, in order */
+    g_autoptr(GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                          (GDestroyNotify) g_ptr_array_unref);
 
-      if (g_hash_table_contains (seen, pair))
-        continue;
-      item = g_menu_item_new (pair, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.filter-metadata", g_variant_new_string (pair));
-      g_menu_append_item (metadata, item);
-      g_hash_table_add (seen, g_steal_pointer (&pair));
-    }
+    for (guint i = 0; i < n; i++)
+      {
+        GPtrArray *list = g_hash_table_lookup (values, m[i].key);
+        g_autofree char *pair = g_strdup_printf ("%s=%s", m[i].key, m[i].value);
+
+        if (list == NULL)
+          {
+            list = g_ptr_array_new ();
+            g_hash_table_insert (values, (gpointer) m[i].key, list);
+            g_ptr_array_add (keys, (gpointer) m[i].key);
+          }
+        if (list->len < MENU_MAX_VALUES && !g_hash_table_contains (seen, pair))
+          {
+            g_ptr_array_add (list, (gpointer) m[i].value);
+            g_hash_table_add (seen, g_steal_pointer (&pair));
+          }
+      }
+    for (guint k = 0; k < keys->len; k++)
+      {
+        const char *key = g_ptr_array_index (keys, k);
+        GPtrArray *list = g_hash_table_lookup (values, key);
+        g_autoptr(GMenu) target = list->len > MENU_INLINE_VALUES ? g_menu_new () : g_object_ref (metadata);
+
+        for (guint v = 0; v < list->len; v++)
+          {
+            g_autofree char *pair = g_strdup_printf ("%s=%s", key, (const char *) g_ptr_array_index (list, v));
+            g_autoptr(GMenuItem) item = g_menu_item_new (pair, NULL);
+
+            g_menu_item_set_action_and_target_value (item, "win.filter-metadata", g_variant_new_string (pair));
+            g_menu_append_item (target, item);
+          }
+        if (target != metadata)
+          g_menu_append_submenu (metadata, key, G_MENU_MODEL (target));
+      }
+  }
 
   mods = hl_recording_get_modules (recording, &n);
   g_hash_table_remove_all (seen);

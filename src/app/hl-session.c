@@ -63,6 +63,36 @@ hl_session_new (void)
   return g_object_new (HL_TYPE_SESSION, NULL);
 }
 
+static void rebuild_caches (HlSession *self);
+
+HlSession *
+hl_session_copy (HlSession *self)
+{
+  HlSession *copy;
+
+  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
+  copy = hl_session_new ();
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      const Filter *f = g_ptr_array_index (self->filters, i);
+      Filter *c = g_new0 (Filter, 1);
+
+      c->kind = f->kind;
+      c->id = g_strdup (f->id);
+      c->label = g_strdup (f->label);
+      c->tid = f->tid;
+      c->key = g_strdup (f->key);
+      c->value = g_strdup (f->value);
+      g_ptr_array_add (copy->filters, c);
+    }
+  copy->has_range = self->has_range;
+  copy->range_start_ns = self->range_start_ns;
+  copy->range_end_ns = self->range_end_ns;
+  copy->cost = self->cost;
+  rebuild_caches (copy);
+  return copy;
+}
+
 static void
 rebuild_caches (HlSession *self)
 {

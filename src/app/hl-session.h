@@ -19,6 +19,8 @@ typedef enum
 } HlFilterKind;
 
 HlSession  *hl_session_new            (void);
+/* A new session with the same filters, range and cost (Compare With…). */
+HlSession  *hl_session_copy           (HlSession  *self);
 
 void        hl_session_set_range      (HlSession  *self,
                                        guint64     start_ns,

@@ -8,6 +8,7 @@
 #include "hl-allocations-view.h"
 #include "hl-call-tree-view.h"
 #include "hl-cost.h"
+#include "hl-diff-window.h"
 #include "hl-filter-bar.h"
 #include "hl-flame-export.h"
 #include "hl-flame-view.h"
@@ -398,6 +399,7 @@ action_export_flame_graph (GtkWidget  *widget,
 
   dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
   for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
     {
@@ -519,11 +521,33 @@ on_compare_response (GtkNativeDialog *dialog,
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
-      hl_application_open_diff (HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
-                                self->file, self->recording, file);
+      hl_window_compare_with (self, file);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
+}
+
+HlDiffWindow *
+hl_window_compare_with (HlWindow *self,
+                        GFile    *file)
+{
+  HlDiffWindow *window;
+  guint cost;
+
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (self->recording != NULL, NULL);
+
+  window = hl_diff_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+  /* The filters of this window, carried over to both sides, and the
+   * flame graph's cost (a diff has no "live at T"). */
+  hl_diff_window_set_filters (window, self->session, self->recording);
+  cost = hl_flame_view_get_cost (self->flame_view);
+  if (cost < HL_N_TREE_COSTS)
+    hl_diff_view_set_cost (hl_diff_window_get_view (window), cost);
+  hl_diff_window_compare (window, self->file, self->recording, file, NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
 }
 
 static void
@@ -990,14 +1014,18 @@ on_drop (GtkDropTarget *target,
          double         y,
          HlWindow      *self)
 {
-  GdkFileList *list;
   GSList *files;
   HlApplication *app = HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
 
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST) || app == NULL)
+  if (app == NULL)
     return FALSE;
-  list = g_value_get_boxed (value);
-  files = gdk_file_list_get_files (list);
+  /* Files from a file manager come as a list; one file from some sources. */
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    files = gdk_file_list_get_files (g_value_get_boxed (value));
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE) && g_value_get_object (value) != NULL)
+    files = g_slist_prepend (NULL, g_value_get_object (value));
+  else
+    return FALSE;
   for (GSList *l = files; l; l = l->next)
     {
       if (hl_window_is_empty (self))
@@ -1166,7 +1194,8 @@ hl_window_init (HlWindow *self)
                             G_CALLBACK (on_visible_view_changed), self);
   show_page (self, "start");
 
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (drop, (GType[]) { GDK_TYPE_FILE_LIST, G_TYPE_FILE }, 2);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 }

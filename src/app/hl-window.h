@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "hl-application.h"
+#include "hl-diff-window.h"
 #include "hl-model.h"
 #include "hl-session.h"
 
@@ -34,6 +35,10 @@ gboolean    hl_window_export_flame_graph (HlWindow  *self,
                                           GError   **error);
 /* Save the report of the shown analysis as JSON (as `heaplens-cli report
  * --json`). */
+/* Compare With… FILE: a diff window with this recording as A, FILE as B,
+ * and this window's filters and cost (borrowed; the application holds it). */
+HlDiffWindow *hl_window_compare_with (HlWindow *self,
+                                      GFile    *file);
 gboolean    hl_window_export_report (HlWindow  *self,
                                      GFile     *file,
                                      GError   **error);

@@ -15,7 +15,10 @@ main (int   argc,
   g_autoptr(HlApplication) app = NULL;
 
   setlocale (LC_ALL, "");
-  bindtextdomain (HL_GETTEXT_PACKAGE, HL_LOCALEDIR);
+  /* Translated words, numbers as in C ("1.50 MiB" everywhere, as exported). */
+  setlocale (LC_NUMERIC, "C");
+  /* HEAPLENS_LOCALEDIR: translations of an uninstalled build (tests). */
+  bindtextdomain (HL_GETTEXT_PACKAGE, g_getenv ("HEAPLENS_LOCALEDIR") ? g_getenv ("HEAPLENS_LOCALEDIR") : HL_LOCALEDIR);
   bind_textdomain_codeset (HL_GETTEXT_PACKAGE, "UTF-8");
   textdomain (HL_GETTEXT_PACKAGE);
 

@@ -37,7 +37,8 @@ main (int    argc,
    * collapsed stacks stay in the C locale so that scripts can read them. */
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
-  bindtextdomain (HL_GETTEXT_PACKAGE, HL_LOCALEDIR);
+  /* HEAPLENS_LOCALEDIR: translations of an uninstalled build (tests). */
+  bindtextdomain (HL_GETTEXT_PACKAGE, g_getenv ("HEAPLENS_LOCALEDIR") ? g_getenv ("HEAPLENS_LOCALEDIR") : HL_LOCALEDIR);
   bind_textdomain_codeset (HL_GETTEXT_PACKAGE, "UTF-8");
   textdomain (HL_GETTEXT_PACKAGE);
 

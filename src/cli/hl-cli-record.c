@@ -327,7 +327,8 @@ hl_cli_record (int    argc,
                (unsigned long long) s->n_allocs, (unsigned long long) s->n_frees, peak, leaked,
                (unsigned long long) blocks, (unsigned long long) s->dropped);
       if (ctx.n > 1)
-        fprintf (stderr, _("; %u child process%s recorded too"), ctx.n - 1, ctx.n == 2 ? "" : "es");
+        fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
+                                   ctx.n - 1), ctx.n - 1);
       fprintf (stderr, "\n");
     }
   else

@@ -3,6 +3,7 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
@@ -13,12 +14,12 @@ cost_title (HlCostKind kind)
 {
   switch (kind)
     {
-    case HL_COST_KIND_ALLOCATIONS: return "most calls to allocation functions";
-    case HL_COST_KIND_BYTES:       return "most bytes allocated";
-    case HL_COST_KIND_TEMPORARY:   return "most temporary allocations";
-    case HL_COST_KIND_PEAK:        return "largest contributions to the heap peak";
-    case HL_COST_KIND_LEAKED:      return "most memory leaked";
-    case HL_COST_KIND_LIVE:        return "most memory live at the end of the range";
+    case HL_COST_KIND_ALLOCATIONS: return _("most calls to allocation functions");
+    case HL_COST_KIND_BYTES:       return _("most bytes allocated");
+    case HL_COST_KIND_TEMPORARY:   return _("most temporary allocations");
+    case HL_COST_KIND_PEAK:        return _("largest contributions to the heap peak");
+    case HL_COST_KIND_LEAKED:      return _("most memory leaked");
+    case HL_COST_KIND_LIVE:        return _("most memory live at the end of the range");
     case HL_N_COST_KINDS:
     default:                       return "";
     }
@@ -31,8 +32,8 @@ print_costs_line (const HlCosts *c)
   g_autofree char *peak = hl_cli_format_size (c->peak_bytes);
   g_autofree char *leaked = hl_cli_format_size (c->leaked_bytes);
 
-  printf ("%" G_GUINT64_FORMAT " calls, %s allocated, %" G_GUINT64_FORMAT " temporary, %s at peak, %s leaked\n",
-          c->allocations, bytes, c->temporary, peak, leaked);
+  printf (_("%" PRIu64 " calls, %s allocated, %" PRIu64 " temporary, %s at peak, %s leaked\n"),
+          (uint64_t) c->allocations, bytes, (uint64_t) c->temporary, peak, leaked);
 }
 
 static void
@@ -64,16 +65,16 @@ print_text (const char  *path,
   if (s.has_exit_status)
     printf (_("  exit status:      %d\n"), s.exit_status);
   printf (_("  duration:         %.3f s\n"), s.duration_ns / 1e9);
-  printf ("  calls:            %" G_GUINT64_FORMAT " allocations, %" G_GUINT64_FORMAT " frees\n",
-          s.n_allocations, s.n_frees);
+  printf (_("  calls:            %" PRIu64 " allocations, %" PRIu64 " frees\n"),
+          (uint64_t) s.n_allocations, (uint64_t) s.n_frees);
   printf (_("  allocated:        %s\n"), bytes);
-  printf ("  temporary:        %" G_GUINT64_FORMAT " (%.1f %% of calls)\n", s.temporary,
+  printf (_("  temporary:        %" PRIu64 " (%.1f %% of calls)\n"), (uint64_t) s.temporary,
           s.n_allocations ? 100.0 * s.temporary / s.n_allocations : 0.0);
   printf (_("  peak heap:        %s at %.3f s\n"), peak, s.peak_time_ns / 1e9);
   if (s.peak_rss_bytes > 0)
     printf (_("  peak RSS:         %s\n"), rss);
-  printf ("  leaked:           %s in %" G_GUINT64_FORMAT " blocks\n", leaked, s.leaked_blocks);
-  printf ("  dropped events:   %" G_GUINT64_FORMAT "\n", s.dropped_events);
+  printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
+  printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   printf (_("  threads:          %u\n"), s.n_threads);
   if (filter_text[0] != '\0')
     {
@@ -97,14 +98,16 @@ print_text (const char  *path,
           guint n;
           const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
 
-          printf ("  %12s  %5.1f %%  %" G_GUINT64_FORMAT " calls\n", value,
-                  total ? 100.0 * v / total : 0.0, sc->costs.allocations);
+          printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
+                  total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
           if (n == 0)
             printf (_("      (stack not recorded)\n"));
           for (guint f = 0; f < n; f++)
             {
               g_autofree char *text = hl_cli_format_frame (frames[f]);
-              printf ("      %s %s\n", f == 0 ? "at" : "  ", text);
+              /* Translators: "at" before the innermost frame of a stack;
+               * the frames below line up with the text after it. */
+              printf ("      %s %s\n", f == 0 ? C_("stack", "at") : "  ", text);
             }
         }
     }

@@ -92,7 +92,7 @@ hl_cli_sessions (int    argc,
     }
   hl_cli_session_foreach (session_cb, &ctx);
   if (ctx.prune)
-    printf (_("%u session%s removed\n"), ctx.pruned, ctx.pruned == 1 ? "" : "s");
+    printf (ngettext ("%u session removed\n", "%u sessions removed\n", ctx.pruned), ctx.pruned);
   else if (ctx.listed == 0)
     printf (_("no sessions\n"));
   return 0;

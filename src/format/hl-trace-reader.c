@@ -165,6 +165,14 @@ hl_trace_reader_open_file_codec (const char          *path,
         munmap (map, size);
       return -1;
     }
+  if ((*out)->image != NULL)
+    {
+      /* A compressed file was read into its plain image: the mapping's
+       * pages would only add to the reader's resident memory. */
+      if (map != NULL)
+        munmap (map, size);
+      return 0;
+    }
   (*out)->mapping = map;
   (*out)->mapping_size = size;
   return 0;

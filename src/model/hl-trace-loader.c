@@ -4,6 +4,7 @@
 #include "hl-recording-aggregate.h"
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
+#include "hl-symbolizer-prefetch.h"
 #include "hl-trace-load-private.h"
 
 #define MAX_QUEUED 4
@@ -213,6 +214,7 @@ load (LoadData      *data,
   g_autofree char *path = g_file_get_path (data->file);
   HlTraceReader *reader = NULL;
   HlTraceIndex *index = NULL;
+  g_autoptr (HlSymbolizerPrefetch) prefetch = NULL;
   HlFormatError err = { 0 };
   HlPacketView pkt;
   HlEventCursor *cursor;
@@ -265,6 +267,11 @@ load (LoadData      *data,
           hl_recording_reserve (rec, max_id);
       }
   }
+  /* The symbolizer is made from the module map while the events load
+   * (not for a costs-only load: its debug info would sit in memory next to
+   * the decoded batches, which a costs-only load keeps small). */
+  if ((data->flags & (HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_AGGREGATE)) == 0 && index != NULL)
+    prefetch = hl_symbolizer_prefetch_start (reader, index);
   /* HEAPLENS_LOAD_THREADS=N: N decode threads over the index (0: the
    * one-thread pipeline), for benchmarks. */
   n_threads = MAX (2, g_get_num_processors ());
@@ -376,6 +383,7 @@ load (LoadData      *data,
 
   if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
     {
+      hl_symbolizer_prefetch_finish (g_steal_pointer (&prefetch), rec);
       hl_recording_symbolize (rec, cancellable);
       /* A saved trace is complete: let libdw's memory go. */
       hl_recording_set_symbolizer (rec, NULL, 0);

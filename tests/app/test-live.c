@@ -361,7 +361,11 @@ test_children (void)
               && strstr (hl_live_session_get_cmdline (c), "--seconds 3") != NULL
               && hl_live_session_get_pid (c) != hl_live_session_get_pid (s)
               && hl_live_session_get_start_wall_ns (c) >= hl_live_session_get_start_wall_ns (s))
-            child = g_strdup (n);
+            {
+              /* Another program's demo may match too: keep the last. */
+              g_free (child);
+              child = g_strdup (n);
+            }
         }
       if (child == NULL)
         g_main_context_iteration (NULL, FALSE);

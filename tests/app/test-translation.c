@@ -1,0 +1,158 @@
+/* test-translation.c — the German translation (po/de.po) at work:
+ * heaplens-cli with LANGUAGE=de prints German labels with numbers as in the
+ * C locale, and the application's widgets (under Xvfb) show German text
+ * from the templates and the code. Uses the uninstalled .mo files of the
+ * build (HEAPLENS_LOCALEDIR / bindtextdomain on $HL_BUILD_ROOT/po). */
+#include "hl-config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "hl-application.h"
+#include "hl-cost.h"
+#include "hl-units.h"
+#include "hl-window.h"
+
+static char *
+localedir (void)
+{
+  return g_build_filename (g_getenv ("HL_BUILD_ROOT"), "po", NULL);
+}
+
+static void
+test_cli (void)
+{
+  g_autofree char *cli = g_build_filename (g_getenv ("HL_BUILD_ROOT"), "src", "cli", "heaplens-cli", NULL);
+  g_autofree char *trace = g_build_filename (g_getenv ("HL_SOURCE_ROOT"), "tests", "format", "data",
+                                             "basic.hltrace", NULL);
+  g_autofree char *dir = localedir ();
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = g_get_environ ();
+  g_autoptr(GRegex) number = g_regex_new ("Dauer: +[0-9]+\\.[0-9]{3} s\\n", 0, 0, NULL);
+  const char *argv[] = { cli, "report", trace, "--top", "1", NULL };
+  const char *usage_argv[] = { cli, "--help", NULL };
+  int status = -1;
+
+  env = g_environ_setenv (env, "LANG", "C.UTF-8", TRUE);
+  env = g_environ_setenv (env, "LC_ALL", "C.UTF-8", TRUE);
+  env = g_environ_setenv (env, "LANGUAGE", "de", TRUE);
+  env = g_environ_setenv (env, "HEAPLENS_LOCALEDIR", dir, TRUE);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, 0, NULL, NULL, &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_str_has_prefix (out, "Heaplens-Bericht für "));
+  g_assert_nonnull (strstr (out, "\n  Aufrufe:          "));
+  g_assert_nonnull (strstr (out, " Allokationen, "));
+  g_assert_nonnull (strstr (out, "\n  Heap-Spitze:      "));
+  g_assert_null (strstr (out, "duration:"));
+  /* Numbers as in C: a decimal point, sizes in KiB/MiB/GiB. */
+  g_assert_true (g_regex_match (number, out, 0, NULL));
+  g_assert_true (strstr (out, " KiB") != NULL || strstr (out, " MiB") != NULL || strstr (out, " GiB") != NULL);
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_true (g_spawn_sync (NULL, (char **) usage_argv, env, 0, NULL, NULL, &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "Aufruf: heaplens-cli BEFEHL"));
+
+  /* And without LANGUAGE the same program speaks English. */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  env = g_environ_unsetenv (env, "LANGUAGE");
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, 0, NULL, NULL, &out, &err, &status, &error));
+  g_assert_true (g_str_has_prefix (out, "Heaplens report for "));
+}
+
+static GtkWidget *
+find_label (GtkWidget  *widget,
+            const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0)
+    return widget;
+  if (ADW_IS_STATUS_PAGE (widget) && g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_label (c, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+shows_views (gpointer window)
+{
+  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
+}
+
+static void
+test_app (void)
+{
+  HlApplication *app = hl_application_new ();
+  g_autofree char *path = g_build_filename (g_getenv ("HL_SOURCE_ROOT"), "tests", "format", "data",
+                                            "basic.hltrace", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *size = NULL;
+  HlWindow *window;
+  gint64 deadline;
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  window = hl_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+
+  /* From the template (start page, translated through the .ui's domain)
+   * and from the code. */
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Trace _öffnen…"));
+  g_assert_cmpstr (hl_cost_get_label (HL_COST_KIND_BYTES), ==, "Allozierte Bytes");
+  g_assert_cmpstr (g_dngettext (HL_GETTEXT_PACKAGE, "%u module has no debug information: its frames have no source lines",
+                                "%u modules have no debug information: their frames have no source lines", 2),
+                   ==, "%u Module haben keine Debug-Informationen: ihre Frames haben keine Quelltextzeilen");
+  /* Numbers stay in the C locale. */
+  size = hl_format_size (1536 * 1024);
+  g_assert_cmpstr (size, ==, "1.50 MiB");
+
+  hl_window_open (window, file);
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!shows_views (window) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (shows_views (window));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Heap im Zeitverlauf"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (app);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *dir = NULL;
+
+  /* As main.c does, with the build's translations and German. */
+  g_setenv ("LANGUAGE", "de", TRUE);
+  g_setenv ("LANG", "C.UTF-8", TRUE);
+  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  dir = localedir ();
+  bindtextdomain (HL_GETTEXT_PACKAGE, dir);
+  bind_textdomain_codeset (HL_GETTEXT_PACKAGE, "UTF-8");
+  textdomain (HL_GETTEXT_PACKAGE);
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/translation/cli", test_cli);
+  if (gtk_init_check ())
+    g_test_add_func ("/translation/app", test_app);
+  else
+    g_test_add_func ("/translation/app-no-display", (GTestFunc) g_test_fail);
+  return g_test_run ();
+}
