@@ -204,7 +204,8 @@ test_record (void)
   /* Slow enough that the first poll comes before the segment's metadata
    * log (the last 512 changes) has lost the load phase, even under ASan on
    * a loaded machine. */
-  char *argv[] = { demo, (char *) "--seconds", (char *) "6", NULL };
+  /* slower when taking screenshots, so that each phase lasts */
+  char *argv[] = { demo, (char *) "--seconds", (char *) (g_getenv ("HL_TEST_SCREENSHOT_DIR") ? "12" : "6"), NULL };
   char *env[] = { (char *) "HL_TEST_MARK=1", NULL };
   HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .extra_env = env, .follow = TRUE };
   g_autoptr(GError) error = NULL;
