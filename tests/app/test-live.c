@@ -602,6 +602,18 @@ test_record_dialog (void)
   while (!gtk_widget_get_mapped (GTK_WIDGET (dialog)))
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpstr (gtk_window_get_title (dialog), ==, "Record a Program");
+  /* built from data/ui/hl-record-dialog.ui: the rows are there, the
+   * working directory filled in */
+  GtkWidget *row = find_widget (GTK_WIDGET (dialog), ADW_TYPE_ENTRY_ROW);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_widget (GTK_WIDGET (dialog), ADW_TYPE_COMBO_ROW));
+  g_assert_nonnull (find_widget (GTK_WIDGET (dialog), GTK_TYPE_SWITCH));
+  g_autofree char *cwd = g_get_current_dir ();
+  gboolean cwd_shown = FALSE;
+  for (GtkWidget *r = row; r != NULL; r = gtk_widget_get_next_sibling (r))
+    cwd_shown |= ADW_IS_ENTRY_ROW (r) && g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (r)), cwd) == 0;
+  g_assert_true (cwd_shown);
+  save_window_png (dialog, "record-dialog.png");
   gtk_window_destroy (dialog);
 }
 
