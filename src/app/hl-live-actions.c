@@ -157,88 +157,29 @@ close_on_escape (GtkWindow *dialog)
   gtk_widget_add_controller (GTK_WIDGET (dialog), sc);
 }
 
-static AdwEntryRow *
-entry_row (AdwPreferencesGroup *group,
-           const char          *title)
-{
-  GtkWidget *row = adw_entry_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_group_add (group, row);
-  return ADW_ENTRY_ROW (row);
-}
-
 GtkWindow *
 hl_record_dialog_new (HlApplication *app,
                       GtkWindow     *parent)
 {
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/heaplens/Heaplens/ui/hl-record-dialog.ui");
   RecordDialog *d = g_new0 (RecordDialog, 1);
   d->app = app;
-  d->dialog = GTK_WINDOW (adw_window_new ());
+  d->dialog = GTK_WINDOW (gtk_builder_get_object (builder, "dialog"));
+  d->command = ADW_ENTRY_ROW (gtk_builder_get_object (builder, "command_row"));
+  d->cwd = ADW_ENTRY_ROW (gtk_builder_get_object (builder, "cwd_row"));
+  d->env = ADW_ENTRY_ROW (gtk_builder_get_object (builder, "env_row"));
+  d->unwind = ADW_COMBO_ROW (gtk_builder_get_object (builder, "unwind_row"));
+  d->follow = GTK_SWITCH (gtk_builder_get_object (builder, "follow_switch"));
+  d->error = GTK_LABEL (gtk_builder_get_object (builder, "error_label"));
   g_object_set_data_full (G_OBJECT (d->dialog), "hl-record-dialog", d, record_dialog_free);
-  gtk_window_set_title (d->dialog, _("Record a Program"));
   gtk_window_set_modal (d->dialog, parent != NULL);
   gtk_window_set_transient_for (d->dialog, parent);
-  gtk_window_set_default_size (d->dialog, 560, -1);
-
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  adw_header_bar_set_show_end_title_buttons (ADW_HEADER_BAR (header), FALSE);
-  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (gtk_window_destroy), d->dialog);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), cancel);
-  GtkWidget *record = gtk_button_new_with_mnemonic (_("_Record"));
-  gtk_widget_add_css_class (record, "suggested-action");
-  g_signal_connect (record, "clicked", G_CALLBACK (on_record_clicked), d);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), record);
-  gtk_box_append (GTK_BOX (box), header);
-
-  GtkWidget *page = adw_preferences_page_new ();
-  GtkWidget *group = adw_preferences_group_new ();
-  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
-                                         _("The program runs under the Heaplens preload; its heap is shown "
-                                           "live and the complete trace opens when it ends."));
-  d->command = entry_row (ADW_PREFERENCES_GROUP (group), _("Program and arguments"));
-  GtkWidget *choose = gtk_button_new_from_icon_name ("document-open-symbolic");
-  gtk_widget_set_valign (choose, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (choose, "flat");
-  gtk_widget_set_tooltip_text (choose, _("Choose a program"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (choose), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose a program"), -1);
-  g_signal_connect (choose, "clicked", G_CALLBACK (on_choose_clicked), d);
-  adw_entry_row_add_suffix (d->command, choose);
-  d->cwd = entry_row (ADW_PREFERENCES_GROUP (group), _("Working directory"));
+  g_signal_connect_swapped (gtk_builder_get_object (builder, "cancel_button"), "clicked",
+                            G_CALLBACK (gtk_window_destroy), d->dialog);
+  g_signal_connect (gtk_builder_get_object (builder, "record_button"), "clicked", G_CALLBACK (on_record_clicked), d);
+  g_signal_connect (gtk_builder_get_object (builder, "choose_button"), "clicked", G_CALLBACK (on_choose_clicked), d);
   g_autofree char *cwd = g_get_current_dir ();
   gtk_editable_set_text (GTK_EDITABLE (d->cwd), cwd);
-  d->env = entry_row (ADW_PREFERENCES_GROUP (group), _("Extra environment (NAME=VALUE …)"));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-
-  GtkWidget *options = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (options), _("Options"));
-  d->unwind = ADW_COMBO_ROW (adw_combo_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (d->unwind), _("Stack unwinder"));
-  const char *unwinders[] = { _("libunwind (any program)"), _("Frame pointers (faster)"), NULL };
-  g_autoptr(GtkStringList) list = gtk_string_list_new (unwinders);
-  adw_combo_row_set_model (d->unwind, G_LIST_MODEL (list));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (options), GTK_WIDGET (d->unwind));
-  GtkWidget *follow_row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (follow_row), _("Follow children"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (follow_row), _("Record forked processes and programs it executes"));
-  d->follow = GTK_SWITCH (gtk_switch_new ());
-  gtk_switch_set_active (d->follow, TRUE);
-  gtk_widget_set_valign (GTK_WIDGET (d->follow), GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (follow_row), GTK_WIDGET (d->follow));
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (follow_row), GTK_WIDGET (d->follow));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (options), follow_row);
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (options));
-
-  d->error = GTK_LABEL (gtk_label_new (""));
-  gtk_widget_add_css_class (GTK_WIDGET (d->error), "error");
-  gtk_widget_set_visible (GTK_WIDGET (d->error), FALSE);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (d->error), 12);
-  gtk_widget_set_vexpand (page, TRUE);
-  gtk_box_append (GTK_BOX (box), page);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (d->error));
-  adw_window_set_content (ADW_WINDOW (d->dialog), box);
-  gtk_window_set_default_size (d->dialog, 560, 480);
   close_on_escape (d->dialog);
   return d->dialog;
 }

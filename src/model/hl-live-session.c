@@ -894,6 +894,7 @@ typedef struct
 
 typedef struct
 {
+  HlLiveSession *self;
   HlShmReader   *reader;
   guint32       *shadow;
   guint64        n_shadow;
@@ -927,6 +928,15 @@ static void
 scan_guarded (gpointer data)
 {
   ScanCtx *c = data;
+  HlLiveSession *self = c->self;
+  if (self->shadow == NULL)
+    {
+      /* zero pages until a slot is used */
+      self->n_shadow = hl_shm_reader_live_n_slots (self->reader);
+      self->shadow = g_new0 (guint32, MAX (self->n_shadow, 1));
+    }
+  c->shadow = self->shadow;
+  c->n_shadow = self->n_shadow;
   c->rc = hl_shm_reader_live_diff (c->reader, c->shadow, c->n_shadow, scan_added, scan_removed, c, &c->err);
 }
 
@@ -947,15 +957,8 @@ scan_thread (GTask        *task,
 {
   HlLiveSession *self = source;
   ScanCtx *c = task_data;
-  if (self->shadow == NULL)
-    {
-      /* zero pages until a slot is used */
-      self->n_shadow = hl_shm_reader_live_n_slots (self->reader);
-      self->shadow = g_new0 (guint32, MAX (self->n_shadow, 1));
-    }
+  c->self = self;
   c->reader = self->reader;
-  c->shadow = self->shadow;
-  c->n_shadow = self->n_shadow;
   double t0 = thread_cpu_ms ();
   gboolean ran = hl_shm_guard_run (scan_guarded, c);
   c->cpu_ms = thread_cpu_ms () - t0;

@@ -39,15 +39,15 @@ done
 ok $up "the first instance is on the session bus"
 
 start=$(date +%s)
-(cd "$WORK/second" && timeout 30 "$APP" --record -- "$DEMO" --seconds 1 --seed 7) > "$WORK/second.log" 2>&1
+(cd "$WORK/second" && timeout 30 "$APP" --record -- "$DEMO" --seconds 15 --seed 7) > "$WORK/second.log" 2>&1
 rc=$?
 sed 's/^/# second: /' "$WORK/second.log"
 ok $rc "the second instance hands the command over and exits with status 0"
-[ $(( $(date +%s) - start )) -lt 10 ]
+[ $(( $(date +%s) - start )) -lt 12 ]
 ok $? "it does not wait for the recording"
 
 found=1
-for _ in $(seq 1 600); do
+for _ in $(seq 1 900); do
   for f in "$WORK"/second/heaplens.heaplens-demo.*.hltrace; do
     if [ -s "$f" ] && ! kill -0 "$(echo "$f" | sed 's/.*\.\([0-9]*\)\.hltrace$/\1/')" 2> /dev/null; then found=0; fi
   done
