@@ -230,7 +230,15 @@ test_record (void)
    * second) is a performance target measured in bench/live.sh, not here:
    * a loaded CI machine under ASan can starve the main loop. */
   if (g_getenv ("HL_TEST_SCREENSHOT_DIR") == NULL) /* screenshots stop the loop for a while */
-    g_assert_cmpuint (refreshes, >=, 2); /* ASan on a loaded machine: 2 seen */
+    {
+#ifdef __SANITIZE_ADDRESS__
+      /* ASan slows the main thread's share of a refresh (timeline data,
+       * summary) a lot: at least one refresh while running */
+      g_assert_cmpuint (refreshes, >=, 1);
+#else
+      g_assert_cmpuint (refreshes, >=, 3);
+#endif
+    }
   g_assert_nonnull (strstr (hl_live_panel_get_status (w), "exited with status 0"));
   HlLiveSession *s = hl_live_panel_get_session (w);
   g_assert_nonnull (s);
