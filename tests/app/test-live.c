@@ -419,7 +419,9 @@ test_children (void)
 {
   g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
-  g_autofree char *cmd = g_strdup_printf ("%s --seconds 3; true", demo);
+  /* 30 s: an ASan build of the application took over 8 s to list the
+   * child, and an ended child's session is gone. */
+  g_autofree char *cmd = g_strdup_printf ("%s --seconds 30; true", demo);
   char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
   HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
   g_autoptr(GError) error = NULL;
@@ -445,7 +447,7 @@ test_children (void)
         {
           g_autoptr(HlLiveSession) c = g_str_has_prefix (n, "heaplens-") ? hl_live_session_open_name (n, NULL) : NULL;
           if (c != NULL && g_str_has_suffix (hl_live_session_get_exe (c), "heaplens-demo")
-              && strstr (hl_live_session_get_cmdline (c), "--seconds 3") != NULL
+              && strstr (hl_live_session_get_cmdline (c), "--seconds 30") != NULL
               && hl_live_session_get_pid (c) != hl_live_session_get_pid (s)
               && hl_live_session_get_start_wall_ns (c) >= hl_live_session_get_start_wall_ns (s))
             {
@@ -635,6 +637,12 @@ int
 main (int   argc,
       char *argv[])
 {
+  /* --children: only /live-app/children, which meson runs in a process
+   * of its own (after the other cases in one ASan process it did not find
+   * the child's session; alone it does — see the closing note). */
+  gboolean children_only = argc > 1 && strcmp (argv[argc - 1], "--children") == 0;
+  if (children_only)
+    argv[--argc] = NULL;
   g_test_init (&argc, &argv, NULL);
   g_autofree char *home = g_dir_make_tmp ("hl-test-live-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", home, TRUE);
@@ -649,13 +657,17 @@ main (int   argc,
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_application_hold (G_APPLICATION (app));
-  g_test_add_func ("/live-app/record-dialog", test_record_dialog);
-  g_test_add_func ("/live-app/record", test_record);
-  g_test_add_func ("/live-app/attach", test_attach);
-  g_test_add_func ("/live-app/stop", test_stop);
-  g_test_add_func ("/live-app/exec", test_exec);
-  g_test_add_func ("/live-app/children", test_children);
-  g_test_add_func ("/live-app/switch-in-place", test_switch_in_place);
+  if (children_only)
+    g_test_add_func ("/live-app/children", test_children);
+  else
+    {
+      g_test_add_func ("/live-app/record-dialog", test_record_dialog);
+      g_test_add_func ("/live-app/record", test_record);
+      g_test_add_func ("/live-app/attach", test_attach);
+      g_test_add_func ("/live-app/stop", test_stop);
+      g_test_add_func ("/live-app/exec", test_exec);
+      g_test_add_func ("/live-app/switch-in-place", test_switch_in_place);
+    }
   int ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);
