@@ -22,6 +22,7 @@
 #include "hl-cli-session-file.h"
 #include "hl-record-env.h"
 #ifdef HL_HAVE_ZSTD
+#include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"
 #endif
 
@@ -135,17 +136,25 @@ keep_descendants (FindCtx  *ctx,
   ctx->n = n;
 }
 
+#define RECORD_ZSTD_LEVEL 9
+
 /* Rewrites TRACE as zstd frames (hl-trace-codec.h): the preload writes
- * plain packets, whole-run compression afterwards costs the program
- * nothing. Prints a warning and leaves the file plain on failure. */
+ * plain packets, and `record` compresses them beside the program while it
+ * runs (hl-cli-record-stream.h), so that only the last frame is left for
+ * the end. A trace without a stream (or whose stream failed) is compressed
+ * whole here. Prints a warning and leaves the file plain on failure. */
 static void
-compress_trace (const char *trace)
+compress_trace (void       *streams,
+                const char *trace)
 {
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
-  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (9), 0, &err) != 0)
+  if (trace[0] == '\0' || hl_record_streams_finish (streams, trace))
+    return;
+  if (hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (RECORD_ZSTD_LEVEL), 0, &err) != 0)
     fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
 #else
+  (void) streams;
   (void) trace;
 #endif
 }
@@ -272,6 +281,11 @@ hl_cli_record (int    argc,
     }
   child_pid = pid;
   g_strfreev (record_env);
+  void *streams = NULL;
+#ifdef HL_HAVE_ZSTD
+  if (compress)
+    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL);
+#endif
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
   struct sigaction sa;
@@ -289,6 +303,9 @@ hl_cli_record (int    argc,
         fprintf (stderr, _("heaplens-cli record: waitpid: %s\n"), strerror (errno));
         return 2;
       }
+#ifdef HL_HAVE_ZSTD
+  hl_record_streams_stop (streams);
+#endif
 
   static FindCtx ctx;
   memset (&ctx, 0, sizeof ctx);
@@ -311,7 +328,10 @@ hl_cli_record (int    argc,
     }
   for (unsigned k = 0; k < ctx.n; k++)
     if (compress)
-      compress_trace (ctx.found[k].s.header.trace_path);
+      compress_trace (streams, ctx.found[k].s.header.trace_path);
+#ifdef HL_HAVE_ZSTD
+  hl_record_streams_free (streams);
+#endif
   if (root != NULL)
     {
       HlCliSession *s = &root->s;
