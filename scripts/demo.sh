@@ -28,6 +28,8 @@ demo="$builddir/examples/heaplens-demo"
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
 	echo "heaplens: recording the demo live in the application"
+	# the uninstalled application keeps its window state with the build's schema
+	export GSETTINGS_SCHEMA_DIR="$builddir/data"
 	exec "$app" --record -- "$demo" --seconds "$seconds"
 fi
 
