@@ -39,22 +39,6 @@ same_file (const char *a, const char *b)
   return same;
 }
 
-static char *
-dump_of (const char *path, const HlTraceCodec *codec)
-{
-  HlTraceReader *r;
-  HlFormatError err;
-  if (hl_trace_reader_open_file_codec (path, codec, &r, &err) != 0)
-    return NULL;
-  char *text = NULL;
-  size_t len;
-  FILE *f = open_memstream (&text, &len);
-  hl_trace_dump (r, f, HL_DUMP_NO_SUMMARY, NULL);
-  fclose (f);
-  hl_trace_reader_free (r);
-  return text;
-}
-
 /* Writes DATA[0..N) to GROWING in pieces cut at CUTS (ascending offsets,
  * ending with N), polling STREAM after each; finishes. */
 static bool
@@ -124,7 +108,7 @@ main (void)
   hl_tap_ok (hl_trace_compress_stream_taken (s) == n, "every plain byte taken in");
   hl_trace_compress_stream_free (s);
   hl_tap_ok (same_file (out, whole), "byte-identical to compressing the finished file");
-  char *d_plain = dump_of (plain, NULL), *d_out = dump_of (out, zstd);
+  char *d_plain = hl_gen_dump_file (plain, NULL, NULL), *d_out = hl_gen_dump_file (out, zstd, NULL);
   hl_tap_ok (d_plain != NULL && d_out != NULL && strcmp (d_plain, d_out) == 0, "reads back as the plain file");
   free (d_out);
 
