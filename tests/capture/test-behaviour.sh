@@ -62,6 +62,14 @@ for t in t-tree t-churn t-cxx; do
   check "$t: cached CFI stacks = unw_backtrace's ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
 done
 
+# fp mode: a stack found among the thread's recent stacks is the one a
+# fresh frame-pointer walk gives (HEAPLENS_UNWIND_CHECK=1 walks every hit)
+for t in t-tree t-churn t-cxx; do
+  [ -x "$D/$t" ] || continue
+  HEAPLENS_UNWIND=fp HEAPLENS_FP_CHECK=0 HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/$t" > /dev/null 2> "$WORK/u.err"
+  check "$t: fp recent stacks = fresh walks ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
+done
+
 # stacks: depth, truncation
 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"
