@@ -787,24 +787,27 @@ hl_recent_lookup (HlThreadBlock *b,
       || (e->rbp_used != HL_RBP_ANY && e->rbp != rbp && !recent_rbp_matches (e, rbp, sp, b->stack_hi)))
     return 0;
   /* every word lies in [sp, stack_hi) of this thread's stack (the stack the
-   * entry was made on, checked by recent_validate) */
-  uint64_t d = 0, d2 = 0;
-  uint32_t i = 0, n = e->n_words;
-  for (; i + 2 <= n; i += 2)
+   * entry was made on, checked by recent_validate), at sp + off[i]; the
+   * count is a multiple of 4 (padded with copies of word 0) */
+  const uint8_t *base = (const uint8_t *) sp;
+  uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+  for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
     {
-      d |= *(const uint64_t *) e->addr[i] ^ e->val[i];
-      d2 |= *(const uint64_t *) e->addr[i + 1] ^ e->val[i + 1];
+      d0 |= *(const uint64_t *) (base + e->off[i]) ^ e->val[i];
+      d1 |= *(const uint64_t *) (base + e->off[i + 1]) ^ e->val[i + 1];
+      d2 |= *(const uint64_t *) (base + e->off[i + 2]) ^ e->val[i + 2];
+      d3 |= *(const uint64_t *) (base + e->off[i + 3]) ^ e->val[i + 3];
     }
-  if (i < n)
-    d |= *(const uint64_t *) e->addr[i] ^ e->val[i];
-  if ((d | d2) != 0)
+  if ((d0 | d1 | d2 | d3) != 0)
     return 0;
   e->used = ++b->recent_tick;
   return e->stack_id;
 }
 
-/* Into the way with the same key, else the one used longer ago. */
-static HlRecentStack *
+/* Remembers a stack: into the way with the same key, else the one used
+ * longer ago. ADDR[i] held VAL[i] (N words, then the word at ZERO_AT held 0
+ * when ZERO_AT is not 0); each word lies at or above SP. */
+static void
 recent_put (HlThreadBlock  *b,
             uint64_t        ip,
             uint64_t        sp,
@@ -813,24 +816,42 @@ recent_put (HlThreadBlock  *b,
             const uint64_t *addr,
             const uint64_t *val,
             uint32_t        n,
+            uint64_t        zero_at,
             uint32_t        stack_id)
 {
+  if (n + (zero_at != 0) > HL_RECENT_WORDS)
+    return;
   uint32_t slot = recent_slot (ip, sp);
   HlRecentStack *e = &b->recent[slot];
   HlRecentStack *o = &b->recent[slot ^ 1];
   if (!(e->ip == ip && e->sp == sp)
       && ((o->ip == ip && o->sp == sp) || o->used < e->used))
     e = o;
+  e->stack_id = 0;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i <= n; i++)
+    {
+      uint64_t a = i < n ? addr[i] : zero_at;
+      if (i == n && zero_at == 0)
+        break;
+      if (a < sp || a - sp > UINT32_MAX - 8)
+        return; /* not within 4 GiB above sp: not remembered */
+      e->off[k] = (uint32_t) (a - sp);
+      e->val[k++] = i < n ? val[i] : 0;
+    }
+  for (; (k & 3) != 0; k++)
+    {
+      /* pad with word 0 (there is one: a padded count is never 0) */
+      e->off[k] = e->off[0];
+      e->val[k] = e->val[0];
+    }
   e->ip = ip;
   e->sp = sp;
   e->rbp = rbp;
   e->rbp_used = rbp_used;
-  memcpy (e->addr, addr, n * sizeof (uint64_t));
-  memcpy (e->val, val, n * sizeof (uint64_t));
-  e->n_words = (uint16_t) n;
+  e->n_words = (uint16_t) k;
   e->stack_id = stack_id;
   e->used = ++b->recent_tick;
-  return e;
 }
 
 void
@@ -844,21 +865,14 @@ hl_recent_store (HlThreadBlock *b,
   if (m->generation != b->recent_cfi_generation)
     return;
   uint32_t top = m->n - 1;
-  uint32_t n = m->chk_end[top];
-  bool zero = m->end == END_ZERO;
   /* a truncated unwind did not read whether the next return address is 0 */
-  if (m->end == END_TRUNC || n + zero > HL_RECENT_WORDS)
+  if (m->end == END_TRUNC)
     return;
   const HlCfiFrame *f = &m->f[top];
-  HlRecentStack *e = recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
-                                  m->chk_addr, m->chk_val, n, stack_id);
-  if (zero)
-    {
-      /* the unwind ended reading a zero return address */
-      e->addr[n] = m->f[0].cfa - 8;
-      e->val[n] = 0;
-      e->n_words = (uint16_t) (n + 1);
-    }
+  /* an unwind that ended reading a zero return address read that word too */
+  recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
+              m->chk_addr, m->chk_val, m->chk_end[top],
+              m->end == END_ZERO ? m->f[0].cfa - 8 : 0, stack_id);
 }
 
 void
@@ -869,7 +883,7 @@ hl_recent_put (HlThreadBlock      *b,
   if (!w->ok || stack_id == 0)
     return;
   recent_validate (b);
-  (void) recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, stack_id);
+  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, stack_id);
 }
 
 #else

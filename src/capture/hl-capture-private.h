@@ -217,8 +217,9 @@ typedef struct
   uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
   uint8_t  reserved;
   uint64_t used;       /* b->recent_tick of the last store or hit */
-  uint64_t addr[HL_RECENT_WORDS];
-  uint64_t val[HL_RECENT_WORDS];
+  uint64_t val[HL_RECENT_WORDS + 2];
+  uint32_t off[HL_RECENT_WORDS + 2]; /* of the word from sp; n_words is a
+                                      * multiple of 4 (padded) */
 } HlRecentStack;
 
 enum
