@@ -21,6 +21,7 @@
 #include <string.h>
 
 #if defined(__x86_64__)
+#include <emmintrin.h>
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -790,6 +791,23 @@ hl_recent_lookup (HlThreadBlock *b,
    * entry was made on, checked by recent_validate), at sp + off[i]; the
    * count is a multiple of 4 (padded with copies of word 0) */
   const uint8_t *base = (const uint8_t *) sp;
+  if (e->pairs)
+    {
+      /* fp: two frame records (16 bytes each) per step */
+      __m128i a0 = _mm_setzero_si128 (), a1 = _mm_setzero_si128 ();
+      for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
+        {
+          __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i]));
+          __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i + 2]));
+          a0 = _mm_or_si128 (a0, _mm_xor_si128 (w0, _mm_loadu_si128 ((const __m128i *) &e->val[i])));
+          a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &e->val[i + 2])));
+        }
+      a0 = _mm_or_si128 (a0, a1);
+      if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) != 0xffff)
+        return 0;
+      e->used = ++b->recent_tick;
+      return e->stack_id;
+    }
   uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
   for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
     {
@@ -817,6 +835,7 @@ recent_put (HlThreadBlock  *b,
             const uint64_t *val,
             uint32_t        n,
             uint64_t        zero_at,
+            bool            pairs,
             uint32_t        stack_id)
 {
   if (n + (zero_at != 0) > HL_RECENT_WORDS)
@@ -839,12 +858,14 @@ recent_put (HlThreadBlock  *b,
       e->off[k] = (uint32_t) (a - sp);
       e->val[k++] = i < n ? val[i] : 0;
     }
-  for (; (k & 3) != 0; k++)
+  for (uint32_t j = 0; (k & 3) != 0; k++, j++)
     {
-      /* pad with word 0 (there is one: a padded count is never 0) */
-      e->off[k] = e->off[0];
-      e->val[k] = e->val[0];
+      /* pad with words 0, 1, ... (there are some: a padded count is never
+       * 0); pairs stay pairs (their count is even) */
+      e->off[k] = e->off[j];
+      e->val[k] = e->val[j];
     }
+  e->pairs = pairs;
   e->ip = ip;
   e->sp = sp;
   e->rbp = rbp;
@@ -872,7 +893,7 @@ hl_recent_store (HlThreadBlock *b,
   /* an unwind that ended reading a zero return address read that word too */
   recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
               m->chk_addr, m->chk_val, m->chk_end[top],
-              m->end == END_ZERO ? m->f[0].cfa - 8 : 0, stack_id);
+              m->end == END_ZERO ? m->f[0].cfa - 8 : 0, false, stack_id);
 }
 
 void
@@ -883,7 +904,7 @@ hl_recent_put (HlThreadBlock      *b,
   if (!w->ok || stack_id == 0)
     return;
   recent_validate (b);
-  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, stack_id);
+  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
 }
 
 #else

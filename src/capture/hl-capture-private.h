@@ -215,7 +215,8 @@ typedef struct
   uint32_t stack_id;   /* 0: empty */
   uint16_t n_words;
   uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
-  uint8_t  reserved;
+  uint8_t  pairs;      /* the words are 16-byte pairs (fp: saved rbp and
+                        * return address of a frame record), compared as such */
   uint64_t used;       /* b->recent_tick of the last store or hit */
   uint64_t val[HL_RECENT_WORDS + 2];
   uint32_t off[HL_RECENT_WORDS + 2]; /* of the word from sp; n_words is a
@@ -239,6 +240,7 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint8_t  rbp_used;
   bool     ok;
+  bool     pairs;    /* word 2i + 1 is at ADDR[2i] + 8 */
   uint32_t n;
   uint64_t addr[HL_RECENT_WORDS];
   uint64_t val[HL_RECENT_WORDS];
