@@ -883,7 +883,9 @@ hl_recent_store (HlThreadBlock *b,
   if (!b->memo_fresh || stack_id == 0 || m->n == 0)
     return;
   recent_validate (b);
-  if (m->generation != b->recent_cfi_generation)
+  /* (the unwinder may have changed since the unwind: fp mode switches to
+   * DWARF inside a check) */
+  if (m->generation != b->recent_cfi_generation || b->recent_unwind != HL_UNWIND_LIBUNWIND)
     return;
   uint32_t top = m->n - 1;
   /* a truncated unwind did not read whether the next return address is 0 */
@@ -904,6 +906,8 @@ hl_recent_put (HlThreadBlock      *b,
   if (!w->ok || stack_id == 0)
     return;
   recent_validate (b);
+  if (b->recent_unwind != w->unwind)
+    return; /* fp mode switched to DWARF since the walk */
   recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
 }
 

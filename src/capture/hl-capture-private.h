@@ -241,6 +241,7 @@ typedef struct
   uint8_t  rbp_used;
   bool     ok;
   bool     pairs;    /* word 2i + 1 is at ADDR[2i] + 8 */
+  uint32_t unwind;   /* the HlUnwindMode that read them */
   uint32_t n;
   uint64_t addr[HL_RECENT_WORDS];
   uint64_t val[HL_RECENT_WORDS];
