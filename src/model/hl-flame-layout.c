@@ -69,7 +69,7 @@ hl_flame_layout_new (HlCallTree *tree,
   g_atomic_ref_count_init (&self->ref_count);
   self->tree = hl_call_tree_ref (tree);
   self->kind = kind;
-  self->rects = g_array_new (FALSE, TRUE, sizeof (HlFlameRect));
+  self->rects = g_array_sized_new (FALSE, TRUE, sizeof (HlFlameRect), hl_call_tree_get_n_nodes (tree));
   total = hl_costs_get (hl_call_tree_get_costs (tree, 0), kind);
   min_width = (guint64) (min_fraction * (double) total);
   if (min_width == 0)
