@@ -58,7 +58,7 @@ struct _HlLivePanel
   GtkWidget       *children_button;
   GMenu           *children_menu;
   GHashTable      *children;      /* session names listed */
-  guint            children_tick;
+  gint64           children_scan_us; /* the last look for child processes */
   char            *status_text;
 };
 
@@ -274,11 +274,19 @@ unlink_exec_cb (void                   *user_data,
     }
 }
 
+/* Every CHILDREN_SCAN_MS, not every Nth refresh: a slow main loop (a
+ * sanitizer build on a loaded machine refreshes once a second or less)
+ * listed a child only after 25 s, when it had often ended. */
+#define CHILDREN_SCAN_MS 700
+
 static void
 scan_children (HlLivePanel *self)
 {
-  if (++self->children_tick % 7 == 1)
-    scan_children_now (self);
+  gint64 now = g_get_monotonic_time ();
+  if (now < self->children_scan_us + CHILDREN_SCAN_MS * 1000)
+    return;
+  self->children_scan_us = now;
+  scan_children_now (self);
 }
 
 static void

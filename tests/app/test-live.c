@@ -359,6 +359,22 @@ test_attach (void)
     }
   g_assert_cmpuint (pid, !=, 0);
   g_assert_true (refused);
+  /* the rows as shown: the corrupt one greyed, ours activatable */
+  GtkWidget *list = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LIST_BOX);
+  g_assert_nonnull (list);
+  g_assert_true (gtk_widget_get_visible (list));
+  gboolean greyed = FALSE, ours = FALSE;
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      const char *name = g_object_get_data (G_OBJECT (row), "hl-session");
+      g_autofree char *pid_part = g_strdup_printf ("-%u-", (unsigned) pid);
+      if (name != NULL && strstr (name, "-99999997-") != NULL)
+        greyed = !gtk_widget_get_sensitive (row);
+      if (name != NULL && strstr (name, pid_part) != NULL)
+        ours |= gtk_widget_get_sensitive (row) && gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row));
+    }
+  g_assert_true (greyed);
+  g_assert_true (ours);
   g_unlink (bad);
   gtk_window_destroy (dialog);
 
@@ -475,9 +491,11 @@ test_children (void)
   g_assert_no_error (error);
   g_object_ref (w);
   gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
-  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  gint64 started = g_get_monotonic_time ();
+  gint64 deadline = started + 60 * G_USEC_PER_SEC;
   while (hl_live_panel_get_n_children (w) == 0 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
+  g_test_message ("the child listed after %.1f s", (g_get_monotonic_time () - started) / 1e6);
   g_assert_cmpuint (hl_live_panel_get_n_children (w), ==, 1);
   guint before = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
   /* what the menu's item does: live.open-process('heaplens-UID-PID-…') */
