@@ -43,6 +43,7 @@ struct _HlLivePanel
   gboolean         frozen;
   gboolean         dirty;
   gboolean         finished;
+  gboolean         exec_lost;     /* the session after an exec was not found */
   guint            n_refreshes;
   gint64           last_refresh_us;
   gboolean         showing_trace; /* the window switched to the saved trace */
@@ -415,8 +416,11 @@ maybe_finish (HlLivePanel *self)
   HlLiveState st = hl_live_session_get_state (self->session);
   if (st == HL_LIVE_STATE_RUNNING || st == HL_LIVE_STATE_STARTING)
     return;
-  if (st == HL_LIVE_STATE_RESTARTED && self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
-    return; /* follow_exec() takes over */
+  /* follow_exec() takes over, also when the program already exited (a slow
+   * main loop may see its exit before the exec is followed: finishing on
+   * the image that exec'd away never opened the trace) */
+  if (st == HL_LIVE_STATE_RESTARTED && !self->exec_lost)
+    return;
   /* a recorded program: wait for the process itself too */
   if (self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
     return; /* still running: on_process_exited() comes back here */
@@ -465,7 +469,10 @@ follow_exec (gpointer user_data)
       set_session (self, session);
     }
   else
-    maybe_finish (self);
+    {
+      self->exec_lost = TRUE;
+      maybe_finish (self);
+    }
   return G_SOURCE_REMOVE;
 }
 
