@@ -169,7 +169,7 @@ watch (HlLivePanel *w,
       {
         seen->shot[i] = TRUE;
         /* a moment into the phase, so that it shows */
-        spin_ms (i == 0 ? 1200 : 600);
+        spin_ms (i == 0 ? 2000 : 600);
         save_window_png (GTK_WINDOW (hl_live_panel_get_window (w)), shots[i]);
       }
   if (s != NULL && status != NULL && g_str_has_prefix (status, "Running"))
