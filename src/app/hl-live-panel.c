@@ -24,6 +24,7 @@
 #define MIN_REFRESH_MS    80
 #define REFRESH_MS        50
 #define STOP_ESCALATE_MS  2000
+#define TRACE_TRIES       25    /* the trace looked for every 200 ms, 5 s */
 #define FLAME_MIN_FRACTION 0.0005
 
 struct _HlLivePanel
@@ -44,6 +45,7 @@ struct _HlLivePanel
   gboolean         dirty;
   gboolean         finished;
   gboolean         exec_lost;     /* the session after an exec was not found */
+  guint            trace_tries;
   guint            n_refreshes;
   gint64           last_refresh_us;
   gboolean         showing_trace; /* the window switched to the saved trace */
@@ -368,6 +370,14 @@ static gboolean
 open_trace_idle (gpointer user_data)
 {
   HlLivePanel *self = user_data;
+  /* the trace may come a moment after the session ended (written by
+   * another process, on a loaded machine): looked for a few seconds */
+  if (self->window != NULL && self->trace_path != NULL && self->trace_path[0] != '\0'
+      && !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR) && ++self->trace_tries < TRACE_TRIES)
+    {
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 200, open_trace_idle, g_object_ref (self), g_object_unref);
+      return G_SOURCE_REMOVE;
+    }
   if (self->window == NULL || self->trace_path == NULL || !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR))
     {
       refresh (self);
@@ -442,7 +452,11 @@ maybe_finish (HlLivePanel *self)
       scan_children_now (self);
       hl_shm_guard_run (unlink_ended_children, self);
     }
-  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE)
+  /* a session removed by its recorder as the program ended (heaplens-cli
+   * record does) leaves its trace too */
+  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE
+      || (st == HL_LIVE_STATE_VANISHED && self->trace_path != NULL && self->trace_path[0] != '\0'
+          && kill ((pid_t) hl_live_session_get_pid (self->session), 0) != 0))
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
 }
 
