@@ -247,6 +247,32 @@ test_growing (void)
     }
 }
 
+/* Stacks without frames (a thread's first allocation before any frame
+ * could be read): in the trees at the root, and one call site in the top
+ * stacks (two of them compared as keys: no frames to compare). */
+static void
+test_empty_stacks (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  const guint64 frames[] = { 0x1000, 0x2000 };
+
+  hl_recording_append_stack (rec, 1, NULL, 0);
+  hl_recording_append_stack (rec, 2, NULL, 0);
+  hl_recording_append_stack (rec, 3, frames, 2);
+  hl_recording_append_alloc (rec, 0, 10, 1, 100, 0xa0, 1);
+  hl_recording_append_alloc (rec, 1, 20, 1, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 30, 1, 400, 0xa2, 3);
+  hl_recording_commit (rec);
+  check_all (rec, NULL);
+
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+  g_autoptr (GArray) top = hl_analysis_get_top_stacks (a, HL_COST_KIND_BYTES, 10);
+  guint64 sum = 0;
+  for (guint i = 0; i < top->len; i++)
+    sum += g_array_index (top, HlStackCosts, i).costs.bytes;
+  g_assert_cmpuint (sum, ==, 700);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -254,5 +280,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/call-tree-build/equal-to-reference", test_equal_to_reference);
   g_test_add_func ("/call-tree-build/growing", test_growing);
+  g_test_add_func ("/call-tree-build/empty-stacks", test_empty_stacks);
   return g_test_run ();
 }
