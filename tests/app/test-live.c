@@ -210,6 +210,15 @@ run_to_trace (HlLivePanel *w,
           && g_strcmp0 (hl_window_get_page (trace), "views") == 0)
         break;
     }
+  if (trace == NULL)
+    {
+      HlLiveSession *s = hl_live_panel_get_session (w);
+      g_test_message ("no trace: status \"%s\", session %s (%s), trace path %s, page %s",
+                      hl_live_panel_get_status (w), s ? hl_live_session_get_name (s) : "-",
+                      s ? hl_live_state_to_string (hl_live_session_get_state (s)) : "-",
+                      s ? hl_live_session_get_trace_path (s) : "-",
+                      hl_live_panel_get_window (w) ? hl_window_get_page (hl_live_panel_get_window (w)) : "-");
+    }
   g_assert_nonnull (trace);
   /* the same window, not a new one */
   g_assert_true (trace == hl_live_panel_get_window (w));
