@@ -571,7 +571,8 @@ frames_equal (gconstpointer a,
 {
   const GPtrArray *x = a, *y = b;
 
-  return x->len == y->len && memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0;
+  /* a stack without frames has no pdata: memcmp must not see NULL */
+  return x->len == y->len && (x->len == 0 || memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0);
 }
 
 /* Stacks whose symbolized frames are the same (different return addresses

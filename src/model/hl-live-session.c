@@ -1116,6 +1116,7 @@ hl_live_session_poll (HlLiveSession *self)
   if (self->broken)
     return FALSE;
   PollCtx ctx = { self, FALSE };
+  gint64 t0 = g_get_monotonic_time ();
   g_object_ref (self);
   if (!hl_shm_guard_run (poll_guarded, &ctx))
     {
@@ -1129,6 +1130,10 @@ hl_live_session_poll (HlLiveSession *self)
       self->state_pending = FALSE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
     }
+  if (timing_enabled ())
+    g_printerr ("heaplens: timing: live poll %u at %.3f s: %.1f ms, %s%s\n", self->n_polls, t0 / 1e6,
+                (g_get_monotonic_time () - t0) / 1000.0, ctx.changed ? "changed" : "unchanged",
+                self->holds > 0 ? ", held" : "");
   if (ctx.changed)
     g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
   g_object_unref (self);
