@@ -73,9 +73,12 @@ hl_summary_view_set_stat (HlSummaryView *self,
       gtk_flow_box_append (self->stats_box, card);
       g_hash_table_insert (self->stats, g_strdup (id), value_label);
     }
-  gtk_label_set_label (GTK_LABEL (value_label), value);
+  /* Unchanged text is not set again (it would be laid out again). */
+  if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (value_label)), value) != 0)
+    gtk_label_set_label (GTK_LABEL (value_label), value);
   detail_label = gtk_widget_get_next_sibling (value_label);
-  gtk_label_set_label (GTK_LABEL (detail_label), detail ? detail : "");
+  if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (detail_label)), detail ? detail : "") != 0)
+    gtk_label_set_label (GTK_LABEL (detail_label), detail ? detail : "");
   gtk_widget_set_visible (detail_label, detail != NULL && detail[0] != '\0');
 }
 
@@ -109,6 +112,48 @@ on_top_row_activated (GtkListBox    *list,
     g_signal_emit (self, signals[CALL_SITE_ACTIVATED], 0, cost, function);
 }
 
+/* A top row: title, subtitle and a value label before an arrow. */
+static GtkWidget *
+new_top_row (void)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *value = gtk_label_new (NULL);
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
+  gtk_widget_add_css_class (value, "numeric");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+  g_object_set_data (G_OBJECT (row), "hl-value", value);
+  return row;
+}
+
+/* Only what changed is set: a refilter mostly changes the values, and a
+ * label given its own text again would be laid out again. */
+static void
+update_top_row (GtkWidget  *row,
+                const char *function,
+                const char *module,
+                const char *value)
+{
+  GtkLabel *value_label = g_object_get_data (G_OBJECT (row), "hl-value");
+  const char *subtitle = module != NULL ? module : "";
+
+  if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), function) != 0)
+    {
+      g_autofree char *tooltip = g_strdup_printf (_("Show %s in the flame graph"), function);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), function);
+      gtk_widget_set_tooltip_text (row, tooltip);
+      g_object_set_data_full (G_OBJECT (row), "hl-function", g_strdup (function), g_free);
+    }
+  if (g_strcmp0 (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), subtitle) != 0)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  if (g_strcmp0 (gtk_label_get_label (value_label), value) != 0)
+    gtk_label_set_label (value_label, value);
+}
+
 void
 hl_summary_view_set_top (HlSummaryView      *self,
                          guint               cost,
@@ -118,7 +163,8 @@ hl_summary_view_set_top (HlSummaryView      *self,
                          const char * const *modules,
                          const char * const *values)
 {
-  GtkWidget *list, *child;
+  GtkWidget *list, *child, *next;
+  guint i = 0;
 
   g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
 
@@ -144,33 +190,29 @@ hl_summary_view_set_top (HlSummaryView      *self,
       g_hash_table_insert (self->tops, GUINT_TO_POINTER (cost + 1), list);
     }
 
-  while ((child = gtk_widget_get_first_child (list)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (list), child);
+  /* The rows there are kept and updated; the "None" row is not a top row. */
+  for (child = gtk_widget_get_first_child (list); child != NULL; child = next)
+    {
+      next = gtk_widget_get_next_sibling (child);
+      if (i < n && g_object_get_data (G_OBJECT (child), "hl-value") != NULL)
+        {
+          update_top_row (child, functions[i], modules ? modules[i] : NULL, values[i]);
+          i++;
+        }
+      else
+        gtk_list_box_remove (GTK_LIST_BOX (list), child);
+    }
+  for (; i < n; i++)
+    {
+      GtkWidget *row = new_top_row ();
 
-  if (n == 0)
+      update_top_row (row, functions[i], modules ? modules[i] : NULL, values[i]);
+      gtk_list_box_append (GTK_LIST_BOX (list), row);
+    }
+  if (n == 0 && gtk_widget_get_first_child (list) == NULL)
     {
       GtkWidget *row = adw_action_row_new ();
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("None"));
-      gtk_list_box_append (GTK_LIST_BOX (list), row);
-      return;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *value = gtk_label_new (values[i]);
-      g_autofree char *tooltip = g_strdup_printf (_("Show %s in the flame graph"), functions[i]);
-
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), functions[i]);
-      if (modules != NULL && modules[i] != NULL)
-        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), modules[i]);
-      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
-      gtk_widget_add_css_class (value, "numeric");
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
-      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-      gtk_widget_set_tooltip_text (row, tooltip);
-      g_object_set_data_full (G_OBJECT (row), "hl-function", g_strdup (functions[i]), g_free);
       gtk_list_box_append (GTK_LIST_BOX (list), row);
     }
 }

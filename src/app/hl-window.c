@@ -19,6 +19,7 @@
 #include "hl-start-page.h"
 #include "hl-summary-view.h"
 #include "hl-timeline.h"
+#include "hl-timing.h"
 #include "hl-units.h"
 #include "hl-window.h"
 
@@ -64,11 +65,15 @@ struct _HlWindow
   char               *banner_title;
 
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
-  gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
-  gint64              analysis_time_us;
+  HlTimingMark        open_mark;             /* for HEAPLENS_DEBUG=timing */
+  gboolean            opening;               /* until the first views are drawn */
+  HlTimingMark        analysis_mark;
   guint               timeline_refetch_id;
-  gboolean            allocations_stale;     /* refreshed when shown */
-  gboolean            call_tree_stale;       /* live: refreshed when shown */
+  gboolean            timeline_whole;        /* its data covers the whole recording */
+  /* Views not shown are refreshed when they are shown. */
+  gboolean            summary_stale;
+  gboolean            allocations_stale;
+  gboolean            call_tree_stale;
   gint64              call_tree_time_us;     /* live: at most every 2 s */
 
   /* Live mode (hl_window_set_live): the recording grows on this thread
@@ -83,18 +88,6 @@ struct _HlWindow
   guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
   gboolean            live_follow;           /* the timeline shows the whole run as it grows */
 };
-
-static gboolean
-timing_enabled (void)
-{
-  static int enabled = -1;
-
-  if (enabled < 0)
-    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
-  return enabled;
-}
-
-#define TIMING(...) G_STMT_START { if (timing_enabled ()) g_printerr ("heaplens: timing: " __VA_ARGS__); } G_STMT_END
 
 G_DEFINE_FINAL_TYPE (HlWindow, hl_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -237,6 +230,7 @@ hl_window_live_update (HlWindow *self)
   whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
   self->live_follow = whole;
   timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   if (whole)
@@ -287,7 +281,8 @@ open_file (HlWindow *self,
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
-  self->open_time_us = g_get_monotonic_time ();
+  hl_timing_mark (&self->open_mark);
+  self->opening = TRUE;
   /* In place (a live view becoming its saved trace): the views stay until
    * the trace replaces their recording. */
   if (!in_place)
@@ -392,8 +387,9 @@ on_session_changed (HlWindow *self)
   guint64 start, end;
 
   /* Chips and the timeline follow the session; then every view refilters. */
-  hl_filter_bar_clear (self->filter_bar);
+  hl_filter_bar_begin_update (self->filter_bar);
   hl_session_foreach_filter (self->session, add_chip, self);
+  hl_filter_bar_end_update (self->filter_bar);
   if (hl_session_get_range (self->session, &start, &end))
     hl_timeline_set_selection (self->timeline, start, end);
   else
@@ -749,7 +745,7 @@ typedef struct
   HlCostKind     kind;
   gboolean       inverted;
   guint          generation;
-  gint64         begin_us;
+  HlTimingMark   begin;
   HlCallTree    *tree;      /* results */
   HlFlameData   *data;
 } FlameJob;
@@ -790,6 +786,40 @@ flame_job_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+typedef struct
+{
+  const char  *what;
+  HlTimingMark since;
+  gulong       handler;
+} PaintLog;
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                PaintLog      *log)
+{
+  hl_timing_log (&log->since, "%s", log->what);
+  g_signal_handler_disconnect (clock, log->handler);
+}
+
+/* Logs WHAT once the next frame is painted (the views drawn). */
+static void
+log_after_paint (HlWindow     *self,
+                 const char   *what,
+                 HlTimingMark *since)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+  PaintLog *log;
+
+  if (clock == NULL)
+    return;
+  log = g_new0 (PaintLog, 1);
+  log->what = what;
+  log->since = *since;
+  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_after_paint), log,
+                                        (GClosureNotify) (void (*) (void)) g_free, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 flame_job_done (GObject      *source,
                 GAsyncResult *result,
@@ -803,14 +833,19 @@ flame_job_done (GObject      *source,
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&job->tree);
   hl_flame_view_set_data (self->flame_view, job->data);
-  TIMING ("flame graph data %u nodes %.1f ms (worker)\n", hl_flame_data_get_n_nodes (job->data),
-          (g_get_monotonic_time () - job->begin_us) / 1000.0);
+  hl_timing_log (&job->begin, "flame graph data %u nodes", hl_flame_data_get_n_nodes (job->data));
+  hl_timing_log (&self->analysis_mark, "refilter to flame graph data");
   if (!has_views (self))
+    show_page (self, "views");
+  if (self->opening)
     {
-      show_page (self, "views");
-      if (self->open_time_us != 0)
-        TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+      self->opening = FALSE;
+      hl_timing_log (&self->open_mark, "open to views shown");
+      if (hl_timing_enabled ())
+        log_after_paint (self, "open to flame graph drawn", &self->open_mark);
     }
+  else if (hl_timing_enabled ())
+    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark);
   update_actions (self);
 }
 
@@ -843,11 +878,32 @@ refresh_flame_graph (HlWindow *self)
   job->kind = kind;
   job->inverted = hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view));
   job->generation = ++self->flame_generation;
-  job->begin_us = g_get_monotonic_time ();
+  hl_timing_mark (&job->begin);
   task = g_task_new (NULL, NULL, flame_job_done, NULL);
   g_task_set_task_data (task, job, flame_job_free);
   g_task_run_in_thread (task, flame_job_thread);
   g_object_unref (task);
+}
+
+static gboolean
+view_shown (HlWindow   *self,
+            const char *name)
+{
+  return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), name) == 0;
+}
+
+static void
+refresh_summary (HlWindow *self)
+{
+  if (self->analysis == NULL)
+    return;
+  if (!view_shown (self, "summary"))
+    {
+      self->summary_stale = TRUE;
+      return;
+    }
+  self->summary_stale = FALSE;
+  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
 }
 
 static void
@@ -857,10 +913,9 @@ refresh_call_tree (HlWindow *self)
 
   if (self->analysis == NULL)
     return;
-  /* Live, the tree is rebuilt when looked at, not at every refresh (that
-   * would fold what the user unfolded five times a second). */
-  if (self->live_session != NULL
-      && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "calltree") != 0)
+  /* The tree is rebuilt when looked at (live, that also keeps what the
+   * user unfolded from folding at every refresh). */
+  if (!view_shown (self, "calltree"))
     {
       self->call_tree_stale = TRUE;
       return;
@@ -914,7 +969,7 @@ refresh_allocations (HlWindow *self)
     return;
   /* The largest allocations and the histogram walk every allocation: do
    * it when the page is looked at, not on every range drag. */
-  if (g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "allocations") != 0)
+  if (!view_shown (self, "allocations"))
     {
       self->allocations_stale = TRUE;
       return;
@@ -928,30 +983,46 @@ refresh_allocations (HlWindow *self)
   hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
 }
 
+/* A view shown for the first time since the analysis changed catches up. */
 static void
 on_visible_view_changed (HlWindow *self)
 {
+  HlTimingMark begin;
+  gboolean stale = self->summary_stale || self->allocations_stale || self->call_tree_stale;
+
+  hl_timing_mark (&begin);
+  if (self->summary_stale)
+    refresh_summary (self);
   if (self->allocations_stale)
     refresh_allocations (self);
   if (self->call_tree_stale)
     refresh_call_tree (self);
+  if (stale)
+    hl_timing_log (&begin, "view %s refreshed when shown",
+                   adw_view_stack_get_visible_child_name (self->view_stack));
 }
 
 static void
 refresh_views (HlWindow *self)
 {
-  gint64 begin = g_get_monotonic_time ();
+  HlTimingMark begin, stage;
 
   if (self->analysis == NULL)
     return;
-  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
-  TIMING ("  summary %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_mark (&begin);
+  stage = begin;
+  refresh_summary (self);
+  hl_timing_log (&stage, "  summary");
+  hl_timing_mark (&stage);
   refresh_flame_graph (self);
-  TIMING ("  + flame graph %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  flame graph (to its worker)");
+  hl_timing_mark (&stage);
   refresh_call_tree (self);
-  TIMING ("  + call tree %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  call tree");
+  hl_timing_mark (&stage);
   refresh_allocations (self);
-  TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  allocations");
+  hl_timing_log (&begin, "views refreshed");
 }
 
 typedef struct
@@ -995,12 +1066,11 @@ on_analysis_ready (GObject      *source,
       analysis_call_free (call);
       return;
     }
-  TIMING ("analysis %.1f ms\n", (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  hl_timing_log (&self->analysis_mark, "analysis");
   g_set_object (&self->analysis, analysis);
   /* the flame graph's worker takes its own hold while this one lasts */
   refresh_views (self);
-  TIMING ("refilter (analysis and every view) %.1f ms\n",
-          (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  hl_timing_log (&self->analysis_mark, "refilter (analysis and every view but the flame graph)");
   analysis_call_free (call);
   if (self->live_session != NULL && self->analysis_pending)
     start_analysis (self);
@@ -1037,7 +1107,7 @@ start_analysis (HlWindow *self)
   g_clear_object (&self->analysis_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
-  self->analysis_time_us = g_get_monotonic_time ();
+  hl_timing_mark (&self->analysis_mark);
   self->analyses_running++;
   hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
                          on_analysis_ready, call);
@@ -1129,7 +1199,7 @@ on_loaded (GObject      *source,
       show_error (self, error->message);
       return;
     }
-  TIMING ("open to loaded %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+  hl_timing_log (&self->open_mark, "open to loaded");
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
   g_clear_object (&self->live_session);
@@ -1151,26 +1221,31 @@ hl_window_set_recording (HlWindow    *self,
   g_autoptr(HlTimelineData) timeline = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   const HlThreadInfo *threads;
+  HlTimingMark begin;
   guint n;
 
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (HL_IS_RECORDING (recording));
 
+  hl_timing_mark (&begin);
   g_set_object (&self->recording, recording);
   g_hash_table_remove_all (self->thread_names);
   threads = hl_recording_get_threads (recording, &n);
   for (guint i = 0; i < n; i++)
     if (threads[i].name != NULL && threads[i].name[0] != '\0')
       g_hash_table_insert (self->thread_names, GUINT_TO_POINTER (threads[i].tid), g_strdup (threads[i].name));
+  /* The analysis runs on workers while this thread makes the rest. */
+  start_analysis (self);
 
   timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   update_timeline_legend (self);
   menu = hl_adapter_filter_menu (recording);
   gtk_menu_button_set_menu_model (self->filter_button, menu);
   show_banner (self);
-  start_analysis (self);
+  hl_timing_log (&begin, "recording set (timeline, filter menu, banner)");
 }
 
 HlRecording *
@@ -1226,6 +1301,10 @@ refetch_timeline (gpointer user_data)
     return G_SOURCE_REMOVE;
   hl_timeline_get_visible_range (self->timeline, &start, &end);
   duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
+  /* The whole recording is shown from its data already. */
+  if (self->timeline_whole && start == 0 && end >= duration)
+    return G_SOURCE_REMOVE;
+  self->timeline_whole = FALSE;
   /* A margin of a screen on each side keeps panning smooth. */
   data = hl_adapter_timeline_data (self->recording,
                                    start > end - start ? start - (end - start) : 0,
