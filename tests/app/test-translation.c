@@ -10,6 +10,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "hl-application.h"
 #include "hl-cost.h"
@@ -66,6 +67,48 @@ test_cli (void)
   env = g_environ_unsetenv (env, "LANGUAGE");
   g_assert_true (g_spawn_sync (NULL, (char **) argv, env, 0, NULL, NULL, &out, &err, &status, &error));
   g_assert_true (g_str_has_prefix (out, "Heaplens report for "));
+}
+
+/* The model's strings (errors, filter descriptions) come from the
+ * "heaplens" domain whatever domain the program set. */
+static void
+test_model (void)
+{
+  g_autoptr(HlFilter) empty = hl_filter_new ();
+  g_autoptr(HlFilter) from = NULL;
+  g_autoptr(HlFilter) module = NULL;
+  g_autoptr(HlFilter) bad = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlRecording) none = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("hl-translation-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "not-a-trace.hltrace", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *previous = g_strdup (textdomain (NULL));
+
+  textdomain ("another-program");
+  bad = hl_filter_parse (empty, "thread=x", &error);
+  g_assert_null (bad);
+  g_assert_cmpstr (error->message, ==, "„x“ ist keine Thread-ID");
+  g_clear_error (&error);
+
+  from = hl_filter_parse (empty, "from=1500ms", &error);
+  g_assert_no_error (error);
+  module = hl_filter_with_module (from, "libc");
+  text = hl_filter_describe (module);
+  /* Numbers as in C, words in German. */
+  g_assert_cmpstr (text, ==, "1.500 s – Ende, Modul libc");
+
+  g_assert_true (g_file_set_contents (path, "hello", -1, NULL));
+  none = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  g_assert_null (none);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, path));
+  g_assert_nonnull (strstr (error->message, " ist kein Heaplens-Trace: "));
+  textdomain (previous);
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 static GtkWidget *
@@ -150,6 +193,7 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/translation/cli", test_cli);
+  g_test_add_func ("/translation/model", test_model);
   if (gtk_init_check ())
     g_test_add_func ("/translation/app", test_app);
   else
