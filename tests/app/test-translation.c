@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-cost.h"
 #include "hl-units.h"
@@ -111,31 +112,6 @@ test_model (void)
   g_rmdir (dir);
 }
 
-static GtkWidget *
-find_label (GtkWidget  *widget,
-            const char *text)
-{
-  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
-    return widget;
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0)
-    return widget;
-  if (ADW_IS_STATUS_PAGE (widget) && g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), text) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_label (c, text);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static gboolean
-shows_views (gpointer window)
-{
-  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
-}
-
 static void
 test_app (void)
 {
@@ -145,7 +121,6 @@ test_app (void)
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autofree char *size = NULL;
   HlWindow *window;
-  gint64 deadline;
 
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
@@ -154,7 +129,7 @@ test_app (void)
 
   /* From the template (start page, translated through the .ui's domain)
    * and from the code. */
-  g_assert_nonnull (find_label (GTK_WIDGET (window), "Trace _öffnen…"));
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Trace _öffnen…"));
   g_assert_cmpstr (hl_cost_get_label (HL_COST_KIND_BYTES), ==, "Allozierte Bytes");
   g_assert_cmpstr (g_dngettext (HL_GETTEXT_PACKAGE, "%u module has no debug information: its frames have no source lines",
                                 "%u modules have no debug information: their frames have no source lines", 2),
@@ -164,12 +139,9 @@ test_app (void)
   g_assert_cmpstr (size, ==, "1.50 MiB");
 
   hl_window_open (window, file);
-  deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
-  while (!shows_views (window) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_true (shows_views (window));
-  g_assert_nonnull (find_label (GTK_WIDGET (window), "Heap im Zeitverlauf"));
-  g_assert_nonnull (find_label (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
+  hl_app_test_wait_for_page (window, "views");
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Heap im Zeitverlauf"));
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (app);
 }
