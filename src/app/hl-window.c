@@ -10,7 +10,7 @@
 #include "hl-cost.h"
 #include "hl-diff-window.h"
 #include "hl-filter-bar.h"
-#include "hl-flame-export.h"
+#include "hl-flame-export-dialog.h"
 #include "hl-flame-view.h"
 #include "hl-live-session.h"
 #include "hl-model-adapter.h"
@@ -504,27 +504,12 @@ action_export_flame_graph (GtkWidget  *widget,
   GtkFileChooserNative *dialog;
   g_autofree char *base = self->file ? g_file_get_basename (self->file) : g_strdup ("heaplens");
   g_autofree char *name = NULL;
-  const struct { const char *name, *pattern; } filters[] = {
-    { N_("SVG image"), "*.svg" },
-    { N_("PNG image"), "*.png" },
-    { N_("Collapsed stacks (flamegraph.pl, speedscope)"), "*.txt" },
-  };
 
   if (g_str_has_suffix (base, ".hltrace"))
     base[strlen (base) - strlen (".hltrace")] = '\0';
   name = g_strdup_printf ("%s-flamegraph.svg", base);
-
-  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
-    {
-      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-      gtk_file_filter_set_name (filter, _(filters[i].name));
-      gtk_file_filter_add_pattern (filter, filters[i].pattern);
-      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-    }
+  dialog = hl_flame_export_dialog_new (GTK_WINDOW (self), name,
+                                       _("Collapsed stacks (flamegraph.pl, speedscope)"));
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -534,26 +519,9 @@ hl_window_export_flame_graph (HlWindow  *self,
                               GFile     *file,
                               GError   **error)
 {
-  HlFlameGraph *graph;
-  HlFlameData *data;
-  HlFlameViewport vp;
-  HlFlameStyle style = { 0 };
-
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  graph = hl_flame_view_get_graph (self->flame_view);
-  data = hl_flame_graph_get_data (graph);
-  if (data == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no flame graph to export"));
-      return FALSE;
-    }
-  hl_flame_graph_get_viewport (graph, &vp);
-  if (vp.width < 100)
-    vp.width = 1200;
-  style.colors = hl_flame_graph_get_colors (graph);
-  style.search = hl_flame_graph_get_search (graph);
-  style.selected = -1;
-  return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
+  return hl_flame_graph_export (hl_flame_view_get_graph (self->flame_view),
+                                hl_flame_export_format_for_file (file), file, error);
 }
 
 /* ---- Report and comparison ------------------------------------------- */
