@@ -264,8 +264,9 @@ add_chip (const char   *id,
 static void
 on_session_changed (HlDiffWindow *self)
 {
-  hl_filter_bar_clear (self->filter_bar);
+  hl_filter_bar_begin_update (self->filter_bar);
   hl_session_foreach_filter (self->session, add_chip, self);
+  hl_filter_bar_end_update (self->filter_bar);
   if (self->recordings[0] == NULL && self->recordings[1] == NULL)
     return;  /* nothing to compare yet: compare() analyses with these */
   restart (self);
