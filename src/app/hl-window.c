@@ -74,6 +74,7 @@ struct _HlWindow
   gboolean            summary_stale;
   gboolean            allocations_stale;
   gboolean            call_tree_stale;
+  guint               allocations_generation; /* the newest allocations job */
   gint64              call_tree_time_us;     /* live: at most every 2 s */
 
   /* Live mode (hl_window_set_live): the recording grows on this thread
@@ -925,13 +926,78 @@ on_call_tree_mode_changed (HlWindow *self)
   refresh_call_tree (self);
 }
 
+/* The leaks, the largest allocations (a walk over every allocation of
+ * the range) and the histogram: on a worker for a saved trace. */
+typedef struct
+{
+  HlWindow          *self;
+  HlAnalysis        *analysis;
+  guint              generation;
+  HlTimingMark       begin;
+  GListModel        *leaks;     /* results */
+  GListModel        *largest;
+  HlHistogramBucket  buckets[HL_SIZE_HISTOGRAM_BUCKETS];
+  guint              n_buckets;
+} AllocationsJob;
+
+static void
+allocations_job_free (gpointer p)
+{
+  AllocationsJob *job = p;
+
+  g_clear_object (&job->leaks);
+  g_clear_object (&job->largest);
+  g_object_unref (job->analysis);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+static void
+allocations_job_run (AllocationsJob *job)
+{
+  job->leaks = hl_adapter_leaks (job->analysis, MAX_LEAK_ROWS);
+  job->largest = hl_adapter_largest (job->analysis, MAX_LARGEST_ROWS);
+  job->n_buckets = hl_adapter_histogram (job->analysis, job->buckets);
+}
+
+static void
+allocations_job_show (AllocationsJob *job)
+{
+  HlWindow *self = job->self;
+
+  hl_allocations_view_set_leaks (self->allocations_view, job->leaks);
+  hl_allocations_view_set_largest (self->allocations_view, job->largest);
+  hl_allocations_view_set_histogram (self->allocations_view, job->n_buckets, job->buckets);
+}
+
+static void
+allocations_job_thread (GTask        *task,
+                        gpointer      source,
+                        gpointer      task_data,
+                        GCancellable *cancellable)
+{
+  allocations_job_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+allocations_job_done (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  AllocationsJob *job = g_task_get_task_data (G_TASK (result));
+  HlWindow *self = job->self;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->allocations_generation)
+    return; /* a newer one replaces it */
+  allocations_job_show (job);
+  hl_timing_log (&job->begin, "allocations view (worker)");
+}
+
 static void
 refresh_allocations (HlWindow *self)
 {
-  g_autoptr(GListModel) leaks = NULL;
-  g_autoptr(GListModel) largest = NULL;
-  HlHistogramBucket buckets[HL_SIZE_HISTOGRAM_BUCKETS];
-  guint n;
+  AllocationsJob *job;
 
   if (self->analysis == NULL)
     return;
@@ -943,12 +1009,25 @@ refresh_allocations (HlWindow *self)
       return;
     }
   self->allocations_stale = FALSE;
-  leaks = hl_adapter_leaks (self->analysis, MAX_LEAK_ROWS);
-  largest = hl_adapter_largest (self->analysis, MAX_LARGEST_ROWS);
-  n = hl_adapter_histogram (self->analysis, buckets);
-  hl_allocations_view_set_leaks (self->allocations_view, leaks);
-  hl_allocations_view_set_largest (self->allocations_view, largest);
-  hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
+  job = g_new0 (AllocationsJob, 1);
+  job->self = g_object_ref (self);
+  job->analysis = g_object_ref (self->analysis);
+  job->generation = ++self->allocations_generation;
+  hl_timing_mark (&job->begin);
+  if (self->live_session != NULL)
+    {
+      /* a growing recording is read on this thread only */
+      allocations_job_run (job);
+      allocations_job_show (job);
+      allocations_job_free (job);
+    }
+  else
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, allocations_job_done, NULL);
+
+      g_task_set_task_data (task, job, allocations_job_free);
+      g_task_run_in_thread (task, allocations_job_thread);
+    }
 }
 
 /* A view shown for the first time since the analysis changed catches up. */

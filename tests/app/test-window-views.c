@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "hl-app-test.h"
+#include "hl-allocations-view.h"
 #include "hl-application.h"
 #include "hl-call-tree-view.h"
 #include "hl-flame-view.h"
@@ -51,8 +52,9 @@ build_recording (void)
 
 typedef struct
 {
-  HlFlameGraph *graph;
-  guint64       total;
+  HlFlameGraph      *graph;
+  guint64            total;
+  HlAllocationsView *allocations;
 } WaitTotal;
 
 static gboolean
@@ -62,6 +64,22 @@ flame_total_is (gpointer user_data)
   HlFlameData *data = hl_flame_graph_get_data (w->graph);
 
   return data != NULL && hl_flame_data_get_total (data) == w->total;
+}
+
+/* The leaks the allocations view lists, in bytes. */
+static gboolean
+leaked_bytes_are (gpointer user_data)
+{
+  WaitTotal *w = user_data;  /* graph unused */
+  GListModel *leaks = hl_allocations_view_get_leaks (w->allocations);
+  guint64 sum = 0;
+
+  for (guint i = 0; leaks != NULL && i < g_list_model_get_n_items (leaks); i++)
+    {
+      g_autoptr(HlAllocItem) item = g_list_model_get_item (leaks, i);
+      sum += hl_alloc_item_get_size_bytes (item);
+    }
+  return leaks != NULL && sum == w->total;
 }
 
 static void
@@ -104,13 +122,22 @@ test_views (void)
   /* The flame graph shows bytes allocated: 1365 in all. */
   flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
   graph = hl_flame_view_get_graph (flame_view);
-  wait = (WaitTotal) { graph, 1365 };
+  wait = (WaitTotal) { graph, 1365,
+                       HL_ALLOCATIONS_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_ALLOCATIONS_VIEW)) };
   hl_app_test_spin_until (flame_total_is, &wait);
+  /* The allocations view (shown last) lists the leaks: 65 B. */
+  wait.total = 65;
+  hl_app_test_spin_until (leaked_bytes_are, &wait);
+  wait.total = 1365;
 
   /* A time range [0, 45] ns keeps the first three allocations: 350 B. */
   hl_session_set_range (hl_window_get_session (window), 0, 45);
   wait.total = 350;
   hl_app_test_spin_until (flame_total_is, &wait);
+  /* The allocations view, shown, follows: #1 and #2 were not freed by 45 ns. */
+  wait.total = 250;
+  hl_app_test_spin_until (leaked_bytes_are, &wait);
+  wait.total = 350;
   /* The summary is not shown: it catches up when it is. */
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "6");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
