@@ -67,6 +67,7 @@ struct _HlWindow
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   HlTimingMark        open_mark;             /* for HEAPLENS_DEBUG=timing */
   gboolean            opening;               /* until the first views are drawn */
+  gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
   guint               timeline_refetch_id;
   gboolean            timeline_whole;        /* its data covers the whole recording */
@@ -307,9 +308,16 @@ on_load_progress (guint64  bytes_done,
   g_autofree char *total = hl_format_size (bytes_total);
   g_autofree char *events = hl_format_count (events_done);
   g_autofree char *text = NULL;
+  gint64 now;
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
+  /* Five updates a second: each is a frame of the whole window, and a
+   * software renderer's frames take CPU from the loading threads. */
+  now = g_get_monotonic_time ();
+  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / 5)
+    return;
+  self->progress_time_us = now;
   if (bytes_total > 0)
     gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
   else
