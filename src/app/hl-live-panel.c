@@ -101,6 +101,8 @@ state_line (HlLivePanel *self)
   g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
   g_autofree char *rss = hl_format_size (t.rss_bytes);
   g_autofree char *allocs = hl_format_count (t.n_allocs);
+  g_autofree char *per_second = hl_format_count ((guint64) (rate + 0.5));
+  g_autofree char *dropped = hl_format_count (t.dropped);
   const char *state;
   g_autofree char *state_owned = NULL;
   switch (hl_live_session_get_state (self->session))
@@ -126,9 +128,10 @@ state_line (HlLivePanel *self)
       state = _("Target started another program (exec)");
       break;
     }
-  /* Translators: the live status line: state · heap · peak · RSS · rate · calls · dropped */
-  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %.0f allocations/s · %s calls · %" G_GUINT64_FORMAT " dropped"),
-                          state, heap, peak, rss, rate, allocs, t.dropped);
+  /* Translators: the live status line: state · heap · peak · RSS ·
+   * allocations per second · calls · dropped events (numbers come formatted) */
+  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
+                          state, heap, peak, rss, per_second, allocs, dropped);
 }
 
 static void

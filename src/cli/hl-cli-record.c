@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
@@ -162,12 +163,9 @@ compress_trace (void       *streams,
 static void
 human_bytes (char *out, size_t cap, uint64_t v)
 {
-  if (v >= 10u * 1024 * 1024)
-    snprintf (out, cap, "%.1f MiB", (double) v / (1024.0 * 1024.0));
-  else if (v >= 10u * 1024)
-    snprintf (out, cap, "%.1f KiB", (double) v / 1024.0);
-  else
-    snprintf (out, cap, "%llu B", (unsigned long long) v);
+  /* the CLI's one size format: B, KiB, MiB, GiB */
+  g_autofree char *text = hl_cli_format_size (v);
+  g_strlcpy (out, text, cap);
 }
 
 int

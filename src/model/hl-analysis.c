@@ -165,6 +165,19 @@ find_range_peak (HlAnalysis *self)
                                                &self->peak_time, &self->peak_seq);
 }
 
+/* Whether block B of allocations may hold some in the filter's time range.
+ * The time blocks cover the allocations when the curve is up to date;
+ * blocks past them (appended since) are scanned whole. */
+static inline gboolean
+block_in_range (HlAnalysis             *self,
+                const HlAllocTimeBlock *tb,
+                guint64                 n_tb,
+                guint64                 b)
+{
+  return b >= n_tb ||
+         (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1);
+}
+
 /* One thread's share of the allocations: the blocks it scans, and its own
  * sums, added up when every part is done. */
 typedef struct
@@ -254,12 +267,9 @@ scan_allocations (HlAnalysis       *self,
 
   guint64 n_need = (n_allocs + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT;
 
-  /* The time blocks cover the allocations when the curve is up to date;
-   * blocks past them (appended since) are scanned whole. */
   blocks = g_new (guint64, n_need + 1);
   for (guint64 b = 0; b < n_need; b++)
-    if (b >= n_tb ||
-        (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1))
+    if (block_in_range (self, tb, n_tb, b))
       blocks[n_blocks++] = b;
 
   /* Threads pay off from a few hundred thousand allocations on. */
@@ -738,8 +748,9 @@ hl_analysis_get_largest (HlAnalysis *self,
                          guint       n)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlAllocationInfo));
-  guint64 n_allocs;
+  guint64 n_allocs, n_tb;
   const HlAllocRec *allocs;
+  const HlAllocTimeBlock *tb;
   guint64 threshold = 0;
 
   g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
@@ -747,11 +758,18 @@ hl_analysis_get_largest (HlAnalysis *self,
     return out;
 
   allocs = hl_recording_get_allocs (self->recording, &n_allocs);
+  tb = hl_recording_get_alloc_time_blocks (self->recording, &n_tb);
   for (guint64 i = 0; i < n_allocs; i++)
     {
       const HlAllocRec *a = &allocs[i];
       HlAllocationInfo info;
 
+      /* whole blocks outside the time range are skipped */
+      if ((i & (HL_ALLOC_BLOCK - 1)) == 0 && !block_in_range (self, tb, n_tb, i >> HL_ALLOC_BLOCK_SHIFT))
+        {
+          i += HL_ALLOC_BLOCK - 1;
+          continue;
+        }
       if (out->len >= n && a->size <= threshold)
         continue;
       if (!selected (self, a))

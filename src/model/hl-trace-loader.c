@@ -3,6 +3,7 @@
 #include "hl-recording-private.h"
 #include "hl-recording-aggregate.h"
 #include "hl-model-error.h"
+#include "hl-model-i18n.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
 #include "hl-aggregate-load.h"
@@ -127,6 +128,44 @@ model_code (HlFormatStatus code)
     }
 }
 
+/* The reader's error in a sentence people can read in their language,
+ * with the reader's own detail (English, technical) after it. */
+static void
+set_format_error (GError             **error,
+                  const char          *path,
+                  const HlFormatError *err)
+{
+  int code = model_code (err->code);
+
+  switch (err->code)
+    {
+    case HL_FORMAT_ERROR_IO:
+      /* Translators: FILE cannot be read: the reader's detail (in English) */
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s cannot be read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_NOT_A_TRACE:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is not a Heaplens trace: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_VERSION:
+      g_set_error (error, HL_MODEL_ERROR, code,
+                   _("%s has a trace format this version of Heaplens does not read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_TRUNCATED:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is truncated: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_UNSUPPORTED:
+      g_set_error (error, HL_MODEL_ERROR, code,
+                   _("%s holds something this version of Heaplens does not read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_CORRUPT:
+    case HL_FORMAT_ERROR_CHECKSUM:
+    case HL_FORMAT_OK:
+    default:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is damaged: %s"), path, err->message);
+      break;
+    }
+}
+
 typedef struct
 {
   HlTraceReader *reader;
@@ -228,7 +267,7 @@ load (LoadData      *data,
 
   if (path == NULL)
     {
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: only local files can be loaded",
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, _("%s: only local files can be loaded"),
                    g_file_peek_path (data->file) ? g_file_peek_path (data->file) : "(file)");
       return NULL;
     }
@@ -237,7 +276,7 @@ load (LoadData      *data,
 #endif
   if (hl_trace_reader_open_file_codec (path, codec, &reader, &err) != 0)
     {
-      g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+      set_format_error (error, path, &err);
       return NULL;
     }
 
@@ -253,7 +292,7 @@ load (LoadData      *data,
     else if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
       {
         g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                     "%s: no packet index for a costs-only load: %s", path, ierr.message);
+                     _("%s: no packet index for a costs-only load: %s"), path, ierr.message);
         hl_trace_reader_free (reader);
         return NULL;
       }
@@ -337,7 +376,7 @@ load (LoadData      *data,
     {
       if (stats.packets == 0 && parallel_packets == 0)
         {
-          g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+          set_format_error (error, path, &err);
           hl_trace_reader_free (reader);
           return NULL;
         }
@@ -346,9 +385,11 @@ load (LoadData      *data,
     }
   if (stats.bytes_ignored_at_end > 0)
     {
-      g_autofree char *w = g_strdup_printf ("The trace is truncated: %" G_GUINT64_FORMAT
-                                            " bytes after the last complete packet were ignored",
-                                            (guint64) stats.bytes_ignored_at_end);
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) stats.bytes_ignored_at_end);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "The trace is truncated: %s byte after the last complete packet was ignored",
+                                                         "The trace is truncated: %s bytes after the last complete packet were ignored",
+                                                         stats.bytes_ignored_at_end), n);
       hl_recording_append_warning (rec, w);
       hl_recording_set_truncated (rec, TRUE);
     }
@@ -356,8 +397,11 @@ load (LoadData      *data,
     hl_recording_append_warning (rec, stats.warning);
   if (corrupt_packets > 0)
     {
-      g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " packets had malformed events (read up to the damage)",
-                                            corrupt_packets);
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, corrupt_packets);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "%s packet had malformed events (read up to the damage)",
+                                                         "%s packets had malformed events (read up to the damage)",
+                                                         corrupt_packets), n);
       hl_recording_append_warning (rec, w);
     }
   hl_trace_reader_free (reader);
@@ -365,7 +409,7 @@ load (LoadData      *data,
   if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 && !hl_recording_end_aggregate (rec))
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                   "%s: events earlier than their packet index allows: load it in full", path);
+                   _("%s: events earlier than their packet index allows: load it in full"), path);
       return NULL;
     }
   hl_recording_commit (rec);
@@ -374,8 +418,11 @@ load (LoadData      *data,
     hl_recording_get_summary (rec, &s);
     if (s.dropped_events > 0)
       {
-        g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " events were dropped while recording: "
-                                              "the numbers are lower bounds", s.dropped_events);
+        g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
+        g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                           "%s event was dropped while recording: the numbers are lower bounds",
+                                                           "%s events were dropped while recording: the numbers are lower bounds",
+                                                           s.dropped_events), n);
         hl_recording_append_warning (rec, w);
       }
   }

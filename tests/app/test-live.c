@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-live-actions.h"
 #include "hl-flame-graph.h"
@@ -50,32 +51,6 @@ build_path (const char *first,
   return g_string_free (s, FALSE);
 }
 
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static void
-spin_ms (guint ms)
-{
-  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
-  while (g_get_monotonic_time () < until)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (2000);
-    }
-}
-
 /* The window as drawn, to a PNG (HL_TEST_SCREENSHOT_DIR, for a person to
  * look at). */
 static void
@@ -86,7 +61,7 @@ save_window_png (GtkWindow  *window,
   if (dir == NULL)
     return;
   g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  spin_ms (300);
+  hl_app_test_spin_ms (300);
   int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   gdk_paintable_snapshot (paintable, snapshot, w, h);
@@ -169,7 +144,7 @@ watch (HlLivePanel *w,
       {
         seen->shot[i] = TRUE;
         /* a moment into the phase, so that it shows */
-        spin_ms (i == 0 ? 2000 : 600);
+        hl_app_test_spin_ms (i == 0 ? 2000 : 600);
         save_window_png (GTK_WINDOW (hl_live_panel_get_window (w)), shots[i]);
       }
   if (s != NULL && status != NULL && g_str_has_prefix (status, "Running"))
@@ -298,7 +273,7 @@ test_record (void)
   HlLiveSession *s = hl_live_panel_get_session (w);
   g_assert_nonnull (s);
   check_counts (s, trace);
-  spin_ms (500);
+  hl_app_test_spin_ms (500);
   save_window_png (GTK_WINDOW (trace), "live-4-trace.png");
   /* the trace written where the dialog said */
   g_assert_true (g_str_has_prefix (hl_live_session_get_trace_path (s), dir));
@@ -601,13 +576,13 @@ test_switch_in_place (void)
   gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   while ((!hl_window_is_live (window) || g_strcmp0 (hl_window_get_page (window), "views") != 0)
          && g_get_monotonic_time () < deadline)
-    spin_ms (10);
+    hl_app_test_spin_ms (10);
   g_assert_true (hl_window_is_live (window));
   g_assert_cmpstr (hl_window_get_page (window), ==, "views");
   save_window_png (GTK_WINDOW (window), "live-switch-1-live.png");
 
-  AdwViewStack *stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
-  HlFlameView *flame_view = HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  AdwViewStack *stack = ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  HlFlameView *flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
   HlFlameGraph *graph = hl_flame_view_get_graph (flame_view);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "flamegraph");
@@ -618,7 +593,7 @@ test_switch_in_place (void)
   guint n_samples = 0;
   while (n_samples < 20 && g_get_monotonic_time () < deadline)
     {
-      spin_ms (20);
+      hl_app_test_spin_ms (20);
       hl_live_session_get_samples (hl_live_panel_get_session (w), &n_samples);
     }
   const HlLiveSample *samples = hl_live_session_get_samples (hl_live_panel_get_session (w), &n_samples);
@@ -629,7 +604,7 @@ test_switch_in_place (void)
   gint node = -1;
   while (node < 0 && hl_window_is_live (window) && g_get_monotonic_time () < deadline)
     {
-      spin_ms (20);
+      hl_app_test_spin_ms (20);
       HlFlameData *data = hl_flame_graph_get_data (graph);
       node = data != NULL && hl_flame_data_cost_is_bytes (data) ? demo_node (data) : -1;
     }
@@ -641,7 +616,7 @@ test_switch_in_place (void)
   g_autofree char *joined = g_strjoinv (" ; ", zoom_path);
   g_test_message ("zoomed into %s", joined);
   /* live refreshes keep it */
-  spin_ms (600);
+  hl_app_test_spin_ms (600);
   {
     g_auto(GStrv) again = hl_flame_data_get_path (hl_flame_graph_get_data (graph), hl_flame_graph_get_zoom (graph));
     g_assert_cmpstrv (again, zoom_path);
@@ -665,7 +640,7 @@ test_switch_in_place (void)
   gboolean same = FALSE;
   while (!same && g_get_monotonic_time () < deadline)
     {
-      spin_ms (20);
+      hl_app_test_spin_ms (20);
       HlFlameData *data = hl_flame_graph_get_data (graph);
       if (data == NULL || hl_flame_graph_get_zoom (graph) == 0 || hl_flame_graph_get_selected (graph) < 0)
         continue;
@@ -693,10 +668,10 @@ test_record_dialog (void)
   g_assert_cmpstr (gtk_window_get_title (dialog), ==, "Record a Program");
   /* built from data/ui/hl-record-dialog.ui: the rows are there, the
    * working directory filled in */
-  GtkWidget *row = find_widget (GTK_WIDGET (dialog), ADW_TYPE_ENTRY_ROW);
+  GtkWidget *row = hl_app_test_find_widget (GTK_WIDGET (dialog), ADW_TYPE_ENTRY_ROW);
   g_assert_nonnull (row);
-  g_assert_nonnull (find_widget (GTK_WIDGET (dialog), ADW_TYPE_COMBO_ROW));
-  g_assert_nonnull (find_widget (GTK_WIDGET (dialog), GTK_TYPE_SWITCH));
+  g_assert_nonnull (hl_app_test_find_widget (GTK_WIDGET (dialog), ADW_TYPE_COMBO_ROW));
+  g_assert_nonnull (hl_app_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_SWITCH));
   g_autofree char *cwd = g_get_current_dir ();
   gboolean cwd_shown = FALSE;
   for (GtkWidget *r = row; r != NULL; r = gtk_widget_get_next_sibling (r))
@@ -716,19 +691,13 @@ main (int   argc,
   gboolean children_only = argc > 1 && strcmp (argv[argc - 1], "--children") == 0;
   if (children_only)
     argv[--argc] = NULL;
-  g_test_init (&argc, &argv, NULL);
   g_autofree char *home = g_dir_make_tmp ("hl-test-live-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", home, TRUE);
   g_unsetenv ("MALLOC_CHECK_");
   g_unsetenv ("G_DEBUG");
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/live-app/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/live-app");
+  if (app == NULL)
+    return g_test_run ();
   g_application_hold (G_APPLICATION (app));
   if (children_only)
     g_test_add_func ("/live-app/children", test_children);
