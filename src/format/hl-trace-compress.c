@@ -21,21 +21,25 @@
 /* A columns frame (docs/trace-format.md 7c): codec raw_size n_columns
  * (plain_len packed_len) x n_columns, then the packed columns, each
  * compressed on its own. Decompresses and joins into DST; RAW bytes or 0. */
-#define COLS_HEADER_SIZE (HL_ZFRAME_HEADER_SIZE + 4u + 12u * HL_COL_COUNT)
+#define COLS_HEADER_SIZE(n) (HL_ZFRAME_HEADER_SIZE + 4u + 12u * (n))
 #define COL_FIELD(i, k)  (HL_ZFRAME_HEADER_SIZE + 4u + 12u * (i) + 4u * (k))
 
+/* Columns frames: codec 2 has the first HL_COL_COUNT_V2 columns, codec 3
+ * (model frames) all HL_COL_COUNT. */
 static size_t
-unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, uint8_t *dst, size_t raw)
+unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *content, size_t size, uint8_t *dst,
+                size_t raw)
 {
-  if (size < COLS_HEADER_SIZE)
+  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL ? HL_COL_COUNT : HL_COL_COUNT_V2;
+  if (size < COLS_HEADER_SIZE (want))
     return 0;
-  uint32_t n_cols, plain[HL_COL_COUNT], packed[HL_COL_COUNT], split32;
-  size_t split[HL_COL_COUNT];
+  uint32_t n_cols, plain[HL_COL_COUNT] = { 0 }, packed[HL_COL_COUNT] = { 0 }, split32;
+  size_t split[HL_COL_COUNT] = { 0 };
   memcpy (&n_cols, content + HL_ZFRAME_HEADER_SIZE, 4);
-  if (n_cols != HL_COL_COUNT)
+  if (n_cols != want)
     return 0;
   uint64_t sum_plain = 0, sum_packed = 0;
-  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+  for (unsigned i = 0; i < want; i++)
     {
       memcpy (&plain[i], content + COL_FIELD (i, 0), 4);
       memcpy (&packed[i], content + COL_FIELD (i, 1), 4);
@@ -48,12 +52,12 @@ unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, 
     }
   /* the columns hold the raw bytes plus at most a length varint per event
    * or chunk (one per two raw bytes, of at most 3 bytes for a packet) */
-  if (sum_packed != size - COLS_HEADER_SIZE || sum_plain > 2 * (uint64_t) raw + 4096)
+  if (sum_packed != size - COLS_HEADER_SIZE (want) || sum_plain > 2 * (uint64_t) raw + 4096)
     return 0;
   uint8_t *buf = malloc (sum_plain ? sum_plain : 1);
   if (buf == NULL)
     return 0;
-  const uint8_t *src = content + COLS_HEADER_SIZE;
+  const uint8_t *src = content + COLS_HEADER_SIZE (want);
   const uint8_t *data[HL_COL_COUNT];
   size_t len[HL_COL_COUNT];
   uint8_t *at = buf;
@@ -67,7 +71,7 @@ unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, 
       src += packed[i];
       at += plain[i];
     }
-  if (got != 0 && hl_trace_columns_join_planes (data, len, split, dst, raw) != 0)
+  if (got != 0 && hl_trace_columns_join_any (data, len, split, codec_id == HL_CODEC_ZSTD_MODEL, dst, raw) != 0)
     got = 0;
   free (buf);
   return got;
@@ -104,8 +108,8 @@ decompress_frames (void *data)
   while ((i = atomic_fetch_add (&w->next, 1)) < w->n_frames)
     {
       Frame *f = &w->frames[i];
-      size_t got = f->codec_id == HL_CODEC_ZSTD_COLUMNS
-                     ? unpack_columns (w->codec, f->content, f->content_size, w->image + f->out, f->raw)
+      size_t got = f->codec_id == HL_CODEC_ZSTD_COLUMNS || f->codec_id == HL_CODEC_ZSTD_MODEL
+                     ? unpack_columns (w->codec, f->codec_id, f->content, f->content_size, w->image + f->out, f->raw)
                      : w->codec->decompress (w->codec->user, f->content + HL_ZFRAME_HEADER_SIZE,
                                              f->content_size - HL_ZFRAME_HEADER_SIZE, w->image + f->out, f->raw);
       f->failed = got != f->raw;
@@ -163,7 +167,8 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
         }
       if (pkt.header.kind != HL_PACKET_KIND_ZFRAME || pkt.header.content_size < HL_ZFRAME_HEADER_SIZE
           || !hl_trace_packet_check_crc (r, &pkt) || raw > HL_ZFRAME_MAX_RAW
-          || (codec_id != codec->id && !(codec_id == HL_CODEC_ZSTD_COLUMNS && codec->id == HL_CODEC_ZSTD)))
+          || (codec_id != codec->id
+              && !((codec_id == HL_CODEC_ZSTD_COLUMNS || codec_id == HL_CODEC_ZSTD_MODEL) && codec->id == HL_CODEC_ZSTD)))
         {
           s->frames_damaged++;
           s->bytes_skipped += total;
@@ -302,7 +307,7 @@ hl_trace_compress_file (const char          *in_path,
   h.flags |= HL_TRACE_FLAG_COMPRESSED;
   if (codec->id == HL_CODEC_ZSTD)
     {
-      /* columns frames are 3.0: an older reader says so instead of skipping them */
+      /* model frames are 4.0: an older reader says so instead of skipping them */
       h.version_major = HL_TRACE_VERSION_MAJOR;
       h.version_minor = HL_TRACE_VERSION_MINOR;
     }
@@ -370,16 +375,16 @@ hl_trace_compress_file (const char          *in_path,
       uint8_t *content = NULL;
       if (codec->id == HL_CODEC_ZSTD)
         {
-          /* columns frame */
+          /* model frame */
           HlColumns cols = { 0 };
-          if (hl_trace_columns_split (r->data + start, raw, &cols) != 0)
+          if (hl_trace_columns_split_model (r->data + start, raw, &cols) != 0)
             goto write_error;
           /* addresses and free deltas compress better as varint planes
            * (python3: -22% and -25%); sizes and stacks do not (sqlite3) */
           size_t split[HL_COL_COUNT] = { 0 };
           split[HL_COL_ADDR] = hl_trace_columns_to_planes (&cols, HL_COL_ADDR);
           split[HL_COL_FREE] = hl_trace_columns_to_planes (&cols, HL_COL_FREE);
-          size_t need = COLS_HEADER_SIZE;
+          size_t need = COLS_HEADER_SIZE (HL_COL_COUNT);
           for (unsigned i = 0; i < HL_COL_COUNT; i++)
             need += cols.len[i] ? codec->compress_bound (codec->user, cols.len[i]) : 0;
           if (need > zcap)
@@ -394,7 +399,7 @@ hl_trace_compress_file (const char          *in_path,
               zcap = need;
             }
           content = zbuf + HL_PACKET_HEADER_SIZE;
-          uint8_t *at = content + COLS_HEADER_SIZE;
+          uint8_t *at = content + COLS_HEADER_SIZE (HL_COL_COUNT);
           uint32_t n_cols = HL_COL_COUNT;
           memcpy (content + HL_ZFRAME_HEADER_SIZE, &n_cols, 4);
           bool failed = false;
@@ -416,7 +421,7 @@ hl_trace_compress_file (const char          *in_path,
             }
           hl_trace_columns_clear (&cols);
           zlen = (size_t) (at - content) - HL_ZFRAME_HEADER_SIZE;
-          id = HL_CODEC_ZSTD_COLUMNS;
+          id = HL_CODEC_ZSTD_MODEL;
           if (failed)
             zlen = 0;
         }
