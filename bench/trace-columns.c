@@ -1,5 +1,6 @@
 /* trace-columns.c — where the bytes of a trace go (not a test): splits the
- * plain form of a trace into its columns (hl-trace-columns.h) and prints,
+ * plain form of a trace into the columns of a model frame
+ * (hl-trace-columns.h, docs/trace-format.md 7d) and prints,
  * per column, the bytes before and after zstd, next to the whole plain
  * trace compressed in one piece. Checks that the columns join back.
  *
@@ -56,13 +57,14 @@ main (int argc, char **argv)
   const uint8_t *raw = r->data + r->data_start;
   size_t n = r->size - r->data_start;
   HlColumns c = { 0 };
-  if (hl_trace_columns_split (raw, n, &c) != 0)
+  if (hl_trace_columns_split_model (raw, n, &c) != 0)
     return 1;
   uint8_t *back = malloc (n ? n : 1);
   const uint8_t *d[HL_COL_COUNT];
   for (int i = 0; i < HL_COL_COUNT; i++)
     d[i] = c.data[i];
-  int ok = hl_trace_columns_join (d, c.len, back, n) == 0 && memcmp (back, raw, n) == 0;
+  static const size_t none[HL_COL_COUNT];
+  int ok = hl_trace_columns_join_any (d, c.len, none, true, back, n) == 0 && memcmp (back, raw, n) == 0;
   printf ("%-10s %12s %12s %12s\n", "column", "plain", "zstd", "as written");
   size_t tp = 0, tz = 0, tw = 0;
   for (int i = 0; i < HL_COL_COUNT; i++)

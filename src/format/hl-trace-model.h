@@ -22,7 +22,7 @@
 #define HL_MODEL_SLOTS_LOG  19   /* live allocations by id: direct-mapped */
 #define HL_MODEL_CLASSES    256  /* freed lists per 16-byte chunk class */
 #define HL_MODEL_DEPTH      64   /* addresses per freed list */
-#define HL_MODEL_SUCC_LOG   16   /* stack successor table */
+#define HL_MODEL_SUCC_LOG   14   /* stack successor table */
 #define HL_MODEL_THREADS    64   /* per-thread previous stack, direct-mapped */
 
 /* Token byte per allocation (column mtok): bit 7 set = the stack is
