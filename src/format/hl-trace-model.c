@@ -96,6 +96,12 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
     case HL_MTOK_ADDR_NEXT:
       *addr = m->next;
       return true;
+    case HL_MTOK_ADDR_FREED:
+      *addr = m->freed_last;
+      return true;
+    case HL_MTOK_ADDR_STEP:
+      *addr = m->last[cls] + m->step[cls];
+      return true;
     case HL_MTOK_ADDR_RAW:
       return false;
     default:
@@ -120,6 +126,10 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
     return HL_MTOK_ADDR_CARVE;
   if (addr == m->next)
     return HL_MTOK_ADDR_NEXT;
+  if (addr == m->last[cls] + m->step[cls])
+    return HL_MTOK_ADDR_STEP;
+  if (addr == m->freed_last)
+    return HL_MTOK_ADDR_FREED;
   for (unsigned k = 1; k < m->depth[cls]; k++)
     if (m->freed[cls][(m->head[cls] - k) & RING] == addr)
       return HL_MTOK_ADDR_DEEP + k - 1;
@@ -150,6 +160,8 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   else
     m->carve = addr + chunk;
   m->next = addr + chunk;
+  m->step[cls] = addr - m->last[cls];
+  m->last[cls] = addr;
   /* the packet's own state */
   hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
   m->prev_addr = addr;
@@ -170,6 +182,7 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
     return;
   s->id_plus1 = 0;
   unsigned cls = s->cls < HL_MODEL_CLASSES ? s->cls : 0;
+  m->freed_last = s->addr;
   m->head[cls] = (uint8_t) ((m->head[cls] + 1u) & RING);
   m->freed[cls][m->head[cls]] = s->addr;
   if (m->depth[cls] < HL_MODEL_DEPTH)

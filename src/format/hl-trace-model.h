@@ -33,7 +33,9 @@
 #define HL_MTOK_ADDR_CARVE 1u    /* the end of the last allocation not served from a freed list */
 #define HL_MTOK_ADDR_NEXT  2u    /* the end of the previous allocation */
 #define HL_MTOK_ADDR_RAW   3u    /* written (addr column) */
-#define HL_MTOK_ADDR_DEEP  4u    /* 4 + k - 1: the freed list's entry k (1..63) deep */
+#define HL_MTOK_ADDR_FREED 4u    /* the address freed last, of any class */
+#define HL_MTOK_ADDR_STEP  5u    /* the class's last address plus its last step */
+#define HL_MTOK_ADDR_DEEP  6u    /* 6 + k - 1: the freed list's entry k (1..63) deep */
 #define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
 
 typedef struct
@@ -50,11 +52,13 @@ typedef struct
   uint64_t     freed[HL_MODEL_CLASSES][HL_MODEL_DEPTH];
   uint8_t      head[HL_MODEL_CLASSES];
   uint8_t      depth[HL_MODEL_CLASSES];
+  uint64_t     last[HL_MODEL_CLASSES];             /* the class's last allocated address */
+  uint64_t     step[HL_MODEL_CLASSES];             /* and its difference to the one before */
   uint64_t     succ_key[1u << HL_MODEL_SUCC_LOG];
   uint64_t     succ_val[1u << HL_MODEL_SUCC_LOG];
   uint32_t     thread_tid[HL_MODEL_THREADS];
   uint64_t     thread_stack[HL_MODEL_THREADS];
-  uint64_t     carve, next;
+  uint64_t     carve, next, freed_last;
   /* the packet being split or joined */
   unsigned     thread;                             /* index into thread_* */
   uint64_t     next_id, prev_id, prev_stack, prev_addr;

@@ -299,18 +299,19 @@ main (void)
   HlColumns c = { 0 };
   bool exact = roundtrip_planes (araw, an, &c, false);
   hl_tap_ok (exact && roundtrip (araw, an), "an allocator-like trace (%zu bytes, two threads) joins back exactly", an);
-  size_t kinds[5] = { 0 }, stack_raw = 0, allocs = c.len[HL_COL_MTOK];
+  size_t kinds[HL_MTOK_ADDR_DEEP + 1] = { 0 }, stack_raw = 0, allocs = c.len[HL_COL_MTOK];
   for (size_t i = 0; i < allocs; i++)
     {
       uint8_t tok = c.data[HL_COL_MTOK][i];
       unsigned tt = tok & 0x7fu;
-      kinds[tt >= HL_MTOK_ADDR_DEEP ? 4 : tt]++;
+      kinds[tt >= HL_MTOK_ADDR_DEEP ? HL_MTOK_ADDR_DEEP : tt]++;
       stack_raw += (tok & HL_MTOK_STACK_RAW) != 0;
     }
-  printf ("# %zu allocations: top %zu carve %zu next %zu raw %zu deep %zu; stacks written %zu\n", allocs, kinds[0],
-          kinds[1], kinds[2], kinds[3], kinds[4], stack_raw);
-  hl_tap_ok (allocs > 20000 && kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0 && kinds[4] > 0
-               && kinds[3] * 10 < allocs && stack_raw * 4 < allocs,
+  printf ("# %zu allocations: top %zu carve %zu next %zu raw %zu freed %zu step %zu deep %zu; stacks written %zu\n",
+          allocs, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6], stack_raw);
+  hl_tap_ok (allocs > 20000 && kinds[HL_MTOK_ADDR_TOP] > 0 && kinds[HL_MTOK_ADDR_CARVE] > 0
+               && kinds[HL_MTOK_ADDR_NEXT] > 0 && kinds[HL_MTOK_ADDR_FREED] > 0 && kinds[HL_MTOK_ADDR_STEP] > 0
+               && kinds[HL_MTOK_ADDR_DEEP] > 0 && kinds[HL_MTOK_ADDR_RAW] * 10 < allocs && stack_raw * 4 < allocs,
              "the model predicts most addresses (every kind of token seen) and most stacks");
 
   /* 4. hostile model columns */
