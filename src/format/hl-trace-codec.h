@@ -54,6 +54,10 @@ typedef struct HlTraceCodec
   size_t (*compress)       (void *user, const void *src, size_t n, void *dst, size_t cap);
   /* Bytes written to DST (at most CAP), or 0 on failure or damaged input. */
   size_t (*decompress)     (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Optional (NULL: none): a slower, stronger compression, which
+   * hl_trace_compress_file tries on the columns where it pays (small,
+   * very compressible ones); the same output format. */
+  size_t (*compress_strong) (void *user, const void *src, size_t n, void *dst, size_t cap);
 } HlTraceCodec;
 
 /* Like hl_trace_reader_open_file / _open_memory, able to read compressed
