@@ -562,7 +562,7 @@ copy_varint_planes (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64
 
 /* Copies one varint from COL to *D (before LIMIT); false when it does not fit. */
 static bool
-copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+copy_varint_slow (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
 {
   if (j->planes[col])
     return copy_varint_planes (j, col, d, limit, value);
@@ -579,6 +579,21 @@ copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *val
   if (value != NULL)
     *value = v;
   return true;
+}
+
+static inline bool
+copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+{
+  /* most varints are one byte */
+  if (j->p[col] < j->end[col] && *j->p[col] < 0x80 && *d < limit)
+    {
+      uint8_t b = *j->p[col]++;
+      *(*d)++ = b;
+      if (value != NULL)
+        *value = b;
+      return true;
+    }
+  return copy_varint_slow (j, col, d, limit, value);
 }
 
 static bool
