@@ -34,6 +34,10 @@
  * (hl-trace-columns.h), each compressed with zstd on its own. Written by
  * hl_trace_compress_file with the zstd codec, read with it. */
 #define HL_CODEC_ZSTD_COLUMNS  2u
+/* Frames of format 4.0: columns with the allocator and call-sequence model
+ * of hl-trace-model.h (docs/trace-format.md 7d). What hl_trace_compress_file
+ * writes with the zstd codec. */
+#define HL_CODEC_ZSTD_MODEL    3u
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)
@@ -50,6 +54,10 @@ typedef struct HlTraceCodec
   size_t (*compress)       (void *user, const void *src, size_t n, void *dst, size_t cap);
   /* Bytes written to DST (at most CAP), or 0 on failure or damaged input. */
   size_t (*decompress)     (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Optional (NULL: none): a slower, stronger compression, which
+   * hl_trace_compress_file tries on the columns where it pays (small,
+   * very compressible ones); the same output format. */
+  size_t (*compress_strong) (void *user, const void *src, size_t n, void *dst, size_t cap);
 } HlTraceCodec;
 
 /* Like hl_trace_reader_open_file / _open_memory, able to read compressed

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-trace-encode-private.h"
 #include "hl-trace-format.h"
+#include "hl-trace-model.h"
 #include "hl-varint.h"
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok",
 };
 
 const char *
@@ -68,7 +70,8 @@ typedef struct
   size_t         n;
 } Seg;
 
-#define MAX_SEGS 8
+#define MAX_SEGS 9
+#define SEG_DROPPED HL_COL_COUNT /* a segment the model predicts */
 
 typedef struct
 {
@@ -76,6 +79,7 @@ typedef struct
   int            n;
   const uint8_t *p, *end;
   bool           bad;
+  uint8_t        tok;           /* the MTOK byte of a model frame */
 } Ev;
 
 /* Moves one varint of the event to COL. */
@@ -334,17 +338,114 @@ split_hot (const uint8_t *p, const uint8_t *end, HlColumns *c)
 }
 
 /* Splits the packet's events; false (nothing kept) when one is malformed. */
+/* ---- The model (codec 3) ----------------------------------------------- */
+
+static Seg *
+seg_of (Ev *e, HlColumn col)
+{
+  for (int i = 0; i < e->n; i++)
+    if (e->seg[i].col == col)
+      return &e->seg[i];
+  return NULL;
+}
+
+static uint64_t
+seg_value (const Seg *s)
+{
+  uint64_t v = 0;
+  if (s != NULL)
+    hl_varint_get (s->p, s->p + s->n, &v); /* parse_event checked it */
+  return v;
+}
+
+/* Runs the model over one parsed event: drops the stack and address
+ * segments it predicts (when their bytes are the canonical encoding of the
+ * prediction) and adds the MTOK segment. */
+static void
+model_event (HlTraceModel *m, Ev *e)
+{
+  uint8_t type = *e->seg[0].p & 0x7f;
+  switch (type)
+    {
+    case HL_EVENT_FREE:
+      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+      return;
+    case HL_EVENT_STACK:
+      m->prev_stack += (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_STACKDEF)));
+      return;
+    case HL_EVENT_ID_SKIP:
+      m->next_id += seg_value (seg_of (e, HL_COL_OTHER));
+      return;
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+      break;
+    default:
+      return;
+    }
+  if (type == HL_EVENT_REALLOC)
+    hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+  uint64_t size = seg_value (seg_of (e, HL_COL_SIZE));
+  Seg *ss = seg_of (e, HL_COL_STACK), *as = seg_of (e, HL_COL_ADDR);
+  if (ss == NULL || as == NULL)
+    return; /* not reached: parse_event gave every allocation both */
+  uint64_t zz = seg_value (ss);
+  uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+  uint8_t tok = HL_MTOK_STACK_RAW;
+  if (stack == hl_trace_model_stack (m) && ss->n == hl_varint_size (zz))
+    {
+      tok = 0;
+      ss->col = SEG_DROPPED;
+    }
+  m->prev_stack = stack;
+  uint64_t d = 0;
+  hl_addr_delta_get (as->p, as->p + as->n, &d); /* parse_event checked the varint; a bad extra byte reads as 0 */
+  uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr);
+  uint64_t addr = base + d;
+  unsigned t = hl_trace_model_find (m, size, addr);
+  if (t != HL_MTOK_ADDR_RAW)
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+      size_t n = (size_t) (hl_addr_delta_put (buf, d) - buf);
+      if (n == as->n && memcmp (buf, as->p, n) == 0)
+        as->col = SEG_DROPPED;
+      else
+        t = HL_MTOK_ADDR_RAW;
+    }
+  hl_trace_model_alloc (m, size, stack, addr, t);
+  e->tok = (uint8_t) (tok | t);
+  e->seg[e->n++] = (Seg) { HL_COL_MTOK, &e->tok, 1 };
+}
+
+/* Splits the packet's events; false (nothing kept) when one is malformed.
+ * With a model M, a first pass checks every event before the model sees
+ * one, so that a packet kept verbatim leaves the model as the joiner's. */
 static int
-split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, bool *ok)
+split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *m,
+              const HlPacketHeader *h, bool *ok)
 {
   size_t saved[HL_COL_COUNT];
   memcpy (saved, c->len, sizeof saved);
   *ok = false;
   if (reserve (c, (size_t) (end - p) + 16) != 0)
     return -1;
+  if (m != NULL)
+    {
+      for (const uint8_t *q = p; q < end;)
+        {
+          Ev e = { .p = q, .end = end };
+          parse_event (&e);
+          if (e.bad)
+            return 0;
+          q = e.p;
+        }
+      hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
+    }
   while (p < end)
     {
-      const uint8_t *next = split_hot (p, end, c);
+      /* the model sees every event: the short path is for plain columns */
+      const uint8_t *next = m == NULL ? split_hot (p, end, c) : NULL;
       if (next != NULL)
         {
           p = next;
@@ -357,8 +458,12 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, bool *ok)
           memcpy (c->len, saved, sizeof saved);
           return 0;
         }
+      if (m != NULL)
+        model_event (m, &e);
       for (int i = 0; i < e.n; i++)
         {
+          if (e.seg[i].col == SEG_DROPPED)
+            continue;
           int rc = e.seg[i].p == NULL ? put_varint (c, e.seg[i].col, e.seg[i].n)
                                       : put (c, e.seg[i].col, e.seg[i].p, e.seg[i].n);
           if (rc != 0)
@@ -379,8 +484,33 @@ put_verbatim (HlColumns *c, const uint8_t *p, size_t n)
   return put (c, HL_COL_RAW, p, n);
 }
 
+static int split_any (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model);
+
 int
 hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c)
+{
+  return split_any (raw, n, c, NULL);
+}
+
+int
+hl_trace_columns_split_with (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
+{
+  return split_any (raw, n, c, model);
+}
+
+int
+hl_trace_columns_split_model (const uint8_t *raw, size_t n, HlColumns *c)
+{
+  HlTraceModel *m = hl_trace_model_new ();
+  if (m == NULL)
+    return -1;
+  int rc = split_any (raw, n, c, m);
+  hl_trace_model_free (m);
+  return rc;
+}
+
+static int
+split_any (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
 {
   size_t pos = 0;
   while (pos < n)
@@ -401,7 +531,7 @@ hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c)
           if (put (c, HL_COL_CTRL, &ctrl, 1) != 0 || put (c, HL_COL_HEADER, raw + pos, HL_PACKET_HEADER_SIZE) != 0)
             return -1;
           bool ok;
-          if (split_events (content, content + h.content_size, c, &ok) != 0)
+          if (split_events (content, content + h.content_size, c, model, &h, &ok) != 0)
             return -1;
           if (ok)
             {
@@ -493,6 +623,7 @@ typedef struct
   const uint8_t *hp[HL_COL_COUNT];   /* planes: the continuation bytes */
   const uint8_t *hend[HL_COL_COUNT];
   bool           planes[HL_COL_COUNT];
+  HlTraceModel  *model;       /* model frames (codec 3) */
 } Joiner;
 
 /* A varint of a planes column: its first byte from the first plane, the
@@ -523,7 +654,7 @@ copy_varint_planes (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64
 
 /* Copies one varint from COL to *D (before LIMIT); false when it does not fit. */
 static bool
-copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+copy_varint_slow (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
 {
   if (j->planes[col])
     return copy_varint_planes (j, col, d, limit, value);
@@ -540,6 +671,21 @@ copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *val
   if (value != NULL)
     *value = v;
   return true;
+}
+
+static inline bool
+copy_varint (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t *value)
+{
+  /* most varints are one byte */
+  if (j->p[col] < j->end[col] && *j->p[col] < 0x80 && *d < limit)
+    {
+      uint8_t b = *j->p[col]++;
+      *(*d)++ = b;
+      if (value != NULL)
+        *value = b;
+      return true;
+    }
+  return copy_varint_slow (j, col, d, limit, value);
 }
 
 static bool
@@ -612,6 +758,128 @@ join_event (Joiner *j, uint8_t **d, uint8_t *limit)
     }
 }
 
+/* ---- Join of a model frame ------------------------------------------- */
+
+static bool
+put_out (uint8_t **d, uint8_t *limit, const uint8_t *p, size_t n)
+{
+  if (n > (size_t) (limit - *d))
+    return false;
+  memcpy (*d, p, n);
+  *d += n;
+  return true;
+}
+
+/* The size, stack and address of an allocation event; the type byte,
+ * time and the fields before the size are written. */
+static bool
+join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
+{
+  HlTraceModel *m = j->model;
+  uint64_t v, size;
+  if (type == HL_EVENT_REALLOC)
+    {
+      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+        return false;
+      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
+    }
+  if (type == HL_EVENT_REALLOC_ADDR && !copy_varint (j, HL_COL_MISC, d, limit, NULL))
+    return false;
+  if (!copy_varint (j, HL_COL_SIZE, d, limit, &size))
+    return false;
+  if (type == HL_EVENT_ALLOC_ALIGNED && !copy_varint (j, HL_COL_MISC, d, limit, NULL))
+    return false;
+  if (j->p[HL_COL_MTOK] >= j->end[HL_COL_MTOK])
+    return false;
+  uint8_t tok = *j->p[HL_COL_MTOK]++;
+  uint64_t stack;
+  if (tok & HL_MTOK_STACK_RAW)
+    {
+      if (!copy_varint (j, HL_COL_STACK, d, limit, &v))
+        return false;
+      stack = m->prev_stack + (uint64_t) hl_zigzag_decode (v);
+    }
+  else
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES];
+      stack = hl_trace_model_stack (m);
+      if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, (int64_t) (stack - m->prev_stack)) - buf)))
+        return false;
+    }
+  m->prev_stack = stack;
+  unsigned t = tok & 0x7fu;
+  uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr), addr, delta = 0;
+  if (t == HL_MTOK_ADDR_RAW)
+    {
+      uint8_t *at = *d;
+      if (!copy_addr (j, d, limit))
+        return false;
+      hl_addr_delta_get (at, *d, &delta); /* as the splitter read it: a bad extra byte reads as 0 */
+      addr = base + delta;
+    }
+  else
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+      if (!hl_trace_model_addr (m, size, t, &addr)
+          || !put_out (d, limit, buf, (size_t) (hl_addr_delta_put (buf, addr - base) - buf)))
+        return false;
+    }
+  hl_trace_model_alloc (m, size, stack, addr, t);
+  return true;
+}
+
+static bool
+join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
+{
+  HlTraceModel *m = j->model;
+  if (j->p[HL_COL_TYPE] >= j->end[HL_COL_TYPE] || *d >= limit)
+    return false;
+  uint8_t b = *j->p[HL_COL_TYPE]++;
+  *(*d)++ = b;
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, NULL))
+    return false;
+  uint8_t type = b & 0x7f;
+  uint64_t v;
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+      return join_model_alloc (j, type, d, limit);
+    case HL_EVENT_FREE:
+      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+        return false;
+      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
+      return true;
+    case HL_EVENT_FREE_ADDR:
+      return copy_varint (j, HL_COL_MISC, d, limit, NULL);
+    default:
+      {
+        if (type == 0 || (type > HL_EVENT_ID_SKIP && type < HL_EVENT_FIRST_SKIPPABLE))
+          return false;
+        uint64_t n;
+        const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], &n);
+        if (q == NULL)
+          return false;
+        j->p[HL_COL_BODYLEN] = q;
+        uint8_t *body = *d;
+        if (!copy_bytes (j, type == HL_EVENT_STACK ? HL_COL_STACKDEF : HL_COL_OTHER, d, limit, n))
+          return false;
+        /* the body's first varint, as the splitter read it (0 when it is
+         * not one: such a packet was not split with the model anyway) */
+        v = 0;
+        if (type == HL_EVENT_STACK || type == HL_EVENT_ID_SKIP)
+          hl_varint_get (body, *d, &v);
+        if (type == HL_EVENT_STACK)
+          m->prev_stack += (uint64_t) hl_zigzag_decode (v);
+        else if (type == HL_EVENT_ID_SKIP)
+          m->next_id += v;
+        return true;
+      }
+    }
+}
+
 int
 hl_trace_columns_join (const uint8_t *const data[HL_COL_COUNT],
                        const size_t         len[HL_COL_COUNT],
@@ -629,7 +897,21 @@ hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                               uint8_t             *dst,
                               size_t               dst_size)
 {
+  return hl_trace_columns_join_any (data, len, split, false, dst, dst_size);
+}
+
+static int join_columns (Joiner *j, uint8_t *dst, size_t dst_size);
+
+int
+hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
+                           const size_t         len[HL_COL_COUNT],
+                           const size_t         split[HL_COL_COUNT],
+                           bool                 model,
+                           uint8_t             *dst,
+                           size_t               dst_size)
+{
   Joiner j;
+  j.model = NULL;
   for (int i = 0; i < HL_COL_COUNT; i++)
     {
       static const uint8_t empty[1];
@@ -647,6 +929,17 @@ hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
           && i != HL_COL_FREE && i != HL_COL_MISC)
         return -1;
     }
+  if (model && (j.model = hl_trace_model_new ()) == NULL)
+    return -1;
+  int rc = join_columns (&j, dst, dst_size);
+  hl_trace_model_free (j.model);
+  return rc;
+}
+
+static int
+join_columns (Joiner *jp, uint8_t *dst, size_t dst_size)
+{
+  Joiner j = *jp;
   uint8_t *d = dst, *dend = dst + dst_size;
   while (j.p[HL_COL_CTRL] < j.end[HL_COL_CTRL])
     {
@@ -672,6 +965,16 @@ hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
       if (content_size > (size_t) (dend - d))
         return -1;
       uint8_t *limit = d + content_size;
+      if (j.model != NULL)
+        {
+          HlPacketHeader h;
+          memcpy (&h, hdr, sizeof h);
+          hl_trace_model_packet (j.model, h.tid, h.alloc_id_begin);
+          while (d < limit)
+            if (!join_model_event (&j, &d, limit))
+              return -1;
+          continue;
+        }
       while (d < limit)
         if (!join_event (&j, &d, limit))
           return -1;

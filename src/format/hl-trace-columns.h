@@ -16,8 +16,11 @@
  * Plain C11, libc only; see docs/trace-format.md section 7c. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hl-trace-model.h"
 
 typedef enum
 {
@@ -35,8 +38,12 @@ typedef enum
   HL_COL_OTHER,     /* bodies of every other event */
   HL_COL_LEN,       /* lengths of verbatim chunks */
   HL_COL_RAW,       /* verbatim chunks */
+  HL_COL_MTOK,      /* model frames only: a token byte per allocation (hl-trace-model.h) */
   HL_COL_COUNT
 } HlColumn;
+
+/* Columns of a codec-2 frame (all but MTOK). */
+#define HL_COL_COUNT_V2 14
 
 typedef struct
 {
@@ -51,6 +58,16 @@ const char *hl_column_name (HlColumn col);
 /* Splits RAW[0..N) into C (initialised to zeros by the caller; appends).
  * 0, or -1 when out of memory. */
 int  hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c);
+/* Like split, for a model frame (codec 3, docs/trace-format.md 7d): the
+ * stack and address of an allocation that the model (hl-trace-model.h)
+ * predicts are left out of the stack and addr columns, and every
+ * allocation gets a token in MTOK. 0, or -1 when out of memory. */
+int  hl_trace_columns_split_model (const uint8_t *raw, size_t n, HlColumns *c);
+/* Like split_model, with the model state M of the frame the bytes belong
+ * to (hl-trace-model.h): a frame may be split in several calls, at packet
+ * boundaries, with the same M (the recorder takes packets in as they are
+ * written). */
+int  hl_trace_columns_split_with  (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *m);
 /* Frees the column buffers and zeroes C. */
 void hl_trace_columns_clear (HlColumns *c);
 /* Rewrites column COL of C as varint planes: the first byte of every
@@ -72,5 +89,13 @@ int  hl_trace_columns_join  (const uint8_t *const data[HL_COL_COUNT],
 int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         len[HL_COL_COUNT],
                                    const size_t         split[HL_COL_COUNT],
+                                   uint8_t             *dst,
+                                   size_t               dst_size);
+/* Joins the columns of a model frame (MODEL true; codec 3) or of a
+ * codec-2 frame (MODEL false: MTOK must be empty). 0, or -1 as join. */
+int  hl_trace_columns_join_any    (const uint8_t *const data[HL_COL_COUNT],
+                                   const size_t         len[HL_COL_COUNT],
+                                   const size_t         split[HL_COL_COUNT],
+                                   bool                 model,
                                    uint8_t             *dst,
                                    size_t               dst_size);

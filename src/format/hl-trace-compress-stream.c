@@ -19,6 +19,7 @@
 #include "hl-crc32c.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-compress-private.h"
+#include "hl-trace-model.h"
 #include "hl-trace-reader-private.h"
 
 struct HlTraceCompressStream
@@ -35,7 +36,8 @@ struct HlTraceCompressStream
   uint64_t            frame_start;   /* plain offsets: the frame being filled */
   uint64_t            frame_end;
   HlPacketHeader      sum;           /* its packets' times, ids, events, flags */
-  HlColumns           cols;          /* columns codec: the frame's columns */
+  HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 3) */
+  HlTraceModel       *model;         /* the frame's model state, NULL until its first bytes */
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
   bool                finished;
@@ -125,6 +127,7 @@ hl_trace_compress_stream_free (HlTraceCompressStream *s)
         unlink (s->tmp_path);
     }
   hl_trace_columns_clear (&s->cols);
+  hl_trace_model_free (s->model);
   free (s->raw);
   free (s->in_path);
   free (s->out_path);
@@ -198,7 +201,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   split[HL_COL_FREE] = hl_trace_columns_to_planes (cols, HL_COL_FREE);
 
   ColumnJobs j = { .codec = s->codec, .cols = cols };
-  size_t need = HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE;
+  size_t need = HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.order[i] = i;
@@ -215,7 +218,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   if (buf == NULL)
     return 0;
   /* each column compressed straight into its own room, then moved down */
-  uint8_t *at = buf + HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE;
+  uint8_t *at = buf + HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.out[i] = at;
@@ -230,7 +233,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   uint8_t *content = buf + HL_PACKET_HEADER_SIZE;
   uint32_t n_cols = HL_COL_COUNT;
   memcpy (content + HL_ZFRAME_HEADER_SIZE, &n_cols, 4);
-  uint8_t *w = content + HL_COLS_HEADER_SIZE;
+  uint8_t *w = content + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   bool failed = false;
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
@@ -273,7 +276,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   uint32_t id = s->codec->id;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      id = HL_CODEC_ZSTD_COLUMNS;
+      id = HL_CODEC_ZSTD_MODEL;
       content_size = pack_columns (s, &packet);
     }
   else
@@ -319,6 +322,8 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
     return io_error (s, err, "write");
 
   hl_trace_columns_clear (&s->cols);
+  hl_trace_model_free (s->model);
+  s->model = NULL; /* every frame starts a model of its own, as its joiner does */
   s->raw_len = 0;
   s->frame_start = s->frame_end;
   sum_reset (&s->sum);
@@ -332,7 +337,11 @@ take (HlTraceCompressStream *s, const uint8_t *p, size_t n, HlFormatError *err)
 {
   int rc = 0;
   if (s->codec->id == HL_CODEC_ZSTD)
-    rc = hl_trace_columns_split (p, n, &s->cols);
+    {
+      if (s->model == NULL)
+        s->model = hl_trace_model_new ();
+      rc = s->model == NULL ? -1 : hl_trace_columns_split_with (p, n, &s->cols, s->model);
+    }
   else
     {
       if (s->raw_len + n > s->raw_cap)
@@ -380,7 +389,7 @@ start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *e
   h.flags |= HL_TRACE_FLAG_COMPRESSED;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      /* columns frames are 3.0: an older reader says so instead of skipping them */
+      /* model frames are 4.0: an older reader says so instead of skipping them */
       h.version_major = HL_TRACE_VERSION_MAJOR;
       h.version_minor = HL_TRACE_VERSION_MINOR;
     }

@@ -20,20 +20,23 @@
 #include "hl-trace-compress-private.h"
 #include "hl-trace-reader-private.h"
 
-/* A columns frame (hl-trace-compress-private.h): decompresses and joins
- * into DST; RAW bytes or 0. */
+/* A columns frame (hl-trace-compress-private.h; codec 2 has the first
+ * HL_COL_COUNT_V2 columns, codec 3 (model frames) all HL_COL_COUNT):
+ * decompresses and joins into DST; RAW bytes or 0. */
 static size_t
-unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, uint8_t *dst, size_t raw)
+unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *content, size_t size, uint8_t *dst,
+                size_t raw)
 {
-  if (size < HL_COLS_HEADER_SIZE)
+  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL ? HL_COL_COUNT : HL_COL_COUNT_V2;
+  if (size < HL_COLS_HEADER_SIZE (want))
     return 0;
-  uint32_t n_cols, plain[HL_COL_COUNT], packed[HL_COL_COUNT], split32;
-  size_t split[HL_COL_COUNT];
+  uint32_t n_cols, plain[HL_COL_COUNT] = { 0 }, packed[HL_COL_COUNT] = { 0 }, split32;
+  size_t split[HL_COL_COUNT] = { 0 };
   memcpy (&n_cols, content + HL_ZFRAME_HEADER_SIZE, 4);
-  if (n_cols != HL_COL_COUNT)
+  if (n_cols != want)
     return 0;
   uint64_t sum_plain = 0, sum_packed = 0;
-  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+  for (unsigned i = 0; i < want; i++)
     {
       memcpy (&plain[i], content + HL_COL_FIELD (i, 0), 4);
       memcpy (&packed[i], content + HL_COL_FIELD (i, 1), 4);
@@ -46,12 +49,12 @@ unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, 
     }
   /* the columns hold the raw bytes plus at most a length varint per event
    * or chunk (one per two raw bytes, of at most 3 bytes for a packet) */
-  if (sum_packed != size - HL_COLS_HEADER_SIZE || sum_plain > 2 * (uint64_t) raw + 4096)
+  if (sum_packed != size - HL_COLS_HEADER_SIZE (want) || sum_plain > 2 * (uint64_t) raw + 4096)
     return 0;
   uint8_t *buf = malloc (sum_plain ? sum_plain : 1);
   if (buf == NULL)
     return 0;
-  const uint8_t *src = content + HL_COLS_HEADER_SIZE;
+  const uint8_t *src = content + HL_COLS_HEADER_SIZE (want);
   const uint8_t *data[HL_COL_COUNT];
   size_t len[HL_COL_COUNT];
   uint8_t *at = buf;
@@ -65,7 +68,7 @@ unpack_columns (const HlTraceCodec *codec, const uint8_t *content, size_t size, 
       src += packed[i];
       at += plain[i];
     }
-  if (got != 0 && hl_trace_columns_join_planes (data, len, split, dst, raw) != 0)
+  if (got != 0 && hl_trace_columns_join_any (data, len, split, codec_id == HL_CODEC_ZSTD_MODEL, dst, raw) != 0)
     got = 0;
   free (buf);
   return got;
@@ -102,8 +105,8 @@ decompress_frames (void *data)
   while ((i = atomic_fetch_add (&w->next, 1)) < w->n_frames)
     {
       Frame *f = &w->frames[i];
-      size_t got = f->codec_id == HL_CODEC_ZSTD_COLUMNS
-                     ? unpack_columns (w->codec, f->content, f->content_size, w->image + f->out, f->raw)
+      size_t got = f->codec_id == HL_CODEC_ZSTD_COLUMNS || f->codec_id == HL_CODEC_ZSTD_MODEL
+                     ? unpack_columns (w->codec, f->codec_id, f->content, f->content_size, w->image + f->out, f->raw)
                      : w->codec->decompress (w->codec->user, f->content + HL_ZFRAME_HEADER_SIZE,
                                              f->content_size - HL_ZFRAME_HEADER_SIZE, w->image + f->out, f->raw);
       f->failed = got != f->raw;
@@ -161,7 +164,8 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
         }
       if (pkt.header.kind != HL_PACKET_KIND_ZFRAME || pkt.header.content_size < HL_ZFRAME_HEADER_SIZE
           || !hl_trace_packet_check_crc (r, &pkt) || raw > HL_ZFRAME_MAX_RAW
-          || (codec_id != codec->id && !(codec_id == HL_CODEC_ZSTD_COLUMNS && codec->id == HL_CODEC_ZSTD)))
+          || (codec_id != codec->id
+              && !((codec_id == HL_CODEC_ZSTD_COLUMNS || codec_id == HL_CODEC_ZSTD_MODEL) && codec->id == HL_CODEC_ZSTD)))
         {
           s->frames_damaged++;
           s->bytes_skipped += total;

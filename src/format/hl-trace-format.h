@@ -33,7 +33,7 @@
 
 #define HL_TRACE_MAGIC            "HLTRACE" /* 8 bytes with its NUL */
 #define HL_TRACE_MAGIC_SIZE       8
-#define HL_TRACE_VERSION_MAJOR    3  /* 3.0: columns frames in compressed traces (HL_CODEC_ZSTD_COLUMNS) */
+#define HL_TRACE_VERSION_MAJOR    4  /* 4.0: model frames in compressed traces (HL_CODEC_ZSTD_MODEL); 3.0: columns frames */
 #define HL_TRACE_VERSION_MAJOR_MIN 2 /* oldest major this reader reads (2.x: same packets, zstd frames only) */
 #define HL_TRACE_VERSION_MINOR    0  /* newer minors only add skippable data */
 #define HL_TRACE_BYTE_ORDER_MARK  0x01020304u

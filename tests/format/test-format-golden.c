@@ -113,34 +113,36 @@ main (int argc, char **argv)
     return regenerate (argv[2]);
 
   size_t n_cases = sizeof cases / sizeof cases[0];
-  hl_tap_plan ((int) n_cases * 5);
+  hl_tap_plan ((int) n_cases * 7);
   const char *root = getenv ("HL_SOURCE_ROOT");
-  /* Format 2.0 files (tests/format/data/v2/): same packets, read as before */
-  for (size_t i = 0; i < n_cases; i++)
-    {
-      const GoldenCase *c = &cases[i];
-      char tpath[4096], dpath[4096];
-      snprintf (tpath, sizeof tpath, "%s/tests/format/data/v2/%s.hltrace", root ? root : ".", c->name);
-      snprintf (dpath, sizeof dpath, "%s/tests/format/data/v2/%s.dump", root ? root : ".", c->name);
-      size_t glen = 0, dlen = 0, tlen = 0;
-      char *golden = hl_test_read_file (tpath, &glen);
-      char *expected = hl_test_read_file (dpath, &dlen);
-      char *text = golden ? dump_text ((const uint8_t *) golden, glen, &tlen) : NULL;
-      hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0
-                   && golden[8] == 2,
-                 "v2/%s: a format 2.0 file still reads to its committed dump", c->name);
-      const char *cli = hl_test_build_path ("src/cli/heaplens-cli");
-      char *args[] = { (char *) cli, "dump", tpath, NULL };
-      HlTestRun run;
-      bool ran = hl_test_run (args, NULL, &run);
-      hl_tap_ok (ran && run.exit_status == c->expect_status && expected != NULL && strcmp (run.out, expected) == 0,
-                 "v2/%s: heaplens-cli dump prints it too and exits %d", c->name, c->expect_status);
-      if (ran)
-        hl_test_run_clear (&run);
-      free (golden);
-      free (expected);
-      free (text);
-    }
+  /* Format 2.0 and 3.0 files (tests/format/data/v2/, v3/): same packets,
+   * read as before */
+  for (int major = 2; major <= 3; major++)
+    for (size_t i = 0; i < n_cases; i++)
+      {
+        const GoldenCase *c = &cases[i];
+        char tpath[4096], dpath[4096];
+        snprintf (tpath, sizeof tpath, "%s/tests/format/data/v%d/%s.hltrace", root ? root : ".", major, c->name);
+        snprintf (dpath, sizeof dpath, "%s/tests/format/data/v%d/%s.dump", root ? root : ".", major, c->name);
+        size_t glen = 0, dlen = 0, tlen = 0;
+        char *golden = hl_test_read_file (tpath, &glen);
+        char *expected = hl_test_read_file (dpath, &dlen);
+        char *text = golden ? dump_text ((const uint8_t *) golden, glen, &tlen) : NULL;
+        hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0
+                     && golden[8] == major,
+                   "v%d/%s: a format %d.0 file still reads to its committed dump", major, c->name, major);
+        const char *cli = hl_test_build_path ("src/cli/heaplens-cli");
+        char *args[] = { (char *) cli, "dump", tpath, NULL };
+        HlTestRun run;
+        bool ran = hl_test_run (args, NULL, &run);
+        hl_tap_ok (ran && run.exit_status == c->expect_status && expected != NULL && strcmp (run.out, expected) == 0,
+                   "v%d/%s: heaplens-cli dump prints it too and exits %d", major, c->name, c->expect_status);
+        if (ran)
+          hl_test_run_clear (&run);
+        free (golden);
+        free (expected);
+        free (text);
+      }
   for (size_t i = 0; i < n_cases; i++)
     {
       const GoldenCase *c = &cases[i];

@@ -98,10 +98,11 @@ fix_crcs (const uint8_t *data, size_t size)
   return copy;
 }
 
-/* Columns frames (format 3.0): any bytes split into columns join back
- * exactly; and the input read as hostile columns (14 u16 lengths, then the
- * columns, the joined size in the first two bytes) never makes the join
- * read or write out of bounds. */
+/* Columns frames (format 3.0) and model frames (4.0): any bytes split into
+ * columns, with or without the model, join back exactly; and the input
+ * read as hostile columns (15 u16 lengths, then the columns, the joined
+ * size in the first two bytes) never makes either join read or write out
+ * of bounds. */
 static void
 run_columns (const uint8_t *data, size_t size)
 {
@@ -117,6 +118,23 @@ run_columns (const uint8_t *data, size_t size)
         }
       uint8_t *back = malloc (size + 1);
       if (hl_trace_columns_join_planes (d, c.len, split, back, size) != 0 || memcmp (back, data, size) != 0)
+        abort ();
+      free (back);
+    }
+  hl_trace_columns_clear (&c);
+  if (hl_trace_columns_split_model (data, size, &c) == 0)
+    {
+      const uint8_t *d[HL_COL_COUNT];
+      size_t split[HL_COL_COUNT] = { 0 };
+      if (size & 2)
+        {
+          split[HL_COL_ADDR] = hl_trace_columns_to_planes (&c, HL_COL_ADDR);
+          split[HL_COL_FREE] = hl_trace_columns_to_planes (&c, HL_COL_FREE);
+        }
+      for (int i = 0; i < HL_COL_COUNT; i++)
+        d[i] = c.data[i];
+      uint8_t *back = malloc (size + 1);
+      if (hl_trace_columns_join_any (d, c.len, split, true, back, size) != 0 || memcmp (back, data, size) != 0)
         abort ();
       free (back);
     }
@@ -146,6 +164,8 @@ run_columns (const uint8_t *data, size_t size)
   split[HL_COL_ADDR] = len[HL_COL_ADDR] / 2;
   split[HL_COL_FREE] = len[HL_COL_FREE] / 2;
   (void) hl_trace_columns_join_planes (d, len, split, out, out_size);
+  /* and as a model frame */
+  (void) hl_trace_columns_join_any (d, len, split, true, out, out_size);
   free (out);
 }
 

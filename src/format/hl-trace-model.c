@@ -1,0 +1,38 @@
+/* hl-trace-model.c — the predictor of model frames (hl-trace-model.h). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+
+#include "hl-trace-model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+
+#define SLOTS HL_MODEL_SLOTS_N
+
+_Static_assert ((HL_MODEL_DEPTH & (HL_MODEL_DEPTH - 1)) == 0, "ring of a power of two");
+_Static_assert (HL_MTOK_ADDR_MAX < HL_MTOK_STACK_RAW, "address tokens fit 7 bits");
+
+/* One anonymous mapping: its pages come zeroed when first touched, so a
+ * small trace pays for the few it uses (calloc would clear all 13 MiB once
+ * malloc's mmap threshold has grown). */
+#define MAP_SIZE (((sizeof (HlTraceModel) + 4095) & ~(size_t) 4095) + SLOTS * sizeof (HlModelSlot))
+
+HlTraceModel *
+hl_trace_model_new (void)
+{
+  void *p = mmap (NULL, MAP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  HlTraceModel *m = p;
+  m->slots = (HlModelSlot *) ((uint8_t *) p + ((sizeof (HlTraceModel) + 4095) & ~(size_t) 4095));
+  return m;
+}
+
+void
+hl_trace_model_free (HlTraceModel *m)
+{
+  if (m != NULL)
+    munmap (m, MAP_SIZE);
+}
+

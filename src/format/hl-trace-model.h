@@ -1,0 +1,239 @@
+/* hl-trace-model.h — the predictor of model frames (codec 3,
+ * docs/trace-format.md 7d): a simulation of the allocator and of the call
+ * sequence, run identically by the splitter (the recorder, after the
+ * program exited) and by the joiner (the reader), so that an allocation
+ * whose stack and address it predicts costs one token byte.
+ *
+ * The state is deterministic and total: any sequence of calls with any
+ * values (a hostile frame) stays in bounds. Nothing in it decides what the
+ * joined bytes are beyond what the tokens say; a prediction that is wrong
+ * only costs compression, never exactness (the splitter declares a hit only
+ * when the canonical encoding of the predicted value is the original
+ * bytes).
+ *
+ * Private to src/format; plain C11, libc only. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hl-trace-encode-private.h"
+#include "hl-trace-format.h"
+
+#define HL_MODEL_SLOTS_LOG  19   /* live allocations by id: direct-mapped */
+#define HL_MODEL_CLASSES    256  /* freed lists per 16-byte chunk class */
+#define HL_MODEL_DEPTH      64   /* addresses per freed list */
+#define HL_MODEL_SUCC_LOG   14   /* stack successor table */
+#define HL_MODEL_THREADS    64   /* per-thread previous stack, direct-mapped */
+
+/* Token byte per allocation (column mtok): bit 7 set = the stack is
+ * written (stack column), clear = the predicted stack; low 7 bits = where
+ * the address comes from. */
+#define HL_MTOK_STACK_RAW  0x80u
+#define HL_MTOK_ADDR_TOP   0u    /* the most recently freed address of the class */
+#define HL_MTOK_ADDR_CARVE 1u    /* the end of the last allocation not served from a freed list */
+#define HL_MTOK_ADDR_NEXT  2u    /* the end of the previous allocation */
+#define HL_MTOK_ADDR_RAW   3u    /* written (addr column) */
+#define HL_MTOK_ADDR_FREED 4u    /* the address freed last, of any class */
+#define HL_MTOK_ADDR_STEP  5u    /* the class's last address plus its last step */
+#define HL_MTOK_ADDR_DEEP  6u    /* 6 + k - 1: the freed list's entry k (1..63) deep */
+#define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
+
+typedef struct
+{
+  uint64_t id_plus1;   /* 0: empty */
+  uint64_t addr;
+  uint32_t cls;
+} HlModelSlot;
+
+typedef struct
+{
+  /* global, across the packets of a frame */
+  HlModelSlot *slots;                              /* 1 << HL_MODEL_SLOTS_LOG */
+  uint64_t     freed[HL_MODEL_CLASSES][HL_MODEL_DEPTH];
+  uint8_t      head[HL_MODEL_CLASSES];
+  uint8_t      depth[HL_MODEL_CLASSES];
+  uint64_t     last[HL_MODEL_CLASSES];             /* the class's last allocated address */
+  uint64_t     step[HL_MODEL_CLASSES];             /* and its difference to the one before */
+  uint64_t     succ_key[1u << HL_MODEL_SUCC_LOG];
+  uint64_t     succ_val[1u << HL_MODEL_SUCC_LOG];
+  uint32_t     thread_tid[HL_MODEL_THREADS];
+  uint64_t     thread_stack[HL_MODEL_THREADS];
+  uint64_t     carve, next, freed_last;
+  /* the packet being split or joined */
+  unsigned     thread;                             /* index into thread_* */
+  uint64_t     next_id, prev_id, prev_stack, prev_addr;
+  uint64_t     id_end;
+  HlAddrPredictor pred;                            /* the packet's own prediction (5.2) */
+} HlTraceModel;
+
+/* NULL when out of memory. */
+HlTraceModel *hl_trace_model_new  (void);
+void          hl_trace_model_free (HlTraceModel *m);
+
+#define HL_MODEL_SLOTS_N (1u << HL_MODEL_SLOTS_LOG)
+#define HL_MODEL_RING    (HL_MODEL_DEPTH - 1u) /* ring mask */
+
+/* The steps below are inline: the joiner runs them for every event.
+ *
+ * hl_trace_model_packet: at the start of an INFO or EVENTS packet.
+ * hl_trace_model_stack: the stack the model expects for the thread's next
+ *   allocation.
+ * hl_trace_model_addr: the address token T (HL_MTOK_ADDR_*, not RAW)
+ *   stands for, for an allocation of SIZE; false when T is out of range or
+ *   names an empty entry.
+ * hl_trace_model_find: the token that predicts ADDR for SIZE, or
+ *   HL_MTOK_ADDR_RAW.
+ * hl_trace_model_alloc: after an allocation (ALLOC*, REALLOC*) of SIZE at
+ *   ADDR with STACK, address token T; takes the id next_id++.
+ * hl_trace_model_free_id: after the free of ID (FREE, REALLOC's old id). */
+
+/* glibc's chunk size in 16-byte units, capped to the classes. */
+static inline unsigned
+hl_model_chunk_class (uint64_t size, uint64_t *chunk)
+{
+  uint64_t c = size > UINT64_MAX - 23 ? 32 : (size + 23) & ~(uint64_t) 15;
+  if (c < 32)
+    c = 32;
+  *chunk = c;
+  uint64_t cls = c >> 4;
+  return cls < HL_MODEL_CLASSES ? (unsigned) cls : HL_MODEL_CLASSES - 1;
+}
+
+static inline uint64_t
+hl_model_mix (uint64_t v)
+{
+  v *= 0x9e3779b97f4a7c15u;
+  return v ^ (v >> 29);
+}
+
+static inline void
+hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
+{
+  unsigned t = (unsigned) (hl_model_mix (tid) % HL_MODEL_THREADS);
+  if (m->thread_tid[t] != tid)
+    {
+      m->thread_tid[t] = tid;
+      m->thread_stack[t] = 0;
+    }
+  m->thread = t;
+  m->next_id = alloc_id_begin;
+  m->prev_id = 0;
+  m->prev_stack = 0;
+  m->prev_addr = 0;
+  hl_pred_reset (&m->pred);
+}
+
+static inline uint64_t
+hl_trace_model_stack (const HlTraceModel *m)
+{
+  uint64_t prev = m->thread_stack[m->thread];
+  unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
+  return m->succ_key[i] == prev ? m->succ_val[i] : prev;
+}
+
+static inline bool
+hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t *addr)
+{
+  uint64_t chunk;
+  unsigned cls = hl_model_chunk_class (size, &chunk);
+  switch (t)
+    {
+    case HL_MTOK_ADDR_CARVE:
+      *addr = m->carve;
+      return true;
+    case HL_MTOK_ADDR_NEXT:
+      *addr = m->next;
+      return true;
+    case HL_MTOK_ADDR_FREED:
+      *addr = m->freed_last;
+      return true;
+    case HL_MTOK_ADDR_STEP:
+      *addr = m->last[cls] + m->step[cls];
+      return true;
+    case HL_MTOK_ADDR_RAW:
+      return false;
+    default:
+      {
+        unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t - HL_MTOK_ADDR_DEEP + 1;
+        if (t > HL_MTOK_ADDR_MAX || k >= m->depth[cls])
+          return false;
+        *addr = m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING];
+        return true;
+      }
+    }
+}
+
+static inline unsigned
+hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
+{
+  uint64_t chunk;
+  unsigned cls = hl_model_chunk_class (size, &chunk);
+  if (m->depth[cls] > 0 && m->freed[cls][m->head[cls]] == addr)
+    return HL_MTOK_ADDR_TOP;
+  if (addr == m->carve)
+    return HL_MTOK_ADDR_CARVE;
+  if (addr == m->next)
+    return HL_MTOK_ADDR_NEXT;
+  if (addr == m->last[cls] + m->step[cls])
+    return HL_MTOK_ADDR_STEP;
+  if (addr == m->freed_last)
+    return HL_MTOK_ADDR_FREED;
+  for (unsigned k = 1; k < m->depth[cls]; k++)
+    if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
+      return HL_MTOK_ADDR_DEEP + k - 1;
+  return HL_MTOK_ADDR_RAW;
+}
+
+static inline void
+hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t addr, unsigned t)
+{
+  uint64_t chunk;
+  unsigned cls = hl_model_chunk_class (size, &chunk);
+  /* the stack's successor */
+  uint64_t prev = m->thread_stack[m->thread];
+  unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
+  m->succ_key[i] = prev;
+  m->succ_val[i] = stack;
+  m->thread_stack[m->thread] = stack;
+  /* an address taken from a freed list leaves it: the entries above it
+   * move one deeper */
+  unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t >= HL_MTOK_ADDR_DEEP ? t - HL_MTOK_ADDR_DEEP + 1 : HL_MODEL_DEPTH;
+  if (k < m->depth[cls] && m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
+    {
+      for (unsigned j = k; j > 0; j--)
+        m->freed[cls][(m->head[cls] - j) & HL_MODEL_RING] = m->freed[cls][(m->head[cls] - j + 1) & HL_MODEL_RING];
+      m->head[cls] = (uint8_t) ((m->head[cls] - 1u) & HL_MODEL_RING);
+      m->depth[cls]--;
+    }
+  else
+    m->carve = addr + chunk;
+  m->next = addr + chunk;
+  m->step[cls] = addr - m->last[cls];
+  m->last[cls] = addr;
+  /* the packet's own state */
+  hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
+  m->prev_addr = addr;
+  HlModelSlot *s = &m->slots[m->next_id & (HL_MODEL_SLOTS_N - 1)];
+  s->id_plus1 = m->next_id + 1;
+  s->addr = addr;
+  s->cls = cls;
+  m->prev_id = m->next_id++;
+}
+
+static inline void
+hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
+{
+  hl_pred_free (&m->pred, id);
+  m->prev_id = id;
+  HlModelSlot *s = &m->slots[id & (HL_MODEL_SLOTS_N - 1)];
+  if (s->id_plus1 != id + 1 || id == UINT64_MAX)
+    return;
+  s->id_plus1 = 0;
+  unsigned cls = s->cls < HL_MODEL_CLASSES ? s->cls : 0;
+  m->freed_last = s->addr;
+  m->head[cls] = (uint8_t) ((m->head[cls] + 1u) & HL_MODEL_RING);
+  m->freed[cls][m->head[cls]] = s->addr;
+  if (m->depth[cls] < HL_MODEL_DEPTH)
+    m->depth[cls]++;
+}
