@@ -101,7 +101,7 @@ watch_refresh (HlLivePanel *w,
   if (n == seen->refresh_seen || window == NULL)
     return;
   seen->refresh_seen = n;
-  HlTimeline *timeline = (HlTimeline *) find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE);
+  HlTimeline *timeline = (HlTimeline *) hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE);
   HlTimelineData *data = timeline != NULL ? hl_timeline_get_data (timeline) : NULL;
   guint64 duration = data != NULL ? hl_timeline_data_get_duration (data) : 0;
   HlLiveTotals t;
@@ -344,7 +344,7 @@ test_attach (void)
   g_assert_cmpuint (pid, !=, 0);
   g_assert_true (refused);
   /* the rows as shown: the corrupt one greyed, ours activatable */
-  GtkWidget *list = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LIST_BOX);
+  GtkWidget *list = hl_app_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_LIST_BOX);
   g_assert_nonnull (list);
   g_assert_true (gtk_widget_get_visible (list));
   gboolean greyed = FALSE, ours = FALSE;
