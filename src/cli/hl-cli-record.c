@@ -20,7 +20,9 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#include "hl-model-error.h"
 #include "hl-record-env.h"
+#include "hl-recording-costs-packet.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
 #endif
@@ -41,6 +43,9 @@ usage (FILE *out)
            "                           do not record forked children and exec'd programs\n"
            "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
            "                           once the program has exited)\n"
+           "  --no-costs               do not save the costs `report` reads (saved by\n"
+           "                           default in a compressed trace; report then decodes\n"
+           "                           the events)\n"
            "  -h, --help               this help\n");
 }
 
@@ -138,16 +143,35 @@ keep_descendants (FindCtx  *ctx,
 /* Rewrites TRACE as zstd frames (hl-trace-codec.h): the preload writes
  * plain packets, whole-run compression afterwards costs the program
  * nothing. Prints a warning and leaves the file plain on failure. */
-static void
+static bool
 compress_trace (const char *trace)
 {
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
-  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (9), 0, &err) != 0)
-    fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
+  if (trace[0] == '\0')
+    return false;
+  if (hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (9), 0, &err) != 0)
+    {
+      fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
+      return false;
+    }
+  return true;
 #else
   (void) trace;
+  return false;
 #endif
+}
+
+/* Appends the costs a report needs (hl-recording-costs-packet.h), so that
+ * `report` need not decode the events. Without them (a trace whose time
+ * order its index does not promise, say), report decodes them. */
+static void
+save_costs (const char *trace)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!hl_costs_packet_append (trace, &error) && !g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, error->message);
 }
 
 static void
@@ -168,6 +192,7 @@ hl_cli_record (int    argc,
   const char *output = NULL, *unwind = NULL, *depth = NULL;
   bool follow = true;
   bool compress = true;
+  bool costs = true;
   int i = 1;
   for (; i < argc; i++)
     {
@@ -198,6 +223,8 @@ hl_cli_record (int    argc,
         follow = false;
       else if (strcmp (a, "--no-compress") == 0)
         compress = false;
+      else if (strcmp (a, "--no-costs") == 0)
+        costs = false;
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
@@ -310,8 +337,8 @@ hl_cli_record (int    argc,
         root = f;
     }
   for (unsigned k = 0; k < ctx.n; k++)
-    if (compress)
-      compress_trace (ctx.found[k].s.header.trace_path);
+    if (compress && compress_trace (ctx.found[k].s.header.trace_path) && costs)
+      save_costs (ctx.found[k].s.header.trace_path);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

@@ -120,6 +120,25 @@ hl_aggregate_new (const HlTraceIndex *index)
   return self;
 }
 
+HlAggregate *
+hl_aggregate_new_settled (const HlCosts         *stacks,
+                          guint                  n_stacks,
+                          const HlCosts         *threads,
+                          guint                  n_threads,
+                          const HlSizeHistogram *histogram)
+{
+  HlAggregate *self = hl_aggregate_new (NULL);
+
+  g_array_set_size (self->stacks, n_stacks);
+  for (guint i = 0; i < n_stacks; i++)
+    g_array_index (self->stacks, Agg, i).costs = stacks[i];
+  g_array_set_size (self->threads, n_threads);
+  for (guint i = 0; i < n_threads; i++)
+    g_array_index (self->threads, Agg, i).costs = threads[i];
+  self->histogram = *histogram;
+  return self;
+}
+
 void
 hl_aggregate_free (HlAggregate *self)
 {

@@ -83,6 +83,15 @@ HlCosts     *hl_aggregate_dup_thread_costs (const HlAggregate *self,
 void         hl_aggregate_get_histogram  (const HlAggregate *self,
                                           HlSizeHistogram   *out);
 
+/* An aggregate that only answers the getters above, with these costs
+ * (N_STACKS per internal stack, N_THREADS per thread index) and histogram:
+ * what a saved COSTS packet gives back (hl-recording-costs-packet.h). */
+HlAggregate *hl_aggregate_new_settled    (const HlCosts         *stacks,
+                                          guint                  n_stacks,
+                                          const HlCosts         *threads,
+                                          guint                  n_threads,
+                                          const HlSizeHistogram *histogram);
+
 /* The recording's side (hl-recording-events.c). */
 /* Before the first event: REC keeps costs, not allocations. */
 void               hl_recording_begin_aggregate        (HlRecording        *rec,

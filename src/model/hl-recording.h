@@ -124,6 +124,10 @@ typedef enum
    * curve, live at T). Fails with HL_MODEL_ERROR_UNSUPPORTED when the
    * trace has no usable packet index: load it in full then. */
   HL_LOAD_FLAGS_AGGREGATE  = 1 << 2,
+  /* With HL_LOAD_FLAGS_AGGREGATE: decode the events even when the trace
+   * ends with a COSTS packet that answers the same
+   * (hl-recording-costs-packet.h; also HEAPLENS_NO_COSTS_PACKET=1). */
+  HL_LOAD_FLAGS_NO_COSTS_PACKET = 1 << 3,
 } HlLoadFlags;
 
 /* ---- Creating ---------------------------------------------------------- */

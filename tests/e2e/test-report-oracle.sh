@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..41"
+echo "1..46"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -54,6 +54,27 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   else
     not_ok "$name: costs-only report equals the full model's (text and JSON)" \
       "$(diff "$WORK/$name.json" "$WORK/$name.full.json" | head -5)" "$(diff "$WORK/$name.txt" "$WORK/$name.full.txt" | head -5)"
+  fi
+
+  # A compressed recording (record's default) carries the costs
+  # (hl-recording-costs-packet.h): report reads them and prints exactly
+  # what decoding its events prints.
+  "$CLI" record -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
+  for how in packet decode; do
+    env=""
+    [ $how = decode ] && env="HEAPLENS_NO_COSTS_PACKET=1"
+    env $env "$CLI" report --json --top 3 "$WORK/$name.z.hltrace" > "$WORK/$name.z.$how.json"
+    env $env "$CLI" report "$WORK/$name.z.hltrace" > "$WORK/$name.z.$how.txt"
+  done
+  if [ "$(tail -c 8 "$WORK/$name.z.hltrace" | tr -d '\0')" = HLCOSTS ] &&
+     cmp -s "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" &&
+     cmp -s "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" && [ -s "$WORK/$name.z.packet.txt" ]; then
+    ok "$name: report from the saved costs equals the report from the events (text and JSON)"
+  else
+    not_ok "$name: report from the saved costs equals the report from the events (text and JSON)" \
+      "$(tail -c 8 "$WORK/$name.z.hltrace" | od -c | head -1)" \
+      "$(diff "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" | head -5)" \
+      "$(diff "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" | head -5)"
   fi
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)

@@ -5,6 +5,9 @@
 
 #include "hl-trace-writer.h"
 #include "hl-trace-index.h"
+#include "hl-trace-codec.h"
+#include "hl-trace-zstd.h"
+#include "hl-recording-costs-packet.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -805,6 +808,127 @@ test_load_aggregate_damaged_equals_serial (void)
   g_file_delete (file, NULL, NULL);
 }
 
+
+/* The report's text (JSON, every stack) of FILE loaded costs-only with FLAGS. */
+static char *
+report_of (GFile      *file,
+           HlLoadFlags flags)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = hl_recording_load (file, flags | HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &error);
+  g_autoptr (HlAnalysis) a = NULL;
+  g_autoptr (GArray) threads = NULL;
+  HlSizeHistogram h;
+  GString *out;
+  char *json;
+
+  g_assert_no_error (error);
+  a = hl_analysis_new (rec, NULL);
+  json = hl_report_to_json ("trace", a, NULL, 0, 100000);
+  out = g_string_new (json);
+  g_free (json);
+  /* What the JSON does not show: threads, histogram, info, modules. */
+  threads = hl_analysis_get_thread_costs (a);
+  for (guint i = 0; i < threads->len; i++)
+    {
+      const HlThreadCosts *t = &g_array_index (threads, HlThreadCosts, i);
+      g_string_append_printf (out, "thread %u %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                              " %" G_GUINT64_FORMAT "\n", t->tid, t->name, t->costs.allocations, t->costs.bytes,
+                              t->costs.peak_bytes, t->costs.leaked_bytes);
+    }
+  hl_analysis_get_size_histogram (a, &h);
+  for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ", h.count[i], h.bytes[i]);
+  for (const char * const *k = hl_recording_get_info_keys (rec); *k != NULL; k++)
+    g_string_append_printf (out, "\ninfo %s=%s", *k, hl_recording_get_info (rec, *k));
+  {
+    guint n;
+    const HlModuleInfo *m = hl_recording_get_modules (rec, &n);
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf (out, "\nmodule %s %s %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %d", m[i].path,
+                              m[i].name, m[i].build_id, m[i].start, m[i].size, m[i].has_symbols, m[i].has_debug_info);
+  }
+  g_string_append_printf (out, "\nstacks %u truncated %d", hl_recording_get_n_stacks (rec),
+                          hl_recording_is_truncated (rec));
+  return g_string_free (out, FALSE);
+}
+
+/* A compressed trace with its costs saved (hl-recording-costs-packet.h):
+ * a costs-only load reads them and reports exactly what decoding the
+ * events reports; a changed, cut or extended file, or a damaged packet,
+ * is not read from the packet. */
+static void
+test_load_costs_packet_equals_decode (void)
+{
+  for (guint seed = 1; seed <= 8; seed++)
+    {
+      g_autoptr (GByteArray) bytes = seed == 1 ? build_trace () : seed == 2 ? build_big_trace ()
+                                     : build_random_trace (seed, seed < 5 ? 300 : 20000);
+      g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *with = NULL, *without = NULL, *contents = NULL;
+      g_autoptr (GError) error = NULL;
+      HlFormatError ferr;
+      gsize len;
+
+      g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+      /* A plain trace ends with its index: no costs there. */
+      g_assert_false (hl_costs_packet_append (path, &error));
+      g_assert_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED);
+      g_clear_error (&error);
+      g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
+      g_assert_null (hl_costs_packet_load (path));
+      without = report_of (file, HL_LOAD_FLAGS_NONE);
+      g_assert_true (hl_costs_packet_append (path, &error));
+      g_assert_no_error (error);
+      /* Appending again leaves the file as it is. */
+      g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+      g_assert_true (hl_costs_packet_append (path, &error));
+      {
+        g_autofree char *again = NULL;
+        gsize len2;
+        g_assert_true (g_file_get_contents (path, &again, &len2, NULL));
+        g_assert_cmpmem (again, len2, contents, len);
+      }
+      {
+        g_autoptr (HlRecording) saved = hl_costs_packet_load (path);
+        g_assert_nonnull (saved);
+      }
+      with = report_of (file, HL_LOAD_FLAGS_NONE);
+      g_assert_cmpstr (with, ==, without);
+      g_free (without);
+      without = report_of (file, HL_LOAD_FLAGS_NO_COSTS_PACKET);
+      g_assert_cmpstr (with, ==, without);
+      g_free (without);
+      without = report_of (file, HL_LOAD_FLAGS_NO_COSTS_PACKET | HL_LOAD_FLAGS_SERIAL);
+      g_assert_cmpstr (with, ==, without);
+
+      /* Not read from the packet: a byte changed before it, in its
+       * header, payload or footer; the file cut or extended. */
+      for (gsize k = 0; k < 7; k++)
+        {
+          gsize at = k == 0 ? 20 : k == 1 ? len / 2 : k == 2 ? len - 200 : k == 3 ? len - 60 : len - 3;
+          g_autofree char *copy = g_memdup2 (contents, len);
+          gsize n = len;
+
+          if (k < 5)
+            copy[at] ^= 0x21;
+          else
+            n = k == 5 ? len - 1 : len;
+          if (k == 6)
+            {
+              copy = g_realloc (copy, len + 1);
+              copy[len] = 0;
+              n = len + 1;
+            }
+          /* (NONE would not truncate the file) */
+          g_assert_true (g_file_set_contents (path, copy, n, NULL));
+          g_assert_null (hl_costs_packet_load (path));
+        }
+      g_file_delete (file, NULL, NULL);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -822,5 +946,6 @@ main (int    argc,
   g_test_add_func ("/loader/damaged", test_load_damaged);
   g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
   g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
+  g_test_add_func ("/loader/costs-packet-equals-decode", test_load_costs_packet_equals_decode);
   return g_test_run ();
 }
