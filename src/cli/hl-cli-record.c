@@ -162,16 +162,47 @@ compress_trace (const char *trace)
 #endif
 }
 
-/* Appends the costs a report needs (hl-recording-costs-packet.h), so that
- * `report` need not decode the events. Without them (a trace whose time
- * order its index does not promise, say), report decodes them. */
-static void
-save_costs (const char *trace)
+/* Costs of the plain trace, made on a thread while the trace is being
+ * compressed (the compressed file's image is the same bytes). */
+typedef struct
 {
-  g_autoptr (GError) error = NULL;
+  const char *trace;
+  GBytes     *payload;
+  GError     *error;
+} CostsJob;
 
-  if (!hl_costs_packet_append (trace, &error) && !g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
-    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, error->message);
+static gpointer
+costs_thread (gpointer data)
+{
+  CostsJob *job = data;
+  job->payload = hl_costs_packet_prepare (job->trace, &job->error);
+  return NULL;
+}
+
+/* Compresses TRACE and, when COSTS, appends the costs a report needs
+ * (hl-recording-costs-packet.h), so that `report` need not decode the
+ * events. Without them (a trace whose time order its index does not
+ * promise, say), report decodes them. */
+static void
+compress_and_save_costs (const char *trace,
+                         bool        costs)
+{
+  CostsJob job = { trace, NULL, NULL };
+  GThread *thread = NULL;
+
+  if (trace[0] == '\0')
+    return;
+  if (costs)
+    thread = g_thread_new ("hl-costs", costs_thread, &job);
+  bool compressed = compress_trace (trace);
+  if (thread != NULL)
+    g_thread_join (thread);
+  if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
+    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  g_clear_pointer (&job.payload, g_bytes_unref);
+  g_clear_error (&job.error);
 }
 
 static void
@@ -337,8 +368,8 @@ hl_cli_record (int    argc,
         root = f;
     }
   for (unsigned k = 0; k < ctx.n; k++)
-    if (compress && compress_trace (ctx.found[k].s.header.trace_path) && costs)
-      save_costs (ctx.found[k].s.header.trace_path);
+    if (compress)
+      compress_and_save_costs (ctx.found[k].s.header.trace_path, costs);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

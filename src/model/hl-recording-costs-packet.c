@@ -608,15 +608,37 @@ hl_costs_packet_load (const char *path)
   return g_steal_pointer (&rec);
 }
 
-gboolean
-hl_costs_packet_append (const char *path,
-                        GError    **error)
+GBytes *
+hl_costs_packet_prepare (const char *path,
+                         GError    **error)
 {
-  g_autoptr (GMappedFile) map = NULL;
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (HlRecording) rec = NULL;
-  g_autoptr (GByteArray) payload = NULL, packet = NULL;
-  g_autoptr (GByteArray) tail = NULL;
+  GByteArray *payload;
+
+  rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
+                           NULL, NULL, NULL, error);
+  if (rec == NULL)
+    return NULL;
+  payload = serialize (rec);
+  if (payload->len > PAYLOAD_MAX)
+    {
+      g_byte_array_unref (payload);
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "%s: costs too large to save", path);
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (payload);
+}
+
+gboolean
+hl_costs_packet_write (GBytes     *payload_bytes,
+                       const char *path,
+                       GError    **error)
+{
+  g_autoptr (GMappedFile) map = NULL;
+  g_autoptr (GByteArray) packet = NULL;
+  gsize payload_len;
+  const guint8 *payload = g_bytes_get_data (payload_bytes, &payload_len);
   const guint8 *data;
   gsize size;
   guint32 codec = CODEC_STORED, covered_crc;
@@ -632,8 +654,6 @@ hl_costs_packet_append (const char *path,
     return FALSE;
   data = (const guint8 *) g_mapped_file_get_contents (map);
   size = g_mapped_file_get_length (map);
-  if ((tail = find_payload (data, size)) != NULL)
-    return TRUE;
   if (size < HL_TRACE_FILE_HEADER_SIZE)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_NOT_A_TRACE, "%s: not a trace", path);
@@ -647,30 +667,18 @@ hl_costs_packet_append (const char *path,
                    "%s: costs are saved in compressed traces only", path);
       return FALSE;
     }
-
-  rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
-                           NULL, NULL, NULL, error);
-  if (rec == NULL)
-    return FALSE;
-  payload = serialize (rec);
-  if (payload->len > PAYLOAD_MAX)
-    {
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "%s: costs too large to save", path);
-      return FALSE;
-    }
   covered_crc = hl_crc32c (0, data, size);
 
-  packet = g_byte_array_sized_new (HL_PACKET_HEADER_SIZE + CONTENT_HEAD + payload->len + HL_COSTS_PACKET_FOOTER_SIZE);
+  packet = g_byte_array_sized_new (HL_PACKET_HEADER_SIZE + CONTENT_HEAD + payload_len + HL_COSTS_PACKET_FOOTER_SIZE);
   g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD);
 #ifdef HL_HAVE_ZSTD
   {
     const HlTraceCodec *c = hl_trace_codec_zstd (3);
-    gsize bound = c->compress_bound (c->user, payload->len), n;
+    gsize bound = c->compress_bound (c->user, payload_len), n;
 
     g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD + bound);
-    n = c->compress (c->user, payload->data, payload->len, packet->data + HL_PACKET_HEADER_SIZE + CONTENT_HEAD,
-                     bound);
-    if (n > 0 && n < payload->len)
+    n = c->compress (c->user, payload, payload_len, packet->data + HL_PACKET_HEADER_SIZE + CONTENT_HEAD, bound);
+    if (n > 0 && n < payload_len)
       {
         codec = HL_CODEC_ZSTD;
         g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD + n);
@@ -680,7 +688,7 @@ hl_costs_packet_append (const char *path,
   }
 #endif
   if (codec == CODEC_STORED)
-    g_byte_array_append (packet, payload->data, payload->len);
+    g_byte_array_append (packet, payload, payload_len);
   total = packet->len + HL_COSTS_PACKET_FOOTER_SIZE;
   {
     guint64 total_le = GUINT64_TO_LE (total);
@@ -689,7 +697,7 @@ hl_costs_packet_append (const char *path,
   }
   {
     guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
-    guint32 raw = GUINT32_TO_LE (payload->len), codec_le = GUINT32_TO_LE (codec);
+    guint32 raw = GUINT32_TO_LE ((guint32) payload_len), codec_le = GUINT32_TO_LE (codec);
     guint32 crc_le = GUINT32_TO_LE (covered_crc), version = GUINT32_TO_LE (HL_COSTS_PACKET_MODEL_VERSION);
     guint64 covered = GUINT64_TO_LE ((guint64) size);
 
@@ -715,7 +723,7 @@ hl_costs_packet_append (const char *path,
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: %s", path, g_strerror (e));
       return FALSE;
     }
-  /* The costs are those of the bytes read: the file must not have grown. */
+  /* The checksum is of the bytes read: the file must not have grown. */
   ok = fstat (fd, &st) == 0 && (guint64) st.st_size == size && write_all (fd, packet->data, packet->len);
   if (close (fd) != 0)
     ok = FALSE;
@@ -725,4 +733,34 @@ hl_costs_packet_append (const char *path,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+hl_costs_packet_append (const char *path,
+                        GError    **error)
+{
+  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, error);
+  g_autoptr (GByteArray) found = NULL;
+  g_autoptr (GBytes) payload = NULL;
+  HlTraceFileHeader fh;
+
+  if (map == NULL)
+    return FALSE;
+  found = find_payload ((const guint8 *) g_mapped_file_get_contents (map), g_mapped_file_get_length (map));
+  if (found != NULL)
+    return TRUE;
+  if (g_mapped_file_get_length (map) < HL_TRACE_FILE_HEADER_SIZE)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_NOT_A_TRACE, "%s: not a trace", path);
+      return FALSE;
+    }
+  memcpy (&fh, g_mapped_file_get_contents (map), sizeof fh);
+  if ((fh.flags & HL_TRACE_FLAG_COMPRESSED) == 0)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                   "%s: costs are saved in compressed traces only", path);
+      return FALSE;
+    }
+  payload = hl_costs_packet_prepare (path, error);
+  return payload != NULL && hl_costs_packet_write (payload, path, error);
 }

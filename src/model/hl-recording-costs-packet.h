@@ -37,6 +37,17 @@ G_BEGIN_DECLS
 gboolean     hl_costs_packet_append (const char *path,
                                      GError    **error);
 
+/* The same in two steps, so that `record` computes the costs from the
+ * plain trace while it compresses it (its image is the same bytes):
+ * prepare() loads PATH (plain or compressed) costs-only and returns the
+ * payload, or NULL with ERROR; write() appends it to the compressed trace
+ * at PATH, which must have the image the payload was made from. */
+GBytes      *hl_costs_packet_prepare (const char *path,
+                                      GError    **error);
+gboolean     hl_costs_packet_write   (GBytes     *payload,
+                                      const char *path,
+                                      GError    **error);
+
 /* The costs-only recording saved in PATH's COSTS packet, before symbols
  * (modules, stacks and costs as the loader leaves them before
  * hl_recording_symbolize()), or NULL when the file has no packet that
