@@ -5,7 +5,6 @@
 #include "hl-model-error.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
-#include "hl-aggregate-load.h"
 #include "hl-recording-costs-packet.h"
 #include "hl-trace-load-private.h"
 
@@ -147,18 +146,9 @@ producer_thread (gpointer user_data)
 
   while ((p->rc = hl_trace_reader_next_packet (p->reader, &pkt, &p->err)) > 0)
     {
-      HlEvent ev;
-      HlFormatError eerr;
-      int erc;
-
       if (g_cancellable_is_cancelled (p->cancellable))
         break;
-      hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &eerr)) > 0)
-        hl_decoded_batch_add (b, &ev);
-      if (erc < 0)
-        b->corrupt_packets++;
-      b->last_offset = pkt.offset;
+      hl_decoded_batch_add_packet (b, cursor, &pkt);
       if (b->events->len >= HL_DECODED_BATCH_EVENTS)
         {
           g_async_queue_push (p->queue, b);
@@ -316,10 +306,12 @@ load (LoadData      *data,
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint64 resume = ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? hl_aggregate_load_parallel
-                                                                      : hl_trace_load_parallel)
-                         (reader, index, rec, n_threads, cancellable, report_parallel, data, &events,
-                          &corrupt_packets, &parallel_packets);
+      static const HlParallelLoadOptions full = { HL_DECODED_BATCH_EVENTS, FALSE };
+      static const HlParallelLoadOptions costs_only = { 8192, TRUE };
+      guint64 resume = hl_trace_load_parallel (reader, index, rec,
+                                               (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
+                                               n_threads, cancellable, report_parallel, data, &events,
+                                               &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {

@@ -750,7 +750,7 @@ test_load_aggregate_equals_full (void)
     }
 }
 
-/* A costs-only load's parallel decode (hl-aggregate-load.c: small runs,
+/* A costs-only load's parallel decode (hl-trace-load-parallel.c with small runs,
  * recycled batches) against its serial walk on a random four-thread trace
  * of several runs with a trailing index, bytes damaged in turn (about 40
  * spread over the file, and every 23rd of its last 600: the index, so it
