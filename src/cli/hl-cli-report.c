@@ -186,10 +186,11 @@ hl_cli_report (int    argc,
   if (filter == NULL)
     return 2;
 
-  /* Without a filter the report needs costs per call site only: a
-   * costs-only load reads the trace in one pass with memory for what is
-   * live (HEAPLENS_REPORT_FULL=1 loads every allocation, for checks). */
-  if (hl_filter_is_empty (filter) && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
+  /* Without a filter by time the report needs costs per call site (and
+   * thread) only: a costs-only load reads the trace in one pass with
+   * memory for what is live, or the costs saved in it
+   * (HEAPLENS_REPORT_FULL=1 loads every allocation, for checks). */
+  if (!hl_filter_selects_by_time (filter) && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
     {
       g_autoptr (GFile) file = g_file_new_for_commandline_arg (argv[1]);
       g_autoptr (GError) agg_error = NULL;

@@ -206,9 +206,23 @@ serialize (HlRecording *self)
   thread_costs = hl_aggregate_dup_thread_costs (self->aggregate, n_threads);
   hl_aggregate_get_histogram (self->aggregate, &histogram);
   for (guint i = 0; i < n_spans; i++)
-    put_costs (b, &stack_costs[i]);
+    {
+      put_costs (b, &stack_costs[i]);
+      put (b, hl_aggregate_get_stack_owner (self->aggregate, i));
+    }
   for (guint i = 0; i < n_threads; i++)
     put_costs (b, &thread_costs[i]);
+  put (b, hl_aggregate_get_n_pairs (self->aggregate));
+  for (guint i = 0; i < hl_aggregate_get_n_pairs (self->aggregate); i++)
+    {
+      guint32 stack, thread;
+      HlCosts c;
+
+      hl_aggregate_get_pair (self->aggregate, i, &stack, &thread, &c);
+      put (b, stack);
+      put (b, thread);
+      put_costs (b, &c);
+    }
   for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
     {
       put (b, histogram.count[i]);
@@ -416,7 +430,8 @@ deserialize (HlRecording  *self,
   Cursor c = { data, data + size, FALSE };
   guint64 n, n_spans, n_threads, prev;
   g_autofree HlCosts *stack_costs = NULL, *thread_costs = NULL;
-  HlSizeHistogram histogram;
+  g_autofree guint32 *owners = NULL;
+  HlSizeHistogram histogram = { { 0 } };
 
   self->seq = (guint32) get (&c);
   self->n_allocs = get (&c);
@@ -569,24 +584,41 @@ deserialize (HlRecording  *self,
       g_array_append_val (self->marks, m);
     }
 
-  if (c.bad || (guint64) (c.end - c.p) < (n_spans + n_threads) * 7)
+  if (c.bad || (guint64) (c.end - c.p) < n_spans * 8 + n_threads * 7)
     return FALSE;
   stack_costs = g_new0 (HlCosts, n_spans);
+  owners = g_new0 (guint32, n_spans);
   thread_costs = g_new0 (HlCosts, n_threads + 1);
   for (guint64 i = 0; i < n_spans; i++)
-    get_costs (&c, &stack_costs[i]);
+    {
+      get_costs (&c, &stack_costs[i]);
+      n = get (&c);
+      if (n > n_threads)
+        return FALSE;
+      owners[i] = (guint32) n;
+    }
   for (guint64 i = 0; i < n_threads; i++)
     get_costs (&c, &thread_costs[i]);
+  self->aggregate = hl_aggregate_new_settled (stack_costs, owners, (guint) n_spans, thread_costs, (guint) n_threads,
+                                              &histogram);
+  n = get_count (&c);
+  for (guint64 i = 0; i < n && !c.bad; i++)
+    {
+      guint64 stack = get (&c), thread = get (&c);
+      HlCosts pc;
+
+      get_costs (&c, &pc);
+      if (stack > G_MAXUINT32 || thread > G_MAXUINT32 ||
+          !hl_aggregate_add_settled_pair (self->aggregate, (guint32) stack, (guint32) thread, &pc))
+        return FALSE;
+    }
   for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
     {
       histogram.count[i] = get (&c);
       histogram.bytes[i] = get (&c);
     }
-  if (c.bad || c.p != c.end)
-    return FALSE;
-  self->aggregate = hl_aggregate_new_settled (stack_costs, (guint) n_spans, thread_costs, (guint) n_threads,
-                                              &histogram);
-  return TRUE;
+  hl_aggregate_set_histogram (self->aggregate, &histogram);
+  return !c.bad && c.p == c.end;
 }
 
 HlRecording *

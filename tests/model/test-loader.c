@@ -719,6 +719,55 @@ assert_aggregate_equals_full (GFile      *file,
   hl_analysis_get_size_histogram (af, &hx);
   hl_analysis_get_size_histogram (aa, &hy);
   g_assert_cmpmem (&hx, sizeof hx, &hy, sizeof hy);
+  /* Filters by thread and by stack: every stack's and thread's costs. */
+  for (guint k = 0; k <= tf->len + 1; k++)
+    {
+      g_autoptr (HlFilter) none = hl_filter_new ();
+      g_autoptr (HlFilter) f = NULL;
+      g_autoptr (HlAnalysis) ff = NULL;
+      g_autoptr (HlAnalysis) fa = NULL;
+      g_autoptr (GArray) tff = NULL;
+      g_autoptr (GArray) tfa = NULL;
+
+      if (k < tf->len)
+        f = hl_filter_with_thread (none, g_array_index (tf, HlThreadCosts, k).tid);
+      else if (k == tf->len && tf->len >= 2)
+        {
+          g_autoptr (HlFilter) one = hl_filter_with_thread (none, g_array_index (tf, HlThreadCosts, 0).tid);
+          f = hl_filter_with_thread (one, g_array_index (tf, HlThreadCosts, tf->len - 1).tid);
+        }
+      else
+        {
+          /* a module every stack may or may not have a frame in */
+          guint n_modules;
+          const HlModuleInfo *m = hl_recording_get_modules (full, &n_modules);
+          if (n_modules == 0)
+            continue;
+          f = hl_filter_with_module (none, m[n_modules - 1].name);
+        }
+      if (f == NULL)
+        continue;
+      ff = hl_analysis_new (full, f);
+      fa = hl_analysis_new (agg, f);
+      hl_analysis_get_totals (ff, &cx);
+      hl_analysis_get_totals (fa, &cy);
+      g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+      for (guint s = 0; s <= hl_recording_get_n_stacks (full); s++)
+        {
+          hl_analysis_get_stack_costs (ff, s, &cx);
+          hl_analysis_get_stack_costs (fa, s, &cy);
+          g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+        }
+      tff = hl_analysis_get_thread_costs (ff);
+      tfa = hl_analysis_get_thread_costs (fa);
+      g_assert_cmpuint (tff->len, ==, tfa->len);
+      for (guint i = 0; i < tff->len; i++)
+        {
+          const HlThreadCosts *a = &g_array_index (tff, HlThreadCosts, i), *b = &g_array_index (tfa, HlThreadCosts, i);
+          g_assert_cmpuint (a->tid, ==, b->tid);
+          g_assert_cmpmem (&a->costs, sizeof a->costs, &b->costs, sizeof b->costs);
+        }
+    }
   /* Nothing per allocation is kept. */
   {
     g_autoptr (GArray) largest = hl_analysis_get_largest (aa, 10);
