@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..46"
+echo "1..51"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -76,6 +76,25 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
       "$(diff "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" | head -5)" \
       "$(diff "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" | head -5)"
   fi
+
+  # Filters by thread, module and function: the costs-only load (saved
+  # costs and decoded events) answers them as the full model does.
+  tid=$("$CLI" dump "$WORK/$name.z.hltrace" | sed -n 's/.*THREAD tid=\([0-9]*\) start.*/\1/p' | tail -n 1)
+  fn=$("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(([f["function"] for s in d["top"]["peak"] + d["top"]["allocations"] for f in s["stack"][1:]
+        if " " not in f["function"] and "?" not in f["function"]] + ["main"])[0])' "$WORK/$name.z.packet.json")
+  same=yes
+  for args in "--thread=${tid:-1}" "--filter=function=$fn" "--filter=module=libc"; do
+    "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.packet"
+    HEAPLENS_NO_COSTS_PACKET=1 "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.decode"
+    HEAPLENS_REPORT_FULL=1 "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.full"
+    if ! cmp -s "$WORK/$name.f.packet" "$WORK/$name.f.full" || ! cmp -s "$WORK/$name.f.decode" "$WORK/$name.f.full" ||
+       ! grep -q '"selection"' "$WORK/$name.f.full"; then
+      same="no: $args $(diff "$WORK/$name.f.packet" "$WORK/$name.f.full" | head -3)"
+    fi
+  done
+  eq "$name: report --thread/--filter from the costs equals the full model's" "$same" yes
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
   inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)
