@@ -25,7 +25,7 @@
  * model_version:u32, the payload, then the footer packet_size:u64 magic[8]. */
 #define CONTENT_HEAD 24u
 #define CODEC_STORED 0u
-#define PAYLOAD_MAX  (256u << 20)
+#define PAYLOAD_MAX  (64u << 20)
 
 G_STATIC_ASSERT (sizeof (HlCosts) == 7 * sizeof (guint64));
 
@@ -499,24 +499,26 @@ deserialize (HlRecording  *self,
       g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (t.tid), GUINT_TO_POINTER (self->threads->len));
     }
 
-  n = get (&c); /* stack_ids->len */
-  if (n > G_MAXUINT32 || c.bad)
+  n = get (&c); /* stack_ids->len: the table is sized by its ids here */
+  if (n > G_MAXINT32 || c.bad)
     return FALSE;
   {
     guint64 n_ids = get_count (&c);
-    g_array_set_size (self->stack_ids, (guint) n);
     prev = 0;
     for (guint64 i = 0; i < n_ids && !c.bad; i++)
       {
-        guint64 id = prev + get (&c), v = get (&c);
-        if (id >= n || v == 0 || v > G_MAXUINT32)
+        guint64 delta = get (&c), id = prev + delta, v = get (&c);
+        if ((i > 0 && delta == 0) || id >= n || v == 0 || v > G_MAXUINT32)
           return FALSE;
+        if (id >= self->stack_ids->len)
+          g_array_set_size (self->stack_ids, (guint) MIN (n, MAX (id + 1, (guint64) self->stack_ids->len * 2)));
         g_array_index (self->stack_ids, guint32, id) = (guint32) v;
         prev = id;
       }
   }
   n_spans = get_count (&c);
-  if (n_spans == 0)
+  /* each stack takes 2 bytes here and 8 in the costs at least */
+  if (n_spans == 0 || n_spans > (guint64) (c.end - c.p) / 10)
     return FALSE;
   g_array_set_size (self->stack_spans, (guint) n_spans);
   prev = 0;

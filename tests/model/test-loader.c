@@ -858,6 +858,19 @@ test_load_aggregate_damaged_equals_serial (void)
 }
 
 
+/* PATH replaced by DATA (no fsync: g_file_set_contents syncs, slowly). */
+static void
+overwrite (const char *path,
+           const void *data,
+           gsize       len)
+{
+  FILE *f = fopen (path, "wb");
+
+  g_assert_nonnull (f);
+  g_assert_cmpuint (fwrite (data, 1, len, f), ==, len);
+  g_assert_cmpint (fclose (f), ==, 0);
+}
+
 /* The report's text (JSON, every stack) of FILE loaded costs-only with FLAGS. */
 static char *
 report_of (GFile      *file,
@@ -970,12 +983,85 @@ test_load_costs_packet_equals_decode (void)
               copy[len] = 0;
               n = len + 1;
             }
-          /* (NONE would not truncate the file) */
-          g_assert_true (g_file_set_contents (path, copy, n, NULL));
+          overwrite (path, copy, n);
           g_assert_null (hl_costs_packet_load (path));
         }
       g_file_delete (file, NULL, NULL);
     }
+}
+
+
+/* A COSTS packet with a valid crc and a hostile payload (random bytes,
+ * a real payload cut or with a byte changed, counts made huge): loading
+ * it gives a recording or NULL, never a crash (ASan) nor a huge
+ * allocation; NULL means the events are decoded. */
+static void
+test_load_costs_packet_hostile (void)
+{
+  g_autoptr (GByteArray) bytes = build_random_trace (5, 3000);
+  g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *compressed = NULL;
+  g_autoptr (GBytes) payload = NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
+  g_autoptr (GError) error = NULL;
+  HlFormatError ferr;
+  const guint8 *real;
+  gsize real_len, len;
+  guint loaded = 0, refused = 0;
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
+  payload = hl_costs_packet_prepare (path, &error);
+  g_assert_no_error (error);
+  real = g_bytes_get_data (payload, &real_len);
+  g_assert_true (g_file_get_contents (path, &compressed, &len, NULL));
+  for (guint k = 0; k < 600; k++)
+    {
+      g_autofree guint8 *p = g_memdup2 (real, real_len);
+      gsize n = real_len;
+      g_autoptr (GBytes) hostile = NULL;
+      g_autoptr (HlRecording) rec = NULL;
+
+      if (k < 100)
+        {
+          /* random bytes of random length */
+          n = g_rand_int_range (rand, 0, 400);
+          for (gsize i = 0; i < n; i++)
+            p[i] = (guint8) g_rand_int (rand);
+        }
+      else if (k < 300)
+        n = real_len * (k - 100) / 200; /* cut */
+      else if (k < 500)
+        p[g_rand_int_range (rand, 0, (gint32) real_len)] ^= (guint8) (1 + g_rand_int_range (rand, 0, 255));
+      else
+        {
+          /* a varint made huge (10 bytes of 0xff, 0x01) somewhere */
+          gsize at = g_rand_int_range (rand, 0, (gint32) real_len);
+          p = g_realloc (p, real_len + 10);
+          memmove (p + at + 10, p + at, real_len - at);
+          memset (p + at, 0xff, 9);
+          p[at + 9] = 0x01;
+          n = real_len + 10;
+        }
+      hostile = g_bytes_new (p, n);
+      overwrite (path, compressed, len);
+      g_assert_true (hl_costs_packet_write (hostile, path, &error));
+      g_assert_no_error (error);
+      rec = hl_costs_packet_load (path);
+      if (rec != NULL)
+        {
+          g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+          g_autofree char *json = hl_report_to_json ("x", a, NULL, 0, 10);
+          g_assert_nonnull (json);
+          loaded++;
+        }
+      else
+        refused++;
+    }
+  g_test_message ("%u hostile payloads loaded, %u refused", loaded, refused);
+  g_assert_cmpuint (refused, >, 0);
+  g_file_delete (file, NULL, NULL);
 }
 
 int
@@ -996,5 +1082,6 @@ main (int    argc,
   g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
   g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
   g_test_add_func ("/loader/costs-packet-equals-decode", test_load_costs_packet_equals_decode);
+  g_test_add_func ("/loader/costs-packet-hostile", test_load_costs_packet_hostile);
   return g_test_run ();
 }
