@@ -316,7 +316,7 @@ find_payload (const guint8 *data,
   codec = read_u32 (content);
   raw = read_u32 (content + 4);
   if (read_u64 (content + 8) != offset || read_u32 (content + 20) != HL_COSTS_PACKET_MODEL_VERSION ||
-      raw > PAYLOAD_MAX || hl_crc32c (0, data, offset) != read_u32 (content + 16))
+      raw == 0 || raw > PAYLOAD_MAX || hl_crc32c (0, data, offset) != read_u32 (content + 16))
     return NULL;
   stored = h.content_size - CONTENT_HEAD - HL_COSTS_PACKET_FOOTER_SIZE;
   out = g_byte_array_sized_new (raw);
@@ -624,22 +624,29 @@ deserialize (HlRecording  *self,
 }
 
 HlRecording *
+hl_costs_packet_parse (const guint8 *payload,
+                       gsize         len)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+
+  if (!deserialize (rec, payload, len))
+    return NULL;
+  hl_recording_commit (rec);
+  return g_steal_pointer (&rec);
+}
+
+HlRecording *
 hl_costs_packet_load (const char *path)
 {
   g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
   g_autoptr (GByteArray) payload = NULL;
-  g_autoptr (HlRecording) rec = NULL;
 
   if (map == NULL)
     return NULL;
   payload = find_payload ((const guint8 *) g_mapped_file_get_contents (map), g_mapped_file_get_length (map));
   if (payload == NULL)
     return NULL;
-  rec = hl_recording_new ();
-  if (!deserialize (rec, payload->data, payload->len))
-    return NULL;
-  hl_recording_commit (rec);
-  return g_steal_pointer (&rec);
+  return hl_costs_packet_parse (payload->data, payload->len);
 }
 
 GBytes *

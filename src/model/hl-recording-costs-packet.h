@@ -54,4 +54,10 @@ gboolean     hl_costs_packet_write   (GBytes     *payload,
  * matches its bytes and this model version. */
 HlRecording *hl_costs_packet_load   (const char *path);
 
+/* The recording a payload (as prepare() returns) describes, or NULL when
+ * it does not read to its last byte; what load() does once the packet
+ * checks out (for tests: any bytes, never a crash). */
+HlRecording *hl_costs_packet_parse   (const guint8 *payload,
+                                      gsize         len);
+
 G_END_DECLS

@@ -1059,6 +1059,32 @@ test_load_costs_packet_hostile (void)
       else
         refused++;
     }
+  /* Many more in memory (HL_HOSTILE_ROUNDS, default 20,000). */
+  {
+    const char *env = g_getenv ("HL_HOSTILE_ROUNDS");
+    guint rounds = env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : 20000;
+
+    for (guint k = 0; k < rounds; k++)
+      {
+        g_autofree guint8 *p = g_memdup2 (real, real_len);
+        g_autoptr (HlRecording) rec = NULL;
+        guint flips = 1 + g_rand_int_range (rand, 0, 4);
+        gsize n = k % 3 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) real_len + 1) : real_len;
+
+        for (guint f = 0; f < flips; f++)
+          p[g_rand_int_range (rand, 0, (gint32) real_len)] ^= (guint8) (1 << g_rand_int_range (rand, 0, 8));
+        rec = hl_costs_packet_parse (p, n);
+        if (rec != NULL)
+          {
+            g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+            HlCosts t;
+            hl_analysis_get_totals (a, &t);
+            loaded++;
+          }
+        else
+          refused++;
+      }
+  }
   g_test_message ("%u hostile payloads loaded, %u refused", loaded, refused);
   g_assert_cmpuint (refused, >, 0);
   g_file_delete (file, NULL, NULL);
