@@ -84,10 +84,17 @@ static Agg *pair_at (HlAggregate *self,
                      guint32      stack,
                      guint32      thread);
 
+/* Ids come in order: runs of 8 consecutive ids share a run of slots (5
+ * cache lines, where a program's recent allocations and frees mostly are),
+ * and the runs are spread over the table. A hash of each id alone made
+ * every insert and removal a cache miss on a large live table (python3:
+ * 2.1 → 1.2 s CPU for a costs-only load); runs of 64 ids made runs of
+ * different blocks collide into long probes on a small table (churn's ring
+ * of 256 live blocks: 0.36 → 0.75 s). */
 static inline guint64
 hash_id (guint64 id)
 {
-  return (id * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 17;
+  return (id & 7) | ((((id >> 3) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 17) << 3);
 }
 
 HlAggregate *
