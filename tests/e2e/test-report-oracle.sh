@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..51"
+echo "1..56"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -95,6 +95,17 @@ print(([f["function"] for s in d["top"]["peak"] + d["top"]["allocations"] for f 
     fi
   done
   eq "$name: report --thread/--filter from the costs equals the full model's" "$same" yes
+  # flamegraph takes the same costs-only load.
+  same=yes
+  for args in "--cost=allocations" "--cost=peak --inverted" "--cost=leaked --filter=module=libc" "--cost=temporary --thread=${tid:-1}"; do
+    "$CLI" flamegraph $args "$WORK/$name.z.hltrace" > "$WORK/$name.fg.costs"
+    HEAPLENS_REPORT_FULL=1 "$CLI" flamegraph $args "$WORK/$name.z.hltrace" > "$WORK/$name.fg.full"
+    cmp -s "$WORK/$name.fg.costs" "$WORK/$name.fg.full" || same="no: $args"
+  done
+  "$CLI" flamegraph --cost peak -o "$WORK/$name.fg.costs.svg" "$WORK/$name.z.hltrace"
+  HEAPLENS_REPORT_FULL=1 "$CLI" flamegraph --cost peak -o "$WORK/$name.fg.full.svg" "$WORK/$name.z.hltrace"
+  cmp -s "$WORK/$name.fg.costs.svg" "$WORK/$name.fg.full.svg" || same="no: svg"
+  eq "$name: flamegraph (collapsed and SVG) from the costs equals the full model's" "$same" yes
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
   inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)
