@@ -312,15 +312,84 @@ scan_allocations (HlAnalysis       *self,
     }
 }
 
+static void
+select_threads (HlAnalysis *self)
+{
+  const HlFilter *f = self->filter;
+
+  if (f->tids == NULL)
+    return;
+  self->thread_ok = g_new0 (guint8, self->n_threads + 1);
+  for (guint t = 0; t < self->n_threads; t++)
+    for (guint i = 0; i < f->tids->len; i++)
+      if (hl_recording_get_thread_tid (self->recording, t) == g_array_index (f->tids, guint32, i))
+        self->thread_ok[t] = 1;
+}
+
+static void
+costs_sub (HlCosts       *a,
+           const HlCosts *b)
+{
+  a->allocations -= b->allocations;
+  a->bytes -= b->bytes;
+  a->temporary -= b->temporary;
+  a->peak_bytes -= b->peak_bytes;
+  a->leaked_bytes -= b->leaked_bytes;
+  a->leaked_blocks -= b->leaked_blocks;
+  a->live_bytes -= b->live_bytes;
+}
+
+/* The costs of the selected (stack, thread) pairs of a costs-only
+ * recording: each stack's owner has the stack's costs minus the other
+ * threads' pairs. */
+static void
+filter_aggregate (HlAnalysis        *self,
+                  const HlAggregate *agg)
+{
+  g_autofree HlCosts *owner = self->stack_costs;
+  guint n_pairs = hl_aggregate_get_n_pairs (agg);
+
+  self->stack_costs = g_new0 (HlCosts, self->n_stacks + 1);
+  memset (self->thread_costs, 0, (self->n_threads + 1) * sizeof (HlCosts));
+  for (guint i = 0; i < n_pairs; i++)
+    {
+      guint32 s, t;
+      HlCosts c;
+
+      hl_aggregate_get_pair (agg, i, &s, &t, &c);
+      if (s >= self->n_stacks || t >= self->n_threads)
+        continue;
+      costs_sub (&owner[s], &c);
+      if ((self->stack_ok == NULL || self->stack_ok[s]) && (self->thread_ok == NULL || self->thread_ok[t]))
+        {
+          hl_costs_add (&self->stack_costs[s], &c);
+          hl_costs_add (&self->thread_costs[t], &c);
+        }
+    }
+  for (guint s = 0; s < self->n_stacks; s++)
+    {
+      guint32 o = hl_aggregate_get_stack_owner (agg, s);
+
+      if (o == 0 || o > self->n_threads || (self->stack_ok != NULL && !self->stack_ok[s]) ||
+          (self->thread_ok != NULL && !self->thread_ok[o - 1]))
+        continue;
+      hl_costs_add (&self->stack_costs[s], &owner[s]);
+      hl_costs_add (&self->thread_costs[o - 1], &owner[s]);
+    }
+  /* Sizes are not kept per stack or thread. */
+  memset (&self->histogram, 0, sizeof self->histogram);
+}
+
 /* A costs-only recording (HL_LOAD_FLAGS_AGGREGATE) has its costs made:
- * only the whole recording can be asked for. */
+ * the whole recording, or a selection of threads and stacks (modules,
+ * functions), can be asked for; nothing by time. */
 static void
 compute_from_aggregate (HlAnalysis        *self,
                         const HlAggregate *agg)
 {
   HlSummary summary;
 
-  g_return_if_fail (hl_filter_is_empty (self->filter));
+  g_return_if_fail (!hl_filter_selects_by_time (self->filter));
 
   hl_recording_get_summary (self->recording, &summary);
   self->n_stacks = hl_recording_get_n_stacks (self->recording);
@@ -332,6 +401,12 @@ compute_from_aggregate (HlAnalysis        *self,
   self->t1 = HL_TIME_NONE;
   self->live_at = HL_TIME_NONE;
   self->peak_time_ns = summary.peak_time_ns;
+  if (!hl_filter_is_empty (self->filter))
+    {
+      select_threads (self);
+      self->stack_ok = select_stacks (self->recording, self->filter);
+      filter_aggregate (self, agg);
+    }
   for (guint s = 0; s < self->n_stacks; s++)
     hl_costs_add (&self->totals, &self->stack_costs[s]);
 }
@@ -361,14 +436,7 @@ compute (HlAnalysis *self)
   self->live_at = f->live_at_ns != HL_TIME_NONE ? f->live_at_ns :
                   self->has_range && f->t1_ns != HL_TIME_NONE ? f->t1_ns : HL_TIME_NONE;
 
-  if (f->tids != NULL)
-    {
-      self->thread_ok = g_new0 (guint8, self->n_threads + 1);
-      for (guint t = 0; t < self->n_threads; t++)
-        for (guint i = 0; i < f->tids->len; i++)
-          if (hl_recording_get_thread_tid (rec, t) == g_array_index (f->tids, guint32, i))
-            self->thread_ok[t] = 1;
-    }
+  select_threads (self);
   self->stack_ok = select_stacks (rec, f);
   if (f->meta_keys->len > 0)
     {

@@ -305,6 +305,13 @@ hl_filter_is_empty (const HlFilter *filter)
 }
 
 gboolean
+hl_filter_selects_by_time (const HlFilter *filter)
+{
+  g_return_val_if_fail (filter != NULL, FALSE);
+  return hl_filter_has_time_range (filter) || filter->live_at_ns != HL_TIME_NONE || filter->meta_keys->len > 0;
+}
+
+gboolean
 hl_filter_has_time_range (const HlFilter *filter)
 {
   g_return_val_if_fail (filter != NULL, FALSE);

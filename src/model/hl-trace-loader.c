@@ -6,7 +6,7 @@
 #include "hl-model-i18n.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
-#include "hl-aggregate-load.h"
+#include "hl-recording-costs-packet.h"
 #include "hl-trace-load-private.h"
 
 #define MAX_QUEUED 4
@@ -185,18 +185,9 @@ producer_thread (gpointer user_data)
 
   while ((p->rc = hl_trace_reader_next_packet (p->reader, &pkt, &p->err)) > 0)
     {
-      HlEvent ev;
-      HlFormatError eerr;
-      int erc;
-
       if (g_cancellable_is_cancelled (p->cancellable))
         break;
-      hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &eerr)) > 0)
-        hl_decoded_batch_add (b, &ev);
-      if (erc < 0)
-        b->corrupt_packets++;
-      b->last_offset = pkt.offset;
+      hl_decoded_batch_add_packet (b, cursor, &pkt);
       if (b->events->len >= HL_DECODED_BATCH_EVENTS)
         {
           g_async_queue_push (p->queue, b);
@@ -245,6 +236,32 @@ load_pipelined (HlTraceReader *reader,
   return !g_cancellable_is_cancelled (cancellable);
 }
 
+/* The loaded REC symbolized (unless HL_LOAD_FLAGS_NO_SYMBOLS), with
+ * PREFETCH's symbolizer when it was made for REC's modules. Takes both. */
+static HlRecording *
+add_symbols (LoadData             *data,
+             HlRecording          *rec,
+             HlSymbolizerPrefetch *prefetch,
+             GCancellable         *cancellable,
+             GError              **error)
+{
+  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
+    {
+      hl_symbolizer_prefetch_finish (prefetch, rec);
+      hl_recording_symbolize (rec, cancellable);
+      /* A saved trace is complete: let libdw's memory go. */
+      hl_recording_set_symbolizer (rec, NULL, 0);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_object_unref (rec);
+          return NULL;
+        }
+    }
+  else
+    hl_symbolizer_prefetch_drop (prefetch);
+  return rec;
+}
+
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,
@@ -270,6 +287,17 @@ load (LoadData      *data,
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, _("%s: only local files can be loaded"),
                    g_file_peek_path (data->file) ? g_file_peek_path (data->file) : "(file)");
       return NULL;
+    }
+  /* A costs-only load of a trace whose costs were saved when it was
+   * recorded: the saved recording, unless the file changed since. */
+  if ((data->flags & (HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_COSTS_PACKET)) == HL_LOAD_FLAGS_AGGREGATE &&
+      g_getenv ("HEAPLENS_NO_COSTS_PACKET") == NULL && (rec = hl_costs_packet_load (path)) != NULL)
+    {
+      HlSummary s;
+
+      hl_recording_get_summary (rec, &s);
+      report (data, 1, 1, s.n_allocations + s.n_frees, TRUE);
+      return add_symbols (data, g_steal_pointer (&rec), NULL, cancellable, error);
     }
 #ifdef HL_HAVE_ZSTD
   codec = hl_trace_codec_zstd (0);
@@ -317,10 +345,12 @@ load (LoadData      *data,
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint64 resume = ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? hl_aggregate_load_parallel
-                                                                      : hl_trace_load_parallel)
-                         (reader, index, rec, n_threads, cancellable, report_parallel, data, &events,
-                          &corrupt_packets, &parallel_packets);
+      static const HlParallelLoadOptions full = { HL_DECODED_BATCH_EVENTS, FALSE };
+      static const HlParallelLoadOptions costs_only = { 8192, TRUE };
+      guint64 resume = hl_trace_load_parallel (reader, index, rec,
+                                               (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
+                                               n_threads, cancellable, report_parallel, data, &events,
+                                               &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {
@@ -427,17 +457,7 @@ load (LoadData      *data,
       }
   }
   report (data, total, total, events, TRUE);
-
-  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
-    {
-      hl_symbolizer_prefetch_finish (g_steal_pointer (&prefetch), rec);
-      hl_recording_symbolize (rec, cancellable);
-      /* A saved trace is complete: let libdw's memory go. */
-      hl_recording_set_symbolizer (rec, NULL, 0);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-    }
-  return g_steal_pointer (&rec);
+  return add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
 }
 
 HlRecording *
