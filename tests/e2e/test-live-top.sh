@@ -58,7 +58,9 @@ wait $pid
 has "top on an ended session: final numbers" "$WORK/ended.txt" '^state +ended \(exit status 0\)'
 has "top on an ended session: metadata still readable" "$WORK/ended.txt" '^  seed = 1$'
 
-# damaged copies of the real segment
+# damaged copies of the real segment, named with this shell's pid: a
+# running pid, so that `sessions --prune` of another run leaves them, and
+# no other run of this test uses the same names
 bad () { # bad NAME PYTHON-PATCH → runs top on it
   cp "/dev/shm/$seg" "/dev/shm/$1"
   segs="$segs $1"
@@ -70,23 +72,23 @@ open(p,'wb').write(b)"
   "$CLI" top "$1" --once > "$WORK/bad.out" 2> "$WORK/bad.err"
   echo $? > "$WORK/bad.rc"
 }
-bad "heaplens-$uid-99999991-garbage" "b[0:8]=b'NOTHLSHM'"
+bad "heaplens-$uid-$$-1garbage" "b[0:8]=b'NOTHLSHM'"
 has "garbage magic: a clear error" "$WORK/bad.err" 'cannot read session .*(magic|not a)'
 [ "$(cat "$WORK/bad.rc")" = 1 ]; ok $? "garbage magic: status 1"
-bad "heaplens-$uid-99999992-future" "import struct; b[8:12]=struct.pack('<I', 99)"
+bad "heaplens-$uid-$$-2future" "import struct; b[8:12]=struct.pack('<I', 99)"
 has "version from the future: refused naming the version" "$WORK/bad.err" 'version'
-bad "heaplens-$uid-99999993-foreign" "import struct; b[32:36]=struct.pack('<I', $uid + 4242)"
+bad "heaplens-$uid-$$-3foreign" "import struct; b[32:36]=struct.pack('<I', $uid + 4242)"
 has "another uid in the header: refused saying whose it is" "$WORK/bad.err" "uid $((uid + 4242))"
-bad "heaplens-$uid-99999994-offsets" "import struct; b[80:88]=struct.pack('<Q', 1<<40)"
+bad "heaplens-$uid-$$-4offsets" "import struct; b[80:88]=struct.pack('<Q', 1<<40)"
 has "region offset out of the segment: refused" "$WORK/bad.err" 'cannot read session'
-bad "heaplens-$uid-99999995-short" "del b[5000:]"
+bad "heaplens-$uid-$$-5short" "del b[5000:]"
 has "truncated segment: refused" "$WORK/bad.err" 'cannot read session'
 if [ "$uid" = 0 ]; then
   # root can hand a segment to another user: top refuses another owner's file
-  cp "/dev/shm/$seg" /dev/shm/heaplens-0-99999996-owner 2> /dev/null
-  segs="$segs heaplens-0-99999996-owner"
-  chown 65534 /dev/shm/heaplens-0-99999996-owner
-  "$CLI" top heaplens-0-99999996-owner --once > /dev/null 2> "$WORK/own.err"
+  cp "/dev/shm/$seg" /dev/shm/heaplens-0-$$-6owner 2> /dev/null
+  segs="$segs heaplens-0-$$-6owner"
+  chown 65534 /dev/shm/heaplens-0-$$-6owner
+  "$CLI" top heaplens-0-$$-6owner --once > /dev/null 2> "$WORK/own.err"
   has "a segment owned by another user: refused with the owner" "$WORK/own.err" 'owned by uid 65534, not you'
 fi
 "$CLI" top 4000000000 --once > /dev/null 2> "$WORK/none.err"
