@@ -56,6 +56,6 @@ for renderer in ${GSK_RENDERERS:-cairo gl}; do
 		kill $(pgrep -P $pid) 2>/dev/null || kill $pid
 		wait $pid || true' "$build/src/app/heaplens" "$trace" "$tmp"
 	echo "== GSK_RENDERER=$renderer (wall ms, then CPU ms of every thread over the stage)"
-	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|bench:|process:" "$tmp/app.log" \
+	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|allocations view|bench:|process:" "$tmp/app.log" \
 		| sed 's/^heaplens: //'
 done
