@@ -39,7 +39,7 @@ for renderer in ${GSK_RENDERERS:-cairo gl}; do
 	GSK_RENDERER=$renderer xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
 		log=$2/app.log
 		/usr/bin/time -f "heaplens: process: %e s wall, %U s user, %S s sys, max RSS %M KiB" \
-			"$0" "$1" >"$log" 2>&1 & pid=$!
+			"$0" "$1" >>"$log" 2>&1 & pid=$!
 		for i in $(seq 240); do grep -q "flame graph drawn" "$log" 2>/dev/null && break; sleep 0.5; done
 		sleep 1
 		drag () {  # the timeline is at the top of the window (no banner for churn)
@@ -56,6 +56,6 @@ for renderer in ${GSK_RENDERERS:-cairo gl}; do
 		kill $(pgrep -P $pid) 2>/dev/null || kill $pid
 		wait $pid || true' "$build/src/app/heaplens" "$trace" "$tmp"
 	echo "== GSK_RENDERER=$renderer (wall ms, then CPU ms of every thread over the stage)"
-	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|bench:|process:" "$tmp/app.log" \
+	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|allocations view|bench:|process:" "$tmp/app.log" \
 		| sed 's/^heaplens: //'
 done

@@ -11,6 +11,7 @@
 #include "hl-allocations-view.h"
 #include "hl-application.h"
 #include "hl-call-tree-view.h"
+#include "hl-filter-bar.h"
 #include "hl-flame-view.h"
 #include "hl-session.h"
 #include "hl-summary-view.h"
@@ -142,6 +143,24 @@ test_views (void)
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "6");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "3");
+  /* Another range relabels the same chip in place; other chips stay. */
+  {
+    HlFilterBar *bar = HL_FILTER_BAR (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FILTER_BAR));
+    GtkWidget *remove = hl_filter_bar_get_remove_button (bar, "range");
+
+    g_assert_nonnull (remove);
+    g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 1);
+    hl_session_add_module (hl_window_get_session (window), "nowhere");
+    hl_session_set_range (hl_window_get_session (window), 0, 46);
+    g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 2);
+    g_assert_true (hl_filter_bar_get_remove_button (bar, "range") == remove);
+    hl_session_remove_filter (hl_window_get_session (window), "module:nowhere");
+    g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 1);
+    g_assert_true (hl_filter_bar_get_remove_button (bar, "range") == remove);
+    hl_session_set_range (hl_window_get_session (window), 0, 45);
+    wait.total = 350;
+    hl_app_test_spin_until (flame_total_is, &wait);
+  }
   /* Cleared: everything again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.clear-range", NULL));
   wait.total = 1365;
