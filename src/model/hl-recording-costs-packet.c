@@ -1,6 +1,6 @@
 /* hl-recording-costs-packet.c — a costs-only recording written into and
  * read back from a trace's COSTS packet; see hl-recording-costs-packet.h
- * and docs/trace-format.md section 7d for the layout. */
+ * and docs/trace-format.md section 7e for the layout. */
 #define _GNU_SOURCE
 #include "hl-recording-costs-packet.h"
 #include "hl-recording-struct.h"

@@ -5,7 +5,7 @@
  * loads it with HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS and
  * appends the resulting recording (summary, module map, threads, stacks,
  * costs per stack and thread, histogram, metadata, warnings) as one COSTS
- * packet after the last ZFRAME (docs/trace-format.md section 7d). A
+ * packet after the last ZFRAME (docs/trace-format.md section 7e). A
  * costs-only load then reads that packet instead of decoding the events,
  * when it is the file's last packet, its crc holds, the crc32c of every
  * byte before it is the one it recorded, and it was written by this
