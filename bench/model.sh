@@ -4,7 +4,7 @@
 # pairs = 5 M calls): wall time, CPU time (user+sys) and peak RSS of the
 # analysis, same run, best of REPS (3) alternated runs; also the report
 # decoding the events instead of reading the costs `record` saved in the
-# trace (HEAPLENS_NO_COSTS_PACKET=1, docs/trace-format.md 7d), and on the
+# trace (HEAPLENS_NO_COSTS_PACKET=1, docs/trace-format.md 7e), and on the
 # full model (HEAPLENS_REPORT_FULL=1). The price of the saved costs is paid
 # by `record`: its CPU time with and without them (--no-costs) is printed
 # too.

@@ -83,12 +83,17 @@ hl_cli_diff (int    argc,
       fprintf (stderr, _("heaplens-cli diff: unknown cost '%s'\n"), cost);
       return 2;
     }
-  ra = hl_cli_load_recording ("diff", argv[1]);
-  if (ra == NULL)
-    return 1;
-  rb = hl_cli_load_recording ("diff", argv[2]);
-  if (rb == NULL)
-    return 1;
+  {
+    /* no filter: costs only (or the costs saved in the traces) */
+    g_autoptr (HlFilter) none = hl_filter_new ();
+
+    ra = hl_cli_load_recording_for ("diff", argv[1], none);
+    if (ra == NULL)
+      return 1;
+    rb = hl_cli_load_recording_for ("diff", argv[2], none);
+    if (rb == NULL)
+      return 1;
+  }
   aa = hl_analysis_new (ra, NULL);
   ab = hl_analysis_new (rb, NULL);
   tree = hl_diff_tree_new (aa, ab, HL_CALL_TREE_TOP_DOWN, kind);

@@ -172,6 +172,8 @@ compress_trace (void       *streams,
 #endif
 }
 
+#define HL_RECORD_COSTS_MIN_BYTES (1 << 20) /* plain trace size from which costs are saved */
+
 /* Costs of the plain trace, made on a thread while the trace is being
  * compressed (the compressed file's image is the same bytes). */
 typedef struct
@@ -203,7 +205,12 @@ compress_and_save_costs (void       *streams,
 
   if (trace[0] == '\0')
     return;
-  if (costs)
+  /* A small trace decodes in milliseconds: not worth its costs (a program
+   * under pyenv's shim leaves dozens of them). */
+  const char *min_env = getenv ("HEAPLENS_RECORD_COSTS_MIN"); /* bytes; tests set 0 */
+  unsigned long long min = min_env != NULL ? strtoull (min_env, NULL, 10) : HL_RECORD_COSTS_MIN_BYTES;
+  struct stat st;
+  if (costs && stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min)
     thread = g_thread_new ("hl-costs", costs_thread, &job);
   bool compressed = compress_trace (streams, trace);
   if (thread != NULL)

@@ -156,7 +156,7 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
         }
       uint64_t total = (uint64_t) pkt.header.header_size + pkt.header.content_size;
       pos += total;
-      /* the costs cache after the frames (section 7d) is not part of the image */
+      /* the costs cache after the frames (section 7e) is not part of the image */
       if (pkt.header.kind == HL_PACKET_KIND_COSTS)
         continue;
       uint32_t codec_id = 0, raw = 0;

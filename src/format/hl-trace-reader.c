@@ -386,7 +386,7 @@ walk (HlTraceReader *r, HlPacketView *pkt, bool verify_crc)
           s->packets_index++;
           continue;
         case HL_PACKET_KIND_COSTS:
-          /* a cache of what the events say (section 7d), not data */
+          /* a cache of what the events say (section 7e), not data */
           continue;
         default:
           s->packets_unknown_kind++;

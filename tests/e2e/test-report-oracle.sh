@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..56"
+echo "1..61"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -59,7 +59,7 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   # A compressed recording (record's default) carries the costs
   # (hl-recording-costs-packet.h): report reads them and prints exactly
   # what decoding its events prints.
-  "$CLI" record -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
+  HEAPLENS_RECORD_COSTS_MIN=0 "$CLI" record -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
   for how in packet decode; do
     env=""
     [ $how = decode ] && env="HEAPLENS_NO_COSTS_PACKET=1"
@@ -106,6 +106,14 @@ print(([f["function"] for s in d["top"]["peak"] + d["top"]["allocations"] for f 
   HEAPLENS_REPORT_FULL=1 "$CLI" flamegraph --cost peak -o "$WORK/$name.fg.full.svg" "$WORK/$name.z.hltrace"
   cmp -s "$WORK/$name.fg.costs.svg" "$WORK/$name.fg.full.svg" || same="no: svg"
   eq "$name: flamegraph (collapsed and SVG) from the costs equals the full model's" "$same" yes
+  # and diff (the plain recording against the compressed one).
+  "$CLI" diff --cost peak "$WORK/$name.hltrace" "$WORK/$name.z.hltrace" > "$WORK/$name.diff.costs"
+  HEAPLENS_REPORT_FULL=1 "$CLI" diff --cost peak "$WORK/$name.hltrace" "$WORK/$name.z.hltrace" > "$WORK/$name.diff.full"
+  if cmp -s "$WORK/$name.diff.costs" "$WORK/$name.diff.full" && [ -s "$WORK/$name.diff.full" ]; then
+    ok "$name: diff from the costs equals the full model's"
+  else
+    not_ok "$name: diff from the costs equals the full model's" "$(diff "$WORK/$name.diff.costs" "$WORK/$name.diff.full" | head -5)"
+  fi
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
   inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)
