@@ -1237,9 +1237,14 @@ on_loaded (GObject      *source,
 {
   g_autoptr(HlWindow) self = user_data;
   g_autoptr(GError) error = NULL;
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
   g_autoptr(HlRecording) recording = hl_recording_load_finish (result, &error);
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
+  /* A load cancelled since (Cancel, or another file opened): its result,
+   * or its "cancelled", is not this window's any more. */
+  if (cancellable != self->cancellable)
     return;
   if (recording == NULL)
     {
@@ -1406,10 +1411,18 @@ on_banner_close_clicked (HlWindow *self)
   gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
 }
 
+/* Cancel returns to the empty window at once: the load's workers stop at
+ * their next check, and what they return then is dropped (on_loaded). */
 static void
 on_cancel_clicked (HlWindow *self)
 {
   g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->opening = FALSE;
+  g_clear_object (&self->file);
+  gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
+  show_page (self, "start");
 }
 
 /* ---- Drag and drop ---------------------------------------------------- */
