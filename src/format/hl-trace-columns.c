@@ -628,19 +628,29 @@ copy_varint_slow (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t
 {
   if (j->planes[col])
     return copy_varint_planes (j, col, d, limit, value);
+  /* as hl_varint_get, copying as it goes */
+  const uint8_t *p = j->p[col], *end = j->end[col];
+  uint8_t *o = *d;
   uint64_t v = 0;
-  const uint8_t *q = hl_varint_get (j->p[col], j->end[col], &v);
-  if (q == NULL)
-    return false;
-  size_t n = (size_t) (q - j->p[col]);
-  if (n > (size_t) (limit - *d))
-    return false;
-  memcpy (*d, j->p[col], n);
-  *d += n;
-  j->p[col] = q;
-  if (value != NULL)
-    *value = v;
-  return true;
+  for (unsigned shift = 0; shift < 64; shift += 7)
+    {
+      if (p >= end || o >= limit)
+        return false;
+      uint8_t b = *p++;
+      if (shift == 63 && b > 1)
+        return false;
+      *o++ = b;
+      v |= (uint64_t) (b & 0x7f) << shift;
+      if (b < 0x80)
+        {
+          j->p[col] = p;
+          *d = o;
+          if (value != NULL)
+            *value = v;
+          return true;
+        }
+    }
+  return false;
 }
 
 static inline bool
