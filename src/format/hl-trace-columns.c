@@ -75,6 +75,17 @@ typedef struct
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
 
+/* Not a zeroing initializer: Ev holds kilobytes of scratch space. */
+static inline void
+ev_init (Ev *e, const uint8_t *p, const uint8_t *end)
+{
+  e->n = 0;
+  e->p = p;
+  e->end = end;
+  e->bad = false;
+  e->tok = 0;
+}
+
 /* Moves one varint of the event to COL. */
 static uint64_t
 take_varint (Ev *e, HlColumn col)
@@ -417,7 +428,8 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
     {
       for (const uint8_t *q = p; q < end;)
         {
-          Ev e = { .p = q, .end = end };
+          Ev e;
+          ev_init (&e, q, end);
           parse_event (&e);
           if (e.bad)
             return 0;
@@ -427,7 +439,8 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
     }
   while (p < end)
     {
-      Ev e = { .p = p, .end = end };
+      Ev e;
+      ev_init (&e, p, end);
       parse_event (&e);
       if (e.bad)
         {
