@@ -1,36 +1,61 @@
 #!/bin/sh
 # Benchmarks of the application (issue 7). Not tests: prints measured numbers.
-#   bench/app.sh [BUILD_DIR] [PAIRS]
+#   bench/app.sh [BUILD_DIR] [PAIRS] [TRACE]
 # 1. Flame graph redraw at 100,000 and 1,000,000 nodes (target ≤ 16 ms), by
 #    the widget-free drawing function on an image surface.
 # 2. The application on a recording of bench/churn.c with PAIRS malloc/free
-#    pairs (default 10,000,000 = 20 M events), under Xvfb, with its own
-#    timestamps (HEAPLENS_DEBUG=timing): open to views shown (target ≤ 2 s),
-#    and two time-range drags on the timeline with xdotool (refilter of
-#    every view, target ≤ 100 ms).
+#    pairs (default 10,000,000 = 20 M events; or an existing TRACE), under
+#    Xvfb, with its own timestamps (HEAPLENS_DEBUG=timing): open to the
+#    flame graph drawn (target ≤ 2 s), and time-range drags on the timeline
+#    with xdotool (refilter of every view, target ≤ 100 ms): two with the
+#    summary shown, two with the flame graph shown, then each other view
+#    shown once (the views not shown catch up when they are shown).
+# Every stage is printed with its wall time and the CPU time of the whole
+# process over it (all threads), so a busy machine still gives an answer.
+# GSK_RENDERERS (default "cairo gl") lists the renderers to run with: under
+# Xvfb "gl" is Mesa's software GL, whose own threads take most of the CPU of
+# a frame; "cairo" draws on the main thread.
 set -eu
 build=$(realpath "${1:-build}")
 pairs=${2:-10000000}
+trace=${3:-}
 "$build/tests/app/bench-flame-draw" 100000
 "$build/tests/app/bench-flame-draw" 1000000
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-gcc -O2 -g -fno-omit-frame-pointer "$(dirname "$0")/churn.c" -o "$tmp/churn"
-"$build/src/cli/heaplens-cli" record --output "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" >/dev/null 2>&1
-ls -l "$tmp/churn.hltrace" | awk '{ printf "trace: %s bytes\n", $5 }'
+if [ -z "$trace" ]; then
+	gcc -O2 -g -fno-omit-frame-pointer "$(dirname "$0")/churn.c" -o "$tmp/churn"
+	"$build/src/cli/heaplens-cli" record --output "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" >/dev/null 2>&1
+	trace=$tmp/churn.hltrace
+fi
+ls -l "$trace" | awk '{ printf "trace: %s bytes\n", $5 }'
 
 export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory
 export GSETTINGS_SCHEMA_DIR="$build/data" HEAPLENS_DEBUG=timing HOME="$tmp"
 unset WAYLAND_DISPLAY DEBUGINFOD_URLS
-xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
-	"$0" "$1" >"$2/app.log" 2>&1 & pid=$!
-	for i in $(seq 120); do grep -q "views shown" "$2/app.log" && break; sleep 0.5; done
-	sleep 1
-	# The timeline is at the top of the window (no banner for churn).
-	xdotool mousemove 200 150 mousedown 1 mousemove 300 150 mousemove 500 150 mouseup 1
-	sleep 3
-	xdotool mousemove 300 150 mousedown 1 mousemove 400 150 mousemove 700 150 mouseup 1
-	sleep 3
-	kill $pid' "$build/src/app/heaplens" "$tmp/churn.hltrace" "$tmp"
-grep -E "open to|refilter|views refreshed|analysis" "$tmp/app.log"
+for renderer in ${GSK_RENDERERS:-cairo gl}; do
+	rm -f "$tmp/app.log"
+	GSK_RENDERER=$renderer xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
+		log=$2/app.log
+		/usr/bin/time -f "heaplens: process: %e s wall, %U s user, %S s sys, max RSS %M KiB" \
+			"$0" "$1" >"$log" 2>&1 & pid=$!
+		for i in $(seq 240); do grep -q "flame graph drawn" "$log" 2>/dev/null && break; sleep 0.5; done
+		sleep 1
+		drag () {  # the timeline is at the top of the window (no banner for churn)
+			xdotool mousemove $1 150 mousedown 1 mousemove $(($1 + 100)) 150 mousemove $2 150 mouseup 1
+			sleep 2
+		}
+		echo "heaplens: bench: drags with the summary shown" >>"$log"
+		drag 200 500; drag 300 700
+		echo "heaplens: bench: drags with the flame graph shown" >>"$log"
+		xdotool key ctrl+2; sleep 1
+		drag 250 450; drag 350 800
+		echo "heaplens: bench: the other views shown" >>"$log"
+		xdotool key ctrl+3; sleep 1; xdotool key ctrl+4; sleep 1; xdotool key ctrl+1; sleep 1
+		kill $(pgrep -P $pid) 2>/dev/null || kill $pid
+		wait $pid || true' "$build/src/app/heaplens" "$trace" "$tmp"
+	echo "== GSK_RENDERER=$renderer (wall ms, then CPU ms of every thread over the stage)"
+	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|bench:|process:" "$tmp/app.log" \
+		| sed 's/^heaplens: //'
+done

@@ -6,7 +6,8 @@
 # workload (PYTHONMALLOC=malloc), each uninstrumented and under the preload
 # (default unwinder), and prints the added instructions per malloc+free pair
 # (churn) and per allocation (python3: every malloc, calloc and realloc, with
-# its free). Not a test; takes about a minute.
+# its free). MODES (default "libunwind fp") picks the unwinders. Not a
+# test; takes about two minutes.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -38,13 +39,31 @@ calls () {
 }
 
 [ -z "${KEEP:-}" ] || echo "keeping $tmp"
+cli=$build/src/cli/heaplens-cli
+# allocations of the python3 run (every malloc, calloc and realloc): from the
+# trace of the python3 process (the largest file), else from callgrind's call
+# counts (which miss calls the optimiser inlined)
+py_allocs () {
+  local f n
+  f=$(ls -S "$tmp"/"$1"* 2> /dev/null | head -1)
+  n=$([ -x "$cli" ] && [ -n "$f" ] && "$cli" report "$f" 2> /dev/null | sed -n 's/^ *calls: *\([0-9]*\) allocations.*/\1/p')
+  [ -n "$n" ] || n=$(( $(calls "$2" hl_record_alloc) + $(calls "$2" hl_record_realloc_end) ))
+  [ "$n" -gt 0 ] || n=1
+  echo "$n"
+}
 churn_n=${CHURN_N:-200000}
+modes=${MODES:-libunwind fp}
 a=$(ir churn.plain "$tmp/churn" $churn_n)
-b=$(ir churn.hl HEAPLENS_OUTPUT="$tmp/c.hltrace" LD_PRELOAD="$preload" "$tmp/churn" $churn_n)
-echo "churn: $(( (b - a) / churn_n )) instructions per malloc+free pair added (uninstrumented $(( a / churn_n )))"
+for m in $modes; do
+  b=$(ir churn.$m HEAPLENS_UNWIND=$m HEAPLENS_OUTPUT="$tmp/c-$m.hltrace" LD_PRELOAD="$preload" "$tmp/churn" $churn_n)
+  echo "churn ($m): $(( (b - a) / churn_n )) instructions per malloc+free pair added (uninstrumented $(( a / churn_n )))"
+done
 
 a=$(ir py.plain /usr/bin/python3 "$tmp/w1.py")
-b=$(ir py.hl HEAPLENS_OUTPUT="$tmp/p.hltrace" LD_PRELOAD="$preload" /usr/bin/python3 "$tmp/w1.py")
-n=$(( $(calls py.hl hl_record_alloc) + $(calls py.hl hl_record_realloc_end) ))
-[ "$n" -gt 0 ] || n=1
-echo "python3: $(( (b - a) / n )) instructions per allocation added ($n allocations; total $b vs $a uninstrumented, ratio $(echo "scale=2; $b / $a" | bc))"
+for m in $modes; do
+  # fp: keep fp on python3 (the sampled check would switch to DWARF), as
+  # bench/capture.sh does
+  b=$(ir py.$m HEAPLENS_UNWIND=$m HEAPLENS_FP_CHECK=warn HEAPLENS_OUTPUT="$tmp/p-$m.hltrace" LD_PRELOAD="$preload" /usr/bin/python3 "$tmp/w1.py")
+  n=$(py_allocs "p-$m.hltrace" "py.$m")
+  echo "python3 ($m): $(( (b - a) / n )) instructions per allocation added ($n allocations; total $b vs $a uninstrumented, ratio $(echo "scale=2; $b / $a" | bc))"
+done

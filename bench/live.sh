@@ -8,11 +8,13 @@
 #     (user+sys, /usr/bin/time) and wall time, medians;
 #  2. the snapshot of 1 M live allocations (≤ 50 ms) and the live flame
 #     graph refresh at 100,000 stacks (≤ 100 ms): `live-bench` on
-#     `live-many` (HEAPLENS_DEBUG=timing gives the snapshot's own numbers).
+#     `live-many` (HEAPLENS_DEBUG=timing gives the snapshot's own numbers);
+#  3. the live view's refresh rate (≥ 5 per second): `live-refresh`, the
+#     application recording the demo under Xvfb (skipped without xvfb-run).
 #   bench/live.sh [BUILDDIR] [ROUNDS] [CALLS]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../build}
+build=$(cd "${1:-$here/../build}" && pwd)
 rounds=${2:-5}
 calls=${3:-2000000}
 preload=$build/src/capture/libheaplens-preload.so
@@ -59,3 +61,14 @@ grep "live table snapshot" "$tmp/timing.log" | head -1 | sed 's/^heaplens: timin
 steady=$(grep "live table snapshot" "$tmp/timing.log" | sed -n '2,$p' | sed 's/.*worker \([0-9.]*\) ms CPU.*/\1/')
 printf 'steady snapshot of the live table (worker CPU, median of %s): %s ms  [target ≤ 50 ms]\n' \
   "$(echo $steady | wc -w)" "$(median $steady)"
+
+echo
+if command -v xvfb-run > /dev/null; then
+  # the application as the tests run it: Xvfb, the cairo renderer
+  GSETTINGS_SCHEMA_DIR=$build/data GSK_RENDERER=cairo GDK_DEBUG=gl-disable GDK_BACKEND=x11 NO_AT_BRIDGE=1 \
+    xvfb-run -a -s "-screen 0 1280x1024x24" "$build/bench/live-refresh" \
+    "$build/examples/heaplens-demo" --seconds 8 2> "$tmp/refresh.log" \
+    || { echo "live-refresh failed:"; tail -5 "$tmp/refresh.log"; }
+else
+  echo "live view refresh rate: skipped (no xvfb-run)"
+fi

@@ -2,8 +2,12 @@
 # bench/model.sh [BUILD_DIR] — `heaplens-cli report` against `heaptrack_print`
 # on recordings of the same program run (bench/churn.c, 2.5 M malloc/free
 # pairs = 5 M calls): wall time, CPU time (user+sys) and peak RSS of the
-# analysis, same run, best of REPS (3) alternated runs; also the report on
-# the full model (HEAPLENS_REPORT_FULL=1).
+# analysis, same run, best of REPS (3) alternated runs; also the report
+# decoding the events instead of reading the costs `record` saved in the
+# trace (HEAPLENS_NO_COSTS_PACKET=1, docs/trace-format.md 7d), and on the
+# full model (HEAPLENS_REPORT_FULL=1). The price of the saved costs is paid
+# by `record`: its CPU time with and without them (--no-costs) is printed
+# too.
 # Also times model-bench (1 M synthetic allocations) and, unless BIG=0,
 # `report` on a 20 M-event churn recording (10 M pairs). BASE=path of
 # another heaplens-cli (e.g. an older build) adds its numbers on the same
@@ -51,11 +55,18 @@ for _ in $(seq "$REPS"); do
   keep heaplens "$(measure heaplens "$cli" report "$tmp/churn.hltrace")"
   keep heaptrack "$(measure heaptrack heaptrack_print "$ht")"
   keep full "$(measure full env HEAPLENS_REPORT_FULL=1 "$cli" report "$tmp/churn.hltrace")"
+  keep decode "$(measure decode env HEAPLENS_NO_COSTS_PACKET=1 "$cli" report "$tmp/churn.hltrace")"
   if [ -n "$base" ]; then keep base "$(measure base "$base" report "$tmp/churn.hltrace")"; fi
 done
 hl_s=${W[heaplens]} hl_kb=${M[heaplens]} hl_cpu=${C[heaplens]}
 ht_s=${W[heaptrack]} ht_kb=${M[heaptrack]} ht_cpu=${C[heaptrack]}
 fu_s=${W[full]} fu_kb=${M[full]} fu_cpu=${C[full]}
+de_s=${W[decode]} de_kb=${M[decode]} de_cpu=${C[decode]}
+# what saving the costs adds to `record` (after the program has exited)
+for _ in $(seq "$REPS"); do
+  keep rec "$(measure rec "$cli" record -o "$tmp/rec.hltrace" -- "$tmp/churn" "$pairs")"
+  keep recnc "$(measure recnc "$cli" record --no-costs -o "$tmp/recnc.hltrace" -- "$tmp/churn" "$pairs")"
+done
 if [ -n "$base" ]; then b_s=${W[base]} b_kb=${M[base]} b_cpu=${C[base]}; fi
 if [ "${BIG:-1}" != 0 ]; then
   "$cli" record -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
@@ -79,12 +90,17 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
   echo
   echo "| analysis | wall s | CPU s (user+sys) | peak RSS MiB |"
   echo "|---|---|---|---|"
-  echo "| heaplens-cli report (costs-only load) | $hl_s | $hl_cpu | $((hl_kb / 1024)) |"
+  echo "| heaplens-cli report (saved costs) | $hl_s | $hl_cpu | $((hl_kb / 1024)) |"
+  echo "| heaplens-cli report, events decoded (HEAPLENS_NO_COSTS_PACKET=1) | $de_s | $de_cpu | $((de_kb / 1024)) |"
   echo "| heaptrack_print | $ht_s | $ht_cpu | $((ht_kb / 1024)) |"
   echo "| heaplens-cli report, full model (HEAPLENS_REPORT_FULL=1) | $fu_s | $fu_cpu | $((fu_kb / 1024)) |"
   if [ -n "$base" ]; then echo "| BASE report ($base) | $b_s | $b_cpu | $((b_kb / 1024)) |"; fi
   echo
   echo "speed-up (heaptrack_print / report): wall $(python3 -c "print('%.1fx' % ($ht_s / max($hl_s, 0.01)))"), CPU $(python3 -c "print('%.1fx' % ($ht_cpu / max($hl_cpu, 0.01)))") (target: wall >= 5x); peak RSS $(python3 -c "print('%.2f' % ($hl_kb / $ht_kb))") of heaptrack_print's (target < 1)"
+  echo
+  echo "decoding the events instead: wall $(python3 -c "print('%.1fx' % ($ht_s / max($de_s, 0.01)))"), CPU $(python3 -c "print('%.1fx' % ($ht_cpu / max($de_cpu, 0.01)))") faster than heaptrack_print"
+  echo
+  echo "record (program run + post-processing), best of $REPS: with saved costs wall ${W[rec]} s, CPU ${C[rec]} s; --no-costs wall ${W[recnc]} s, CPU ${C[recnc]} s"
   echo
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "${BIG:-1}" != 0 ]; then

@@ -26,33 +26,14 @@ cli="$builddir/src/cli/heaplens-cli"
 app="$builddir/src/app/heaplens"
 demo="$builddir/examples/heaplens-demo"
 
-has_command() { "$cli" --help 2>/dev/null | grep -qE "^  $1 "; }
-
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$app" ]; then
-	if "$app" --help-all 2>/dev/null | grep -q -- '--record'; then
-		echo "heaplens: recording the demo live in the application"
-		exec "$app" --record -- "$demo" --seconds "$seconds"
-	fi
-	if has_command record; then
-		trace="$builddir/heaplens-demo.hltrace"
-		echo "heaplens: live recording is not available yet (issue 8);"
-		echo "heaplens: recording the demo first, then opening the trace"
-		"$cli" record --output "$trace" -- "$demo" --seconds "$seconds"
-		exec "$app" "$trace"
-	fi
-	echo "heaplens: this build cannot record yet (no 'heaplens-cli record'); opening the application"
-	exec "$app"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+	echo "heaplens: recording the demo live in the application"
+	# the uninstalled application keeps its window state with the build's schema
+	export GSETTINGS_SCHEMA_DIR="$builddir/data"
+	exec "$app" --record -- "$demo" --seconds "$seconds"
 fi
 
-[ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] &&
-	echo "heaplens: no display: recording with heaplens-cli and printing the report instead"
-if ! has_command record; then
-	echo "heaplens: this build cannot record yet (no 'heaplens-cli record'); running the demo alone"
-	exec "$demo" --seconds "$seconds"
-fi
+echo "heaplens: no display: recording with heaplens-cli and printing the report instead"
 trace="$builddir/heaplens-demo.hltrace"
 "$cli" record --output "$trace" -- "$demo" --seconds "$seconds"
-if has_command report; then
-	exec "$cli" report "$trace"
-fi
-echo "heaplens: the trace is in $trace; 'heaplens-cli report' is not available in this build yet"
+exec "$cli" report "$trace"

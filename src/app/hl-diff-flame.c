@@ -81,29 +81,6 @@ hl_diff_flame_diff_node (const HlFlameData *data,
 
 /* ---- Colours ---------------------------------------------------------- */
 
-static void
-hsl_to_rgb (double h,
-            double s,
-            double l,
-            double rgb[3])
-{
-  double c = (1.0 - fabs (2.0 * l - 1.0)) * s;
-  double hp = fmod (h, 360.0) / 60.0;
-  double x = c * (1.0 - fabs (fmod (hp, 2.0) - 1.0));
-  double r = 0, g = 0, b = 0, m;
-
-  if (hp < 1)      { r = c; g = x; }
-  else if (hp < 2) { r = x; g = c; }
-  else if (hp < 3) { g = c; b = x; }
-  else if (hp < 4) { g = x; b = c; }
-  else if (hp < 5) { r = x; b = c; }
-  else             { r = c; b = x; }
-  m = l - c / 2.0;
-  rgb[0] = r + m;
-  rgb[1] = g + m;
-  rgb[2] = b + m;
-}
-
 #define FULL_CHANGE 0.5  /* a change of half the larger side is full colour */
 
 void
@@ -123,9 +100,9 @@ hl_diff_color (guint64  a,
   t = (double) (a > b ? a - b : b - a) / (double) MAX (a, b);
   t = 0.15 + 0.85 * sqrt (MIN (1.0, t / FULL_CHANGE));
   if (dark)
-    hsl_to_rgb (b > a ? 4.0 : 212.0, 0.30 + 0.45 * t, 0.26 + 0.16 * t, rgb);
+    hl_hsl_to_rgb (b > a ? 4.0 : 212.0, 0.30 + 0.45 * t, 0.26 + 0.16 * t, rgb);
   else
-    hsl_to_rgb (b > a ? 4.0 : 212.0, 0.50 + 0.40 * t, 0.86 - 0.28 * t, rgb);
+    hl_hsl_to_rgb (b > a ? 4.0 : 212.0, 0.50 + 0.40 * t, 0.86 - 0.28 * t, rgb);
 }
 
 /* ---- Text ------------------------------------------------------------- */

@@ -10,7 +10,7 @@
 #include "hl-diff-flame.h"
 #include "hl-diff-window.h"
 #include "hl-filter-bar.h"
-#include "hl-flame-export.h"
+#include "hl-flame-export-dialog.h"
 
 struct _HlDiffWindow
 {
@@ -264,8 +264,9 @@ add_chip (const char   *id,
 static void
 on_session_changed (HlDiffWindow *self)
 {
-  hl_filter_bar_clear (self->filter_bar);
+  hl_filter_bar_begin_update (self->filter_bar);
   hl_session_foreach_filter (self->session, add_chip, self);
+  hl_filter_bar_end_update (self->filter_bar);
   if (self->recordings[0] == NULL && self->recordings[1] == NULL)
     return;  /* nothing to compare yet: compare() analyses with these */
   restart (self);
@@ -368,8 +369,6 @@ hl_diff_window_export_flame_graph (HlDiffWindow *self,
 {
   HlFlameGraph *graph;
   HlFlameData *data;
-  HlFlameViewport vp;
-  HlFlameStyle style = { 0 };
   HlFlameExportFormat format;
 
   g_return_val_if_fail (HL_IS_DIFF_WINDOW (self), FALSE);
@@ -393,13 +392,7 @@ hl_diff_window_export_flame_graph (HlDiffWindow *self,
                                       G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
     }
   /* SVG and PNG: drawn as on screen, colours by growth included. */
-  hl_flame_graph_get_viewport (graph, &vp);
-  if (vp.width < 100)
-    vp.width = 1200;
-  hl_flame_graph_get_style (graph, &style);
-  style.selected = -1;
-  style.font = NULL;
-  return hl_flame_export (data, &vp, &style, format, file, error);
+  return hl_flame_graph_export (graph, format, file, error);
 }
 
 static void
@@ -428,24 +421,9 @@ action_export_flame_graph (GtkWidget  *widget,
 {
   HlDiffWindow *self = HL_DIFF_WINDOW (widget);
   GtkFileChooserNative *dialog;
-  const struct { const char *name, *pattern; } filters[] = {
-    { N_("SVG image"), "*.svg" },
-    { N_("PNG image"), "*.png" },
-    { N_("Collapsed stacks of A and B (flamegraph.pl)"), "*.txt" },
-  };
 
-  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "heaplens-diff.svg");
-  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
-    {
-      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-
-      gtk_file_filter_set_name (filter, _(filters[i].name));
-      gtk_file_filter_add_pattern (filter, filters[i].pattern);
-      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-    }
+  dialog = hl_flame_export_dialog_new (GTK_WINDOW (self), "heaplens-diff.svg",
+                                       _("Collapsed stacks of A and B (flamegraph.pl)"));
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }

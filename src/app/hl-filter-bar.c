@@ -16,6 +16,7 @@ struct _HlFilterBar
   /* Owned */
   GtkWidget  *box;
   GHashTable *chips;  /* id → chip widget (borrowed, children of box) */
+  GHashTable *unset;  /* between begin and end update: ids not set again */
 };
 
 enum {
@@ -59,10 +60,15 @@ hl_filter_bar_set_chip (HlFilterBar *self,
   g_return_if_fail (HL_IS_FILTER_BAR (self));
   g_return_if_fail (id != NULL && label != NULL);
 
+  if (self->unset != NULL)
+    g_hash_table_remove (self->unset, id);
   chip = g_hash_table_lookup (self->chips, id);
   if (chip != NULL)
     {
-      gtk_label_set_label (GTK_LABEL (gtk_widget_get_first_child (chip)), label);
+      GtkLabel *shown = GTK_LABEL (gtk_widget_get_first_child (chip));
+
+      if (g_strcmp0 (gtk_label_get_label (shown), label) != 0)
+        gtk_label_set_label (shown, label);
       return;
     }
 
@@ -120,6 +126,36 @@ hl_filter_bar_clear (HlFilterBar *self)
   update_visibility (self);
 }
 
+void
+hl_filter_bar_begin_update (HlFilterBar *self)
+{
+  GHashTableIter iter;
+  gpointer id;
+
+  g_return_if_fail (HL_IS_FILTER_BAR (self));
+  g_clear_pointer (&self->unset, g_hash_table_unref);
+  self->unset = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_iter_init (&iter, self->chips);
+  while (g_hash_table_iter_next (&iter, &id, NULL))
+    g_hash_table_add (self->unset, g_strdup (id));
+}
+
+void
+hl_filter_bar_end_update (HlFilterBar *self)
+{
+  g_autoptr(GHashTable) unset = NULL;
+  GHashTableIter iter;
+  gpointer id;
+
+  g_return_if_fail (HL_IS_FILTER_BAR (self));
+  unset = g_steal_pointer (&self->unset);
+  if (unset == NULL)
+    return;
+  g_hash_table_iter_init (&iter, unset);
+  while (g_hash_table_iter_next (&iter, &id, NULL))
+    hl_filter_bar_remove (self, id);
+}
+
 guint
 hl_filter_bar_get_n_chips (HlFilterBar *self)
 {
@@ -145,6 +181,7 @@ hl_filter_bar_dispose (GObject *object)
 
   g_clear_pointer (&self->box, gtk_widget_unparent);
   g_clear_pointer (&self->chips, g_hash_table_unref);
+  g_clear_pointer (&self->unset, g_hash_table_unref);
   G_OBJECT_CLASS (hl_filter_bar_parent_class)->dispose (object);
 }
 

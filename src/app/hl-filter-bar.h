@@ -16,6 +16,10 @@ void       hl_filter_bar_set_chip (HlFilterBar *self,
 void       hl_filter_bar_remove   (HlFilterBar *self,
                                    const char  *id);
 void       hl_filter_bar_clear    (HlFilterBar *self);
+/* Between begin and end, the chips set again stay (relabelled in place);
+ * end removes the others. */
+void       hl_filter_bar_begin_update (HlFilterBar *self);
+void       hl_filter_bar_end_update   (HlFilterBar *self);
 guint      hl_filter_bar_get_n_chips (HlFilterBar *self);
 /* The remove button of chip ID (for tests), or NULL. */
 GtkWidget *hl_filter_bar_get_remove_button (HlFilterBar *self,

@@ -67,6 +67,28 @@ hl_flame_data_unref (HlFlameData *data)
   g_atomic_rc_box_release_full (data, (GDestroyNotify) hl_flame_data_free);
 }
 
+/* NODE's place under PARENT; appends it. */
+static guint
+append_child (HlFlameData *data,
+              guint        parent,
+              HlFlameNode *node)
+{
+  HlFlameNode *p = &g_array_index (data->nodes, HlFlameNode, parent);
+  guint64 *next = &g_array_index (data->next_offset, guint64, parent);
+
+  node->offset = p->offset + *next;
+  node->depth = p->depth + 1;
+  node->parent = (gint) parent;
+  *next += node->cost;
+  if (parent == 0 && !data->total_set)
+    p->cost += node->cost;
+  data->max_depth = MAX (data->max_depth, node->depth);
+
+  g_array_append_val (data->nodes, *node);
+  g_array_append_val (data->next_offset, (guint64) { 0 });
+  return data->nodes->len - 1;
+}
+
 guint
 hl_flame_data_add (HlFlameData *data,
                    guint        parent,
@@ -79,33 +101,61 @@ hl_flame_data_add (HlFlameData *data,
                    gpointer     user_data)
 {
   HlFlameNode node = { 0 };
-  HlFlameNode *p;
-  guint64 *next;
 
   g_return_val_if_fail (data != NULL && !data->finished, 0);
   g_return_val_if_fail (parent < data->nodes->len, 0);
-
-  p = &g_array_index (data->nodes, HlFlameNode, parent);
-  next = &g_array_index (data->next_offset, guint64, parent);
 
   node.name = g_string_chunk_insert_const (data->strings, name ? name : "??");
   node.module = module ? g_string_chunk_insert_const (data->strings, module) : "";
   node.file = file ? g_string_chunk_insert_const (data->strings, file) : NULL;
   node.line = line;
   node.cost = cost;
-  node.offset = p->offset + *next;
-  node.depth = p->depth + 1;
-  node.parent = (gint) parent;
   node.is_inline = is_inline;
   node.user_data = user_data;
-  *next += cost;
-  if (parent == 0 && !data->total_set)
-    p->cost += cost;
-  data->max_depth = MAX (data->max_depth, node.depth);
+  return append_child (data, parent, &node);
+}
 
-  g_array_append_val (data->nodes, node);
-  g_array_append_val (data->next_offset, (guint64) { 0 });
-  return data->nodes->len - 1;
+guint
+hl_flame_data_add_like (HlFlameData *data,
+                        guint        parent,
+                        guint        like,
+                        guint64      cost,
+                        gpointer     user_data)
+{
+  HlFlameNode node = { 0 };
+  const HlFlameNode *l;
+
+  g_return_val_if_fail (data != NULL && !data->finished, 0);
+  g_return_val_if_fail (parent < data->nodes->len && like < data->nodes->len, 0);
+
+  l = &g_array_index (data->nodes, HlFlameNode, like);
+  node.name = l->name;
+  node.module = l->module;
+  node.file = l->file;
+  node.line = l->line;
+  node.is_inline = l->is_inline;
+  node.cost = cost;
+  node.user_data = user_data;
+  return append_child (data, parent, &node);
+}
+
+void
+hl_flame_data_reserve (HlFlameData *data,
+                       guint        n)
+{
+  GArray *nodes, *next;
+
+  g_return_if_fail (data != NULL && !data->finished);
+  if (data->nodes->len > 1 || n <= 1)
+    return;
+  nodes = g_array_sized_new (FALSE, FALSE, sizeof (HlFlameNode), n);
+  next = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  g_array_append_vals (nodes, data->nodes->data, data->nodes->len);
+  g_array_append_vals (next, data->next_offset->data, data->next_offset->len);
+  g_array_unref (data->nodes);
+  g_array_unref (data->next_offset);
+  data->nodes = nodes;
+  data->next_offset = next;
 }
 
 void

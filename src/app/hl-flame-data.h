@@ -49,6 +49,16 @@ guint              hl_flame_data_add          (HlFlameData *data,
                                                guint64      cost,
                                                gboolean     is_inline,
                                                gpointer     user_data);
+/* As hl_flame_data_add, with the name, module, file, line and inline flag
+ * of node LIKE (an index already added): no strings copied or looked up. */
+guint              hl_flame_data_add_like     (HlFlameData *data,
+                                               guint        parent,
+                                               guint        like,
+                                               guint64      cost,
+                                               gpointer     user_data);
+/* Room for N nodes in all, before the first add (fewer copies). */
+void               hl_flame_data_reserve      (HlFlameData *data,
+                                               guint        n);
 /* Set the root's cost (by default the sum of its children). */
 void               hl_flame_data_set_total    (HlFlameData *data,
                                                guint64      total);

@@ -132,11 +132,11 @@ hl_flame_graph_hit_test (const HlFlameData     *data,
 
 /* ---- Colours ---------------------------------------------------------- */
 
-static void
-hsl_to_rgb (double h,
-            double s,
-            double l,
-            double rgb[3])
+void
+hl_hsl_to_rgb (double h,
+               double s,
+               double l,
+               double rgb[3])
 {
   double c = (1.0 - fabs (2.0 * l - 1.0)) * s;
   double hp = fmod (h, 360.0) / 60.0;
@@ -193,13 +193,13 @@ hl_flame_graph_node_color (const HlFlameData  *data,
     {
       /* Modules get hues from the whole circle, muted so text stays readable. */
       h = stable_hash (n->module);
-      hsl_to_rgb ((h % 360u), 0.45, l + (double) ((h >> 9) % 8u) * 0.01, rgb);
+      hl_hsl_to_rgb ((h % 360u), 0.45, l + (double) ((h >> 9) % 8u) * 0.01, rgb);
     }
   else
     {
       /* Classic flame palette: red to yellow by a hash of the name. */
       h = stable_hash (n->name);
-      hsl_to_rgb ((double) (h % 50u), 0.75, l - 0.04 + (double) ((h >> 8) % 8u) * 0.01, rgb);
+      hl_hsl_to_rgb ((double) (h % 50u), 0.75, l - 0.04 + (double) ((h >> 8) % 8u) * 0.01, rgb);
     }
 }
 
@@ -230,7 +230,7 @@ search_color (const HlFlameStyle *style,
               double              rgb[3])
 {
   if (matches)
-    hsl_to_rgb (295.0, 0.55, style->dark ? 0.42 : 0.70, rgb);
+    hl_hsl_to_rgb (295.0, 0.55, style->dark ? 0.42 : 0.70, rgb);
   else
     rgb[0] = rgb[1] = rgb[2] = style->dark ? 0.22 : 0.88;
 }

@@ -56,6 +56,11 @@ typedef struct
   guint n_labels;
 } HlFlameDrawStats;
 
+/* A colour from hue (degrees), saturation and lightness (0..1) to RGB (0..1). */
+void     hl_hsl_to_rgb                 (double h,
+                                        double s,
+                                        double l,
+                                        double rgb[3]);
 /* Height in pixels of the whole graph. */
 double   hl_flame_graph_content_height (const HlFlameData     *data,
                                         const HlFlameViewport *viewport);

@@ -320,51 +320,22 @@ GtkWindow *
 hl_attach_dialog_new (HlApplication *app,
                       GtkWindow     *parent)
 {
-  GtkWindow *dialog = GTK_WINDOW (adw_window_new ());
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/heaplens/Heaplens/ui/hl-attach-dialog.ui");
+  GtkWindow *dialog = GTK_WINDOW (gtk_builder_get_object (builder, "dialog"));
+  GtkListBox *list = GTK_LIST_BOX (gtk_builder_get_object (builder, "session_list"));
   g_object_set_data (G_OBJECT (dialog), "hl-app", app);
-  gtk_window_set_title (dialog, _("Attach to a Running Session"));
   gtk_window_set_modal (dialog, parent != NULL);
   gtk_window_set_transient_for (dialog, parent);
-  gtk_window_set_default_size (dialog, 620, 420);
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  gtk_box_append (GTK_BOX (box), header);
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  gtk_widget_set_vexpand (scroll, TRUE);
-  GtkWidget *clamp = adw_clamp_new ();
-  GtkWidget *inner = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_top (inner, 12);
-  gtk_widget_set_margin_bottom (inner, 12);
-  GtkWidget *list = gtk_list_box_new ();
-  gtk_widget_add_css_class (list, "boxed-list");
-  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
-  gtk_list_box_set_sort_func (GTK_LIST_BOX (list), compare_rows, NULL, NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sessions"), -1);
-  AttachCtx ctx = { GTK_LIST_BOX (list), g_ptr_array_new_with_free_func (g_free) };
+  gtk_list_box_set_sort_func (list, compare_rows, NULL, NULL);
+  AttachCtx ctx = { list, g_ptr_array_new_with_free_func (g_free) };
   /* a segment shrunk by its owner while read raises SIGBUS: guarded */
   hl_shm_guard_run (list_sessions_guarded, &ctx);
   g_ptr_array_add (ctx.lines, NULL);
   g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
                           (GDestroyNotify) g_strfreev);
-  GtkWidget *hint = gtk_label_new (_("Programs started under the Heaplens preload (for example with "
-                                     "“heaplens-cli record”) publish a session that can be watched here."));
-  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (hint), 0);
-  gtk_widget_add_css_class (hint, "dim-label");
-  gtk_box_append (GTK_BOX (inner), hint);
-  if (gtk_widget_get_first_child (list) == NULL)
-    {
-      GtkWidget *empty = adw_status_page_new ();
-      adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Sessions"));
-      adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "system-search-symbolic");
-      gtk_box_append (GTK_BOX (inner), empty);
-    }
-  else
-    gtk_box_append (GTK_BOX (inner), list);
-  adw_clamp_set_child (ADW_CLAMP (clamp), inner);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
-  gtk_box_append (GTK_BOX (box), scroll);
-  adw_window_set_content (ADW_WINDOW (dialog), box);
+  gboolean empty = gtk_widget_get_first_child (GTK_WIDGET (list)) == NULL;
+  gtk_widget_set_visible (GTK_WIDGET (list), !empty);
+  gtk_widget_set_visible (GTK_WIDGET (gtk_builder_get_object (builder, "empty_page")), empty);
   close_on_escape (dialog);
   return dialog;
 }

@@ -17,9 +17,14 @@
 #include "hl-units.h"
 #include "hl-window.h"
 
-#define REFRESH_MS        150   /* ≥ 5 refreshes per second, with room for a busy main loop */
+/* A poll that saw something new refreshes the views at once, unless the
+ * last refresh was less than MIN_REFRESH_MS ago: then the refresh timer
+ * (REFRESH_MS) picks it up. About 10 refreshes a second (issue 8: ≥ 5). */
 #define POLL_MS           100
+#define MIN_REFRESH_MS    80
+#define REFRESH_MS        50
 #define STOP_ESCALATE_MS  2000
+#define TRACE_TRIES       25    /* the trace looked for every 200 ms, 5 s */
 #define FLAME_MIN_FRACTION 0.0005
 
 struct _HlLivePanel
@@ -39,7 +44,10 @@ struct _HlLivePanel
   gboolean         frozen;
   gboolean         dirty;
   gboolean         finished;
+  gboolean         exec_lost;     /* the session after an exec was not found */
+  guint            trace_tries;
   guint            n_refreshes;
+  gint64           last_refresh_us;
   gboolean         showing_trace; /* the window switched to the saved trace */
 
   GtkLabel        *status;
@@ -53,13 +61,29 @@ struct _HlLivePanel
   GtkWidget       *children_button;
   GMenu           *children_menu;
   GHashTable      *children;      /* session names listed */
-  guint            children_tick;
+  gint64           children_scan_us; /* the last look for child processes */
   char            *status_text;
 };
 
 G_DEFINE_FINAL_TYPE (HlLivePanel, hl_live_panel, GTK_TYPE_BOX)
 
 /* ---- Views ------------------------------------------------------------- */
+
+/* Text set only when it changed: a label given new text is laid out again,
+ * and its window with it. */
+static void
+label_update (GtkLabel   *label,
+              const char *text,
+              gboolean    markup)
+{
+  if (g_strcmp0 (gtk_label_get_label (label), text) == 0)
+    return;
+  if (markup)
+    gtk_label_set_markup (label, text);
+  else
+    gtk_label_set_text (label, text);
+}
+
 
 static char *
 state_line (HlLivePanel *self)
@@ -77,6 +101,8 @@ state_line (HlLivePanel *self)
   g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
   g_autofree char *rss = hl_format_size (t.rss_bytes);
   g_autofree char *allocs = hl_format_count (t.n_allocs);
+  g_autofree char *per_second = hl_format_count ((guint64) (rate + 0.5));
+  g_autofree char *dropped = hl_format_count (t.dropped);
   const char *state;
   g_autofree char *state_owned = NULL;
   switch (hl_live_session_get_state (self->session))
@@ -102,9 +128,10 @@ state_line (HlLivePanel *self)
       state = _("Target started another program (exec)");
       break;
     }
-  /* Translators: the live status line: state · heap · peak · RSS · rate · calls · dropped */
-  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %.0f allocations/s · %s calls · %" G_GUINT64_FORMAT " dropped"),
-                          state, heap, peak, rss, rate, allocs, t.dropped);
+  /* Translators: the live status line: state · heap · peak · RSS ·
+   * allocations per second · calls · dropped events (numbers come formatted) */
+  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
+                          state, heap, peak, rss, per_second, allocs, dropped);
 }
 
 static void
@@ -119,7 +146,7 @@ refresh_metadata (HlLivePanel *self)
       g_autofree char *v = g_markup_escape_text (m->value, -1);
       g_string_append_printf (now, "%s<b>%s</b> = %s", now->len ? "\n" : "", k, v);
     }
-  gtk_label_set_markup (self->metadata, now->len ? now->str : _("<i>No metadata set</i>"));
+  label_update (self->metadata, now->len ? now->str : _("<i>No metadata set</i>"), TRUE);
   g_string_free (now, TRUE);
 
   /* the history of keys that change now and then (a request counter
@@ -155,7 +182,7 @@ refresh_metadata (HlLivePanel *self)
     }
   g_hash_table_destroy (changes);
   g_hash_table_destroy (summarised);
-  gtk_label_set_markup (self->history, hist->len ? hist->str : "");
+  label_update (self->history, hist->len ? hist->str : "", TRUE);
   g_string_free (hist, TRUE);
 }
 
@@ -253,11 +280,19 @@ unlink_exec_cb (void                   *user_data,
     }
 }
 
+/* Every CHILDREN_SCAN_MS, not every Nth refresh: a slow main loop (a
+ * sanitizer build on a loaded machine refreshes once a second or less)
+ * listed a child only after 25 s, when it had often ended. */
+#define CHILDREN_SCAN_MS 700
+
 static void
 scan_children (HlLivePanel *self)
 {
-  if (++self->children_tick % 7 == 1)
-    scan_children_now (self);
+  gint64 now = g_get_monotonic_time ();
+  if (now < self->children_scan_us + CHILDREN_SCAN_MS * 1000)
+    return;
+  self->children_scan_us = now;
+  scan_children_now (self);
 }
 
 static void
@@ -280,21 +315,37 @@ action_open_process (GSimpleAction *action,
     gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (hl_live_panel_new_attach (app, session))));
 }
 
+static gboolean
+timing_enabled (void)
+{
+  static int enabled = -1;
+  if (enabled < 0)
+    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  return enabled;
+}
+
 static void
 refresh (HlLivePanel *self)
 {
+  gint64 t0 = g_get_monotonic_time ();
   scan_children (self);
   g_free (self->status_text);
   self->status_text = state_line (self);
-  gtk_label_set_text (self->status, self->status_text);
+  label_update (self->status, self->status_text, FALSE);
   if (self->session == NULL)
     return;
   refresh_metadata (self);
   if (!self->frozen)
     {
+      gint64 t1 = g_get_monotonic_time ();
       refresh_views (self);
       self->n_refreshes++;
       self->dirty = FALSE;
+      if (timing_enabled ())
+        g_printerr ("heaplens: timing: live refresh %u at %.3f s (+%.0f ms): panel %.1f ms, views %.1f ms\n",
+                    self->n_refreshes, t0 / 1e6, (t0 - self->last_refresh_us) / 1000.0, (t1 - t0) / 1000.0,
+                    (g_get_monotonic_time () - t1) / 1000.0);
+      self->last_refresh_us = t0;
     }
 }
 
@@ -302,7 +353,7 @@ static gboolean
 refresh_timeout (gpointer user_data)
 {
   HlLivePanel *self = user_data;
-  if (self->dirty)
+  if (self->dirty && g_get_monotonic_time () >= self->last_refresh_us + MIN_REFRESH_MS * 1000)
     refresh (self);
   return G_SOURCE_CONTINUE;
 }
@@ -312,6 +363,8 @@ on_session_updated (HlLiveSession *session,
                     HlLivePanel  *self)
 {
   self->dirty = TRUE;
+  if (g_get_monotonic_time () >= self->last_refresh_us + MIN_REFRESH_MS * 1000)
+    refresh (self);
 }
 
 /* ---- The end: the saved trace takes this window's place ----------------- */
@@ -320,6 +373,14 @@ static gboolean
 open_trace_idle (gpointer user_data)
 {
   HlLivePanel *self = user_data;
+  /* the trace may come a moment after the session ended (written by
+   * another process, on a loaded machine): looked for a few seconds */
+  if (self->window != NULL && self->trace_path != NULL && self->trace_path[0] != '\0'
+      && !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR) && ++self->trace_tries < TRACE_TRIES)
+    {
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 200, open_trace_idle, g_object_ref (self), g_object_unref);
+      return G_SOURCE_REMOVE;
+    }
   if (self->window == NULL || self->trace_path == NULL || !g_file_test (self->trace_path, G_FILE_TEST_IS_REGULAR))
     {
       refresh (self);
@@ -368,8 +429,11 @@ maybe_finish (HlLivePanel *self)
   HlLiveState st = hl_live_session_get_state (self->session);
   if (st == HL_LIVE_STATE_RUNNING || st == HL_LIVE_STATE_STARTING)
     return;
-  if (st == HL_LIVE_STATE_RESTARTED && self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
-    return; /* follow_exec() takes over */
+  /* follow_exec() takes over, also when the program already exited (a slow
+   * main loop may see its exit before the exec is followed: finishing on
+   * the image that exec'd away never opened the trace) */
+  if (st == HL_LIVE_STATE_RESTARTED && !self->exec_lost)
+    return;
   /* a recorded program: wait for the process itself too */
   if (self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
     return; /* still running: on_process_exited() comes back here */
@@ -391,7 +455,11 @@ maybe_finish (HlLivePanel *self)
       scan_children_now (self);
       hl_shm_guard_run (unlink_ended_children, self);
     }
-  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE)
+  /* a session removed by its recorder as the program ended (heaplens-cli
+   * record does) leaves its trace too */
+  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE
+      || (st == HL_LIVE_STATE_VANISHED && self->trace_path != NULL && self->trace_path[0] != '\0'
+          && kill ((pid_t) hl_live_session_get_pid (self->session), 0) != 0))
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
 }
 
@@ -418,7 +486,10 @@ follow_exec (gpointer user_data)
       set_session (self, session);
     }
   else
-    maybe_finish (self);
+    {
+      self->exec_lost = TRUE;
+      maybe_finish (self);
+    }
   return G_SOURCE_REMOVE;
 }
 

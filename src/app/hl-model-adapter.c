@@ -34,23 +34,35 @@ hl_adapter_flame_data (HlFlameLayout *layout)
   const HlFlameRect *rects;
   guint n;
 
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal); /* frame → node + 1 */
+
   rects = hl_flame_layout_get_rects (layout, &n);
+  hl_flame_data_reserve (data, n);
   hl_flame_data_set_total (data, hl_flame_layout_get_total (layout));
-  /* Both arrays are in the same pre-order, so rect i becomes node i. */
+  /* Both arrays are in the same pre-order, so rect i becomes node i. A
+   * frame met before takes its strings from the node it made (a pointer
+   * looked up, not three names hashed: 10⁵ stacks make 5 × 10⁵ nodes). */
   for (guint i = 1; i < n; i++)
     {
       const HlFrame *f = rects[i].frame;
+      guint like = f != NULL ? GPOINTER_TO_UINT (g_hash_table_lookup (seen, f)) : 0;
       guint index;
 
-      index = hl_flame_data_add (data, rects[i].parent,
-                                 f ? f->function : "??",
-                                 f ? f->module_name : "",
-                                 f ? f->file : NULL,
-                                 f ? f->line : 0,
-                                 rects[i].width,
-                                 f ? f->is_inline : FALSE,
-                                 GUINT_TO_POINTER (rects[i].node + 1));
+      if (like != 0)
+        index = hl_flame_data_add_like (data, rects[i].parent, like - 1, rects[i].width,
+                                        GUINT_TO_POINTER (rects[i].node + 1));
+      else
+        index = hl_flame_data_add (data, rects[i].parent,
+                                   f ? f->function : "??",
+                                   f ? f->module_name : "",
+                                   f ? f->file : NULL,
+                                   f ? f->line : 0,
+                                   rects[i].width,
+                                   f ? f->is_inline : FALSE,
+                                   GUINT_TO_POINTER (rects[i].node + 1));
       g_assert (index == i);
+      if (f != NULL && like == 0)
+        g_hash_table_insert (seen, (gpointer) f, GUINT_TO_POINTER (index + 1));
     }
   hl_flame_data_finish (data);
   return data;

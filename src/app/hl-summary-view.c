@@ -73,9 +73,13 @@ hl_summary_view_set_stat (HlSummaryView *self,
       gtk_flow_box_append (self->stats_box, card);
       g_hash_table_insert (self->stats, g_strdup (id), value_label);
     }
-  gtk_label_set_label (GTK_LABEL (value_label), value);
+  /* unchanged text is not set again: no new layout (a live view sets them
+   * several times a second) */
+  if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (value_label)), value) != 0)
+    gtk_label_set_label (GTK_LABEL (value_label), value);
   detail_label = gtk_widget_get_next_sibling (value_label);
-  gtk_label_set_label (GTK_LABEL (detail_label), detail ? detail : "");
+  if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (detail_label)), detail ? detail : "") != 0)
+    gtk_label_set_label (GTK_LABEL (detail_label), detail ? detail : "");
   gtk_widget_set_visible (detail_label, detail != NULL && detail[0] != '\0');
 }
 
@@ -107,6 +111,20 @@ on_top_row_activated (GtkListBox    *list,
 
   if (function != NULL)
     g_signal_emit (self, signals[CALL_SITE_ACTIVATED], 0, cost, function);
+}
+
+/* A row shows one line: the text past what a row can show is cut (long
+ * C++ names cost a millisecond a layout, and a flow box lays them out many
+ * times); the tooltip has the whole function. */
+#define ROW_TEXT_MAX 160
+
+static char *
+shorten (const char *text)
+{
+  if (g_utf8_strlen (text, -1) <= ROW_TEXT_MAX)
+    return g_strdup (text);
+  g_autofree char *head = g_utf8_substring (text, 0, ROW_TEXT_MAX);
+  return g_strconcat (head, "…", NULL);
 }
 
 void
@@ -144,34 +162,74 @@ hl_summary_view_set_top (HlSummaryView      *self,
       g_hash_table_insert (self->tops, GUINT_TO_POINTER (cost + 1), list);
     }
 
-  while ((child = gtk_widget_get_first_child (list)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (list), child);
-
+  /* The rows are updated in place: a live view refills the lists several
+   * times a second, and new rows with long (C++) names are laid out again
+   * and again by the flow box; a label whose text is unchanged is not. */
+  child = gtk_widget_get_first_child (list);
+  if (n == 0 || (child != NULL && g_object_get_data (G_OBJECT (child), "hl-none") != NULL))
+    {
+      while ((child = gtk_widget_get_first_child (list)) != NULL)
+        gtk_list_box_remove (GTK_LIST_BOX (list), child);
+    }
   if (n == 0)
     {
       GtkWidget *row = adw_action_row_new ();
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("None"));
+      g_object_set_data (G_OBJECT (row), "hl-none", GINT_TO_POINTER (1));
       gtk_list_box_append (GTK_LIST_BOX (list), row);
       return;
     }
+  child = gtk_widget_get_first_child (list);
   for (guint i = 0; i < n; i++)
     {
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *value = gtk_label_new (values[i]);
-      g_autofree char *tooltip = g_strdup_printf (_("Show %s in the flame graph"), functions[i]);
+      GtkWidget *row = child;
+      GtkWidget *value;
+      const char *module = modules != NULL ? modules[i] : NULL;
 
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), functions[i]);
-      if (modules != NULL && modules[i] != NULL)
-        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), modules[i]);
-      adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
-      gtk_widget_add_css_class (value, "numeric");
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
-      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-      gtk_widget_set_tooltip_text (row, tooltip);
-      g_object_set_data_full (G_OBJECT (row), "hl-function", g_strdup (functions[i]), g_free);
-      gtk_list_box_append (GTK_LIST_BOX (list), row);
+      if (row == NULL)
+        {
+          row = adw_action_row_new ();
+          value = gtk_label_new (NULL);
+          adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+          adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
+          adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 1);
+          gtk_widget_add_css_class (value, "numeric");
+          adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
+          adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+          gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+          g_object_set_data (G_OBJECT (row), "hl-value", value);
+          gtk_list_box_append (GTK_LIST_BOX (list), row);
+        }
+      else
+        {
+          value = g_object_get_data (G_OBJECT (row), "hl-value");
+          child = gtk_widget_get_next_sibling (child);
+        }
+      if (g_strcmp0 (g_object_get_data (G_OBJECT (row), "hl-function"), functions[i]) != 0)
+        {
+          g_autofree char *tooltip = g_strdup_printf (_("Show %s in the flame graph"), functions[i]);
+          g_autofree char *shown = shorten (functions[i]);
+
+          adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), shown);
+          gtk_widget_set_tooltip_text (row, tooltip);
+          g_object_set_data_full (G_OBJECT (row), "hl-function", g_strdup (functions[i]), g_free);
+        }
+      if (g_strcmp0 (g_object_get_data (G_OBJECT (row), "hl-module"), module ? module : "") != 0)
+        {
+          g_autofree char *subtitle = shorten (module ? module : "");
+
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+          g_object_set_data_full (G_OBJECT (row), "hl-module", g_strdup (module ? module : ""), g_free);
+        }
+      if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (value)), values[i]) != 0)
+        gtk_label_set_label (GTK_LABEL (value), values[i]);
+    }
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_list_box_remove (GTK_LIST_BOX (list), child);
+      child = next;
     }
 }
 

@@ -133,6 +133,10 @@ draw_axis (cairo_t                  *cr,
 
       text = hl_format_time (t);
       pango_layout_set_text (layout, text, -1);
+      int text_w;
+      pango_layout_get_pixel_size (layout, &text_w, NULL);
+      if (x + 3 + text_w > vp->width)
+        continue; /* a label cut by the right edge reads as another time */
       set_fg (cr, style, 0.65);
       cairo_move_to (cr, x + 3, lay->axis_y + 2);
       pango_cairo_show_layout (cr, layout);

@@ -10,7 +10,7 @@
 #include "hl-cost.h"
 #include "hl-diff-window.h"
 #include "hl-filter-bar.h"
-#include "hl-flame-export.h"
+#include "hl-flame-export-dialog.h"
 #include "hl-flame-view.h"
 #include "hl-live-session.h"
 #include "hl-model-adapter.h"
@@ -19,6 +19,7 @@
 #include "hl-start-page.h"
 #include "hl-summary-view.h"
 #include "hl-timeline.h"
+#include "hl-timing.h"
 #include "hl-units.h"
 #include "hl-window.h"
 
@@ -64,11 +65,17 @@ struct _HlWindow
   char               *banner_title;
 
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
-  gint64              open_time_us;          /* for HEAPLENS_DEBUG=timing */
-  gint64              analysis_time_us;
+  HlTimingMark        open_mark;             /* for HEAPLENS_DEBUG=timing */
+  gboolean            opening;               /* until the first views are drawn */
+  gint64              progress_time_us;      /* the last progress shown */
+  HlTimingMark        analysis_mark;
   guint               timeline_refetch_id;
-  gboolean            allocations_stale;     /* refreshed when shown */
-  gboolean            call_tree_stale;       /* live: refreshed when shown */
+  gboolean            timeline_whole;        /* its data covers the whole recording */
+  /* Views not shown are refreshed when they are shown. */
+  gboolean            summary_stale;
+  gboolean            allocations_stale;
+  gboolean            call_tree_stale;
+  guint               allocations_generation; /* the newest allocations job */
   gint64              call_tree_time_us;     /* live: at most every 2 s */
 
   /* Live mode (hl_window_set_live): the recording grows on this thread
@@ -83,18 +90,6 @@ struct _HlWindow
   guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
   gboolean            live_follow;           /* the timeline shows the whole run as it grows */
 };
-
-static gboolean
-timing_enabled (void)
-{
-  static int enabled = -1;
-
-  if (enabled < 0)
-    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
-  return enabled;
-}
-
-#define TIMING(...) G_STMT_START { if (timing_enabled ()) g_printerr ("heaplens: timing: " __VA_ARGS__); } G_STMT_END
 
 G_DEFINE_FINAL_TYPE (HlWindow, hl_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -237,6 +232,7 @@ hl_window_live_update (HlWindow *self)
   whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
   self->live_follow = whole;
   timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   if (whole)
@@ -287,7 +283,8 @@ open_file (HlWindow *self,
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
-  self->open_time_us = g_get_monotonic_time ();
+  hl_timing_mark (&self->open_mark);
+  self->opening = TRUE;
   /* In place (a live view becoming its saved trace): the views stay until
    * the trace replaces their recording. */
   if (!in_place)
@@ -311,9 +308,16 @@ on_load_progress (guint64  bytes_done,
   g_autofree char *total = hl_format_size (bytes_total);
   g_autofree char *events = hl_format_count (events_done);
   g_autofree char *text = NULL;
+  gint64 now;
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
+  /* Five updates a second: each is a frame of the whole window, and a
+   * software renderer's frames take CPU from the loading threads. */
+  now = g_get_monotonic_time ();
+  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / 5)
+    return;
+  self->progress_time_us = now;
   if (bytes_total > 0)
     gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
   else
@@ -392,8 +396,9 @@ on_session_changed (HlWindow *self)
   guint64 start, end;
 
   /* Chips and the timeline follow the session; then every view refilters. */
-  hl_filter_bar_clear (self->filter_bar);
+  hl_filter_bar_begin_update (self->filter_bar);
   hl_session_foreach_filter (self->session, add_chip, self);
+  hl_filter_bar_end_update (self->filter_bar);
   if (hl_session_get_range (self->session, &start, &end))
     hl_timeline_set_selection (self->timeline, start, end);
   else
@@ -508,27 +513,12 @@ action_export_flame_graph (GtkWidget  *widget,
   GtkFileChooserNative *dialog;
   g_autofree char *base = self->file ? g_file_get_basename (self->file) : g_strdup ("heaplens");
   g_autofree char *name = NULL;
-  const struct { const char *name, *pattern; } filters[] = {
-    { N_("SVG image"), "*.svg" },
-    { N_("PNG image"), "*.png" },
-    { N_("Collapsed stacks (flamegraph.pl, speedscope)"), "*.txt" },
-  };
 
   if (g_str_has_suffix (base, ".hltrace"))
     base[strlen (base) - strlen (".hltrace")] = '\0';
   name = g_strdup_printf ("%s-flamegraph.svg", base);
-
-  dialog = gtk_file_chooser_native_new (_("Export Flame Graph"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
-    {
-      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-      gtk_file_filter_set_name (filter, _(filters[i].name));
-      gtk_file_filter_add_pattern (filter, filters[i].pattern);
-      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-    }
+  dialog = hl_flame_export_dialog_new (GTK_WINDOW (self), name,
+                                       _("Collapsed stacks (flamegraph.pl, speedscope)"));
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -538,26 +528,9 @@ hl_window_export_flame_graph (HlWindow  *self,
                               GFile     *file,
                               GError   **error)
 {
-  HlFlameGraph *graph;
-  HlFlameData *data;
-  HlFlameViewport vp;
-  HlFlameStyle style = { 0 };
-
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  graph = hl_flame_view_get_graph (self->flame_view);
-  data = hl_flame_graph_get_data (graph);
-  if (data == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no flame graph to export"));
-      return FALSE;
-    }
-  hl_flame_graph_get_viewport (graph, &vp);
-  if (vp.width < 100)
-    vp.width = 1200;
-  style.colors = hl_flame_graph_get_colors (graph);
-  style.search = hl_flame_graph_get_search (graph);
-  style.selected = -1;
-  return hl_flame_export (data, &vp, &style, hl_flame_export_format_for_file (file), file, error);
+  return hl_flame_graph_export (hl_flame_view_get_graph (self->flame_view),
+                                hl_flame_export_format_for_file (file), file, error);
 }
 
 /* ---- Report and comparison ------------------------------------------- */
@@ -749,7 +722,7 @@ typedef struct
   HlCostKind     kind;
   gboolean       inverted;
   guint          generation;
-  gint64         begin_us;
+  HlTimingMark   begin;
   HlCallTree    *tree;      /* results */
   HlFlameData   *data;
 } FlameJob;
@@ -790,6 +763,40 @@ flame_job_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+typedef struct
+{
+  const char  *what;
+  HlTimingMark since;
+  gulong       handler;
+} PaintLog;
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                PaintLog      *log)
+{
+  hl_timing_log (&log->since, "%s", log->what);
+  g_signal_handler_disconnect (clock, log->handler);
+}
+
+/* Logs WHAT once the next frame is painted (the views drawn). */
+static void
+log_after_paint (HlWindow     *self,
+                 const char   *what,
+                 HlTimingMark *since)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+  PaintLog *log;
+
+  if (clock == NULL)
+    return;
+  log = g_new0 (PaintLog, 1);
+  log->what = what;
+  log->since = *since;
+  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_after_paint), log,
+                                        (GClosureNotify) (void (*) (void)) g_free, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 flame_job_done (GObject      *source,
                 GAsyncResult *result,
@@ -803,14 +810,19 @@ flame_job_done (GObject      *source,
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&job->tree);
   hl_flame_view_set_data (self->flame_view, job->data);
-  TIMING ("flame graph data %u nodes %.1f ms (worker)\n", hl_flame_data_get_n_nodes (job->data),
-          (g_get_monotonic_time () - job->begin_us) / 1000.0);
+  hl_timing_log (&job->begin, "flame graph data %u nodes", hl_flame_data_get_n_nodes (job->data));
+  hl_timing_log (&self->analysis_mark, "refilter to flame graph data");
   if (!has_views (self))
+    show_page (self, "views");
+  if (self->opening)
     {
-      show_page (self, "views");
-      if (self->open_time_us != 0)
-        TIMING ("open to views shown %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+      self->opening = FALSE;
+      hl_timing_log (&self->open_mark, "open to views shown");
+      if (hl_timing_enabled ())
+        log_after_paint (self, "open to flame graph drawn", &self->open_mark);
     }
+  else if (hl_timing_enabled ())
+    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark);
   update_actions (self);
 }
 
@@ -843,11 +855,32 @@ refresh_flame_graph (HlWindow *self)
   job->kind = kind;
   job->inverted = hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view));
   job->generation = ++self->flame_generation;
-  job->begin_us = g_get_monotonic_time ();
+  hl_timing_mark (&job->begin);
   task = g_task_new (NULL, NULL, flame_job_done, NULL);
   g_task_set_task_data (task, job, flame_job_free);
   g_task_run_in_thread (task, flame_job_thread);
   g_object_unref (task);
+}
+
+static gboolean
+view_shown (HlWindow   *self,
+            const char *name)
+{
+  return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), name) == 0;
+}
+
+static void
+refresh_summary (HlWindow *self)
+{
+  if (self->analysis == NULL)
+    return;
+  if (!view_shown (self, "summary"))
+    {
+      self->summary_stale = TRUE;
+      return;
+    }
+  self->summary_stale = FALSE;
+  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
 }
 
 static void
@@ -857,10 +890,9 @@ refresh_call_tree (HlWindow *self)
 
   if (self->analysis == NULL)
     return;
-  /* Live, the tree is rebuilt when looked at, not at every refresh (that
-   * would fold what the user unfolded five times a second). */
-  if (self->live_session != NULL
-      && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "calltree") != 0)
+  /* The tree is rebuilt when looked at (live, that also keeps what the
+   * user unfolded from folding at every refresh). */
+  if (!view_shown (self, "calltree"))
     {
       self->call_tree_stale = TRUE;
       return;
@@ -902,56 +934,150 @@ on_call_tree_mode_changed (HlWindow *self)
   refresh_call_tree (self);
 }
 
+/* The leaks, the largest allocations (a walk over every allocation of
+ * the range) and the histogram: on a worker for a saved trace. */
+typedef struct
+{
+  HlWindow          *self;
+  HlAnalysis        *analysis;
+  guint              generation;
+  HlTimingMark       begin;
+  GListModel        *leaks;     /* results */
+  GListModel        *largest;
+  HlHistogramBucket  buckets[HL_SIZE_HISTOGRAM_BUCKETS];
+  guint              n_buckets;
+} AllocationsJob;
+
+static void
+allocations_job_free (gpointer p)
+{
+  AllocationsJob *job = p;
+
+  g_clear_object (&job->leaks);
+  g_clear_object (&job->largest);
+  g_object_unref (job->analysis);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+static void
+allocations_job_run (AllocationsJob *job)
+{
+  job->leaks = hl_adapter_leaks (job->analysis, MAX_LEAK_ROWS);
+  job->largest = hl_adapter_largest (job->analysis, MAX_LARGEST_ROWS);
+  job->n_buckets = hl_adapter_histogram (job->analysis, job->buckets);
+}
+
+static void
+allocations_job_show (AllocationsJob *job)
+{
+  HlWindow *self = job->self;
+
+  hl_allocations_view_set_leaks (self->allocations_view, job->leaks);
+  hl_allocations_view_set_largest (self->allocations_view, job->largest);
+  hl_allocations_view_set_histogram (self->allocations_view, job->n_buckets, job->buckets);
+}
+
+static void
+allocations_job_thread (GTask        *task,
+                        gpointer      source,
+                        gpointer      task_data,
+                        GCancellable *cancellable)
+{
+  allocations_job_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+allocations_job_done (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  AllocationsJob *job = g_task_get_task_data (G_TASK (result));
+  HlWindow *self = job->self;
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->allocations_generation)
+    return; /* a newer one replaces it */
+  allocations_job_show (job);
+  hl_timing_log (&job->begin, "allocations view (worker)");
+}
+
 static void
 refresh_allocations (HlWindow *self)
 {
-  g_autoptr(GListModel) leaks = NULL;
-  g_autoptr(GListModel) largest = NULL;
-  HlHistogramBucket buckets[HL_SIZE_HISTOGRAM_BUCKETS];
-  guint n;
+  AllocationsJob *job;
 
   if (self->analysis == NULL)
     return;
   /* The largest allocations and the histogram walk every allocation: do
    * it when the page is looked at, not on every range drag. */
-  if (g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "allocations") != 0)
+  if (!view_shown (self, "allocations"))
     {
       self->allocations_stale = TRUE;
       return;
     }
   self->allocations_stale = FALSE;
-  leaks = hl_adapter_leaks (self->analysis, MAX_LEAK_ROWS);
-  largest = hl_adapter_largest (self->analysis, MAX_LARGEST_ROWS);
-  n = hl_adapter_histogram (self->analysis, buckets);
-  hl_allocations_view_set_leaks (self->allocations_view, leaks);
-  hl_allocations_view_set_largest (self->allocations_view, largest);
-  hl_allocations_view_set_histogram (self->allocations_view, n, buckets);
+  job = g_new0 (AllocationsJob, 1);
+  job->self = g_object_ref (self);
+  job->analysis = g_object_ref (self->analysis);
+  job->generation = ++self->allocations_generation;
+  hl_timing_mark (&job->begin);
+  if (self->live_session != NULL)
+    {
+      /* a growing recording is read on this thread only */
+      allocations_job_run (job);
+      allocations_job_show (job);
+      allocations_job_free (job);
+    }
+  else
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, allocations_job_done, NULL);
+
+      g_task_set_task_data (task, job, allocations_job_free);
+      g_task_run_in_thread (task, allocations_job_thread);
+    }
 }
 
+/* A view shown for the first time since the analysis changed catches up. */
 static void
 on_visible_view_changed (HlWindow *self)
 {
+  HlTimingMark begin;
+  gboolean stale = self->summary_stale || self->allocations_stale || self->call_tree_stale;
+
+  hl_timing_mark (&begin);
+  if (self->summary_stale)
+    refresh_summary (self);
   if (self->allocations_stale)
     refresh_allocations (self);
   if (self->call_tree_stale)
     refresh_call_tree (self);
+  if (stale)
+    hl_timing_log (&begin, "view %s refreshed when shown",
+                   adw_view_stack_get_visible_child_name (self->view_stack));
 }
 
 static void
 refresh_views (HlWindow *self)
 {
-  gint64 begin = g_get_monotonic_time ();
+  HlTimingMark begin, stage;
 
   if (self->analysis == NULL)
     return;
-  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
-  TIMING ("  summary %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_mark (&begin);
+  stage = begin;
+  refresh_summary (self);
+  hl_timing_log (&stage, "  summary");
+  hl_timing_mark (&stage);
   refresh_flame_graph (self);
-  TIMING ("  + flame graph %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  flame graph (to its worker)");
+  hl_timing_mark (&stage);
   refresh_call_tree (self);
-  TIMING ("  + call tree %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  call tree");
+  hl_timing_mark (&stage);
   refresh_allocations (self);
-  TIMING ("views refreshed %.1f ms\n", (g_get_monotonic_time () - begin) / 1000.0);
+  hl_timing_log (&stage, "  allocations");
+  hl_timing_log (&begin, "views refreshed");
 }
 
 typedef struct
@@ -995,12 +1121,11 @@ on_analysis_ready (GObject      *source,
       analysis_call_free (call);
       return;
     }
-  TIMING ("analysis %.1f ms\n", (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  hl_timing_log (&self->analysis_mark, "analysis");
   g_set_object (&self->analysis, analysis);
   /* the flame graph's worker takes its own hold while this one lasts */
   refresh_views (self);
-  TIMING ("refilter (analysis and every view) %.1f ms\n",
-          (g_get_monotonic_time () - self->analysis_time_us) / 1000.0);
+  hl_timing_log (&self->analysis_mark, "refilter (analysis and every view but the flame graph)");
   analysis_call_free (call);
   if (self->live_session != NULL && self->analysis_pending)
     start_analysis (self);
@@ -1037,7 +1162,7 @@ start_analysis (HlWindow *self)
   g_clear_object (&self->analysis_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
-  self->analysis_time_us = g_get_monotonic_time ();
+  hl_timing_mark (&self->analysis_mark);
   self->analyses_running++;
   hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
                          on_analysis_ready, call);
@@ -1129,7 +1254,7 @@ on_loaded (GObject      *source,
       show_error (self, error->message);
       return;
     }
-  TIMING ("open to loaded %.1f ms\n", (g_get_monotonic_time () - self->open_time_us) / 1000.0);
+  hl_timing_log (&self->open_mark, "open to loaded");
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
   g_clear_object (&self->live_session);
@@ -1151,26 +1276,31 @@ hl_window_set_recording (HlWindow    *self,
   g_autoptr(HlTimelineData) timeline = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   const HlThreadInfo *threads;
+  HlTimingMark begin;
   guint n;
 
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (HL_IS_RECORDING (recording));
 
+  hl_timing_mark (&begin);
   g_set_object (&self->recording, recording);
   g_hash_table_remove_all (self->thread_names);
   threads = hl_recording_get_threads (recording, &n);
   for (guint i = 0; i < n; i++)
     if (threads[i].name != NULL && threads[i].name[0] != '\0')
       g_hash_table_insert (self->thread_names, GUINT_TO_POINTER (threads[i].tid), g_strdup (threads[i].name));
+  /* The analysis runs on workers while this thread makes the rest. */
+  start_analysis (self);
 
   timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   update_timeline_legend (self);
   menu = hl_adapter_filter_menu (recording);
   gtk_menu_button_set_menu_model (self->filter_button, menu);
   show_banner (self);
-  start_analysis (self);
+  hl_timing_log (&begin, "recording set (timeline, filter menu, banner)");
 }
 
 HlRecording *
@@ -1226,6 +1356,10 @@ refetch_timeline (gpointer user_data)
     return G_SOURCE_REMOVE;
   hl_timeline_get_visible_range (self->timeline, &start, &end);
   duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
+  /* The whole recording is shown from its data already. */
+  if (self->timeline_whole && start == 0 && end >= duration)
+    return G_SOURCE_REMOVE;
+  self->timeline_whole = FALSE;
   /* A margin of a screen on each side keeps panning smooth. */
   data = hl_adapter_timeline_data (self->recording,
                                    start > end - start ? start - (end - start) : 0,

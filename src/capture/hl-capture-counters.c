@@ -63,7 +63,12 @@ totals (uint64_t *n_allocs,
   uint64_t a = __atomic_load_n (&g->exited_n_allocs_atomic, __ATOMIC_RELAXED);
   uint64_t f = __atomic_load_n (&g->exited_n_frees_atomic, __ATOMIC_RELAXED);
   uint64_t u = __atomic_load_n (&hl_g.live->exited_frees_unknown_atomic, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < HL_SHM_THREAD_SLOTS; i++)
+  /* slots beyond the blocks ever claimed were never used (a block raises
+   * blocks_max before it fills its slot) */
+  uint32_t max = atomic_load (&hl_g.blocks_max);
+  if (max > HL_SHM_THREAD_SLOTS)
+    max = HL_SHM_THREAD_SLOTS;
+  for (uint32_t i = 0; i < max; i++)
     {
       HlShmThreadCounters *t = &g->threads[i];
       if (__atomic_load_n (&t->tid_atomic, __ATOMIC_RELAXED) == 0)

@@ -214,12 +214,38 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint32_t stack_id;   /* 0: empty */
   uint16_t n_words;
-  uint8_t  rbp_used;
-  uint8_t  reserved;
+  uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
+  uint8_t  pairs;      /* the words are 16-byte pairs (fp: saved rbp and
+                        * return address of a frame record), compared as such */
   uint64_t used;       /* b->recent_tick of the last store or hit */
+  uint64_t val[HL_RECENT_WORDS + 2];
+  uint32_t off[HL_RECENT_WORDS + 2]; /* of the word from sp; n_words is a
+                                      * multiple of 4 (padded) */
+} HlRecentStack;
+
+enum
+{
+  HL_RBP_ANY   = 0, /* the unwind did not depend on the rbp */
+  HL_RBP_EQUAL = 1, /* the same rbp */
+  HL_RBP_NOT_A_FRAME = 2, /* fp walk: any rbp that is not a frame record
+                           * in [sp, stack_hi - 16] (the walk stopped at it) */
+};
+
+/* The stack words an unwind read, to remember the stack among the
+ * thread's recent stacks: the key state (the first foreign frame's ip, sp
+ * and rbp), then word ADDR[i] held VAL[i]. OK is false when there were more
+ * than HL_RECENT_WORDS (the stack is not remembered). */
+typedef struct
+{
+  uint64_t ip, sp, rbp;
+  uint8_t  rbp_used;
+  bool     ok;
+  bool     pairs;    /* word 2i + 1 is at ADDR[2i] + 8 */
+  uint32_t unwind;   /* the HlUnwindMode that read them */
+  uint32_t n;
   uint64_t addr[HL_RECENT_WORDS];
   uint64_t val[HL_RECENT_WORDS];
-} HlRecentStack;
+} HlStackWords;
 
 /* Call-site counts of one thread not yet added to the shared table. */
 typedef struct
@@ -257,12 +283,14 @@ struct HlThreadBlock
   HlCfiMemo            memo;        /* the last stack */
   uint32_t             memo_fresh;  /* the memo is the stack of the last unwind */
   uint32_t             recent_generation, recent_cfi_generation, recent_new_ranges;
+  uint32_t             recent_unwind; /* the unwinder that made them */
   uintptr_t            recent_hi;   /* what the recent stacks are valid for */
   uint64_t             recent_tick;
   HlRecentStack        recent[HL_RECENT_SLOTS];
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
   uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
-  uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: every 64th stack is checked */
+  uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: stacks counted, */
+  uint32_t             fp_check_at;    /* and the next to check (hl_fp_check_due) */
   uint64_t             pending_flush_ns;
   HlPendingSite        pending[HL_PENDING_SITES];
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
@@ -341,6 +369,58 @@ extern bool hl_unwind_check_mode;
 /* check mode: a recent stack's id against the unwind's */
 void     hl_unwind_check_recent (uint32_t recent_id, uint32_t id);
 void     hl_recent_store   (HlThreadBlock *b, uint32_t stack_id);
+/* Remembers the stack whose unwind read W as STACK_ID. */
+void     hl_recent_put     (HlThreadBlock *b, const HlStackWords *w, uint32_t stack_id);
+/* HEAPLENS_UNWIND=fp from the interposed function's frame ENTRY (the walk
+ * starts at the first foreign frame, so no preload frame is read twice);
+ * fills W with the words it read. Returns UINT32_MAX when it cannot start
+ * (no stack bounds): the caller uses hl_unwind. */
+uint32_t hl_unwind_fp_entry (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b, void *entry, HlStackWords *w);
+/* fp mode's sampled check against the DWARF unwinders: hl_fp_check_due
+ * counts a stack and says whether this one is checked (then its frames
+ * are passed to hl_fp_check). */
+bool     hl_fp_check_next  (HlThreadBlock *b);
+void     hl_fp_check       (const uint64_t *frames, uint32_t n, uint32_t max, HlThreadBlock *b);
+
+static inline bool
+hl_fp_check_due (HlThreadBlock *b)
+{
+  if (HL_LIKELY (b->fp_check_tick++ != b->fp_check_at))
+    return false;
+  return hl_fp_check_next (b);
+}
+
+/* The state (ip, sp, rbp) on return to the first foreign frame above the
+ * preload frame FRAME: our own frames have frame pointers, so walk them. */
+static inline bool
+hl_start_state (const HlThreadBlock *b,
+                void                *frame,
+                uint64_t            *ip_out,
+                uintptr_t           *sp_out,
+                uintptr_t           *rbp_out)
+{
+  uintptr_t lo = b->stack_lo, hi = b->stack_hi;
+  uintptr_t fp = (uintptr_t) frame;
+  if (hi == 0 || fp < lo || fp >= hi)
+    return false;
+  for (int guard = 0;; guard++)
+    {
+      if ((fp & 7) || fp > hi - 16 || guard > 16)
+        return false;
+      const uintptr_t *f = (const uintptr_t *) fp;
+      uint64_t ip = f[1];
+      if (ip - 1 < hl_g.self_lo || ip - 1 >= hl_g.self_hi)
+        {
+          *ip_out = ip;
+          *sp_out = fp + 16;
+          *rbp_out = f[0];
+          return true;
+        }
+      if (f[0] <= fp)
+        return false;
+      fp = f[0];
+    }
+}
 
 uint64_t hl_stack_hash     (const uint64_t *frames, uint32_t n);
 void     hl_stack_hash_init  (void);

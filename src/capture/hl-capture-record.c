@@ -71,6 +71,66 @@ capture_stack_shadow (HlThreadBlock *b,
   return id;
 }
 
+/* The id of a stack just unwound: the thread's hash cache, else the
+ * shared table. */
+static inline uint32_t
+stack_id_of (HlThreadBlock *b,
+             uint64_t      *frames,
+             uint32_t       n,
+             bool           truncated,
+             uint64_t       h,
+             uint64_t       now)
+{
+  if (h == 0)
+    h = hl_stack_hash (frames, n);
+  if (truncated)
+    h ^= 0x7f4a7c159e3779b9ull;
+  HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
+  if (HL_LIKELY (e->hash == h && e->stack_id != 0))
+    return e->stack_id;
+  hl_unwind_fill (frames, b);
+  uint32_t id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
+  if (id != 0)
+    {
+      e->hash = h;
+      e->stack_id = id;
+    }
+  return id;
+}
+
+/* HEAPLENS_UNWIND=fp, not one of the thread's recent stacks: the walk
+ * (hl-capture-unwind.c), CHECK: also checked against the DWARF unwinders. */
+static __attribute__ ((noinline)) uint32_t
+capture_stack_fp (HlThreadBlock *b,
+                  uint64_t       now,
+                  void          *entry,
+                  uint32_t       recent,
+                  bool           check)
+{
+  uint64_t frames[HL_UNWIND_BUF];
+  HlStackWords words;
+  bool truncated = false;
+  uint32_t n = hl_unwind_fp_entry (frames, hl_g.cfg.depth, &truncated, b, entry, &words);
+  if (HL_UNLIKELY (n == UINT32_MAX))
+    {
+      uint64_t h;
+      n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);
+    }
+  else if (HL_UNLIKELY (check))
+    hl_fp_check (frames, n, hl_g.cfg.depth, b);
+  uint32_t id = stack_id_of (b, frames, n, truncated, 0, now);
+  if (HL_UNLIKELY (recent != 0))
+    hl_unwind_check_recent (recent, id);
+  else
+    hl_recent_put (b, &words, id);
+  return id;
+}
+
+/* The thread's recent stacks first (every stack word the unwind read is
+ * compared: independent loads, where an unwind is a chain of dependent
+ * ones), then the unwinder: the cached DWARF rules by default, the
+ * frame-pointer walk with HEAPLENS_UNWIND=fp, whose every 64th stack is
+ * checked against the DWARF unwinders (then not looked up). */
 static inline uint32_t
 capture_stack (HlThreadBlock *b,
                uint64_t       now,
@@ -78,36 +138,24 @@ capture_stack (HlThreadBlock *b,
 {
   if (HL_UNLIKELY (b->strip_self != 0))
     return capture_stack_shadow (b, now, entry);
-  bool cfi = hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi;
+  HlUnwindMode mode = hl_g.cfg.unwind;
+  bool fp = mode == HL_UNWIND_FP;
+  bool cfi = mode == HL_UNWIND_LIBUNWIND && hl_g.cfg.cfi;
+  bool check = fp && hl_fp_check_due (b);
   uint32_t recent = 0;
-  if (HL_LIKELY (cfi))
+  if (HL_LIKELY (cfi || (fp && !check)))
     {
       recent = hl_recent_lookup (b, entry);
       if (recent != 0 && HL_LIKELY (!hl_unwind_check_mode))
         return recent;
     }
+  if (fp)
+    return capture_stack_fp (b, now, entry, recent, check);
   uint64_t frames[HL_UNWIND_BUF];
   bool truncated = false;
   uint64_t h;
   uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);
-  if (h == 0)
-    h = hl_stack_hash (frames, n);
-  if (truncated)
-    h ^= 0x7f4a7c159e3779b9ull;
-  HlStackCacheEntry *e = &b->cache[h & (HL_STACK_CACHE_SIZE - 1)];
-  uint32_t id;
-  if (HL_LIKELY (e->hash == h && e->stack_id != 0))
-    id = e->stack_id;
-  else
-    {
-      hl_unwind_fill (frames, b);
-      id = hl_stack_intern (b, frames, n, truncated ? HL_STACK_FLAG_TRUNCATED : 0, h, now);
-      if (id != 0)
-        {
-          e->hash = h;
-          e->stack_id = id;
-        }
-    }
+  uint32_t id = stack_id_of (b, frames, n, truncated, h, now);
   if (HL_UNLIKELY (recent != 0))
     hl_unwind_check_recent (recent, id);
   else if (cfi)

@@ -25,19 +25,18 @@ void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);
 HlPacketWriter *hl_trace_writer (struct HlThreadBlock *b, uint64_t now);
 
 /* Appends one event through CALL (an expression using `w_`), flushing and
- * retrying once when the packet is full. */
+ * retrying once when the packet is full (one call site, so that the
+ * optimiser can inline the writer). */
 #define HL_TRACE_EMIT(b, now, CALL)                                    \
   do                                                                   \
     {                                                                  \
       if (hl_g.trace_fd >= 0)                                          \
-        {                                                              \
-          HlPacketWriter *w_ = hl_trace_writer ((b), (now));           \
-          if ((CALL) == HL_WRITE_FULL)                                 \
-            {                                                          \
-              hl_trace_flush ((b), (now));                             \
-              w_ = hl_trace_writer ((b), (now));                       \
-              (void) (CALL);                                           \
-            }                                                          \
-        }                                                              \
+        for (int try_ = 0;; try_++)                                    \
+          {                                                            \
+            HlPacketWriter *w_ = hl_trace_writer ((b), (now));         \
+            if ((CALL) != HL_WRITE_FULL || try_ > 0)                   \
+              break;                                                   \
+            hl_trace_flush ((b), (now));                               \
+          }                                                            \
     }                                                                  \
   while (0)

@@ -24,8 +24,8 @@ typedef int (*UnwBacktraceFunc) (void **buffer, int size);
 static UnwBacktraceFunc unw_backtrace_fn;
 bool hl_unwind_check_mode;
 
-/* HEAPLENS_UNWIND=fp: one stack in 64 of each thread is also unwound from
- * the DWARF CFI; when more than a quarter of 256 samples differ (frame
+/* HEAPLENS_UNWIND=fp: one stack in 64 of each thread (one in 1024 after
+ * 1024 checks) is also unwound from the DWARF CFI; when more than a quarter of 256 samples differ (frame
  * pointers missing somewhere on the paths), say so once and, unless
  * HEAPLENS_FP_CHECK=warn, switch to the DWARF unwinder. */
 enum
@@ -147,6 +147,105 @@ walk_fp (uint64_t      *frames,
       fp = next;
     }
   return n;
+}
+
+/* HEAPLENS_UNWIND=fp from the first foreign frame: the same walk as
+ * walk_fp (bounds-checked, strictly increasing) without the preload's own
+ * frames, keeping the words it read: the return address and the saved rbp
+ * of each frame record. The first record must lie above the key's sp, so
+ * that every word read is in the part of the stack that is live whenever
+ * the key state (ip, sp) is found again. */
+uint32_t
+hl_unwind_fp_entry (uint64_t      *frames,
+                    uint32_t       max,
+                    bool          *truncated,
+                    HlThreadBlock *b,
+                    void          *entry,
+                    HlStackWords  *w)
+{
+  uint64_t ip;
+  uintptr_t sp, rbp;
+  w->ok = false;
+  w->n = 0;
+  if (!hl_start_state (b, entry, &ip, &sp, &rbp))
+    return UINT32_MAX;
+  uintptr_t hi = b->stack_hi;
+  uint32_t want = max + 4, n = 0, k = 0;
+  w->ip = ip;
+  w->sp = sp;
+  w->rbp = rbp;
+  w->rbp_used = HL_RBP_EQUAL;
+  w->pairs = true;
+  w->unwind = HL_UNWIND_FP;
+  if ((rbp & 7) != 0 || rbp < sp || rbp > hi - 16)
+    w->rbp_used = HL_RBP_NOT_A_FRAME;
+  if (ip != 0)
+    {
+      frames[n++] = ip;
+      uintptr_t fp = rbp;
+      while (n < want)
+        {
+          if ((fp & 7) != 0 || fp < sp || fp > hi - 16)
+            break;
+          const uintptr_t *f = (const uintptr_t *) fp;
+          uintptr_t next = f[0];
+          uintptr_t ret = f[1];
+          if (HL_LIKELY (k + 2 <= HL_RECENT_WORDS))
+            {
+              w->addr[k] = fp;
+              w->val[k] = next;
+              w->addr[k + 1] = fp + 8;
+              w->val[k + 1] = ret;
+            }
+          k += 2;
+          if (ret == 0)
+            break;
+          frames[n++] = ret;
+          if (next <= fp)
+            break;
+          fp = next;
+        }
+    }
+  uint32_t skip = 0;
+  while (skip < n && in_new (frames[skip]))
+    skip++;
+  uint32_t have = n - skip;
+  *truncated = have > max || n == want;
+  if (have > max)
+    have = max;
+  if (skip > 0)
+    memmove (frames, frames + skip, have * sizeof (uint64_t));
+  /* the frames and the truncation are a function of the key and of the
+   * words read (a walk cut at WANT frames read no further) */
+  w->ok = k <= HL_RECENT_WORDS;
+  w->n = k;
+  return have;
+}
+
+static void check_fp (const uint64_t *frames, uint32_t n, uint32_t max, HlThreadBlock *b);
+
+/* One stack in 64 until 1024 were checked without a verdict, then one in
+ * 1024 (a check unwinds twice and costs about as much as the 63 stacks
+ * found among the recent ones in between). */
+bool
+hl_fp_check_next (HlThreadBlock *b)
+{
+  /* (the tick has passed fp_check_at); off: due again in 2^32 stacks, to
+   * say no again */
+  uint32_t every = fp_check == FP_CHECK_OFF ? 0u
+                   : atomic_load_explicit (&fp_checks, memory_order_relaxed) >= 1024 ? 1024u : 64u;
+  b->fp_check_at = b->fp_check_tick - 1 + every;
+  return fp_check != FP_CHECK_OFF;
+}
+
+void
+hl_fp_check (const uint64_t *frames,
+             uint32_t        n,
+             uint32_t        max,
+             HlThreadBlock  *b)
+{
+  if (hl_g.cfg.unwind == HL_UNWIND_FP)
+    check_fp (frames, n, max, b);
 }
 
 static _Atomic uint64_t n_checked, n_differ, n_fallback;
@@ -283,7 +382,7 @@ hl_unwind (uint64_t      *frames,
     }
   uint32_t n = unwind_slow (frames, max, truncated, b);
   if (HL_UNLIKELY (fp_check != FP_CHECK_OFF) && hl_g.cfg.unwind == HL_UNWIND_FP
-      && (b->fp_check_tick++ & 63u) == 0)
+      && hl_fp_check_due (b))
     check_fp (frames, n, max, b);
   return n;
 }

@@ -23,6 +23,7 @@ usage (FILE *out)
            "Options:\n"
            "  -o, --output OUT  write the compressed trace to OUT\n"
            "  --level N         zstd level 1..19 (default 3)\n"
+           "  --frame-mib N     at most N MiB of plain packets per frame (1..64, default 48)\n"
            "  -h, --help        this help\n");
 }
 
@@ -32,6 +33,7 @@ hl_cli_compress (int    argc,
 {
   const char *in = NULL, *out = NULL;
   int level = 3;
+  size_t frame_raw = 0;
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
@@ -52,6 +54,17 @@ hl_cli_compress (int    argc,
             }
           level = (int) l;
         }
+      else if (strcmp (argv[i], "--frame-mib") == 0 && i + 1 < argc)
+        {
+          char *end;
+          long l = strtol (argv[++i], &end, 10);
+          if (*end != '\0' || l < 1 || l > 64)
+            {
+              fprintf (stderr, _("heaplens-cli compress: --frame-mib takes 1..64, not '%s'\n"), argv[i]);
+              return 2;
+            }
+          frame_raw = (size_t) l * 1024u * 1024u;
+        }
       else if (argv[i][0] == '-' || in != NULL)
         {
           fprintf (stderr, _("heaplens-cli compress: unexpected '%s' (see --help)\n"), argv[i]);
@@ -70,7 +83,7 @@ hl_cli_compress (int    argc,
   struct stat before, after;
   if (stat (in, &before) != 0)
     before.st_size = 0;
-  if (hl_trace_compress_file (in, out != NULL ? out : in, hl_trace_codec_zstd (level), 0, &err) != 0)
+  if (hl_trace_compress_file (in, out != NULL ? out : in, hl_trace_codec_zstd (level), frame_raw, &err) != 0)
     {
       fprintf (stderr, _("heaplens-cli compress: %s: %s\n"), in, err.message);
       return 1;
@@ -81,6 +94,7 @@ hl_cli_compress (int    argc,
   return 0;
 #else
   (void) level;
+  (void) frame_raw;
   (void) out;
   fprintf (stderr, _("heaplens-cli compress: built without libzstd\n"));
   return 1;

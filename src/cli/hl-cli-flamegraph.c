@@ -177,7 +177,7 @@ hl_cli_flamegraph (int    argc,
   if (filter == NULL)
     return 2;
 
-  rec = hl_cli_load_recording ("flamegraph", argv[1]);
+  rec = hl_cli_load_recording_for ("flamegraph", argv[1], filter);
   if (rec == NULL)
     return 1;
   analysis = hl_analysis_new (rec, filter);

@@ -21,6 +21,32 @@ hl_cli_load_recording (const char *cmd,
   return rec;
 }
 
+HlRecording *
+hl_cli_load_recording_for (const char     *cmd,
+                           const char     *path,
+                           const HlFilter *filter)
+{
+  /* Without a filter by time an analysis needs costs per call site (and
+   * thread) only: a costs-only load reads the trace in one pass with
+   * memory for what is live, or the costs saved in it
+   * (HEAPLENS_REPORT_FULL=1 loads every allocation, for checks). */
+  if (!hl_filter_selects_by_time (filter) && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
+    {
+      g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+      g_autoptr (GError) error = NULL;
+      HlRecording *rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &error);
+
+      if (rec != NULL)
+        return rec;
+      if (!g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+        {
+          fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
+          return NULL;
+        }
+    }
+  return hl_cli_load_recording (cmd, path);
+}
+
 char *
 hl_cli_format_size (guint64 bytes)
 {

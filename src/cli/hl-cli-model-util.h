@@ -10,6 +10,13 @@
 /* Loads PATH; on failure prints "heaplens-cli CMD: message" and returns NULL. */
 HlRecording *hl_cli_load_recording  (const char    *cmd,
                                      const char    *path);
+/* PATH loaded for an analysis with FILTER: costs only (or the costs saved
+ * in the trace) when FILTER does not select by time, else (or when the
+ * trace cannot be loaded so, or HEAPLENS_REPORT_FULL=1) every allocation.
+ * Prints the error as hl_cli_load_recording() does. */
+HlRecording *hl_cli_load_recording_for (const char     *cmd,
+                                        const char     *path,
+                                        const HlFilter *filter);
 /* "12 B", "1.50 KiB", "3.00 MiB", "1.20 GiB". */
 char        *hl_cli_format_size     (guint64        bytes);
 char        *hl_cli_format_cost     (HlCostKind     kind,

@@ -17,11 +17,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#include "hl-model-error.h"
 #include "hl-record-env.h"
+#include "hl-recording-costs-packet.h"
 #ifdef HL_HAVE_ZSTD
+#include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"
 #endif
 
@@ -41,6 +45,9 @@ usage (FILE *out)
            "                           do not record forked children and exec'd programs\n"
            "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
            "                           once the program has exited)\n"
+           "  --no-costs               do not save the costs `report` reads (saved by\n"
+           "                           default in a compressed trace; report then decodes\n"
+           "                           the events)\n"
            "  -h, --help               this help\n");
 }
 
@@ -135,30 +142,86 @@ keep_descendants (FindCtx  *ctx,
   ctx->n = n;
 }
 
+#define RECORD_ZSTD_LEVEL 9
+
 /* Rewrites TRACE as zstd frames (hl-trace-codec.h): the preload writes
- * plain packets, whole-run compression afterwards costs the program
- * nothing. Prints a warning and leaves the file plain on failure. */
-static void
-compress_trace (const char *trace)
+ * plain packets, and `record` compresses them beside the program while it
+ * runs (hl-cli-record-stream.h), so that only the last frame is left for
+ * the end. A trace without a stream (or whose stream failed) is compressed
+ * whole here. Prints a warning and leaves the file plain on failure. */
+static bool
+compress_trace (void       *streams,
+                const char *trace)
 {
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
-  if (trace[0] != '\0' && hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (9), 0, &err) != 0)
-    fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
+  if (trace[0] == '\0')
+    return false;
+  if (hl_record_streams_finish (streams, trace))
+    return true;
+  if (hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (RECORD_ZSTD_LEVEL), 0, &err) != 0)
+    {
+      fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
+      return false;
+    }
+  return true;
 #else
+  (void) streams;
   (void) trace;
+  return false;
 #endif
+}
+
+/* Costs of the plain trace, made on a thread while the trace is being
+ * compressed (the compressed file's image is the same bytes). */
+typedef struct
+{
+  const char *trace;
+  GBytes     *payload;
+  GError     *error;
+} CostsJob;
+
+static gpointer
+costs_thread (gpointer data)
+{
+  CostsJob *job = data;
+  job->payload = hl_costs_packet_prepare (job->trace, &job->error);
+  return NULL;
+}
+
+/* Compresses TRACE and, when COSTS, appends the costs a report needs
+ * (hl-recording-costs-packet.h), so that `report` need not decode the
+ * events. Without them (a trace whose time order its index does not
+ * promise, say), report decodes them. */
+static void
+compress_and_save_costs (void       *streams,
+                         const char *trace,
+                         bool        costs)
+{
+  CostsJob job = { trace, NULL, NULL };
+  GThread *thread = NULL;
+
+  if (trace[0] == '\0')
+    return;
+  if (costs)
+    thread = g_thread_new ("hl-costs", costs_thread, &job);
+  bool compressed = compress_trace (streams, trace);
+  if (thread != NULL)
+    g_thread_join (thread);
+  if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
+    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  g_clear_pointer (&job.payload, g_bytes_unref);
+  g_clear_error (&job.error);
 }
 
 static void
 human_bytes (char *out, size_t cap, uint64_t v)
 {
-  if (v >= 10u * 1024 * 1024)
-    snprintf (out, cap, "%.1f MiB", (double) v / (1024.0 * 1024.0));
-  else if (v >= 10u * 1024)
-    snprintf (out, cap, "%.1f KiB", (double) v / 1024.0);
-  else
-    snprintf (out, cap, "%llu B", (unsigned long long) v);
+  /* the CLI's one size format: B, KiB, MiB, GiB */
+  g_autofree char *text = hl_cli_format_size (v);
+  g_strlcpy (out, text, cap);
 }
 
 int
@@ -168,6 +231,7 @@ hl_cli_record (int    argc,
   const char *output = NULL, *unwind = NULL, *depth = NULL;
   bool follow = true;
   bool compress = true;
+  bool costs = true;
   int i = 1;
   for (; i < argc; i++)
     {
@@ -198,6 +262,8 @@ hl_cli_record (int    argc,
         follow = false;
       else if (strcmp (a, "--no-compress") == 0)
         compress = false;
+      else if (strcmp (a, "--no-costs") == 0)
+        costs = false;
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
@@ -272,6 +338,11 @@ hl_cli_record (int    argc,
     }
   child_pid = pid;
   g_strfreev (record_env);
+  void *streams = NULL;
+#ifdef HL_HAVE_ZSTD
+  if (compress)
+    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL);
+#endif
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
   struct sigaction sa;
@@ -289,6 +360,9 @@ hl_cli_record (int    argc,
         fprintf (stderr, _("heaplens-cli record: waitpid: %s\n"), strerror (errno));
         return 2;
       }
+#ifdef HL_HAVE_ZSTD
+  hl_record_streams_stop (streams);
+#endif
 
   static FindCtx ctx;
   memset (&ctx, 0, sizeof ctx);
@@ -311,7 +385,10 @@ hl_cli_record (int    argc,
     }
   for (unsigned k = 0; k < ctx.n; k++)
     if (compress)
-      compress_trace (ctx.found[k].s.header.trace_path);
+      compress_and_save_costs (streams, ctx.found[k].s.header.trace_path, costs);
+#ifdef HL_HAVE_ZSTD
+  hl_record_streams_free (streams);
+#endif
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

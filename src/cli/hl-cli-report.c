@@ -186,23 +186,7 @@ hl_cli_report (int    argc,
   if (filter == NULL)
     return 2;
 
-  /* Without a filter the report needs costs per call site only: a
-   * costs-only load reads the trace in one pass with memory for what is
-   * live (HEAPLENS_REPORT_FULL=1 loads every allocation, for checks). */
-  if (hl_filter_is_empty (filter) && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
-    {
-      g_autoptr (GFile) file = g_file_new_for_commandline_arg (argv[1]);
-      g_autoptr (GError) agg_error = NULL;
-
-      rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &agg_error);
-      if (rec == NULL && !g_error_matches (agg_error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
-        {
-          fprintf (stderr, _("heaplens-cli %s: %s\n"), "report", agg_error->message);
-          return 1;
-        }
-    }
-  if (rec == NULL)
-    rec = hl_cli_load_recording ("report", argv[1]);
+  rec = hl_cli_load_recording_for ("report", argv[1], filter);
   if (rec == NULL)
     return 1;
   analysis = hl_analysis_new (rec, filter);

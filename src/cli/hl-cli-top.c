@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
 #include "hl-proc-maps.h"
@@ -68,14 +69,9 @@ usage (FILE *out)
 static void
 human (char *out, size_t cap, uint64_t v)
 {
-  if (v >= 10ull * 1024 * 1024 * 1024)
-    snprintf (out, cap, "%.1f GiB", (double) v / (1024.0 * 1024.0 * 1024.0));
-  else if (v >= 10u * 1024 * 1024)
-    snprintf (out, cap, "%.1f MiB", (double) v / (1024.0 * 1024.0));
-  else if (v >= 10u * 1024)
-    snprintf (out, cap, "%.1f KiB", (double) v / 1024.0);
-  else
-    snprintf (out, cap, "%" PRIu64 " B", v);
+  /* the CLI's one size format: B, KiB, MiB, GiB */
+  g_autofree char *text = hl_cli_format_size (v);
+  g_strlcpy (out, text, cap);
 }
 
 static bool

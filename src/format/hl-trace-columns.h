@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hl-trace-model.h"
+
 typedef enum
 {
   HL_COL_CTRL = 0,  /* per chunk: 0 verbatim (length in LEN, bytes in RAW), 1 packet */
@@ -62,6 +64,11 @@ int  hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c);
  * predicts are left out of the stack and addr columns, and every
  * allocation gets a token in MTOK. 0, or -1 when out of memory. */
 int  hl_trace_columns_split_model (const uint8_t *raw, size_t n, HlColumns *c);
+/* Like split_model, with the model state M of the frame the bytes belong
+ * to (hl-trace-model.h): a frame may be split in several calls, at packet
+ * boundaries, with the same M (the recorder takes packets in as they are
+ * written). */
+int  hl_trace_columns_split_with  (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *m);
 /* Frees the column buffers and zeroes C. */
 void hl_trace_columns_clear (HlColumns *c);
 /* Rewrites column COL of C as varint planes: the first byte of every

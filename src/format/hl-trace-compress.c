@@ -1,5 +1,6 @@
 /* hl-trace-compress.c — compressed traces (hl-trace-codec.h): the whole
- * decompression at open, and the rewrite of a plain trace into frames. */
+ * decompression at open. The rewrite of a plain trace into frames is
+ * hl-trace-compress-stream.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -16,22 +17,18 @@
 #include "hl-crc32c.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-codec.h"
+#include "hl-trace-compress-private.h"
 #include "hl-trace-reader-private.h"
 
-/* A columns frame (docs/trace-format.md 7c): codec raw_size n_columns
- * (plain_len packed_len) x n_columns, then the packed columns, each
- * compressed on its own. Decompresses and joins into DST; RAW bytes or 0. */
-#define COLS_HEADER_SIZE(n) (HL_ZFRAME_HEADER_SIZE + 4u + 12u * (n))
-#define COL_FIELD(i, k)  (HL_ZFRAME_HEADER_SIZE + 4u + 12u * (i) + 4u * (k))
-
-/* Columns frames: codec 2 has the first HL_COL_COUNT_V2 columns, codec 3
- * (model frames) all HL_COL_COUNT. */
+/* A columns frame (hl-trace-compress-private.h; codec 2 has the first
+ * HL_COL_COUNT_V2 columns, codec 3 (model frames) all HL_COL_COUNT):
+ * decompresses and joins into DST; RAW bytes or 0. */
 static size_t
 unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *content, size_t size, uint8_t *dst,
                 size_t raw)
 {
   unsigned want = codec_id == HL_CODEC_ZSTD_MODEL ? HL_COL_COUNT : HL_COL_COUNT_V2;
-  if (size < COLS_HEADER_SIZE (want))
+  if (size < HL_COLS_HEADER_SIZE (want))
     return 0;
   uint32_t n_cols, plain[HL_COL_COUNT] = { 0 }, packed[HL_COL_COUNT] = { 0 }, split32;
   size_t split[HL_COL_COUNT] = { 0 };
@@ -41,9 +38,9 @@ unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *con
   uint64_t sum_plain = 0, sum_packed = 0;
   for (unsigned i = 0; i < want; i++)
     {
-      memcpy (&plain[i], content + COL_FIELD (i, 0), 4);
-      memcpy (&packed[i], content + COL_FIELD (i, 1), 4);
-      memcpy (&split32, content + COL_FIELD (i, 2), 4);
+      memcpy (&plain[i], content + HL_COL_FIELD (i, 0), 4);
+      memcpy (&packed[i], content + HL_COL_FIELD (i, 1), 4);
+      memcpy (&split32, content + HL_COL_FIELD (i, 2), 4);
       split[i] = split32;
       if ((plain[i] == 0) != (packed[i] == 0) || split32 > plain[i])
         return 0;
@@ -52,12 +49,12 @@ unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *con
     }
   /* the columns hold the raw bytes plus at most a length varint per event
    * or chunk (one per two raw bytes, of at most 3 bytes for a packet) */
-  if (sum_packed != size - COLS_HEADER_SIZE (want) || sum_plain > 2 * (uint64_t) raw + 4096)
+  if (sum_packed != size - HL_COLS_HEADER_SIZE (want) || sum_plain > 2 * (uint64_t) raw + 4096)
     return 0;
   uint8_t *buf = malloc (sum_plain ? sum_plain : 1);
   if (buf == NULL)
     return 0;
-  const uint8_t *src = content + COLS_HEADER_SIZE (want);
+  const uint8_t *src = content + HL_COLS_HEADER_SIZE (want);
   const uint8_t *data[HL_COL_COUNT];
   size_t len[HL_COL_COUNT];
   uint8_t *at = buf;
@@ -159,6 +156,9 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
         }
       uint64_t total = (uint64_t) pkt.header.header_size + pkt.header.content_size;
       pos += total;
+      /* the costs cache after the frames (section 7d) is not part of the image */
+      if (pkt.header.kind == HL_PACKET_KIND_COSTS)
+        continue;
       uint32_t codec_id = 0, raw = 0;
       if (pkt.header.content_size >= HL_ZFRAME_HEADER_SIZE)
         {
@@ -253,320 +253,4 @@ oom:
   free (image);
   hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "out of memory decompressing the trace");
   return -1;
-}
-
-static int
-write_all (int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n > 0)
-    {
-      ssize_t w = write (fd, b, n);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return -1;
-      b += w;
-      n -= (size_t) w;
-    }
-  return 0;
-}
-
-/* ---- Compressing the columns of a frame, on up to 4 threads ---------- */
-
-/* The stronger compression is tried on a column of at most this many bytes
- * whose ordinary compression is at least STRONG_MIN_OUT bytes and at most
- * 1/STRONG_RATIO of it: there the cost is small and the gain large
- * (sqlite3's sizes: -32%); high-entropy columns (churn's stacks) gain
- * little for a large cost. */
-#define STRONG_MAX_IN  ((size_t) 4 << 20)
-#define STRONG_MIN_OUT 4096u
-#define STRONG_RATIO   12u
-
-typedef struct
-{
-  const HlTraceCodec *codec;
-  HlColumns          *cols;
-  uint8_t            *out[HL_COL_COUNT];
-  size_t              out_len[HL_COL_COUNT];
-  atomic_uint         next;
-  atomic_bool         failed;
-} ColumnWork;
-
-static void *
-compress_columns (void *data)
-{
-  ColumnWork *w = data;
-  unsigned i;
-  while ((i = atomic_fetch_add (&w->next, 1)) < HL_COL_COUNT)
-    {
-      size_t n = w->cols->len[i];
-      if (n == 0)
-        continue;
-      size_t cap = w->codec->compress_bound (w->codec->user, n);
-      uint8_t *out = malloc (cap);
-      size_t got = out ? w->codec->compress (w->codec->user, w->cols->data[i], n, out, cap) : 0;
-      if (got > 0 && w->codec->compress_strong != NULL && n <= STRONG_MAX_IN && got >= STRONG_MIN_OUT
-          && got * STRONG_RATIO <= n)
-        {
-          uint8_t *strong = malloc (cap);
-          size_t s = strong ? w->codec->compress_strong (w->codec->user, w->cols->data[i], n, strong, cap) : 0;
-          if (s > 0 && s < got)
-            {
-              free (out);
-              out = strong;
-              got = s;
-            }
-          else
-            free (strong);
-        }
-      if (got == 0)
-        atomic_store (&w->failed, true);
-      w->out[i] = out;
-      w->out_len[i] = got;
-    }
-  return NULL;
-}
-
-#define MAX_COMPRESS_THREADS 4
-
-/* Compresses every column of COLS into W->out (the caller frees them). */
-static bool
-compress_all_columns (const HlTraceCodec *codec, HlColumns *cols, ColumnWork *w)
-{
-  memset (w->out, 0, sizeof w->out);
-  memset (w->out_len, 0, sizeof w->out_len);
-  w->codec = codec;
-  w->cols = cols;
-  atomic_init (&w->next, 0);
-  atomic_init (&w->failed, false);
-  pthread_t threads[MAX_COMPRESS_THREADS - 1];
-  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-  size_t n_threads = cpus > 1 ? (size_t) cpus : 1, started = 0;
-  if (n_threads > MAX_COMPRESS_THREADS)
-    n_threads = MAX_COMPRESS_THREADS;
-  size_t total = 0;
-  for (unsigned i = 0; i < HL_COL_COUNT; i++)
-    total += cols->len[i];
-  if (total < ((size_t) 1 << 20))
-    n_threads = 1; /* small frames are not worth a thread */
-  for (size_t t = 0; t + 1 < n_threads; t++)
-    if (pthread_create (&threads[started], NULL, compress_columns, w) == 0)
-      started++;
-  compress_columns (w);
-  for (size_t t = 0; t < started; t++)
-    pthread_join (threads[t], NULL);
-  return !atomic_load (&w->failed);
-}
-
-int
-hl_trace_compress_file (const char          *in_path,
-                        const char          *out_path,
-                        const HlTraceCodec  *codec,
-                        size_t               frame_raw,
-                        HlFormatError       *err)
-{
-  if (frame_raw == 0)
-    frame_raw = HL_ZFRAME_DEFAULT_RAW;
-  if (frame_raw > HL_ZFRAME_MAX_RAW)
-    frame_raw = HL_ZFRAME_MAX_RAW;
-  HlTraceReader *r;
-  if (hl_trace_reader_open_file (in_path, &r, err) != 0)
-    return -1;
-  int rc = -1, fd = -1;
-  uint8_t *zbuf = NULL;
-  char tmp[4096];
-  snprintf (tmp, sizeof tmp, "%s.tmp-compress", out_path);
-  if (r->header.flags & HL_TRACE_FLAG_COMPRESSED)
-    {
-      hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, 20, "%s is compressed already", in_path);
-      goto out;
-    }
-  size_t zcap = HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, frame_raw + HL_PACKET_MAX_SIZE);
-  zbuf = malloc (HL_PACKET_HEADER_SIZE + zcap);
-  fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (zbuf == NULL || fd < 0)
-    {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot write %s: %s", tmp, strerror (errno));
-      goto out;
-    }
-  HlTraceFileHeader h = r->header;
-  h.flags |= HL_TRACE_FLAG_COMPRESSED;
-  if (codec->id == HL_CODEC_ZSTD)
-    {
-      /* model frames are 4.0: an older reader says so instead of skipping them */
-      h.version_major = HL_TRACE_VERSION_MAJOR;
-      h.version_minor = HL_TRACE_VERSION_MINOR;
-    }
-  uint8_t hbuf[65536];
-  memcpy (hbuf, r->data, r->data_start);
-  memcpy (hbuf, &h, sizeof h);
-  if (write_all (fd, hbuf, r->data_start) != 0)
-    goto write_error;
-
-  /* Frames cut at packet starts found by the header walk; every byte of
-   * the plain file is in exactly one frame. */
-  uint64_t start = r->data_start;
-  HlPacketView pkt;
-  while (start < r->size)
-    {
-      HlPacketHeader sum;
-      memset (&sum, 0, sizeof sum);
-      sum.time_begin_ns = UINT64_MAX;
-      sum.alloc_id_begin = UINT64_MAX;
-      uint64_t end = start;
-      r->pos = start;
-      while (hl_trace_reader_next_header (r, &pkt, NULL) > 0)
-        {
-          uint64_t pend = pkt.offset + pkt.header.header_size + pkt.header.content_size;
-          if (pend - start > frame_raw && end > start)
-            break;
-          end = pend;
-          if (pkt.header.time_begin_ns < sum.time_begin_ns)
-            sum.time_begin_ns = pkt.header.time_begin_ns;
-          if (pkt.header.time_end_ns > sum.time_end_ns)
-            sum.time_end_ns = pkt.header.time_end_ns;
-          if (pkt.header.alloc_id_end > pkt.header.alloc_id_begin)
-            {
-              if (pkt.header.alloc_id_begin < sum.alloc_id_begin)
-                sum.alloc_id_begin = pkt.header.alloc_id_begin;
-              if (pkt.header.alloc_id_end > sum.alloc_id_end)
-                sum.alloc_id_end = pkt.header.alloc_id_end;
-            }
-          sum.n_events += pkt.header.n_events;
-          sum.flags |= pkt.header.flags;
-        }
-      if (end == start || r->pos >= r->size)
-        end = r->size; /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
-      if (sum.time_begin_ns > sum.time_end_ns)
-        sum.time_begin_ns = sum.time_end_ns;
-      if (sum.alloc_id_begin > sum.alloc_id_end)
-        sum.alloc_id_begin = sum.alloc_id_end = 0;
-      /* a frame holds at most frame_raw + one packet, except a verbatim tail */
-      size_t raw = (size_t) (end - start);
-      if (raw > HL_ZFRAME_MAX_RAW)
-        {
-          hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, start, "an unframeable region of %zu bytes", raw);
-          goto out;
-        }
-      if (HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, raw) > zcap)
-        {
-          zcap = HL_ZFRAME_HEADER_SIZE + codec->compress_bound (codec->user, raw);
-          uint8_t *nz = realloc (zbuf, HL_PACKET_HEADER_SIZE + zcap);
-          if (nz == NULL)
-            goto write_error;
-          zbuf = nz;
-        }
-      uint32_t id = codec->id;
-      size_t zlen = 0;
-      uint8_t *content = NULL;
-      if (codec->id == HL_CODEC_ZSTD)
-        {
-          /* model frame */
-          HlColumns cols = { 0 };
-          if (hl_trace_columns_split_model (r->data + start, raw, &cols) != 0)
-            goto write_error;
-          /* addresses and free deltas compress better as varint planes
-           * (python3: -22% and -25%); sizes and stacks do not (sqlite3) */
-          size_t split[HL_COL_COUNT] = { 0 };
-          split[HL_COL_ADDR] = hl_trace_columns_to_planes (&cols, HL_COL_ADDR);
-          split[HL_COL_FREE] = hl_trace_columns_to_planes (&cols, HL_COL_FREE);
-          ColumnWork work;
-          bool failed = !compress_all_columns (codec, &cols, &work);
-          size_t need = COLS_HEADER_SIZE (HL_COL_COUNT);
-          for (unsigned i = 0; i < HL_COL_COUNT; i++)
-            need += work.out_len[i];
-          if (need > zcap)
-            {
-              uint8_t *nz = realloc (zbuf, HL_PACKET_HEADER_SIZE + need);
-              if (nz == NULL)
-                {
-                  for (unsigned i = 0; i < HL_COL_COUNT; i++)
-                    free (work.out[i]);
-                  hl_trace_columns_clear (&cols);
-                  goto write_error;
-                }
-              zbuf = nz;
-              zcap = need;
-            }
-          content = zbuf + HL_PACKET_HEADER_SIZE;
-          uint8_t *at = content + COLS_HEADER_SIZE (HL_COL_COUNT);
-          uint32_t n_cols = HL_COL_COUNT;
-          memcpy (content + HL_ZFRAME_HEADER_SIZE, &n_cols, 4);
-          for (unsigned i = 0; i < HL_COL_COUNT; i++)
-            {
-              size_t p = work.out_len[i];
-              if (p > 0)
-                memcpy (at, work.out[i], p);
-              free (work.out[i]);
-              uint32_t plain32 = (uint32_t) cols.len[i], packed32 = (uint32_t) p, split32 = (uint32_t) split[i];
-              failed |= cols.len[i] > UINT32_MAX;
-              memcpy (content + COL_FIELD (i, 0), &plain32, 4);
-              memcpy (content + COL_FIELD (i, 1), &packed32, 4);
-              memcpy (content + COL_FIELD (i, 2), &split32, 4);
-              at += p;
-            }
-          hl_trace_columns_clear (&cols);
-          zlen = (size_t) (at - content) - HL_ZFRAME_HEADER_SIZE;
-          id = HL_CODEC_ZSTD_MODEL;
-          if (failed)
-            zlen = 0;
-        }
-      else
-        {
-          content = zbuf + HL_PACKET_HEADER_SIZE;
-          zlen = codec->compress (codec->user, r->data + start, raw, content + HL_ZFRAME_HEADER_SIZE,
-                                  zcap - HL_ZFRAME_HEADER_SIZE);
-        }
-      if (zlen == 0 || HL_ZFRAME_HEADER_SIZE + zlen > HL_ZFRAME_MAX_CONTENT)
-        {
-          hl_format_error_set (err, HL_FORMAT_ERROR_IO, start, "compression failed");
-          goto out;
-        }
-      uint32_t raw32 = (uint32_t) raw;
-      memcpy (content, &id, 4);
-      memcpy (content + 4, &raw32, 4);
-      sum.magic = HL_PACKET_MAGIC;
-      sum.content_size = (uint32_t) (HL_ZFRAME_HEADER_SIZE + zlen);
-      sum.header_size = HL_PACKET_HEADER_SIZE;
-      sum.kind = HL_PACKET_KIND_ZFRAME;
-      sum.pid = r->header.pid;
-      sum.tid = 0;
-      sum.crc32c = 0;
-      memcpy (zbuf, &sum, sizeof sum);
-      size_t total = HL_PACKET_HEADER_SIZE + sum.content_size;
-      uint32_t crc = hl_crc32c (0, zbuf, total);
-      memcpy (zbuf + offsetof (HlPacketHeader, crc32c), &crc, 4);
-      if (write_all (fd, zbuf, total) != 0)
-        goto write_error;
-      start = end;
-    }
-  if (fsync (fd) != 0 || close (fd) != 0)
-    {
-      fd = -1;
-      goto write_error;
-    }
-  fd = -1;
-  if (rename (tmp, out_path) != 0)
-    {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot rename %s to %s: %s", tmp, out_path, strerror (errno));
-      unlink (tmp);
-      goto out;
-    }
-  rc = 0;
-  goto out;
-
-write_error:
-  hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot write %s: %s", tmp, strerror (errno));
-  unlink (tmp);
-out:
-  if (fd >= 0)
-    {
-      close (fd);
-      if (rc != 0)
-        unlink (tmp);
-    }
-  free (zbuf);
-  hl_trace_reader_free (r);
-  return rc;
 }

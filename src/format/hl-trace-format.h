@@ -77,6 +77,7 @@ typedef enum
   HL_PACKET_KIND_INDEX  = 3, /* trailing index: one entry per packet before it */
   HL_PACKET_KIND_INDEX_TAIL = 4, /* last 88 bytes of an indexed file: where the INDEX is */
   HL_PACKET_KIND_ZFRAME = 5, /* compressed run of packets (files with HL_TRACE_FLAG_COMPRESSED) */
+  HL_PACKET_KIND_COSTS  = 6, /* the costs a report needs, after the last ZFRAME (docs/trace-format.md 7e) */
 } HlPacketKind;
 
 /* HlPacketHeader.flags: what a packet holds, so that a reader seeking to a

@@ -206,7 +206,7 @@ hl_trace_reader_file_size (const HlTraceReader *r)
 uint64_t
 hl_trace_packet_max_size (uint16_t kind)
 {
-  if (kind == HL_PACKET_KIND_ZFRAME)
+  if (kind == HL_PACKET_KIND_ZFRAME || kind == HL_PACKET_KIND_COSTS)
     return (uint64_t) PACKET_HEADER_SIZE_LIMIT + HL_ZFRAME_MAX_CONTENT;
   return HL_PACKET_MAX_SIZE;
 }
@@ -384,6 +384,9 @@ walk (HlTraceReader *r, HlPacketView *pkt, bool verify_crc)
         case HL_PACKET_KIND_INDEX:
         case HL_PACKET_KIND_INDEX_TAIL:
           s->packets_index++;
+          continue;
+        case HL_PACKET_KIND_COSTS:
+          /* a cache of what the events say (section 7d), not data */
           continue;
         default:
           s->packets_unknown_kind++;

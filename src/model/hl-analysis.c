@@ -165,6 +165,19 @@ find_range_peak (HlAnalysis *self)
                                                &self->peak_time, &self->peak_seq);
 }
 
+/* Whether block B of allocations may hold some in the filter's time range.
+ * The time blocks cover the allocations when the curve is up to date;
+ * blocks past them (appended since) are scanned whole. */
+static inline gboolean
+block_in_range (HlAnalysis             *self,
+                const HlAllocTimeBlock *tb,
+                guint64                 n_tb,
+                guint64                 b)
+{
+  return b >= n_tb ||
+         (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1);
+}
+
 /* One thread's share of the allocations: the blocks it scans, and its own
  * sums, added up when every part is done. */
 typedef struct
@@ -254,12 +267,9 @@ scan_allocations (HlAnalysis       *self,
 
   guint64 n_need = (n_allocs + HL_ALLOC_BLOCK - 1) >> HL_ALLOC_BLOCK_SHIFT;
 
-  /* The time blocks cover the allocations when the curve is up to date;
-   * blocks past them (appended since) are scanned whole. */
   blocks = g_new (guint64, n_need + 1);
   for (guint64 b = 0; b < n_need; b++)
-    if (b >= n_tb ||
-        (tb[b].min_time_ns <= tb[b].max_time_ns && tb[b].max_time_ns >= self->t0 && tb[b].min_time_ns <= self->t1))
+    if (block_in_range (self, tb, n_tb, b))
       blocks[n_blocks++] = b;
 
   /* Threads pay off from a few hundred thousand allocations on. */
@@ -302,15 +312,84 @@ scan_allocations (HlAnalysis       *self,
     }
 }
 
+static void
+select_threads (HlAnalysis *self)
+{
+  const HlFilter *f = self->filter;
+
+  if (f->tids == NULL)
+    return;
+  self->thread_ok = g_new0 (guint8, self->n_threads + 1);
+  for (guint t = 0; t < self->n_threads; t++)
+    for (guint i = 0; i < f->tids->len; i++)
+      if (hl_recording_get_thread_tid (self->recording, t) == g_array_index (f->tids, guint32, i))
+        self->thread_ok[t] = 1;
+}
+
+static void
+costs_sub (HlCosts       *a,
+           const HlCosts *b)
+{
+  a->allocations -= b->allocations;
+  a->bytes -= b->bytes;
+  a->temporary -= b->temporary;
+  a->peak_bytes -= b->peak_bytes;
+  a->leaked_bytes -= b->leaked_bytes;
+  a->leaked_blocks -= b->leaked_blocks;
+  a->live_bytes -= b->live_bytes;
+}
+
+/* The costs of the selected (stack, thread) pairs of a costs-only
+ * recording: each stack's owner has the stack's costs minus the other
+ * threads' pairs. */
+static void
+filter_aggregate (HlAnalysis        *self,
+                  const HlAggregate *agg)
+{
+  g_autofree HlCosts *owner = self->stack_costs;
+  guint n_pairs = hl_aggregate_get_n_pairs (agg);
+
+  self->stack_costs = g_new0 (HlCosts, self->n_stacks + 1);
+  memset (self->thread_costs, 0, (self->n_threads + 1) * sizeof (HlCosts));
+  for (guint i = 0; i < n_pairs; i++)
+    {
+      guint32 s, t;
+      HlCosts c;
+
+      hl_aggregate_get_pair (agg, i, &s, &t, &c);
+      if (s >= self->n_stacks || t >= self->n_threads)
+        continue;
+      costs_sub (&owner[s], &c);
+      if ((self->stack_ok == NULL || self->stack_ok[s]) && (self->thread_ok == NULL || self->thread_ok[t]))
+        {
+          hl_costs_add (&self->stack_costs[s], &c);
+          hl_costs_add (&self->thread_costs[t], &c);
+        }
+    }
+  for (guint s = 0; s < self->n_stacks; s++)
+    {
+      guint32 o = hl_aggregate_get_stack_owner (agg, s);
+
+      if (o == 0 || o > self->n_threads || (self->stack_ok != NULL && !self->stack_ok[s]) ||
+          (self->thread_ok != NULL && !self->thread_ok[o - 1]))
+        continue;
+      hl_costs_add (&self->stack_costs[s], &owner[s]);
+      hl_costs_add (&self->thread_costs[o - 1], &owner[s]);
+    }
+  /* Sizes are not kept per stack or thread. */
+  memset (&self->histogram, 0, sizeof self->histogram);
+}
+
 /* A costs-only recording (HL_LOAD_FLAGS_AGGREGATE) has its costs made:
- * only the whole recording can be asked for. */
+ * the whole recording, or a selection of threads and stacks (modules,
+ * functions), can be asked for; nothing by time. */
 static void
 compute_from_aggregate (HlAnalysis        *self,
                         const HlAggregate *agg)
 {
   HlSummary summary;
 
-  g_return_if_fail (hl_filter_is_empty (self->filter));
+  g_return_if_fail (!hl_filter_selects_by_time (self->filter));
 
   hl_recording_get_summary (self->recording, &summary);
   self->n_stacks = hl_recording_get_n_stacks (self->recording);
@@ -322,6 +401,12 @@ compute_from_aggregate (HlAnalysis        *self,
   self->t1 = HL_TIME_NONE;
   self->live_at = HL_TIME_NONE;
   self->peak_time_ns = summary.peak_time_ns;
+  if (!hl_filter_is_empty (self->filter))
+    {
+      select_threads (self);
+      self->stack_ok = select_stacks (self->recording, self->filter);
+      filter_aggregate (self, agg);
+    }
   for (guint s = 0; s < self->n_stacks; s++)
     hl_costs_add (&self->totals, &self->stack_costs[s]);
 }
@@ -351,14 +436,7 @@ compute (HlAnalysis *self)
   self->live_at = f->live_at_ns != HL_TIME_NONE ? f->live_at_ns :
                   self->has_range && f->t1_ns != HL_TIME_NONE ? f->t1_ns : HL_TIME_NONE;
 
-  if (f->tids != NULL)
-    {
-      self->thread_ok = g_new0 (guint8, self->n_threads + 1);
-      for (guint t = 0; t < self->n_threads; t++)
-        for (guint i = 0; i < f->tids->len; i++)
-          if (hl_recording_get_thread_tid (rec, t) == g_array_index (f->tids, guint32, i))
-            self->thread_ok[t] = 1;
-    }
+  select_threads (self);
   self->stack_ok = select_stacks (rec, f);
   if (f->meta_keys->len > 0)
     {
@@ -571,7 +649,8 @@ frames_equal (gconstpointer a,
 {
   const GPtrArray *x = a, *y = b;
 
-  return x->len == y->len && memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0;
+  /* a stack without frames has no pdata: memcmp must not see NULL */
+  return x->len == y->len && (x->len == 0 || memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0);
 }
 
 /* Stacks whose symbolized frames are the same (different return addresses
@@ -737,8 +816,9 @@ hl_analysis_get_largest (HlAnalysis *self,
                          guint       n)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlAllocationInfo));
-  guint64 n_allocs;
+  guint64 n_allocs, n_tb;
   const HlAllocRec *allocs;
+  const HlAllocTimeBlock *tb;
   guint64 threshold = 0;
 
   g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
@@ -746,11 +826,18 @@ hl_analysis_get_largest (HlAnalysis *self,
     return out;
 
   allocs = hl_recording_get_allocs (self->recording, &n_allocs);
+  tb = hl_recording_get_alloc_time_blocks (self->recording, &n_tb);
   for (guint64 i = 0; i < n_allocs; i++)
     {
       const HlAllocRec *a = &allocs[i];
       HlAllocationInfo info;
 
+      /* whole blocks outside the time range are skipped */
+      if ((i & (HL_ALLOC_BLOCK - 1)) == 0 && !block_in_range (self, tb, n_tb, i >> HL_ALLOC_BLOCK_SHIFT))
+        {
+          i += HL_ALLOC_BLOCK - 1;
+          continue;
+        }
       if (out->len >= n && a->size <= threshold)
         continue;
       if (!selected (self, a))

@@ -1,6 +1,7 @@
 /* hl-filter.c — immutable, composable selections of allocations. */
 #include "hl-filter-private.h"
 #include "hl-model-error.h"
+#include "hl-model-i18n.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +238,7 @@ hl_filter_parse (const HlFilter *filter,
   if (eq == NULL || eq == expression)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
-                   "filter '%s' is not KEY=VALUE", expression);
+                   _("filter “%s” is not KEY=VALUE"), expression);
       return NULL;
     }
   key = g_strndup (expression, eq - expression);
@@ -249,7 +250,7 @@ hl_filter_parse (const HlFilter *filter,
       if (strcmp (key, "function") == 0)
         return hl_filter_with_function_regex (filter, value, error);
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
-                   "only function~=REGEX takes a regular expression");
+                   _("only function~=REGEX takes a regular expression"));
       return NULL;
     }
   if (strcmp (key, "from") == 0 || strcmp (key, "to") == 0)
@@ -258,7 +259,7 @@ hl_filter_parse (const HlFilter *filter,
       if (!parse_time (value, &t))
         {
           g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
-                       "'%s' is not a time (e.g. 1500000, 20ms, 1.5s)", value);
+                       _("“%s” is not a time (e.g. 1500000, 20ms, 1.5s)"), value);
           return NULL;
         }
       f = copy (filter);
@@ -270,7 +271,7 @@ hl_filter_parse (const HlFilter *filter,
         {
           hl_filter_unref (f);
           g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
-                       "the time range ends before it starts");
+                       _("the time range ends before it starts"));
           return NULL;
         }
       return f;
@@ -282,7 +283,7 @@ hl_filter_parse (const HlFilter *filter,
       if (end == value || *end != '\0' || tid > G_MAXUINT32)
         {
           g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
-                       "'%s' is not a thread id", value);
+                       _("“%s” is not a thread id"), value);
           return NULL;
         }
       return hl_filter_with_thread (filter, (guint32) tid);
@@ -304,6 +305,13 @@ hl_filter_is_empty (const HlFilter *filter)
 }
 
 gboolean
+hl_filter_selects_by_time (const HlFilter *filter)
+{
+  g_return_val_if_fail (filter != NULL, FALSE);
+  return hl_filter_has_time_range (filter) || filter->live_at_ns != HL_TIME_NONE || filter->meta_keys->len > 0;
+}
+
+gboolean
 hl_filter_has_time_range (const HlFilter *filter)
 {
   g_return_val_if_fail (filter != NULL, FALSE);
@@ -322,6 +330,18 @@ hl_filter_get_time_range (const HlFilter *filter,
     *t1_ns = filter->t1_ns;
 }
 
+/* Appends one condition after a separator; takes PART. */
+static void
+append_part (GString *s,
+             char    *part)
+{
+  if (s->len > 0)
+    /* Translators: the separator between the conditions of a filter */
+    g_string_append (s, _(", "));
+  g_string_append (s, part);
+  g_free (part);
+}
+
 char *
 hl_filter_describe (const HlFilter *filter)
 {
@@ -331,23 +351,34 @@ hl_filter_describe (const HlFilter *filter)
 
   if (hl_filter_has_time_range (filter))
     {
-      g_string_append_printf (s, "%.3f s – ", filter->t0_ns / 1e9);
+      char t0[32], t1[32];
+
+      /* Numbers as in the C locale: seconds with three decimals. */
+      g_snprintf (t0, sizeof t0, "%.3f", filter->t0_ns / 1e9);
+      g_snprintf (t1, sizeof t1, "%.3f", filter->t1_ns / 1e9);
       if (filter->t1_ns == HL_TIME_NONE)
-        g_string_append (s, "end");
+        /* Translators: a time range to the end of the recording, e.g. "1.500 s – end" */
+        g_string_append_printf (s, _("%s s – end"), t0);
       else
-        g_string_append_printf (s, "%.3f s", filter->t1_ns / 1e9);
+        /* Translators: a time range in seconds, e.g. "1.500 s – 2.000 s" */
+        g_string_append_printf (s, _("%s s – %s s"), t0, t1);
     }
   for (guint i = 0; filter->tids != NULL && i < filter->tids->len; i++)
-    g_string_append_printf (s, "%sthread %u", s->len ? ", " : "", g_array_index (filter->tids, guint32, i));
+    {
+      char tid[16];
+
+      g_snprintf (tid, sizeof tid, "%u", g_array_index (filter->tids, guint32, i));
+      append_part (s, g_strdup_printf (_("thread %s"), tid));
+    }
   for (guint i = 0; i < filter->meta_keys->len; i++)
-    g_string_append_printf (s, "%s%s=%s", s->len ? ", " : "",
-                            (char *) filter->meta_keys->pdata[i], (char *) filter->meta_values->pdata[i]);
+    append_part (s, g_strdup_printf ("%s=%s", (char *) filter->meta_keys->pdata[i],
+                                     (char *) filter->meta_values->pdata[i]));
   for (guint i = 0; i < filter->modules->len; i++)
-    g_string_append_printf (s, "%smodule %s", s->len ? ", " : "", (char *) filter->modules->pdata[i]);
+    append_part (s, g_strdup_printf (_("module %s"), (char *) filter->modules->pdata[i]));
   for (guint i = 0; i < filter->functions->len; i++)
-    g_string_append_printf (s, "%sfunction %s", s->len ? ", " : "", (char *) filter->functions->pdata[i]);
+    append_part (s, g_strdup_printf (_("function %s"), (char *) filter->functions->pdata[i]));
   for (guint i = 0; i < filter->regexes->len; i++)
-    g_string_append_printf (s, "%sfunction ~ %s", s->len ? ", " : "",
-                            g_regex_get_pattern (filter->regexes->pdata[i]));
+    /* Translators: a filter on function names by a regular expression */
+    append_part (s, g_strdup_printf (_("function ~ %s"), g_regex_get_pattern (filter->regexes->pdata[i])));
   return g_string_free (s, FALSE);
 }

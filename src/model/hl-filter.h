@@ -67,6 +67,10 @@ HlFilter   *hl_filter_parse               (const HlFilter *filter,
 
 gboolean    hl_filter_is_empty            (const HlFilter *filter);
 gboolean    hl_filter_has_time_range      (const HlFilter *filter);
+/* TRUE when the filter selects by time (a range, the live instant or
+ * metadata): a costs-only recording (HL_LOAD_FLAGS_AGGREGATE) answers
+ * only filters without these (threads, modules, functions). */
+gboolean    hl_filter_selects_by_time     (const HlFilter *filter);
 void        hl_filter_get_time_range      (const HlFilter *filter,
                                            guint64        *t0_ns,
                                            guint64        *t1_ns);

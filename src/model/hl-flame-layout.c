@@ -12,9 +12,11 @@ struct _HlFlameLayout
 
 G_DEFINE_BOXED_TYPE (HlFlameLayout, hl_flame_layout, hl_flame_layout_ref, hl_flame_layout_unref)
 
+/* NODE (of cost WIDTH) and its subtree, depth first. */
 static void
 add_subtree (HlFlameLayout *self,
              HlCallNode     node,
+             guint64        width,
              guint          parent,
              guint64        offset,
              guint64        min_width)
@@ -22,12 +24,13 @@ add_subtree (HlFlameLayout *self,
   HlFlameRect r = { 0 };
   guint index = self->rects->len;
   guint64 child_offset = offset;
+  guint64 hidden = 0;
   guint n = hl_call_tree_get_n_children (self->tree, node);
 
   r.frame = hl_call_tree_get_frame (self->tree, node);
   r.node = node;
   r.offset = offset;
-  r.width = hl_costs_get (hl_call_tree_get_costs (self->tree, node), self->kind);
+  r.width = width;
   r.depth = hl_call_tree_get_depth (self->tree, node);
   r.parent = parent;
   g_array_append_val (self->rects, r);
@@ -44,13 +47,15 @@ add_subtree (HlFlameLayout *self,
         continue;
       if (w < min_width)
         {
-          g_array_index (self->rects, HlFlameRect, index).hidden_cost += w;
+          hidden += w;
           continue;
         }
-      add_subtree (self, c, index, child_offset, min_width);
+      add_subtree (self, c, w, index, child_offset, min_width);
       child_offset += w;
     }
-  g_array_index (self->rects, HlFlameRect, index).end = self->rects->len;
+  HlFlameRect *done = &g_array_index (self->rects, HlFlameRect, index);
+  done->hidden_cost = hidden;
+  done->end = self->rects->len;
 }
 
 HlFlameLayout *
@@ -69,12 +74,12 @@ hl_flame_layout_new (HlCallTree *tree,
   g_atomic_ref_count_init (&self->ref_count);
   self->tree = hl_call_tree_ref (tree);
   self->kind = kind;
-  self->rects = g_array_new (FALSE, TRUE, sizeof (HlFlameRect));
+  self->rects = g_array_sized_new (FALSE, TRUE, sizeof (HlFlameRect), hl_call_tree_get_n_nodes (tree));
   total = hl_costs_get (hl_call_tree_get_costs (tree, 0), kind);
   min_width = (guint64) (min_fraction * (double) total);
   if (min_width == 0)
     min_width = 1;
-  add_subtree (self, 0, G_MAXUINT, 0, min_width);
+  add_subtree (self, 0, total, G_MAXUINT, 0, min_width);
   return self;
 }
 

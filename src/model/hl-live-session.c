@@ -10,6 +10,7 @@
 
 #include "hl-proc-maps.h"
 #include "hl-shm-guard.h"
+#include "hl-model-i18n.h"
 #include "hl-shm-reader.h"
 #include "hl-symbolize-job.h"
 #include "hl-trace-reader.h"
@@ -382,7 +383,7 @@ hl_live_session_open_name (const char  *name,
   OpenCtx o = { name, NULL, { 0 }, -1 };
   if (!hl_shm_guard_run (open_guarded, &o))
     {
-      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: shrank while it was opened (SIGBUS)", name);
+      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, _("%s: shrank while it was opened (SIGBUS)"), name);
       return NULL;
     }
   HlShmReader *r = o.r;
@@ -477,11 +478,11 @@ hl_live_session_open_pid (guint32   pid,
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", f.refused);
   else if (f.foreign)
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
-                 "the session of pid %u belongs to uid %u, not to you (%u)", (unsigned) pid,
+                 _("the session of pid %u belongs to uid %u, not to you (%u)"), (unsigned) pid,
                  (unsigned) f.foreign_uid, (unsigned) getuid ());
   else
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
-                 "no session for pid %u (is it running under the Heaplens preload?)", (unsigned) pid);
+                 _("no session for pid %u (is it running under the Heaplens preload?)"), (unsigned) pid);
   g_free (f.best);
   g_free (f.refused);
   return self;
@@ -848,7 +849,7 @@ read_maps (HlLiveSession *self)
   GArray *mods = hl_proc_maps_read (self->header.pid, &error);
   if (mods == NULL)
     {
-      char *w = g_strdup_printf ("no module map for pid %u: %s (addresses stay raw)",
+      char *w = g_strdup_printf (_("no module map for pid %u: %s (addresses stay raw)"),
                                  (unsigned) self->header.pid, error->message);
       warn (self, w);
       g_free (w);
@@ -965,7 +966,7 @@ scan_thread (GTask        *task,
   if (!ran)
     {
       g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
-                               "the session segment shrank while it was read (SIGBUS)");
+                               _("the session segment shrank while it was read (SIGBUS)"));
       return;
     }
   if (c->rc != 0)
@@ -1116,11 +1117,12 @@ hl_live_session_poll (HlLiveSession *self)
   if (self->broken)
     return FALSE;
   PollCtx ctx = { self, FALSE };
+  gint64 t0 = g_get_monotonic_time ();
   g_object_ref (self);
   if (!hl_shm_guard_run (poll_guarded, &ctx))
     {
       self->broken = TRUE;
-      warn (self, "the session segment shrank while it was read (SIGBUS): it is not read any more");
+      warn (self, _("the session segment shrank while it was read (SIGBUS): it is not read any more"));
       set_state (self, HL_LIVE_STATE_VANISHED);
       ctx.changed = TRUE;
     }
@@ -1129,6 +1131,10 @@ hl_live_session_poll (HlLiveSession *self)
       self->state_pending = FALSE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
     }
+  if (timing_enabled ())
+    g_printerr ("heaplens: timing: live poll %u at %.3f s: %.1f ms, %s%s\n", self->n_polls, t0 / 1e6,
+                (g_get_monotonic_time () - t0) / 1000.0, ctx.changed ? "changed" : "unchanged",
+                self->holds > 0 ? ", held" : "");
   if (ctx.changed)
     g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
   g_object_unref (self);

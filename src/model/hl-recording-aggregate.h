@@ -83,6 +83,38 @@ HlCosts     *hl_aggregate_dup_thread_costs (const HlAggregate *self,
 void         hl_aggregate_get_histogram  (const HlAggregate *self,
                                           HlSizeHistogram   *out);
 
+/* An aggregate that only answers the getters above, with these costs
+ * (N_STACKS per internal stack, N_THREADS per thread index) and histogram:
+ * what a saved COSTS packet gives back (hl-recording-costs-packet.h). */
+HlAggregate *hl_aggregate_new_settled    (const HlCosts         *stacks,
+                                          const guint32         *owners,
+                                          guint                  n_stacks,
+                                          const HlCosts         *threads,
+                                          guint                  n_threads,
+                                          const HlSizeHistogram *histogram);
+
+void         hl_aggregate_set_histogram    (HlAggregate           *self,
+                                            const HlSizeHistogram *histogram);
+/* Then the costs of one (STACK, THREAD) pair whose thread is not the
+ * stack's owner; FALSE when out of range, the owner's or given before. */
+gboolean     hl_aggregate_add_settled_pair (HlAggregate   *self,
+                                            guint32        stack,
+                                            guint32        thread,
+                                            const HlCosts *costs);
+
+/* Costs per (stack, thread), for filters by thread or by stack: each
+ * stack's owner (thread index + 1 of the first thread that allocated
+ * there, 0 when none), and the pairs of the other threads; the owner's
+ * share is the stack's costs minus its other pairs'. */
+guint32      hl_aggregate_get_stack_owner (const HlAggregate *self,
+                                           guint32            stack);
+guint        hl_aggregate_get_n_pairs     (const HlAggregate *self);
+void         hl_aggregate_get_pair        (const HlAggregate *self,
+                                           guint              i,
+                                           guint32           *stack,
+                                           guint32           *thread,
+                                           HlCosts           *costs);
+
 /* The recording's side (hl-recording-events.c). */
 /* Before the first event: REC keeps costs, not allocations. */
 void               hl_recording_begin_aggregate        (HlRecording        *rec,

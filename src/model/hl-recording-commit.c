@@ -1,6 +1,7 @@
 /* hl-recording-commit.c — commit: the sorted heap curve, peak, leaks
  * and the ::changed signal. */
 #include "hl-recording-struct.h"
+#include "hl-model-i18n.h"
 
 #include <string.h>
 
@@ -259,7 +260,7 @@ hl_recording_commit (HlRecording *self)
     }
   if (self->ids_out_of_range > 0)
     {
-      hl_recording_append_warning (self, "Allocations with impossible ids were ignored (a damaged trace)");
+      hl_recording_append_warning (self, _("Allocations with impossible ids were ignored (a damaged trace)"));
     }
   n_new = self->n_allocs - self->committed_allocs;
   self->committed_allocs = self->n_allocs;

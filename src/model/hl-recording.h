@@ -120,10 +120,15 @@ typedef enum
   HL_LOAD_FLAGS_SERIAL     = 1 << 1, /* one thread, even with an index */
   /* Costs per call site and thread only, no allocation records: memory
    * grows with what is live, not with the trace. For reports: only an
-   * analysis without a filter, no per-allocation views (largest,
-   * curve, live at T). Fails with HL_MODEL_ERROR_UNSUPPORTED when the
+   * analysis without a filter by time (hl_filter_selects_by_time()), no
+   * per-allocation views (largest, curve, live at T), no size histogram
+   * of a selection. Fails with HL_MODEL_ERROR_UNSUPPORTED when the
    * trace has no usable packet index: load it in full then. */
   HL_LOAD_FLAGS_AGGREGATE  = 1 << 2,
+  /* With HL_LOAD_FLAGS_AGGREGATE: decode the events even when the trace
+   * ends with a COSTS packet that answers the same
+   * (hl-recording-costs-packet.h; also HEAPLENS_NO_COSTS_PACKET=1). */
+  HL_LOAD_FLAGS_NO_COSTS_PACKET = 1 << 3,
 } HlLoadFlags;
 
 /* ---- Creating ---------------------------------------------------------- */

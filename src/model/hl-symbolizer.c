@@ -2,6 +2,7 @@
 #include "hl-symbolizer.h"
 #include "hl-dwarf-scopes.h"
 #include "hl-recording-private.h"
+#include "hl-model-i18n.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -130,20 +131,16 @@ hl_symbolizer_add_module (HlSymbolizer *self,
   name = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
   if (path[0] != '/' || strchr (path, '[') != NULL)
     {
-      m->hint = g_strdup_printf ("%s is not a file (no symbols)", name);
+      m->hint = g_strdup_printf (_("%s is not a file (no symbols)"), name);
       return -1;
     }
   m->mod = dwfl_report_elf (self->dwfl, path, path, -1, start, true);
   if (m->mod == NULL)
     {
-      m->hint = g_strdup_printf ("%s not found at %s%s%s: no symbols for it", name, path,
-                                 m->build_id[0] ? " (build-id " : "", m->build_id[0] ? m->build_id : "");
       if (m->build_id[0])
-        {
-          char *h = g_strconcat (m->hint, ")", NULL);
-          g_free (m->hint);
-          m->hint = h;
-        }
+        m->hint = g_strdup_printf (_("%s not found at %s (build-id %s): no symbols for it"), name, path, m->build_id);
+      else
+        m->hint = g_strdup_printf (_("%s not found at %s: no symbols for it"), name, path);
       return -1;
     }
   g_hash_table_insert (self->by_mod, m->mod, m);
@@ -208,15 +205,16 @@ load_module (HlSymbolizer *self,
       if (strcmp (hex->str, m->build_id) != 0)
         {
           g_free (m->hint);
-          m->hint = g_strdup_printf ("%s at %s has build-id %s, the trace recorded %s: "
-                                     "symbols may be wrong", name, m->path, hex->str, m->build_id);
+          m->hint = g_strdup_printf (_("%s at %s has build-id %s, the trace recorded %s: "
+                                       "symbols may be wrong"), name, m->path, hex->str, m->build_id);
         }
       g_string_free (hex, TRUE);
     }
   if (m->hint == NULL && !m->has_debug_info)
-    m->hint = g_strdup_printf ("no debug info for %s%s%s%s: install its -dbg/-dbgsym package", name,
-                               m->build_id[0] ? " (build-id " : "", m->build_id,
-                               m->build_id[0] ? ")" : "");
+    m->hint = m->build_id[0]
+              ? g_strdup_printf (_("no debug info for %s (build-id %s): install its -dbg/-dbgsym package"),
+                                 name, m->build_id)
+              : g_strdup_printf (_("no debug info for %s: install its -dbg/-dbgsym package"), name);
 }
 
 void

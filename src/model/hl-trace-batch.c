@@ -174,6 +174,63 @@ hl_decoded_batch_add (HlDecodedBatch *b,
   g_array_append_val (b->events, copy);
 }
 
+static inline gboolean
+holds_no_pointer (HlEventType type)
+{
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+    case HL_EVENT_COUNTERS:
+    case HL_EVENT_DROPPED:
+    case HL_EVENT_END:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+int
+hl_decoded_batch_add_packet (HlDecodedBatch     *b,
+                             HlEventCursor      *cursor,
+                             const HlPacketView *pkt)
+{
+  HlFormatError err;
+  int erc;
+
+  hl_event_cursor_init (cursor, pkt);
+  /* Decoded in place: most events (allocations, frees) hold no pointer
+   * into the cursor and need no copy; the others go through
+   * hl_decoded_batch_add(), which keeps their strings and frames. */
+  for (;;)
+    {
+      HlEvent *slot, ev;
+
+      g_array_set_size (b->events, b->events->len + 1);
+      slot = &g_array_index (b->events, HlEvent, b->events->len - 1);
+      erc = hl_event_cursor_next (cursor, slot, &err);
+      if (erc <= 0)
+        {
+          g_array_set_size (b->events, b->events->len - 1);
+          break;
+        }
+      if (!holds_no_pointer (slot->type))
+        {
+          ev = *slot;
+          g_array_set_size (b->events, b->events->len - 1);
+          hl_decoded_batch_add (b, &ev);
+        }
+    }
+  if (erc < 0)
+    b->corrupt_packets++;
+  b->last_offset = pkt->offset;
+  return erc;
+}
+
 void
 hl_decoded_batch_apply (HlDecodedBatch *b,
                         HlRecording    *rec)

@@ -1,10 +1,14 @@
 /* hl-trace-load-parallel.c — loading a trace with its packet index: the
- * packets are cut into runs of about HL_DECODED_BATCH_EVENTS events,
- * worker threads claim runs in turn and decode each into its own batch
+ * packets are cut into runs of about OPTIONS->run_events events, worker
+ * threads claim runs in turn and decode each into a batch
  * (hl_trace_reader_packet_at is thread-safe), and the calling thread
  * applies the batches strictly in file order, so the recording is the one
  * the serial walk builds. Workers stay at most WINDOW runs ahead of the
- * applier, which bounds the memory held in decoded batches. */
+ * applier, which bounds the memory held in decoded batches; applied
+ * batches are emptied and reused (a fresh batch's pages cost as much to
+ * fault in as its decoding); with OPTIONS->release_behind the reader's
+ * pages behind the runs applied are given back. Full and costs-only
+ * loads differ only in those options. */
 #include "hl-trace-load-private.h"
 
 typedef struct
@@ -51,8 +55,6 @@ decode_run (Shared *sh,
     {
       HlPacketView pkt;
       HlFormatError err;
-      HlEvent ev;
-      int erc;
 
       /* The packet must be what the index says, or the serial walk (which
        * would not skip a byte) takes over: an index can lie. */
@@ -63,12 +65,7 @@ decode_run (Shared *sh,
           failed = e;
           break;
         }
-      hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
-        hl_decoded_batch_add (b, &ev);
-      if (erc < 0)
-        b->corrupt_packets++;
-      b->last_offset = pkt.offset;
+      hl_decoded_batch_add_packet (b, cursor, &pkt);
     }
   g_free (cursor);
 
@@ -123,6 +120,7 @@ guint64
 hl_trace_load_parallel (HlTraceReader      *reader,
                         const HlTraceIndex *index,
                         HlRecording        *rec,
+                        const HlParallelLoadOptions *options,
                         guint               n_threads,
                         GCancellable       *cancellable,
                         HlLoadReportFunc    report,
@@ -142,12 +140,11 @@ hl_trace_load_parallel (HlTraceReader      *reader,
     return hl_trace_reader_tell (reader);
   resume = index->entries[n - 1].offset + index->entries[n - 1].size;
 
-  /* Runs of about a batch of events each. */
   while (e < n)
     {
       guint64 in_run = 0;
       g_array_append_val (begins, e);
-      while (e < n && (in_run == 0 || in_run + index->entries[e].n_events <= HL_DECODED_BATCH_EVENTS))
+      while (e < n && (in_run == 0 || in_run + index->entries[e].n_events <= options->run_events))
         in_run += index->entries[e++].n_events;
     }
   g_array_append_val (begins, e);
@@ -185,6 +182,10 @@ hl_trace_load_parallel (HlTraceReader      *reader,
       if (run.batch->last_offset > 0)
         report (report_data, run.batch->last_offset, *events);
       hl_decoded_batch_reset (run.batch);
+      /* Workers read packets of the runs after this one only (the serial
+       * walk, when it takes over, starts inside this run). */
+      if (options->release_behind && run.failed_entry == G_MAXSIZE && r + 1 < sh.n_runs)
+        hl_trace_reader_release_before (reader, index->entries[sh.run_begin[r + 1]].offset);
 
       g_mutex_lock (&sh.lock);
       g_ptr_array_add (sh.pool, run.batch);

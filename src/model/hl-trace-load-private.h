@@ -30,6 +30,11 @@ void            hl_decoded_batch_free  (HlDecodedBatch *b);
 void            hl_decoded_batch_reset (HlDecodedBatch *b);
 void            hl_decoded_batch_add   (HlDecodedBatch *b,
                                         const HlEvent  *ev);
+/* Decodes every event of PKT (with CURSOR) into B; counts a packet with
+ * malformed events (the result < 0) and sets B's last offset. */
+int             hl_decoded_batch_add_packet (HlDecodedBatch     *b,
+                                             HlEventCursor      *cursor,
+                                             const HlPacketView *pkt);
 /* Applies the batch's events in order (fixes up its STACK frames). */
 void            hl_decoded_batch_apply (HlDecodedBatch *b,
                                         HlRecording    *rec);
@@ -40,15 +45,30 @@ typedef void (*HlLoadReportFunc) (gpointer user_data,
                                   guint64  offset,
                                   guint64  events);
 
+/* How hl_trace_load_parallel() cuts and keeps its work. */
+typedef struct
+{
+  /* Events per run (a run is decoded by one worker into one batch). A
+   * costs-only load takes smaller runs: a decoded event is 88 bytes, and
+   * the batches in flight are most of its memory. */
+  guint64  run_events;
+  /* Give back the reader's pages before the runs still to come
+   * (hl_trace_reader_release_before): a compressed trace's plain image is
+   * otherwise the largest thing in a costs-only load's memory. */
+  gboolean release_behind;
+} HlParallelLoadOptions;
+
 /* Decodes the packets INDEX lists, from the reader's walk position on
  * while they follow each other without a gap, on N_THREADS workers, and
  * applies them to REC in file order on this thread. Returns the offset
  * the serial walk must go on from (after the last packet applied; where
  * a packet failed to load; at a gap), or G_MAXUINT64 when cancelled.
- * Adds to *EVENTS and *CORRUPT_PACKETS; *PACKETS counts packets applied. */
+ * Adds to *EVENTS and *CORRUPT_PACKETS; *PACKETS counts packets applied.
+ * The recording is the one the serial walk builds, whatever OPTIONS. */
 guint64 hl_trace_load_parallel (HlTraceReader      *reader,
                                 const HlTraceIndex *index,
                                 HlRecording        *rec,
+                                const HlParallelLoadOptions *options,
                                 guint               n_threads,
                                 GCancellable       *cancellable,
                                 HlLoadReportFunc    report,

@@ -3,9 +3,10 @@
 #include "hl-recording-private.h"
 #include "hl-recording-aggregate.h"
 #include "hl-model-error.h"
+#include "hl-model-i18n.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
-#include "hl-aggregate-load.h"
+#include "hl-recording-costs-packet.h"
 #include "hl-trace-load-private.h"
 
 #define MAX_QUEUED 4
@@ -127,6 +128,44 @@ model_code (HlFormatStatus code)
     }
 }
 
+/* The reader's error in a sentence people can read in their language,
+ * with the reader's own detail (English, technical) after it. */
+static void
+set_format_error (GError             **error,
+                  const char          *path,
+                  const HlFormatError *err)
+{
+  int code = model_code (err->code);
+
+  switch (err->code)
+    {
+    case HL_FORMAT_ERROR_IO:
+      /* Translators: FILE cannot be read: the reader's detail (in English) */
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s cannot be read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_NOT_A_TRACE:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is not a Heaplens trace: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_VERSION:
+      g_set_error (error, HL_MODEL_ERROR, code,
+                   _("%s has a trace format this version of Heaplens does not read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_TRUNCATED:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is truncated: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_UNSUPPORTED:
+      g_set_error (error, HL_MODEL_ERROR, code,
+                   _("%s holds something this version of Heaplens does not read: %s"), path, err->message);
+      break;
+    case HL_FORMAT_ERROR_CORRUPT:
+    case HL_FORMAT_ERROR_CHECKSUM:
+    case HL_FORMAT_OK:
+    default:
+      g_set_error (error, HL_MODEL_ERROR, code, _("%s is damaged: %s"), path, err->message);
+      break;
+    }
+}
+
 typedef struct
 {
   HlTraceReader *reader;
@@ -146,18 +185,9 @@ producer_thread (gpointer user_data)
 
   while ((p->rc = hl_trace_reader_next_packet (p->reader, &pkt, &p->err)) > 0)
     {
-      HlEvent ev;
-      HlFormatError eerr;
-      int erc;
-
       if (g_cancellable_is_cancelled (p->cancellable))
         break;
-      hl_event_cursor_init (cursor, &pkt);
-      while ((erc = hl_event_cursor_next (cursor, &ev, &eerr)) > 0)
-        hl_decoded_batch_add (b, &ev);
-      if (erc < 0)
-        b->corrupt_packets++;
-      b->last_offset = pkt.offset;
+      hl_decoded_batch_add_packet (b, cursor, &pkt);
       if (b->events->len >= HL_DECODED_BATCH_EVENTS)
         {
           g_async_queue_push (p->queue, b);
@@ -206,6 +236,32 @@ load_pipelined (HlTraceReader *reader,
   return !g_cancellable_is_cancelled (cancellable);
 }
 
+/* The loaded REC symbolized (unless HL_LOAD_FLAGS_NO_SYMBOLS), with
+ * PREFETCH's symbolizer when it was made for REC's modules. Takes both. */
+static HlRecording *
+add_symbols (LoadData             *data,
+             HlRecording          *rec,
+             HlSymbolizerPrefetch *prefetch,
+             GCancellable         *cancellable,
+             GError              **error)
+{
+  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
+    {
+      hl_symbolizer_prefetch_finish (prefetch, rec);
+      hl_recording_symbolize (rec, cancellable);
+      /* A saved trace is complete: let libdw's memory go. */
+      hl_recording_set_symbolizer (rec, NULL, 0);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_object_unref (rec);
+          return NULL;
+        }
+    }
+  else
+    hl_symbolizer_prefetch_drop (prefetch);
+  return rec;
+}
+
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,
@@ -228,16 +284,27 @@ load (LoadData      *data,
 
   if (path == NULL)
     {
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: only local files can be loaded",
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, _("%s: only local files can be loaded"),
                    g_file_peek_path (data->file) ? g_file_peek_path (data->file) : "(file)");
       return NULL;
+    }
+  /* A costs-only load of a trace whose costs were saved when it was
+   * recorded: the saved recording, unless the file changed since. */
+  if ((data->flags & (HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_COSTS_PACKET)) == HL_LOAD_FLAGS_AGGREGATE &&
+      g_getenv ("HEAPLENS_NO_COSTS_PACKET") == NULL && (rec = hl_costs_packet_load (path)) != NULL)
+    {
+      HlSummary s;
+
+      hl_recording_get_summary (rec, &s);
+      report (data, 1, 1, s.n_allocations + s.n_frees, TRUE);
+      return add_symbols (data, g_steal_pointer (&rec), NULL, cancellable, error);
     }
 #ifdef HL_HAVE_ZSTD
   codec = hl_trace_codec_zstd (0);
 #endif
   if (hl_trace_reader_open_file_codec (path, codec, &reader, &err) != 0)
     {
-      g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+      set_format_error (error, path, &err);
       return NULL;
     }
 
@@ -253,7 +320,7 @@ load (LoadData      *data,
     else if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
       {
         g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                     "%s: no packet index for a costs-only load: %s", path, ierr.message);
+                     _("%s: no packet index for a costs-only load: %s"), path, ierr.message);
         hl_trace_reader_free (reader);
         return NULL;
       }
@@ -278,10 +345,12 @@ load (LoadData      *data,
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
   if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
     {
-      guint64 resume = ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? hl_aggregate_load_parallel
-                                                                      : hl_trace_load_parallel)
-                         (reader, index, rec, n_threads, cancellable, report_parallel, data, &events,
-                          &corrupt_packets, &parallel_packets);
+      static const HlParallelLoadOptions full = { HL_DECODED_BATCH_EVENTS, FALSE };
+      static const HlParallelLoadOptions costs_only = { 8192, TRUE };
+      guint64 resume = hl_trace_load_parallel (reader, index, rec,
+                                               (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
+                                               n_threads, cancellable, report_parallel, data, &events,
+                                               &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {
@@ -337,7 +406,7 @@ load (LoadData      *data,
     {
       if (stats.packets == 0 && parallel_packets == 0)
         {
-          g_set_error (error, HL_MODEL_ERROR, model_code (err.code), "%s: %s", path, err.message);
+          set_format_error (error, path, &err);
           hl_trace_reader_free (reader);
           return NULL;
         }
@@ -346,9 +415,11 @@ load (LoadData      *data,
     }
   if (stats.bytes_ignored_at_end > 0)
     {
-      g_autofree char *w = g_strdup_printf ("The trace is truncated: %" G_GUINT64_FORMAT
-                                            " bytes after the last complete packet were ignored",
-                                            (guint64) stats.bytes_ignored_at_end);
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) stats.bytes_ignored_at_end);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "The trace is truncated: %s byte after the last complete packet was ignored",
+                                                         "The trace is truncated: %s bytes after the last complete packet were ignored",
+                                                         stats.bytes_ignored_at_end), n);
       hl_recording_append_warning (rec, w);
       hl_recording_set_truncated (rec, TRUE);
     }
@@ -356,8 +427,11 @@ load (LoadData      *data,
     hl_recording_append_warning (rec, stats.warning);
   if (corrupt_packets > 0)
     {
-      g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " packets had malformed events (read up to the damage)",
-                                            corrupt_packets);
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, corrupt_packets);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "%s packet had malformed events (read up to the damage)",
+                                                         "%s packets had malformed events (read up to the damage)",
+                                                         corrupt_packets), n);
       hl_recording_append_warning (rec, w);
     }
   hl_trace_reader_free (reader);
@@ -365,7 +439,7 @@ load (LoadData      *data,
   if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 && !hl_recording_end_aggregate (rec))
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                   "%s: events earlier than their packet index allows: load it in full", path);
+                   _("%s: events earlier than their packet index allows: load it in full"), path);
       return NULL;
     }
   hl_recording_commit (rec);
@@ -374,23 +448,16 @@ load (LoadData      *data,
     hl_recording_get_summary (rec, &s);
     if (s.dropped_events > 0)
       {
-        g_autofree char *w = g_strdup_printf ("%" G_GUINT64_FORMAT " events were dropped while recording: "
-                                              "the numbers are lower bounds", s.dropped_events);
+        g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
+        g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                           "%s event was dropped while recording: the numbers are lower bounds",
+                                                           "%s events were dropped while recording: the numbers are lower bounds",
+                                                           s.dropped_events), n);
         hl_recording_append_warning (rec, w);
       }
   }
   report (data, total, total, events, TRUE);
-
-  if ((data->flags & HL_LOAD_FLAGS_NO_SYMBOLS) == 0)
-    {
-      hl_symbolizer_prefetch_finish (g_steal_pointer (&prefetch), rec);
-      hl_recording_symbolize (rec, cancellable);
-      /* A saved trace is complete: let libdw's memory go. */
-      hl_recording_set_symbolizer (rec, NULL, 0);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-    }
-  return g_steal_pointer (&rec);
+  return add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
 }
 
 HlRecording *

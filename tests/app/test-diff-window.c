@@ -11,6 +11,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-diff-flame.h"
 #include "hl-diff-window.h"
@@ -46,24 +47,6 @@ build_recording (guint32 main_tid,
   hl_recording_append_end (rec, 100, 0);
   hl_recording_commit (rec);
   return rec;
-}
-
-static void
-spin_until (gboolean (*done) (gpointer),
-            gpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_true (done (data));
-}
-
-static void
-spin_a_little (void)
-{
-  for (int i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
 }
 
 static gboolean
@@ -103,8 +86,8 @@ open_diff (HlRecording *a,
   if (session != NULL)
     hl_diff_window_set_filters (window, session, a);
   hl_diff_window_compare (window, NULL, a, NULL, b);
-  spin_until (diff_shown, window);
-  spin_a_little ();
+  hl_app_test_spin_until (diff_shown, window);
+  hl_app_test_spin_a_little ();
   return window;
 }
 
@@ -241,7 +224,7 @@ test_filters (void)
   args[0] = window;
   args[1] = GSIZE_TO_POINTER (200);
   args[2] = GSIZE_TO_POINTER (50);
-  spin_until (diff_bytes_is, args);
+  hl_app_test_spin_until (diff_bytes_is, args);
   g_assert_cmpuint (hl_filter_bar_get_n_chips (hl_diff_window_get_filter_bar (window)), ==, 1);
   /* The window's own session is a copy. */
   g_assert_true (hl_diff_window_get_session (window) != session);
@@ -249,20 +232,20 @@ test_filters (void)
   /* Plus a time range [0, 25 ns] as offsets since each start: only the
    * worker's allocation at 20 ns. Then [25, 100 ns]: nothing of the worker. */
   hl_session_set_range (hl_diff_window_get_session (window), 0, 25);
-  spin_until (diff_bytes_is, args);
+  hl_app_test_spin_until (diff_bytes_is, args);
   hl_session_set_range (hl_diff_window_get_session (window), 25, 100);
   args[1] = args[2] = GSIZE_TO_POINTER (0);
-  spin_until (diff_bytes_is, args);
+  hl_app_test_spin_until (diff_bytes_is, args);
 
   /* Removing the chips (as the chip's button does) brings back all. */
   hl_session_remove_filter (hl_diff_window_get_session (window), "range");
   args[1] = GSIZE_TO_POINTER (200);
   args[2] = GSIZE_TO_POINTER (50);
-  spin_until (diff_bytes_is, args);
+  hl_app_test_spin_until (diff_bytes_is, args);
   gtk_widget_activate (hl_filter_bar_get_remove_button (hl_diff_window_get_filter_bar (window), "thread:101"));
   args[1] = GSIZE_TO_POINTER (330);
   args[2] = GSIZE_TO_POINTER (480);
-  spin_until (diff_bytes_is, args);
+  hl_app_test_spin_until (diff_bytes_is, args);
   g_assert_cmpuint (hl_filter_bar_get_n_chips (hl_diff_window_get_filter_bar (window)), ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
 
@@ -282,18 +265,12 @@ test_filters (void)
     args[0] = window;
     args[1] = GSIZE_TO_POINTER (200);
     args[2] = GSIZE_TO_POINTER (0);
-    spin_until (diff_bytes_is, args);
+    hl_app_test_spin_until (diff_bytes_is, args);
     gtk_window_destroy (GTK_WINDOW (window));
   }
 }
 
 /* Compare With… from a recording window: its filters and cost come along. */
-static gboolean
-shows_views (gpointer window)
-{
-  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
-}
-
 static void
 test_compare_with (void)
 {
@@ -306,13 +283,13 @@ test_compare_with (void)
 
   gtk_window_present (GTK_WINDOW (window));
   hl_window_set_recording (window, ra);
-  spin_until (shows_views, window);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
   hl_session_add_module (hl_window_get_session (window), "libc");
   hl_session_add_metadata (hl_window_get_session (window), "phase", "load");
   diff = hl_window_compare_with (window, file);
   g_assert_nonnull (diff);
   g_assert_cmpuint (hl_filter_bar_get_n_chips (hl_diff_window_get_filter_bar (diff)), ==, 2);
-  spin_until (diff_shown, diff);
+  hl_app_test_spin_until (diff_shown, diff);
   gtk_window_destroy (GTK_WINDOW (diff));
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -323,15 +300,9 @@ main (int   argc,
 {
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/diff-window/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/diff-window");
+  if (app == NULL)
+    return g_test_run ();
   g_test_add_func ("/diff-window/search-zoom-cost", test_search_zoom_cost);
   g_test_add_func ("/diff-window/swap-export", test_swap_and_export);
   g_test_add_func ("/diff-window/filters", test_filters);

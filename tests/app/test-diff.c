@@ -11,6 +11,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-diff-flame.h"
 #include "hl-diff-row.h"
@@ -49,24 +50,6 @@ build_recording (guint64 s1_bytes,
   hl_recording_append_end (rec, 100, 0);
   hl_recording_commit (rec);
   return rec;
-}
-
-static void
-spin_until (gboolean (*done) (gpointer),
-            gpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_true (done (data));
-}
-
-static void
-spin_a_little (void)
-{
-  for (int i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
 }
 
 static gint
@@ -161,7 +144,7 @@ test_diff_view (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
   gtk_window_present (GTK_WINDOW (window));
   hl_diff_view_set_analyses (view, aa, ab);
-  spin_a_little ();
+  hl_app_test_spin_a_little ();
 
   g_assert_cmpint (hl_diff_view_get_cost (view), ==, HL_COST_KIND_BYTES);
   /* Totals 330 B → 480 B: +150 B, +45.5 %. */
@@ -273,53 +256,32 @@ test_diff_window (void)
 
   gtk_window_present (GTK_WINDOW (window));
   hl_diff_window_compare (window, NULL, ra, NULL, rb);
-  spin_until (diff_window_done, window);
+  hl_app_test_spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
   tree = hl_diff_view_get_tree (hl_diff_window_get_view (window));
   g_assert_nonnull (tree);
   g_assert_cmpint (hl_diff_tree_get_delta (tree, 0, HL_COST_KIND_BYTES), ==, 150);
 
   hl_diff_window_compare (window, NULL, ra, missing, NULL);
-  spin_until (diff_window_done, window);
+  hl_app_test_spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "error");
 
   /* Compared again before the first answer: the late answer (an error)
    * of the first comparison is dropped. */
   hl_diff_window_compare (window, NULL, ra, missing, NULL);
   hl_diff_window_compare (window, NULL, rb, NULL, ra);
-  spin_until (diff_window_done, window);
+  hl_app_test_spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
-  spin_a_little ();
+  hl_app_test_spin_a_little ();
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
   g_assert_cmpint (hl_diff_tree_get_delta (hl_diff_view_get_tree (hl_diff_window_get_view (window)), 0,
                                            HL_COST_KIND_BYTES), ==, -150);
 
   hl_diff_window_compare (window, NULL, ra, missing, NULL);
-  spin_until (diff_window_done, window);
+  hl_app_test_spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "error");
   g_assert_nonnull (strstr (hl_diff_window_get_error (window), "heaplens-test.hltrace"));
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static gboolean
-shows_views (gpointer window)
-{
-  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
-}
-
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 static int
@@ -367,19 +329,19 @@ test_inverted (void)
 
   gtk_window_present (GTK_WINDOW (window));
   hl_window_set_recording (window, rec);
-  spin_until (shows_views, window);
-  graph = hl_flame_view_get_graph (HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW)));
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
+  graph = hl_flame_view_get_graph (HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW)));
 
   /* Top-down: main is next to the root. */
   args[0] = graph;
   args[1] = (gpointer) "0x3000";
-  spin_until (graph_has_depth1, args);
+  hl_app_test_spin_until (graph_has_depth1, args);
 
   /* Inverted: the allocating functions are next to the root (the base of
    * the icicle, at the top), their callers above... below them. */
   hl_flame_graph_set_inverted (graph, TRUE);
   args[1] = (gpointer) "0x1000,0x1100,0x1200";
-  spin_until (graph_has_depth1, args);
+  hl_app_test_spin_until (graph_has_depth1, args);
   data = hl_flame_graph_get_data (graph);
   g_assert_cmpuint (hl_flame_data_get_total (data), ==, 330);
   alloc = find_flame_node (data, "0x1100");
@@ -395,7 +357,7 @@ test_inverted (void)
   /* And back. */
   hl_flame_graph_set_inverted (graph, FALSE);
   args[1] = (gpointer) "0x3000";
-  spin_until (graph_has_depth1, args);
+  hl_app_test_spin_until (graph_has_depth1, args);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -422,7 +384,7 @@ test_export_report (void)
 
   gtk_window_present (GTK_WINDOW (window));
   hl_window_set_recording (window, rec);
-  spin_until (shows_views, window);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
   g_assert_true (hl_window_export_report (window, file, &error));
   g_assert_no_error (error);
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
@@ -459,7 +421,7 @@ test_open_hint (void)
       window = l->data;
   g_assert_nonnull (window);
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "basic.hltrace → basic.hltrace");
-  spin_until (diff_window_done, window);
+  hl_app_test_spin_until (diff_window_done, window);
   g_assert_cmpstr (hl_diff_window_get_page (window), ==, "diff");
   tree = hl_diff_view_get_tree (hl_diff_window_get_view (window));
   g_assert_cmpuint (hl_diff_tree_get_n_nodes (tree), >, 1);
@@ -474,15 +436,9 @@ main (int   argc,
 {
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/diff/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/diff");
+  if (app == NULL)
+    return g_test_run ();
   g_test_add_func ("/diff/view", test_diff_view);
   g_test_add_func ("/diff/window", test_diff_window);
   g_test_add_func ("/diff/open-hint", test_open_hint);

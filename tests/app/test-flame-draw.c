@@ -1,4 +1,5 @@
 /* test-flame-draw.c — the flame graph drawing function on known data, no display. */
+#include "hl-app-test.h"
 #include "hl-config.h"
 
 #include <math.h>
@@ -64,15 +65,6 @@ render (const HlFlameData     *data,
 }
 
 static guint32
-pixel (cairo_surface_t *s,
-       int              x,
-       int              y)
-{
-  const guint8 *row = cairo_image_surface_get_data (s) + y * cairo_image_surface_get_stride (s);
-  return ((const guint32 *) (gconstpointer) row)[x] & 0xffffff;
-}
-
-static guint32
 expected (const HlFlameData  *data,
           guint               node,
           const HlFlameStyle *style)
@@ -106,14 +98,14 @@ test_widths (Fixture       *f,
   int y_depth2 = 2;
 
   /* alpha is 50 % of the width: x in [0, 100), beta [100, 200). */
-  assert_color_near (pixel (s, 2, y_depth1), expected (f->data, f->a, &style));
-  assert_color_near (pixel (s, 97, y_depth1), expected (f->data, f->a, &style));
-  assert_color_near (pixel (s, 102, y_depth1), expected (f->data, f->b, &style));
-  assert_color_near (pixel (s, 197, y_depth1), expected (f->data, f->b, &style));
+  assert_color_near (hl_app_test_pixel (s, 2, y_depth1), expected (f->data, f->a, &style));
+  assert_color_near (hl_app_test_pixel (s, 97, y_depth1), expected (f->data, f->a, &style));
+  assert_color_near (hl_app_test_pixel (s, 102, y_depth1), expected (f->data, f->b, &style));
+  assert_color_near (hl_app_test_pixel (s, 197, y_depth1), expected (f->data, f->b, &style));
   /* alpha_inner is 25 %: [0, 50), nothing above beta. */
-  assert_color_near (pixel (s, 47, y_depth2), expected (f->data, f->a1, &style));
-  assert_color_near (pixel (s, 53, y_depth2), 0xffffff);
-  assert_color_near (pixel (s, 150, y_depth2), 0xffffff);
+  assert_color_near (hl_app_test_pixel (s, 47, y_depth2), expected (f->data, f->a1, &style));
+  assert_color_near (hl_app_test_pixel (s, 53, y_depth2), 0xffffff);
+  assert_color_near (hl_app_test_pixel (s, 150, y_depth2), 0xffffff);
   g_assert_cmpuint (expected (f->data, f->a, &style), !=, expected (f->data, f->b, &style));
   cairo_surface_destroy (s);
 }
@@ -127,8 +119,8 @@ test_inverted (Fixture       *f,
   cairo_surface_t *s = render (f->data, &vp, &style, NULL);
 
   /* Icicle: the root on top, alpha_inner in the bottom row. */
-  assert_color_near (pixel (s, 100, 2), expected (f->data, 0, &style));
-  assert_color_near (pixel (s, 20, (int) (2 * ROW + 2)), expected (f->data, f->a1, &style));
+  assert_color_near (hl_app_test_pixel (s, 100, 2), expected (f->data, 0, &style));
+  assert_color_near (hl_app_test_pixel (s, 20, (int) (2 * ROW + 2)), expected (f->data, f->a1, &style));
   /* By module: alpha and alpha_inner share libone.so's colour. */
   g_assert_cmpuint (expected (f->data, f->a, &style), ==, expected (f->data, f->a1, &style));
   g_assert_cmpint (hl_flame_graph_hit_test (f->data, &vp, 20, 2 * ROW + 5), ==, (gint) f->a1);
@@ -176,9 +168,9 @@ test_zoom (Fixture       *f,
   g_assert_cmpint (hl_flame_graph_hit_test (f->data, &vp, 190, 45), ==, 0);
 
   s = render (f->data, &vp, &style, NULL);
-  assert_color_near (pixel (s, 150, 5), 0xffffff);
-  assert_color_near (pixel (s, 95, 5), expected (f->data, f->a1, &style));
-  assert_color_near (pixel (s, 190, 25), expected (f->data, f->a, &style));
+  assert_color_near (hl_app_test_pixel (s, 150, 5), 0xffffff);
+  assert_color_near (hl_app_test_pixel (s, 95, 5), expected (f->data, f->a1, &style));
+  assert_color_near (hl_app_test_pixel (s, 190, 25), expected (f->data, f->a, &style));
   cairo_surface_destroy (s);
 }
 
@@ -190,7 +182,7 @@ test_search (Fixture       *f,
   HlFlameStyle plain = { .colors = HL_FLAME_COLORS_BY_NAME, .selected = -1 };
   HlFlameStyle style = { .colors = HL_FLAME_COLORS_BY_NAME, .selected = -1, .search = "INNER" };
   cairo_surface_t *s = render (f->data, &vp, &style, NULL);
-  guint32 match = pixel (s, 20, 5), other = pixel (s, 20, 25), other2 = pixel (s, 150, 25);
+  guint32 match = hl_app_test_pixel (s, 20, 5), other = hl_app_test_pixel (s, 20, 25), other2 = hl_app_test_pixel (s, 150, 25);
 
   /* The match is highlighted: its colour differs from its normal colour and
    * from the dimmed frames, which are grey. */
@@ -236,8 +228,8 @@ test_lod (void)
   g_assert_cmpuint (stats.n_rectangles, ==, 3);
   g_assert_cmpuint (stats.n_merged, ==, 1);
   /* The sliver covers the right half. */
-  g_assert_cmpuint (pixel (s, 150, 25), !=, 0xffffff);
-  g_assert_cmpuint (pixel (s, 150, 45), ==, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 150, 25), !=, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 150, 45), ==, 0xffffff);
   g_assert_cmpint (hl_flame_graph_hit_test (data, &vp, 50, 25), ==, (gint) big);
   cairo_surface_destroy (s);
 }
@@ -322,7 +314,7 @@ test_export (Fixture       *f,
   g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, W);
   g_assert_cmpint (cairo_image_surface_get_height (image), ==, 3 * (int) ROW);
-  assert_color_near (pixel (image, 97, (int) ROW + 2), expected (f->data, f->a, &style));
+  assert_color_near (hl_app_test_pixel (image, 97, (int) ROW + 2), expected (f->data, f->a, &style));
   cairo_surface_destroy (image);
 
   /* Collapsed stacks. */

@@ -10,6 +10,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-diff-window.h"
 #include "hl-flame-view.h"
@@ -18,68 +19,6 @@
 #include "hl-window.h"
 
 static HlApplication *app;
-
-static void
-spin_until (gboolean (*done) (gpointer),
-            gpointer  data)
-{
-  /* Generous: an ASan build on a loaded 2-core machine loads slowly. */
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_true (done (data));
-}
-
-static void
-spin_ms (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE);
-}
-
-static gboolean
-shows_views (gpointer window)
-{
-  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
-}
-
-static HlWindow *
-new_window (void)
-{
-  HlWindow *window = hl_window_new (app);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
-  gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (GTK_WIDGET (window)))
-    g_main_context_iteration (NULL, TRUE);
-  return window;
-}
-
-static GFile *
-fixture (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("HL_SOURCE_ROOT"), "tests", "format", "data",
-                                            "basic.hltrace", NULL);
-  return g_file_new_for_path (path);
-}
-
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
 
 static GtkEventController *
 find_controller (GtkWidget *widget,
@@ -125,8 +64,8 @@ drop (HlWindow     *window,
 static void
 test_drop (void)
 {
-  g_autoptr(GFile) file = fixture ();
-  HlWindow *window = new_window ();
+  g_autoptr(GFile) file = hl_app_test_fixture ("basic.hltrace");
+  HlWindow *window = hl_app_test_new_window (app, 1000, 700);
   GtkDropTarget *target;
   const GType *types;
   gsize n_types;
@@ -154,7 +93,7 @@ test_drop (void)
     before = count_windows ();
     g_assert_true (drop (window, &value));
     g_assert_cmpuint (count_windows (), ==, before);
-    spin_until (shows_views, window);
+    hl_app_test_spin_until (hl_app_test_shows_views, window);
   }
 
   /* On a window showing a recording: a file list; the recording stays, a
@@ -173,7 +112,7 @@ test_drop (void)
       if (HL_IS_WINDOW (l->data) && l->data != window)
         other = l->data;
     g_assert_nonnull (other);
-    spin_until (shows_views, other);
+    hl_app_test_spin_until (hl_app_test_shows_views, other);
     gtk_window_destroy (GTK_WINDOW (other));
   }
 
@@ -259,7 +198,7 @@ test_cancel_load (void)
   g_autofree char *dir = g_dir_make_tmp ("hl-cancel-XXXXXX", NULL);
   g_autofree char *path = write_large_trace (dir, 400);  /* 1.6 M allocations */
   g_autoptr(GFile) file = g_file_new_for_path (path);
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 1000, 700);
   GtkWidget *cancel;
   GStatBuf st;
 
@@ -273,25 +212,25 @@ test_cancel_load (void)
   g_assert_nonnull (cancel);
   g_assert_true (gtk_widget_is_drawable (cancel));
   /* Let it start, then press Cancel as a person would. */
-  spin_ms (50);
+  hl_app_test_spin_ms (50);
   g_assert_cmpstr (hl_window_get_page (window), ==, "loading");
   /* "clicked" as a pointer click gives it: gtk_widget_activate() delays
    * the click by the button's 250 ms press animation, by which time the
    * load may be over. */
   g_signal_emit_by_name (cancel, "clicked");
-  spin_until (shows_start, window);
+  hl_app_test_spin_until (shows_start, window);
   g_assert_true (hl_window_is_empty (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Heaplens");
 
   /* The window is usable afterwards: another trace opens fully. */
   {
-    g_autoptr(GFile) small = fixture ();
+    g_autoptr(GFile) small = hl_app_test_fixture ("basic.hltrace");
 
     hl_window_open (window, small);
-    spin_until (shows_views, window);
+    hl_app_test_spin_until (hl_app_test_shows_views, window);
   }
   gtk_window_destroy (GTK_WINDOW (window));
-  spin_ms (50);
+  hl_app_test_spin_ms (50);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -319,8 +258,8 @@ graph_has_data (gpointer graph)
 static void
 test_flame_keys (void)
 {
-  g_autoptr(GFile) file = fixture ();
-  HlWindow *window = new_window ();
+  g_autoptr(GFile) file = hl_app_test_fixture ("basic.hltrace");
+  HlWindow *window = hl_app_test_new_window (app, 1000, 700);
   HlFlameView *view;
   HlFlameGraph *graph;
   HlFlameData *data;
@@ -328,11 +267,11 @@ test_flame_keys (void)
   g_autofree char *crumbs = NULL;
 
   hl_window_open (window, file);
-  spin_until (shows_views, window);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph");
-  view = HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
   graph = hl_flame_view_get_graph (view);
-  spin_until (graph_has_data, graph);
+  hl_app_test_spin_until (graph_has_data, graph);
   data = hl_flame_graph_get_data (graph);
   g_assert_true (gtk_widget_get_focusable (GTK_WIDGET (graph)));
   g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (graph)));
@@ -481,17 +420,17 @@ assert_all_named (GtkWidget  *root,
 static void
 test_accessible_names (void)
 {
-  g_autoptr(GFile) file = fixture ();
-  HlWindow *window = new_window ();
+  g_autoptr(GFile) file = hl_app_test_fixture ("basic.hltrace");
+  HlWindow *window = hl_app_test_new_window (app, 1000, 700);
   HlFlameGraph *graph;
   HlDiffWindow *diff;
 
   assert_all_named (GTK_WIDGET (window), "start page");
   hl_window_open (window, file);
-  spin_until (shows_views, window);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
   assert_all_named (GTK_WIDGET (window), "recording window");
 
-  graph = hl_flame_view_get_graph (HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW)));
+  graph = hl_flame_view_get_graph (HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW)));
   gtk_test_accessible_assert_role (graph, GTK_ACCESSIBLE_ROLE_IMG);
   gtk_test_accessible_assert_property (graph, GTK_ACCESSIBLE_PROPERTY_LABEL, "Flame graph");
   g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (graph), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
@@ -527,12 +466,12 @@ find_toplevel (GType type)
 static void
 test_dialogs_transient (void)
 {
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 1000, 700);
   GtkWindow *dialog;
 
   gtk_window_present (GTK_WINDOW (window));
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
-  spin_ms (100);
+  hl_app_test_spin_ms (100);
   dialog = find_toplevel (ADW_TYPE_ABOUT_WINDOW);
   g_assert_nonnull (dialog);
   g_assert_true (gtk_window_get_transient_for (dialog) == GTK_WINDOW (window));
@@ -540,7 +479,7 @@ test_dialogs_transient (void)
   gtk_window_destroy (dialog);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL);
-  spin_ms (100);
+  hl_app_test_spin_ms (100);
   dialog = find_toplevel (GTK_TYPE_SHORTCUTS_WINDOW);
   g_assert_nonnull (dialog);
   g_assert_true (gtk_window_get_transient_for (dialog) == GTK_WINDOW (window));
@@ -562,7 +501,7 @@ wait_frames (GtkWidget *widget,
   while (clock != NULL && gdk_frame_clock_get_frame_counter (clock) < counter + n
          && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
-  spin_ms (100);
+  hl_app_test_spin_ms (100);
 }
 
 static gboolean
@@ -577,7 +516,7 @@ is_allocated (gpointer widget)
 static void
 test_narrow_window (void)
 {
-  g_autoptr(GFile) file = fixture ();
+  g_autoptr(GFile) file = hl_app_test_fixture ("basic.hltrace");
   HlWindow *window = hl_window_new (app);
   const char *views[] = { "summary", "flamegraph", "calltree", "allocations" };
   AdwViewStack *stack;
@@ -585,8 +524,8 @@ test_narrow_window (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   gtk_window_present (GTK_WINDOW (window));
   hl_window_open (window, file);
-  spin_until (shows_views, window);
-  stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
+  stack = ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
   g_assert_nonnull (stack);
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     {
@@ -596,7 +535,7 @@ test_narrow_window (void)
       gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]);
       page = adw_view_stack_get_visible_child (stack);
       /* Allocated (slow under ASan), then settled. */
-      spin_until (is_allocated, page);
+      hl_app_test_spin_until (is_allocated, page);
       wait_frames (GTK_WIDGET (window), 3);
       gtk_widget_measure (page, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (page), &min, NULL, NULL, NULL);
       g_test_message ("%s: %d px tall, needs %d", views[i], gtk_widget_get_height (page), min);
@@ -607,7 +546,7 @@ test_narrow_window (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph");
   wait_frames (GTK_WIDGET (window), 3);
   {
-    GtkWidget *graph = GTK_WIDGET (hl_flame_view_get_graph (HL_FLAME_VIEW (find_widget (GTK_WIDGET (window),
+    GtkWidget *graph = GTK_WIDGET (hl_flame_view_get_graph (HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window),
                                                                                          HL_TYPE_FLAME_VIEW))));
     GtkWidget *scroller = gtk_widget_get_ancestor (graph, GTK_TYPE_SCROLLED_WINDOW);
     GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
@@ -685,18 +624,12 @@ main (int   argc,
 {
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
   /* GTK's test accessibility backend keeps every accessible property
    * (with "none" there is no context to ask), needs no D-Bus. */
   g_setenv ("GTK_A11Y", "test", TRUE);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/interaction/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/interaction");
+  if (app == NULL)
+    return g_test_run ();
   g_test_add_func ("/interaction/drop", test_drop);
   g_test_add_func ("/interaction/cancel-load", test_cancel_load);
   g_test_add_func ("/interaction/flame-keys", test_flame_keys);

@@ -43,8 +43,16 @@ start=$(date +%s)
 rc=$?
 sed 's/^/# second: /' "$WORK/second.log"
 ok $rc "the second instance hands the command over and exits with status 0"
-[ $(( $(date +%s) - start )) -lt 12 ]
-ok $? "it does not wait for the recording"
+# the demo (15 s) has not ended when the second instance is back: it did
+# not wait for the recording (a wall-time limit failed under ASan on a
+# loaded machine, where starting the second instance alone takes seconds)
+not_waited=0
+for f in "$WORK"/second/heaplens.heaplens-demo.*.hltrace; do
+  pid=$(echo "$f" | sed -n 's/.*\.\([0-9][0-9]*\)\.hltrace$/\1/p')
+  if [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null; then not_waited=1; fi
+done
+echo "# back after $(( $(date +%s) - start )) s"
+ok $not_waited "it does not wait for the recording"
 
 found=1
 for _ in $(seq 1 900); do

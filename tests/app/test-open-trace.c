@@ -7,6 +7,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-summary-view.h"
 #include "hl-units.h"
@@ -21,32 +22,6 @@ the_window (void)
 
   g_assert_nonnull (windows);
   return HL_WINDOW (windows->data);
-}
-
-static void
-wait_for_page (HlWindow   *window,
-               const char *page)
-{
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
-
-  while (g_strcmp0 (hl_window_get_page (window), page) != 0 && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_cmpstr (hl_window_get_page (window), ==, page);
-}
-
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 static void
@@ -68,9 +43,9 @@ test_open_fixture (void)
   hl_application_open_file (app, file);
   window = the_window ();
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "basic.hltrace");
-  wait_for_page (window, "views");
+  hl_app_test_wait_for_page (window, "views");
 
-  summary = HL_SUMMARY_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
   calls = hl_format_count (s.n_allocations);
   leaked = hl_format_size (s.leaked_bytes);
   duration = hl_format_duration (s.duration_ns);
@@ -105,7 +80,7 @@ test_open_not_a_trace (void)
 
   hl_application_open_file (app, file);
   window = the_window ();
-  wait_for_page (window, "error");
+  hl_app_test_wait_for_page (window, "error");
   /* The reader's own message, word for word. */
   g_assert_cmpstr (hl_window_get_error (window), ==, error->message);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -120,17 +95,11 @@ main (int   argc,
   g_autofree char *home = NULL;
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
   home = g_dir_make_tmp ("hl-test-open-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", home, TRUE);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/open-trace/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/open-trace");
+  if (app == NULL)
+    return g_test_run ();
   g_application_hold (G_APPLICATION (app));
   g_test_add_func ("/open-trace/fixture", test_open_fixture);
   g_test_add_func ("/open-trace/not-a-trace", test_open_not_a_trace);

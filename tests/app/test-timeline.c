@@ -1,5 +1,6 @@
 /* test-timeline.c — timeline drawing (no display) and the widget's range
  * selection (under Xvfb). */
+#include "hl-app-test.h"
 #include "hl-config.h"
 
 #include <adwaita.h>
@@ -39,15 +40,6 @@ test_data (void)
   g_assert_cmpuint (hl_timeline_data_get_max_rate (data), ==, 90);
 }
 
-static guint32
-pixel (cairo_surface_t *s,
-       int              x,
-       int              y)
-{
-  const guint8 *row = cairo_image_surface_get_data (s) + y * cairo_image_surface_get_stride (s);
-  return ((const guint32 *) (gconstpointer) row)[x] & 0xffffff;
-}
-
 static void
 test_draw (void)
 {
@@ -76,12 +68,12 @@ test_draw (void)
   chart_bottom = lay.chart_y + lay.chart_height;
   /* Heap at 800 KiB (full scale) between 800 and 900 ms: just under the
    * chart's top it is filled; at 50 ms (heap 0) it is not. */
-  g_assert_cmpuint (pixel (s, 340, (int) (lay.chart_y + 6)), !=, 0xffffff);
-  g_assert_cmpuint (pixel (s, 10, (int) (chart_bottom - 8)), ==, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 340, (int) (lay.chart_y + 6)), !=, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 10, (int) (chart_bottom - 8)), ==, 0xffffff);
   /* The phase=load band covers x [0, 120) in row 0, nothing in row 1 there. */
-  g_assert_cmpuint (pixel (s, 60, 3), !=, 0xffffff);
-  g_assert_cmpuint (pixel (s, 100, 16 + 8), ==, 0xffffff);
-  g_assert_cmpuint (pixel (s, 230, 16 + 3), !=, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 60, 3), !=, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 100, 16 + 8), ==, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 230, 16 + 3), !=, 0xffffff);
   cairo_surface_destroy (s);
 }
 

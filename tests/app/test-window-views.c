@@ -7,6 +7,8 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hl-app-test.h"
+#include "hl-allocations-view.h"
 #include "hl-application.h"
 #include "hl-call-tree-view.h"
 #include "hl-flame-view.h"
@@ -48,42 +50,11 @@ build_recording (void)
   return rec;
 }
 
-static void
-spin_until (gboolean (*done) (gpointer),
-            gpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
-
-  while (!done (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  g_assert_true (done (data));
-}
-
-static gboolean
-shows_views (gpointer window)
-{
-  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
-}
-
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 typedef struct
 {
-  HlFlameGraph *graph;
-  guint64       total;
+  HlFlameGraph      *graph;
+  guint64            total;
+  HlAllocationsView *allocations;
 } WaitTotal;
 
 static gboolean
@@ -93,6 +64,22 @@ flame_total_is (gpointer user_data)
   HlFlameData *data = hl_flame_graph_get_data (w->graph);
 
   return data != NULL && hl_flame_data_get_total (data) == w->total;
+}
+
+/* The leaks the allocations view lists, in bytes. */
+static gboolean
+leaked_bytes_are (gpointer user_data)
+{
+  WaitTotal *w = user_data;  /* graph unused */
+  GListModel *leaks = hl_allocations_view_get_leaks (w->allocations);
+  guint64 sum = 0;
+
+  for (guint i = 0; leaks != NULL && i < g_list_model_get_n_items (leaks); i++)
+    {
+      g_autoptr(HlAllocItem) item = g_list_model_get_item (leaks, i);
+      sum += hl_alloc_item_get_size_bytes (item);
+    }
+  return leaks != NULL && sum == w->total;
 }
 
 static void
@@ -116,16 +103,16 @@ test_views (void)
   gtk_window_present (GTK_WINDOW (window));
   hl_window_set_recording (window, rec);
   g_assert_false (hl_window_is_empty (window));
-  spin_until (shows_views, window);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
 
   /* The summary shows the model's numbers. */
-  summary = HL_SUMMARY_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "6");
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "leaked"), ==, "65 B");
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "peak"), ==, "1.04 KiB");
 
   /* Every view can be shown through the window action (Ctrl+1…4). */
-  stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  stack = ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     {
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]));
@@ -133,53 +120,65 @@ test_views (void)
     }
 
   /* The flame graph shows bytes allocated: 1365 in all. */
-  flame_view = HL_FLAME_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
   graph = hl_flame_view_get_graph (flame_view);
-  wait = (WaitTotal) { graph, 1365 };
-  spin_until (flame_total_is, &wait);
+  wait = (WaitTotal) { graph, 1365,
+                       HL_ALLOCATIONS_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_ALLOCATIONS_VIEW)) };
+  hl_app_test_spin_until (flame_total_is, &wait);
+  /* The allocations view (shown last) lists the leaks: 65 B. */
+  wait.total = 65;
+  hl_app_test_spin_until (leaked_bytes_are, &wait);
+  wait.total = 1365;
 
   /* A time range [0, 45] ns keeps the first three allocations: 350 B. */
   hl_session_set_range (hl_window_get_session (window), 0, 45);
   wait.total = 350;
-  spin_until (flame_total_is, &wait);
+  hl_app_test_spin_until (flame_total_is, &wait);
+  /* The allocations view, shown, follows: #1 and #2 were not freed by 45 ns. */
+  wait.total = 250;
+  hl_app_test_spin_until (leaked_bytes_are, &wait);
+  wait.total = 350;
+  /* The summary is not shown: it catches up when it is. */
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "6");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, "3");
   /* Cleared: everything again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.clear-range", NULL));
   wait.total = 1365;
-  spin_until (flame_total_is, &wait);
+  hl_app_test_spin_until (flame_total_is, &wait);
 
   /* The same through the timeline, as a drag would: the chip appears. */
   {
-    HlTimeline *timeline = HL_TIMELINE (find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+    HlTimeline *timeline = HL_TIMELINE (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
     guint64 t0, t1;
 
     hl_timeline_set_selection (timeline, 0, 45);
     g_assert_true (hl_session_get_range (hl_window_get_session (window), &t0, &t1));
     g_assert_cmpuint (t1, ==, 45);
     wait.total = 350;
-    spin_until (flame_total_is, &wait);
+    hl_app_test_spin_until (flame_total_is, &wait);
     hl_timeline_clear_selection (timeline);
     g_assert_false (hl_session_get_range (hl_window_get_session (window), NULL, NULL));
     wait.total = 1365;
-    spin_until (flame_total_is, &wait);
+    hl_app_test_spin_until (flame_total_is, &wait);
 
     /* Live at the cursor: at t=45 the 200 B and 50 B blocks are live. */
     hl_flame_view_set_cost (flame_view, HL_COST_KIND_LIVE);
     g_signal_emit_by_name (timeline, "cursor-changed", (guint64) 45);
     wait.total = 250;
-    spin_until (flame_total_is, &wait);
+    hl_app_test_spin_until (flame_total_is, &wait);
     hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
     wait.total = 1365;
-    spin_until (flame_total_is, &wait);
+    hl_app_test_spin_until (flame_total_is, &wait);
   }
 
   /* A metadata filter: phase=query has the last three (1015 B). */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.filter-metadata", "s", "phase=query"));
   wait.total = 1015;
-  spin_until (flame_total_is, &wait);
+  hl_app_test_spin_until (flame_total_is, &wait);
   hl_session_clear_filters (hl_window_get_session (window));
   wait.total = 1365;
-  spin_until (flame_total_is, &wait);
+  hl_app_test_spin_until (flame_total_is, &wait);
 
   /* Export SVG and parse it back. */
   g_assert_true (hl_window_export_flame_graph (window, svg, &error));
@@ -193,7 +192,7 @@ test_views (void)
   /* Show in call tree: the flame frame 0x3000 (main) is revealed top-down. */
   g_signal_emit_by_name (graph, "show-in-call-tree", 1u);
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "calltree");
-  tree_view = HL_CALL_TREE_VIEW (find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+  tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
   {
     g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree_view);
     g_assert_nonnull (row);
@@ -209,15 +208,9 @@ main (int   argc,
 {
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/window-views/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/window-views");
+  if (app == NULL)
+    return g_test_run ();
   g_test_add_func ("/window-views/views", test_views);
   ret = g_test_run ();
   g_object_unref (app);

@@ -4,6 +4,7 @@
 
 #include <adwaita.h>
 
+#include "hl-app-test.h"
 #include "hl-application.h"
 #include "hl-start-page.h"
 #include "hl-window.h"
@@ -11,29 +12,9 @@
 static HlApplication *app;
 
 static void
-spin (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE);
-}
-
-static HlWindow *
-new_window (void)
-{
-  HlWindow *window = hl_window_new (app);
-
-  gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (GTK_WIDGET (window)))
-    g_main_context_iteration (NULL, TRUE);
-  return window;
-}
-
-static void
 test_start_page (void)
 {
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 0, 0);
   GActionGroup *group = G_ACTION_GROUP (app);
 
   g_assert_cmpstr (hl_window_get_page (window), ==, "start");
@@ -83,14 +64,14 @@ test_window_state (void)
 
   g_settings_set_int (settings, "window-width", 900);
   g_settings_set_int (settings, "window-height", 650);
-  window = new_window ();
+  window = hl_app_test_new_window (app, 0, 0);
   gtk_window_get_default_size (GTK_WINDOW (window), &w, &h);
   g_assert_cmpint (w, ==, 900);
   g_assert_cmpint (h, ==, 650);
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_close (GTK_WINDOW (window));
-  spin (50);
+  hl_app_test_spin_ms (50);
   g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
   g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 700);
   g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
@@ -99,7 +80,7 @@ test_window_state (void)
 static void
 test_about_and_shortcuts (void)
 {
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 0, 0);
   GList *before = gtk_window_list_toplevels ();
   guint n_before = g_list_length (before);
   GList *after;
@@ -107,7 +88,7 @@ test_about_and_shortcuts (void)
 
   g_list_free (before);
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
-  spin (50);
+  hl_app_test_spin_ms (50);
   after = gtk_window_list_toplevels ();
   g_assert_cmpuint (g_list_length (after), ==, n_before + 1);
   for (GList *l = after; l; l = l->next)
@@ -128,7 +109,7 @@ test_about_and_shortcuts (void)
 static void
 test_open_missing_file (void)
 {
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 0, 0);
   g_autoptr(GFile) file = g_file_new_for_path ("/nonexistent/trace.hltrace");
   gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC; /* ASan on a loaded machine */
 
@@ -158,7 +139,7 @@ find_start_page (GtkWidget *widget)
 static void
 test_recent (void)
 {
-  HlWindow *window = new_window ();
+  HlWindow *window = hl_app_test_new_window (app, 0, 0);
   HlStartPage *page = find_start_page (GTK_WIDGET (window));
   g_autofree char *dir = g_dir_make_tmp ("hl-recent-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "recent.hltrace", NULL);
@@ -179,7 +160,7 @@ test_recent (void)
   }
   while (hl_start_page_get_n_recent (page) == 0 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
-  spin (100);
+  hl_app_test_spin_ms (100);
   g_assert_cmpuint (hl_start_page_get_n_recent (page), ==, 1);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -191,18 +172,12 @@ main (int   argc,
   g_autofree char *home = NULL;
   int ret;
 
-  g_test_init (&argc, &argv, NULL);
   /* The recent-files list lives under XDG_DATA_HOME: keep it private. */
   home = g_dir_make_tmp ("hl-test-window-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", home, TRUE);
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/window/no-display", (GTestFunc) g_test_fail);
-      return g_test_run ();
-    }
-  app = hl_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = hl_app_test_init (&argc, &argv, "/window");
+  if (app == NULL)
+    return g_test_run ();
   g_application_hold (G_APPLICATION (app));
   g_test_add_func ("/window/start-page", test_start_page);
   g_test_add_func ("/window/color-scheme", test_color_scheme);

@@ -32,6 +32,15 @@ if [ -x /usr/bin/python3 ]; then
   check "python3 fp: missing frame pointers detected, switched to DWARF" grep -q "frame pointers are missing on .* switching to the DWARF unwinder" "$WORK/pf.err"
   summarize "$WORK/pf.hltrace" "$WORK/pf.sum"
   check "python3 fp: full stacks after the switch ($(field "$WORK/pf.sum" max_frames) frames)" test "$(field "$WORK/pf.sum" max_frames)" -ge 10
+  # no stack remembered in fp mode is used after the switch (a loop: the
+  # same stacks before and after it)
+  printf 'x = []\nfor i in range(60000):\n    x.append(str(i) * 3)\n    if len(x) > 100:\n        x = []\n' > "$WORK/loop.py"
+  # (three runs: whether a stack is kept at the switch depends on the
+  # address layout; the bug this guards against showed in 2 runs of 3)
+  for _ in 1 2 3; do
+    PYTHONMALLOC=malloc HEAPLENS_UNWIND=fp HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/loop.py" > /dev/null 2>> "$WORK/ps.err"
+  done
+  check "python3 fp, switched: recent stacks = fresh unwinds ($(grep 'unwind check' "$WORK/ps.err" | sed 's/heaplens: unwind check: //' | tr '\n' ';'))" test "$(grep -c 'unwind check: [1-9][0-9]* stacks compared, 0 differ' "$WORK/ps.err")" = 3
   PYTHONMALLOC=malloc HEAPLENS_UNWIND=fp HEAPLENS_FP_CHECK=warn HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/pw.err"
   check "python3 fp with HEAPLENS_FP_CHECK=warn: warned, kept fp" grep -q "frame pointers are missing on .* stacks are incomplete" "$WORK/pw.err"
   PYTHONMALLOC=malloc HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD /usr/bin/python3 "$WORK/script.py" > /dev/null 2> "$WORK/u.err"

@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..41"
+echo "1..56"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -55,6 +55,57 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
     not_ok "$name: costs-only report equals the full model's (text and JSON)" \
       "$(diff "$WORK/$name.json" "$WORK/$name.full.json" | head -5)" "$(diff "$WORK/$name.txt" "$WORK/$name.full.txt" | head -5)"
   fi
+
+  # A compressed recording (record's default) carries the costs
+  # (hl-recording-costs-packet.h): report reads them and prints exactly
+  # what decoding its events prints.
+  "$CLI" record -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
+  for how in packet decode; do
+    env=""
+    [ $how = decode ] && env="HEAPLENS_NO_COSTS_PACKET=1"
+    env $env "$CLI" report --json --top 3 "$WORK/$name.z.hltrace" > "$WORK/$name.z.$how.json"
+    env $env "$CLI" report "$WORK/$name.z.hltrace" > "$WORK/$name.z.$how.txt"
+  done
+  if [ "$(tail -c 8 "$WORK/$name.z.hltrace" | tr -d '\0')" = HLCOSTS ] &&
+     cmp -s "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" &&
+     cmp -s "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" && [ -s "$WORK/$name.z.packet.txt" ]; then
+    ok "$name: report from the saved costs equals the report from the events (text and JSON)"
+  else
+    not_ok "$name: report from the saved costs equals the report from the events (text and JSON)" \
+      "$(tail -c 8 "$WORK/$name.z.hltrace" | od -c | head -1)" \
+      "$(diff "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" | head -5)" \
+      "$(diff "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" | head -5)"
+  fi
+
+  # Filters by thread, module and function: the costs-only load (saved
+  # costs and decoded events) answers them as the full model does.
+  tid=$("$CLI" dump "$WORK/$name.z.hltrace" | sed -n 's/.*THREAD tid=\([0-9]*\) start.*/\1/p' | tail -n 1)
+  fn=$("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(([f["function"] for s in d["top"]["peak"] + d["top"]["allocations"] for f in s["stack"][1:]
+        if " " not in f["function"] and "?" not in f["function"]] + ["main"])[0])' "$WORK/$name.z.packet.json")
+  same=yes
+  for args in "--thread=${tid:-1}" "--filter=function=$fn" "--filter=module=libc"; do
+    "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.packet"
+    HEAPLENS_NO_COSTS_PACKET=1 "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.decode"
+    HEAPLENS_REPORT_FULL=1 "$CLI" report --json "$args" "$WORK/$name.z.hltrace" > "$WORK/$name.f.full"
+    if ! cmp -s "$WORK/$name.f.packet" "$WORK/$name.f.full" || ! cmp -s "$WORK/$name.f.decode" "$WORK/$name.f.full" ||
+       ! grep -q '"selection"' "$WORK/$name.f.full"; then
+      same="no: $args $(diff "$WORK/$name.f.packet" "$WORK/$name.f.full" | head -3)"
+    fi
+  done
+  eq "$name: report --thread/--filter from the costs equals the full model's" "$same" yes
+  # flamegraph takes the same costs-only load.
+  same=yes
+  for args in "--cost=allocations" "--cost=peak --inverted" "--cost=leaked --filter=module=libc" "--cost=temporary --thread=${tid:-1}"; do
+    "$CLI" flamegraph $args "$WORK/$name.z.hltrace" > "$WORK/$name.fg.costs"
+    HEAPLENS_REPORT_FULL=1 "$CLI" flamegraph $args "$WORK/$name.z.hltrace" > "$WORK/$name.fg.full"
+    cmp -s "$WORK/$name.fg.costs" "$WORK/$name.fg.full" || same="no: $args"
+  done
+  "$CLI" flamegraph --cost peak -o "$WORK/$name.fg.costs.svg" "$WORK/$name.z.hltrace"
+  HEAPLENS_REPORT_FULL=1 "$CLI" flamegraph --cost peak -o "$WORK/$name.fg.full.svg" "$WORK/$name.z.hltrace"
+  cmp -s "$WORK/$name.fg.costs.svg" "$WORK/$name.fg.full.svg" || same="no: svg"
+  eq "$name: flamegraph (collapsed and SVG) from the costs equals the full model's" "$same" yes
 
   usage=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs, \([0-9,]*\) frees, \([0-9,]*\) bytes allocated.*/\1 \2 \3/p' "$WORK/$name.memcheck" | tr -d ,)
   inuse=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$WORK/$name.memcheck" | tr -d ,)

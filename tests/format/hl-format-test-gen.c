@@ -1,10 +1,13 @@
 /* hl-format-test-gen.c — see hl-format-test-gen.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "hl-format-test-gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-trace-codec.h"
+#include "hl-trace-dump.h"
 #include "hl-trace-writer.h"
 
 #define MAX_THREADS 8
@@ -504,4 +507,27 @@ hl_gen_event_compare (const HlGenTrace *t, const HlGenEvent *g, const HlEvent *g
     default:
       return "unexpected type";
     }
+}
+
+char *
+hl_gen_dump_file (const char *path, const HlTraceCodec *codec, HlTraceReaderStats *st)
+{
+  HlTraceReader *r;
+  HlFormatError err;
+  if (hl_trace_reader_open_file_codec (path, codec, &r, &err) != 0)
+    return NULL;
+  char *text = NULL;
+  size_t len;
+  FILE *f = open_memstream (&text, &len);
+  if (f == NULL)
+    {
+      hl_trace_reader_free (r);
+      return NULL;
+    }
+  hl_trace_dump (r, f, HL_DUMP_NO_SUMMARY, NULL);
+  fclose (f);
+  if (st != NULL)
+    hl_trace_reader_stats (r, st);
+  hl_trace_reader_free (r);
+  return text;
 }

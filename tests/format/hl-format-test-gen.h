@@ -43,3 +43,9 @@ void hl_gen_trace_clear (HlGenTrace *t);
 /* Compares a decoded event with the expected one; NULL when equal, else
  * what differs (static string). */
 const char *hl_gen_event_compare (const HlGenTrace *t, const HlGenEvent *want, const HlEvent *got);
+
+/* The dump (hl_trace_dump, no summary) of the trace file at PATH, read
+ * with CODEC (NULL: plain only), as a malloc'd string; NULL when it does
+ * not open. ST, when not NULL, gets the reader's stats. */
+struct HlTraceCodec;
+char *hl_gen_dump_file (const char *path, const struct HlTraceCodec *codec, HlTraceReaderStats *st);

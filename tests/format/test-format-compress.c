@@ -24,24 +24,6 @@ write_file (const char *path, const void *data, size_t len)
   return fclose (f) == 0 && ok;
 }
 
-static char *
-dump_of (const char *path, const HlTraceCodec *codec, HlTraceReaderStats *st)
-{
-  HlTraceReader *r;
-  HlFormatError err;
-  if (hl_trace_reader_open_file_codec (path, codec, &r, &err) != 0)
-    return NULL;
-  char *text = NULL;
-  size_t len;
-  FILE *f = open_memstream (&text, &len);
-  hl_trace_dump (r, f, HL_DUMP_NO_SUMMARY, NULL);
-  fclose (f);
-  if (st != NULL)
-    hl_trace_reader_stats (r, st);
-  hl_trace_reader_free (r);
-  return text;
-}
-
 int
 main (void)
 {
@@ -66,9 +48,9 @@ main (void)
   hl_tap_diag ("%zu bytes plain, %zu compressed (%.1f%%)", plain_len, packed_len, 100.0 * (double) packed_len / (double) plain_len);
   hl_tap_ok (packed_len < plain_len * 3 / 4, "the compressed trace is smaller");
 
-  char *d1 = dump_of (plain, NULL, NULL);
+  char *d1 = hl_gen_dump_file (plain, NULL, NULL);
   HlTraceReaderStats st;
-  char *d2 = dump_of (packed, zstd, &st);
+  char *d2 = hl_gen_dump_file (packed, zstd, &st);
   hl_tap_ok (d1 != NULL && d2 != NULL && strcmp (d1, d2) == 0 && st.warning[0] == '\0',
              "the compressed trace reads exactly as the plain one");
 
@@ -87,7 +69,7 @@ main (void)
   /* A damaged frame: skipped and counted, later frames still read */
   packed_data[HL_TRACE_FILE_HEADER_SIZE + HL_PACKET_HEADER_SIZE + 40] ^= 0x20;
   write_file (packed, packed_data, packed_len);
-  char *d3 = dump_of (packed, zstd, &st);
+  char *d3 = hl_gen_dump_file (packed, zstd, &st);
   hl_tap_ok (d3 != NULL && st.frames_damaged == 1 && strstr (st.warning, "damaged compressed frames") != NULL
              && st.packets > 0, "a damaged frame is skipped, the others read: %s", st.warning);
   free (d3);
@@ -117,11 +99,11 @@ main (void)
     crc = hl_crc32c (0, bad + f1, f2 - f1);
     memcpy (bad + f1 + offsetof (HlPacketHeader, crc32c), &crc, 4);
     write_file (packed, bad, packed_len);
-    d3 = dump_of (packed, zstd, &st);
+    d3 = hl_gen_dump_file (packed, zstd, &st);
     memcpy (without, packed_data, f1);
     memcpy (without + f1, packed_data + f2, packed_len - f2);
     write_file (packed, without, packed_len - (f2 - f1));
-    d4 = dump_of (packed, zstd, &st2);
+    d4 = hl_gen_dump_file (packed, zstd, &st2);
     /* The same dump but for its closing warning line. */
     if (d3 != NULL && strstr (d3, "warning: 1 damaged compressed frames") != NULL)
       *strstr (d3, "warning: 1 damaged compressed frames") = 0;
@@ -138,7 +120,7 @@ main (void)
 
   /* Cut inside the last frame */
   write_file (packed, packed_data, packed_len - 100);
-  d3 = dump_of (packed, zstd, &st);
+  d3 = hl_gen_dump_file (packed, zstd, &st);
   hl_tap_ok (d3 != NULL && st.bytes_ignored_at_end > 0, "a cut compressed trace reads its complete frames: %s", st.warning);
   free (d3);
 
@@ -160,7 +142,7 @@ main (void)
 
   /* In place */
   bool in_place = hl_trace_compress_file (plain, plain, zstd, 0, &err) == 0;
-  char *d4 = dump_of (plain, zstd, NULL);
+  char *d4 = hl_gen_dump_file (plain, zstd, NULL);
   hl_tap_ok (in_place && d4 != NULL && strcmp (d1, d4) == 0, "compressing in place keeps the contents");
   free (d4);
 
@@ -190,7 +172,7 @@ main (void)
     snprintf (packed, sizeof packed, "%s/repetitive.z.hltrace", dir);
     HlTraceReaderStats rs;
     bool ok = hl_trace_compress_file (plain, packed, zstd, 0, &err) == 0;
-    char *a = dump_of (plain, NULL, NULL), *b = dump_of (packed, zstd, &rs);
+    char *a = hl_gen_dump_file (plain, NULL, NULL), *b = hl_gen_dump_file (packed, zstd, &rs);
     size_t la, lb;
     free (hl_test_read_file (plain, &la));
     free (hl_test_read_file (packed, &lb));

@@ -48,6 +48,8 @@ static void stack_cb (void *u, uint32_t id, const uint64_t *f, uint32_t n) { if 
 static void thread_cb (void *u, uint32_t tid, const char *name) { *(volatile uint64_t *) u = tid + (uint64_t) strlen (name); }
 static void site_cb (void *u, const HlShmCallsiteView *v) { *(volatile uint64_t *) u = v->calls; }
 static void live_cb (void *u, const HlShmLiveSlot *s) { *(volatile uint64_t *) u = s->size; }
+static void added_cb (void *u, uint64_t i, const HlShmLiveSlot *s) { *(volatile uint64_t *) u = i + s->size; }
+static void removed_cb (void *u, uint64_t i) { *(volatile uint64_t *) u = i; }
 static void meta_cb (void *u, const HlShmMetaItem *it) { *(volatile uint64_t *) u = strlen (it->key) + strlen (it->string_value); }
 
 static void
@@ -69,6 +71,20 @@ read_all (const uint8_t *seg, size_t size)
   hl_shm_reader_resources (r, &cursor, stack_cb, thread_cb, u, &err);
   hl_shm_reader_callsites (r, site_cb, u, &err);
   hl_shm_reader_live (r, live_cb, u, &err);
+  /* the live view's incremental snapshot: a shadow as long as the reader
+   * says the table is, twice (the second pass diffs against the first) */
+  uint64_t n_slots = hl_shm_reader_live_n_slots (r);
+  if (n_slots <= 1u << 16)
+    {
+      uint32_t *shadow = calloc (n_slots ? n_slots : 1, sizeof *shadow);
+      if (shadow != NULL)
+        {
+          hl_shm_reader_live_diff (r, shadow, n_slots, added_cb, removed_cb, u, &err);
+          hl_shm_reader_live_diff (r, shadow, n_slots, added_cb, removed_cb, u, &err);
+          hl_shm_reader_live_diff (r, shadow, n_slots / 2, added_cb, removed_cb, u, &err); /* too short */
+          free (shadow);
+        }
+    }
   hl_shm_reader_metadata (r, meta_cb, u, &err);
   uint64_t log = 0;
   hl_shm_reader_metadata_log (r, &log, meta_cb, u, &err);

@@ -323,6 +323,15 @@ test_metadata_and_marks (void)
   g_assert_cmpstr (marks[0].text, ==, "done");
 }
 
+static gint
+compare_sizes_down (gconstpointer a,
+                    gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
 static void
 test_views (void)
 {
@@ -352,6 +361,48 @@ test_views (void)
   g_assert_cmpstr (g_array_index (threads, HlThreadCosts, 0).name, ==, "worker");
   g_assert_cmpuint (g_array_index (threads, HlThreadCosts, 0).costs.bytes, ==, 1005);
   g_assert_cmpuint (g_array_index (threads, HlThreadCosts, 1).costs.bytes, ==, 360);
+}
+
+/* The largest allocations of a time range spanning several blocks of
+ * allocations (the blocks outside the range are skipped): the same as
+ * picking them by hand. */
+static void
+test_largest_in_range (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  const guint n = 3 * 4096 + 100;
+
+  for (guint i = 0; i < n; i++)
+    hl_recording_append_alloc (rec, i, 10 * (guint64) i, 1, 1 + (guint64) ((i * 7919u) % 100003u), 0x100000 + (guint64) i * 64, 0);
+  hl_recording_commit (rec);
+
+  for (guint r = 0; r < 4; r++)
+    {
+      const guint64 ranges[][2] = { { 0, 100 }, { 40000, 41000 }, { 41000, 90000 }, { 122000, 10 * (guint64) n } };
+      guint64 t0 = ranges[r][0], t1 = ranges[r][1];
+      g_autoptr (HlFilter) f0 = hl_filter_new ();
+      g_autoptr (HlFilter) f = hl_filter_with_time_range (f0, t0, t1);
+      g_autoptr (HlAnalysis) a = hl_analysis_new (rec, f);
+      g_autoptr (GArray) largest = hl_analysis_get_largest (a, 5);
+      g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+      for (guint i = 0; i < n; i++)
+        if (10 * (guint64) i >= t0 && 10 * (guint64) i <= t1)
+          {
+            guint64 size = 1 + (guint64) ((i * 7919u) % 100003u);
+            g_array_append_val (expected, size);
+          }
+      g_array_sort (expected, compare_sizes_down);
+      g_assert_cmpuint (largest->len, ==, MIN (expected->len, 5));
+      for (guint k = 0; k < largest->len; k++)
+        {
+          const HlAllocationInfo *info = &g_array_index (largest, HlAllocationInfo, k);
+
+          g_assert_cmpuint (info->size, ==, g_array_index (expected, guint64, k));
+          g_assert_cmpuint (info->time_ns, >=, t0);
+          g_assert_cmpuint (info->time_ns, <=, t1);
+        }
+    }
 }
 
 static guint changed_count;
@@ -684,6 +735,7 @@ main (int    argc,
   g_test_add_func ("/costs/series", test_series);
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
+  g_test_add_func ("/costs/largest-in-range", test_largest_in_range);
   g_test_add_func ("/costs/changed-signal", test_changed_signal);
   g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
   g_test_add_func ("/costs/curve-checkpoints", test_curve_checkpoints);

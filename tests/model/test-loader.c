@@ -5,6 +5,9 @@
 
 #include "hl-trace-writer.h"
 #include "hl-trace-index.h"
+#include "hl-trace-codec.h"
+#include "hl-trace-zstd.h"
+#include "hl-recording-costs-packet.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -716,6 +719,55 @@ assert_aggregate_equals_full (GFile      *file,
   hl_analysis_get_size_histogram (af, &hx);
   hl_analysis_get_size_histogram (aa, &hy);
   g_assert_cmpmem (&hx, sizeof hx, &hy, sizeof hy);
+  /* Filters by thread and by stack: every stack's and thread's costs. */
+  for (guint k = 0; k <= tf->len + 1; k++)
+    {
+      g_autoptr (HlFilter) none = hl_filter_new ();
+      g_autoptr (HlFilter) f = NULL;
+      g_autoptr (HlAnalysis) ff = NULL;
+      g_autoptr (HlAnalysis) fa = NULL;
+      g_autoptr (GArray) tff = NULL;
+      g_autoptr (GArray) tfa = NULL;
+
+      if (k < tf->len)
+        f = hl_filter_with_thread (none, g_array_index (tf, HlThreadCosts, k).tid);
+      else if (k == tf->len && tf->len >= 2)
+        {
+          g_autoptr (HlFilter) one = hl_filter_with_thread (none, g_array_index (tf, HlThreadCosts, 0).tid);
+          f = hl_filter_with_thread (one, g_array_index (tf, HlThreadCosts, tf->len - 1).tid);
+        }
+      else
+        {
+          /* a module every stack may or may not have a frame in */
+          guint n_modules;
+          const HlModuleInfo *m = hl_recording_get_modules (full, &n_modules);
+          if (n_modules == 0)
+            continue;
+          f = hl_filter_with_module (none, m[n_modules - 1].name);
+        }
+      if (f == NULL)
+        continue;
+      ff = hl_analysis_new (full, f);
+      fa = hl_analysis_new (agg, f);
+      hl_analysis_get_totals (ff, &cx);
+      hl_analysis_get_totals (fa, &cy);
+      g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+      for (guint s = 0; s <= hl_recording_get_n_stacks (full); s++)
+        {
+          hl_analysis_get_stack_costs (ff, s, &cx);
+          hl_analysis_get_stack_costs (fa, s, &cy);
+          g_assert_cmpmem (&cx, sizeof cx, &cy, sizeof cy);
+        }
+      tff = hl_analysis_get_thread_costs (ff);
+      tfa = hl_analysis_get_thread_costs (fa);
+      g_assert_cmpuint (tff->len, ==, tfa->len);
+      for (guint i = 0; i < tff->len; i++)
+        {
+          const HlThreadCosts *a = &g_array_index (tff, HlThreadCosts, i), *b = &g_array_index (tfa, HlThreadCosts, i);
+          g_assert_cmpuint (a->tid, ==, b->tid);
+          g_assert_cmpmem (&a->costs, sizeof a->costs, &b->costs, sizeof b->costs);
+        }
+    }
   /* Nothing per allocation is kept. */
   {
     g_autoptr (GArray) largest = hl_analysis_get_largest (aa, 10);
@@ -747,7 +799,7 @@ test_load_aggregate_equals_full (void)
     }
 }
 
-/* A costs-only load's parallel decode (hl-aggregate-load.c: small runs,
+/* A costs-only load's parallel decode (hl-trace-load-parallel.c with small runs,
  * recycled batches) against its serial walk on a random four-thread trace
  * of several runs with a trailing index, bytes damaged in turn (about 40
  * spread over the file, and every 23rd of its last 600: the index, so it
@@ -805,6 +857,239 @@ test_load_aggregate_damaged_equals_serial (void)
   g_file_delete (file, NULL, NULL);
 }
 
+
+/* PATH replaced by DATA (no fsync: g_file_set_contents syncs, slowly). */
+static void
+overwrite (const char *path,
+           const void *data,
+           gsize       len)
+{
+  FILE *f = fopen (path, "wb");
+
+  g_assert_nonnull (f);
+  g_assert_cmpuint (fwrite (data, 1, len, f), ==, len);
+  g_assert_cmpint (fclose (f), ==, 0);
+}
+
+/* The report's text (JSON, every stack) of FILE loaded costs-only with FLAGS. */
+static char *
+report_of (GFile      *file,
+           HlLoadFlags flags)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = hl_recording_load (file, flags | HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &error);
+  g_autoptr (HlAnalysis) a = NULL;
+  g_autoptr (GArray) threads = NULL;
+  HlSizeHistogram h;
+  GString *out;
+  char *json;
+
+  g_assert_no_error (error);
+  a = hl_analysis_new (rec, NULL);
+  json = hl_report_to_json ("trace", a, NULL, 0, 100000);
+  out = g_string_new (json);
+  g_free (json);
+  /* What the JSON does not show: threads, histogram, info, modules. */
+  threads = hl_analysis_get_thread_costs (a);
+  for (guint i = 0; i < threads->len; i++)
+    {
+      const HlThreadCosts *t = &g_array_index (threads, HlThreadCosts, i);
+      g_string_append_printf (out, "thread %u %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                              " %" G_GUINT64_FORMAT "\n", t->tid, t->name, t->costs.allocations, t->costs.bytes,
+                              t->costs.peak_bytes, t->costs.leaked_bytes);
+    }
+  hl_analysis_get_size_histogram (a, &h);
+  for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ", h.count[i], h.bytes[i]);
+  for (const char * const *k = hl_recording_get_info_keys (rec); *k != NULL; k++)
+    g_string_append_printf (out, "\ninfo %s=%s", *k, hl_recording_get_info (rec, *k));
+  {
+    guint n;
+    const HlModuleInfo *m = hl_recording_get_modules (rec, &n);
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf (out, "\nmodule %s %s %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %d", m[i].path,
+                              m[i].name, m[i].build_id, m[i].start, m[i].size, m[i].has_symbols, m[i].has_debug_info);
+  }
+  g_string_append_printf (out, "\nstacks %u truncated %d", hl_recording_get_n_stacks (rec),
+                          hl_recording_is_truncated (rec));
+  return g_string_free (out, FALSE);
+}
+
+/* A compressed trace with its costs saved (hl-recording-costs-packet.h):
+ * a costs-only load reads them and reports exactly what decoding the
+ * events reports; a changed, cut or extended file, or a damaged packet,
+ * is not read from the packet. */
+static void
+test_load_costs_packet_equals_decode (void)
+{
+  for (guint seed = 1; seed <= 8; seed++)
+    {
+      g_autoptr (GByteArray) bytes = seed == 1 ? build_trace () : seed == 2 ? build_big_trace ()
+                                     : build_random_trace (seed, seed < 5 ? 300 : 20000);
+      g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *with = NULL, *without = NULL, *contents = NULL;
+      g_autoptr (GError) error = NULL;
+      HlFormatError ferr;
+      gsize len;
+
+      g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+      /* A plain trace ends with its index: no costs there. */
+      g_assert_false (hl_costs_packet_append (path, &error));
+      g_assert_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED);
+      g_clear_error (&error);
+      g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
+      g_assert_null (hl_costs_packet_load (path));
+      without = report_of (file, HL_LOAD_FLAGS_NONE);
+      g_assert_true (hl_costs_packet_append (path, &error));
+      g_assert_no_error (error);
+      /* Appending again leaves the file as it is. */
+      g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+      g_assert_true (hl_costs_packet_append (path, &error));
+      {
+        g_autofree char *again = NULL;
+        gsize len2;
+        g_assert_true (g_file_get_contents (path, &again, &len2, NULL));
+        g_assert_cmpmem (again, len2, contents, len);
+      }
+      {
+        g_autoptr (HlRecording) saved = hl_costs_packet_load (path);
+        g_assert_nonnull (saved);
+      }
+      with = report_of (file, HL_LOAD_FLAGS_NONE);
+      g_assert_cmpstr (with, ==, without);
+      g_free (without);
+      without = report_of (file, HL_LOAD_FLAGS_NO_COSTS_PACKET);
+      g_assert_cmpstr (with, ==, without);
+      g_free (without);
+      without = report_of (file, HL_LOAD_FLAGS_NO_COSTS_PACKET | HL_LOAD_FLAGS_SERIAL);
+      g_assert_cmpstr (with, ==, without);
+
+      /* Not read from the packet: a byte changed before it, in its
+       * header, payload or footer; the file cut or extended. */
+      for (gsize k = 0; k < 7; k++)
+        {
+          gsize at = k == 0 ? 20 : k == 1 ? len / 2 : k == 2 ? len - 200 : k == 3 ? len - 60 : len - 3;
+          g_autofree char *copy = g_memdup2 (contents, len);
+          gsize n = len;
+
+          if (k < 5)
+            copy[at] ^= 0x21;
+          else
+            n = k == 5 ? len - 1 : len;
+          if (k == 6)
+            {
+              copy = g_realloc (copy, len + 1);
+              copy[len] = 0;
+              n = len + 1;
+            }
+          overwrite (path, copy, n);
+          g_assert_null (hl_costs_packet_load (path));
+        }
+      g_file_delete (file, NULL, NULL);
+    }
+}
+
+
+/* A COSTS packet with a valid crc and a hostile payload (random bytes,
+ * a real payload cut or with a byte changed, counts made huge): loading
+ * it gives a recording or NULL, never a crash (ASan) nor a huge
+ * allocation; NULL means the events are decoded. */
+static void
+test_load_costs_packet_hostile (void)
+{
+  g_autoptr (GByteArray) bytes = build_random_trace (5, 3000);
+  g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *compressed = NULL;
+  g_autoptr (GBytes) payload = NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
+  g_autoptr (GError) error = NULL;
+  HlFormatError ferr;
+  const guint8 *real;
+  gsize real_len, len;
+  guint loaded = 0, refused = 0;
+
+  g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+  g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
+  payload = hl_costs_packet_prepare (path, &error);
+  g_assert_no_error (error);
+  real = g_bytes_get_data (payload, &real_len);
+  g_assert_true (g_file_get_contents (path, &compressed, &len, NULL));
+  for (guint k = 0; k < 600; k++)
+    {
+      g_autofree guint8 *p = g_memdup2 (real, real_len);
+      gsize n = real_len;
+      g_autoptr (GBytes) hostile = NULL;
+      g_autoptr (HlRecording) rec = NULL;
+
+      if (k < 100)
+        {
+          /* random bytes of random length */
+          n = g_rand_int_range (rand, 0, 400);
+          for (gsize i = 0; i < n; i++)
+            p[i] = (guint8) g_rand_int (rand);
+        }
+      else if (k < 300)
+        n = real_len * (k - 100) / 200; /* cut */
+      else if (k < 500)
+        p[g_rand_int_range (rand, 0, (gint32) real_len)] ^= (guint8) (1 + g_rand_int_range (rand, 0, 255));
+      else
+        {
+          /* a varint made huge (10 bytes of 0xff, 0x01) somewhere */
+          gsize at = g_rand_int_range (rand, 0, (gint32) real_len);
+          p = g_realloc (p, real_len + 10);
+          memmove (p + at + 10, p + at, real_len - at);
+          memset (p + at, 0xff, 9);
+          p[at + 9] = 0x01;
+          n = real_len + 10;
+        }
+      hostile = g_bytes_new (p, n);
+      overwrite (path, compressed, len);
+      g_assert_true (hl_costs_packet_write (hostile, path, &error));
+      g_assert_no_error (error);
+      rec = hl_costs_packet_load (path);
+      if (rec != NULL)
+        {
+          g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+          g_autofree char *json = hl_report_to_json ("x", a, NULL, 0, 10);
+          g_assert_nonnull (json);
+          loaded++;
+        }
+      else
+        refused++;
+    }
+  /* Many more in memory (HL_HOSTILE_ROUNDS, default 20,000). */
+  {
+    const char *env = g_getenv ("HL_HOSTILE_ROUNDS");
+    guint rounds = env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : 20000;
+
+    for (guint k = 0; k < rounds; k++)
+      {
+        g_autofree guint8 *p = g_memdup2 (real, real_len);
+        g_autoptr (HlRecording) rec = NULL;
+        guint flips = 1 + g_rand_int_range (rand, 0, 4);
+        gsize n = k % 3 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) real_len + 1) : real_len;
+
+        for (guint f = 0; f < flips; f++)
+          p[g_rand_int_range (rand, 0, (gint32) real_len)] ^= (guint8) (1 << g_rand_int_range (rand, 0, 8));
+        rec = hl_costs_packet_parse (p, n);
+        if (rec != NULL)
+          {
+            g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+            HlCosts t;
+            hl_analysis_get_totals (a, &t);
+            loaded++;
+          }
+        else
+          refused++;
+      }
+  }
+  g_test_message ("%u hostile payloads loaded, %u refused", loaded, refused);
+  g_assert_cmpuint (refused, >, 0);
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -822,5 +1107,7 @@ main (int    argc,
   g_test_add_func ("/loader/damaged", test_load_damaged);
   g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
   g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
+  g_test_add_func ("/loader/costs-packet-equals-decode", test_load_costs_packet_equals_decode);
+  g_test_add_func ("/loader/costs-packet-hostile", test_load_costs_packet_hostile);
   return g_test_run ();
 }

@@ -1,0 +1,28 @@
+/* hl-cli-record-stream.h — `record` compresses the traces of the program it
+ * runs while the program runs (hl-trace-compress-stream.h), on a thread of
+ * its own beside the program, so that at exit only the last frame is left
+ * to compress. It finds the program's sessions, and its children's, in
+ * /dev/shm as `record` does at the end (a child's session names its parent
+ * in ppid), and polls each session's trace file about 20 times a second. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct HlRecordStreams HlRecordStreams;
+
+/* Starts following the sessions of PID and its descendants that started at
+ * or after SINCE_WALL_NS (CLOCK_REALTIME), compressing their traces at zstd
+ * LEVEL. NULL when the thread cannot start (then compress at the end). */
+HlRecordStreams *hl_record_streams_start  (pid_t    pid,
+                                           uint64_t since_wall_ns,
+                                           int      level);
+/* Stops following (joins the thread). */
+void             hl_record_streams_stop   (HlRecordStreams *rs);
+/* Finishes the stream of TRACE: true when TRACE is now compressed. False
+ * when there was no stream for it or it failed (TRACE is then untouched,
+ * still plain: compress it whole); a failure is printed on stderr. */
+bool             hl_record_streams_finish (HlRecordStreams *rs,
+                                           const char      *trace);
+void             hl_record_streams_free   (HlRecordStreams *rs);

@@ -1,0 +1,49 @@
+/* hl-trace-compress-stream.h — the compressed form of a plain trace written
+ * while the plain trace still grows.
+ *
+ * `heaplens-cli record` compresses the program's trace (docs/trace-format.md
+ * 7b, 7c). Done after the program exits, the compression adds its whole cost
+ * to the time the user waits: splitting 33 MB of python3 events into
+ * columns takes 0.45 s of CPU. A stream takes the packets in as the preload
+ * appends them (one poll every few tens of milliseconds, on a thread of the
+ * recorder, beside the program), writes every frame as soon as it is full,
+ * and leaves only the last frame's compression for the end.
+ *
+ * The plain file only ever grows by whole packets appended (O_APPEND, one
+ * write(2) each: hl-capture-trace.c), and a reader never sees bytes past the
+ * file's size before they are written. A poll therefore takes every packet
+ * that is complete now and leaves a packet still being written for the next
+ * poll; finish takes the rest, a cut packet or damage included, verbatim as
+ * hl_trace_compress_file always did. The frames are cut by the same rule
+ * whatever the polls' timing, so the output does not depend on it.
+ *
+ * Plain C11 + libc (pthreads compress a frame's columns two at a time). */
+#pragma once
+
+#include <stddef.h>
+
+#include "hl-trace-codec.h"
+
+typedef struct HlTraceCompressStream HlTraceCompressStream;
+
+/* A stream from the plain trace IN_PATH to OUT_PATH (which may be IN_PATH:
+ * written aside to OUT_PATH.tmp-compress, then renamed over it at finish),
+ * frames of about FRAME_RAW plain bytes (0: HL_ZFRAME_DEFAULT_RAW). Nothing
+ * is read or written yet. NULL when out of memory. */
+HlTraceCompressStream *hl_trace_compress_stream_new    (const char          *in_path,
+                                                        const char          *out_path,
+                                                        const HlTraceCodec  *codec,
+                                                        size_t               frame_raw);
+/* Takes in the whole packets appended to the plain trace since the last
+ * poll and writes the frames that are full. 0, or -1 with ERR (the stream
+ * is then of no further use: free it and compress the file whole). */
+int                    hl_trace_compress_stream_poll   (HlTraceCompressStream *s,
+                                                        HlFormatError         *err);
+/* The plain trace is complete: takes in the rest, writes the last frame,
+ * syncs and renames the output into place. 0, or -1 with ERR. */
+int                    hl_trace_compress_stream_finish (HlTraceCompressStream *s,
+                                                        HlFormatError         *err);
+/* Plain bytes taken in so far (for progress and tests). */
+unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
+/* Frees S; an unfinished stream's temporary output is removed. */
+void                   hl_trace_compress_stream_free   (HlTraceCompressStream *s);

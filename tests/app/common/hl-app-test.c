@@ -1,0 +1,145 @@
+/* hl-app-test.c — helpers shared by the application's widget tests. */
+#include "hl-config.h"
+
+#include "hl-app-test.h"
+
+HlApplication *
+hl_app_test_init (int         *argc,
+                  char      ***argv,
+                  const char  *prefix)
+{
+  HlApplication *app;
+
+  g_test_init (argc, argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_autofree char *path = g_strconcat (prefix, "/no-display", NULL);
+
+      g_test_add_func (path, (GTestFunc) g_test_fail);
+      return NULL;
+    }
+  app = hl_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  return app;
+}
+
+void
+hl_app_test_spin_until (gboolean (*done) (gpointer),
+                        gpointer  data)
+{
+  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (done (data));
+}
+
+static gboolean
+set_true (gpointer flag)
+{
+  *(gboolean *) flag = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+hl_app_test_spin_ms (guint ms)
+{
+  gboolean done = FALSE;
+
+  /* Blocking iterations: other tests on the machine get the CPU. */
+  g_timeout_add (ms, set_true, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+void
+hl_app_test_spin_a_little (void)
+{
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+gboolean
+hl_app_test_shows_views (gpointer window)
+{
+  return g_strcmp0 (hl_window_get_page (window), "views") == 0;
+}
+
+void
+hl_app_test_wait_for_page (HlWindow   *window,
+                           const char *page)
+{
+  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
+
+  while (g_strcmp0 (hl_window_get_page (window), page) != 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpstr (hl_window_get_page (window), ==, page);
+}
+
+HlWindow *
+hl_app_test_new_window (HlApplication *app,
+                        int            width,
+                        int            height)
+{
+  HlWindow *window = hl_window_new (app);
+
+  if (width > 0 && height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  while (!gtk_widget_get_mapped (GTK_WIDGET (window)))
+    g_main_context_iteration (NULL, TRUE);
+  return window;
+}
+
+GtkWidget *
+hl_app_test_find_widget (GtkWidget *widget,
+                         GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = hl_app_test_find_widget (c, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+GtkWidget *
+hl_app_test_find_text (GtkWidget  *widget,
+                       const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0)
+    return widget;
+  if (ADW_IS_STATUS_PAGE (widget) && g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = hl_app_test_find_text (c, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+GFile *
+hl_app_test_fixture (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HL_SOURCE_ROOT"), "tests", "format", "data", name, NULL);
+
+  return g_file_new_for_path (path);
+}
+
+guint32
+hl_app_test_pixel (cairo_surface_t *surface,
+                   int              x,
+                   int              y)
+{
+  const guint8 *row = cairo_image_surface_get_data (surface) + y * cairo_image_surface_get_stride (surface);
+
+  return ((const guint32 *) (gconstpointer) row)[x] & 0xffffff;
+}

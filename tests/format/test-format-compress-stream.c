@@ -1,0 +1,153 @@
+/* test-format-compress-stream.c — compressing a plain trace while it grows
+ * (hl-trace-compress-stream.h): whatever the cuts between polls, even in
+ * the middle of a packet or of the file header, the output is the one
+ * hl_trace_compress_file writes for the finished file, and it reads back as
+ * the plain file; a file replaced or shrunk while followed is an error, and
+ * an abandoned stream leaves nothing behind. */
+#define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl-format-test-gen.h"
+#include "hl-test-util.h"
+#include "hl-trace-compress-stream.h"
+#include "hl-trace-dump.h"
+#include "hl-trace-index.h"
+#include "hl-trace-zstd.h"
+
+static bool
+append_file (const char *path, const void *data, size_t len, const char *mode)
+{
+  FILE *f = fopen (path, mode);
+  if (f == NULL)
+    return false;
+  bool ok = fwrite (data, 1, len, f) == len;
+  return fclose (f) == 0 && ok;
+}
+
+static bool
+same_file (const char *a, const char *b)
+{
+  size_t la, lb;
+  char *da = hl_test_read_file (a, &la), *db = hl_test_read_file (b, &lb);
+  bool same = da != NULL && db != NULL && la == lb && memcmp (da, db, la) == 0;
+  free (da);
+  free (db);
+  return same;
+}
+
+/* Writes DATA[0..N) to GROWING in pieces cut at CUTS (ascending offsets,
+ * ending with N), polling STREAM after each; finishes. */
+static bool
+grow_and_poll (const char *growing, const uint8_t *data, size_t n, const size_t *cuts, size_t n_cuts,
+               HlTraceCompressStream *stream, HlFormatError *err)
+{
+  size_t done = 0;
+  bool ok = append_file (growing, "", 0, "wb");
+  for (size_t k = 0; ok && k < n_cuts; k++)
+    {
+      ok = append_file (growing, data + done, cuts[k] - done, "ab");
+      done = cuts[k];
+      ok = ok && hl_trace_compress_stream_poll (stream, err) == 0;
+    }
+  return ok && done == n && hl_trace_compress_stream_finish (stream, err) == 0;
+}
+
+int
+main (void)
+{
+  hl_tap_plan (9);
+  const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
+  char *dir = hl_test_tmpdir_new ("hl-format-stream");
+  char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
+  snprintf (plain, sizeof plain, "%s/plain.hltrace", dir);
+  snprintf (whole, sizeof whole, "%s/whole.hltrace", dir);
+  snprintf (growing, sizeof growing, "%s/growing.hltrace", dir);
+  snprintf (out, sizeof out, "%s/out.hltrace", dir);
+  snprintf (tmp, sizeof tmp, "%s.tmp-compress", out);
+
+  HlGenOptions o = { 91, 120000, 4, 0, 1 };
+  HlGenTrace t;
+  hl_gen_trace (&t, &o);
+  append_file (plain, t.data, t.size, "wb");
+  HlFormatError err;
+  hl_trace_index_append_file (plain, &err);
+  size_t n;
+  uint8_t *data = (uint8_t *) hl_test_read_file (plain, &n);
+  /* a cut packet at the end, as after kill -9: goes verbatim in the last frame */
+  if (data != NULL && n > 64 + 1000)
+    append_file (plain, data + 64, 1000, "ab");
+  free (data);
+  data = (uint8_t *) hl_test_read_file (plain, &n);
+  if (data == NULL)
+    return 1;
+
+  const size_t frame = 192 * 1024;
+  hl_tap_ok (hl_trace_compress_file (plain, whole, zstd, frame, &err) == 0, "the finished file compressed whole");
+
+  /* 1. pieces of pseudo-random sizes: inside the file header, inside
+   * packets, several frames at once */
+  size_t cuts[4096], n_cuts = 0, at = 0;
+  uint32_t seed = 7;
+  cuts[n_cuts++] = 10;
+  cuts[n_cuts++] = 64;
+  at = 64;
+  while (at < n && n_cuts < 4095)
+    {
+      seed = seed * 1103515245u + 12345u;
+      size_t step = 1 + (seed >> 8) % (seed & 0x100 ? 300000 : 9000);
+      at = at + step < n ? at + step : n;
+      cuts[n_cuts++] = at;
+    }
+  HlTraceCompressStream *s = hl_trace_compress_stream_new (growing, out, zstd, frame);
+  bool ok = grow_and_poll (growing, data, n, cuts, n_cuts, s, &err);
+  hl_tap_ok (ok, "%zu pieces polled and finished%s%s", n_cuts, ok ? "" : ": ", ok ? "" : err.message);
+  hl_tap_ok (hl_trace_compress_stream_taken (s) == n, "every plain byte taken in");
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (same_file (out, whole), "byte-identical to compressing the finished file");
+  char *d_plain = hl_gen_dump_file (plain, NULL, NULL), *d_out = hl_gen_dump_file (out, zstd, NULL);
+  hl_tap_ok (d_plain != NULL && d_out != NULL && strcmp (d_plain, d_out) == 0, "reads back as the plain file");
+  free (d_out);
+
+  /* 2. in place (the recorder's case), one byte at a time at the start */
+  unlink (growing);
+  size_t n2 = 0;
+  for (size_t k = 1; k <= 200; k++)
+    cuts[n2++] = k;
+  cuts[n2++] = n;
+  s = hl_trace_compress_stream_new (growing, growing, zstd, frame);
+  ok = grow_and_poll (growing, data, n, cuts, n2, s, &err);
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (ok && same_file (growing, whole), "in place, fed a byte at a time: the same file");
+
+  /* 3. replaced while followed: an error, and no temporary left */
+  unlink (growing);
+  append_file (growing, data, n / 3, "wb");
+  s = hl_trace_compress_stream_new (growing, out, zstd, frame);
+  ok = hl_trace_compress_stream_poll (s, &err) == 0;
+  char replacement[4200];
+  snprintf (replacement, sizeof replacement, "%s.new", growing);
+  append_file (replacement, data, n / 2, "wb"); /* created first: another inode */
+  rename (replacement, growing);
+  bool refused = hl_trace_compress_stream_poll (s, &err) != 0;
+  hl_tap_ok (ok && refused && strstr (err.message, "replaced") != NULL, "a replaced file is refused (%s)",
+             refused ? err.message : "accepted");
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (access (tmp, F_OK) != 0, "the abandoned stream's temporary output is removed");
+
+  /* 4. an already compressed file is refused */
+  s = hl_trace_compress_stream_new (whole, out, zstd, frame);
+  refused = hl_trace_compress_stream_finish (s, &err) != 0;
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (refused && strstr (err.message, "compressed") != NULL, "a compressed file is refused (%s)",
+             refused ? err.message : "accepted");
+
+  free (d_plain);
+  free (data);
+  hl_gen_trace_clear (&t);
+  hl_test_tmpdir_remove (dir);
+  return hl_tap_finish ();
+}

@@ -1,0 +1,285 @@
+/* test-call-tree-build.c — the call tree built in passes over the trie
+ * (hl-call-tree.c) against a reference built the plain way (each stack's
+ * costs added to every node of its path, children found by walking the
+ * trie from the root, as before it was made fast): equal node for node,
+ * top-down and bottom-up, every sort cost, with and without a filter, on
+ * a random recording of tens of thousands of nodes, also when the
+ * recording grows between analyses (as a live one does) and when a tree
+ * is built in the memory a freed one left. */
+#include "hl-call-tree-private.h"
+#include "hl-model.h"
+
+#include <string.h>
+
+typedef struct
+{
+  const HlFrame *frame;
+  HlCosts        costs;
+  HlCosts        self;
+  guint          depth;
+  GArray        *children;   /* guint, sorted */
+} RefNode;
+
+typedef struct
+{
+  const HlTrie *trie;
+  const HlCosts *node_costs;
+  HlCostKind sort_by;
+} RefSort;
+
+static int
+ref_compare (gconstpointer a,
+             gconstpointer b,
+             gpointer      user_data)
+{
+  const RefSort *ctx = user_data;
+  guint32 na = *(const guint32 *) a, nb = *(const guint32 *) b;
+  guint64 ca = hl_costs_get (&ctx->node_costs[na], ctx->sort_by);
+  guint64 cb = hl_costs_get (&ctx->node_costs[nb], ctx->sort_by);
+  const HlTrieNode *ta = &g_array_index (ctx->trie->nodes, HlTrieNode, na);
+  const HlTrieNode *tb = &g_array_index (ctx->trie->nodes, HlTrieNode, nb);
+  int r;
+
+  if (ca != cb)
+    return ca > cb ? -1 : 1;
+  r = strcmp (ta->frame->pub.function, tb->frame->pub.function);
+  if (r != 0)
+    return r;
+  return na < nb ? -1 : na > nb;
+}
+
+static void
+ref_node_clear (gpointer p)
+{
+  g_array_unref (((RefNode *) p)->children);
+}
+
+/* The reference tree: RefNode, [0] the root. */
+static GArray *
+ref_build (HlRecording   *rec,
+           HlAnalysis    *analysis,
+           HlCallTreeKind kind,
+           HlCostKind     sort_by)
+{
+  const HlTrie *trie = hl_recording_get_trie (rec, kind == HL_CALL_TREE_BOTTOM_UP);
+  guint n_trie = trie->nodes->len;
+  guint n_stacks = hl_recording_get_n_stacks (rec);
+  g_autofree HlCosts *node_costs = g_new0 (HlCosts, n_trie);
+  g_autofree HlCosts *self_costs = g_new0 (HlCosts, n_trie);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (RefNode));
+  g_autoptr (GArray) work = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  RefSort ctx = { trie, node_costs, sort_by };
+  RefNode root = { 0 };
+  HlCosts c;
+
+  g_array_set_clear_func (out, ref_node_clear);
+  for (guint s = 1; s < n_stacks && s < trie->n_stacks; s++)
+    {
+      hl_analysis_get_stack_costs (analysis, s, &c);
+      if (c.allocations == 0)
+        continue;
+      hl_costs_add (&self_costs[trie->stack_leaf[s]], &c);
+      for (guint32 node = trie->stack_leaf[s]; node != 0;
+           node = g_array_index (trie->nodes, HlTrieNode, node).parent)
+        hl_costs_add (&node_costs[node], &c);
+    }
+  hl_analysis_get_totals (analysis, &root.costs);
+  hl_analysis_get_stack_costs (analysis, 0, &root.self);
+  node_costs[0] = root.costs;
+  root.children = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_array_append_val (out, root);
+  {
+    guint32 pair[2] = { 0, 0 };
+    g_array_append_val (work, pair);
+  }
+  for (guint w = 0; w < work->len; w++)
+    {
+      guint32 tnode = ((guint32 *) work->data)[2 * w];
+      guint32 index = ((guint32 *) work->data)[2 * w + 1];
+      g_autoptr (GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+      for (guint32 k = g_array_index (trie->nodes, HlTrieNode, tnode).first_child; k != 0;
+           k = g_array_index (trie->nodes, HlTrieNode, k).next_sibling)
+        if (node_costs[k].allocations > 0)
+          g_array_append_val (kids, k);
+      g_array_sort_with_data (kids, ref_compare, &ctx);
+      for (guint i = 0; i < kids->len; i++)
+        {
+          guint32 k = g_array_index (kids, guint32, i);
+          RefNode n = { 0 };
+          guint new_index = out->len;
+          guint32 pair[2] = { k, new_index };
+
+          n.frame = &g_array_index (trie->nodes, HlTrieNode, k).frame->pub;
+          n.costs = node_costs[k];
+          n.self = self_costs[k];
+          n.depth = g_array_index (out, RefNode, index).depth + 1;
+          n.children = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_array_append_val (out, n);
+          g_array_append_val (g_array_index (out, RefNode, index).children, new_index);
+          g_array_append_val (work, pair);
+        }
+    }
+  return out;
+}
+
+/* Node for node from the roots; returns the nodes compared. */
+static guint
+compare_trees (const HlCallTree *tree,
+               HlCallNode        node,
+               GArray           *ref,
+               guint             ref_node)
+{
+  const RefNode *r = &g_array_index (ref, RefNode, ref_node);
+  guint n = 1;
+
+  g_assert_true (hl_call_tree_get_frame (tree, node) == r->frame);
+  g_assert_cmpmem (hl_call_tree_get_costs (tree, node), sizeof (HlCosts), &r->costs, sizeof (HlCosts));
+  g_assert_cmpmem (hl_call_tree_get_self_costs (tree, node), sizeof (HlCosts), &r->self, sizeof (HlCosts));
+  g_assert_cmpuint (hl_call_tree_get_depth (tree, node), ==, r->depth);
+  g_assert_cmpuint (hl_call_tree_get_n_children (tree, node), ==, r->children->len);
+  for (guint i = 0; i < r->children->len; i++)
+    {
+      HlCallNode c = hl_call_tree_get_child (tree, node, i);
+
+      g_assert_cmpuint (hl_call_tree_get_parent (tree, c), ==, node);
+      n += compare_trees (tree, c, ref, g_array_index (r->children, guint, i));
+    }
+  return n;
+}
+
+/* Stacks over N_ADDRESSES return addresses, random depths, allocations
+ * with some freed; ids go on from *NEXT_STACK and *NEXT_ALLOC. */
+static void
+append_random (HlRecording *rec,
+               GRand       *rand,
+               guint        n_stacks,
+               guint        n_allocs,
+               guint       *next_stack,
+               guint       *next_alloc,
+               guint64     *time_ns)
+{
+  guint first_stack = *next_stack;
+
+  for (guint s = 0; s < n_stacks; s++)
+    {
+      guint64 frames[16];
+      guint depth = (guint) g_rand_int_range (rand, 1, 17);
+
+      /* shared outer frames, varied inner ones: a bushy trie */
+      for (guint i = 0; i < depth; i++)
+        frames[i] = 0x10000 + 0x10 * (guint64) g_rand_int_range (rand, 0, i + 1 < depth ? 6 : 64);
+      hl_recording_append_stack (rec, (*next_stack)++, frames, depth);
+    }
+  for (guint i = 0; i < n_allocs; i++)
+    {
+      guint id = (*next_alloc)++;
+      guint stack = first_stack + (guint) g_rand_int_range (rand, 0, (gint32) n_stacks);
+
+      *time_ns += (guint64) g_rand_int_range (rand, 1, 100);
+      hl_recording_append_alloc (rec, id, *time_ns, 1, (guint64) g_rand_int_range (rand, 1, 5000),
+                                 0x100000 + 16 * (guint64) id, stack);
+      if (g_rand_int_range (rand, 0, 3) == 0)
+        {
+          *time_ns += (guint64) g_rand_int_range (rand, 1, 100);
+          hl_recording_append_free (rec, id, 0x100000 + 16 * (guint64) id, *time_ns, 1);
+        }
+    }
+  hl_recording_commit (rec);
+}
+
+static guint
+check_all (HlRecording *rec,
+           HlFilter    *filter)
+{
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, filter);
+  guint compared = 0;
+
+  for (guint k = 0; k < 2; k++)
+    for (HlCostKind sort = 0; sort < HL_N_COST_KINDS; sort++)
+      {
+        HlCallTreeKind kind = k == 0 ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+        g_autoptr (HlCallTree) tree = hl_analysis_get_call_tree (a, kind, sort);
+        g_autoptr (GArray) ref = ref_build (rec, a, kind, sort);
+        guint n = compare_trees (tree, 0, ref, 0);
+
+        g_assert_cmpuint (n, ==, ref->len);
+        g_assert_cmpuint (hl_call_tree_get_n_nodes (tree), ==, ref->len);
+        compared += n;
+      }
+  return compared;
+}
+
+static void
+test_equal_to_reference (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (8);
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  guint next_stack = 1, next_alloc = 0;
+  guint64 time_ns = 0;
+
+  append_random (rec, rand, 6000, 30000, &next_stack, &next_alloc, &time_ns);
+  guint n = check_all (rec, NULL);
+  g_test_message ("%u nodes compared", n);
+  /* large enough for the freed trees' memory to be used again */
+  g_assert_cmpuint (n, >, 2 * HL_N_COST_KINDS * 30000);
+
+  /* a time range: fewer stacks, nodes without costs dropped */
+  g_autoptr (HlFilter) f = hl_filter_new ();
+  g_autoptr (HlFilter) range = hl_filter_with_time_range (f, time_ns / 3, time_ns / 2);
+  check_all (rec, range);
+}
+
+/* As a live recording grows: stacks and allocations added between
+ * analyses; each analysis equals its reference. */
+static void
+test_growing (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (88);
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  guint next_stack = 1, next_alloc = 0;
+  guint64 time_ns = 0;
+
+  for (guint round = 0; round < 4; round++)
+    {
+      append_random (rec, rand, 500 + 500 * round, 3000, &next_stack, &next_alloc, &time_ns);
+      check_all (rec, NULL);
+    }
+}
+
+/* Stacks without frames (a thread's first allocation before any frame
+ * could be read): in the trees at the root, and one call site in the top
+ * stacks (two of them compared as keys: no frames to compare). */
+static void
+test_empty_stacks (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  const guint64 frames[] = { 0x1000, 0x2000 };
+
+  hl_recording_append_stack (rec, 1, NULL, 0);
+  hl_recording_append_stack (rec, 2, NULL, 0);
+  hl_recording_append_stack (rec, 3, frames, 2);
+  hl_recording_append_alloc (rec, 0, 10, 1, 100, 0xa0, 1);
+  hl_recording_append_alloc (rec, 1, 20, 1, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 30, 1, 400, 0xa2, 3);
+  hl_recording_commit (rec);
+  check_all (rec, NULL);
+
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
+  g_autoptr (GArray) top = hl_analysis_get_top_stacks (a, HL_COST_KIND_BYTES, 10);
+  guint64 sum = 0;
+  for (guint i = 0; i < top->len; i++)
+    sum += g_array_index (top, HlStackCosts, i).costs.bytes;
+  g_assert_cmpuint (sum, ==, 700);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/call-tree-build/equal-to-reference", test_equal_to_reference);
+  g_test_add_func ("/call-tree-build/growing", test_growing);
+  g_test_add_func ("/call-tree-build/empty-stacks", test_empty_stacks);
+  return g_test_run ();
+}
