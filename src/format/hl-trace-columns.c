@@ -15,7 +15,7 @@
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok",
 };
 
 const char *
@@ -80,7 +80,20 @@ typedef struct
   const uint8_t *p, *end;
   bool           bad;
   uint8_t        tok;           /* the MTOK byte of a model frame */
+  uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
+  uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
+
+/* Not a zeroing initializer: Ev holds kilobytes of scratch space. */
+static inline void
+ev_init (Ev *e, const uint8_t *p, const uint8_t *end)
+{
+  e->n = 0;
+  e->p = p;
+  e->end = end;
+  e->bad = false;
+  e->tok = 0;
+}
 
 /* Moves one varint of the event to COL. */
 static uint64_t
@@ -358,6 +371,66 @@ seg_value (const Seg *s)
   return v;
 }
 
+/* A STACK body in a model frame: its four counts as they were, then the
+ * svarints of the new frames that the model does not predict, outermost
+ * first; FTOK gets 1 and a token per new frame (outermost first: 0 the
+ * caller's last callee, 1 written). A body the model cannot take (counts
+ * out of range, a non-canonical frame) stays as it was, with FTOK 0. */
+static void
+model_stack (HlTraceModel *m, Ev *e)
+{
+  Seg *bs = seg_of (e, HL_COL_STACKDEF);
+  if (bs == NULL)
+    return; /* not reached: parse_event gave the body */
+  const uint8_t *p = bs->p, *end = bs->p + bs->n;
+  uint64_t v[4], frames[HL_TRACE_MAX_FRAMES], delta[HL_TRACE_MAX_FRAMES];
+  for (int k = 0; k < 4; k++)
+    p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
+  m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  const uint8_t *hdr_end = p;
+  uint64_t n = v[2], shared = v[3];
+  bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
+  uint32_t n_new = ok ? (uint32_t) (n - shared) : 0;
+  for (uint32_t i = 0; ok && i < n_new; i++)
+    {
+      const uint8_t *q = hl_varint_get (p, end, &delta[i]);
+      ok = q != NULL && (size_t) (q - p) == hl_varint_size (delta[i]);
+      p = q;
+      if (ok)
+        frames[i] = (i < m->n_frames ? m->frames[i] : 0) + (uint64_t) hl_zigzag_decode (delta[i]);
+    }
+  if (!ok || p != end)
+    {
+      e->ftok[0] = 0;
+      e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, 1 };
+      m->n_frames = 0;
+      return;
+    }
+  for (uint32_t j = 0; j < shared; j++)
+    frames[n_new + j] = m->frames[m->n_frames - shared + j];
+  size_t hl = (size_t) (hdr_end - bs->p), bl = hl, nt = 1;
+  memcpy (e->body, bs->p, hl);
+  e->ftok[0] = 1;
+  for (uint32_t i = n_new; i-- > 0;)
+    {
+      uint64_t caller = i + 1 < n ? frames[i + 1] : 0;
+      unsigned w = 0;
+      while (w < HL_MODEL_CHILD_WAYS && hl_trace_model_child (m, caller, w) != frames[i])
+        w++;
+      if (w < HL_MODEL_CHILD_WAYS)
+        e->ftok[nt++] = (uint8_t) w;
+      else
+        {
+          e->ftok[nt++] = HL_MODEL_CHILD_WAYS;
+          bl = (size_t) (hl_varint_put (e->body + bl, delta[i]) - e->body);
+        }
+    }
+  bs->p = e->body;
+  bs->n = bl;
+  e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, nt };
+  hl_trace_model_stack_def (m, frames, (uint32_t) n);
+}
+
 /* Runs the model over one parsed event: drops the stack and address
  * segments it predicts (when their bytes are the canonical encoding of the
  * prediction) and adds the MTOK segment. */
@@ -371,7 +444,7 @@ model_event (HlTraceModel *m, Ev *e)
       hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
       return;
     case HL_EVENT_STACK:
-      m->prev_stack += (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_STACKDEF)));
+      model_stack (m, e);
       return;
     case HL_EVENT_ID_SKIP:
       m->next_id += seg_value (seg_of (e, HL_COL_OTHER));
@@ -434,7 +507,8 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
     {
       for (const uint8_t *q = p; q < end;)
         {
-          Ev e = { .p = q, .end = end };
+          Ev e;
+          ev_init (&e, q, end);
           parse_event (&e);
           if (e.bad)
             return 0;
@@ -451,7 +525,8 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
           p = next;
           continue;
         }
-      Ev e = { .p = p, .end = end };
+      Ev e;
+      ev_init (&e, p, end);
       parse_event (&e);
       if (e.bad)
         {
@@ -658,19 +733,29 @@ copy_varint_slow (Joiner *j, HlColumn col, uint8_t **d, uint8_t *limit, uint64_t
 {
   if (j->planes[col])
     return copy_varint_planes (j, col, d, limit, value);
+  /* as hl_varint_get, copying as it goes */
+  const uint8_t *p = j->p[col], *end = j->end[col];
+  uint8_t *o = *d;
   uint64_t v = 0;
-  const uint8_t *q = hl_varint_get (j->p[col], j->end[col], &v);
-  if (q == NULL)
-    return false;
-  size_t n = (size_t) (q - j->p[col]);
-  if (n > (size_t) (limit - *d))
-    return false;
-  memcpy (*d, j->p[col], n);
-  *d += n;
-  j->p[col] = q;
-  if (value != NULL)
-    *value = v;
-  return true;
+  for (unsigned shift = 0; shift < 64; shift += 7)
+    {
+      if (p >= end || o >= limit)
+        return false;
+      uint8_t b = *p++;
+      if (shift == 63 && b > 1)
+        return false;
+      *o++ = b;
+      v |= (uint64_t) (b & 0x7f) << shift;
+      if (b < 0x80)
+        {
+          j->p[col] = p;
+          *d = o;
+          if (value != NULL)
+            *value = v;
+          return true;
+        }
+    }
+  return false;
 }
 
 static inline bool
@@ -828,6 +913,71 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
   return true;
 }
 
+/* A STACK body of N bytes in a model frame (see model_stack). */
+static bool
+join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
+{
+  HlTraceModel *m = j->model;
+  if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
+    return false;
+  uint8_t form = *j->p[HL_COL_FTOK]++;
+  uint8_t *body = *d;
+  uint64_t v[4];
+  if (form == 0)
+    {
+      if (!copy_bytes (j, HL_COL_STACKDEF, d, limit, n))
+        return false;
+      v[0] = 0;
+      hl_varint_get (body, *d, &v[0]);
+      m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+      m->n_frames = 0;
+      return true;
+    }
+  if (form != 1)
+    return false;
+  for (int k = 0; k < 4; k++)
+    if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+      return false;
+  m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  uint64_t frames[HL_TRACE_MAX_FRAMES];
+  uint64_t nf = v[2], shared = v[3];
+  if (nf > HL_TRACE_MAX_FRAMES || shared > nf || shared > m->n_frames)
+    return false;
+  uint32_t n_new = (uint32_t) (nf - shared);
+  for (uint32_t k = 0; k < shared; k++)
+    frames[n_new + k] = m->frames[m->n_frames - shared + k];
+  for (uint32_t i = n_new; i-- > 0;)
+    {
+      if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
+        return false;
+      uint8_t t = *j->p[HL_COL_FTOK]++;
+      if (t < HL_MODEL_CHILD_WAYS)
+        frames[i] = hl_trace_model_child (m, i + 1 < nf ? frames[i + 1] : 0, t);
+      else if (t == HL_MODEL_CHILD_WAYS)
+        {
+          uint64_t dv;
+          const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &dv);
+          if (q == NULL)
+            return false;
+          j->p[HL_COL_STACKDEF] = q;
+          frames[i] = (i < m->n_frames ? m->frames[i] : 0) + (uint64_t) hl_zigzag_decode (dv);
+        }
+      else
+        return false;
+    }
+  for (uint32_t i = 0; i < n_new; i++)
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES];
+      int64_t dv = (int64_t) (frames[i] - (i < m->n_frames ? m->frames[i] : 0));
+      if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, dv) - buf)))
+        return false;
+    }
+  if ((uint64_t) (*d - body) != n)
+    return false;
+  hl_trace_model_stack_def (m, frames, (uint32_t) nf);
+  return true;
+}
+
 static bool
 join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
 {
@@ -863,18 +1013,19 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
         if (q == NULL)
           return false;
         j->p[HL_COL_BODYLEN] = q;
-        uint8_t *body = *d;
-        if (!copy_bytes (j, type == HL_EVENT_STACK ? HL_COL_STACKDEF : HL_COL_OTHER, d, limit, n))
-          return false;
-        /* the body's first varint, as the splitter read it (0 when it is
-         * not one: such a packet was not split with the model anyway) */
-        v = 0;
-        if (type == HL_EVENT_STACK || type == HL_EVENT_ID_SKIP)
-          hl_varint_get (body, *d, &v);
         if (type == HL_EVENT_STACK)
-          m->prev_stack += (uint64_t) hl_zigzag_decode (v);
-        else if (type == HL_EVENT_ID_SKIP)
-          m->next_id += v;
+          return join_model_stack (j, d, limit, n);
+        uint8_t *body = *d;
+        if (!copy_bytes (j, HL_COL_OTHER, d, limit, n))
+          return false;
+        /* ID_SKIP: the body's varint, as the splitter read it (0 when it
+         * is not one: such a packet was not split with the model anyway) */
+        v = 0;
+        if (type == HL_EVENT_ID_SKIP)
+          {
+            hl_varint_get (body, *d, &v);
+            m->next_id += v;
+          }
         return true;
       }
     }

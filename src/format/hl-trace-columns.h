@@ -39,10 +39,11 @@ typedef enum
   HL_COL_LEN,       /* lengths of verbatim chunks */
   HL_COL_RAW,       /* verbatim chunks */
   HL_COL_MTOK,      /* model frames only: a token byte per allocation (hl-trace-model.h) */
+  HL_COL_FTOK,      /* model frames only: per STACK event a form byte, then a token per new frame */
   HL_COL_COUNT
 } HlColumn;
 
-/* Columns of a codec-2 frame (all but MTOK). */
+/* Columns of a codec-2 frame (all but MTOK and FTOK). */
 #define HL_COL_COUNT_V2 14
 
 typedef struct

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hl-trace-encode-private.h"
 #include "hl-trace-format.h"
@@ -25,6 +26,8 @@
 #define HL_MODEL_DEPTH      64   /* addresses per freed list */
 #define HL_MODEL_SUCC_LOG   14   /* stack successor table */
 #define HL_MODEL_THREADS    64   /* per-thread previous stack, direct-mapped */
+#define HL_MODEL_CHILD_LOG  13   /* frame -> the frames it called last */
+#define HL_MODEL_CHILD_WAYS 4    /* ... most recent first */
 
 /* Token byte per allocation (column mtok): bit 7 set = the stack is
  * written (stack column), clear = the predicted stack; low 7 bits = where
@@ -60,6 +63,10 @@ typedef struct
   uint32_t     thread_tid[HL_MODEL_THREADS];
   uint64_t     thread_stack[HL_MODEL_THREADS];
   uint64_t     carve, next, freed_last;
+  uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
+  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS];
+  uint32_t     n_frames;                           /* the packet's previous STACK (its frames) */
+  uint64_t     frames[HL_TRACE_MAX_FRAMES];
   /* the packet being split or joined */
   unsigned     thread;                             /* index into thread_* */
   uint64_t     next_id, prev_id, prev_stack, prev_addr;
@@ -121,6 +128,7 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
   m->prev_id = 0;
   m->prev_stack = 0;
   m->prev_addr = 0;
+  m->n_frames = 0;
   hl_pred_reset (&m->pred);
 }
 
@@ -236,4 +244,40 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
   m->freed[cls][m->head[cls]] = s->addr;
   if (m->depth[cls] < HL_MODEL_DEPTH)
     m->depth[cls]++;
+}
+
+/* Way W (< HL_MODEL_CHILD_WAYS) of the frames CALLER called last (their
+ * return addresses, most recent first), or 0. */
+static inline uint64_t
+hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
+{
+  unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
+  return m->child_key[i] == caller && w < HL_MODEL_CHILD_WAYS ? m->child_val[i][w] : 0;
+}
+
+/* After a modelled STACK event: learns who called whom (outermost first;
+ * the outermost frame's caller is 0) and keeps its frames. */
+static inline void
+hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
+{
+  for (uint32_t k = n; k-- > 0;)
+    {
+      uint64_t caller = k + 1 < n ? frames[k + 1] : 0;
+      unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
+      uint64_t *ways = m->child_val[i];
+      if (m->child_key[i] != caller)
+        {
+          m->child_key[i] = caller;
+          memset (ways, 0, sizeof m->child_val[i]);
+        }
+      unsigned w = 0;
+      while (w + 1 < HL_MODEL_CHILD_WAYS && ways[w] != frames[k])
+        w++;
+      for (; w > 0; w--)
+        ways[w] = ways[w - 1];
+      ways[0] = frames[k];
+    }
+  if (n > 0)
+    memcpy (m->frames, frames, n * sizeof *frames);
+  m->n_frames = n;
 }
