@@ -27,7 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
-"$cli" record -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
+"$cli" record --costs -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
 (cd "$tmp" && heaptrack -o "$tmp/churn.heaptrack" "$tmp/churn" "$pairs" > /dev/null 2>&1)
 ht=$(ls "$tmp"/churn.heaptrack*)
 
@@ -64,12 +64,12 @@ fu_s=${W[full]} fu_kb=${M[full]} fu_cpu=${C[full]}
 de_s=${W[decode]} de_kb=${M[decode]} de_cpu=${C[decode]}
 # what saving the costs adds to `record` (after the program has exited)
 for _ in $(seq "$REPS"); do
-  keep rec "$(measure rec "$cli" record -o "$tmp/rec.hltrace" -- "$tmp/churn" "$pairs")"
+  keep rec "$(measure rec "$cli" record --costs -o "$tmp/rec.hltrace" -- "$tmp/churn" "$pairs")"
   keep recnc "$(measure recnc "$cli" record --no-costs -o "$tmp/recnc.hltrace" -- "$tmp/churn" "$pairs")"
 done
 if [ -n "$base" ]; then b_s=${W[base]} b_kb=${M[base]} b_cpu=${C[base]}; fi
 if [ "${BIG:-1}" != 0 ]; then
-  "$cli" record -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
+  "$cli" record --costs -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
   read -r big_s big_kb big_cpu < <(measure big "$cli" report "$tmp/big.hltrace")
   if [ -n "$base" ]; then
     read -r bb_s bb_kb bb_cpu < <(measure bigbase "$base" report "$tmp/big.hltrace")
@@ -100,7 +100,7 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
   echo
   echo "decoding the events instead: wall $(python3 -c "print('%.1fx' % ($ht_s / max($de_s, 0.01)))"), CPU $(python3 -c "print('%.1fx' % ($ht_cpu / max($de_cpu, 0.01)))") faster than heaptrack_print"
   echo
-  echo "record (program run + post-processing), best of $REPS: with saved costs wall ${W[rec]} s, CPU ${C[rec]} s; --no-costs wall ${W[recnc]} s, CPU ${C[recnc]} s"
+  echo "record (program run + post-processing), best of $REPS: with saved costs (--costs) wall ${W[rec]} s, CPU ${C[rec]} s; without (the default) wall ${W[recnc]} s, CPU ${C[recnc]} s"
   echo
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "${BIG:-1}" != 0 ]; then

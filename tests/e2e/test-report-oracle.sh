@@ -56,10 +56,10 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
       "$(diff "$WORK/$name.json" "$WORK/$name.full.json" | head -5)" "$(diff "$WORK/$name.txt" "$WORK/$name.full.txt" | head -5)"
   fi
 
-  # A compressed recording (record's default) carries the costs
+  # A compressed recording made with --costs carries the costs
   # (hl-recording-costs-packet.h): report reads them and prints exactly
   # what decoding its events prints.
-  HEAPLENS_RECORD_COSTS_MIN=0 "$CLI" record -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
+  HEAPLENS_RECORD_COSTS_MIN=0 "$CLI" record --costs -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
   for how in packet decode; do
     env=""
     [ $how = decode ] && env="HEAPLENS_NO_COSTS_PACKET=1"
