@@ -1419,6 +1419,15 @@ on_cancel_clicked (HlWindow *self)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
+  /* Loaded already, the first views still being built: those go too, and
+   * the window is as a new one (the hidden views keep their last data
+   * until the next recording replaces it). */
+  g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  self->analysis_cancellable = g_cancellable_new ();
+  g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->recording);
   self->opening = FALSE;
   g_clear_object (&self->file);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
