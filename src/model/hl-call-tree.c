@@ -136,19 +136,6 @@ compare_siblings (gconstpointer a,
   return na < nb ? -1 : na > nb;
 }
 
-static inline void
-costs_add (HlCosts       *dest,
-           const HlCosts *src)
-{
-  dest->allocations += src->allocations;
-  dest->bytes += src->bytes;
-  dest->temporary += src->temporary;
-  dest->peak_bytes += src->peak_bytes;
-  dest->leaked_bytes += src->leaked_bytes;
-  dest->leaked_blocks += src->leaked_blocks;
-  dest->live_bytes += src->live_bytes;
-}
-
 /* Every pass goes through the trie in the order of its nodes (a child
  * comes after its parent there), not from parent to children: at 10⁵
  * stacks and 5 × 10⁵ nodes, a walk from node to node was a cache miss at
@@ -192,12 +179,12 @@ hl_call_tree_build (const HlTrie   *trie,
 
       if (c->allocations == 0)
         continue;
-      costs_add (&nodes[trie->stack_leaf[s]].self, c);
+      hl_costs_add (&nodes[trie->stack_leaf[s]].self, c);
     }
   for (guint32 node = n_trie - 1; node > 0; node--)
     {
-      costs_add (&nodes[node].costs, &nodes[node].self);
-      costs_add (&nodes[trie_nodes[node].parent].costs, &nodes[node].costs);
+      hl_costs_add (&nodes[node].costs, &nodes[node].self);
+      hl_costs_add (&nodes[trie_nodes[node].parent].costs, &nodes[node].costs);
     }
   nodes[0].parent = HL_CALL_NODE_NONE;
   nodes[0].costs = *totals;

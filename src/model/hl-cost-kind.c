@@ -48,19 +48,6 @@ hl_costs_get (const HlCosts *costs,
     }
 }
 
-void
-hl_costs_add (HlCosts       *dest,
-              const HlCosts *src)
-{
-  dest->allocations += src->allocations;
-  dest->bytes += src->bytes;
-  dest->temporary += src->temporary;
-  dest->peak_bytes += src->peak_bytes;
-  dest->leaked_bytes += src->leaked_bytes;
-  dest->leaked_blocks += src->leaked_blocks;
-  dest->live_bytes += src->live_bytes;
-}
-
 gboolean
 hl_cost_kind_is_bytes (HlCostKind kind)
 {

@@ -49,8 +49,19 @@ typedef struct
 /* The value of one kind: ALLOCATIONS/TEMPORARY are counts, the rest bytes. */
 guint64     hl_costs_get            (const HlCosts *costs,
                                      HlCostKind     kind);
-void        hl_costs_add            (HlCosts       *dest,
-                                     const HlCosts *src);
+/* DEST += SRC, every kind (inline: the call tree adds costs per node). */
+static inline void
+hl_costs_add (HlCosts       *dest,
+              const HlCosts *src)
+{
+  dest->allocations += src->allocations;
+  dest->bytes += src->bytes;
+  dest->temporary += src->temporary;
+  dest->peak_bytes += src->peak_bytes;
+  dest->leaked_bytes += src->leaked_bytes;
+  dest->leaked_blocks += src->leaked_blocks;
+  dest->live_bytes += src->live_bytes;
+}
 gboolean    hl_cost_kind_is_bytes   (HlCostKind     kind);
 /* "allocations", "bytes", "temporary", "peak", "leaked", "live" (stable,
  * used by the CLI and JSON) and back; FALSE for an unknown name. */

@@ -171,21 +171,6 @@ write_large_trace (const char *dir,
   return g_steal_pointer (&path);
 }
 
-static GtkWidget *
-find_button_labelled (GtkWidget  *widget,
-                      const char *label)
-{
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_button_labelled (c, label);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 shows_start (gpointer window)
 {
@@ -208,8 +193,8 @@ test_cancel_load (void)
 
   hl_window_open (window, file);
   g_assert_cmpstr (hl_window_get_page (window), ==, "loading");
-  cancel = find_button_labelled (GTK_WIDGET (window), "_Cancel");
-  g_assert_nonnull (cancel);
+  cancel = hl_app_test_find_text (GTK_WIDGET (window), "_Cancel");
+  g_assert_true (GTK_IS_BUTTON (cancel));
   g_assert_true (gtk_widget_is_drawable (cancel));
   /* Let it start, then press Cancel as a person would. */
   hl_app_test_spin_ms (50);
