@@ -498,11 +498,11 @@ hl_shm_reader_callsites (HlShmReader *r, HlShmCallsiteFunc func, void *user_data
 
 /* ---- Live allocations ------------------------------------------------- */
 
-int
-hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err)
+/* The live table's slots and their count, checked against the region:
+ * 0, or -1 with ERR when the count does not fit. */
+static int
+live_table (HlShmReader *r, const HlShmLiveSlot **slots, uint64_t *n_slots, HlFormatError *err)
 {
-  if (still_mapped (r, err) != 0)
-    return -1;
   const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
   uint64_t n = LOAD (&lh->n_slots);
   uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
@@ -513,7 +513,20 @@ hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlForma
                            (unsigned long long) n, (unsigned long long) room);
       return -1;
     }
-  const HlShmLiveSlot *slots = (const HlShmLiveSlot *) (lh + 1);
+  *slots = (const HlShmLiveSlot *) (lh + 1);
+  *n_slots = n;
+  return 0;
+}
+
+int
+hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err)
+{
+  if (still_mapped (r, err) != 0)
+    return -1;
+  const HlShmLiveSlot *slots;
+  uint64_t n;
+  if (live_table (r, &slots, &n, err) != 0)
+    return -1;
   for (uint64_t i = 0; i < n; i++)
     {
       const HlShmLiveSlot *s = &slots[i];
@@ -538,12 +551,11 @@ hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlForma
 uint64_t
 hl_shm_reader_live_n_slots (HlShmReader *r)
 {
+  const HlShmLiveSlot *slots;
+  uint64_t n;
   if (r->live == NULL || r->header.live.size < sizeof (HlShmLiveHeader))
     return 0;
-  const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
-  uint64_t n = LOAD (&lh->n_slots);
-  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
-  return n <= room ? n : 0;
+  return live_table (r, &slots, &n, NULL) == 0 ? n : 0;
 }
 
 static inline uint32_t
@@ -559,19 +571,12 @@ hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, Hl
 {
   if (still_mapped (r, err) != 0)
     return -1;
-  const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
-  uint64_t n = LOAD (&lh->n_slots);
-  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
-  if (n > room)
-    {
-      hl_format_error_set (err, HL_FORMAT_ERROR_CORRUPT, r->header.live.offset,
-                           "live table: %llu slots do not fit the region (room for %llu)",
-                           (unsigned long long) n, (unsigned long long) room);
-      return -1;
-    }
+  const HlShmLiveSlot *slots;
+  uint64_t n;
+  if (live_table (r, &slots, &n, err) != 0)
+    return -1;
   if (n > n_shadow)
     n = n_shadow;
-  const HlShmLiveSlot *slots = (const HlShmLiveSlot *) (lh + 1);
   /* Pages of the table the target never wrote are holes of the segment:
    * all slots empty. Reading them would make the kernel give the segment
    * a page for each (the whole table: hundreds of MiB charged to the
