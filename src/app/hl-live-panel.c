@@ -9,6 +9,7 @@
 
 #include "hl-flame-graph.h"
 #include "hl-live-panel.h"
+#include "hl-timing.h"
 #include "hl-model-adapter.h"
 #include "hl-record-env.h"
 #include "hl-shm-guard.h"
@@ -315,15 +316,6 @@ action_open_process (GSimpleAction *action,
     gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (hl_live_panel_new_attach (app, session))));
 }
 
-static gboolean
-timing_enabled (void)
-{
-  static int enabled = -1;
-  if (enabled < 0)
-    enabled = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
-  return enabled;
-}
-
 static void
 refresh (HlLivePanel *self)
 {
@@ -341,7 +333,7 @@ refresh (HlLivePanel *self)
       refresh_views (self);
       self->n_refreshes++;
       self->dirty = FALSE;
-      if (timing_enabled ())
+      if (hl_timing_enabled ())
         g_printerr ("heaplens: timing: live refresh %u at %.3f s (+%.0f ms): panel %.1f ms, views %.1f ms\n",
                     self->n_refreshes, t0 / 1e6, (t0 - self->last_refresh_us) / 1000.0, (t1 - t0) / 1000.0,
                     (g_get_monotonic_time () - t1) / 1000.0);

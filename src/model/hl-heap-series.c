@@ -16,7 +16,7 @@ hl_recording_get_series (HlRecording *self,
   guint n_counters, n_drops;
   const HlCounterSample *counters = hl_recording_get_counter_samples (self, &n_counters);
   const HlDropSample *drops = hl_recording_get_drop_samples (self, &n_drops);
-  guint64 lo, hi, i, width;
+  guint64 i, width;
   guint64 heap_before;
   guint ci = 0, di = 0;
   guint64 rss_prev = 0;
@@ -33,17 +33,7 @@ hl_recording_get_series (HlRecording *self,
   pts = hl_recording_get_heap_curve (self, &n_points);
 
   /* First point at or after t0. */
-  lo = 0;
-  hi = n_points;
-  while (lo < hi)
-    {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (hl_heap_point_time (allocs, &pts[mid]) < t0_ns)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  i = lo;
+  i = hl_heap_points_first_at (allocs, pts, n_points, t0_ns);
   heap_before = hl_recording_heap_before (self, i);
   width = t1_ns - t0_ns;
   while (ci < n_counters && counters[ci].time_ns < t0_ns)

@@ -284,16 +284,7 @@ hl_recording_find_peak_in (HlRecording *self,
   n_cps = self->checkpoints->len;
 
   /* The points in [lo, hi) are those in [t0, t1]. */
-  lo = 0;
-  hi = n;
-  while (lo < hi)
-    {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (hl_heap_point_time (allocs, &pts[mid]) < t0_ns)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = hl_heap_points_first_at (allocs, pts, n, t0_ns);
   hi = n;
   for (guint64 l = lo; l < hi;)
     {

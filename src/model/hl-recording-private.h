@@ -59,6 +59,25 @@ hl_heap_point_time (const HlAllocRec  *allocs,
   return HL_HEAP_POINT_IS_FREE (p) ? a->free_time_ns : a->time_ns;
 }
 
+/* The first of the N time-sorted points PTS at or after T_NS (N if none). */
+static inline guint64
+hl_heap_points_first_at (const HlAllocRec  *allocs,
+                         const HlHeapPoint *pts,
+                         guint64            n,
+                         guint64            t_ns)
+{
+  guint64 lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (hl_heap_point_time (allocs, &pts[mid]) < t_ns)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 static inline guint32
 hl_heap_point_seq (const HlAllocRec  *allocs,
                    const HlHeapPoint *p)
