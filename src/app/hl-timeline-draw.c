@@ -214,12 +214,15 @@ draw_bands (cairo_t                  *cr,
 }
 
 /* Maps a bucket index range to x; buckets partially in view are drawn too. */
+/* *SCALE_LEFT is where the scale labels at the top right begin (the
+ * width when there are none): the first line of mark labels stops there. */
 static void
 draw_series (cairo_t                  *cr,
              const HlTimelineData     *data,
              const HlTimelineViewport *vp,
              const HlTimelineStyle    *style,
-             const HlTimelineLayout   *lay)
+             const HlTimelineLayout   *lay,
+             double                   *scale_left)
 {
   guint n = hl_timeline_data_get_n_buckets (data);
   guint64 max_bytes = hl_timeline_data_get_max_heap (data);
@@ -229,6 +232,7 @@ draw_series (cairo_t                  *cr,
   double rgb[3];
   gboolean have_rss = FALSE;
 
+  *scale_left = vp->width;
   if (n == 0 || max_bytes == 0)
     return;
 
@@ -323,6 +327,7 @@ draw_series (cairo_t                  *cr,
       cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
       cairo_move_to (cr, x, lay->chart_y);
       pango_cairo_show_layout (cr, scale);
+      *scale_left = x;
     }
   }
 
@@ -355,10 +360,14 @@ draw_marks (cairo_t                  *cr,
             const HlTimelineData     *data,
             const HlTimelineViewport *vp,
             const HlTimelineStyle    *style,
-            const HlTimelineLayout   *lay)
+            const HlTimelineLayout   *lay,
+            double                    scale_left)
 {
-  /* Labels go on the first of three lines where they do not overlap the
-   * previous label; with no room they are left out (the tooltip has them). */
+  /* Labels go on the first of three lines where they overlap neither the
+   * previous label nor, on the first line, the scale labels at the top
+   * right. A label that would cross the right edge (or the scales) ends at
+   * its mark instead. With no room they are left out (the tooltip has
+   * them). */
   double line_end[3] = { -1e9, -1e9, -1e9 };
   int line_h = 0;
 
@@ -380,13 +389,19 @@ draw_marks (cairo_t                  *cr,
       pango_layout_set_text (layout, mark->label, -1);
       pango_layout_get_pixel_size (layout, &tw, NULL);
       for (guint l = 0; l < G_N_ELEMENTS (line_end); l++)
-        if (x + 3 > line_end[l] + 6 && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
-          {
-            cairo_move_to (cr, x + 3, lay->chart_y + l * line_h);
-            pango_cairo_show_layout (cr, layout);
-            line_end[l] = x + 3 + tw;
-            break;
-          }
+        {
+          double right = l == 0 ? scale_left - 6 : vp->width;
+          double left = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
+
+          if (left > line_end[l] + 6 && left >= 0 && left + tw <= right
+              && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
+            {
+              cairo_move_to (cr, left, lay->chart_y + l * line_h);
+              pango_cairo_show_layout (cr, layout);
+              line_end[l] = left + tw;
+              break;
+            }
+        }
     }
 }
 
@@ -399,6 +414,7 @@ hl_timeline_draw (cairo_t                  *cr,
   g_autoptr(PangoLayout) layout = NULL;
   g_autoptr(PangoFontDescription) default_font = NULL;
   HlTimelineLayout lay;
+  double scale_left;
 
   if (vp->width <= 0 || vp->height <= 0 || vp->end_ns <= vp->start_ns)
     return;
@@ -417,8 +433,8 @@ hl_timeline_draw (cairo_t                  *cr,
   if (!vp->hide_bands)
     draw_bands (cr, layout, data, vp, style);
   draw_axis (cr, layout, vp, style, &lay);
-  draw_series (cr, data, vp, style, &lay);
-  draw_marks (cr, layout, data, vp, style, &lay);
+  draw_series (cr, data, vp, style, &lay, &scale_left);
+  draw_marks (cr, layout, data, vp, style, &lay, scale_left);
 
   if (vp->has_selection)
     {
