@@ -296,39 +296,49 @@ draw_series (cairo_t                  *cr,
       cairo_stroke (cr);
     }
 
-  /* The scales: the top of the chart is each series' largest value. */
+  /* The scales: the top of the chart is each series' largest value,
+   * written at the top right on a plate of the background colour, so that
+   * the curves passing under them do not make them unreadable. */
   {
     g_autofree char *heap_top = hl_format_size (max_bytes);
     g_autofree char *rss_top = max_rss > 0 ? hl_format_size (max_rss) : NULL;
+    g_autofree char *heap_text = g_strdup_printf ("heap %s", heap_top);
+    g_autofree char *rss_text = rss_top != NULL ? g_strdup_printf ("RSS %s", rss_top) : NULL;
     g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
     g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
-    double x = vp->width - 4;
-    int tw;
+    int heap_w, rss_w = 0, th;
+    double x;
 
     pango_layout_set_font_description (scale, style->font ? style->font : font);
-    if (rss_top != NULL)
+    if (rss_text != NULL)
       {
-        g_autofree char *text = g_strdup_printf ("RSS %s", rss_top);
-        pango_layout_set_text (scale, text, -1);
-        pango_layout_get_pixel_size (scale, &tw, NULL);
-        x -= tw;
+        pango_layout_set_text (scale, rss_text, -1);
+        pango_layout_get_pixel_size (scale, &rss_w, NULL);
+      }
+    pango_layout_set_text (scale, heap_text, -1);
+    pango_layout_get_pixel_size (scale, &heap_w, &th);
+    x = vp->width - 4 - heap_w - (rss_text != NULL ? 10 + rss_w : 0);
+
+    if (style->dark)
+      cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.8);
+    else
+      cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.8);
+    cairo_rectangle (cr, x - 3, lay->chart_y, vp->width - x + 3, th);
+    cairo_fill (cr);
+
+    hl_timeline_heap_color (style->dark, rgb);
+    cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+    cairo_move_to (cr, x, lay->chart_y);
+    pango_cairo_show_layout (cr, scale);
+    *scale_left = x - 3;
+    if (rss_text != NULL)
+      {
+        pango_layout_set_text (scale, rss_text, -1);
         hl_timeline_rss_color (style->dark, rgb);
         cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-        cairo_move_to (cr, x, lay->chart_y);
+        cairo_move_to (cr, x + heap_w + 10, lay->chart_y);
         pango_cairo_show_layout (cr, scale);
-        x -= 10;
       }
-    {
-      g_autofree char *text = g_strdup_printf ("heap %s", heap_top);
-      pango_layout_set_text (scale, text, -1);
-      pango_layout_get_pixel_size (scale, &tw, NULL);
-      x -= tw;
-      hl_timeline_heap_color (style->dark, rgb);
-      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-      cairo_move_to (cr, x, lay->chart_y);
-      pango_cairo_show_layout (cr, scale);
-      *scale_left = x;
-    }
   }
 
   if (max_rate > 0 && lay->rate_height > 2)
