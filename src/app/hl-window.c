@@ -69,6 +69,15 @@ struct _HlWindow
   gboolean            opening;               /* until the first views are drawn */
   gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
+  /* HEAPLENS_DEBUG=timing: the frames painted, and the CPU of the whole
+   * process while they were (a GL renderer's own threads included) */
+  guint               frames_painted;
+  gint64              paint_cpu_us;
+  HlTimingMark        paint_mark;
+  guint               open_frames;           /* frames_painted at open_mark */
+  gint64              open_paint_cpu_us;
+  guint               analysis_frames;       /* … and at analysis_mark */
+  gint64              analysis_paint_cpu_us;
   guint               timeline_refetch_id;
   gboolean            timeline_whole;        /* its data covers the whole recording */
   /* Views not shown are refreshed when they are shown. */
@@ -284,6 +293,8 @@ open_file (HlWindow *self,
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
   hl_timing_mark (&self->open_mark);
+  self->open_frames = self->frames_painted;
+  self->open_paint_cpu_us = self->paint_cpu_us;
   self->opening = TRUE;
   /* In place (a live view becoming its saved trace): the views stay until
    * the trace replaces their recording. */
@@ -765,24 +776,61 @@ flame_job_thread (GTask        *task,
 
 typedef struct
 {
+  HlWindow    *self;
   const char  *what;
   HlTimingMark since;
+  guint        frames;        /* frames_painted at SINCE */
+  gint64       paint_cpu_us;  /* paint_cpu_us at SINCE */
   gulong       handler;
 } PaintLog;
 
 static void
-on_after_paint (GdkFrameClock *clock,
-                PaintLog      *log)
+on_before_paint (GdkFrameClock *clock,
+                 HlWindow      *self)
 {
-  hl_timing_log (&log->since, "%s", log->what);
+  hl_timing_mark (&self->paint_mark);
+}
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                HlWindow      *self)
+{
+  HlTimingMark now;
+
+  hl_timing_mark (&now);
+  self->frames_painted++;
+  self->paint_cpu_us += now.cpu_us - self->paint_mark.cpu_us;
+}
+
+/* HEAPLENS_DEBUG=timing: counts the frames and their CPU. */
+static void
+on_realize_timing (HlWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_connect_object (clock, "before-paint", G_CALLBACK (on_before_paint), self, 0);
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_after_paint), self, G_CONNECT_AFTER);
+}
+
+static void
+on_logged_paint (GdkFrameClock *clock,
+                 PaintLog      *log)
+{
+  HlWindow *self = log->self;
+
+  hl_timing_log (&log->since, "%s (%u frames painted, %.1f ms cpu in them)", log->what,
+                 self->frames_painted - log->frames, (self->paint_cpu_us - log->paint_cpu_us) / 1000.0);
   g_signal_handler_disconnect (clock, log->handler);
 }
 
-/* Logs WHAT once the next frame is painted (the views drawn). */
+/* Logs WHAT once the next frame is painted (the views drawn), with the
+ * frames painted since SINCE (given their counts at SINCE). */
 static void
-log_after_paint (HlWindow     *self,
-                 const char   *what,
-                 HlTimingMark *since)
+log_after_paint (HlWindow           *self,
+                 const char         *what,
+                 const HlTimingMark *since,
+                 guint               frames,
+                 gint64              paint_cpu_us)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
   PaintLog *log;
@@ -790,11 +838,15 @@ log_after_paint (HlWindow     *self,
   if (clock == NULL)
     return;
   log = g_new0 (PaintLog, 1);
+  log->self = self;
   log->what = what;
   log->since = *since;
-  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_after_paint), log,
-                                        (GClosureNotify) (void (*) (void)) g_free, 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  log->frames = frames;
+  log->paint_cpu_us = paint_cpu_us;
+  /* after on_after_paint; a paint, without redrawing what did not change */
+  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_logged_paint), log,
+                                        (GClosureNotify) (void (*) (void)) g_free, G_CONNECT_AFTER);
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
 }
 
 static void
@@ -819,10 +871,12 @@ flame_job_done (GObject      *source,
       self->opening = FALSE;
       hl_timing_log (&self->open_mark, "open to views shown");
       if (hl_timing_enabled ())
-        log_after_paint (self, "open to flame graph drawn", &self->open_mark);
+        log_after_paint (self, "open to flame graph drawn", &self->open_mark,
+                         self->open_frames, self->open_paint_cpu_us);
     }
   else if (hl_timing_enabled ())
-    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark);
+    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark,
+                     self->analysis_frames, self->analysis_paint_cpu_us);
   update_actions (self);
 }
 
@@ -1163,6 +1217,8 @@ start_analysis (HlWindow *self)
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   hl_timing_mark (&self->analysis_mark);
+  self->analysis_frames = self->frames_painted;
+  self->analysis_paint_cpu_us = self->paint_cpu_us;
   self->analyses_running++;
   hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
                          on_analysis_ready, call);
@@ -1624,6 +1680,8 @@ hl_window_init (HlWindow *self)
   g_signal_connect_swapped (self->view_stack, "notify::visible-child-name",
                             G_CALLBACK (on_visible_view_changed), self);
   show_page (self, "start");
+  if (hl_timing_enabled ())
+    g_signal_connect (self, "realize", G_CALLBACK (on_realize_timing), NULL);
 
   drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (drop, (GType[]) { GDK_TYPE_FILE_LIST, G_TYPE_FILE }, 2);
