@@ -85,6 +85,10 @@ struct _HlWindow
   gboolean            allocations_stale;
   gboolean            call_tree_stale;
   guint               allocations_generation; /* the newest allocations job */
+  guint               call_tree_generation;   /* the newest call tree job */
+  GCancellable       *call_tree_cancellable;
+  gboolean            call_tree_building;     /* its worker has not landed */
+  GStrv               call_tree_reveal;       /* a path to reveal when it lands */
   gint64              call_tree_time_us;     /* live: at most every 2 s */
 
   /* Live mode (hl_window_set_live): the recording grows on this thread
@@ -937,10 +941,109 @@ refresh_summary (HlWindow *self)
   hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
 }
 
+/* The call tree of the analysis (the heavy part: built over every stack
+ * of the range, or waiting for the flame graph's worker that builds the
+ * same tree) and its root row: on a worker for a saved trace. */
+typedef struct
+{
+  HlWindow       *self;
+  HlAnalysis     *analysis;
+  guint           generation;
+  HlTimingMark    begin;
+  HlCallTreeMode  mode;
+  char           *focus;     /* caller/callee: the function */
+  HlTreeRow      *root;      /* result; NULL = nothing to show */
+} CallTreeJob;
+
+static void
+call_tree_job_free (gpointer p)
+{
+  CallTreeJob *job = p;
+
+  g_clear_object (&job->root);
+  g_free (job->focus);
+  g_object_unref (job->analysis);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+static void
+call_tree_job_run (CallTreeJob *job)
+{
+  switch (job->mode)
+    {
+    case HL_CALL_TREE_MODE_TOP_DOWN:
+    case HL_CALL_TREE_MODE_BOTTOM_UP:
+      {
+        HlCallTreeKind kind = job->mode == HL_CALL_TREE_MODE_TOP_DOWN ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (job->analysis, kind, HL_COST_KIND_BYTES);
+
+        job->root = hl_adapter_call_tree (tree);
+      }
+      break;
+    case HL_CALL_TREE_MODE_CALLER_CALLEE:
+      {
+        const HlFrame *frame = job->focus ? hl_adapter_find_function (job->analysis, job->focus) : NULL;
+
+        if (frame != NULL)
+          job->root = hl_adapter_caller_callee (job->analysis, frame);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+call_tree_job_show (CallTreeJob *job)
+{
+  HlWindow *self = job->self;
+
+  hl_call_tree_view_set_root (self->call_tree_view, job->root);
+  /* "Show in call tree" asked while the tree was being built */
+  if (self->call_tree_reveal != NULL)
+    {
+      g_auto(GStrv) names = g_steal_pointer (&self->call_tree_reveal);
+
+      hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names, g_strv_length (names));
+    }
+}
+
+static void
+call_tree_job_thread (GTask        *task,
+                      gpointer      source,
+                      gpointer      task_data,
+                      GCancellable *cancellable)
+{
+  /* a newer filter or mode replaced this one before it began */
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  call_tree_job_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+call_tree_job_done (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  CallTreeJob *job = g_task_get_task_data (G_TASK (result));
+  HlWindow *self = job->self;
+  gboolean built = g_task_propagate_boolean (G_TASK (result), NULL);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->call_tree_generation)
+    return; /* a newer one replaces it */
+  self->call_tree_building = FALSE;
+  if (!built)
+    return; /* cancelled by a newer filter, whose analysis brings the next tree */
+  call_tree_job_show (job);
+  hl_timing_log (&job->begin, "call tree (worker)");
+}
+
 static void
 refresh_call_tree (HlWindow *self)
 {
-  g_autoptr(HlTreeRow) root = NULL;
+  CallTreeJob *job;
 
   if (self->analysis == NULL)
     return;
@@ -956,30 +1059,34 @@ refresh_call_tree (HlWindow *self)
     return;
   self->call_tree_stale = FALSE;
   self->call_tree_time_us = g_get_monotonic_time ();
-  switch (hl_call_tree_view_get_mode (self->call_tree_view))
-    {
-    case HL_CALL_TREE_MODE_TOP_DOWN:
-    case HL_CALL_TREE_MODE_BOTTOM_UP:
-      {
-        HlCallTreeKind kind = hl_call_tree_view_get_mode (self->call_tree_view) == HL_CALL_TREE_MODE_TOP_DOWN
-                                ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
-        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (self->analysis, kind, HL_COST_KIND_BYTES);
-        root = hl_adapter_call_tree (tree);
-      }
-      break;
-    case HL_CALL_TREE_MODE_CALLER_CALLEE:
-      {
-        const char *focus = hl_call_tree_view_get_focus (self->call_tree_view);
-        const HlFrame *frame = focus ? hl_adapter_find_function (self->analysis, focus) : NULL;
 
-        if (frame != NULL)
-          root = hl_adapter_caller_callee (self->analysis, frame);
-      }
-      break;
-    default:
-      g_assert_not_reached ();
+  job = g_new0 (CallTreeJob, 1);
+  job->self = g_object_ref (self);
+  job->analysis = g_object_ref (self->analysis);
+  job->mode = hl_call_tree_view_get_mode (self->call_tree_view);
+  job->focus = g_strdup (hl_call_tree_view_get_focus (self->call_tree_view));
+  job->generation = ++self->call_tree_generation;
+  hl_timing_mark (&job->begin);
+  g_cancellable_cancel (self->call_tree_cancellable);
+  g_clear_object (&self->call_tree_cancellable);
+  if (self->live_session != NULL)
+    {
+      /* a growing recording is read on this thread only */
+      self->call_tree_building = FALSE;
+      call_tree_job_run (job);
+      call_tree_job_show (job);
+      call_tree_job_free (job);
     }
-  hl_call_tree_view_set_root (self->call_tree_view, root);
+  else
+    {
+      g_autoptr(GTask) task = NULL;
+
+      self->call_tree_cancellable = g_cancellable_new ();
+      self->call_tree_building = TRUE;
+      task = g_task_new (NULL, self->call_tree_cancellable, call_tree_job_done, NULL);
+      g_task_set_task_data (task, job, call_tree_job_free);
+      g_task_run_in_thread (task, call_tree_job_thread);
+    }
 }
 
 static void
@@ -1214,6 +1321,8 @@ start_analysis (HlWindow *self)
   call->self = g_object_ref (self);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
+  /* a call tree of the previous filter is not wanted any more */
+  g_cancellable_cancel (self->call_tree_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   hl_timing_mark (&self->analysis_mark);
@@ -1400,7 +1509,15 @@ on_show_in_call_tree (HlWindow *self,
                               hl_call_tree_get_kind (self->flame_tree) == HL_CALL_TREE_BOTTOM_UP
                               ? HL_CALL_TREE_MODE_BOTTOM_UP : HL_CALL_TREE_MODE_TOP_DOWN);
   adw_view_stack_set_visible_child_name (self->view_stack, "calltree");
-  hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
+  if (self->call_tree_building)
+    {
+      /* once the tree being built is shown */
+      g_ptr_array_add (names, NULL);
+      g_strfreev (self->call_tree_reveal);
+      self->call_tree_reveal = g_strdupv ((char **) names->pdata);
+    }
+  else
+    hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
 
 /* Zoomed or panned: fetch the series again for the visible range, so a
@@ -1579,6 +1696,9 @@ hl_window_dispose (GObject *object)
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
+  g_cancellable_cancel (self->call_tree_cancellable);
+  g_clear_object (&self->call_tree_cancellable);
+  g_clear_pointer (&self->call_tree_reveal, g_strfreev);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   g_clear_object (&self->analysis);
   g_clear_object (&self->recording);
