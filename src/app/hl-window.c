@@ -1446,7 +1446,7 @@ hl_window_set_recording (HlWindow    *self,
   g_autoptr(HlTimelineData) timeline = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   const HlThreadInfo *threads;
-  HlTimingMark begin;
+  HlTimingMark begin, stage;
   guint n;
 
   g_return_if_fail (HL_IS_WINDOW (self));
@@ -1462,14 +1462,20 @@ hl_window_set_recording (HlWindow    *self,
   /* The analysis runs on workers while this thread makes the rest. */
   start_analysis (self);
 
+  hl_timing_mark (&stage);
   timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  hl_timing_log (&stage, "  timeline data");
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   update_timeline_legend (self);
+  hl_timing_mark (&stage);
   menu = hl_adapter_filter_menu (recording);
   gtk_menu_button_set_menu_model (self->filter_button, menu);
+  hl_timing_log (&stage, "  filter menu");
+  hl_timing_mark (&stage);
   show_banner (self);
+  hl_timing_log (&stage, "  banner");
   hl_timing_log (&begin, "recording set (timeline, filter menu, banner)");
 }
 
