@@ -38,6 +38,7 @@ typedef struct
   bool         trace;            /* write a trace file (HEAPLENS_OUTPUT=none: no) */
   uint64_t     max_stacks;       /* resources / call-site capacity */
   uint64_t     live_slots;       /* live table slots (power of two) */
+  uint32_t     live_granule_shift; /* bytes an entry maps: 4 (16), 5 (32), 0 (by allocator) */
   uint32_t     sample_ms;        /* counters sampling period */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
 } HlConfig;
@@ -115,8 +116,9 @@ typedef struct
   HlShmCallsite     *callsites;
   uint64_t           n_callsites;
   HlShmLiveHeader   *live;
-  HlShmLiveSlot     *live_slots;
+  HlShmLiveEntry    *live_slots;
   uint64_t           live_mask;
+  uint32_t           live_granule_shift; /* log2 of the bytes an entry maps */
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
   /* Trace */
@@ -433,6 +435,34 @@ void     hl_resources_thread_name (uint32_t tid, const char *name);
 
 /* ---- Live table (hl-capture-live.c) ------------------------------------ */
 
+#define HL_LIVE_REGION_SHIFT 17 /* 128 KiB of address space to a block of entries */
+
+/* The home entry of ADDR: the 128 KiB region of the address is hashed to a
+ * block of entries and the granule inside the region picks the entry in
+ * the block, so neighbouring blocks of the heap share cache lines and
+ * pages of the table. */
+static inline uint64_t
+hl_live_home (uint64_t addr)
+{
+  uint32_t g = hl_g.live_granule_shift;
+  uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
+  uint64_t h = region * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  return ((h << (HL_LIVE_REGION_SHIFT - g))
+          | ((addr >> g) & ((UINT64_C (1) << (HL_LIVE_REGION_SHIFT - g)) - 1)))
+         & hl_g.live_mask;
+}
+
+/* Starts loading ADDR's entry (for writing), to overlap the cache miss
+ * with the work before the insert or removal. */
+static inline void
+hl_live_prefetch (uint64_t addr)
+{
+  if (HL_LIKELY (hl_g.live_slots != NULL))
+    __builtin_prefetch (&hl_g.live_slots[hl_live_home (addr)], 1, 3);
+}
+
+void hl_live_init   (void);  /* picks the granule (after hl_config_load) */
 bool hl_live_insert (uint64_t addr, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
 /* Removes ADDR; false when unknown. */
 bool hl_live_remove (uint64_t addr, uint64_t *id, uint64_t *size, uint32_t *stack_id);

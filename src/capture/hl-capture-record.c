@@ -248,6 +248,7 @@ hl_record_alloc (void   *p,
       hl_tls.guard--;
       return;
     }
+  hl_live_prefetch ((uint64_t) (uintptr_t) p);
   enter (b);
   uint64_t now = hl_now ();
   uint32_t stack = capture_stack (b, now, entry);
@@ -266,6 +267,7 @@ hl_record_alloc (void   *p,
 void
 hl_record_free (void *p)
 {
+  hl_live_prefetch ((uint64_t) (uintptr_t) p);
   hl_tls.guard++;
   HlThreadBlock *b = hl_thread_block ();
   if (HL_UNLIKELY (b == NULL))
