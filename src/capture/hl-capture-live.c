@@ -54,6 +54,7 @@ hl_live_init (void)
 
 bool
 hl_live_insert (uint64_t addr,
+                uint64_t home,
                 uint64_t id,
                 uint64_t size,
                 uint64_t time_ns,
@@ -64,7 +65,7 @@ hl_live_insert (uint64_t addr,
   if (hl_g.live_slots == NULL || addr <= HL_SHM_LIVE_BUSY
       || !hl_shm_live_pack (id, size, time_ns, stack_id, tid, &id_time, &size_time, &stack_tid))
     return false;
-  uint64_t i = hl_live_home (addr);
+  uint64_t i = home;
   for (uint32_t probe = 0; probe < HL_LIVE_PROBES; probe++, i = (i + 1) & hl_g.live_mask)
     {
       HlShmLiveEntry *s = &hl_g.live_slots[i];
@@ -88,13 +89,14 @@ hl_live_insert (uint64_t addr,
 
 bool
 hl_live_remove (uint64_t  addr,
+                uint64_t  home,
                 uint64_t *id,
                 uint64_t *size,
                 uint32_t *stack_id)
 {
   if (hl_g.live_slots == NULL)
     return false;
-  uint64_t i = hl_live_home (addr);
+  uint64_t i = home;
   for (uint32_t probe = 0; probe < HL_LIVE_PROBES; probe++, i = (i + 1) & hl_g.live_mask)
     {
       HlShmLiveEntry *s = &hl_g.live_slots[i];

@@ -442,9 +442,9 @@ void     hl_resources_thread_name (uint32_t tid, const char *name);
  * the block, so neighbouring blocks of the heap share cache lines and
  * pages of the table. */
 static inline uint64_t
-hl_live_home (uint64_t addr)
+hl_live_home_at (uint64_t addr,
+                 uint32_t g)
 {
-  uint32_t g = hl_g.live_granule_shift;
   uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
   uint64_t h = region * 0x9e3779b97f4a7c15ull;
   h ^= h >> 29;
@@ -453,19 +453,31 @@ hl_live_home (uint64_t addr)
          & hl_g.live_mask;
 }
 
-/* Starts loading ADDR's entry (for writing), to overlap the cache miss
- * with the work before the insert or removal. */
-static inline void
+static inline uint64_t
+hl_live_home (uint64_t addr)
+{
+  /* two copies with constant shifts: fewer instructions than variable ones */
+  if (HL_LIKELY (hl_g.live_granule_shift == 5))
+    return hl_live_home_at (addr, 5);
+  return hl_live_home_at (addr, 4);
+}
+
+/* The home entry of ADDR, whose loading (for writing) starts now: the
+ * cache miss overlaps the work before the insert or removal. */
+static inline uint64_t
 hl_live_prefetch (uint64_t addr)
 {
+  uint64_t home = hl_live_home (addr);
   if (HL_LIKELY (hl_g.live_slots != NULL))
-    __builtin_prefetch (&hl_g.live_slots[hl_live_home (addr)], 1, 3);
+    __builtin_prefetch (&hl_g.live_slots[home], 1, 3);
+  return home;
 }
 
 void hl_live_init   (void);  /* picks the granule (after hl_config_load) */
-bool hl_live_insert (uint64_t addr, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
+/* HOME is hl_live_home (ADDR). */
+bool hl_live_insert (uint64_t addr, uint64_t home, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
 /* Removes ADDR; false when unknown. */
-bool hl_live_remove (uint64_t addr, uint64_t *id, uint64_t *size, uint32_t *stack_id);
+bool hl_live_remove (uint64_t addr, uint64_t home, uint64_t *id, uint64_t *size, uint32_t *stack_id);
 
 /* ---- Counters (hl-capture-counters.c) ---------------------------------- */
 
