@@ -72,8 +72,7 @@ hl_live_insert (uint64_t addr,
       uint64_t a = __atomic_load_n (&s->address_atomic, __ATOMIC_RELAXED);
       while (a == HL_SHM_LIVE_EMPTY || a == HL_SHM_LIVE_TOMBSTONE)
         {
-          if (__atomic_compare_exchange_n (&s->address_atomic, &a, HL_SHM_LIVE_BUSY, false,
-                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+          if (hl_rmw_cas (&s->address_atomic, &a, HL_SHM_LIVE_BUSY))
             {
               s->id_time = id_time;
               s->size_time = size_time;

@@ -16,9 +16,85 @@
 #include "hl-trace-format.h"
 #include "hl-capture-trace.h"
 
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+#define HL_HAVE_SINGLE_THREADED 1
+#endif
+
 #define HL_EXPORT __attribute__ ((visibility ("default")))
 #define HL_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define HL_UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+/* ---- Read-modify-writes of shared words -------------------------------- *
+ * The heap counter and the live entries are changed by every thread, so a
+ * change is a locked instruction, which also waits for the thread's earlier
+ * stores: three per malloc+free pair. While the process has one thread
+ * (glibc's __libc_single_threaded, the test its own malloc uses to skip its
+ * locks; it turns false in the creating thread before a second thread
+ * exists) the same instruction without the lock prefix does: a signal
+ * handler, the only other writer then, runs between two instructions, never
+ * inside one. Readers in other processes only load. */
+
+static inline bool
+hl_one_thread (void)
+{
+#if defined(HL_HAVE_SINGLE_THREADED) && defined(__x86_64__)
+  return __libc_single_threaded != 0;
+#else
+  return false;
+#endif
+}
+
+/* *P += V; returns the new value. */
+static inline uint64_t
+hl_rmw_add_fetch (uint64_t *p,
+                  uint64_t  v)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      uint64_t old = v;
+      __asm__ volatile ("xaddq %0, %1" : "+r" (old), "+m" (*p) : : "memory");
+      return old + v;
+    }
+#endif
+  return __atomic_add_fetch (p, v, __ATOMIC_RELAXED);
+}
+
+/* *P -= V. */
+static inline void
+hl_rmw_sub (uint64_t *p,
+            uint64_t  v)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      __asm__ volatile ("subq %1, %0" : "+m" (*p) : "r" (v) : "memory");
+      return;
+    }
+#endif
+  __atomic_fetch_sub (p, v, __ATOMIC_RELAXED);
+}
+
+/* If *P is *EXPECTED, *P = DESIRED (acquire) and true; else *EXPECTED =
+ * *P and false. */
+static inline bool
+hl_rmw_cas (uint64_t *p,
+            uint64_t *expected,
+            uint64_t  desired)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      bool ok;
+      uint64_t prev = *expected;
+      __asm__ volatile ("cmpxchgq %3, %1" : "=@ccz" (ok), "+m" (*p), "+a" (prev) : "r" (desired) : "memory");
+      *expected = prev;
+      return ok;
+    }
+#endif
+  return __atomic_compare_exchange_n (p, expected, desired, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
 
 /* ---- Configuration (hl-capture-env.c) ---------------------------------- */
 

@@ -253,13 +253,14 @@ hl_record_alloc (void   *p,
   uint64_t now = hl_now ();
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
-  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, home, id, size, now, stack, b->tid)))
-    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   callsite_alloc (b, stack, size);
   hl_counters_alloc (b, size, now);
   if (alignment <= 16)
     alignment = 0;
   HL_TRACE_EMIT (b, now, hl_packet_writer_alloc (w_, now, id, size, alignment, stack, (uint64_t) (uintptr_t) p));
+  /* last: the entry's line has had the most time to arrive */
+  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, home, id, size, now, stack, b->tid)))
+    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   leave (b, now);
   hl_tls.guard--;
 }
