@@ -58,6 +58,21 @@ typedef struct HlTraceCodec
    * hl_trace_compress_file tries on the columns where it pays (small,
    * very compressible ones); the same output format. */
   size_t (*compress_strong) (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Optional (all three NULL: none): the compression of one growing
+   * buffer, done as it grows (hl_trace_compress_stream compresses a
+   * frame's large columns while the program still runs). stream_new: a
+   * stream at the ordinary (STRONG false) or the strong level, NULL when
+   * out of memory. stream_feed: SRC is the same address at every call of
+   * a stream and holds the bytes of the earlier calls unchanged, N (the
+   * bytes there now) only grows; compresses what it can and appends the
+   * output to *OUT (LEN bytes used of CAP, grown with realloc); with END,
+   * all of it, closing the stream. 0, or -1 on failure. The output must
+   * not depend on how N grew between the calls (the decompress of the
+   * whole output gives SRC[0..N) back). */
+  void  *(*stream_new)  (void *user, int strong);
+  int    (*stream_feed) (void *stream, const void *src, size_t n, int end, uint8_t **out, size_t *len,
+                         size_t *cap);
+  void   (*stream_free) (void *stream);
 } HlTraceCodec;
 
 /* Like hl_trace_reader_open_file / _open_memory, able to read compressed
