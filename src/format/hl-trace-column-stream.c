@@ -43,7 +43,15 @@ hl_column_stream_advance (HlColumnStream     *cs,
     {
       cs->copy = malloc (COPY_RESERVE);
       cs->reserve = COPY_RESERVE;
-      cs->z[0] = cs->copy != NULL ? codec->stream_new (codec->user, 0) : NULL;
+      /* the probe: the first HL_COLUMN_STREAM_MIN bytes, compressed whole */
+      size_t cap = codec->compress_bound (codec->user, HL_COLUMN_STREAM_MIN);
+      uint8_t *probe = cs->copy != NULL ? malloc (cap) : NULL;
+      size_t got = probe != NULL ? codec->compress (codec->user, col, HL_COLUMN_STREAM_MIN, probe, cap) : 0;
+      free (probe);
+      cs->effort = got * HL_COLUMN_STREAM_FAST_RATIO > HL_COLUMN_STREAM_MIN ? HL_CODEC_STREAM_FAST
+                                                                            : HL_CODEC_STREAM_ORDINARY;
+      cs->strong = codec->compress_strong != NULL && got * HL_STRONG_RATIO <= HL_COLUMN_STREAM_MIN ? 1 : -1;
+      cs->z[0] = got > 0 ? codec->stream_new (codec->user, cs->effort) : NULL;
       if (cs->z[0] == NULL)
         {
           cs->failed = true;
@@ -52,27 +60,12 @@ hl_column_stream_advance (HlColumnStream     *cs,
     }
   memcpy (cs->copy + cs->len, col + cs->len, n - cs->len);
   cs->len = n;
-
-  if (cs->strong == 0)
-    {
-      /* the probe: the first HL_COLUMN_STREAM_MIN bytes, compressed whole */
-      size_t cap = codec->compress_strong != NULL ? codec->compress_bound (codec->user, HL_COLUMN_STREAM_MIN) : 0;
-      uint8_t *probe = cap > 0 ? malloc (cap) : NULL;
-      size_t got = probe != NULL ? codec->compress (codec->user, cs->copy, HL_COLUMN_STREAM_MIN, probe, cap) : 0;
-      free (probe);
-      if (codec->compress_strong != NULL && probe == NULL)
-        {
-          cs->failed = true;
-          return;
-        }
-      cs->strong = got > 0 && got * HL_STRONG_RATIO <= HL_COLUMN_STREAM_MIN ? 1 : -1;
-    }
   if (cs->strong == 1 && n > HL_STRONG_MAX_IN)
     {
       cs->strong = -1;
       end_strong (cs, codec);
     }
-  if (cs->strong == 1 && cs->z[1] == NULL && (cs->z[1] = codec->stream_new (codec->user, 1)) == NULL)
+  if (cs->strong == 1 && cs->z[1] == NULL && (cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG)) == NULL)
     {
       cs->failed = true;
       return;

@@ -10,12 +10,15 @@
  * only. The column is copied into a buffer of its own, whose address never
  * changes, as a codec's stream needs.
  *
- * The strong pass (HlTraceCodec.compress_strong, hl-trace-compress-
- * private.h) runs beside it on a candidate column: one whose first
- * HL_COLUMN_STREAM_MIN bytes compress at least HL_STRONG_RATIO times
- * (the probe); it stops when the column outgrows HL_STRONG_MAX_IN. At the
- * end the strong output is used under the rule of a column compressed
- * whole, for a candidate.
+ * The column's first HL_COLUMN_STREAM_MIN bytes, compressed whole (the
+ * probe), choose the streams. Compressed less than
+ * HL_COLUMN_STREAM_FAST_RATIO times, the column gets a fast stream (little
+ * to gain from effort: churn's stacks). Compressed at least
+ * HL_STRONG_RATIO times, it is a candidate for the strong pass
+ * (HlTraceCodec.compress_strong, hl-trace-compress-private.h), which then
+ * runs beside the ordinary stream until the column outgrows
+ * HL_STRONG_MAX_IN. At the end the strong output is used, for a
+ * candidate, under the rule of a column compressed whole.
  *
  * Every decision depends on the column's bytes only, never on how they
  * came in between polls, and a codec's stream gives the same output
@@ -29,7 +32,8 @@
 
 #include "hl-trace-codec.h"
 
-#define HL_COLUMN_STREAM_MIN ((size_t) 256 << 10)
+#define HL_COLUMN_STREAM_MIN        ((size_t) 256 << 10)
+#define HL_COLUMN_STREAM_FAST_RATIO 3u
 
 typedef struct
 {
@@ -38,7 +42,8 @@ typedef struct
   void    *z[2];          /* the ordinary and the strong stream */
   uint8_t *out[2];
   size_t   out_len[2], out_cap[2];
-  int      strong;        /* 0 undecided, 1 candidate, -1 not */
+  int      strong;        /* 0 not probed yet, 1 candidate, -1 not */
+  int      effort;        /* of z[0]: HL_CODEC_STREAM_FAST or _ORDINARY */
   bool     failed;        /* out of memory: the column is compressed whole */
 } HlColumnStream;
 
