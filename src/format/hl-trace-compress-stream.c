@@ -57,7 +57,6 @@ column_in_planes (unsigned col)
   return col == HL_COL_ADDR || col == HL_COL_FREE;
 }
 
-
 static void
 sum_reset (HlPacketHeader *sum)
 {
