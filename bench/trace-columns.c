@@ -77,7 +77,7 @@ main (int argc, char **argv)
   for (int i = 0; i < HL_COL_COUNT; i++)
     d[i] = c.data[i];
   static const size_t none[HL_COL_COUNT];
-  int ok = hl_trace_columns_join_any (d, c.len, none, true, back, n) == 0 && memcmp (back, raw, n) == 0;
+  int ok = hl_trace_columns_join_any (d, c.len, none, HL_JOIN_MODEL, back, n) == 0 && memcmp (back, raw, n) == 0;
   /* HL_COLUMNS_DUMP=DIR: each column's plain bytes into DIR/NAME */
   const char *dump = getenv ("HL_COLUMNS_DUMP");
   for (int i = 0; dump != NULL && i < HL_COL_COUNT; i++)
@@ -137,7 +137,7 @@ main (int argc, char **argv)
   for (int rep = 0; rep < 3; rep++)
     {
       double t0 = cpu_now ();
-      (void) hl_trace_columns_join_any (d, c.len, none, true, back, n);
+      (void) hl_trace_columns_join_any (d, c.len, none, HL_JOIN_MODEL, back, n);
       double t1 = cpu_now ();
       (void) hl_trace_columns_join (d2, c2.len, back, n);
       double t2 = cpu_now ();

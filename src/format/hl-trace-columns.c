@@ -15,7 +15,7 @@
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid",
 };
 
 const char *
@@ -80,6 +80,7 @@ typedef struct
   const uint8_t *p, *end;
   bool           bad;
   uint8_t        tok;           /* the MTOK byte of a model frame */
+  uint8_t        fid;           /* the FID byte of a 5.0 model frame */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -431,6 +432,28 @@ model_stack (HlTraceModel *m, Ev *e)
   hl_trace_model_stack_def (m, frames, (uint32_t) n);
 }
 
+/* The free of a FREE or REALLOC event (its free segment FS): in a 5.0
+ * model frame its id leaves the free column when the cursors predict it,
+ * and the event gets a FID segment. */
+static void
+model_free (HlTraceModel *m, Ev *e, Seg *fs)
+{
+  uint64_t v = seg_value (fs);
+  uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+  if (!m->v4 && fs != NULL)
+    {
+      unsigned t = hl_trace_model_fid_find (m, id);
+      if (t != HL_FTOK_RAW && fs->n == hl_varint_size (v))
+        fs->col = SEG_DROPPED;
+      else
+        t = HL_FTOK_RAW;
+      hl_trace_model_fid_seen (m, id, t);
+      e->fid = (uint8_t) t;
+      e->seg[e->n++] = (Seg) { HL_COL_FID, &e->fid, 1 };
+    }
+  hl_trace_model_free_id (m, id);
+}
+
 /* Runs the model over one parsed event: drops the stack and address
  * segments it predicts (when their bytes are the canonical encoding of the
  * prediction) and adds the MTOK segment. */
@@ -441,7 +464,7 @@ model_event (HlTraceModel *m, Ev *e)
   switch (type)
     {
     case HL_EVENT_FREE:
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+      model_free (m, e, seg_of (e, HL_COL_FREE));
       return;
     case HL_EVENT_STACK:
       model_stack (m, e);
@@ -458,7 +481,7 @@ model_event (HlTraceModel *m, Ev *e)
       return;
     }
   if (type == HL_EVENT_REALLOC)
-    hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+    model_free (m, e, seg_of (e, HL_COL_FREE));
   uint64_t size = seg_value (seg_of (e, HL_COL_SIZE));
   Seg *ss = seg_of (e, HL_COL_STACK), *as = seg_of (e, HL_COL_ADDR);
   if (ss == NULL || as == NULL)
@@ -855,6 +878,42 @@ put_out (uint8_t **d, uint8_t *limit, const uint8_t *p, size_t n)
   return true;
 }
 
+/* The free of a FREE or REALLOC event in a model frame. */
+static bool
+join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
+{
+  HlTraceModel *m = j->model;
+  uint64_t v, id;
+  if (m->v4)
+    {
+      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+        return false;
+      id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+    }
+  else
+    {
+      if (j->p[HL_COL_FID] >= j->end[HL_COL_FID])
+        return false;
+      unsigned t = *j->p[HL_COL_FID]++;
+      if (t == HL_FTOK_RAW)
+        {
+          if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+            return false;
+          id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+        }
+      else
+        {
+          uint8_t buf[HL_VARINT_MAX_BYTES];
+          if (!hl_trace_model_fid (m, t, &id)
+              || !put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, (int64_t) (m->prev_id - id)) - buf)))
+            return false;
+        }
+      hl_trace_model_fid_seen (m, id, t);
+    }
+  hl_trace_model_free_id (m, id);
+  return true;
+}
+
 /* The size, stack and address of an allocation event; the type byte,
  * time and the fields before the size are written. */
 static bool
@@ -862,12 +921,8 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
 {
   HlTraceModel *m = j->model;
   uint64_t v, size;
-  if (type == HL_EVENT_REALLOC)
-    {
-      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
-        return false;
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
-    }
+  if (type == HL_EVENT_REALLOC && !join_model_free (j, d, limit))
+    return false;
   if (type == HL_EVENT_REALLOC_ADDR && !copy_varint (j, HL_COL_MISC, d, limit, NULL))
     return false;
   if (!copy_varint (j, HL_COL_SIZE, d, limit, &size))
@@ -998,10 +1053,7 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
     case HL_EVENT_REALLOC_ADDR:
       return join_model_alloc (j, type, d, limit);
     case HL_EVENT_FREE:
-      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
-        return false;
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
-      return true;
+      return join_model_free (j, d, limit);
     case HL_EVENT_FREE_ADDR:
       return copy_varint (j, HL_COL_MISC, d, limit, NULL);
     default:
@@ -1048,7 +1100,7 @@ hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                               uint8_t             *dst,
                               size_t               dst_size)
 {
-  return hl_trace_columns_join_any (data, len, split, false, dst, dst_size);
+  return hl_trace_columns_join_any (data, len, split, HL_JOIN_COLUMNS, dst, dst_size);
 }
 
 static int join_columns (Joiner *j, uint8_t *dst, size_t dst_size);
@@ -1057,7 +1109,7 @@ int
 hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
                            const size_t         len[HL_COL_COUNT],
                            const size_t         split[HL_COL_COUNT],
-                           bool                 model,
+                           HlJoinKind           kind,
                            uint8_t             *dst,
                            size_t               dst_size)
 {
@@ -1080,8 +1132,12 @@ hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
           && i != HL_COL_FREE && i != HL_COL_MISC)
         return -1;
     }
-  if (model && (j.model = hl_trace_model_new ()) == NULL)
-    return -1;
+  if (kind != HL_JOIN_COLUMNS)
+    {
+      if ((j.model = hl_trace_model_new ()) == NULL)
+        return -1;
+      j.model->v4 = kind == HL_JOIN_MODEL_4;
+    }
   int rc = join_columns (&j, dst, dst_size);
   hl_trace_model_free (j.model);
   return rc;

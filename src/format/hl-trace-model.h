@@ -42,6 +42,18 @@
 #define HL_MTOK_ADDR_DEEP  6u    /* 6 + k - 1: the freed list's entry k (1..63) deep */
 #define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
 
+/* Format 5.0 (codec 4): which allocation a free refers to. A program frees
+ * in patterns — the block it allocated last, or several runs of ids at
+ * once, each advancing by the same step (python3 emptying a dict frees its
+ * lists, strings and tuples in allocation order, five runs ten ids apart)
+ * — which the model follows with a few cursors, most recently used first.
+ * Token byte per free (column fid): */
+#define HL_MODEL_CURSORS   4     /* free cursors */
+#define HL_MODEL_NEAR      64    /* an id this close to a cursor continues it */
+#define HL_FTOK_PREV       0u    /* prev_id: the id allocated or freed last */
+#define HL_FTOK_CURSOR     1u    /* 1 + j: cursor j's last id plus its step */
+#define HL_FTOK_RAW        (HL_FTOK_CURSOR + HL_MODEL_CURSORS) /* written (free column) */
+
 typedef struct
 {
   uint64_t id_plus1;   /* 0: empty */
@@ -65,6 +77,10 @@ typedef struct
   uint64_t     carve, next, freed_last;
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS];
+  uint64_t     cur_last[HL_MODEL_CURSORS];         /* 5.0: the free cursors, most recent first */
+  uint64_t     cur_step[HL_MODEL_CURSORS];
+  uint32_t     n_cursors;
+  bool         v4;                                 /* the model of format 4.0 (codec 3): no free cursors */
   uint32_t     n_frames;                           /* the packet's previous STACK (its frames) */
   uint64_t     frames[HL_TRACE_MAX_FRAMES];
   /* the packet being split or joined */
@@ -74,7 +90,8 @@ typedef struct
   HlAddrPredictor pred;                            /* the packet's own prediction (5.2) */
 } HlTraceModel;
 
-/* NULL when out of memory. */
+/* NULL when out of memory. The model of format 5.0 (codec 4); set v4 for
+ * 4.0's (codec 3). */
 HlTraceModel *hl_trace_model_new  (void);
 void          hl_trace_model_free (HlTraceModel *m);
 
@@ -93,7 +110,10 @@ void          hl_trace_model_free (HlTraceModel *m);
  *   HL_MTOK_ADDR_RAW.
  * hl_trace_model_alloc: after an allocation (ALLOC*, REALLOC*) of SIZE at
  *   ADDR with STACK, address token T; takes the id next_id++.
- * hl_trace_model_free_id: after the free of ID (FREE, REALLOC's old id). */
+ * hl_trace_model_free_id: after the free of ID (FREE, REALLOC's old id).
+ * hl_trace_model_fid_find, _fid, _fid_seen (5.0): the token that predicts a
+ *   freed ID (or HL_FTOK_RAW), the id a token stands for, and the cursors'
+ *   step after the free of ID with token T (before free_id). */
 
 /* glibc's chunk size in 16-byte units, capped to the classes. */
 static inline unsigned
@@ -280,4 +300,95 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
   if (n > 0)
     memcpy (m->frames, frames, n * sizeof *frames);
   m->n_frames = n;
+}
+
+/* ---- Free cursors (5.0) ---------------------------------------------- */
+
+static inline unsigned
+hl_trace_model_fid_find (const HlTraceModel *m, uint64_t id)
+{
+  if (id == m->prev_id)
+    return HL_FTOK_PREV;
+  for (unsigned j = 0; j < m->n_cursors; j++)
+    if (m->cur_last[j] + m->cur_step[j] == id)
+      return HL_FTOK_CURSOR + j;
+  return HL_FTOK_RAW;
+}
+
+static inline bool
+hl_trace_model_fid (const HlTraceModel *m, unsigned t, uint64_t *id)
+{
+  if (t == HL_FTOK_PREV)
+    {
+      *id = m->prev_id;
+      return true;
+    }
+  if (t < HL_FTOK_CURSOR || t - HL_FTOK_CURSOR >= m->n_cursors)
+    return false;
+  *id = m->cur_last[t - HL_FTOK_CURSOR] + m->cur_step[t - HL_FTOK_CURSOR];
+  return true;
+}
+
+static inline uint64_t
+hl_model_distance (uint64_t a, uint64_t b)
+{
+  uint64_t d = a - b;
+  return (int64_t) d < 0 ? (uint64_t) 0 - d : d;
+}
+
+/* The cursor that predicted ID moves to the front with its step; else the
+ * cursor nearest to ID (within HL_MODEL_NEAR; for HL_FTOK_PREV only the
+ * front one, and not at distance 0) continues with step ID - its last id;
+ * else a new cursor of step 1 comes in front (the last one drops out). */
+static inline void
+hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
+{
+  unsigned n = m->n_cursors, from = n;
+  uint64_t step = 1;
+  if (t >= HL_FTOK_CURSOR && t - HL_FTOK_CURSOR < n)
+    {
+      from = t - HL_FTOK_CURSOR;
+      step = m->cur_step[from];
+    }
+  else if (t == HL_FTOK_PREV)
+    {
+      uint64_t d = n > 0 ? hl_model_distance (id, m->cur_last[0]) : 0;
+      if (d > 0 && d < HL_MODEL_NEAR)
+        {
+          from = 0;
+          step = id - m->cur_last[0];
+        }
+    }
+  else
+    {
+      uint64_t best_d = 0;
+      unsigned best = n;
+      for (unsigned j = 0; j < n; j++)
+        {
+          uint64_t d = hl_model_distance (id, m->cur_last[j]);
+          if (best == n || d < best_d)
+            {
+              best = j;
+              best_d = d;
+            }
+        }
+      if (best < n && best_d < HL_MODEL_NEAR)
+        {
+          from = best;
+          step = id - m->cur_last[best];
+        }
+    }
+  if (from == n)
+    {
+      if (n < HL_MODEL_CURSORS)
+        m->n_cursors = ++n;
+      from = n - 1;
+    }
+  for (unsigned j = from; j > 0; j--)
+    {
+      m->cur_last[j] = m->cur_last[j - 1];
+      m->cur_step[j] = m->cur_step[j - 1];
+    }
+  m->cur_last[0] = id;
+  m->cur_step[0] = step;
 }
