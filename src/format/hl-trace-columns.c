@@ -374,9 +374,12 @@ seg_value (const Seg *s)
 
 /* A STACK body in a model frame: its four counts as they were, then the
  * svarints of the new frames that the model does not predict, outermost
- * first; FTOK gets 1 and a token per new frame (outermost first: 0 the
- * caller's last callee, 1 written). A body the model cannot take (counts
- * out of range, a non-canonical frame) stays as it was, with FTOK 0. */
+ * first; FTOK gets 1 and a token per new frame (outermost first: way w of
+ * the caller's callees, or the ways' count: written). A body the model
+ * cannot take (counts out of range, a non-canonical frame) stays as it
+ * was, with FTOK 0. In 5.0 (codec 4) a body in the model's form has no
+ * BODYLEN (the join knows where it ends), and form 2 is form 1 with the
+ * id left out: the one after the id defined last. */
 static void
 model_stack (HlTraceModel *m, Ev *e)
 {
@@ -385,9 +388,17 @@ model_stack (HlTraceModel *m, Ev *e)
     return; /* not reached: parse_event gave the body */
   const uint8_t *p = bs->p, *end = bs->p + bs->n;
   uint64_t v[4], frames[HL_TRACE_MAX_FRAMES], delta[HL_TRACE_MAX_FRAMES];
+  const uint8_t *id_end = NULL;
   for (int k = 0; k < 4; k++)
-    p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
+    {
+      p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
+      if (k == 0)
+        id_end = p;
+    }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  bool id_predicted = m->prev_stack == m->stack_next && id_end != NULL
+                      && (size_t) (id_end - bs->p) == hl_varint_size (v[0]);
+  m->stack_next = m->prev_stack + 1;
   const uint8_t *hdr_end = p;
   uint64_t n = v[2], shared = v[3];
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
@@ -409,20 +420,33 @@ model_stack (HlTraceModel *m, Ev *e)
     }
   for (uint32_t j = 0; j < shared; j++)
     frames[n_new + j] = m->frames[m->n_frames - shared + j];
-  size_t hl = (size_t) (hdr_end - bs->p), bl = hl, nt = 1;
-  memcpy (e->body, bs->p, hl);
+  const uint8_t *from = bs->p;
   e->ftok[0] = 1;
+  if (!m->v4)
+    {
+      Seg *ls = seg_of (e, HL_COL_BODYLEN);
+      if (ls != NULL) /* always: parse_event gave it before the body */
+        ls->col = SEG_DROPPED;
+      if (id_predicted)
+        {
+          e->ftok[0] = 2;
+          from = id_end;
+        }
+    }
+  size_t hl = (size_t) (hdr_end - from), bl = hl, nt = 1;
+  memcpy (e->body, from, hl);
+  unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
       uint64_t caller = i + 1 < n ? frames[i + 1] : 0;
       unsigned w = 0;
-      while (w < HL_MODEL_CHILD_WAYS && hl_trace_model_child (m, caller, w) != frames[i])
+      while (w < ways && hl_trace_model_child (m, caller, w) != frames[i])
         w++;
-      if (w < HL_MODEL_CHILD_WAYS)
+      if (w < ways)
         e->ftok[nt++] = (uint8_t) w;
       else
         {
-          e->ftok[nt++] = HL_MODEL_CHILD_WAYS;
+          e->ftok[nt++] = (uint8_t) ways;
           bl = (size_t) (hl_varint_put (e->body + bl, delta[i]) - e->body);
         }
     }
@@ -968,11 +992,26 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
   return true;
 }
 
-/* A STACK body of N bytes in a model frame (see model_stack). */
+/* The length varint of an event body, from BODYLEN. */
 static bool
-join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
+read_bodylen (Joiner *j, uint64_t *n)
+{
+  const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], n);
+  if (q == NULL)
+    return false;
+  j->p[HL_COL_BODYLEN] = q;
+  return true;
+}
+
+/* A STACK body in a model frame (see model_stack): its length comes from
+ * BODYLEN in 4.0, and in 5.0 for form 0 only. */
+static bool
+join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
 {
   HlTraceModel *m = j->model;
+  uint64_t n = 0;
+  if (m->v4 && !read_bodylen (j, &n))
+    return false;
   if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
     return false;
   uint8_t form = *j->p[HL_COL_FTOK]++;
@@ -980,20 +1019,31 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
   uint64_t v[4];
   if (form == 0)
     {
-      if (!copy_bytes (j, HL_COL_STACKDEF, d, limit, n))
+      if ((!m->v4 && !read_bodylen (j, &n)) || !copy_bytes (j, HL_COL_STACKDEF, d, limit, n))
         return false;
       v[0] = 0;
       hl_varint_get (body, *d, &v[0]);
       m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+      m->stack_next = m->prev_stack + 1;
       m->n_frames = 0;
       return true;
     }
-  if (form != 1)
+  if (form != 1 && (form != 2 || m->v4))
     return false;
   for (int k = 0; k < 4; k++)
-    if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
-      return false;
+    {
+      if (k == 0 && form == 2)
+        {
+          uint8_t buf[HL_VARINT_MAX_BYTES];
+          v[0] = hl_zigzag_encode ((int64_t) (m->stack_next - m->prev_stack));
+          if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[0]) - buf)))
+            return false;
+        }
+      else if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+        return false;
+    }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  m->stack_next = m->prev_stack + 1;
   uint64_t frames[HL_TRACE_MAX_FRAMES];
   uint64_t nf = v[2], shared = v[3];
   if (nf > HL_TRACE_MAX_FRAMES || shared > nf || shared > m->n_frames)
@@ -1001,14 +1051,15 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
   uint32_t n_new = (uint32_t) (nf - shared);
   for (uint32_t k = 0; k < shared; k++)
     frames[n_new + k] = m->frames[m->n_frames - shared + k];
+  unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
       if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
         return false;
       uint8_t t = *j->p[HL_COL_FTOK]++;
-      if (t < HL_MODEL_CHILD_WAYS)
+      if (t < ways)
         frames[i] = hl_trace_model_child (m, i + 1 < nf ? frames[i + 1] : 0, t);
-      else if (t == HL_MODEL_CHILD_WAYS)
+      else if (t == ways)
         {
           uint64_t dv;
           const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &dv);
@@ -1027,7 +1078,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
       if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, dv) - buf)))
         return false;
     }
-  if ((uint64_t) (*d - body) != n)
+  if (m->v4 && (uint64_t) (*d - body) != n)
     return false;
   hl_trace_model_stack_def (m, frames, (uint32_t) nf);
   return true;
@@ -1060,13 +1111,11 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
       {
         if (type == 0 || (type > HL_EVENT_ID_SKIP && type < HL_EVENT_FIRST_SKIPPABLE))
           return false;
-        uint64_t n;
-        const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], &n);
-        if (q == NULL)
-          return false;
-        j->p[HL_COL_BODYLEN] = q;
         if (type == HL_EVENT_STACK)
-          return join_model_stack (j, d, limit, n);
+          return join_model_stack (j, d, limit);
+        uint64_t n;
+        if (!read_bodylen (j, &n))
+          return false;
         uint8_t *body = *d;
         if (!copy_bytes (j, HL_COL_OTHER, d, limit, n))
           return false;

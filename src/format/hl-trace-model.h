@@ -27,7 +27,8 @@
 #define HL_MODEL_SUCC_LOG   14   /* stack successor table */
 #define HL_MODEL_THREADS    64   /* per-thread previous stack, direct-mapped */
 #define HL_MODEL_CHILD_LOG  13   /* frame -> the frames it called last */
-#define HL_MODEL_CHILD_WAYS 4    /* ... most recent first */
+#define HL_MODEL_CHILD_WAYS 4    /* ... most recent first (4.0) */
+#define HL_MODEL_CHILD_WAYS5 32  /* ... in 5.0 */
 
 /* Token byte per allocation (column mtok): bit 7 set = the stack is
  * written (stack column), clear = the predicted stack; low 7 bits = where
@@ -76,7 +77,8 @@ typedef struct
   uint64_t     thread_stack[HL_MODEL_THREADS];
   uint64_t     carve, next, freed_last;
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
-  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS];
+  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
+  uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
   uint64_t     cur_last[HL_MODEL_CURSORS];         /* 5.0: the free cursors, most recent first */
   uint64_t     cur_step[HL_MODEL_CURSORS];
   uint32_t     n_cursors;
@@ -266,13 +268,20 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
     m->depth[cls]++;
 }
 
-/* Way W (< HL_MODEL_CHILD_WAYS) of the frames CALLER called last (their
+/* The ways per caller: HL_MODEL_CHILD_WAYS5, 4.0's HL_MODEL_CHILD_WAYS. */
+static inline unsigned
+hl_trace_model_ways (const HlTraceModel *m)
+{
+  return m->v4 ? HL_MODEL_CHILD_WAYS : HL_MODEL_CHILD_WAYS5;
+}
+
+/* Way W (< hl_trace_model_ways) of the frames CALLER called last (their
  * return addresses, most recent first), or 0. */
 static inline uint64_t
 hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-  return m->child_key[i] == caller && w < HL_MODEL_CHILD_WAYS ? m->child_val[i][w] : 0;
+  return m->child_key[i] == caller && w < hl_trace_model_ways (m) ? m->child_val[i][w] : 0;
 }
 
 /* After a modelled STACK event: learns who called whom (outermost first;
@@ -291,7 +300,7 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
           memset (ways, 0, sizeof m->child_val[i]);
         }
       unsigned w = 0;
-      while (w + 1 < HL_MODEL_CHILD_WAYS && ways[w] != frames[k])
+      while (w + 1 < hl_trace_model_ways (m) && ways[w] != frames[k])
         w++;
       for (; w > 0; w--)
         ways[w] = ways[w - 1];
