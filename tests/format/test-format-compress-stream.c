@@ -2,8 +2,9 @@
  * (hl-trace-compress-stream.h): whatever the cuts between polls, even in
  * the middle of a packet or of the file header, the output is the one
  * hl_trace_compress_file writes for the finished file, and it reads back as
- * the plain file; a file replaced or shrunk while followed is an error, and
- * an abandoned stream leaves nothing behind. */
+ * the plain file; so too with columns large enough to be compressed while
+ * they grow (hl-trace-column-stream.h); a file replaced or shrunk while
+ * followed is an error, and an abandoned stream leaves nothing behind. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
+#include "hl-trace-reader-private.h"
 #include "hl-trace-zstd.h"
 
 static bool
@@ -56,10 +58,70 @@ grow_and_poll (const char *growing, const uint8_t *data, size_t n, const size_t 
   return ok && done == n && hl_trace_compress_stream_finish (stream, err) == 0;
 }
 
+/* True when the compressed trace PATH reads back as PLAIN[0..N). */
+static bool
+reads_back (const char *path, const HlTraceCodec *codec, const uint8_t *plain, size_t n)
+{
+  HlTraceReader *r;
+  HlFormatError err;
+  if (hl_trace_reader_open_file_codec (path, codec, &r, &err) != 0)
+    return false;
+  /* the image keeps the compressed file's header (flags, version) */
+  bool same = r->size == n && r->data_start <= n
+              && memcmp (r->data + r->data_start, plain + r->data_start, n - r->data_start) == 0;
+  hl_trace_reader_free (r);
+  return same;
+}
+
+/* 5. a trace whose columns grow past HL_COLUMN_STREAM_MIN in one frame:
+ * streamed while polled, the same bytes as compressed whole at the end, and
+ * not the bytes of a codec without streams (so the streams did the work) */
+static void
+large_columns (const char *dir, const HlTraceCodec *zstd)
+{
+  char plain[4096], whole[4096], growing[4096], nostream[4096];
+  snprintf (plain, sizeof plain, "%s/large.hltrace", dir);
+  snprintf (whole, sizeof whole, "%s/large-whole.hltrace", dir);
+  snprintf (growing, sizeof growing, "%s/large-growing.hltrace", dir);
+  snprintf (nostream, sizeof nostream, "%s/large-nostream.hltrace", dir);
+  HlGenOptions o = { 5, 700000, 2, 0, 0 };
+  HlGenTrace t;
+  hl_gen_trace (&t, &o);
+  append_file (plain, t.data, t.size, "wb");
+  HlFormatError err;
+  bool ok = hl_trace_compress_file (plain, whole, zstd, 0, &err) == 0;
+
+  size_t cuts[512], n_cuts = 0, at = 64;
+  uint32_t seed = 11;
+  cuts[n_cuts++] = 64;
+  while (at < t.size && n_cuts < 511)
+    {
+      seed = seed * 1103515245u + 12345u;
+      at += 1 + (seed >> 8) % 250000;
+      cuts[n_cuts++] = at < t.size ? at : t.size;
+    }
+  if (cuts[n_cuts - 1] != t.size)
+    cuts[n_cuts++] = t.size;
+  HlTraceCompressStream *s = hl_trace_compress_stream_new (growing, growing, zstd, 0);
+  ok = ok && grow_and_poll (growing, t.data, t.size, cuts, n_cuts, s, &err);
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (ok && same_file (growing, whole), "%zu plain bytes in %zu pieces, large columns streamed: the same file",
+             t.size, n_cuts);
+
+  HlTraceCodec plain_codec = *zstd;
+  plain_codec.stream_new = NULL;
+  plain_codec.stream_feed = NULL;
+  plain_codec.stream_free = NULL;
+  bool other = hl_trace_compress_file (plain, nostream, &plain_codec, 0, &err) == 0 && !same_file (nostream, whole);
+  hl_tap_ok (other && reads_back (whole, zstd, t.data, t.size) && reads_back (nostream, zstd, t.data, t.size),
+             "streamed columns differ from whole ones, and both read back as the plain file");
+  hl_gen_trace_clear (&t);
+}
+
 int
 main (void)
 {
-  hl_tap_plan (9);
+  hl_tap_plan (11);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -144,6 +206,8 @@ main (void)
   hl_trace_compress_stream_free (s);
   hl_tap_ok (refused && strstr (err.message, "compressed") != NULL, "a compressed file is refused (%s)",
              refused ? err.message : "accepted");
+
+  large_columns (dir, zstd);
 
   free (d_plain);
   free (data);
