@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-crc32c.h"
 #include "hl-trace-encode-private.h"
 #include "hl-trace-format.h"
 #include "hl-trace-model.h"
@@ -484,7 +485,8 @@ model_free (HlTraceModel *m, Ev *e, Seg *fs)
 static void
 model_event (HlTraceModel *m, Ev *e)
 {
-  uint8_t type = *e->seg[0].p & 0x7f;
+  uint8_t b = *e->seg[0].p, type = b & 0x7f;
+  hl_trace_model_event (m, type, b & HL_EVENT_FLAG_NO_TIME ? 0 : seg_value (seg_of (e, HL_COL_TIME)));
   switch (type)
     {
     case HL_EVENT_FREE:
@@ -597,6 +599,15 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   return 0;
 }
 
+/* The CRC-32C of a packet: H with its crc32c field 0, then CONTENT. */
+static uint32_t
+packet_crc (const HlPacketHeader *h, const uint8_t *content, size_t n)
+{
+  HlPacketHeader z = *h;
+  z.crc32c = 0;
+  return hl_crc32c (hl_crc32c (0, &z, sizeof z), content, n);
+}
+
 static int
 put_verbatim (HlColumns *c, const uint8_t *p, size_t n)
 {
@@ -657,6 +668,16 @@ split_any (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
             return -1;
           if (ok)
             {
+              if (model != NULL && !model->v4)
+                {
+                  /* 5.0: the header as its difference to the model's expectation */
+                  HlPacketHeader r = h;
+                  hl_trace_model_header_post (model, &r, 1, h.time_begin_ns);
+                  hl_trace_model_header_pre (model, &r, 1);
+                  r.crc32c ^= packet_crc (&h, content, h.content_size);
+                  memcpy (c->data[HL_COL_HEADER] + hdr_len, &r, sizeof r);
+                  hl_trace_model_header_done (model, &h);
+                }
               pos += HL_PACKET_HEADER_SIZE + h.content_size;
               continue;
             }
@@ -1092,9 +1113,11 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
     return false;
   uint8_t b = *j->p[HL_COL_TYPE]++;
   *(*d)++ = b;
-  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, NULL))
+  uint64_t dt = 0;
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, &dt))
     return false;
   uint8_t type = b & 0x7f;
+  hl_trace_model_event (m, type, dt);
   uint64_t v;
   switch (type)
     {
@@ -1225,10 +1248,20 @@ join_columns (Joiner *jp, uint8_t *dst, size_t dst_size)
         {
           HlPacketHeader h;
           memcpy (&h, hdr, sizeof h);
+          bool v5 = !j.model->v4;
+          if (v5)
+            hl_trace_model_header_pre (j.model, &h, -1);
           hl_trace_model_packet (j.model, h.tid, h.alloc_id_begin);
           while (d < limit)
             if (!join_model_event (&j, &d, limit))
               return -1;
+          if (v5)
+            {
+              hl_trace_model_header_post (j.model, &h, -1, h.time_begin_ns);
+              h.crc32c ^= packet_crc (&h, hdr + HL_PACKET_HEADER_SIZE, content_size);
+              memcpy (hdr, &h, sizeof h);
+              hl_trace_model_header_done (j.model, &h);
+            }
           continue;
         }
       while (d < limit)

@@ -79,6 +79,11 @@ typedef struct
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
+  uint32_t     hdr_pid, hdr_tid;                   /* 5.0: the previous packet header's */
+  uint64_t     hdr_time, hdr_id;                   /* its time_end, the last nonzero alloc_id_end */
+  uint64_t     pk_time;                            /* 5.0: the packet's time deltas, summed */
+  uint32_t     pk_events, pk_flags;                /* its events (not ID_SKIP) and their flags */
+  bool         pk_allocs;                          /* it has an allocation */
   uint64_t     cur_last[HL_MODEL_CURSORS];         /* 5.0: the free cursors, most recent first */
   uint64_t     cur_step[HL_MODEL_CURSORS];
   uint32_t     n_cursors;
@@ -151,6 +156,10 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
   m->prev_stack = 0;
   m->prev_addr = 0;
   m->n_frames = 0;
+  m->pk_time = 0;
+  m->pk_events = 0;
+  m->pk_flags = 0;
+  m->pk_allocs = false;
   hl_pred_reset (&m->pred);
 }
 
@@ -249,6 +258,7 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   s->addr = addr;
   s->cls = cls;
   m->prev_id = m->next_id++;
+  m->pk_allocs = true;
 }
 
 static inline void
@@ -400,4 +410,84 @@ hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
     }
   m->cur_last[0] = id;
   m->cur_step[0] = step;
+}
+
+/* ---- Packet headers (5.0) -------------------------------------------- */
+
+/* The packet flag an event of TYPE sets (hl-trace-writer.c). */
+static inline uint32_t
+hl_model_event_flag (uint8_t type)
+{
+  switch (type)
+    {
+    case HL_EVENT_STACK:
+      return HL_PACKET_FLAG_HAS_STACKS;
+    case HL_EVENT_MODULE:
+      return HL_PACKET_FLAG_HAS_MODULES;
+    case HL_EVENT_THREAD:
+      return HL_PACKET_FLAG_HAS_THREADS;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+    case HL_EVENT_META_REMOVE:
+    case HL_EVENT_MARK:
+      return HL_PACKET_FLAG_HAS_META;
+    case HL_EVENT_END:
+      return HL_PACKET_FLAG_HAS_END;
+    default:
+      return 0;
+    }
+}
+
+/* Every event of a packet (after hl_trace_model_packet): its type and
+ * time delta DT (0 without one). */
+static inline void
+hl_trace_model_event (HlTraceModel *m, uint8_t type, uint64_t dt)
+{
+  m->pk_time += dt;
+  m->pk_events += type != HL_EVENT_ID_SKIP;
+  m->pk_flags |= hl_model_event_flag (type);
+}
+
+/* A packet header in a 5.0 model frame is written as the difference to
+ * what the model expects (docs/trace-format.md 7d): SIGN 1 turns the
+ * header H into that form, -1 back. _pre covers the fields a joiner needs
+ * before the events (all but content_size, which stays as it is and
+ * crc32c), _post the ones the events tell (after them, with the packet's
+ * TIME_BEGIN); the crc32c field is xored with the packet's CRC-32C
+ * (computed with the field 0) by the caller. _done keeps the header for
+ * the next packet. */
+static inline void
+hl_trace_model_header_pre (const HlTraceModel *m, HlPacketHeader *h, int sign)
+{
+  uint32_t s32 = (uint32_t) sign;
+  uint16_t s16 = (uint16_t) sign;
+  uint64_t s64 = (uint64_t) (int64_t) sign;
+  h->magic -= s32 * HL_PACKET_MAGIC;
+  h->header_size = (uint16_t) (h->header_size - s16 * HL_PACKET_HEADER_SIZE);
+  h->kind = (uint16_t) (h->kind - s16 * HL_PACKET_KIND_EVENTS);
+  h->pid -= s32 * m->hdr_pid;
+  h->tid -= s32 * m->hdr_tid;
+  h->time_begin_ns -= s64 * m->hdr_time;
+  h->alloc_id_begin -= s64 * m->hdr_id;
+}
+
+static inline void
+hl_trace_model_header_post (const HlTraceModel *m, HlPacketHeader *h, int sign, uint64_t time_begin)
+{
+  uint32_t s32 = (uint32_t) sign;
+  uint64_t s64 = (uint64_t) (int64_t) sign;
+  h->time_end_ns -= s64 * (time_begin + m->pk_time);
+  h->alloc_id_end -= s64 * (m->pk_allocs ? m->next_id : 0);
+  h->n_events -= s32 * m->pk_events;
+  h->flags ^= m->pk_flags;
+}
+
+static inline void
+hl_trace_model_header_done (HlTraceModel *m, const HlPacketHeader *h)
+{
+  m->hdr_pid = h->pid;
+  m->hdr_tid = h->tid;
+  m->hdr_time = h->time_end_ns;
+  if (h->alloc_id_end != 0)
+    m->hdr_id = h->alloc_id_end;
 }
