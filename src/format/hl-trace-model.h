@@ -42,6 +42,8 @@
 #define HL_MTOK_ADDR_STEP  5u    /* the class's last address plus its last step */
 #define HL_MTOK_ADDR_DEEP  6u    /* 6 + k - 1: the freed list's entry k (1..63) deep */
 #define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
+#define HL_MTOK_ADDR_SITE  (HL_MTOK_ADDR_MAX + 1u) /* 5.0: the stack's last address plus its last step */
+#define HL_MODEL_SITE_LOG  14    /* 5.0: per stack, its last address and step */
 
 /* Format 5.0 (codec 4): which allocation a free refers to. A program frees
  * in patterns — the block it allocated last, or several runs of ids at
@@ -79,6 +81,9 @@ typedef struct
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
+  uint64_t     site_key[1u << HL_MODEL_SITE_LOG];  /* 5.0: a stack, its last address and step */
+  uint64_t     site_last[1u << HL_MODEL_SITE_LOG];
+  uint64_t     site_step[1u << HL_MODEL_SITE_LOG];
   uint32_t     hdr_pid, hdr_tid;                   /* 5.0: the previous packet header's */
   uint64_t     hdr_time, hdr_id;                   /* its time_end, the last nonzero alloc_id_end */
   uint64_t     pk_time;                            /* 5.0: the packet's time deltas, summed */
@@ -192,6 +197,14 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
       return true;
     case HL_MTOK_ADDR_RAW:
       return false;
+    case HL_MTOK_ADDR_SITE:
+      {
+        unsigned i = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
+        if (m->v4 || m->site_key[i] != m->prev_stack)
+          return false;
+        *addr = m->site_last[i] + m->site_step[i];
+        return true;
+      }
     default:
       {
         unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t - HL_MTOK_ADDR_DEEP + 1;
@@ -221,6 +234,9 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
   for (unsigned k = 1; k < m->depth[cls]; k++)
     if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
       return HL_MTOK_ADDR_DEEP + k - 1;
+  unsigned si = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
+  if (!m->v4 && m->site_key[si] == m->prev_stack && addr == m->site_last[si] + m->site_step[si])
+    return HL_MTOK_ADDR_SITE;
   return HL_MTOK_ADDR_RAW;
 }
 
@@ -250,6 +266,10 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   m->next = addr + chunk;
   m->step[cls] = addr - m->last[cls];
   m->last[cls] = addr;
+  unsigned si = (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
+  m->site_step[si] = m->site_key[si] == stack ? addr - m->site_last[si] : 0;
+  m->site_key[si] = stack;
+  m->site_last[si] = addr;
   /* the packet's own state */
   hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
   m->prev_addr = addr;

@@ -399,7 +399,7 @@ main (void)
           addr = rnd ();
         hl_trace_model_alloc (m, size, hl_trace_model_stack (m) + v % 3, addr, tok);
         hl_trace_model_free_id (m, i % 5 ? m->prev_id - v % 7 : v);
-        fine = hl_trace_model_find (m, size, addr) <= HL_MTOK_ADDR_MAX;
+        fine = hl_trace_model_find (m, size, addr) <= HL_MTOK_ADDR_SITE;
       }
     hl_trace_model_free (m);
     hl_tap_ok (fine, "200,000 random model steps stay in bounds");
