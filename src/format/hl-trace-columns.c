@@ -924,7 +924,7 @@ put_out (uint8_t **d, uint8_t *limit, const uint8_t *p, size_t n)
 }
 
 /* The free of a FREE or REALLOC event in a model frame. */
-static bool
+static inline __attribute__ ((always_inline)) bool
 join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
 {
   HlTraceModel *m = j->model;
@@ -948,10 +948,16 @@ join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
         }
       else
         {
-          uint8_t buf[HL_VARINT_MAX_BYTES];
-          if (!hl_trace_model_fid (m, t, &id)
-              || !put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, (int64_t) (m->prev_id - id)) - buf)))
+          if (!hl_trace_model_fid (m, t, &id))
             return false;
+          if (limit - *d >= HL_VARINT_MAX_BYTES)
+            *d = hl_svarint_put (*d, (int64_t) (m->prev_id - id)); /* room for any */
+          else
+            {
+              uint8_t buf[HL_VARINT_MAX_BYTES];
+              if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, (int64_t) (m->prev_id - id)) - buf)))
+                return false;
+            }
         }
       hl_trace_model_fid_seen (m, id, t);
     }
@@ -1113,11 +1119,16 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
     return false;
   uint8_t b = *j->p[HL_COL_TYPE]++;
   *(*d)++ = b;
-  uint64_t dt = 0;
-  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, &dt))
-    return false;
+  /* the tallies of hl_trace_model_event: the events are counted by the
+   * caller (type bytes read, less the ID_SKIPs), flags below */
+  if (!(b & HL_EVENT_FLAG_NO_TIME))
+    {
+      uint64_t dt;
+      if (!copy_varint (j, HL_COL_TIME, d, limit, &dt))
+        return false;
+      m->pk_time += dt;
+    }
   uint8_t type = b & 0x7f;
-  hl_trace_model_event (m, type, dt);
   uint64_t v;
   switch (type)
     {
@@ -1134,6 +1145,8 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
       {
         if (type == 0 || (type > HL_EVENT_ID_SKIP && type < HL_EVENT_FIRST_SKIPPABLE))
           return false;
+        m->pk_flags |= hl_model_event_flag (type);
+        m->pk_events -= type == HL_EVENT_ID_SKIP;
         if (type == HL_EVENT_STACK)
           return join_model_stack (j, d, limit);
         uint64_t n;
@@ -1252,9 +1265,11 @@ join_columns (Joiner *jp, uint8_t *dst, size_t dst_size)
           if (v5)
             hl_trace_model_header_pre (j.model, &h, -1);
           hl_trace_model_packet (j.model, h.tid, h.alloc_id_begin);
+          const uint8_t *types = j.p[HL_COL_TYPE];
           while (d < limit)
             if (!join_model_event (&j, &d, limit))
               return -1;
+          j.model->pk_events += (uint32_t) (j.p[HL_COL_TYPE] - types);
           if (v5)
             {
               hl_trace_model_header_post (j.model, &h, -1, h.time_begin_ns);

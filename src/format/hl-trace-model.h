@@ -81,9 +81,10 @@ typedef struct
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
-  uint64_t     site_key[1u << HL_MODEL_SITE_LOG];  /* 5.0: a stack, its last address and step */
-  uint64_t     site_last[1u << HL_MODEL_SITE_LOG];
-  uint64_t     site_step[1u << HL_MODEL_SITE_LOG];
+  struct
+  {
+    uint64_t key, last, step;                      /* a stack, its last address and step */
+  }            site[1u << HL_MODEL_SITE_LOG];      /* 5.0 */
   uint32_t     hdr_pid, hdr_tid;                   /* 5.0: the previous packet header's */
   uint64_t     hdr_time, hdr_id;                   /* its time_end, the last nonzero alloc_id_end */
   uint64_t     pk_time;                            /* 5.0: the packet's time deltas, summed */
@@ -200,9 +201,9 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
     case HL_MTOK_ADDR_SITE:
       {
         unsigned i = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
-        if (m->v4 || m->site_key[i] != m->prev_stack)
+        if (m->v4 || m->site[i].key != m->prev_stack)
           return false;
-        *addr = m->site_last[i] + m->site_step[i];
+        *addr = m->site[i].last + m->site[i].step;
         return true;
       }
     default:
@@ -235,7 +236,7 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
     if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
       return HL_MTOK_ADDR_DEEP + k - 1;
   unsigned si = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
-  if (!m->v4 && m->site_key[si] == m->prev_stack && addr == m->site_last[si] + m->site_step[si])
+  if (!m->v4 && m->site[si].key == m->prev_stack && addr == m->site[si].last + m->site[si].step)
     return HL_MTOK_ADDR_SITE;
   return HL_MTOK_ADDR_RAW;
 }
@@ -267,9 +268,9 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   m->step[cls] = addr - m->last[cls];
   m->last[cls] = addr;
   unsigned si = (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
-  m->site_step[si] = m->site_key[si] == stack ? addr - m->site_last[si] : 0;
-  m->site_key[si] = stack;
-  m->site_last[si] = addr;
+  m->site[si].step = m->site[si].key == stack ? addr - m->site[si].last : 0;
+  m->site[si].key = stack;
+  m->site[si].last = addr;
   /* the packet's own state */
   hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
   m->prev_addr = addr;
@@ -400,16 +401,16 @@ hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
     }
   else
     {
-      uint64_t best_d = 0;
+      /* the nearest cursor, the first on ties (without branches: the
+       * joiner's most common case) */
+      uint64_t best_d = UINT64_MAX;
       unsigned best = n;
       for (unsigned j = 0; j < n; j++)
         {
           uint64_t d = hl_model_distance (id, m->cur_last[j]);
-          if (best == n || d < best_d)
-            {
-              best = j;
-              best_d = d;
-            }
+          bool nearer = d < best_d;
+          best = nearer ? j : best;
+          best_d = nearer ? d : best_d;
         }
       if (best < n && best_d < HL_MODEL_NEAR)
         {
@@ -434,32 +435,23 @@ hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
 
 /* ---- Packet headers (5.0) -------------------------------------------- */
 
-/* The packet flag an event of TYPE sets (hl-trace-writer.c). */
+/* The packet flag an event of TYPE sets (hl-trace-writer.c): a table,
+ * not a switch, on the joiner's path of every event. */
 static inline uint32_t
 hl_model_event_flag (uint8_t type)
 {
-  switch (type)
-    {
-    case HL_EVENT_STACK:
-      return HL_PACKET_FLAG_HAS_STACKS;
-    case HL_EVENT_MODULE:
-      return HL_PACKET_FLAG_HAS_MODULES;
-    case HL_EVENT_THREAD:
-      return HL_PACKET_FLAG_HAS_THREADS;
-    case HL_EVENT_META_INT:
-    case HL_EVENT_META_STRING:
-    case HL_EVENT_META_REMOVE:
-    case HL_EVENT_MARK:
-      return HL_PACKET_FLAG_HAS_META;
-    case HL_EVENT_END:
-      return HL_PACKET_FLAG_HAS_END;
-    default:
-      return 0;
-    }
+  static const uint8_t flag[HL_EVENT_ID_SKIP + 1] = {
+    [HL_EVENT_STACK] = HL_PACKET_FLAG_HAS_STACKS,       [HL_EVENT_MODULE] = HL_PACKET_FLAG_HAS_MODULES,
+    [HL_EVENT_THREAD] = HL_PACKET_FLAG_HAS_THREADS,     [HL_EVENT_META_INT] = HL_PACKET_FLAG_HAS_META,
+    [HL_EVENT_META_STRING] = HL_PACKET_FLAG_HAS_META,   [HL_EVENT_META_REMOVE] = HL_PACKET_FLAG_HAS_META,
+    [HL_EVENT_MARK] = HL_PACKET_FLAG_HAS_META,          [HL_EVENT_END] = HL_PACKET_FLAG_HAS_END,
+  };
+  return type <= HL_EVENT_ID_SKIP ? flag[type] : 0;
 }
 
 /* Every event of a packet (after hl_trace_model_packet): its type and
- * time delta DT (0 without one). */
+ * time delta DT (0 without one). The joiner keeps the same tallies
+ * without a call on its hot path. */
 static inline void
 hl_trace_model_event (HlTraceModel *m, uint8_t type, uint64_t dt)
 {
