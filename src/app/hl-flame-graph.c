@@ -6,6 +6,7 @@
 
 #include "hl-flame-graph.h"
 #include "hl-font-metrics.h"
+#include "hl-timing.h"
 #include "hl-units.h"
 
 #define ROW_HEIGHT_EM 1.55
@@ -24,6 +25,8 @@ struct _HlFlameGraph
   guint         zoom;
   gint          selected;
   gint          menu_node;
+
+  GtkAdjustment      *scroll;         /* of the viewport we are in, while realized */
 
   HlFlameColorFunc    color_func;     /* from the caller (a diff), or NULL */
   HlFlameDescribeFunc describe_func;
@@ -603,6 +606,32 @@ hl_flame_graph_measure (GtkWidget      *widget,
     }
 }
 
+/* The part of the widget its viewport shows (all of it outside one),
+ * in whole pixels; FALSE when none. Only that part is drawn: a GL
+ * renderer shades the whole of a cairo node's texture, clipped or not. */
+static gboolean
+visible_rect (HlFlameGraph    *self,
+              int              width,
+              int              height,
+              graphene_rect_t *rect)
+{
+  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_VIEWPORT);
+  graphene_rect_t all = GRAPHENE_RECT_INIT (0, 0, width, height), seen;
+  double x0, y0, x1, y1;
+
+  *rect = all;
+  if (viewport == NULL || !gtk_widget_compute_bounds (viewport, GTK_WIDGET (self), &seen))
+    return TRUE;
+  if (!graphene_rect_intersection (&all, &seen, &seen))
+    return FALSE;
+  x0 = floor (seen.origin.x);
+  y0 = floor (seen.origin.y);
+  x1 = ceil (seen.origin.x + seen.size.width);
+  y1 = ceil (seen.origin.y + seen.size.height);
+  graphene_rect_init (rect, (float) x0, (float) y0, (float) (x1 - x0), (float) (y1 - y0));
+  return x1 > x0 && y1 > y0;
+}
+
 static void
 hl_flame_graph_snapshot (GtkWidget   *widget,
                          GtkSnapshot *snapshot)
@@ -612,22 +641,56 @@ hl_flame_graph_snapshot (GtkWidget   *widget,
   int height = gtk_widget_get_height (widget);
   HlFlameViewport vp;
   HlFlameStyle style;
+  graphene_rect_t visible;
   cairo_t *cr;
   gint64 begin;
 
-  if (self->data == NULL || width <= 0 || height <= 0)
+  if (self->data == NULL || width <= 0 || height <= 0 || !visible_rect (self, width, height, &visible))
     return;
 
   begin = g_get_monotonic_time ();
   hl_flame_graph_get_viewport (self, &vp);
   get_style (self, &style);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  /* widget coordinates, clipped to VISIBLE (the drawing skips the rest) */
+  cr = gtk_snapshot_append_cairo (snapshot, &visible);
   hl_flame_graph_draw (cr, self->data, &vp, &style, NULL);
   cairo_destroy (cr);
-  if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
+  if (hl_timing_enabled ())
     g_printerr ("heaplens: timing: flame graph draw %u nodes %.2f ms\n",
                 hl_flame_data_get_n_nodes (self->data),
                 (g_get_monotonic_time () - begin) / 1000.0);
+}
+
+/* Scrolled: another part is visible (the viewport only moves us). */
+static void
+on_scrolled (HlFlameGraph *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+hl_flame_graph_realize (GtkWidget *widget)
+{
+  HlFlameGraph *self = HL_FLAME_GRAPH (widget);
+  GtkWidget *viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
+
+  GTK_WIDGET_CLASS (hl_flame_graph_parent_class)->realize (widget);
+  if (viewport != NULL && gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport)) != NULL)
+    {
+      g_set_object (&self->scroll, gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport)));
+      g_signal_connect_swapped (self->scroll, "value-changed", G_CALLBACK (on_scrolled), self);
+    }
+}
+
+static void
+hl_flame_graph_unrealize (GtkWidget *widget)
+{
+  HlFlameGraph *self = HL_FLAME_GRAPH (widget);
+
+  if (self->scroll != NULL)
+    g_signal_handlers_disconnect_by_func (self->scroll, on_scrolled, self);
+  g_clear_object (&self->scroll);
+  GTK_WIDGET_CLASS (hl_flame_graph_parent_class)->unrealize (widget);
 }
 
 static void
@@ -731,6 +794,8 @@ hl_flame_graph_class_init (HlFlameGraphClass *klass)
   object_class->set_property = hl_flame_graph_set_property;
   widget_class->measure = hl_flame_graph_measure;
   widget_class->snapshot = hl_flame_graph_snapshot;
+  widget_class->realize = hl_flame_graph_realize;
+  widget_class->unrealize = hl_flame_graph_unrealize;
   widget_class->size_allocate = hl_flame_graph_size_allocate;
 
   properties[PROP_DATA] =

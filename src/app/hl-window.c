@@ -1272,9 +1272,8 @@ refresh_views (HlWindow *self)
     return;
   hl_timing_mark (&begin);
   stage = begin;
-  refresh_summary (self);
-  hl_timing_log (&stage, "  summary");
-  hl_timing_mark (&stage);
+  /* The workers first (the flame graph's data is on the way to the first
+   * frame), then the summary on this thread while they run. */
   refresh_flame_graph (self);
   hl_timing_log (&stage, "  flame graph (to its worker)");
   hl_timing_mark (&stage);
@@ -1283,6 +1282,9 @@ refresh_views (HlWindow *self)
   hl_timing_mark (&stage);
   refresh_allocations (self);
   hl_timing_log (&stage, "  allocations");
+  hl_timing_mark (&stage);
+  refresh_summary (self);
+  hl_timing_log (&stage, "  summary");
   hl_timing_log (&begin, "views refreshed");
 }
 
