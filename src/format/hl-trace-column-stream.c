@@ -192,9 +192,10 @@ hl_column_pack_advance (HlColumnPack       *cp,
 
 bool
 hl_column_pack_streamed (const HlColumnPack *cp,
+                         const HlTraceCodec *codec,
                          size_t              n)
 {
-  return !cp->planes || (n >= HL_COLUMN_STREAM_MIN && !cp->failed);
+  return !cp->planes || (n >= HL_COLUMN_STREAM_MIN && !cp->failed && codec->stream_new != NULL);
 }
 
 size_t

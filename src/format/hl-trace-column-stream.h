@@ -97,9 +97,11 @@ void   hl_column_pack_advance   (HlColumnPack       *cp,
                                  unsigned            column,
                                  const uint8_t      *col,
                                  size_t              n);
-/* True when the column of N bytes is packed by its streams (then
- * hl_column_pack_finish), false when the caller compresses it whole. */
+/* True when the column of N bytes is packed by hl_column_pack_finish
+ * (any column not in planes, a large one in planes with CODEC's streams),
+ * false when the caller makes it planes and compresses it whole. */
 bool   hl_column_pack_streamed  (const HlColumnPack *cp,
+                                 const HlTraceCodec *codec,
                                  size_t              n);
 /* Room a packed column of N bytes may need beyond the codec's bound (the
  * two frames of a column in planes). */

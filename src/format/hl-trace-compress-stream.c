@@ -57,7 +57,6 @@ column_in_planes (unsigned col)
   return col == HL_COL_ADDR || col == HL_COL_FREE;
 }
 
-
 static void
 sum_reset (HlPacketHeader *sum)
 {
@@ -197,7 +196,7 @@ io_error (HlTraceCompressStream *s, HlFormatError *err, const char *what)
 typedef struct
 {
   const HlTraceCodec *codec;
-  const HlColumns    *cols;
+  HlColumns          *cols;               /* each job changes its own column only */
   HlColumnPack       *zcols;
   size_t              split[HL_COL_COUNT];   /* of a column packed in planes */
   uint8_t            *out[HL_COL_COUNT];
@@ -218,10 +217,13 @@ compress_columns (void *data)
       if (n == 0)
         continue;
       size_t cap = j->codec->compress_bound (j->codec->user, n) + HL_COLUMN_PACK_SLACK;
-      if (hl_column_pack_streamed (&j->zcols[i], n))
+      bool streamed = hl_column_pack_streamed (&j->zcols[i], j->codec, n);
+      if (streamed)
         j->packed[i] = hl_column_pack_finish (&j->zcols[i], j->codec, i, j->cols->data[i], n, j->out[i], cap,
                                               &j->split[i]);
-      else /* a small column in planes, made planes by pack_columns */
+      if (streamed && j->packed[i] == 0 && j->zcols[i].planes)
+        j->split[i] = hl_trace_columns_to_planes (j->cols, (HlColumn) i); /* its streams failed: whole */
+      if (!streamed || (j->packed[i] == 0 && j->zcols[i].planes))
         j->packed[i] = hl_column_compress_whole (j->codec, j->cols->data[i], n, j->out[i], cap);
     }
   return NULL;
@@ -237,7 +239,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   HlColumns *cols = &s->cols;
   size_t split[HL_COL_COUNT] = { 0 };
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
-    if (!hl_column_pack_streamed (&s->zcols[i], cols->len[i]))
+    if (!hl_column_pack_streamed (&s->zcols[i], s->codec, cols->len[i]))
       split[i] = hl_trace_columns_to_planes (cols, (HlColumn) i); /* small: planes made whole here */
 
   ColumnJobs j = { .codec = s->codec, .cols = cols, .zcols = s->zcols };
@@ -493,7 +495,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       sum_add (&s->sum, &pkt.header);
     }
-  if (s->codec->id == HL_CODEC_ZSTD)
+  /* the final frame's columns are finished two at a time by emit_frame */
+  if (s->codec->id == HL_CODEC_ZSTD && !final)
     advance_columns (s);
   if (final)
     {

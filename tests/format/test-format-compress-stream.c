@@ -112,16 +112,81 @@ large_columns (const char *dir, const HlTraceCodec *zstd)
   plain_codec.stream_new = NULL;
   plain_codec.stream_feed = NULL;
   plain_codec.stream_free = NULL;
-  bool other = hl_trace_compress_file (plain, nostream, &plain_codec, 0, &err) == 0 && !same_file (nostream, whole);
-  hl_tap_ok (other && reads_back (whole, zstd, t.data, t.size) && reads_back (nostream, zstd, t.data, t.size),
-             "streamed columns differ from whole ones, and both read back as the plain file");
+  bool written = hl_trace_compress_file (plain, nostream, &plain_codec, 0, &err) == 0;
+  bool other = written && !same_file (nostream, whole);
+  bool back = reads_back (whole, zstd, t.data, t.size), back2 = reads_back (nostream, zstd, t.data, t.size);
+  hl_tap_ok (other && back && back2, "streamed columns differ from whole ones (%d), and both read back as the plain file (%d %d)",
+             other, back, back2);
   hl_gen_trace_clear (&t);
+}
+
+/* 6. the codec's streams (HlTraceCodec.stream_*): for every effort, the
+ * same output however the input grew between calls, and it decompresses
+ * back; two outputs one after the other decompress as the two inputs */
+static void
+codec_streams (const HlTraceCodec *zstd)
+{
+  size_t n = 700000;
+  uint8_t *src = malloc (n), *back = malloc (2 * n);
+  uint32_t seed = 3;
+  for (size_t i = 0; src != NULL && i < n; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      src[i] = (uint8_t) (i % 251 < 200 ? i % 7 : seed >> 24); /* half repetitive, half noise */
+    }
+  bool same = src != NULL && back != NULL, decodes = same;
+  uint8_t *cat = NULL;
+  size_t cat_len = 0;
+  for (int effort = HL_CODEC_STREAM_FAST; effort <= HL_CODEC_STREAM_STRONG && same; effort++)
+    {
+      uint8_t *out[2] = { NULL, NULL };
+      size_t len[2] = { 0, 0 }, cap[2] = { 0, 0 };
+      for (int way = 0; way < 2; way++)
+        {
+          void *st = zstd->stream_new (zstd->user, effort);
+          size_t at = 0;
+          bool ok = st != NULL;
+          while (ok && at < n)
+            {
+              /* way 0: all at once; way 1: pieces of 1..99999 bytes */
+              seed = seed * 1103515245u + 12345u;
+              at = way == 0 ? n : at + 1 + (seed >> 8) % 99999;
+              at = at < n ? at : n;
+              ok = zstd->stream_feed (st, src, at, 0, &out[way], &len[way], &cap[way]) == 0;
+            }
+          ok = ok && zstd->stream_feed (st, src, n, 1, &out[way], &len[way], &cap[way]) == 0;
+          if (st != NULL)
+            zstd->stream_free (st);
+          same &= ok;
+        }
+      same &= len[0] == len[1] && len[0] > 0 && memcmp (out[0], out[1], len[0]) == 0;
+      decodes &= zstd->decompress (zstd->user, out[0], len[0], back, n) == n && memcmp (back, src, n) == 0;
+      if (effort == HL_CODEC_STREAM_ORDINARY && same)
+        {
+          cat = malloc (2 * len[0]);
+          if (cat != NULL)
+            {
+              memcpy (cat, out[0], len[0]);
+              memcpy (cat + len[0], out[0], len[0]);
+              cat_len = 2 * len[0];
+            }
+        }
+      free (out[0]);
+      free (out[1]);
+    }
+  hl_tap_ok (same, "codec streams: the same output however the input grew, at every effort");
+  bool two = decodes && cat != NULL && zstd->decompress (zstd->user, cat, cat_len, back, 2 * n) == 2 * n
+             && memcmp (back, src, n) == 0 && memcmp (back + n, src, n) == 0;
+  hl_tap_ok (two, "codec streams: outputs decompress back, and two one after the other as both inputs");
+  free (cat);
+  free (src);
+  free (back);
 }
 
 int
 main (void)
 {
-  hl_tap_plan (11);
+  hl_tap_plan (13);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -208,6 +273,7 @@ main (void)
              refused ? err.message : "accepted");
 
   large_columns (dir, zstd);
+  codec_streams (zstd);
 
   free (d_plain);
   free (data);
