@@ -73,23 +73,24 @@ run_one () {
     heaptrack) $tm -f "%U %S" -o "$tmp/cpu" heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
-  local post=0 ok=1
+  local post=0 postcpu=0 ok=1
   case $cfg in
     libunwind|fp|base)
       post=$(sed -n 's/^heaplens: timing: \([0-9.]*\) s after.*/\1/p' "$tmp/err" | tail -1)
+      postcpu=$(sed -n 's/^heaplens: timing: .* after the program exited (\([0-9.]*\) s CPU).*/\1/p' "$tmp/err" | tail -1)
       # a trace left plain was not compressed: `sessions --prune` of another
       # process (a test run) can remove the program's ended session before
       # `record` reads it; such a run measures nothing and is run again
       [ $(( $(od -An -tu4 -j20 -N4 "$tmp/trace.hltrace" 2> /dev/null | tr -d ' ' || echo 0) & 2 )) -ne 0 ] || ok=0 ;;
   esac
-  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} $ok"
+  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} ${postcpu:-0} $ok"
 }
 
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
 
 configs="plain libunwind fp heaptrack${base:+ base}"
-declare -A T S C P
+declare -A T S C P Q
 for w in $workloads; do
   for cfg in $configs; do
     : > "$tmp/runs"
@@ -104,11 +105,12 @@ for w in $workloads; do
     T[$cfg,$w]=$(awk '{print $1}' "$tmp/runs" | median)
     C[$cfg,$w]=$(awk '{print $2}' "$tmp/runs" | median)
     P[$cfg,$w]=$(awk '{print $3}' "$tmp/runs" | median)
+    Q[$cfg,$w]=$(awk '{print $4}' "$tmp/runs" | median)
     case $cfg in
       libunwind|fp|base) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
       heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
     esac
-    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s (wall cpu after:" $(cat "$tmp/runs") ")" >&2
+    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU (wall cpu after after-cpu:" $(cat "$tmp/runs") ")" >&2
   done
 done
 
@@ -124,13 +126,14 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
     echo "| $w | $p | ${T[libunwind,$w]} s ($(ratio ${T[libunwind,$w]} $p)x) | ${T[fp,$w]} s ($(ratio ${T[fp,$w]} $p)x) | ${T[heaptrack,$w]} s ($(ratio ${T[heaptrack,$w]} $p)x) | ${S[libunwind,$w]} | ${S[fp,$w]} | ${S[heaptrack,$w]} | $(ratio "$(ratio ${T[libunwind,$w]} $p)" "$(ratio ${T[heaptrack,$w]} $p)") | $(ratio ${S[libunwind,$w]} ${S[heaptrack,$w]}) |"
   done
   echo
-  echo "CPU s: user+sys of the process tree; after exit: \`record\`'s wait after the program exited (medians)."
+  echo "CPU s: user+sys of the process tree; after exit: \`record\`'s wait after the program exited, and the CPU"
+  echo "\`record\` used then (all its threads; less sensitive to a loaded machine) (medians)."
   echo
-  echo "| workload | cpu plain | cpu libunwind | cpu heaptrack | after exit libunwind | after exit fp |${base:+ base time | base cpu | base after exit | base size | base/heaptrack time |}"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: |${base:+ ---: | ---: | ---: | ---: | ---: |}"
+  echo "| workload | cpu plain | cpu libunwind | cpu heaptrack | after exit libunwind | after exit fp | after-exit CPU libunwind |${base:+ base time | base cpu | base after exit | base after-exit CPU | base size | base/heaptrack time |}"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |${base:+ ---: | ---: | ---: | ---: | ---: | ---: |}"
   for w in $workloads; do
-    line="| $w | ${C[plain,$w]} | ${C[libunwind,$w]} | ${C[heaptrack,$w]} | ${P[libunwind,$w]} | ${P[fp,$w]} |"
-    [ -n "$base" ] && line="$line ${T[base,$w]} s | ${C[base,$w]} | ${P[base,$w]} | ${S[base,$w]} | $(ratio ${T[base,$w]} ${T[heaptrack,$w]}) |"
+    line="| $w | ${C[plain,$w]} | ${C[libunwind,$w]} | ${C[heaptrack,$w]} | ${P[libunwind,$w]} s | ${P[fp,$w]} s | ${Q[libunwind,$w]} s |"
+    [ -n "$base" ] && line="$line ${T[base,$w]} s | ${C[base,$w]} | ${P[base,$w]} s | ${Q[base,$w]} s | ${S[base,$w]} | $(ratio ${T[base,$w]} ${T[heaptrack,$w]}) |"
     echo "$line"
   done
 } | tee "$out"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -224,6 +225,16 @@ compress_and_save_costs (void       *streams,
   g_clear_error (&job.error);
 }
 
+/* CPU seconds of `record` itself, all its threads (the compression's). */
+static double
+self_cpu_seconds (void)
+{
+  struct rusage ru;
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return 0;
+  return (double) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void
 human_bytes (char *out, size_t cap, uint64_t v)
 {
@@ -374,6 +385,7 @@ hl_cli_record (int    argc,
         return 2;
       }
   gint64 exited_us = g_get_monotonic_time ();
+  double exited_cpu = self_cpu_seconds ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
 #endif
@@ -405,8 +417,8 @@ hl_cli_record (int    argc,
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
-    fprintf (stderr, "heaplens: timing: %.3f s after the program exited\n",
-             (double) (g_get_monotonic_time () - exited_us) / 1e6);
+    fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
+             (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;
