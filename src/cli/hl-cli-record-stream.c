@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
+#include "hl-recording-costs-stream.h"
 #include "hl-shm-reader.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-zstd.h"
@@ -23,12 +24,32 @@ struct HlRecordStreams
   pid_t       root;
   uint64_t    since_wall_ns;
   int         level;
+  bool        costs;
   GThread    *thread;
   gint        stop;          /* atomic */
   GHashTable *seen;          /* segment name -> 1: read once, settled */
   GHashTable *pids;          /* pids of the program's processes */
   GHashTable *streams;       /* trace path -> HlTraceCompressStream (NULL: failed) */
+  GHashTable *costs_of;      /* trace path -> HlCostsStream */
+  GHashTable *payloads;      /* trace path -> CostsResult */
 };
+
+/* What following a trace's costs gave: a payload, or why not. */
+typedef struct
+{
+  GBytes *payload;
+  char   *why;
+} CostsResult;
+
+static void
+costs_result_free (gpointer p)
+{
+  CostsResult *r = p;
+  if (r->payload != NULL)
+    g_bytes_unref (r->payload);
+  g_free (r->why);
+  g_free (r);
+}
 
 /* A segment of the program or of a descendant whose parent is known? */
 static void
@@ -58,6 +79,12 @@ discover_cb (const char *name,
     return;
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (trace, trace, hl_trace_codec_zstd (rs->level), 0);
   g_hash_table_insert (rs->streams, g_strdup (trace), stream);
+  if (rs->costs && stream != NULL)
+    {
+      HlCostsStream *costs = hl_costs_stream_new ();
+      hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
+      g_hash_table_insert (rs->costs_of, g_strdup (trace), costs);
+    }
 }
 
 static void
@@ -74,6 +101,7 @@ poll_streams (HlRecordStreams *rs)
           /* the end compresses this one whole and says why if it fails again */
           hl_trace_compress_stream_free (value);
           g_hash_table_iter_replace (&it, NULL);
+          g_hash_table_remove (rs->costs_of, key);
         }
     }
 }
@@ -97,15 +125,25 @@ stream_free (gpointer p)
   hl_trace_compress_stream_free (p);
 }
 
+static void
+costs_free (gpointer p)
+{
+  hl_costs_stream_free (p);
+}
+
 HlRecordStreams *
 hl_record_streams_start (pid_t    pid,
                          uint64_t since_wall_ns,
-                         int      level)
+                         int      level,
+                         bool     costs)
 {
   HlRecordStreams *rs = g_new0 (HlRecordStreams, 1);
   rs->root = pid;
   rs->since_wall_ns = since_wall_ns;
   rs->level = level;
+  rs->costs = costs;
+  rs->costs_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_free);
+  rs->payloads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_result_free);
   rs->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rs->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   rs->streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, stream_free);
@@ -126,6 +164,10 @@ hl_record_streams_stop (HlRecordStreams *rs)
   g_atomic_int_set (&rs->stop, 1);
   g_thread_join (rs->thread);
   rs->thread = NULL;
+  /* A program shorter than a poll has a stream too: finish then does the
+   * whole compression (and the costs) in one go, as compressing the file
+   * whole would. */
+  hl_cli_session_foreach (discover_cb, rs);
 }
 
 bool
@@ -143,7 +185,43 @@ hl_record_streams_finish (HlRecordStreams *rs,
     fprintf (stderr, _("heaplens: compressing %s while it was written failed (%s): compressing it again\n"),
              trace, err.message);
   g_hash_table_remove (rs->streams, trace);
+  HlCostsStream *costs = g_hash_table_lookup (rs->costs_of, trace);
+  if (ok && costs != NULL)
+    {
+      GError *error = NULL;
+      CostsResult *r = g_new0 (CostsResult, 1);
+      r->payload = hl_costs_stream_finish (costs, &error);
+      r->why = error != NULL ? g_strdup (error->message) : NULL;
+      g_hash_table_insert (rs->payloads, g_strdup (trace), r);
+      g_clear_error (&error);
+    }
+  g_hash_table_remove (rs->costs_of, trace);
   return ok;
+}
+
+bool
+hl_record_streams_following_costs (HlRecordStreams *rs,
+                                   const char      *trace)
+{
+  HlCostsStream *costs = rs != NULL ? g_hash_table_lookup (rs->costs_of, trace) : NULL;
+  return costs != NULL && !hl_costs_stream_failed (costs);
+}
+
+void *
+hl_record_streams_take_costs (HlRecordStreams *rs,
+                              const char      *trace,
+                              char            *why,
+                              size_t           why_size)
+{
+  snprintf (why, why_size, "%s", "");
+  CostsResult *r = rs != NULL ? g_hash_table_lookup (rs->payloads, trace) : NULL;
+  if (r == NULL)
+    return NULL;
+  GBytes *payload = g_steal_pointer (&r->payload);
+  if (r->why != NULL)
+    snprintf (why, why_size, "%s", r->why);
+  g_hash_table_remove (rs->payloads, trace);
+  return payload;
 }
 
 void
@@ -155,5 +233,7 @@ hl_record_streams_free (HlRecordStreams *rs)
   g_hash_table_unref (rs->seen);
   g_hash_table_unref (rs->pids);
   g_hash_table_unref (rs->streams);
+  g_hash_table_unref (rs->costs_of);
+  g_hash_table_unref (rs->payloads);
   g_free (rs);
 }

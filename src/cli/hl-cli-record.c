@@ -45,10 +45,13 @@ usage (FILE *out)
            "                           do not record forked children and exec'd programs\n"
            "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
            "                           once the program has exited)\n"
-           "  --costs                  also save the costs `report` reads, so that it\n"
-           "                           need not decode the events (one costs-only load\n"
-           "                           once the program has exited; compressed traces)\n"
-           "  --no-costs               do not save them (the default)\n"
+           "  --no-costs               do not save the costs `report` reads (by default\n"
+           "                           they are computed while the program runs and\n"
+           "                           saved in compressed traces of 1 MiB and more, so\n"
+           "                           that report need not decode the events)\n"
+           "  --costs                  save them even when they could not be computed\n"
+           "                           while the program ran (one costs-only load once\n"
+           "                           it has exited)\n"
            "  -h, --help               this help\n");
 }
 
@@ -196,10 +199,17 @@ costs_thread (gpointer data)
  * (hl-recording-costs-packet.h), so that `report` need not decode the
  * events. Without them (a trace whose time order its index does not
  * promise, say), report decodes them. */
+typedef enum
+{
+  COSTS_NONE,     /* --no-costs */
+  COSTS_FOLLOWED, /* the default: saved when followed while the program ran */
+  COSTS_ALWAYS,   /* --costs: else loaded once the program has exited */
+} CostsMode;
+
 static void
 compress_and_save_costs (void       *streams,
                          const char *trace,
-                         bool        costs)
+                         CostsMode   costs)
 {
   CostsJob job = { trace, NULL, NULL };
   GThread *thread = NULL;
@@ -211,11 +221,33 @@ compress_and_save_costs (void       *streams,
   const char *min_env = getenv ("HEAPLENS_RECORD_COSTS_MIN"); /* bytes; tests set 0 */
   unsigned long long min = min_env != NULL ? strtoull (min_env, NULL, 10) : HL_RECORD_COSTS_MIN_BYTES;
   struct stat st;
-  if (costs && stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min)
+  bool big = stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min;
+  /* Followed while the program ran (hl-recording-costs-stream.h) when the
+   * trace was compressed as it was written; else, with --costs, loaded
+   * now, beside the compression. */
+#ifdef HL_HAVE_ZSTD
+  bool followed = costs != COSTS_NONE && hl_record_streams_following_costs (streams, trace);
+#else
+  bool followed = false;
+#endif
+  if (costs == COSTS_ALWAYS && big && !followed)
     thread = g_thread_new ("hl-costs", costs_thread, &job);
   bool compressed = compress_trace (streams, trace);
   if (thread != NULL)
     g_thread_join (thread);
+  if (compressed && costs != COSTS_NONE && thread == NULL)
+    {
+      char why[256] = "";
+#ifdef HL_HAVE_ZSTD
+      job.payload = hl_record_streams_take_costs (streams, trace, why, sizeof why);
+#endif
+      if (!big)
+        g_clear_pointer (&job.payload, g_bytes_unref);
+      else if (job.payload == NULL && costs == COSTS_ALWAYS)
+        job.payload = hl_costs_packet_prepare (trace, &job.error);
+      if (job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+        fprintf (stderr, "heaplens: costs of %s not followed: %s\n", trace, why);
+    }
   if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
   else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
@@ -239,10 +271,10 @@ hl_cli_record (int    argc,
   const char *output = NULL, *unwind = NULL, *depth = NULL;
   bool follow = true;
   bool compress = true;
-  /* Saved costs are opt-in: they cost `record` about one report's load
-   * after the program exits (python3: +1 s on a 1 s program), which only
-   * pays back for repeated reports from the command line. */
-  bool costs = false;
+  /* Saved costs are computed while the program runs, from the packets the
+   * compression takes in (hl-recording-costs-stream.h): nothing is left
+   * for after it exits but its last packets. */
+  CostsMode costs = COSTS_FOLLOWED;
   int i = 1;
   for (; i < argc; i++)
     {
@@ -274,9 +306,9 @@ hl_cli_record (int    argc,
       else if (strcmp (a, "--no-compress") == 0)
         compress = false;
       else if (strcmp (a, "--no-costs") == 0)
-        costs = false;
+        costs = COSTS_NONE;
       else if (strcmp (a, "--costs") == 0)
-        costs = true;
+        costs = COSTS_ALWAYS;
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
@@ -354,7 +386,7 @@ hl_cli_record (int    argc,
   void *streams = NULL;
 #ifdef HL_HAVE_ZSTD
   if (compress)
-    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL);
+    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL, costs != COSTS_NONE);
 #endif
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };

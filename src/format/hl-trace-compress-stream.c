@@ -41,6 +41,8 @@ struct HlTraceCompressStream
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
   bool                finished;
+  HlTraceStreamPacketFunc packet_func; /* told of each packet taken, or NULL */
+  void               *packet_data;
 };
 
 static void
@@ -107,6 +109,15 @@ hl_trace_compress_stream_new (const char         *in_path,
   s->fd = -1;
   sum_reset (&s->sum);
   return s;
+}
+
+void
+hl_trace_compress_stream_set_packet_func (HlTraceCompressStream  *s,
+                                          HlTraceStreamPacketFunc func,
+                                          void                   *user_data)
+{
+  s->packet_func = func;
+  s->packet_data = user_data;
 }
 
 unsigned long long
@@ -471,6 +482,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
       uint64_t pend = pkt.offset + pkt.header.header_size + pkt.header.content_size;
       if (pend - s->frame_start > s->frame_raw && s->frame_end > s->frame_start && emit_frame (s, err) != 0)
         goto out;
+      if (s->packet_func != NULL)
+        s->packet_func (s->packet_data, r, &pkt, s->frame_end);
       if (take (s, r->data + s->frame_end, (size_t) (pend - s->frame_end), err) != 0)
         goto out;
       sum_add (&s->sum, &pkt.header);
@@ -478,6 +491,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
   if (final)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
+      if (s->packet_func != NULL)
+        s->packet_func (s->packet_data, r, NULL, s->frame_end);
       if (r->size > s->frame_end && take (s, r->data + s->frame_end, (size_t) (r->size - s->frame_end), err) != 0)
         goto out;
       if (emit_frame (s, err) != 0)

@@ -655,17 +655,26 @@ hl_costs_packet_prepare (const char *path,
 {
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (HlRecording) rec = NULL;
-  GByteArray *payload;
 
   rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
                            NULL, NULL, NULL, error);
   if (rec == NULL)
     return NULL;
+  return hl_costs_packet_payload (rec, error);
+}
+
+GBytes *
+hl_costs_packet_payload (HlRecording *rec,
+                         GError     **error)
+{
+  GByteArray *payload;
+
+  g_return_val_if_fail (HL_IS_RECORDING (rec) && rec->aggregate != NULL, NULL);
   payload = serialize (rec);
   if (payload->len > PAYLOAD_MAX)
     {
       g_byte_array_unref (payload);
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "%s: costs too large to save", path);
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs too large to save");
       return NULL;
     }
   return g_byte_array_free_to_bytes (payload);

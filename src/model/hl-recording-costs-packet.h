@@ -44,6 +44,11 @@ gboolean     hl_costs_packet_append (const char *path,
  * at PATH, which must have the image the payload was made from. */
 GBytes      *hl_costs_packet_prepare (const char *path,
                                       GError    **error);
+/* The payload of REC, a costs-only recording as a load leaves it before
+ * symbols (loaded, or made by hl-recording-costs-stream.h); NULL with
+ * ERROR when it is too large to save. */
+GBytes      *hl_costs_packet_payload (HlRecording *rec,
+                                      GError     **error);
 gboolean     hl_costs_packet_write   (GBytes     *payload,
                                       const char *path,
                                       GError    **error);
