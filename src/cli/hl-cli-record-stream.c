@@ -99,6 +99,8 @@ poll_streams (HlRecordStreams *rs)
       if (value != NULL && hl_trace_compress_stream_poll (value, &err) != 0)
         {
           /* the end compresses this one whole and says why if it fails again */
+          if (getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+            fprintf (stderr, "heaplens: following %s stopped: %s\n", (const char *) key, err.message);
           hl_trace_compress_stream_free (value);
           g_hash_table_iter_replace (&it, NULL);
           g_hash_table_remove (rs->costs_of, key);

@@ -488,11 +488,11 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       sum_add (&s->sum, &pkt.header);
     }
+  if (s->packet_func != NULL)
+    s->packet_func (s->packet_data, r, NULL, s->frame_end);
   if (final)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
-      if (s->packet_func != NULL)
-        s->packet_func (s->packet_data, r, NULL, s->frame_end);
       if (r->size > s->frame_end && take (s, r->data + s->frame_end, (size_t) (r->size - s->frame_end), err) != 0)
         goto out;
       if (emit_frame (s, err) != 0)

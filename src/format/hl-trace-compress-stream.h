@@ -46,12 +46,13 @@ int                    hl_trace_compress_stream_finish (HlTraceCompressStream *s
                                                         HlFormatError         *err);
 /* Plain bytes taken in so far (for progress and tests). */
 unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
-/* Told of every whole packet the stream takes in, in file order, by a
- * poll or finish: PKT in the plain trace R, the previous packet having
- * ended at FROM (PKT->offset > FROM when the walk skipped bytes: damage,
- * another pid's or an index packet); at finish, PKT NULL for the rest of
- * the file from FROM, which is not a whole packet (nothing when FROM is
- * R's size). `record` computes the saved costs so, while the program runs
+/* Told of every whole packet the stream takes in, in file order: PKT in
+ * the plain trace R, the previous packet having ended at FROM
+ * (PKT->offset > FROM when the walk skipped bytes: damage, another pid's
+ * or an index packet). After each poll that read the file, and at finish,
+ * PKT NULL and FROM where the packets taken end: at finish the bytes from
+ * there to R's size are not a whole packet (they go verbatim in the last
+ * frame). `record` computes the saved costs so, while the program runs
  * (hl-recording-costs-stream.h). */
 typedef void (*HlTraceStreamPacketFunc) (void                *user_data,
                                          const HlTraceReader *r,

@@ -28,6 +28,8 @@ struct _HlCostsStream
   guint32        pid;
   gboolean       started;
   guint64        packets;
+  guint64        keep;
+  guint64        trailing;     /* bytes after the packets, as the last poll saw them */
   char          *failure;      /* why no payload, NULL while it follows */
 };
 
@@ -40,6 +42,7 @@ hl_costs_stream_new (void)
   hl_recording_begin_aggregate (self->rec, NULL);
   self->cursor = g_new0 (HlEventCursor, 1);
   self->writers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->keep = HL_COSTS_STREAM_KEEP;
   return self;
 }
 
@@ -53,6 +56,13 @@ hl_costs_stream_free (HlCostsStream *self)
   g_hash_table_unref (self->writers);
   g_free (self->failure);
   g_free (self);
+}
+
+void
+hl_costs_stream_set_keep (HlCostsStream *self,
+                          guint64        keep)
+{
+  self->keep = keep;
 }
 
 guint64
@@ -146,9 +156,12 @@ hl_costs_stream_take (void                *user_data,
     }
   if (pkt == NULL)
     {
-      if (from < hl_trace_reader_file_size (reader))
-        fail (self, "%" G_GUINT64_FORMAT " bytes after the last packet",
-              hl_trace_reader_file_size (reader) - from);
+      /* The end of a poll: what may be released is known now (within a
+       * poll, a thread's first packet may come after others'); the
+       * bytes after FROM are a packet being written, unless this was
+       * the last poll. */
+      self->trailing = hl_trace_reader_file_size (reader) - MIN (from, hl_trace_reader_file_size (reader));
+      hl_aggregate_release_until (self->rec->aggregate, watermark (self), self->keep);
       return;
     }
   if (pkt->offset != from)
@@ -191,7 +204,9 @@ hl_costs_stream_take (void                *user_data,
       g_hash_table_insert (self->writers, GUINT_TO_POINTER (pkt->header.tid), w);
     }
   w->time_end_ns = MAX (w->time_end_ns, pkt->header.time_end_ns);
-  hl_aggregate_release_until (self->rec->aggregate, watermark (self), HL_COSTS_STREAM_KEEP);
+  /* a poll that takes in much: some released before its end */
+  if (hl_aggregate_n_waiting (self->rec->aggregate) > self->keep)
+    hl_aggregate_release_until (self->rec->aggregate, 0, self->keep);
 }
 
 GBytes *
@@ -202,6 +217,8 @@ hl_costs_stream_finish (HlCostsStream *self,
 
   if (self->failure == NULL && self->packets == 0)
     fail (self, "no packet");
+  if (self->failure == NULL && self->trailing > 0)
+    fail (self, "%" G_GUINT64_FORMAT " bytes after the last packet", self->trailing);
   if (self->failure != NULL)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs not followed: %s", self->failure);

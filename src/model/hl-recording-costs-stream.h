@@ -44,11 +44,12 @@ typedef struct _HlCostsStream HlCostsStream;
 HlCostsStream *hl_costs_stream_new    (void);
 void           hl_costs_stream_free   (HlCostsStream *self);
 
-/* The packet PKT of the plain trace READER holds, taken in by the
- * follower whose previous packet ended at FROM (PKT->offset > FROM: the
- * bytes between were not a packet). PKT NULL: the bytes from FROM to the
- * file's end are not a whole packet (they end the file). The signature of
- * HlTraceStreamPacketFunc (hl-trace-compress-stream.h). */
+/* The packet PKT of the plain trace READER, taken in by a follower whose
+ * previous packet ended at FROM (PKT->offset > FROM: the bytes between
+ * were not a packet of the trace). PKT NULL: the end of a poll, the
+ * packets taken so far end at FROM (the points the watermark allows are
+ * released now); the bytes after FROM must be gone by the last poll. The
+ * signature of HlTraceStreamPacketFunc (hl-trace-compress-stream.h). */
 void           hl_costs_stream_take   (void               *self,
                                        const HlTraceReader *reader,
                                        const HlPacketView  *pkt,
@@ -58,6 +59,11 @@ void           hl_costs_stream_take   (void               *self,
  * trace is not one the stream could follow exactly: see above). */
 GBytes        *hl_costs_stream_finish (HlCostsStream *self,
                                        GError       **error);
+
+/* At most KEEP points wait for the watermark (HL_COSTS_STREAM_KEEP):
+ * tests make it small to see a release too early caught. */
+void           hl_costs_stream_set_keep (HlCostsStream *self,
+                                         guint64        keep);
 
 /* Counts, for tests and benchmarks: packets taken, and whether the
  * stream has given up (ERROR says why in finish()). */
