@@ -405,6 +405,7 @@ hl_cli_record (int    argc,
         fprintf (stderr, _("heaplens-cli record: waitpid: %s\n"), strerror (errno));
         return 2;
       }
+  gint64 t_exit = g_get_monotonic_time ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
 #endif
@@ -434,6 +435,8 @@ hl_cli_record (int    argc,
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);
 #endif
+  if (getenv ("HEAPLENS_RECORD_TIMING") != NULL)
+    fprintf (stderr, "heaplens: %.3f s after the program exited\n", (double) (g_get_monotonic_time () - t_exit) / 1e6);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

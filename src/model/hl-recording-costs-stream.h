@@ -65,8 +65,8 @@ GBytes        *hl_costs_stream_finish (HlCostsStream *self,
 void           hl_costs_stream_set_keep (HlCostsStream *self,
                                          guint64        keep);
 
-/* Counts, for tests and benchmarks: packets taken, and whether the
- * stream has given up (ERROR says why in finish()). */
+/* Packets applied (after finish(), for tests), and whether the stream
+ * has given up so far (then finish() says why). */
 guint64        hl_costs_stream_packets (const HlCostsStream *self);
 gboolean       hl_costs_stream_failed  (const HlCostsStream *self);
 
