@@ -34,19 +34,18 @@ struct HlRecordStreams
   GHashTable *payloads;      /* trace path -> CostsResult */
 };
 
-/* What following a trace's costs gave: a payload, or why not. */
+/* What following a trace's costs gave: a recording, or why not. */
 typedef struct
 {
-  GBytes *payload;
-  char   *why;
+  HlRecording *costs;
+  char        *why;
 } CostsResult;
 
 static void
 costs_result_free (gpointer p)
 {
   CostsResult *r = p;
-  if (r->payload != NULL)
-    g_bytes_unref (r->payload);
+  g_clear_object (&r->costs);
   g_free (r->why);
   g_free (r);
 }
@@ -198,7 +197,7 @@ hl_record_streams_finish (HlRecordStreams *rs,
     {
       GError *error = NULL;
       CostsResult *r = g_new0 (CostsResult, 1);
-      r->payload = hl_costs_stream_finish (costs, &error);
+      r->costs = hl_costs_stream_finish (costs, &error);
       r->why = error != NULL ? g_strdup (error->message) : NULL;
       g_hash_table_insert (rs->payloads, g_strdup (trace), r);
       g_clear_error (&error);
@@ -229,11 +228,11 @@ hl_record_streams_take_costs (HlRecordStreams *rs,
   CostsResult *r = rs != NULL ? g_hash_table_lookup (rs->payloads, trace) : NULL;
   if (r == NULL)
     return NULL;
-  GBytes *payload = g_steal_pointer (&r->payload);
+  HlRecording *costs = g_steal_pointer (&r->costs);
   if (r->why != NULL)
     snprintf (why, why_size, "%s", r->why);
   g_hash_table_remove (rs->payloads, trace);
-  return payload;
+  return costs;
 }
 
 void

@@ -31,9 +31,10 @@ bool             hl_record_streams_finish (HlRecordStreams *rs,
 /* TRUE while TRACE's costs are followed and have not failed. */
 bool             hl_record_streams_following_costs (HlRecordStreams *rs,
                                                     const char      *trace);
-/* After a finish that returned true: the COSTS payload of TRACE followed
- * while it was written (a GBytes to unref), or NULL with a reason in WHY
- * (at least 256 bytes; "" when costs were not followed). */
+/* After a finish that returned true: the costs-only recording of TRACE
+ * followed while it was written (an HlRecording to unref; its payload is
+ * hl_costs_packet_payload()), or NULL with a reason in WHY (at least 256
+ * bytes; "" when costs were not followed). */
 void            *hl_record_streams_take_costs (HlRecordStreams *rs,
                                                const char      *trace,
                                                char            *why,

@@ -206,6 +206,63 @@ typedef enum
   COSTS_ALWAYS,   /* --costs: else loaded once the program has exited */
 } CostsMode;
 
+/* Saved costs may add this share of the compressed trace by default
+ * (percent; HEAPLENS_RECORD_COSTS_SHARE=P changes it): python3's costs are
+ * a third of its trace (5 M allocations from 12,000 stacks in 280 KB),
+ * and issue 4 wants small traces. */
+#define HL_RECORD_COSTS_SHARE 5
+
+/* The payload to save for the costs-only recording REC of TRACE: its
+ * stacks inline when that fits the share, else by reference to the
+ * trace's STACK events (report then decompresses the trace, but decodes
+ * only those), else none (WHY says so). --costs: inline, always.
+ * HEAPLENS_RECORD_COSTS_STACKS=inline|reference forces a form (tests). */
+static GBytes *
+choose_payload (HlRecording *rec,
+                const char  *trace,
+                CostsMode    costs,
+                char        *why,
+                size_t       why_size)
+{
+  const char *form = getenv ("HEAPLENS_RECORD_COSTS_STACKS");
+  const char *share_env = getenv ("HEAPLENS_RECORD_COSTS_SHARE");
+  unsigned long long share = share_env != NULL ? strtoull (share_env, NULL, 10) : HL_RECORD_COSTS_SHARE;
+  struct stat st;
+  g_autoptr (GError) error = NULL;
+  GBytes *payload;
+  gsize inline_size;
+
+  if (form != NULL)
+    {
+      payload = hl_costs_packet_payload (rec, strcmp (form, "reference") == 0 ? HL_COSTS_STACKS_BY_REFERENCE
+                                                                              : HL_COSTS_STACKS_INLINE, &error);
+      if (payload == NULL)
+        snprintf (why, why_size, "%s", error->message);
+      return payload;
+    }
+  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+  if (payload == NULL)
+    {
+      snprintf (why, why_size, "%s", error->message);
+      return NULL;
+    }
+  if (costs == COSTS_ALWAYS || stat (trace, &st) != 0)
+    return payload;
+  unsigned long long limit = (unsigned long long) st.st_size * share / 100;
+  inline_size = hl_costs_packet_size (payload);
+  if (inline_size <= limit)
+    return payload;
+  g_bytes_unref (payload);
+  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_BY_REFERENCE, &error);
+  if (payload != NULL && hl_costs_packet_size (payload) <= limit)
+    return payload;
+  snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
+            "than %llu %%", payload != NULL ? hl_costs_packet_size (payload) : 0, inline_size,
+            (unsigned long long) st.st_size, share);
+  g_clear_pointer (&payload, g_bytes_unref);
+  return NULL;
+}
+
 static void
 compress_and_save_costs (void       *streams,
                          const char *trace,
@@ -238,15 +295,16 @@ compress_and_save_costs (void       *streams,
   if (compressed && costs != COSTS_NONE && thread == NULL)
     {
       char why[256] = "";
+      g_autoptr (HlRecording) followed_costs = NULL;
 #ifdef HL_HAVE_ZSTD
-      job.payload = hl_record_streams_take_costs (streams, trace, why, sizeof why);
+      followed_costs = hl_record_streams_take_costs (streams, trace, why, sizeof why);
 #endif
-      if (!big)
-        g_clear_pointer (&job.payload, g_bytes_unref);
-      else if (job.payload == NULL && costs == COSTS_ALWAYS)
+      if (big && followed_costs != NULL)
+        job.payload = choose_payload (followed_costs, trace, costs, why, sizeof why);
+      else if (big && costs == COSTS_ALWAYS)
         job.payload = hl_costs_packet_prepare (trace, &job.error);
-      if (job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
-        fprintf (stderr, "heaplens: costs of %s not followed: %s\n", trace, why);
+      if (big && job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+        fprintf (stderr, "heaplens: costs of %s not saved: %s\n", trace, why);
     }
   if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);

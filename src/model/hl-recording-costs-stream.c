@@ -16,7 +16,6 @@
 #include "hl-crc32c.h"
 #include "hl-model-error.h"
 #include "hl-recording-aggregate.h"
-#include "hl-recording-costs-packet.h"
 #include "hl-recording-struct.h"
 #include "hl-trace-load-private.h"
 
@@ -380,7 +379,7 @@ hl_costs_stream_take (void                *user_data,
   }
 }
 
-GBytes *
+HlRecording *
 hl_costs_stream_finish (HlCostsStream *self,
                         GError       **error)
 {
@@ -409,5 +408,5 @@ hl_costs_stream_finish (HlCostsStream *self,
     }
   hl_recording_commit (rec);
   hl_trace_load_warn_dropped (rec);
-  return hl_costs_packet_payload (rec, error);
+  return g_steal_pointer (&rec);
 }

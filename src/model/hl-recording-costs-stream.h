@@ -8,8 +8,9 @@
  * whole packet, in file order, to hl_costs_stream_take(). The stream
  * applies the packet's events to a costs-only recording exactly as a
  * costs-only load does (hl-recording-events.c, the same calls in the same
- * order), so the payload it gives is the one hl_costs_packet_prepare()
- * would make from the finished file, byte for byte.
+ * order), so the recording it gives has the payload
+ * (hl_costs_packet_payload()) hl_costs_packet_prepare() would make from
+ * the finished file, byte for byte.
  *
  * The one thing a load knows that a stream does not is which packets are
  * still to come: the heap curve (peak, each stack's share of it) is built
@@ -23,14 +24,15 @@
  * HL_COSTS_STREAM_KEEP points allow (then the earliest are released
  * anyway). A point then arrives before one already released, the
  * aggregate sees it (hl_aggregate_order_broken()), and finish() gives no
- * payload: the caller computes it from the file or saves none. Anything
+ * recording: the caller computes it from the file or saves none. Anything
  * else a load would warn about (bytes between packets, a bad crc, another
- * pid's packet, malformed events, a cut last packet) gives no payload too.
+ * pid's packet, malformed events, a cut last packet) gives none too.
  */
 #pragma once
 
 #include <glib.h>
 
+#include "hl-recording.h"
 #include "hl-trace-reader.h"
 
 G_BEGIN_DECLS
@@ -55,9 +57,11 @@ void           hl_costs_stream_take   (void               *self,
                                        const HlPacketView  *pkt,
                                        guint64              from);
 
-/* Every packet was taken: the COSTS payload, or NULL with ERROR (the
- * trace is not one the stream could follow exactly: see above). */
-GBytes        *hl_costs_stream_finish (HlCostsStream *self,
+/* Every packet was taken: the costs-only recording, committed, before
+ * symbols (what a costs-only load with HL_LOAD_FLAGS_NO_SYMBOLS gives),
+ * or NULL with ERROR (the trace is not one the stream could follow
+ * exactly: see above). */
+HlRecording   *hl_costs_stream_finish (HlCostsStream *self,
                                        GError       **error);
 
 /* At most KEEP points wait for the watermark (HL_COSTS_STREAM_KEEP):

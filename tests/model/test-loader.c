@@ -1093,6 +1093,15 @@ test_load_costs_packet_hostile (void)
 }
 
 
+static gsize
+file_size_of (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return (gsize) st.st_size;
+}
+
 /* Appends BYTES[from, to) to PATH. */
 static void
 append_range (const char   *path,
@@ -1110,8 +1119,8 @@ append_range (const char   *path,
 /* The plain trace BYTES written to PATH in pieces (cut anywhere, even
  * inside a packet, as a poll may see it) while a compress stream to
  * OUT polls it with a costs stream told of its packets (KEEP points may
- * wait): the stream's payload, or NULL when it could not follow. */
-static GBytes *
+ * wait): the stream's recording, or NULL when it could not follow. */
+static HlRecording *
 follow_costs (const GByteArray *bytes,
               const char       *path,
               const char       *out,
@@ -1124,7 +1133,7 @@ follow_costs (const GByteArray *bytes,
   g_autoptr (GError) error = NULL;
   HlFormatError ferr;
   gsize at = HL_TRACE_FILE_HEADER_SIZE;
-  GBytes *payload;
+  HlRecording *payload;
 
   g_assert_nonnull (stream);
   hl_costs_stream_set_keep (costs, keep);
@@ -1179,7 +1188,10 @@ test_load_costs_stream_equals_prepare (void)
       for (guint schedule = 0; schedule < 4; schedule++)
         {
           guint n_polls = schedule == 0 ? 1 : schedule == 1 ? 3 : schedule == 2 ? 40 : 300;
-          g_autoptr (GBytes) payload = follow_costs (bytes, path, out, rand, n_polls, HL_COSTS_STREAM_KEEP);
+          g_autoptr (HlRecording) rec = follow_costs (bytes, path, out, rand, n_polls, HL_COSTS_STREAM_KEEP);
+          g_autoptr (GBytes) payload = NULL;
+          g_autofree char *compressed = NULL;
+          gsize compressed_len;
 
           if (expected == NULL)
             {
@@ -1189,26 +1201,42 @@ test_load_costs_stream_equals_prepare (void)
             }
           /* one poll at the end sees every packet: always followed */
           if (schedule == 0 || seed <= 2)
-            g_assert_nonnull (payload);
-          if (payload == NULL)
+            g_assert_nonnull (rec);
+          if (rec == NULL)
             {
               refused++;
               continue;
             }
           followed++;
-          g_assert_true (g_bytes_equal (payload, expected));
-          g_assert_true (hl_costs_packet_write (payload, out, &error));
+          payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
           g_assert_no_error (error);
-          g_assert_nonnull (hl_costs_packet_load (out));
-          {
-            g_autofree char *with = report_of (out_file, HL_LOAD_FLAGS_NONE);
-            g_assert_cmpstr (with, ==, decoded);
-          }
+          g_assert_true (g_bytes_equal (payload, expected));
+          /* saved with its stacks inline, then by reference: read back,
+           * the report is the events' */
+          g_assert_true (g_file_get_contents (out, &compressed, &compressed_len, NULL));
+          for (guint form = 0; form < 2; form++)
+            {
+              g_autoptr (GBytes) p = hl_costs_packet_payload (rec, form, &error);
+              g_autofree char *with = NULL;
+
+              g_assert_no_error (error);
+              overwrite (out, compressed, compressed_len);
+              g_assert_true (hl_costs_packet_write (p, out, &error));
+              g_assert_no_error (error);
+              g_assert_cmpuint (hl_costs_packet_size (p), ==, file_size_of (out) - compressed_len);
+              g_assert_nonnull (hl_costs_packet_load (out));
+              with = report_of (out_file, HL_LOAD_FLAGS_NONE);
+              g_assert_cmpstr (with, ==, decoded);
+              /* by reference, the frames are the trace's: a parse alone cannot */
+              if (form == HL_COSTS_STACKS_BY_REFERENCE)
+                g_assert_null (hl_costs_packet_parse (g_bytes_get_data (p, NULL), g_bytes_get_size (p)));
+            }
         }
       /* Points released early (2 may wait): caught, or still right. */
       {
-        g_autoptr (GBytes) payload = follow_costs (bytes, path, out, rand, 40, 2);
-        if (payload == NULL)
+        g_autoptr (HlRecording) rec = follow_costs (bytes, path, out, rand, 40, 2);
+        g_autoptr (GBytes) payload = rec != NULL ? hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, NULL) : NULL;
+        if (rec == NULL)
           early_refused++;
         else
           g_assert_true (g_bytes_equal (payload, expected));
@@ -1217,7 +1245,7 @@ test_load_costs_stream_equals_prepare (void)
        * trailing index: not followed. */
       {
         g_autoptr (GByteArray) damaged = g_byte_array_new ();
-        g_autoptr (GBytes) payload = NULL;
+        g_autoptr (HlRecording) payload = NULL;
         HlFormatError ferr;
 
         g_byte_array_append (damaged, bytes->data, bytes->len);
@@ -1232,7 +1260,7 @@ test_load_costs_stream_equals_prepare (void)
           g_autoptr (GByteArray) with_index = g_byte_array_new ();
           g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
           g_byte_array_append (with_index, (const guint8 *) indexed, len);
-          g_clear_pointer (&payload, g_bytes_unref);
+          g_clear_object (&payload);
           payload = follow_costs (with_index, path, out, rand, 3, HL_COSTS_STREAM_KEEP);
           g_assert_null (payload);
         }
