@@ -6,7 +6,11 @@
 # on three workloads: an allocation churn at depth 5-25, python3
 # (PYTHONMALLOC=malloc) on a dict/list/string workload, and sqlite3 running
 # a generated SQL script. Median wall time of RUNS (default 5) runs; trace
-# sizes of the last run. Writes a Markdown table to bench/results/.
+# sizes of the last run. Also `record` without the saved costs it computes
+# while the program runs (--no-costs, docs/trace-format.md 7e): median wall
+# and CPU time and time spent after the program exited, with and without,
+# and what the costs add to the trace. Writes a Markdown table to
+# bench/results/.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -59,7 +63,10 @@ run_one () {
     plain) $cmd > /dev/null 2>&1 ;;
     # fp: the sampled check would switch fp-less programs (python3) to the
     # DWARF unwinder; keep fp to measure it
-    libunwind|fp) HEAPLENS_FP_CHECK=warn "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2>&1 ;;
+    libunwind|fp) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_RECORD_TIMING=1 \
+                    "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
+    nocosts) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_RECORD_TIMING=1 \
+               "$cli" record --unwind libunwind --no-costs -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
     heaptrack) heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
@@ -69,15 +76,29 @@ run_one () {
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
 
-declare -A T S
+declare -A T S CPU AFTER SAVED
 for w in $workloads; do
-  for cfg in plain libunwind fp heaptrack; do
-    vals=""
-    for r in $(seq "$runs"); do vals="$vals $(run_one "$cfg" "$w")"; done
+  for cfg in plain libunwind fp heaptrack nocosts; do
+    vals="" cpus="" afters=""
+    for r in $(seq "$runs"); do
+      vals="$vals $(run_one "$cfg" "$w")"
+      case $cfg in
+        libunwind|nocosts)
+          cpus="$cpus $(awk '{ print $1 + $2 }' "$tmp/cpu" | tail -n 1)"
+          afters="$afters $(sed -n 's/^heaplens: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/err")" ;;
+      esac
+    done
     T[$cfg,$w]=$(echo $vals | tr ' ' '\n' | median)
     case $cfg in
-      libunwind|fp) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
+      libunwind|fp|nocosts) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
       heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
+    esac
+    case $cfg in
+      libunwind|nocosts)
+        CPU[$cfg,$w]=$(echo $cpus | tr ' ' '\n' | median)
+        AFTER[$cfg,$w]=$(echo $afters | tr ' ' '\n' | median)
+        SAVED[$cfg,$w]=no
+        [ "$(tail -c 8 "$tmp/trace.hltrace" | tr -d '\0')" = HLCOSTS ] && SAVED[$cfg,$w]=yes ;;
     esac
     echo "# $w $cfg: ${T[$cfg,$w]} s (runs:$vals)" >&2
   done
@@ -93,6 +114,14 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
   for w in $workloads; do
     p=${T[plain,$w]}
     echo "| $w | $p | ${T[libunwind,$w]} s ($(ratio ${T[libunwind,$w]} $p)x) | ${T[fp,$w]} s ($(ratio ${T[fp,$w]} $p)x) | ${T[heaptrack,$w]} s ($(ratio ${T[heaptrack,$w]} $p)x) | ${S[libunwind,$w]} | ${S[fp,$w]} | ${S[heaptrack,$w]} | $(ratio "$(ratio ${T[libunwind,$w]} $p)" "$(ratio ${T[heaptrack,$w]} $p)") | $(ratio ${S[libunwind,$w]} ${S[heaptrack,$w]}) |"
+  done
+  echo
+  echo "Saved costs (libunwind, the default, against --no-costs; medians): wall, CPU (user+sys) and time after the program exited; trace sizes"
+  echo
+  echo "| workload | wall with / without | CPU with / without | after exit with / without | trace with / without | costs saved |"
+  echo "| --- | ---: | ---: | ---: | ---: | --- |"
+  for w in $workloads; do
+    echo "| $w | ${T[libunwind,$w]} / ${T[nocosts,$w]} s | ${CPU[libunwind,$w]} / ${CPU[nocosts,$w]} s | ${AFTER[libunwind,$w]} / ${AFTER[nocosts,$w]} s | ${S[libunwind,$w]} / ${S[nocosts,$w]} ($(ratio ${S[libunwind,$w]} ${S[nocosts,$w]})x) | ${SAVED[libunwind,$w]} |"
   done
 } | tee "$out"
 echo "written to $out" >&2
