@@ -71,10 +71,14 @@ discover_cb (const char *name,
               || g_hash_table_contains (rs->pids, GUINT_TO_POINTER (s.header.ppid));
   if (!ours)
     return; /* a descendant whose parent's session is not seen yet, or another program's */
-  g_hash_table_add (rs->seen, g_strdup (name));
   g_hash_table_add (rs->pids, GUINT_TO_POINTER (s.header.pid));
   const char *trace = s.header.trace_path;
-  if (trace[0] == '\0' || g_hash_table_contains (rs->streams, trace))
+  /* the preload writes the path, then says RUNNING (release): until then
+   * it may be empty or half copied; read again next time */
+  if (s.header.state_atomic == HL_SHM_STATE_STARTING || trace[0] == '\0')
+    return;
+  g_hash_table_add (rs->seen, g_strdup (name));
+  if (g_hash_table_contains (rs->streams, trace))
     return;
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (trace, trace, hl_trace_codec_zstd (rs->level), 0);
   g_hash_table_insert (rs->streams, g_strdup (trace), stream);
