@@ -153,6 +153,7 @@ refresh_metadata (HlLivePanel *self)
   /* the history of keys that change now and then (a request counter
    * changing hundreds of times is summarised by its number of values) */
   GPtrArray *h = hl_live_session_get_history (self->session);
+  gboolean running = hl_live_session_get_state (self->session) == HL_LIVE_STATE_RUNNING;
   GHashTable *changes = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < h->len; i++)
     {
@@ -172,12 +173,16 @@ refresh_metadata (HlLivePanel *self)
           if (!g_hash_table_contains (summarised, m->key))
             {
               g_hash_table_add (summarised, m->key);
-              g_string_append_printf (hist, "%s<b>%s</b>: %u values", hist->len ? "\n" : "", k, n);
+              /* Translators: a metadata key that took N values, e.g. "request: 600 values" */
+              g_autofree char *values = g_strdup_printf (g_dngettext (NULL, "%u value", "%u values", n), n);
+              g_string_append_printf (hist, "%s<b>%s</b>: %s", hist->len ? "\n" : "", k, values);
             }
           continue;
         }
       g_autofree char *t0 = hl_format_time (m->start_ns);
-      g_autofree char *t1 = m->end_ns == G_MAXUINT64 ? g_strdup (_("now")) : hl_format_time (m->end_ns);
+      /* an interval still open when the program ended lasted to its end */
+      g_autofree char *t1 = m->end_ns != G_MAXUINT64 ? hl_format_time (m->end_ns)
+                            : running ? g_strdup (_("now")) : g_strdup (_("end"));
       g_autofree char *v = g_markup_escape_text (m->value, -1);
       g_string_append_printf (hist, "%s%s – %s  <b>%s</b> = %s", hist->len ? "\n" : "", t0, t1, k, v);
     }

@@ -439,9 +439,10 @@ describe_caller (HlRecording        *recording,
 }
 
 void
-hl_adapter_fill_summary (HlSummaryView *view,
-                         HlRecording   *recording,
-                         HlAnalysis    *analysis)
+hl_adapter_fill_summary (HlSummaryView      *view,
+                         HlRecording        *recording,
+                         HlAnalysis         *analysis,
+                         const HlLiveTotals *live)
 {
   static const HlCostKind top_kinds[] = {
     HL_COST_KIND_BYTES, HL_COST_KIND_PEAK, HL_COST_KIND_ALLOCATIONS,
@@ -450,6 +451,9 @@ hl_adapter_fill_summary (HlSummaryView *view,
   HlSummary s;
   HlCosts t;
   gboolean filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
+  gboolean running = live != NULL;
+  gboolean exact_live;
+  guint64 n_calls, n_bytes, peak_bytes, peak_ns, open_bytes, open_blocks, peak_rss, n_dropped;
   g_autofree char *duration = NULL, *calls = NULL, *frees = NULL, *peak = NULL, *peak_at = NULL;
   g_autofree char *peak_time = NULL, *rss = NULL, *leaked = NULL, *blocks = NULL, *temporary = NULL;
   g_autofree char *temp_pct = NULL, *temp_detail = NULL, *dropped = NULL, *bytes = NULL;
@@ -458,39 +462,66 @@ hl_adapter_fill_summary (HlSummaryView *view,
   hl_recording_get_summary (recording, &s);
   hl_analysis_get_totals (analysis, &t);
 
-  duration = hl_format_duration (s.duration_ns);
-  hl_summary_view_set_stat (view, "duration", _("Duration"), duration,
-                            s.has_exit_status ? NULL : _("did not exit normally"));
+  /* A live program's totals are the preload's own counters, exact. The
+   * recording a live session grows holds the allocations that lived
+   * through one of its polls (hl-live-session.c): its sums and its peak
+   * are a sample, right for the shares of a selection, not for totals. */
+  exact_live = running && !filtered;
+  n_calls = exact_live ? live->n_allocs : t.allocations;
+  n_bytes = exact_live ? live->bytes_allocated : t.bytes;
+  peak_bytes = exact_live ? live->peak_heap_bytes : t.peak_bytes;
+  peak_ns = exact_live ? live->peak_heap_time_ns : hl_analysis_get_peak_time_ns (analysis);
+  open_bytes = exact_live ? live->heap_bytes : t.leaked_bytes;
+  open_blocks = exact_live ? (live->n_allocs > live->n_frees ? live->n_allocs - live->n_frees : 0)
+                           : t.leaked_blocks;
+  peak_rss = running ? MAX (live->peak_rss_bytes, s.peak_rss_bytes) : s.peak_rss_bytes;
 
-  calls = hl_format_count (t.allocations);
-  bytes = hl_format_size (t.bytes);
+  duration = hl_format_duration (s.duration_ns);
+  /* A program still running has not exited yet, normally or not; what
+   * it has not freed yet is not a leak yet. */
+  hl_summary_view_set_stat (view, "duration", _("Duration"), duration,
+                            running ? _("still running")
+                            : s.has_exit_status ? NULL : _("did not exit normally"));
+
+  calls = hl_format_count (n_calls);
+  bytes = hl_format_size (n_bytes);
   frees = g_strdup_printf (filtered ? _("%s allocated in the selection") : _("%s allocated"), bytes);
   hl_summary_view_set_stat (view, "calls", _("Allocations"), calls, frees);
 
-  peak = hl_format_size (t.peak_bytes);
-  peak_time = hl_format_time (hl_analysis_get_peak_time_ns (analysis));
+  peak = hl_format_size (peak_bytes);
+  peak_time = hl_format_time (peak_ns);
   /* Translators: when the heap peak happened, e.g. "at 1.5 s" */
   peak_at = g_strdup_printf (_("at %s"), peak_time);
   hl_summary_view_set_stat (view, "peak", _("Peak Heap"), peak, peak_at);
 
-  rss = s.peak_rss_bytes > 0 ? hl_format_size (s.peak_rss_bytes) : g_strdup (_("not sampled"));
+  rss = peak_rss > 0 ? hl_format_size (peak_rss) : g_strdup (_("not sampled"));
   hl_summary_view_set_stat (view, "rss", _("Peak RSS"), rss, NULL);
 
-  leaked = hl_format_size (t.leaked_bytes);
-  blocks = hl_format_count (t.leaked_blocks);
+  leaked = hl_format_size (open_bytes);
+  blocks = hl_format_count (open_blocks);
   /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
   leaked_detail = g_strdup_printf (_("in %s blocks"), blocks);
-  hl_summary_view_set_stat (view, "leaked", _("Leaked"), leaked, leaked_detail);
+  hl_summary_view_set_stat (view, "leaked", running ? _("Not Freed Yet") : _("Leaked"),
+                            leaked, leaked_detail);
 
-  temporary = hl_format_count (t.temporary);
-  temp_pct = hl_format_percentage (t.temporary, t.allocations);
-  /* Translators: share of allocations that were temporary, e.g. "12.5 % of allocations" */
-  temp_detail = g_strdup_printf (_("%s of allocations"), temp_pct);
-  hl_summary_view_set_stat (view, "temporary", _("Temporary"), temporary, temp_detail);
+  /* Live, an allocation freed between two polls is never seen: temporary
+   * allocations are counted from the trace once the program ends. */
+  if (running)
+    hl_summary_view_set_stat (view, "temporary", _("Temporary"), "—",
+                              _("counted when the program ends"));
+  else
+    {
+      temporary = hl_format_count (t.temporary);
+      temp_pct = hl_format_percentage (t.temporary, t.allocations);
+      /* Translators: share of allocations that were temporary, e.g. "12.5 % of allocations" */
+      temp_detail = g_strdup_printf (_("%s of allocations"), temp_pct);
+      hl_summary_view_set_stat (view, "temporary", _("Temporary"), temporary, temp_detail);
+    }
 
-  dropped = hl_format_count (s.dropped_events);
+  n_dropped = running ? MAX (live->dropped, s.dropped_events) : s.dropped_events;
+  dropped = hl_format_count (n_dropped);
   hl_summary_view_set_stat (view, "dropped", _("Dropped Events"), dropped,
-                            s.dropped_events > 0 ? _("the counts are lower bounds") : NULL);
+                            n_dropped > 0 ? _("the counts are lower bounds") : NULL);
 
   for (guint k = 0; k < G_N_ELEMENTS (top_kinds); k++)
     {
@@ -535,7 +566,9 @@ hl_adapter_fill_summary (HlSummaryView *view,
           g_ptr_array_add (subtitles, row->subtitle);
           g_ptr_array_add (values, hl_cost_format (top_kinds[k], row->value));
         }
-      hl_summary_view_set_top (view, top_kinds[k], hl_cost_get_top_title (top_kinds[k]),
+      hl_summary_view_set_top (view, top_kinds[k],
+                               running && top_kinds[k] == HL_COST_KIND_LEAKED
+                               ? _("Most Not Freed Yet") : hl_cost_get_top_title (top_kinds[k]),
                                functions->len,
                                (const char * const *) functions->pdata,
                                (const char * const *) subtitles->pdata,

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "hl-live-session.h"
 #include "hl-model.h"
 
 #include "hl-flame-data.h"
@@ -57,9 +58,12 @@ guint           hl_adapter_histogram      (HlAnalysis        *analysis,
                                            HlHistogramBucket  out[HL_SIZE_HISTOGRAM_BUCKETS]);
 
 /* Totals, chart and top call sites of the summary page. */
-void            hl_adapter_fill_summary   (HlSummaryView *view,
-                                           HlRecording   *recording,
-                                           HlAnalysis    *analysis);
+/* LIVE: the totals of the program being recorded (NULL once it ended or
+ * for a saved trace); without a filter they replace the sampled ones. */
+void            hl_adapter_fill_summary   (HlSummaryView      *view,
+                                           HlRecording        *recording,
+                                           HlAnalysis         *analysis,
+                                           const HlLiveTotals *live);
 
 /* The session's range and filters; LIVE_AT_NS (or HL_TIME_NONE) is the
  * instant of the LIVE cost. */

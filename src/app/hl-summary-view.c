@@ -74,7 +74,10 @@ hl_summary_view_set_stat (HlSummaryView *self,
       g_hash_table_insert (self->stats, g_strdup (id), value_label);
     }
   /* unchanged text is not set again: no new layout (a live view sets them
-   * several times a second) */
+   * several times a second); the caption changes when a live program ends */
+  caption_label = gtk_widget_get_prev_sibling (value_label);
+  if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (caption_label)), caption) != 0)
+    gtk_label_set_label (GTK_LABEL (caption_label), caption);
   if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (value_label)), value) != 0)
     gtk_label_set_label (GTK_LABEL (value_label), value);
   detail_label = gtk_widget_get_next_sibling (value_label);
@@ -160,6 +163,12 @@ hl_summary_view_set_top (HlSummaryView      *self,
       gtk_widget_set_valign (box, GTK_ALIGN_START);
       gtk_flow_box_append (self->top_box, box);
       g_hash_table_insert (self->tops, GUINT_TO_POINTER (cost + 1), list);
+    }
+  else
+    {
+      GtkWidget *heading = gtk_widget_get_prev_sibling (list);
+      if (g_strcmp0 (gtk_label_get_label (GTK_LABEL (heading)), title) != 0)
+        gtk_label_set_label (GTK_LABEL (heading), title);
     }
 
   /* The rows are updated in place: a live view refills the lists several

@@ -214,12 +214,15 @@ draw_bands (cairo_t                  *cr,
 }
 
 /* Maps a bucket index range to x; buckets partially in view are drawn too. */
+/* *SCALE_LEFT is where the scale labels at the top right begin (the
+ * width when there are none): the first line of mark labels stops there. */
 static void
 draw_series (cairo_t                  *cr,
              const HlTimelineData     *data,
              const HlTimelineViewport *vp,
              const HlTimelineStyle    *style,
-             const HlTimelineLayout   *lay)
+             const HlTimelineLayout   *lay,
+             double                   *scale_left)
 {
   guint n = hl_timeline_data_get_n_buckets (data);
   guint64 max_bytes = hl_timeline_data_get_max_heap (data);
@@ -229,6 +232,7 @@ draw_series (cairo_t                  *cr,
   double rgb[3];
   gboolean have_rss = FALSE;
 
+  *scale_left = vp->width;
   if (n == 0 || max_bytes == 0)
     return;
 
@@ -292,38 +296,49 @@ draw_series (cairo_t                  *cr,
       cairo_stroke (cr);
     }
 
-  /* The scales: the top of the chart is each series' largest value. */
+  /* The scales: the top of the chart is each series' largest value,
+   * written at the top right on a plate of the background colour, so that
+   * the curves passing under them do not make them unreadable. */
   {
     g_autofree char *heap_top = hl_format_size (max_bytes);
     g_autofree char *rss_top = max_rss > 0 ? hl_format_size (max_rss) : NULL;
+    g_autofree char *heap_text = g_strdup_printf ("heap %s", heap_top);
+    g_autofree char *rss_text = rss_top != NULL ? g_strdup_printf ("RSS %s", rss_top) : NULL;
     g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
     g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
-    double x = vp->width - 4;
-    int tw;
+    int heap_w, rss_w = 0, th;
+    double x;
 
     pango_layout_set_font_description (scale, style->font ? style->font : font);
-    if (rss_top != NULL)
+    if (rss_text != NULL)
       {
-        g_autofree char *text = g_strdup_printf ("RSS %s", rss_top);
-        pango_layout_set_text (scale, text, -1);
-        pango_layout_get_pixel_size (scale, &tw, NULL);
-        x -= tw;
+        pango_layout_set_text (scale, rss_text, -1);
+        pango_layout_get_pixel_size (scale, &rss_w, NULL);
+      }
+    pango_layout_set_text (scale, heap_text, -1);
+    pango_layout_get_pixel_size (scale, &heap_w, &th);
+    x = vp->width - 4 - heap_w - (rss_text != NULL ? 10 + rss_w : 0);
+
+    if (style->dark)
+      cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.8);
+    else
+      cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.8);
+    cairo_rectangle (cr, x - 3, lay->chart_y, vp->width - x + 3, th);
+    cairo_fill (cr);
+
+    hl_timeline_heap_color (style->dark, rgb);
+    cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+    cairo_move_to (cr, x, lay->chart_y);
+    pango_cairo_show_layout (cr, scale);
+    *scale_left = x - 3;
+    if (rss_text != NULL)
+      {
+        pango_layout_set_text (scale, rss_text, -1);
         hl_timeline_rss_color (style->dark, rgb);
         cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-        cairo_move_to (cr, x, lay->chart_y);
+        cairo_move_to (cr, x + heap_w + 10, lay->chart_y);
         pango_cairo_show_layout (cr, scale);
-        x -= 10;
       }
-    {
-      g_autofree char *text = g_strdup_printf ("heap %s", heap_top);
-      pango_layout_set_text (scale, text, -1);
-      pango_layout_get_pixel_size (scale, &tw, NULL);
-      x -= tw;
-      hl_timeline_heap_color (style->dark, rgb);
-      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-      cairo_move_to (cr, x, lay->chart_y);
-      pango_cairo_show_layout (cr, scale);
-    }
   }
 
   if (max_rate > 0 && lay->rate_height > 2)
@@ -355,10 +370,14 @@ draw_marks (cairo_t                  *cr,
             const HlTimelineData     *data,
             const HlTimelineViewport *vp,
             const HlTimelineStyle    *style,
-            const HlTimelineLayout   *lay)
+            const HlTimelineLayout   *lay,
+            double                    scale_left)
 {
-  /* Labels go on the first of three lines where they do not overlap the
-   * previous label; with no room they are left out (the tooltip has them). */
+  /* Labels go on the first of three lines where they overlap neither the
+   * previous label nor, on the first line, the scale labels at the top
+   * right. A label that would cross the right edge (or the scales) ends at
+   * its mark instead. With no room they are left out (the tooltip has
+   * them). */
   double line_end[3] = { -1e9, -1e9, -1e9 };
   int line_h = 0;
 
@@ -380,13 +399,19 @@ draw_marks (cairo_t                  *cr,
       pango_layout_set_text (layout, mark->label, -1);
       pango_layout_get_pixel_size (layout, &tw, NULL);
       for (guint l = 0; l < G_N_ELEMENTS (line_end); l++)
-        if (x + 3 > line_end[l] + 6 && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
-          {
-            cairo_move_to (cr, x + 3, lay->chart_y + l * line_h);
-            pango_cairo_show_layout (cr, layout);
-            line_end[l] = x + 3 + tw;
-            break;
-          }
+        {
+          double right = l == 0 ? scale_left - 6 : vp->width;
+          double left = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
+
+          if (left > line_end[l] + 6 && left >= 0 && left + tw <= right
+              && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
+            {
+              cairo_move_to (cr, left, lay->chart_y + l * line_h);
+              pango_cairo_show_layout (cr, layout);
+              line_end[l] = left + tw;
+              break;
+            }
+        }
     }
 }
 
@@ -399,6 +424,7 @@ hl_timeline_draw (cairo_t                  *cr,
   g_autoptr(PangoLayout) layout = NULL;
   g_autoptr(PangoFontDescription) default_font = NULL;
   HlTimelineLayout lay;
+  double scale_left;
 
   if (vp->width <= 0 || vp->height <= 0 || vp->end_ns <= vp->start_ns)
     return;
@@ -417,8 +443,8 @@ hl_timeline_draw (cairo_t                  *cr,
   if (!vp->hide_bands)
     draw_bands (cr, layout, data, vp, style);
   draw_axis (cr, layout, vp, style, &lay);
-  draw_series (cr, data, vp, style, &lay);
-  draw_marks (cr, layout, data, vp, style, &lay);
+  draw_series (cr, data, vp, style, &lay, &scale_left);
+  draw_marks (cr, layout, data, vp, style, &lay, scale_left);
 
   if (vp->has_selection)
     {

@@ -880,7 +880,15 @@ refresh_summary (HlWindow *self)
       return;
     }
   self->summary_stale = FALSE;
-  hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis);
+  if (self->live_session != NULL)
+    {
+      HlLiveTotals live;
+
+      hl_live_session_get_totals (self->live_session, &live);
+      hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, &live);
+    }
+  else
+    hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, NULL);
 }
 
 static void

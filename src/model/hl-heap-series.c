@@ -20,6 +20,11 @@ hl_recording_get_series (HlRecording *self,
   guint64 heap_before;
   guint ci = 0, di = 0;
   guint64 rss_prev = 0;
+  /* A live session's recording holds the allocations that lived through
+   * one of its polls, and their frees at the poll's time: a sample. Its
+   * heap is the preload's counter, sampled every few milliseconds. */
+  gboolean sampled = g_strcmp0 (hl_recording_get_info (self, "live"), "1") == 0 && n_counters > 0;
+  guint64 counter_heap = 0;
 
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
   g_return_val_if_fail (n_buckets > 0, NULL);
@@ -37,7 +42,10 @@ hl_recording_get_series (HlRecording *self,
   heap_before = hl_recording_heap_before (self, i);
   width = t1_ns - t0_ns;
   while (ci < n_counters && counters[ci].time_ns < t0_ns)
-    rss_prev = counters[ci++].rss_bytes;
+    {
+      counter_heap = counters[ci].heap_bytes;
+      rss_prev = counters[ci++].rss_bytes;
+    }
   while (di < n_drops && drops[di].time_ns < t0_ns)
     di++;
 
@@ -64,12 +72,20 @@ hl_recording_get_series (HlRecording *self,
           heap_before = heap;
         }
       bk->rss_min = bk->rss_max = 0;
+      if (sampled)
+        bk->heap_min = bk->heap_max = counter_heap;
       for (gboolean first = TRUE; ci < n_counters &&
            counters[ci].time_ns < end; ci++)
         {
           guint64 r = counters[ci].rss_bytes;
           bk->rss_min = first ? r : MIN (bk->rss_min, r);
           bk->rss_max = MAX (bk->rss_max, r);
+          if (sampled)
+            {
+              counter_heap = counters[ci].heap_bytes;
+              bk->heap_min = first ? counter_heap : MIN (bk->heap_min, counter_heap);
+              bk->heap_max = first ? counter_heap : MAX (bk->heap_max, counter_heap);
+            }
           first = FALSE;
           rss_prev = r;
         }

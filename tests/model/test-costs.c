@@ -484,6 +484,43 @@ test_incremental_commits (void)
   g_assert_cmpuint (g_array_index (sb, HlSeriesBucket, 4).heap_max, ==, 400);
 }
 
+/* A live session's recording is a sample (the allocations that lived
+ * through a poll, freed at the poll's time): its heap series is the
+ * preload's counter, not the sum of the sample. */
+static void
+test_series_live_counters (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  g_autoptr (HlRecording) plain = hl_recording_new ();
+  g_autoptr (GArray) series = NULL;
+  g_autoptr (GArray) plain_series = NULL;
+
+  for (guint r = 0; r < 2; r++)
+    {
+      HlRecording *x = r == 0 ? rec : plain;
+      if (r == 0)
+        hl_recording_append_info (x, "live", "1");
+      hl_recording_append_alloc (x, 0, 10, 1, 1000, 0x10, 0);
+      hl_recording_append_free (x, 0, 0x10, 45, 1);   /* seen at the poll, freed at 25 */
+      hl_recording_append_counters (x, 5, 0, 4096);
+      hl_recording_append_counters (x, 15, 1000, 4096);
+      hl_recording_append_counters (x, 25, 0, 4096);
+      hl_recording_append_counters (x, 35, 64, 4096);
+      hl_recording_commit (x);
+    }
+  series = hl_recording_get_series (rec, 0, 50, 5);
+  plain_series = hl_recording_get_series (plain, 0, 50, 5);
+  /* buckets of 10 ns: the counters say 0 | 1000 | 0 | 64 | 64 (carried) */
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 0).heap_max, ==, 0);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 1).heap_max, ==, 1000);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 2).heap_max, ==, 0);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 3).heap_max, ==, 64);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 4).heap_min, ==, 64);
+  /* a trace's series is its events' own */
+  g_assert_cmpuint (g_array_index (plain_series, HlSeriesBucket, 2).heap_max, ==, 1000);
+  g_assert_cmpuint (g_array_index (plain_series, HlSeriesBucket, 4).heap_max, ==, 1000);
+}
+
 /* The heap curve keeps one checkpoint per 256 points: thousands of events
  * of two threads, the second thread's arriving after a commit with older
  * times (merged into the sorted curve), against a naive running sum. */
@@ -739,6 +776,7 @@ main (int    argc,
   g_test_add_func ("/costs/changed-signal", test_changed_signal);
   g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
   g_test_add_func ("/costs/curve-checkpoints", test_curve_checkpoints);
+  g_test_add_func ("/costs/series-live-counters", test_series_live_counters);
   g_test_add_func ("/costs/temporary-rule", test_temporary_rule);
   g_test_add_func ("/costs/range-peak-chunks", test_range_peak_chunks);
   return g_test_run ();
