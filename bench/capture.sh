@@ -63,9 +63,9 @@ run_one () {
     plain) $cmd > /dev/null 2>&1 ;;
     # fp: the sampled check would switch fp-less programs (python3) to the
     # DWARF unwinder; keep fp to measure it
-    libunwind|fp) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_RECORD_TIMING=1 \
+    libunwind|fp) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_DEBUG=timing \
                     "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
-    nocosts) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_RECORD_TIMING=1 \
+    nocosts) HEAPLENS_FP_CHECK=warn /usr/bin/time -f "%U %S" -o "$tmp/cpu" env HEAPLENS_DEBUG=timing \
                "$cli" record --unwind libunwind --no-costs -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
     heaptrack) heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
@@ -85,7 +85,7 @@ for w in $workloads; do
       case $cfg in
         libunwind|nocosts)
           cpus="$cpus $(awk '{ print $1 + $2 }' "$tmp/cpu" | tail -n 1)"
-          afters="$afters $(sed -n 's/^heaplens: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/err")" ;;
+          afters="$afters $(sed -n 's/^heaplens: timing: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/err")" ;;
       esac
     done
     T[$cfg,$w]=$(echo $vals | tr ' ' '\n' | median)

@@ -67,11 +67,11 @@ fu_s=${W[full]} fu_kb=${M[full]} fu_cpu=${C[full]}
 de_s=${W[decode]} de_kb=${M[decode]} de_cpu=${C[decode]}
 # what saving the costs adds to `record`, alternated runs; the time after
 # the program exited is the best of REPS too
-after_exit () { sed -n 's/^heaplens: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/$1.err"; }
+after_exit () { sed -n 's/^heaplens: timing: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/$1.err"; }
 for _ in $(seq "$REPS"); do
   for cfg in rec recnc; do
     flag=""; [ $cfg = recnc ] && flag=--no-costs
-    /usr/bin/time -f "%e %M %U %S" -o "$tmp/$cfg.time" env HEAPLENS_RECORD_TIMING=1 "$cli" record $flag \
+    /usr/bin/time -f "%e %M %U %S" -o "$tmp/$cfg.time" env HEAPLENS_DEBUG=timing "$cli" record $flag \
       -o "$tmp/$cfg.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2> "$tmp/$cfg.err"
     read -r e m u s < <(tail -n 1 "$tmp/$cfg.time")
     keep $cfg "$e $m $(python3 -c "print('%.2f' % ($u + $s))")"

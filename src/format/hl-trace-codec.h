@@ -44,6 +44,13 @@
 #define HL_ZFRAME_DEFAULT_RAW  (48u * 1024u * 1024u)
 #define HL_TRACE_MAX_IMAGE     ((uint64_t) 16 << 30) /* a reader refuses traces decompressing to more */
 
+/* Efforts of HlTraceCodec.stream_new: FAST for columns that compress
+ * little anyway (high-entropy stacks), ORDINARY as compress, STRONG as
+ * compress_strong. */
+#define HL_CODEC_STREAM_FAST     0
+#define HL_CODEC_STREAM_ORDINARY 1
+#define HL_CODEC_STREAM_STRONG   2
+
 typedef struct HlTraceCodec
 {
   uint32_t id;   /* HL_CODEC_* written into each frame */
@@ -58,6 +65,21 @@ typedef struct HlTraceCodec
    * hl_trace_compress_file tries on the columns where it pays (small,
    * very compressible ones); the same output format. */
   size_t (*compress_strong) (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Optional (all three NULL: none): the compression of one growing
+   * buffer, done as it grows (hl_trace_compress_stream compresses a
+   * frame's large columns while the program still runs). stream_new: a
+   * stream of the effort HL_CODEC_STREAM_* (fast, ordinary or strong),
+   * NULL when out of memory. stream_feed: SRC is the same address at every call of
+   * a stream and holds the bytes of the earlier calls unchanged, N (the
+   * bytes there now) only grows; compresses what it can and appends the
+   * output to *OUT (LEN bytes used of CAP, grown with realloc); with END,
+   * all of it, closing the stream. 0, or -1 on failure. The output must
+   * not depend on how N grew between the calls (the decompress of the
+   * whole output gives SRC[0..N) back). */
+  void  *(*stream_new)  (void *user, int effort);
+  int    (*stream_feed) (void *stream, const void *src, size_t n, int end, uint8_t **out, size_t *len,
+                         size_t *cap);
+  void   (*stream_free) (void *stream);
 } HlTraceCodec;
 
 /* Like hl_trace_reader_open_file / _open_memory, able to read compressed

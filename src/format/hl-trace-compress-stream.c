@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
+#include "hl-trace-column-stream.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-compress-private.h"
 #include "hl-trace-model.h"
@@ -37,6 +38,7 @@ struct HlTraceCompressStream
   uint64_t            frame_end;
   HlPacketHeader      sum;           /* its packets' times, ids, events, flags */
   HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 3) */
+  HlColumnStream      zcols[HL_COL_COUNT]; /* the large ones, compressed as they grow */
   HlTraceModel       *model;         /* the frame's model state, NULL until its first bytes */
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
@@ -44,6 +46,8 @@ struct HlTraceCompressStream
   HlTraceStreamPacketFunc packet_func; /* told of each packet taken, or NULL */
   void               *packet_data;
 };
+
+static void clear_columns (HlTraceCompressStream *s);
 
 static void
 sum_reset (HlPacketHeader *sum)
@@ -137,13 +141,39 @@ hl_trace_compress_stream_free (HlTraceCompressStream *s)
       if (!s->finished)
         unlink (s->tmp_path);
     }
-  hl_trace_columns_clear (&s->cols);
+  clear_columns (s);
   hl_trace_model_free (s->model);
   free (s->raw);
   free (s->in_path);
   free (s->out_path);
   free (s->tmp_path);
   free (s);
+}
+
+/* Addresses and free deltas compress better as varint planes (python3:
+ * -22% and -25%); sizes and stacks do not (sqlite3). A planes column is
+ * rewritten whole at the end of its frame, and compressed then. */
+static bool
+column_in_planes (unsigned col)
+{
+  return col == HL_COL_ADDR || col == HL_COL_FREE;
+}
+
+/* Feeds the large columns' streams with what they gained. */
+static void
+advance_columns (HlTraceCompressStream *s)
+{
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    if (!column_in_planes (i))
+      hl_column_stream_advance (&s->zcols[i], s->codec, s->cols.data[i], s->cols.len[i]);
+}
+
+static void
+clear_columns (HlTraceCompressStream *s)
+{
+  hl_trace_columns_clear (&s->cols);
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    hl_column_stream_clear (&s->zcols[i], s->codec);
 }
 
 static int
@@ -176,20 +206,12 @@ typedef struct
 {
   const HlTraceCodec *codec;
   const HlColumns    *cols;
+  HlColumnStream     *zcols;
   uint8_t            *out[HL_COL_COUNT];
   size_t              packed[HL_COL_COUNT];
   unsigned            order[HL_COL_COUNT];  /* biggest column first */
   atomic_uint         next;
 } ColumnJobs;
-
-/* The stronger compression (HlTraceCodec.compress_strong) is tried on a
- * column of at most STRONG_MAX_IN bytes whose ordinary compression is at
- * least STRONG_MIN_OUT bytes and at most 1/STRONG_RATIO of it: there the
- * cost is small and the gain large (sqlite3's sizes: -32%); high-entropy
- * columns (churn's stacks) gain little for a large cost. */
-#define STRONG_MAX_IN  ((size_t) 4 << 20)
-#define STRONG_MIN_OUT 4096u
-#define STRONG_RATIO   12u
 
 static void *
 compress_columns (void *data)
@@ -203,9 +225,17 @@ compress_columns (void *data)
       if (n == 0)
         continue;
       size_t cap = j->codec->compress_bound (j->codec->user, n);
-      size_t got = j->codec->compress (j->codec->user, j->cols->data[i], n, j->out[i], cap);
-      if (got > 0 && j->codec->compress_strong != NULL && n <= STRONG_MAX_IN && got >= STRONG_MIN_OUT
-          && got * STRONG_RATIO <= n)
+      size_t got = 0;
+      if (!column_in_planes (i) && hl_column_stream_used (&j->zcols[i], j->codec, n))
+        got = hl_column_stream_finish (&j->zcols[i], j->codec, j->cols->data[i], n, j->out[i], cap);
+      if (got > 0)
+        {
+          j->packed[i] = got;
+          continue;
+        }
+      /* a small column (or a planes one, or a stream out of memory): whole */
+      got = j->codec->compress (j->codec->user, j->cols->data[i], n, j->out[i], cap);
+      if (j->codec->compress_strong != NULL && hl_strong_pays (n, got))
         {
           uint8_t *strong = malloc (cap);
           size_t st = strong ? j->codec->compress_strong (j->codec->user, j->cols->data[i], n, strong, cap) : 0;
@@ -229,13 +259,12 @@ static size_t
 pack_columns (HlTraceCompressStream *s, uint8_t **packet)
 {
   HlColumns *cols = &s->cols;
-  /* addresses and free deltas compress better as varint planes
-   * (python3: -22% and -25%); sizes and stacks do not (sqlite3) */
   size_t split[HL_COL_COUNT] = { 0 };
-  split[HL_COL_ADDR] = hl_trace_columns_to_planes (cols, HL_COL_ADDR);
-  split[HL_COL_FREE] = hl_trace_columns_to_planes (cols, HL_COL_FREE);
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    if (column_in_planes (i))
+      split[i] = hl_trace_columns_to_planes (cols, (HlColumn) i);
 
-  ColumnJobs j = { .codec = s->codec, .cols = cols };
+  ColumnJobs j = { .codec = s->codec, .cols = cols, .zcols = s->zcols };
   size_t need = HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
@@ -356,7 +385,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   if (rc != 0)
     return io_error (s, err, "write");
 
-  hl_trace_columns_clear (&s->cols);
+  clear_columns (s);
   hl_trace_model_free (s->model);
   s->model = NULL; /* every frame starts a model of its own, as its joiner does */
   s->raw_len = 0;
@@ -488,6 +517,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       sum_add (&s->sum, &pkt.header);
     }
+  if (s->codec->id == HL_CODEC_ZSTD)
+    advance_columns (s);
   if (s->packet_func != NULL)
     s->packet_func (s->packet_data, r, NULL, s->frame_end);
   if (final)
