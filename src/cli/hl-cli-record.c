@@ -47,11 +47,12 @@ usage (FILE *out)
            "                           once the program has exited)\n"
            "  --no-costs               do not save the costs `report` reads (by default\n"
            "                           they are computed while the program runs and\n"
-           "                           saved in compressed traces of 1 MiB and more, so\n"
-           "                           that report need not decode the events)\n"
-           "  --costs                  save them even when they could not be computed\n"
-           "                           while the program ran (one costs-only load once\n"
-           "                           it has exited)\n"
+           "                           saved when they add at most 5 %% to a compressed\n"
+           "                           trace of 1 MiB and more, so that report need not\n"
+           "                           decode the events; see docs/cli.md)\n"
+           "  --costs                  always save them, even when they could not be\n"
+           "                           computed while the program ran (one costs-only\n"
+           "                           load once it has exited)\n"
            "  -h, --help               this help\n");
 }
 

@@ -994,7 +994,8 @@ test_load_costs_packet_equals_decode (void)
 
 
 /* A COSTS packet with a valid crc and a hostile payload (random bytes,
- * a real payload cut or with a byte changed, counts made huge): loading
+ * a real payload, stacks inline or by reference, cut or with a byte
+ * changed, counts made huge): loading
  * it gives a recording or NULL, never a crash (ASan) nor a huge
  * allocation; NULL means the events are decoded. */
 static void
@@ -1005,25 +1006,43 @@ test_load_costs_packet_hostile (void)
   g_autofree char *path = g_file_get_path (file);
   g_autofree char *compressed = NULL;
   g_autoptr (GBytes) payload = NULL;
+  g_autoptr (GBytes) by_reference = NULL;
+  g_autoptr (HlRecording) costs = NULL;
   g_autoptr (GRand) rand = g_rand_new_with_seed (99);
   g_autoptr (GError) error = NULL;
   HlFormatError ferr;
-  const guint8 *real;
-  gsize real_len, len;
+  const guint8 *real, *bases[2];
+  gsize real_len, len, base_lens[2];
   guint loaded = 0, refused = 0;
 
   g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
   g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
   payload = hl_costs_packet_prepare (path, &error);
   g_assert_no_error (error);
-  real = g_bytes_get_data (payload, &real_len);
+  /* the same, its stacks by reference to the trace's (the reader fills
+   * them from the trace's STACK events) */
+  {
+    g_autoptr (GFile) f = g_file_new_for_path (path);
+    costs = hl_recording_load (f, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
+                               NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    by_reference = hl_costs_packet_payload (costs, HL_COSTS_STACKS_BY_REFERENCE, &error);
+    g_assert_no_error (error);
+  }
+  bases[0] = g_bytes_get_data (payload, &base_lens[0]);
+  bases[1] = g_bytes_get_data (by_reference, &base_lens[1]);
   g_assert_true (g_file_get_contents (path, &compressed, &len, NULL));
   for (guint k = 0; k < 600; k++)
     {
-      g_autofree guint8 *p = g_memdup2 (real, real_len);
-      gsize n = real_len;
+      g_autofree guint8 *p = NULL;
+      gsize n;
       g_autoptr (GBytes) hostile = NULL;
       g_autoptr (HlRecording) rec = NULL;
+
+      real = bases[k % 2];
+      real_len = base_lens[k % 2];
+      p = g_memdup2 (real, real_len);
+      n = real_len;
 
       if (k < 100)
         {
@@ -1066,6 +1085,8 @@ test_load_costs_packet_hostile (void)
     const char *env = g_getenv ("HL_HOSTILE_ROUNDS");
     guint rounds = env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : 20000;
 
+    real = bases[0];
+    real_len = base_lens[0];
     for (guint k = 0; k < rounds; k++)
       {
         g_autofree guint8 *p = g_memdup2 (real, real_len);
