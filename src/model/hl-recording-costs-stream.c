@@ -54,6 +54,7 @@ struct _HlCostsStream
   GThread       *thread;
   gsize          queued_bytes;  /* atomic */
   gint           failed;        /* atomic: the thread gave up */
+  gint           dropped;       /* atomic: freed unfinished, the rest is not applied */
 
   /* The thread's side. */
   HlRecording   *rec;
@@ -110,6 +111,8 @@ hl_costs_stream_free (HlCostsStream *self)
 
   if (self == NULL)
     return;
+  /* not finished: what is queued need not be applied first */
+  g_atomic_int_set (&self->dropped, 1);
   stop_thread (self);
   while ((c = g_async_queue_try_pop (self->queue)) != NULL)
     chunk_free (c);
@@ -298,7 +301,7 @@ apply_thread (gpointer data)
       gboolean last = c->last;
 
       __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
-      if (!last && self->failure == NULL)
+      if (!last && self->failure == NULL && !g_atomic_int_get (&self->dropped))
         apply_chunk (self, c);
       chunk_free (c);
       if (last)
