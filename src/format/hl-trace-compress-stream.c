@@ -38,7 +38,7 @@ struct HlTraceCompressStream
   uint64_t            frame_end;
   HlPacketHeader      sum;           /* its packets' times, ids, events, flags */
   HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 3) */
-  HlColumnStream      zcols[HL_COL_COUNT]; /* the large ones, compressed as they grow */
+  HlColumnPack        zcols[HL_COL_COUNT]; /* packed as they grow, once large */
   HlTraceModel       *model;         /* the frame's model state, NULL until its first bytes */
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
@@ -48,6 +48,16 @@ struct HlTraceCompressStream
 };
 
 static void clear_columns (HlTraceCompressStream *s);
+
+/* Addresses and free deltas compress better as varint planes (python3:
+ * -22% and -25%); sizes and stacks do not (sqlite3). A large column
+ * in planes is packed as it grows, plane by plane
+ * (hl-trace-column-stream.h); a small one made planes at the end. */
+static bool
+column_in_planes (unsigned col)
+{
+  return col == HL_COL_ADDR || col == HL_COL_FREE;
+}
 
 static void
 sum_reset (HlPacketHeader *sum)
@@ -110,6 +120,8 @@ hl_trace_compress_stream_new (const char         *in_path,
     frame_raw = HL_ZFRAME_MAX_RAW;
   s->frame_raw = frame_raw;
   s->codec = codec;
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    s->zcols[i].planes = column_in_planes (i);
   s->fd = -1;
   sum_reset (&s->sum);
   return s;
@@ -150,22 +162,12 @@ hl_trace_compress_stream_free (HlTraceCompressStream *s)
   free (s);
 }
 
-/* Addresses and free deltas compress better as varint planes (python3:
- * -22% and -25%); sizes and stacks do not (sqlite3). A planes column is
- * rewritten whole at the end of its frame, and compressed then. */
-static bool
-column_in_planes (unsigned col)
-{
-  return col == HL_COL_ADDR || col == HL_COL_FREE;
-}
-
 /* Feeds the large columns' streams with what they gained. */
 static void
 advance_columns (HlTraceCompressStream *s)
 {
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
-    if (!column_in_planes (i))
-      hl_column_stream_advance (&s->zcols[i], s->codec, s->cols.data[i], s->cols.len[i]);
+    hl_column_pack_advance (&s->zcols[i], s->codec, i, s->cols.data[i], s->cols.len[i]);
 }
 
 static void
@@ -173,7 +175,7 @@ clear_columns (HlTraceCompressStream *s)
 {
   hl_trace_columns_clear (&s->cols);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
-    hl_column_stream_clear (&s->zcols[i], s->codec);
+    hl_column_pack_clear (&s->zcols[i], s->codec);
 }
 
 static int
@@ -205,8 +207,9 @@ io_error (HlTraceCompressStream *s, HlFormatError *err, const char *what)
 typedef struct
 {
   const HlTraceCodec *codec;
-  const HlColumns    *cols;
-  HlColumnStream     *zcols;
+  HlColumns          *cols;               /* each job changes its own column only */
+  HlColumnPack       *zcols;
+  size_t              split[HL_COL_COUNT];   /* of a column packed in planes */
   uint8_t            *out[HL_COL_COUNT];
   size_t              packed[HL_COL_COUNT];
   unsigned            order[HL_COL_COUNT];  /* biggest column first */
@@ -224,29 +227,15 @@ compress_columns (void *data)
       size_t n = j->cols->len[i];
       if (n == 0)
         continue;
-      size_t cap = j->codec->compress_bound (j->codec->user, n);
-      size_t got = 0;
-      if (!column_in_planes (i) && hl_column_stream_used (&j->zcols[i], j->codec, n))
-        got = hl_column_stream_finish (&j->zcols[i], j->codec, j->cols->data[i], n, j->out[i], cap);
-      if (got > 0)
-        {
-          j->packed[i] = got;
-          continue;
-        }
-      /* a small column (or a planes one, or a stream out of memory): whole */
-      got = j->codec->compress (j->codec->user, j->cols->data[i], n, j->out[i], cap);
-      if (j->codec->compress_strong != NULL && hl_strong_pays (n, got))
-        {
-          uint8_t *strong = malloc (cap);
-          size_t st = strong ? j->codec->compress_strong (j->codec->user, j->cols->data[i], n, strong, cap) : 0;
-          if (st > 0 && st < got)
-            {
-              memcpy (j->out[i], strong, st);
-              got = st;
-            }
-          free (strong);
-        }
-      j->packed[i] = got;
+      size_t cap = j->codec->compress_bound (j->codec->user, n) + HL_COLUMN_PACK_SLACK;
+      bool streamed = hl_column_pack_streamed (&j->zcols[i], j->codec, n);
+      if (streamed)
+        j->packed[i] = hl_column_pack_finish (&j->zcols[i], j->codec, i, j->cols->data[i], n, j->out[i], cap,
+                                              &j->split[i]);
+      if (streamed && j->packed[i] == 0 && j->zcols[i].planes)
+        j->split[i] = hl_trace_columns_to_planes (j->cols, (HlColumn) i); /* its streams failed: whole */
+      if (!streamed || (j->packed[i] == 0 && j->zcols[i].planes))
+        j->packed[i] = hl_column_compress_whole (j->codec, j->cols->data[i], n, j->out[i], cap);
     }
   return NULL;
 }
@@ -261,15 +250,15 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   HlColumns *cols = &s->cols;
   size_t split[HL_COL_COUNT] = { 0 };
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
-    if (column_in_planes (i))
-      split[i] = hl_trace_columns_to_planes (cols, (HlColumn) i);
+    if (!hl_column_pack_streamed (&s->zcols[i], s->codec, cols->len[i]))
+      split[i] = hl_trace_columns_to_planes (cols, (HlColumn) i); /* small: planes made whole here */
 
   ColumnJobs j = { .codec = s->codec, .cols = cols, .zcols = s->zcols };
   size_t need = HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.order[i] = i;
-      need += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) : 0;
+      need += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) + HL_COLUMN_PACK_SLACK : 0;
     }
   for (unsigned a = 1; a < HL_COL_COUNT; a++)
     for (unsigned b = a; b > 0 && cols->len[j.order[b]] > cols->len[j.order[b - 1]]; b--)
@@ -286,7 +275,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.out[i] = at;
-      at += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) : 0;
+      at += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) + HL_COLUMN_PACK_SLACK : 0;
     }
   pthread_t helper;
   bool two = pthread_create (&helper, NULL, compress_columns, &j) == 0;
@@ -306,6 +295,8 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
       failed |= cols->len[i] > UINT32_MAX;
       if (p > 0)
         memmove (w, j.out[i], p);
+      if (j.split[i] > 0)
+        split[i] = j.split[i];
       uint32_t plain32 = (uint32_t) cols->len[i], packed32 = (uint32_t) p, split32 = (uint32_t) split[i];
       memcpy (content + HL_COL_FIELD (i, 0), &plain32, 4);
       memcpy (content + HL_COL_FIELD (i, 1), &packed32, 4);
@@ -517,7 +508,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       sum_add (&s->sum, &pkt.header);
     }
-  if (s->codec->id == HL_CODEC_ZSTD)
+  /* the final frame's columns are finished two at a time by emit_frame */
+  if (s->codec->id == HL_CODEC_ZSTD && !final)
     advance_columns (s);
   if (s->packet_func != NULL)
     s->packet_func (s->packet_data, r, NULL, s->frame_end);
