@@ -47,7 +47,7 @@ print("DELETE FROM t WHERE grp % 5 = 0;")
 print("SELECT count(*), sum(length(name)) FROM t;")
 PY
 
-workloads="churn python sqlite"
+workloads=${WORKLOADS:-churn python sqlite}
 cmd_of () {
   case $1 in
     churn) echo "$tmp/churn 2000000" ;;

@@ -15,6 +15,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,7 +222,9 @@ main (int   argc,
   double stage[4] = { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
   best_w = best_c = G_MAXDOUBLE;
   guint n_nodes = 0;
-  for (int i = 0; i < 5; i++)
+  /* LIVE_BENCH_FLAME_ROUNDS: more rounds, for a profiler */
+  int flame_rounds = g_getenv ("LIVE_BENCH_FLAME_ROUNDS") ? atoi (g_getenv ("LIVE_BENCH_FLAME_ROUNDS")) : 5;
+  for (int i = 0; i < flame_rounds; i++)
     {
       double w0 = wall_ms (), c0 = cpu_ms ();
       double tc0 = thread_cpu_ms ();

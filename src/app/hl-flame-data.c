@@ -4,11 +4,19 @@
 #include <string.h>
 
 #include "hl-flame-data.h"
+#include "hl-recycle.h"
 
 struct _HlFlameData
 {
-  GArray       *nodes;        /* HlFlameNode */
-  GArray       *next_offset;  /* guint64 per node: where its next child starts */
+  HlFlameNode  *nodes;
+  guint         n_nodes;
+  guint         room;         /* nodes allocated */
+  gsize         block_size;   /* of nodes, for hl_recycle_give */
+  /* While adding, per depth: the last node added there (the open one on
+   * the current path) and where its next child starts. */
+  guint        *open;
+  guint64      *next_offset;
+  guint         depth_room;
   GStringChunk *strings;
   guint         max_depth;
   gboolean      cost_is_bytes;
@@ -18,18 +26,44 @@ struct _HlFlameData
   char        **folded;
 };
 
+/* The nodes of the last large data freed, for the next: a live flame
+ * graph builds data of the same size several times a second
+ * (hl-recycle.h). */
+static HlRecycleSlot recycled_nodes;
+
 static void
 hl_flame_data_free (HlFlameData *data)
 {
   if (data->folded != NULL)
     {
-      for (guint i = 0; i < data->nodes->len; i++)
+      for (guint i = 0; i < data->n_nodes; i++)
         g_free (data->folded[i]);
       g_free (data->folded);
     }
-  g_array_unref (data->nodes);
-  g_clear_pointer (&data->next_offset, g_array_unref);
+  hl_recycle_give (&recycled_nodes, data->nodes, data->block_size);
+  g_free (data->open);
+  g_free (data->next_offset);
   g_string_chunk_free (data->strings);
+}
+
+/* Room for N nodes in all. */
+static void
+grow (HlFlameData *data,
+      guint        n)
+{
+  HlFlameNode *nodes;
+  gsize size;
+
+  if (n <= data->room)
+    return;
+  n = MAX (n, data->room * 2);
+  nodes = hl_recycle_take (&recycled_nodes, (gsize) n * sizeof (HlFlameNode), &size);
+  if (data->n_nodes > 0)
+    memcpy (nodes, data->nodes, (gsize) data->n_nodes * sizeof (HlFlameNode));
+  hl_recycle_give (&recycled_nodes, data->nodes, data->block_size);
+  data->nodes = nodes;
+  data->block_size = size;
+  data->room = (guint) MIN (size / sizeof (HlFlameNode), G_MAXUINT);
 }
 
 HlFlameData *
@@ -37,19 +71,20 @@ hl_flame_data_new (const char *root_name,
                    gboolean    cost_is_bytes)
 {
   HlFlameData *data = g_atomic_rc_box_new0 (HlFlameData);
-  HlFlameNode root = { 0 };
-  guint64 zero = 0;
+  HlFlameNode *root;
 
-  data->nodes = g_array_new (FALSE, FALSE, sizeof (HlFlameNode));
-  data->next_offset = g_array_new (FALSE, FALSE, sizeof (guint64));
+  grow (data, 64);
+  data->depth_room = 64;
+  data->open = g_new0 (guint, data->depth_room);
+  data->next_offset = g_new0 (guint64, data->depth_room);
   data->strings = g_string_chunk_new (4096);
   data->cost_is_bytes = cost_is_bytes;
 
-  root.name = g_string_chunk_insert_const (data->strings, root_name ? root_name : "all");
-  root.module = "";
-  root.parent = -1;
-  g_array_append_val (data->nodes, root);
-  g_array_append_val (data->next_offset, zero);
+  root = &data->nodes[data->n_nodes++];
+  *root = (HlFlameNode) { 0 };
+  root->name = g_string_chunk_insert_const (data->strings, root_name ? root_name : "all");
+  root->module = "";
+  root->parent = -1;
   return data;
 }
 
@@ -67,26 +102,35 @@ hl_flame_data_unref (HlFlameData *data)
   g_atomic_rc_box_release_full (data, (GDestroyNotify) hl_flame_data_free);
 }
 
-/* NODE's place under PARENT; appends it. */
+/* NODE's place under PARENT (the open node at its depth: pre-order);
+ * appends it. */
 static guint
 append_child (HlFlameData *data,
               guint        parent,
               HlFlameNode *node)
 {
-  HlFlameNode *p = &g_array_index (data->nodes, HlFlameNode, parent);
-  guint64 *next = &g_array_index (data->next_offset, guint64, parent);
+  HlFlameNode *p = &data->nodes[parent];
+  guint d = p->depth;
 
-  node->offset = p->offset + *next;
-  node->depth = p->depth + 1;
+  g_return_val_if_fail (data->open[d] == parent, 0);
+  node->offset = p->offset + data->next_offset[d];
+  node->depth = d + 1;
   node->parent = (gint) parent;
-  *next += node->cost;
+  data->next_offset[d] += node->cost;
   if (parent == 0 && !data->total_set)
     p->cost += node->cost;
   data->max_depth = MAX (data->max_depth, node->depth);
-
-  g_array_append_val (data->nodes, *node);
-  g_array_append_val (data->next_offset, (guint64) { 0 });
-  return data->nodes->len - 1;
+  if (node->depth >= data->depth_room)
+    {
+      data->depth_room *= 2;
+      data->open = g_renew (guint, data->open, data->depth_room);
+      data->next_offset = g_renew (guint64, data->next_offset, data->depth_room);
+    }
+  grow (data, data->n_nodes + 1);
+  data->open[node->depth] = data->n_nodes;
+  data->next_offset[node->depth] = 0;
+  data->nodes[data->n_nodes] = *node;
+  return data->n_nodes++;
 }
 
 guint
@@ -103,7 +147,7 @@ hl_flame_data_add (HlFlameData *data,
   HlFlameNode node = { 0 };
 
   g_return_val_if_fail (data != NULL && !data->finished, 0);
-  g_return_val_if_fail (parent < data->nodes->len, 0);
+  g_return_val_if_fail (parent < data->n_nodes, 0);
 
   node.name = g_string_chunk_insert_const (data->strings, name ? name : "??");
   node.module = module ? g_string_chunk_insert_const (data->strings, module) : "";
@@ -122,13 +166,13 @@ hl_flame_data_add_like (HlFlameData *data,
                         guint64      cost,
                         gpointer     user_data)
 {
-  HlFlameNode node = { 0 };
+  HlFlameNode node;
   const HlFlameNode *l;
 
   g_return_val_if_fail (data != NULL && !data->finished, 0);
-  g_return_val_if_fail (parent < data->nodes->len && like < data->nodes->len, 0);
+  g_return_val_if_fail (parent < data->n_nodes && like < data->n_nodes, 0);
 
-  l = &g_array_index (data->nodes, HlFlameNode, like);
+  l = &data->nodes[like];
   node.name = l->name;
   node.module = l->module;
   node.file = l->file;
@@ -136,6 +180,7 @@ hl_flame_data_add_like (HlFlameData *data,
   node.is_inline = l->is_inline;
   node.cost = cost;
   node.user_data = user_data;
+  node.end = 0;
   return append_child (data, parent, &node);
 }
 
@@ -143,19 +188,8 @@ void
 hl_flame_data_reserve (HlFlameData *data,
                        guint        n)
 {
-  GArray *nodes, *next;
-
   g_return_if_fail (data != NULL && !data->finished);
-  if (data->nodes->len > 1 || n <= 1)
-    return;
-  nodes = g_array_sized_new (FALSE, FALSE, sizeof (HlFlameNode), n);
-  next = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
-  g_array_append_vals (nodes, data->nodes->data, data->nodes->len);
-  g_array_append_vals (next, data->next_offset->data, data->next_offset->len);
-  g_array_unref (data->nodes);
-  g_array_unref (data->next_offset);
-  data->nodes = nodes;
-  data->next_offset = next;
+  grow (data, n);
 }
 
 void
@@ -163,15 +197,15 @@ hl_flame_data_set_total (HlFlameData *data,
                          guint64      total)
 {
   g_return_if_fail (data != NULL && !data->finished);
-  g_array_index (data->nodes, HlFlameNode, 0).cost = total;
+  data->nodes[0].cost = total;
   data->total_set = TRUE;
 }
 
 void
 hl_flame_data_finish (HlFlameData *data)
 {
-  HlFlameNode *nodes = (HlFlameNode *) (gpointer) data->nodes->data;
-  guint n = data->nodes->len;
+  HlFlameNode *nodes = data->nodes;
+  guint n = data->n_nodes;
   g_autofree guint *stack = g_new (guint, data->max_depth + 2);
   guint top = 0;
 
@@ -187,28 +221,29 @@ hl_flame_data_finish (HlFlameData *data)
   while (top > 0)
     nodes[stack[--top]].end = n;
 
-  g_clear_pointer (&data->next_offset, g_array_unref);
+  g_clear_pointer (&data->open, g_free);
+  g_clear_pointer (&data->next_offset, g_free);
   data->finished = TRUE;
 }
 
 guint
 hl_flame_data_get_n_nodes (const HlFlameData *data)
 {
-  return data->nodes->len;
+  return data->n_nodes;
 }
 
 const HlFlameNode *
 hl_flame_data_get_node (const HlFlameData *data,
                         guint              index)
 {
-  g_return_val_if_fail (index < data->nodes->len, NULL);
-  return &g_array_index (data->nodes, HlFlameNode, index);
+  g_return_val_if_fail (index < data->n_nodes, NULL);
+  return &data->nodes[index];
 }
 
 guint64
 hl_flame_data_get_total (const HlFlameData *data)
 {
-  return g_array_index (data->nodes, HlFlameNode, 0).cost;
+  return data->nodes[0].cost;
 }
 
 guint
@@ -228,7 +263,7 @@ hl_flame_data_child_at (const HlFlameData *data,
                         guint              node,
                         guint64            offset)
 {
-  const HlFlameNode *nodes = (const HlFlameNode *) (gconstpointer) data->nodes->data;
+  const HlFlameNode *nodes = data->nodes;
   guint end = nodes[node].end;
 
   for (guint c = node + 1; c < end; c = nodes[c].end)
@@ -259,9 +294,9 @@ hl_flame_data_get_path (const HlFlameData *data,
 {
   GPtrArray *path = g_ptr_array_new ();
 
-  g_return_val_if_fail (node < data->nodes->len, NULL);
-  for (gint i = (gint) node; i > 0; i = g_array_index (data->nodes, HlFlameNode, i).parent)
-    g_ptr_array_insert (path, 0, node_key (&g_array_index (data->nodes, HlFlameNode, i)));
+  g_return_val_if_fail (node < data->n_nodes, NULL);
+  for (gint i = (gint) node; i > 0; i = data->nodes[i].parent)
+    g_ptr_array_insert (path, 0, node_key (&data->nodes[i]));
   g_ptr_array_add (path, NULL);
   return (GStrv) g_ptr_array_free (path, FALSE);
 }
@@ -271,7 +306,7 @@ hl_flame_data_find_path (const HlFlameData  *data,
                          const char * const *path,
                          guint              *n_matched)
 {
-  const HlFlameNode *nodes = (const HlFlameNode *) (gconstpointer) data->nodes->data;
+  const HlFlameNode *nodes = data->nodes;
   guint node = 0;
   guint depth = 0;
 
@@ -300,16 +335,16 @@ ensure_folded (HlFlameData *data)
 {
   if (data->folded != NULL)
     return;
-  data->folded = g_new (char *, data->nodes->len);
-  for (guint i = 0; i < data->nodes->len; i++)
-    data->folded[i] = g_utf8_casefold (g_array_index (data->nodes, HlFlameNode, i).name, -1);
+  data->folded = g_new (char *, data->n_nodes);
+  for (guint i = 0; i < data->n_nodes; i++)
+    data->folded[i] = g_utf8_casefold (data->nodes[i].name, -1);
 }
 
 const char *
 hl_flame_data_get_folded_name (const HlFlameData *data,
                                guint              node)
 {
-  g_return_val_if_fail (node < data->nodes->len, "");
+  g_return_val_if_fail (node < data->n_nodes, "");
   ensure_folded ((HlFlameData *) data);
   return data->folded[node];
 }
@@ -332,7 +367,7 @@ guint64
 hl_flame_data_search_cost (const HlFlameData *data,
                            const char        *search)
 {
-  const HlFlameNode *nodes = (const HlFlameNode *) (gconstpointer) data->nodes->data;
+  const HlFlameNode *nodes = data->nodes;
   g_autofree char *needle = NULL;
   guint64 cost = 0;
   guint i = 1;
@@ -341,7 +376,7 @@ hl_flame_data_search_cost (const HlFlameData *data,
     return 0;
   ensure_folded ((HlFlameData *) data);
   needle = g_utf8_casefold (search, -1);
-  while (i < data->nodes->len)
+  while (i < data->n_nodes)
     {
       if (strstr (data->folded[i], needle) != NULL)
         {
@@ -357,13 +392,13 @@ hl_flame_data_search_cost (const HlFlameData *data,
 char *
 hl_flame_data_to_collapsed (const HlFlameData *data)
 {
-  const HlFlameNode *nodes = (const HlFlameNode *) (gconstpointer) data->nodes->data;
+  const HlFlameNode *nodes = data->nodes;
   GString *out = g_string_new (NULL);
   g_autoptr(GPtrArray) path = g_ptr_array_new ();
 
   g_return_val_if_fail (data->finished, NULL);
 
-  for (guint i = 1; i < data->nodes->len; i++)
+  for (guint i = 1; i < data->n_nodes; i++)
     {
       guint64 children = 0;
 

@@ -26,6 +26,57 @@ hl_adapter_costs_to_array (const HlCosts *costs,
 
 /* ---- Flame graph ------------------------------------------------------ */
 
+/* Frame → the first node made from it (+ 1; 0: none yet), open
+ * addressing: one lookup per rect, a few hundred distinct frames. */
+typedef struct
+{
+  const HlFrame **keys;
+  guint          *values;
+  gsize           mask;
+  gsize           used;
+} FrameMap;
+
+static inline gsize
+frame_slot (const FrameMap *m,
+            const HlFrame  *f)
+{
+  gsize i = (gsize) (((guint64) (guintptr) f * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32) & m->mask;
+
+  while (m->keys[i] != NULL && m->keys[i] != f)
+    i = (i + 1) & m->mask;
+  return i;
+}
+
+static void
+frame_map_insert (FrameMap      *m,
+                  const HlFrame *f,
+                  guint          value)
+{
+  gsize i;
+
+  if ((m->used + 1) * 2 > m->mask + 1)
+    {
+      FrameMap bigger = { g_new0 (const HlFrame *, (m->mask + 1) * 2), g_new (guint, (m->mask + 1) * 2),
+                          (m->mask + 1) * 2 - 1, m->used };
+
+      for (gsize j = 0; j <= m->mask; j++)
+        if (m->keys[j] != NULL)
+          {
+            gsize k = frame_slot (&bigger, m->keys[j]);
+
+            bigger.keys[k] = m->keys[j];
+            bigger.values[k] = m->values[j];
+          }
+      g_free (m->keys);
+      g_free (m->values);
+      *m = bigger;
+    }
+  i = frame_slot (m, f);
+  m->keys[i] = f;
+  m->values[i] = value;
+  m->used++;
+}
+
 HlFlameData *
 hl_adapter_flame_data (HlFlameLayout *layout)
 {
@@ -33,8 +84,7 @@ hl_adapter_flame_data (HlFlameLayout *layout)
   HlFlameData *data = hl_flame_data_new (_("all"), hl_cost_is_bytes (kind));
   const HlFlameRect *rects;
   guint n;
-
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal); /* frame → node + 1 */
+  FrameMap seen = { g_new0 (const HlFrame *, 1024), g_new (guint, 1024), 1023, 0 };
 
   rects = hl_flame_layout_get_rects (layout, &n);
   hl_flame_data_reserve (data, n);
@@ -45,7 +95,8 @@ hl_adapter_flame_data (HlFlameLayout *layout)
   for (guint i = 1; i < n; i++)
     {
       const HlFrame *f = rects[i].frame;
-      guint like = f != NULL ? GPOINTER_TO_UINT (g_hash_table_lookup (seen, f)) : 0;
+      gsize slot = f != NULL ? frame_slot (&seen, f) : 0;
+      guint like = f != NULL && seen.keys[slot] != NULL ? seen.values[slot] : 0;
       guint index;
 
       if (like != 0)
@@ -62,8 +113,10 @@ hl_adapter_flame_data (HlFlameLayout *layout)
                                    GUINT_TO_POINTER (rects[i].node + 1));
       g_assert (index == i);
       if (f != NULL && like == 0)
-        g_hash_table_insert (seen, (gpointer) f, GUINT_TO_POINTER (index + 1));
+        frame_map_insert (&seen, f, index + 1);
     }
+  g_free (seen.keys);
+  g_free (seen.values);
   hl_flame_data_finish (data);
   return data;
 }

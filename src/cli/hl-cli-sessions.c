@@ -1,11 +1,13 @@
 /* hl-cli-sessions.c — `heaplens-cli sessions [--prune]`: lists the
  * shared-memory sessions of the current user; --prune removes those whose
- * process is gone (and segments that are not valid sessions). */
+ * process is gone (and segments that are not valid sessions, unless the
+ * pid in their name runs: another version's session, or one being made). */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,20 @@ state_name (uint32_t state)
     }
 }
 
+/* The pid in a segment's name ("heaplens-UID-PID-NONCE"), 0 if none. */
+static uint32_t
+pid_of_name (const char *name)
+{
+  const char *p = strchr (name, '-');
+  char *end;
+  unsigned long pid;
+
+  if (p == NULL || (p = strchr (p + 1, '-')) == NULL)
+    return 0;
+  pid = strtoul (p + 1, &end, 10);
+  return *end == '-' && pid <= UINT32_MAX ? (uint32_t) pid : 0;
+}
+
 static void
 session_cb (const char *name,
             void       *user_data)
@@ -45,6 +61,14 @@ session_cb (const char *name,
   char err[256];
   bool ok = hl_cli_session_read (name, &s, err, sizeof err);
   bool alive = ok && hl_cli_pid_alive (s.header.pid);
+  /* A segment this reader refuses (a version of Heaplens from the future,
+   * or one being created) is still the session of the process its name
+   * gives: removed only when that process is gone too. */
+  if (ctx->prune && !ok && pid_of_name (name) != 0 && hl_cli_pid_alive (pid_of_name (name)))
+    {
+      printf (_("%-40s invalid: %s (kept: pid %u is running)\n"), name, err, (unsigned) pid_of_name (name));
+      return;
+    }
   if (ctx->prune && (!ok || !alive))
     {
       char path[512];

@@ -35,9 +35,12 @@
  * hl_trace_compress_file with the zstd codec, read with it. */
 #define HL_CODEC_ZSTD_COLUMNS  2u
 /* Frames of format 4.0: columns with the allocator and call-sequence model
- * of hl-trace-model.h (docs/trace-format.md 7d). What hl_trace_compress_file
- * writes with the zstd codec. */
+ * of hl-trace-model.h (docs/trace-format.md 7d). Written by format 4.0. */
 #define HL_CODEC_ZSTD_MODEL    3u
+/* Frames of format 5.0: model frames whose model also predicts which
+ * allocation a free refers to (free cursors, column fid). What
+ * hl_trace_compress_file writes with the zstd codec. */
+#define HL_CODEC_ZSTD_MODEL5   4u
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)

@@ -39,11 +39,14 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
   free (probe);
   int effort = got * HL_COLUMN_STREAM_FAST_RATIO > HL_COLUMN_STREAM_MIN ? HL_CODEC_STREAM_FAST
                                                                         : HL_CODEC_STREAM_ORDINARY;
-  cs->strong = codec->compress_strong != NULL && got * HL_STRONG_RATIO <= HL_COLUMN_STREAM_MIN ? 1 : -1;
+  /* 2: compressible enough for the strong pass at any size */
+  cs->strong = codec->compress_strong == NULL || got * HL_STRONG_RATIO > HL_COLUMN_STREAM_MIN ? -1
+               : got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN                          ? 2
+                                                                                            : 1;
   cs->z[0] = got > 0 ? codec->stream_new (codec->user, effort) : NULL;
-  if (cs->z[0] != NULL && cs->strong == 1)
+  if (cs->z[0] != NULL && cs->strong > 0)
     cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG);
-  if (cs->z[0] == NULL || (cs->strong == 1 && cs->z[1] == NULL))
+  if (cs->z[0] == NULL || (cs->strong > 0 && cs->z[1] == NULL))
     cs->failed = true;
 }
 

@@ -17,7 +17,8 @@
  * HL_STRONG_RATIO times, it is a candidate for the strong pass
  * (HlTraceCodec.compress_strong, hl-trace-compress-private.h), which then
  * runs beside the ordinary stream until the column outgrows
- * HL_STRONG_MAX_IN. At the end the strong output is used, for a
+ * HL_STRONG_MAX_IN (or to the end, when the probe compressed at least
+ * HL_STRONG_BIG_RATIO times). At the end the strong output is used, for a
  * candidate, under the rule of a column compressed whole. A column that
  * stays smaller is compressed whole at the end, as before.
  *
@@ -47,7 +48,7 @@ typedef struct
   void    *z[2];          /* the ordinary (or fast) and the strong stream */
   uint8_t *out[2];
   size_t   out_len[2], out_cap[2];
-  int      strong;        /* 0 not probed yet, 1 candidate, -1 not */
+  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size, -1 not */
   bool     failed;        /* out of memory: compressed whole at the end */
 } HlColumnStream;
 

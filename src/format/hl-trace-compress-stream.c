@@ -37,7 +37,7 @@ struct HlTraceCompressStream
   uint64_t            frame_start;   /* plain offsets: the frame being filled */
   uint64_t            frame_end;
   HlPacketHeader      sum;           /* its packets' times, ids, events, flags */
-  HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 3) */
+  HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 4) */
   HlColumnPack        zcols[HL_COL_COUNT]; /* packed as they grow, once large */
   HlTraceModel       *model;         /* the frame's model state, NULL until its first bytes */
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
@@ -331,7 +331,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   uint32_t id = s->codec->id;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      id = HL_CODEC_ZSTD_MODEL;
+      id = HL_CODEC_ZSTD_MODEL5;
       content_size = pack_columns (s, &packet);
     }
   else
@@ -444,7 +444,7 @@ start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *e
   h.flags |= HL_TRACE_FLAG_COMPRESSED;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      /* model frames are 4.0: an older reader says so instead of skipping them */
+      /* model frames are 5.0: an older reader says so instead of skipping them */
       h.version_major = HL_TRACE_VERSION_MAJOR;
       h.version_minor = HL_TRACE_VERSION_MINOR;
     }

@@ -3,26 +3,26 @@
 
 #include <string.h>
 
-typedef struct
-{
-  const HlFrame *frame;
-  guint          parent;
-  guint          depth;
-  guint          first_child;   /* into children */
-  guint          n_children;
-  HlCosts        costs;
-  HlCosts        self;
-} Node;
+#include "hl-recycle.h"
 
+/* Nodes are numbered in display order: depth-first pre-order with every
+ * node's children in sort order, so a node's subtree is [i, end) and a
+ * flame graph is one pass over the arrays. Each node's children are also
+ * listed, contiguous, in CHILDREN (for hl_call_tree_get_child). */
 struct _HlCallTree
 {
   gatomicrefcount ref_count;
   HlCallTreeKind  kind;
   HlCostKind      sort_by;
-  GArray         *nodes;     /* Node */
-  GArray         *children;  /* guint */
-  guint           nodes_room;     /* elements allocated */
-  guint           children_room;
+  guint           n_nodes;
+  guint           max_depth;
+  HlCallTreeNode *nodes;
+  HlCosts        *costs;     /* inclusive */
+  HlCosts        *self;
+  guint64        *sort_costs;
+  guint          *children;
+  gpointer        block;     /* all of the above, one allocation */
+  gsize           block_size;
 };
 
 G_DEFINE_BOXED_TYPE (HlCallTree, hl_call_tree, hl_call_tree_ref, hl_call_tree_unref)
@@ -35,68 +35,10 @@ hl_call_tree_ref (HlCallTree *tree)
   return tree;
 }
 
-/* The arrays of the last large tree freed, for the next build: a live
- * flame graph builds a tree of the same size several times a second, and
- * memory taken back from the kernel and given again costs a page fault per
- * 4 KiB (at 5 × 10⁵ nodes, 60 MiB). One of each, the largest. */
-#define RECYCLE_MIN_BYTES (4u << 20)
-
-typedef struct
-{
-  GArray *array;
-  guint   room;   /* elements allocated */
-} Recycled;
-
-static GMutex recycle_lock;
-static Recycled recycled_nodes;
-static Recycled recycled_children;
-
-static void
-recycle (Recycled *slot,
-         GArray   *array,
-         guint     room)
-{
-  if ((gsize) room * g_array_get_element_size (array) >= RECYCLE_MIN_BYTES)
-    {
-      g_mutex_lock (&recycle_lock);
-      if (slot->array == NULL || slot->room < room)
-        {
-          Recycled old = *slot;
-
-          slot->array = array;
-          slot->room = room;
-          array = old.array;
-        }
-      g_mutex_unlock (&recycle_lock);
-    }
-  if (array != NULL)
-    g_array_unref (array);
-}
-
-/* An empty array with room for N elements (*ROOM: how many). */
-static GArray *
-take_recycled (Recycled *slot,
-               guint     element_size,
-               guint     n,
-               guint    *room)
-{
-  GArray *array = NULL;
-
-  g_mutex_lock (&recycle_lock);
-  if (slot->array != NULL && slot->room >= n)
-    {
-      array = g_steal_pointer (&slot->array);
-      *room = slot->room;
-    }
-  g_mutex_unlock (&recycle_lock);
-  if (array != NULL)
-    {
-      g_array_set_size (array, 0);
-      return array;
-    }
-  *room = n;
-  return g_array_sized_new (FALSE, FALSE, element_size, n);
-}
+/* The memory of the last large tree freed, and the build's scratch
+ * arrays, for the next build (hl-recycle.h). */
+static HlRecycleSlot recycled_tree;
+static HlRecycleSlot recycled_scratch;
 
 void
 hl_call_tree_unref (HlCallTree *tree)
@@ -104,42 +46,83 @@ hl_call_tree_unref (HlCallTree *tree)
   g_return_if_fail (tree != NULL);
   if (!g_atomic_ref_count_dec (&tree->ref_count))
     return;
-  recycle (&recycled_nodes, tree->nodes, tree->nodes_room);
-  recycle (&recycled_children, tree->children, tree->children_room);
+  hl_recycle_give (&recycled_tree, tree->block, tree->block_size);
   g_free (tree);
+}
+
+static inline guint64
+cost_of (const HlCosts *c,
+         HlCostKind     kind)
+{
+  switch (kind)
+    {
+    case HL_COST_KIND_ALLOCATIONS: return c->allocations;
+    case HL_COST_KIND_BYTES:       return c->bytes;
+    case HL_COST_KIND_TEMPORARY:   return c->temporary;
+    case HL_COST_KIND_PEAK:        return c->peak_bytes;
+    case HL_COST_KIND_LEAKED:      return c->leaked_bytes;
+    case HL_COST_KIND_LIVE:        return c->live_bytes;
+    case HL_N_COST_KINDS:
+    default:                       return 0;
+    }
 }
 
 typedef struct
 {
-  const Node *nodes;
-  HlCostKind  sort_by;
+  const guint64    *key;     /* per trie node: its sort cost */
+  const HlTrieNode *trie;
 } SortCtx;
 
-/* Siblings: by the sort cost, largest first, then by function name, then
- * in the order of the trie (a node's index follows its trie node's). */
-static int
-compare_siblings (gconstpointer a,
-                  gconstpointer b,
-                  gpointer      user_data)
+/* Siblings (trie nodes): by the sort cost, largest first, then by
+ * function name, then in the order of the trie. */
+static inline int
+compare_siblings (const SortCtx *ctx,
+                  guint32        a,
+                  guint32        b)
 {
-  const SortCtx *ctx = user_data;
-  guint na = *(const guint *) a, nb = *(const guint *) b;
-  guint64 ca = hl_costs_get (&ctx->nodes[na].costs, ctx->sort_by);
-  guint64 cb = hl_costs_get (&ctx->nodes[nb].costs, ctx->sort_by);
   int r;
 
-  if (ca != cb)
-    return ca > cb ? -1 : 1;
-  r = strcmp (ctx->nodes[na].frame->function, ctx->nodes[nb].frame->function);
+  if (ctx->key[a] != ctx->key[b])
+    return ctx->key[a] > ctx->key[b] ? -1 : 1;
+  r = strcmp (ctx->trie[a].frame->pub.function, ctx->trie[b].frame->pub.function);
   if (r != 0)
     return r;
-  return na < nb ? -1 : na > nb;
+  return a < b ? -1 : a > b;
 }
 
-/* Every pass goes through the trie in the order of its nodes (a child
- * comes after its parent there), not from parent to children: at 10⁵
- * stacks and 5 × 10⁵ nodes, a walk from node to node was a cache miss at
- * every step (about 400 ms; the passes take a fraction of that). */
+static int
+compare_siblings_qsort (gconstpointer a,
+                        gconstpointer b,
+                        gpointer      user_data)
+{
+  return compare_siblings (user_data, *(const guint32 *) a, *(const guint32 *) b);
+}
+
+static void
+sort_siblings (const SortCtx *ctx,
+               guint32       *kids,
+               guint          n)
+{
+  if (n == 2)
+    {
+      if (compare_siblings (ctx, kids[0], kids[1]) > 0)
+        {
+          guint32 t = kids[0];
+
+          kids[0] = kids[1];
+          kids[1] = t;
+        }
+    }
+  else if (n > 2)
+    g_qsort_with_data (kids, (gint) n, sizeof *kids, compare_siblings_qsort, (gpointer) ctx);
+}
+
+/* Every pass over the trie goes through it in the order of its nodes (a
+ * child comes after its parent there), never from parent to children: at
+ * 10⁵ stacks and 5 × 10⁵ nodes a walk from node to node was a cache miss
+ * at every step. Only two numbers per trie node are summed there (the
+ * allocations, that decide which nodes exist, and the sort cost); the
+ * full costs are summed in display order at the end. */
 HlCallTree *
 hl_call_tree_build (const HlTrie   *trie,
                     HlCallTreeKind  kind,
@@ -150,100 +133,195 @@ hl_call_tree_build (const HlTrie   *trie,
 {
   HlCallTree *tree = g_new0 (HlCallTree, 1);
   guint n_trie = trie->nodes->len;
-  const HlTrieNode *trie_nodes = (const HlTrieNode *) (gconstpointer) trie->nodes->data;
-  g_autofree guint32 *out_of = g_new (guint32, n_trie);
-  guint n_out = 1, offset = 0;
-  Node *nodes;
-  guint *children;
-  SortCtx ctx = { NULL, sort_by };
+  const HlTrieNode *tn = (const HlTrieNode *) (gconstpointer) trie->nodes->data;
+  guint n_stack_costs = MIN (n_stacks, trie->n_stacks);
+  gsize scratch_size;
+  gpointer scratch;
+  guint64 *allocs, *key;
+  guint32 *count, *first, *size, *pos, *kids;
+  guint n_out = 1, offset = 0, max_depth = 0;
+  SortCtx ctx;
+  char *p;
 
   g_atomic_ref_count_init (&tree->ref_count);
   tree->kind = kind;
   tree->sort_by = sort_by;
 
-  /* One node per trie node first (the nodes without costs are dropped
-   * below, in place), in recycled memory when a tree of that size was
-   * freed: tens of MiB of new pages cost more than the sums. */
-  tree->nodes = take_recycled (&recycled_nodes, sizeof (Node), n_trie, &tree->nodes_room);
-  g_array_set_size (tree->nodes, n_trie);
-  nodes = (Node *) (gpointer) tree->nodes->data;
-  memset (nodes, 0, n_trie * sizeof *nodes);
+  /* The scratch arrays, per trie node. */
+  scratch = hl_recycle_take (&recycled_scratch, (gsize) n_trie * (2 * sizeof (guint64) + 5 * sizeof (guint32)),
+                             &scratch_size);
+  allocs = scratch;
+  key = allocs + n_trie;
+  count = (guint32 *) (key + n_trie);
+  first = count + n_trie;
+  size = first + n_trie;
+  pos = size + n_trie;
+  kids = pos + n_trie;
 
-  /* Self costs at the stacks' leaves, then inclusive costs from the last
-   * node to the first: a node is complete before it is added to its
-   * parent. The same sums as adding each stack to every node of its path,
-   * in O(nodes) instead of O(stacks × depth). */
-  for (guint s = 1; s < n_stacks && s < trie->n_stacks; s++)
+  /* Allocations and the sort cost at the stacks' leaves, then inclusive
+   * from the last node to the first: a node is complete before it is
+   * added to its parent. */
+  memset (allocs, 0, (gsize) n_trie * sizeof *allocs);
+  memset (key, 0, (gsize) n_trie * sizeof *key);
+  for (guint s = 1; s < n_stack_costs; s++)
     {
       const HlCosts *c = &stack_costs[s];
 
       if (c->allocations == 0)
         continue;
-      hl_costs_add (&nodes[trie->stack_leaf[s]].self, c);
+      allocs[trie->stack_leaf[s]] += c->allocations;
+      key[trie->stack_leaf[s]] += cost_of (c, sort_by);
     }
-  for (guint32 node = n_trie - 1; node > 0; node--)
+  for (guint32 t = n_trie - 1; t > 0; t--)
     {
-      hl_costs_add (&nodes[node].costs, &nodes[node].self);
-      hl_costs_add (&nodes[trie_nodes[node].parent].costs, &nodes[node].costs);
+      allocs[tn[t].parent] += allocs[t];
+      key[tn[t].parent] += key[t];
     }
-  nodes[0].parent = HL_CALL_NODE_NONE;
-  nodes[0].costs = *totals;
-  nodes[0].self = stack_costs[0];
 
-  /* The nodes with costs, moved down in trie order (a parent has costs
-   * when a child has), each counted by its parent. */
-  out_of[0] = 0;
-  for (guint32 node = 1; node < n_trie; node++)
+  /* The nodes with allocations (a parent has them when a child has),
+   * each counted by its parent; then every node's children contiguous in
+   * KIDS, in trie order, and sorted. */
+  memset (count, 0, (gsize) n_trie * sizeof *count);
+  for (guint32 t = 1; t < n_trie; t++)
+    if (allocs[t] != 0)
+      {
+        count[tn[t].parent]++;
+        n_out++;
+      }
+  for (guint32 t = 0; t < n_trie; t++)
     {
-      Node *n;
+      first[t] = offset;
+      offset += count[t];
+      count[t] = 0;
+      size[t] = 1;
+    }
+  for (guint32 t = 1; t < n_trie; t++)
+    if (allocs[t] != 0)
+      {
+        guint32 parent = tn[t].parent;
 
-      if (nodes[node].costs.allocations == 0)
+        kids[first[parent] + count[parent]++] = t;
+      }
+  ctx.key = key;
+  ctx.trie = tn;
+  for (guint32 t = 0; t < n_trie; t++)
+    sort_siblings (&ctx, kids + first[t], count[t]);
+
+  /* Subtree sizes, then each node's place in display order: its parent's
+   * place + 1 + the sizes of its previous siblings. */
+  for (guint32 t = n_trie - 1; t > 0; t--)
+    if (allocs[t] != 0)
+      size[tn[t].parent] += size[t];
+  pos[0] = 0;
+  for (guint32 t = 0; t < n_trie; t++)
+    {
+      guint32 next;
+
+      if (t != 0 && allocs[t] == 0)
         continue;
-      out_of[node] = n_out;
-      n = &nodes[n_out++];
-      if (n != &nodes[node])
+      next = pos[t] + 1;
+      for (guint i = 0; i < count[t]; i++)
         {
-          n->costs = nodes[node].costs;
-          n->self = nodes[node].self;
+          pos[kids[first[t] + i]] = next;
+          next += size[kids[first[t] + i]];
         }
-      n->frame = &trie_nodes[node].frame->pub;
-      n->parent = out_of[trie_nodes[node].parent];
-      n->depth = trie_nodes[node].depth;
-      n->n_children = 0;
-      nodes[n->parent].n_children++;
     }
-  g_array_set_size (tree->nodes, n_out);
 
-  /* Children contiguous, in sort order. */
-  for (guint i = 0; i < n_out; i++)
-    {
-      nodes[i].first_child = offset;
-      offset += nodes[i].n_children;
-      nodes[i].n_children = 0;
-    }
-  tree->children = take_recycled (&recycled_children, sizeof (guint), n_out, &tree->children_room);
-  g_array_set_size (tree->children, n_out - 1);
-  children = (guint *) (gpointer) tree->children->data;
-  for (guint i = 1; i < n_out; i++)
-    {
-      Node *p = &nodes[nodes[i].parent];
+  /* The tree, in display order, in the memory a freed tree left. */
+  tree->n_nodes = n_out;
+  tree->block = hl_recycle_take (&recycled_tree,
+                                 (gsize) n_out * (sizeof (HlCallTreeNode) + 2 * sizeof (HlCosts)
+                                                  + sizeof (guint64) + sizeof (guint)),
+                                 &tree->block_size);
+  p = tree->block;
+  tree->nodes = (HlCallTreeNode *) (gpointer) p;
+  p += (gsize) n_out * sizeof (HlCallTreeNode);
+  tree->costs = (HlCosts *) (gpointer) p;
+  p += (gsize) n_out * sizeof (HlCosts);
+  tree->self = (HlCosts *) (gpointer) p;
+  p += (gsize) n_out * sizeof (HlCosts);
+  tree->sort_costs = (guint64 *) (gpointer) p;
+  p += (gsize) n_out * sizeof (guint64);
+  tree->children = (guint *) (gpointer) p;
 
-      children[p->first_child + p->n_children++] = i;
+  for (guint32 t = 0; t < n_trie; t++)
+    {
+      HlCallTreeNode *n;
+
+      if (t != 0 && allocs[t] == 0)
+        continue;
+      n = &tree->nodes[pos[t]];
+      n->frame = t == 0 ? NULL : &tn[t].frame->pub;
+      n->parent = t == 0 ? HL_CALL_NODE_NONE : pos[tn[t].parent];
+      n->depth = tn[t].depth;
+      n->end = pos[t] + size[t];
+      n->first_child = first[t];
+      n->n_children = count[t];
+      max_depth = MAX (max_depth, n->depth);
     }
-  ctx.nodes = nodes;
-  for (guint i = 0; i < n_out; i++)
-    if (nodes[i].n_children > 1)
-      g_qsort_with_data (children + nodes[i].first_child, (gint) nodes[i].n_children, sizeof (guint),
-                         compare_siblings, &ctx);
+  for (guint i = 0; i + 1 < n_out; i++)
+    tree->children[i] = pos[kids[i]];
+  tree->max_depth = max_depth;
+
+  /* Self costs at the stacks' leaves; inclusive costs from the last node
+   * to the first, each node the sum of its own and its children's (which
+   * follow it: i + 1, then each one's subtree end). */
+  memset (tree->self, 0, (gsize) n_out * sizeof (HlCosts));
+  for (guint s = 1; s < n_stack_costs; s++)
+    {
+      const HlCosts *c = &stack_costs[s];
+
+      if (c->allocations == 0)
+        continue;
+      hl_costs_add (&tree->self[pos[trie->stack_leaf[s]]], c);
+    }
+  for (guint i = n_out - 1; i > 0; i--)
+    {
+      HlCosts *c = &tree->costs[i];
+
+      *c = tree->self[i];
+      for (guint j = i + 1; j < tree->nodes[i].end; j = tree->nodes[j].end)
+        hl_costs_add (c, &tree->costs[j]);
+      tree->sort_costs[i] = cost_of (c, sort_by);
+    }
+  tree->costs[0] = *totals;
+  tree->self[0] = stack_costs[0];
+  tree->sort_costs[0] = cost_of (totals, sort_by);
+
+  hl_recycle_give (&recycled_scratch, scratch, scratch_size);
   return tree;
 }
 
-static const Node *
+const HlCallTreeNode *
+hl_call_tree_get_nodes (const HlCallTree *tree)
+{
+  return tree->nodes;
+}
+
+const HlCosts *
+hl_call_tree_get_all_costs (const HlCallTree *tree)
+{
+  return tree->costs;
+}
+
+const guint64 *
+hl_call_tree_get_sort_costs (const HlCallTree *tree)
+{
+  return tree->sort_costs;
+}
+
+guint
+hl_call_tree_get_max_depth (const HlCallTree *tree)
+{
+  return tree->max_depth;
+}
+
+static const HlCallTreeNode *
 node_at (const HlCallTree *tree,
          HlCallNode        node)
 {
-  g_return_val_if_fail (node < tree->nodes->len, &g_array_index (tree->nodes, Node, 0));
-  return &g_array_index (tree->nodes, Node, node);
+  g_return_val_if_fail (node < tree->n_nodes, &tree->nodes[0]);
+  return &tree->nodes[node];
 }
 
 HlCallTreeKind
@@ -261,7 +339,7 @@ hl_call_tree_get_sort_kind (const HlCallTree *tree)
 guint
 hl_call_tree_get_n_nodes (const HlCallTree *tree)
 {
-  return tree->nodes->len;
+  return tree->n_nodes;
 }
 
 HlCallNode
@@ -303,24 +381,26 @@ hl_call_tree_get_child (const HlCallTree *tree,
                         HlCallNode        node,
                         guint             i)
 {
-  const Node *n = node_at (tree, node);
+  const HlCallTreeNode *n = node_at (tree, node);
 
   g_return_val_if_fail (i < n->n_children, HL_CALL_NODE_NONE);
-  return g_array_index (tree->children, guint, n->first_child + i);
+  return tree->children[n->first_child + i];
 }
 
 const HlCosts *
 hl_call_tree_get_costs (const HlCallTree *tree,
                         HlCallNode        node)
 {
-  return &node_at (tree, node)->costs;
+  g_return_val_if_fail (node < tree->n_nodes, &tree->costs[0]);
+  return &tree->costs[node];
 }
 
 const HlCosts *
 hl_call_tree_get_self_costs (const HlCallTree *tree,
                              HlCallNode        node)
 {
-  return &node_at (tree, node)->self;
+  g_return_val_if_fail (node < tree->n_nodes, &tree->self[0]);
+  return &tree->self[node];
 }
 
 GPtrArray *

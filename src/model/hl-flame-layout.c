@@ -1,61 +1,102 @@
 /* hl-flame-layout.c — exact flame-graph rectangles from a call tree. */
 #include "hl-flame-layout.h"
 
+#include "hl-call-tree-private.h"
+#include "hl-recycle.h"
+
 struct _HlFlameLayout
 {
   gatomicrefcount ref_count;
-  HlCallTree *tree;
-  HlCostKind  kind;
-  GArray     *rects;   /* HlFlameRect */
-  guint       max_depth;
+  HlCallTree  *tree;
+  HlCostKind   kind;
+  HlFlameRect *rects;
+  guint        n_rects;
+  guint        max_depth;
+  gsize        block_size;   /* of rects */
 };
 
 G_DEFINE_BOXED_TYPE (HlFlameLayout, hl_flame_layout, hl_flame_layout_ref, hl_flame_layout_unref)
 
-/* NODE (of cost WIDTH) and its subtree, depth first. */
-static void
-add_subtree (HlFlameLayout *self,
-             HlCallNode     node,
-             guint64        width,
-             guint          parent,
-             guint64        offset,
-             guint64        min_width)
+/* The rects of the last large layout freed, for the next (hl-recycle.h). */
+static HlRecycleSlot recycled_rects;
+
+static inline guint64
+cost_of (const HlCosts *c,
+         HlCostKind     kind)
 {
-  HlFlameRect r = { 0 };
-  guint index = self->rects->len;
-  guint64 child_offset = offset;
-  guint64 hidden = 0;
-  guint n = hl_call_tree_get_n_children (self->tree, node);
-
-  r.frame = hl_call_tree_get_frame (self->tree, node);
-  r.node = node;
-  r.offset = offset;
-  r.width = width;
-  r.depth = hl_call_tree_get_depth (self->tree, node);
-  r.parent = parent;
-  g_array_append_val (self->rects, r);
-  self->max_depth = MAX (self->max_depth, r.depth);
-
-  /* Children in the tree's order, which may not be this cost's order:
-   * the layout keeps the tree's order so views stay consistent. */
-  for (guint i = 0; i < n; i++)
+  switch (kind)
     {
-      HlCallNode c = hl_call_tree_get_child (self->tree, node, i);
-      guint64 w = hl_costs_get (hl_call_tree_get_costs (self->tree, c), self->kind);
+    case HL_COST_KIND_ALLOCATIONS: return c->allocations;
+    case HL_COST_KIND_BYTES:       return c->bytes;
+    case HL_COST_KIND_TEMPORARY:   return c->temporary;
+    case HL_COST_KIND_PEAK:        return c->peak_bytes;
+    case HL_COST_KIND_LEAKED:      return c->leaked_bytes;
+    case HL_COST_KIND_LIVE:        return c->live_bytes;
+    case HL_N_COST_KINDS:
+    default:                       return 0;
+    }
+}
 
-      if (w == 0)
-        continue;
-      if (w < min_width)
+/* One pass over the tree's nodes, which are in display order already
+ * (hl-call-tree-private.h): a node of zero cost or narrower than
+ * MIN_WIDTH is skipped with its subtree (jumping to its end), any other
+ * becomes the next rect. OPEN[d] is the rect open at depth d (the last
+ * one made there), NEXT[d] where its next child starts. Children keep the
+ * tree's order, which may not be this cost's order: views stay
+ * consistent. */
+static void
+lay_out (HlFlameLayout *self,
+         guint64        total,
+         guint64        min_width)
+{
+  const HlCallTreeNode *nodes = hl_call_tree_get_nodes (self->tree);
+  guint n = hl_call_tree_get_n_nodes (self->tree);
+  guint depths = hl_call_tree_get_max_depth (self->tree) + 1;
+  const guint64 *sort_costs = hl_call_tree_get_sort_kind (self->tree) == self->kind
+                              ? hl_call_tree_get_sort_costs (self->tree) : NULL;
+  const HlCosts *costs = hl_call_tree_get_all_costs (self->tree);
+  g_autofree guint *open = g_new (guint, depths);
+  g_autofree guint64 *next = g_new (guint64, depths);
+  HlFlameRect *rects = self->rects;
+  guint n_rects = 1, top = 1, max_depth = 0;
+
+  rects[0] = (HlFlameRect) { NULL, 0, 0, total, 0, 0, G_MAXUINT, 0 };
+  open[0] = 0;
+  next[0] = 0;
+  for (guint i = 1; i < n;)
+    {
+      guint d = nodes[i].depth;
+      guint64 w = sort_costs != NULL ? sort_costs[i] : cost_of (&costs[i], self->kind);
+      HlFlameRect *r;
+
+      /* the rects open at depth d and deeper are complete */
+      while (top > d)
+        rects[open[--top]].end = n_rects;
+      if (w == 0 || w < min_width)
         {
-          hidden += w;
+          rects[open[d - 1]].hidden_cost += w;
+          i = nodes[i].end;
           continue;
         }
-      add_subtree (self, c, w, index, child_offset, min_width);
-      child_offset += w;
+      r = &rects[n_rects];
+      r->frame = nodes[i].frame;
+      r->node = i;
+      r->offset = next[d - 1];
+      r->width = w;
+      r->hidden_cost = 0;
+      r->depth = d;
+      r->parent = open[d - 1];
+      next[d - 1] += w;
+      open[d] = n_rects++;
+      next[d] = r->offset;
+      top = d + 1;
+      max_depth = MAX (max_depth, d);
+      i++;
     }
-  HlFlameRect *done = &g_array_index (self->rects, HlFlameRect, index);
-  done->hidden_cost = hidden;
-  done->end = self->rects->len;
+  while (top > 0)
+    rects[open[--top]].end = n_rects;
+  self->n_rects = n_rects;
+  self->max_depth = max_depth;
 }
 
 HlFlameLayout *
@@ -74,12 +115,13 @@ hl_flame_layout_new (HlCallTree *tree,
   g_atomic_ref_count_init (&self->ref_count);
   self->tree = hl_call_tree_ref (tree);
   self->kind = kind;
-  self->rects = g_array_sized_new (FALSE, TRUE, sizeof (HlFlameRect), hl_call_tree_get_n_nodes (tree));
+  self->rects = hl_recycle_take (&recycled_rects, (gsize) hl_call_tree_get_n_nodes (tree) * sizeof (HlFlameRect),
+                                 &self->block_size);
   total = hl_costs_get (hl_call_tree_get_costs (tree, 0), kind);
   min_width = (guint64) (min_fraction * (double) total);
   if (min_width == 0)
     min_width = 1;
-  add_subtree (self, 0, total, G_MAXUINT, 0, min_width);
+  lay_out (self, total, min_width);
   return self;
 }
 
@@ -98,7 +140,7 @@ hl_flame_layout_unref (HlFlameLayout *layout)
   if (!g_atomic_ref_count_dec (&layout->ref_count))
     return;
   hl_call_tree_unref (layout->tree);
-  g_array_unref (layout->rects);
+  hl_recycle_give (&recycled_rects, layout->rects, layout->block_size);
   g_free (layout);
 }
 
@@ -111,13 +153,13 @@ hl_flame_layout_get_kind (const HlFlameLayout *layout)
 guint64
 hl_flame_layout_get_total (const HlFlameLayout *layout)
 {
-  return g_array_index (layout->rects, HlFlameRect, 0).width;
+  return layout->rects[0].width;
 }
 
 guint
 hl_flame_layout_get_n_rects (const HlFlameLayout *layout)
 {
-  return layout->rects->len;
+  return layout->n_rects;
 }
 
 guint
@@ -131,8 +173,8 @@ hl_flame_layout_get_rects (const HlFlameLayout *layout,
                            guint               *n_rects)
 {
   if (n_rects != NULL)
-    *n_rects = layout->rects->len;
-  return (const HlFlameRect *) layout->rects->data;
+    *n_rects = layout->n_rects;
+  return layout->rects;
 }
 
 HlCallTree *
@@ -157,8 +199,8 @@ char *
 hl_flame_layout_to_collapsed (const HlFlameLayout *layout)
 {
   GString *out = g_string_new (NULL);
-  const HlFlameRect *r = (const HlFlameRect *) layout->rects->data;
-  guint n = layout->rects->len;
+  const HlFlameRect *r = layout->rects;
+  guint n = layout->n_rects;
   g_autoptr (GString) line = g_string_new (NULL);
 
   for (guint i = 1; i < n; i++)

@@ -18,6 +18,7 @@
 #include "hl-flame-graph.h"
 #include "hl-flame-view.h"
 #include "hl-live-panel.h"
+#include "hl-shm-reader.h"
 #include "hl-timeline.h"
 #include "hl-cost-kind.h"
 #include "hl-window.h"
@@ -290,6 +291,81 @@ child_exited (GPid pid, gint status, gpointer user_data)
   g_spawn_close_pid (pid);
 }
 
+/* The parent of process PID (0 when it is gone). */
+static guint32
+parent_of (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
+    return 0;
+  /* "pid (comm) state ppid …": comm may hold spaces and parentheses */
+  return (guint32) g_ascii_strtoull (p + 4, NULL, 10);
+}
+
+/* The pid of ROW ("heaplens-demo — pid N: …") when it is the running demo
+ * whose parent is PARENT (heaplens-cli record), else 0: other tests of the
+ * same build run demos of the same path at the same time (test-live
+ * --children, test-live-forward, test-live-session), and attaching to one
+ * of those fails when it ends. */
+static guint32
+our_demo (const char *row,
+          const char *demo,
+          GPid        parent)
+{
+  const char *p = strstr (row, "heaplens-demo — pid ");
+  guint32 pid;
+
+  if (p == NULL || strstr (row, demo) == NULL || strstr (row, "running") == NULL)
+    return 0;
+  pid = (guint32) g_ascii_strtoull (p + strlen ("heaplens-demo — pid "), NULL, 10);
+  return parent_of (pid) == (guint32) parent ? pid : 0;
+}
+
+/* Whether session NAME (in /dev/shm) says it is running. */
+static gboolean
+session_running (const char *name)
+{
+  HlShmReader *r;
+  HlFormatError err;
+  gboolean running;
+
+  if (hl_shm_reader_open (name, &r, &err) != 0)
+    return FALSE;
+  running = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_RUNNING;
+  hl_shm_reader_free (r);
+  return running;
+}
+
+/* The pid of PARENT's child once its session in /dev/shm is running (0
+ * after TIMEOUT_S). */
+static guint32
+wait_child_session (GPid  parent,
+                    guint timeout_s)
+{
+  g_autofree char *prefix = g_strdup_printf ("heaplens-%u-", (unsigned) getuid ());
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(GDir) dir = g_dir_open ("/dev/shm", 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_prefix (name, prefix))
+          {
+            guint32 pid = (guint32) g_ascii_strtoull (name + strlen (prefix), NULL, 10);
+
+            if (pid != 0 && parent_of (pid) == (guint32) parent && session_running (name))
+              return pid;
+          }
+      g_usleep (1000);
+    }
+  return 0;
+}
+
 static void
 test_attach (void)
 {
@@ -298,7 +374,7 @@ test_attach (void)
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
   g_autofree char *trace_path = g_build_filename (dir, "demo.hltrace", NULL);
   char *argv[] = { cli, (char *) "record", (char *) "--no-compress", (char *) "-o", trace_path, (char *) "--",
-                   demo, (char *) "--seconds", (char *) "3", NULL };
+                   demo, (char *) "--seconds", (char *) DEMO_SECONDS, NULL };
   GPid cli_pid;
   gboolean exited = FALSE;
   g_autoptr(GError) error = NULL;
@@ -307,6 +383,14 @@ test_attach (void)
                                 NULL, NULL, &cli_pid, &error));
   g_child_watch_add (cli_pid, child_exited, &exited);
 
+  /* Our demo: the record's child, once its session runs. (Under ASan on
+   * a loaded machine, with the sessions other programs left in /dev/shm,
+   * one attach dialog took 5 s to build: the demo runs as long as the
+   * recorded one, DEMO_SECONDS.) */
+  gint64 t0 = g_get_monotonic_time ();
+  guint32 demo_pid = wait_child_session (cli_pid, 60);
+  g_assert_cmpuint (demo_pid, !=, 0);
+
   /* a corrupt segment next to it */
   g_autofree char *bad = g_strdup_printf ("/dev/shm/heaplens-%u-99999997-corrupt", (unsigned) getuid ());
   g_assert_true (g_file_set_contents (bad, "not a session", -1, NULL));
@@ -314,7 +398,8 @@ test_attach (void)
   /* the demo's session appears (its pid is the record's child) */
   GtkWindow *dialog = NULL;
   g_auto(GStrv) rows = NULL;
-  for (int i = 0; i < 300; i++)
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
     {
       g_clear_pointer (&rows, g_strfreev);
       if (dialog != NULL)
@@ -323,8 +408,7 @@ test_attach (void)
       rows = hl_attach_dialog_get_rows (dialog);
       gboolean found = FALSE;
       for (char **r = rows; *r != NULL; r++)
-        found |= strstr (*r, "heaplens-demo — pid") != NULL && strstr (*r, demo) != NULL
-                 && strstr (*r, "running") != NULL;
+        found |= our_demo (*r, demo, cli_pid) != 0;
       if (found)
         break;
       g_usleep (20000);
@@ -335,10 +419,9 @@ test_attach (void)
   for (char **r = rows; *r != NULL; r++)
     {
       g_test_message ("row: %s", *r);
-      const char *p = strstr (*r, "heaplens-demo — pid ");
       /* ours (other programs of this user may be recorded too) */
-      if (p != NULL && strstr (*r, demo) != NULL && strstr (*r, "running") != NULL)
-        pid = (guint32) g_ascii_strtoull (p + strlen ("heaplens-demo — pid "), NULL, 10);
+      if (our_demo (*r, demo, cli_pid) != 0)
+        pid = our_demo (*r, demo, cli_pid);
       refused |= strstr (*r, "pid 99999997: Refused: ") != NULL;
     }
   g_assert_cmpuint (pid, !=, 0);
@@ -359,6 +442,8 @@ test_attach (void)
     }
   g_assert_true (greyed);
   g_assert_true (ours);
+  g_assert_cmpuint (pid, ==, demo_pid);
+  g_test_message ("the demo listed after %.2f s", (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
   g_unlink (bad);
   gtk_window_destroy (dialog);
 
@@ -368,6 +453,8 @@ test_attach (void)
   gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
   Seen seen = { 0 };
   HlWindow *trace = run_to_trace (w, &seen, 120);
+  g_test_message ("the window saw it running %.2f s after the record started",
+                  (double) (seen.running_since - t0) / G_USEC_PER_SEC);
   g_assert_true (seen.saw_running);
   g_assert_true (seen.saw_panel_phase || seen.saw_load || seen.saw_index || seen.saw_query);
   check_counts (session, trace);

@@ -73,4 +73,13 @@ eq "record: no program is a usage error" "$?" 2
 eq "sessions: runs" "$?" 0
 "$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
 check "sessions --prune: reports what it removed" grep -q "removed" "$WORK/s.out"
+# A segment the reader refuses (another version of Heaplens, or one being
+# made) is removed only when the pid in its name is gone: pruning must not
+# take the session of a running program.
+printf 'not a session' > /dev/shm/heaplens-$uid-$$-refused
+printf 'not a session' > /dev/shm/heaplens-$uid-99999996-refused
+"$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
+check "sessions --prune: keeps a refused segment of a running process" test -e /dev/shm/heaplens-$uid-$$-refused
+check "sessions --prune: removes a refused segment of a process gone" test ! -e /dev/shm/heaplens-$uid-99999996-refused
+rm -f /dev/shm/heaplens-$uid-$$-refused
 finish

@@ -5,8 +5,13 @@
  * top-down and bottom-up, every sort cost, with and without a filter, on
  * a random recording of tens of thousands of nodes, also when the
  * recording grows between analyses (as a live one does) and when a tree
- * is built in the memory a freed one left. */
+ * is built in the memory a freed one left. The nodes are numbered in
+ * display order (pre-order, each node's children in sort order: what the
+ * flame layout walks), and the flame layout of every tree, for every cost
+ * and a few cut-off widths, equals the one made the plain way (recursion
+ * through the public accessors, as before it was made one pass). */
 #include "hl-call-tree-private.h"
+#include "hl-flame-layout.h"
 #include "hl-model.h"
 
 #include <string.h>
@@ -141,10 +146,17 @@ compare_trees (const HlCallTree *tree,
   for (guint i = 0; i < r->children->len; i++)
     {
       HlCallNode c = hl_call_tree_get_child (tree, node, i);
+      guint below;
 
       g_assert_cmpuint (hl_call_tree_get_parent (tree, c), ==, node);
-      n += compare_trees (tree, c, ref, g_array_index (r->children, guint, i));
+      /* display order: the first child follows its parent, each next
+       * one the subtree of the previous */
+      g_assert_cmpuint (c, ==, node + n);
+      below = compare_trees (tree, c, ref, g_array_index (r->children, guint, i));
+      g_assert_cmpuint (hl_call_tree_get_nodes (tree)[c].end, ==, c + below);
+      n += below;
     }
+  g_assert_cmpuint (hl_call_tree_get_nodes (tree)[node].end, ==, node + n);
   return n;
 }
 
@@ -188,6 +200,90 @@ append_random (HlRecording *rec,
   hl_recording_commit (rec);
 }
 
+/* The flame layout the plain way: NODE and its subtree, depth first,
+ * through the public accessors. */
+static void
+ref_layout_add (GArray           *rects,
+                const HlCallTree *tree,
+                HlCostKind        kind,
+                HlCallNode        node,
+                guint64           width,
+                guint             parent,
+                guint64           offset,
+                guint64           min_width,
+                guint            *max_depth)
+{
+  HlFlameRect r = { 0 };
+  guint index = rects->len;
+  guint64 child_offset = offset, hidden = 0;
+
+  r.frame = hl_call_tree_get_frame (tree, node);
+  r.node = node;
+  r.offset = offset;
+  r.width = width;
+  r.depth = hl_call_tree_get_depth (tree, node);
+  r.parent = parent;
+  g_array_append_val (rects, r);
+  *max_depth = MAX (*max_depth, r.depth);
+  for (guint i = 0; i < hl_call_tree_get_n_children (tree, node); i++)
+    {
+      HlCallNode c = hl_call_tree_get_child (tree, node, i);
+      guint64 w = hl_costs_get (hl_call_tree_get_costs (tree, c), kind);
+
+      if (w == 0)
+        continue;
+      if (w < min_width)
+        {
+          hidden += w;
+          continue;
+        }
+      ref_layout_add (rects, tree, kind, c, w, index, child_offset, min_width, max_depth);
+      child_offset += w;
+    }
+  g_array_index (rects, HlFlameRect, index).hidden_cost = hidden;
+  g_array_index (rects, HlFlameRect, index).end = rects->len;
+}
+
+/* Every cost, a few cut-off widths: the layout equals the plain one,
+ * rect for rect. Returns the rects compared. */
+static guint
+check_layouts (HlCallTree *tree)
+{
+  static const double fractions[] = { 0, 0.0005, 0.01, 0.2 };
+  guint compared = 0;
+
+  for (HlCostKind kind = 0; kind < HL_N_COST_KINDS; kind++)
+    for (guint f = 0; f < G_N_ELEMENTS (fractions); f++)
+      {
+        g_autoptr (HlFlameLayout) layout = hl_flame_layout_new (tree, kind, fractions[f]);
+        g_autoptr (GArray) ref = g_array_new (FALSE, TRUE, sizeof (HlFlameRect));
+        guint64 total = hl_costs_get (hl_call_tree_get_costs (tree, 0), kind);
+        guint64 min_width = MAX ((guint64) (fractions[f] * (double) total), 1);
+        guint max_depth = 0, n;
+        const HlFlameRect *rects = hl_flame_layout_get_rects (layout, &n);
+
+        ref_layout_add (ref, tree, kind, 0, total, G_MAXUINT, 0, min_width, &max_depth);
+        g_assert_cmpuint (n, ==, ref->len);
+        g_assert_cmpuint (hl_flame_layout_get_max_depth (layout), ==, max_depth);
+        g_assert_cmpuint (hl_flame_layout_get_total (layout), ==, total);
+        for (guint i = 0; i < n; i++)
+          {
+            const HlFlameRect *a = &rects[i], *b = &g_array_index (ref, HlFlameRect, i);
+
+            g_assert_true (a->frame == b->frame);
+            g_assert_cmpuint (a->node, ==, b->node);
+            g_assert_cmpuint (a->offset, ==, b->offset);
+            g_assert_cmpuint (a->width, ==, b->width);
+            g_assert_cmpuint (a->hidden_cost, ==, b->hidden_cost);
+            g_assert_cmpuint (a->depth, ==, b->depth);
+            g_assert_cmpuint (a->parent, ==, b->parent);
+            g_assert_cmpuint (a->end, ==, b->end);
+          }
+        compared += n;
+      }
+  return compared;
+}
+
 static guint
 check_all (HlRecording *rec,
            HlFilter    *filter)
@@ -205,6 +301,7 @@ check_all (HlRecording *rec,
 
         g_assert_cmpuint (n, ==, ref->len);
         g_assert_cmpuint (hl_call_tree_get_n_nodes (tree), ==, ref->len);
+        check_layouts (tree);
         compared += n;
       }
   return compared;
