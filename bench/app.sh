@@ -14,7 +14,10 @@
 # process over it (all threads), so a busy machine still gives an answer.
 # GSK_RENDERERS (default "cairo gl") lists the renderers to run with: under
 # Xvfb "gl" is Mesa's software GL, whose own threads take most of the CPU of
-# a frame; "cairo" draws on the main thread.
+# a frame; "cairo" draws on the main thread. BENCH_ROUNDS (default 1) runs
+# them alternately that many times; the last lines put the renderers side by
+# side (medians over the rounds; a refilter's frames are those painted from
+# the drag's release to the views drawn).
 set -eu
 build=$(realpath "${1:-build}")
 pairs=${2:-10000000}
@@ -34,7 +37,9 @@ ls -l "$trace" | awk '{ printf "trace: %s bytes\n", $5 }'
 export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory
 export GSETTINGS_SCHEMA_DIR="$build/data" HEAPLENS_DEBUG=timing HOME="$tmp"
 unset WAYLAND_DISPLAY DEBUGINFOD_URLS
-for renderer in ${GSK_RENDERERS:-cairo gl}; do
+renderers=${GSK_RENDERERS:-cairo gl}
+for round in $(seq "${BENCH_ROUNDS:-1}"); do
+for renderer in $renderers; do
 	rm -f "$tmp/app.log"
 	GSK_RENDERER=$renderer xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
 		log=$2/app.log
@@ -55,7 +60,29 @@ for renderer in ${GSK_RENDERERS:-cairo gl}; do
 		xdotool key ctrl+3; sleep 1; xdotool key ctrl+4; sleep 1; xdotool key ctrl+1; sleep 1
 		kill $(pgrep -P $pid) 2>/dev/null || kill $pid
 		wait $pid || true' "$build/src/app/heaplens" "$trace" "$tmp"
-	echo "== GSK_RENDERER=$renderer (wall ms, then CPU ms of every thread over the stage)"
-	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|allocations view|bench:|process:" "$tmp/app.log" \
+	cp "$tmp/app.log" "$tmp/app-$renderer-$round.log"
+	echo "== GSK_RENDERER=$renderer, round $round (wall ms, then CPU ms of every thread over the stage)"
+	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|allocations view|call tree \(|bench:|process:" "$tmp/app.log" \
 		| sed 's/^heaplens: //'
+done
+done
+
+# "W ms (cpu C ms" of the lines matching $2 in renderer $1's logs: the
+# median of W, its largest, the median of C, and the median of the frames.
+median () { sed "/^$/d" | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2; else printf "-" }'; }
+largest () { sed "/^$/d" | sort -n | tail -1; }
+stage () {
+	lines=$(cat "$tmp"/app-"$1"-*.log | grep -F "$2" || true)
+	wall=$(echo "$lines" | sed -n 's/.* \([0-9.]*\) ms (cpu .*/\1/p')
+	cpu=$(echo "$lines" | sed -n 's/.* ms (cpu \([0-9.]*\) ms.*/\1/p')
+	frames=$(echo "$lines" | sed -n 's/.*(\([0-9]*\) frames painted.*/\1/p')
+	printf "  %-34s wall %7s ms (max %7s), cpu %7s ms, frames %s\n" "$2" \
+		"$(echo "$wall" | median)" "$(echo "$wall" | largest)" "$(echo "$cpu" | median)" "$(echo "$frames" | median)"
+}
+echo "== side by side: medians over ${BENCH_ROUNDS:-1} round(s) (targets: open ≤ 2000 ms, refilter ≤ 100 ms)"
+for renderer in $renderers; do
+	echo "GSK_RENDERER=$renderer"
+	stage "$renderer" "open to flame graph drawn"
+	stage "$renderer" "refilter to flame graph drawn"
+	stage "$renderer" "call tree (worker)"
 done

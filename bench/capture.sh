@@ -7,12 +7,18 @@
 # (PYTHONMALLOC=malloc) on a dict/list/string workload, and sqlite3 running
 # a generated SQL script. Median wall time of RUNS (default 5) runs; trace
 # sizes of the last run. Writes a Markdown table to bench/results/.
+# Also the medians of the CPU time (user+sys of the whole process tree)
+# and, for Heaplens, of the wait after the program exited (the compression
+# left for then: `record` prints it with HEAPLENS_DEBUG=timing).
+# BASE=OTHER_BUILD_DIR adds a column "base": Heaplens (libunwind) of
+# another build (before/after a change, side by side in the same run).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
 runs=${RUNS:-5}
 preload=$build/src/capture/libheaplens-preload.so
 cli=$build/src/cli/heaplens-cli
+base=${BASE:+$(cd "$BASE" && pwd)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -f "$preload" ] || { echo "no preload in $build" >&2; exit 1; }
@@ -38,7 +44,7 @@ print("DELETE FROM t WHERE grp % 5 = 0;")
 print("SELECT count(*), sum(length(name)) FROM t;")
 PY
 
-workloads="churn python sqlite"
+workloads=${WORKLOADS:-churn python sqlite}
 cmd_of () {
   case $1 in
     churn) echo "$tmp/churn 2000000" ;;
@@ -48,38 +54,61 @@ cmd_of () {
 }
 prepare () { rm -f "$tmp/db.sqlite" "$tmp"/trace* "$tmp"/ht.*; }
 
-# run_one CONFIG WORKLOAD: prints wall seconds
+# run_one CONFIG WORKLOAD: prints wall seconds, CPU seconds, seconds
+# waited after the program's exit (0 when not Heaplens)
 run_one () {
   local cfg=$1 w=$2 cmd
   cmd=$(cmd_of "$w")
   prepare
-  local t0 t1
+  local t0 t1 tm=/usr/bin/time
   t0=$(date +%s%N)
   case $cfg in
-    plain) $cmd > /dev/null 2>&1 ;;
+    plain) $tm -f "%U %S" -o "$tmp/cpu" $cmd > /dev/null 2>&1 ;;
     # fp: the sampled check would switch fp-less programs (python3) to the
     # DWARF unwinder; keep fp to measure it
-    libunwind|fp) HEAPLENS_FP_CHECK=warn "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2>&1 ;;
-    heaptrack) heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
+    libunwind|fp) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
+                    "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
+    base) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
+            "$base/src/cli/heaplens-cli" record -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
+    heaptrack) $tm -f "%U %S" -o "$tmp/cpu" heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
-  echo "scale=3; ($t1 - $t0) / 1000000000" | bc
+  local post=0 ok=1
+  case $cfg in
+    libunwind|fp|base)
+      post=$(sed -n 's/^heaplens: timing: \([0-9.]*\) s after.*/\1/p' "$tmp/err" | tail -1)
+      # a trace left plain was not compressed: `sessions --prune` of another
+      # process (a test run) can remove the program's ended session before
+      # `record` reads it; such a run measures nothing and is run again
+      [ $(( $(od -An -tu4 -j20 -N4 "$tmp/trace.hltrace" 2> /dev/null | tr -d ' ' || echo 0) & 2 )) -ne 0 ] || ok=0 ;;
+  esac
+  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} $ok"
 }
 
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
 
-declare -A T S
+configs="plain libunwind fp heaptrack${base:+ base}"
+declare -A T S C P
 for w in $workloads; do
-  for cfg in plain libunwind fp heaptrack; do
-    vals=""
-    for r in $(seq "$runs"); do vals="$vals $(run_one "$cfg" "$w")"; done
-    T[$cfg,$w]=$(echo $vals | tr ' ' '\n' | median)
+  for cfg in $configs; do
+    : > "$tmp/runs"
+    for r in $(seq "$runs"); do
+      for try in 1 2 3; do
+        line=$(run_one "$cfg" "$w")
+        [ "${line##* }" = 1 ] && break
+        echo "# $w $cfg: the trace was left plain (session pruned meanwhile?): again" >&2
+      done
+      echo "${line% *}" >> "$tmp/runs"
+    done
+    T[$cfg,$w]=$(awk '{print $1}' "$tmp/runs" | median)
+    C[$cfg,$w]=$(awk '{print $2}' "$tmp/runs" | median)
+    P[$cfg,$w]=$(awk '{print $3}' "$tmp/runs" | median)
     case $cfg in
-      libunwind|fp) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
+      libunwind|fp|base) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
       heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
     esac
-    echo "# $w $cfg: ${T[$cfg,$w]} s (runs:$vals)" >&2
+    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s (wall cpu after:" $(cat "$tmp/runs") ")" >&2
   done
 done
 
@@ -93,6 +122,16 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
   for w in $workloads; do
     p=${T[plain,$w]}
     echo "| $w | $p | ${T[libunwind,$w]} s ($(ratio ${T[libunwind,$w]} $p)x) | ${T[fp,$w]} s ($(ratio ${T[fp,$w]} $p)x) | ${T[heaptrack,$w]} s ($(ratio ${T[heaptrack,$w]} $p)x) | ${S[libunwind,$w]} | ${S[fp,$w]} | ${S[heaptrack,$w]} | $(ratio "$(ratio ${T[libunwind,$w]} $p)" "$(ratio ${T[heaptrack,$w]} $p)") | $(ratio ${S[libunwind,$w]} ${S[heaptrack,$w]}) |"
+  done
+  echo
+  echo "CPU s: user+sys of the process tree; after exit: \`record\`'s wait after the program exited (medians)."
+  echo
+  echo "| workload | cpu plain | cpu libunwind | cpu heaptrack | after exit libunwind | after exit fp |${base:+ base time | base cpu | base after exit | base size | base/heaptrack time |}"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |${base:+ ---: | ---: | ---: | ---: | ---: |}"
+  for w in $workloads; do
+    line="| $w | ${C[plain,$w]} | ${C[libunwind,$w]} | ${C[heaptrack,$w]} | ${P[libunwind,$w]} | ${P[fp,$w]} |"
+    [ -n "$base" ] && line="$line ${T[base,$w]} s | ${C[base,$w]} | ${P[base,$w]} | ${S[base,$w]} | $(ratio ${T[base,$w]} ${T[heaptrack,$w]}) |"
+    echo "$line"
   done
 } | tee "$out"
 echo "written to $out" >&2

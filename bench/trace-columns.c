@@ -77,7 +77,20 @@ main (int argc, char **argv)
   for (int i = 0; i < HL_COL_COUNT; i++)
     d[i] = c.data[i];
   static const size_t none[HL_COL_COUNT];
-  int ok = hl_trace_columns_join_any (d, c.len, none, true, back, n) == 0 && memcmp (back, raw, n) == 0;
+  int ok = hl_trace_columns_join_any (d, c.len, none, HL_JOIN_MODEL, back, n) == 0 && memcmp (back, raw, n) == 0;
+  /* HL_COLUMNS_DUMP=DIR: each column's plain bytes into DIR/NAME */
+  const char *dump = getenv ("HL_COLUMNS_DUMP");
+  for (int i = 0; dump != NULL && i < HL_COL_COUNT; i++)
+    {
+      char path[4096];
+      snprintf (path, sizeof path, "%s/%s", dump, hl_column_name (i));
+      FILE *f = fopen (path, "wb");
+      if (f != NULL)
+        {
+          fwrite (c.data[i], 1, c.len[i], f);
+          fclose (f);
+        }
+    }
   printf ("%-10s %12s %12s %12s\n", "column", "plain", "zstd", "as written");
   size_t tp = 0, tz = 0, tw = 0;
   for (int i = 0; i < HL_COL_COUNT; i++)
@@ -124,7 +137,7 @@ main (int argc, char **argv)
   for (int rep = 0; rep < 3; rep++)
     {
       double t0 = cpu_now ();
-      (void) hl_trace_columns_join_any (d, c.len, none, true, back, n);
+      (void) hl_trace_columns_join_any (d, c.len, none, HL_JOIN_MODEL, back, n);
       double t1 = cpu_now ();
       (void) hl_trace_columns_join (d2, c2.len, back, n);
       double t2 = cpu_now ();

@@ -70,6 +70,15 @@ struct _HlWindow
   gboolean            opening;               /* until the first views are drawn */
   gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
+  /* HEAPLENS_DEBUG=timing: the frames painted, and the CPU of the whole
+   * process while they were (a GL renderer's own threads included) */
+  guint               frames_painted;
+  gint64              paint_cpu_us;
+  HlTimingMark        paint_mark;
+  guint               open_frames;           /* frames_painted at open_mark */
+  gint64              open_paint_cpu_us;
+  guint               analysis_frames;       /* … and at analysis_mark */
+  gint64              analysis_paint_cpu_us;
   guint               timeline_refetch_id;
   gboolean            timeline_whole;        /* its data covers the whole recording */
   /* Views not shown are refreshed when they are shown. */
@@ -77,6 +86,10 @@ struct _HlWindow
   gboolean            allocations_stale;
   gboolean            call_tree_stale;
   guint               allocations_generation; /* the newest allocations job */
+  guint               call_tree_generation;   /* the newest call tree job */
+  GCancellable       *call_tree_cancellable;
+  gboolean            call_tree_building;     /* its worker has not landed */
+  GStrv               call_tree_reveal;       /* a path to reveal when it lands */
   gint64              call_tree_time_us;     /* live: at most every 2 s */
 
   /* Live mode (hl_window_set_live): the recording grows on this thread
@@ -287,6 +300,8 @@ open_file (HlWindow *self,
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
   hl_timing_mark (&self->open_mark);
+  self->open_frames = self->frames_painted;
+  self->open_paint_cpu_us = self->paint_cpu_us;
   self->opening = TRUE;
   /* In place (a live view becoming its saved trace): the views stay until
    * the trace replaces their recording. */
@@ -786,24 +801,61 @@ flame_job_thread (GTask        *task,
 
 typedef struct
 {
+  HlWindow    *self;
   const char  *what;
   HlTimingMark since;
+  guint        frames;        /* frames_painted at SINCE */
+  gint64       paint_cpu_us;  /* paint_cpu_us at SINCE */
   gulong       handler;
 } PaintLog;
 
 static void
-on_after_paint (GdkFrameClock *clock,
-                PaintLog      *log)
+on_before_paint (GdkFrameClock *clock,
+                 HlWindow      *self)
 {
-  hl_timing_log (&log->since, "%s", log->what);
+  hl_timing_mark (&self->paint_mark);
+}
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                HlWindow      *self)
+{
+  HlTimingMark now;
+
+  hl_timing_mark (&now);
+  self->frames_painted++;
+  self->paint_cpu_us += now.cpu_us - self->paint_mark.cpu_us;
+}
+
+/* HEAPLENS_DEBUG=timing: counts the frames and their CPU. */
+static void
+on_realize_timing (HlWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_connect_object (clock, "before-paint", G_CALLBACK (on_before_paint), self, 0);
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_after_paint), self, G_CONNECT_AFTER);
+}
+
+static void
+on_logged_paint (GdkFrameClock *clock,
+                 PaintLog      *log)
+{
+  HlWindow *self = log->self;
+
+  hl_timing_log (&log->since, "%s (%u frames painted, %.1f ms cpu in them)", log->what,
+                 self->frames_painted - log->frames, (self->paint_cpu_us - log->paint_cpu_us) / 1000.0);
   g_signal_handler_disconnect (clock, log->handler);
 }
 
-/* Logs WHAT once the next frame is painted (the views drawn). */
+/* Logs WHAT once the next frame is painted (the views drawn), with the
+ * frames painted since SINCE (given their counts at SINCE). */
 static void
-log_after_paint (HlWindow     *self,
-                 const char   *what,
-                 HlTimingMark *since)
+log_after_paint (HlWindow           *self,
+                 const char         *what,
+                 const HlTimingMark *since,
+                 guint               frames,
+                 gint64              paint_cpu_us)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
   PaintLog *log;
@@ -811,11 +863,15 @@ log_after_paint (HlWindow     *self,
   if (clock == NULL)
     return;
   log = g_new0 (PaintLog, 1);
+  log->self = self;
   log->what = what;
   log->since = *since;
-  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_after_paint), log,
-                                        (GClosureNotify) (void (*) (void)) g_free, 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  log->frames = frames;
+  log->paint_cpu_us = paint_cpu_us;
+  /* after on_after_paint; a paint, without redrawing what did not change */
+  log->handler = g_signal_connect_data (clock, "after-paint", G_CALLBACK (on_logged_paint), log,
+                                        (GClosureNotify) (void (*) (void)) g_free, G_CONNECT_AFTER);
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
 }
 
 static void
@@ -845,10 +901,12 @@ flame_job_done (GObject      *source,
       self->opening = FALSE;
       hl_timing_log (&self->open_mark, "open to views shown");
       if (hl_timing_enabled ())
-        log_after_paint (self, "open to flame graph drawn", &self->open_mark);
+        log_after_paint (self, "open to flame graph drawn", &self->open_mark,
+                         self->open_frames, self->open_paint_cpu_us);
     }
   else if (hl_timing_enabled ())
-    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark);
+    log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark,
+                     self->analysis_frames, self->analysis_paint_cpu_us);
   update_actions (self);
 }
 
@@ -928,10 +986,109 @@ refresh_summary (HlWindow *self)
     hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, NULL);
 }
 
+/* The call tree of the analysis (the heavy part: built over every stack
+ * of the range, or waiting for the flame graph's worker that builds the
+ * same tree) and its root row: on a worker for a saved trace. */
+typedef struct
+{
+  HlWindow       *self;
+  HlAnalysis     *analysis;
+  guint           generation;
+  HlTimingMark    begin;
+  HlCallTreeMode  mode;
+  char           *focus;     /* caller/callee: the function */
+  HlTreeRow      *root;      /* result; NULL = nothing to show */
+} CallTreeJob;
+
+static void
+call_tree_job_free (gpointer p)
+{
+  CallTreeJob *job = p;
+
+  g_clear_object (&job->root);
+  g_free (job->focus);
+  g_object_unref (job->analysis);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+static void
+call_tree_job_run (CallTreeJob *job)
+{
+  switch (job->mode)
+    {
+    case HL_CALL_TREE_MODE_TOP_DOWN:
+    case HL_CALL_TREE_MODE_BOTTOM_UP:
+      {
+        HlCallTreeKind kind = job->mode == HL_CALL_TREE_MODE_TOP_DOWN ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (job->analysis, kind, HL_COST_KIND_BYTES);
+
+        job->root = hl_adapter_call_tree (tree);
+      }
+      break;
+    case HL_CALL_TREE_MODE_CALLER_CALLEE:
+      {
+        const HlFrame *frame = job->focus ? hl_adapter_find_function (job->analysis, job->focus) : NULL;
+
+        if (frame != NULL)
+          job->root = hl_adapter_caller_callee (job->analysis, frame);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+call_tree_job_show (CallTreeJob *job)
+{
+  HlWindow *self = job->self;
+
+  hl_call_tree_view_set_root (self->call_tree_view, job->root);
+  /* "Show in call tree" asked while the tree was being built */
+  if (self->call_tree_reveal != NULL)
+    {
+      g_auto(GStrv) names = g_steal_pointer (&self->call_tree_reveal);
+
+      hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names, g_strv_length (names));
+    }
+}
+
+static void
+call_tree_job_thread (GTask        *task,
+                      gpointer      source,
+                      gpointer      task_data,
+                      GCancellable *cancellable)
+{
+  /* a newer filter or mode replaced this one before it began */
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  call_tree_job_run (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+call_tree_job_done (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  CallTreeJob *job = g_task_get_task_data (G_TASK (result));
+  HlWindow *self = job->self;
+  gboolean built = g_task_propagate_boolean (G_TASK (result), NULL);
+
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->call_tree_generation)
+    return; /* a newer one replaces it */
+  self->call_tree_building = FALSE;
+  if (!built)
+    return; /* cancelled by a newer filter, whose analysis brings the next tree */
+  call_tree_job_show (job);
+  hl_timing_log (&job->begin, "call tree (worker)");
+}
+
 static void
 refresh_call_tree (HlWindow *self)
 {
-  g_autoptr(HlTreeRow) root = NULL;
+  CallTreeJob *job;
 
   if (self->analysis == NULL)
     return;
@@ -947,30 +1104,34 @@ refresh_call_tree (HlWindow *self)
     return;
   self->call_tree_stale = FALSE;
   self->call_tree_time_us = g_get_monotonic_time ();
-  switch (hl_call_tree_view_get_mode (self->call_tree_view))
-    {
-    case HL_CALL_TREE_MODE_TOP_DOWN:
-    case HL_CALL_TREE_MODE_BOTTOM_UP:
-      {
-        HlCallTreeKind kind = hl_call_tree_view_get_mode (self->call_tree_view) == HL_CALL_TREE_MODE_TOP_DOWN
-                                ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
-        g_autoptr(HlCallTree) tree = hl_analysis_get_call_tree (self->analysis, kind, HL_COST_KIND_BYTES);
-        root = hl_adapter_call_tree (tree);
-      }
-      break;
-    case HL_CALL_TREE_MODE_CALLER_CALLEE:
-      {
-        const char *focus = hl_call_tree_view_get_focus (self->call_tree_view);
-        const HlFrame *frame = focus ? hl_adapter_find_function (self->analysis, focus) : NULL;
 
-        if (frame != NULL)
-          root = hl_adapter_caller_callee (self->analysis, frame);
-      }
-      break;
-    default:
-      g_assert_not_reached ();
+  job = g_new0 (CallTreeJob, 1);
+  job->self = g_object_ref (self);
+  job->analysis = g_object_ref (self->analysis);
+  job->mode = hl_call_tree_view_get_mode (self->call_tree_view);
+  job->focus = g_strdup (hl_call_tree_view_get_focus (self->call_tree_view));
+  job->generation = ++self->call_tree_generation;
+  hl_timing_mark (&job->begin);
+  g_cancellable_cancel (self->call_tree_cancellable);
+  g_clear_object (&self->call_tree_cancellable);
+  if (self->live_session != NULL)
+    {
+      /* a growing recording is read on this thread only */
+      self->call_tree_building = FALSE;
+      call_tree_job_run (job);
+      call_tree_job_show (job);
+      call_tree_job_free (job);
     }
-  hl_call_tree_view_set_root (self->call_tree_view, root);
+  else
+    {
+      g_autoptr(GTask) task = NULL;
+
+      self->call_tree_cancellable = g_cancellable_new ();
+      self->call_tree_building = TRUE;
+      task = g_task_new (NULL, self->call_tree_cancellable, call_tree_job_done, NULL);
+      g_task_set_task_data (task, job, call_tree_job_free);
+      g_task_run_in_thread (task, call_tree_job_thread);
+    }
 }
 
 static void
@@ -1205,9 +1366,13 @@ start_analysis (HlWindow *self)
   call->self = g_object_ref (self);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
+  /* a call tree of the previous filter is not wanted any more */
+  g_cancellable_cancel (self->call_tree_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   hl_timing_mark (&self->analysis_mark);
+  self->analysis_frames = self->frames_painted;
+  self->analysis_paint_cpu_us = self->paint_cpu_us;
   self->analyses_running++;
   hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
                          on_analysis_ready, call);
@@ -1326,7 +1491,7 @@ hl_window_set_recording (HlWindow    *self,
   g_autoptr(HlTimelineData) timeline = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   const HlThreadInfo *threads;
-  HlTimingMark begin;
+  HlTimingMark begin, stage;
   guint n;
 
   g_return_if_fail (HL_IS_WINDOW (self));
@@ -1342,14 +1507,20 @@ hl_window_set_recording (HlWindow    *self,
   /* The analysis runs on workers while this thread makes the rest. */
   start_analysis (self);
 
+  hl_timing_mark (&stage);
   timeline = hl_adapter_timeline_data (recording, 0, HL_TIME_END, TIMELINE_BUCKETS);
+  hl_timing_log (&stage, "  timeline data");
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   update_timeline_legend (self);
+  hl_timing_mark (&stage);
   menu = hl_adapter_filter_menu (recording);
   gtk_menu_button_set_menu_model (self->filter_button, menu);
+  hl_timing_log (&stage, "  filter menu");
+  hl_timing_mark (&stage);
   show_banner (self);
+  hl_timing_log (&stage, "  banner");
   hl_timing_log (&begin, "recording set (timeline, filter menu, banner)");
 }
 
@@ -1389,7 +1560,15 @@ on_show_in_call_tree (HlWindow *self,
                               hl_call_tree_get_kind (self->flame_tree) == HL_CALL_TREE_BOTTOM_UP
                               ? HL_CALL_TREE_MODE_BOTTOM_UP : HL_CALL_TREE_MODE_TOP_DOWN);
   adw_view_stack_set_visible_child_name (self->view_stack, "calltree");
-  hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
+  if (self->call_tree_building)
+    {
+      /* once the tree being built is shown */
+      g_ptr_array_add (names, NULL);
+      g_strfreev (self->call_tree_reveal);
+      self->call_tree_reveal = g_strdupv ((char **) names->pdata);
+    }
+  else
+    hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
 
 /* Zoomed or panned: fetch the series again for the visible range, so a
@@ -1569,6 +1748,9 @@ hl_window_dispose (GObject *object)
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
+  g_cancellable_cancel (self->call_tree_cancellable);
+  g_clear_object (&self->call_tree_cancellable);
+  g_clear_pointer (&self->call_tree_reveal, g_strfreev);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   g_clear_object (&self->flame_analysis);
   g_clear_object (&self->analysis);
@@ -1671,6 +1853,8 @@ hl_window_init (HlWindow *self)
   g_signal_connect_swapped (self->view_stack, "notify::visible-child-name",
                             G_CALLBACK (on_visible_view_changed), self);
   show_page (self, "start");
+  if (hl_timing_enabled ())
+    g_signal_connect (self, "realize", G_CALLBACK (on_realize_timing), NULL);
 
   drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (drop, (GType[]) { GDK_TYPE_FILE_LIST, G_TYPE_FILE }, 2);

@@ -16,13 +16,12 @@ hl_counters_alloc (HlThreadBlock *b,
   __atomic_store_n (&c->n_allocs, c->n_allocs + 1, __ATOMIC_RELAXED);
   __atomic_store_n (&c->bytes_allocated, c->bytes_allocated + size, __ATOMIC_RELAXED);
   HlShmCounters *g = hl_g.counters;
-  uint64_t heap = __atomic_add_fetch (&g->heap_bytes_atomic, size, __ATOMIC_RELAXED);
+  uint64_t heap = hl_rmw_add_fetch (&g->heap_bytes_atomic, size);
   uint64_t peak = __atomic_load_n (&g->peak_heap_bytes_atomic, __ATOMIC_RELAXED);
   if (HL_UNLIKELY (heap > peak && (int64_t) heap > 0))
     {
       while (heap > peak)
-        if (__atomic_compare_exchange_n (&g->peak_heap_bytes_atomic, &peak, heap, true,
-                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        if (hl_rmw_cas (&g->peak_heap_bytes_atomic, &peak, heap))
           {
             __atomic_store_n (&g->peak_heap_time_ns_atomic, now, __ATOMIC_RELAXED);
             break;
@@ -40,7 +39,7 @@ hl_counters_free (HlThreadBlock *b,
   if (known)
     {
       __atomic_store_n (&c->bytes_freed, c->bytes_freed + size, __ATOMIC_RELAXED);
-      __atomic_fetch_sub (&hl_g.counters->heap_bytes_atomic, size, __ATOMIC_RELAXED);
+      hl_rmw_sub (&hl_g.counters->heap_bytes_atomic, size);
     }
   else
     __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);

@@ -84,6 +84,17 @@ hl_config_load (HlConfig *cfg)
   cfg->live_slots = round_pow2 (env_u64 ("HEAPLENS_LIVE_SLOTS", 1u << 24, 64, 1u << 28));
   cfg->sample_ms = (uint32_t) env_u64 ("HEAPLENS_SAMPLE_MS", 10, 1, 60000);
 
+  const char *g = getenv ("HEAPLENS_LIVE_GRANULE");
+  if (g != NULL)
+    {
+      if (strcmp (g, "16") == 0)
+        cfg->live_granule_shift = 4;
+      else if (strcmp (g, "32") == 0)
+        cfg->live_granule_shift = 5;
+      else if (strcmp (g, "auto") != 0)
+        hl_sys_warn ("ignoring malformed HEAPLENS_LIVE_GRANULE (use auto, 16 or 32)", NULL, NULL);
+    }
+
   const char *o = getenv ("HEAPLENS_OUTPUT");
   cfg->trace = true;
   if (o == NULL || *o == '\0')

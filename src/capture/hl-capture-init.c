@@ -204,6 +204,7 @@ hl_capture_init (void)
     hl_real_resolve ();
 
   hl_config_load (&hl_g.cfg);
+  hl_live_init ();
   hl_exec_unfollow_environ ();
   hl_g.pid = (uint32_t) getpid ();
   hl_g.start_mono_ns = hl_sys_now_ns ();

@@ -16,9 +16,85 @@
 #include "hl-trace-format.h"
 #include "hl-capture-trace.h"
 
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+#define HL_HAVE_SINGLE_THREADED 1
+#endif
+
 #define HL_EXPORT __attribute__ ((visibility ("default")))
 #define HL_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define HL_UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+/* ---- Read-modify-writes of shared words -------------------------------- *
+ * The heap counter and the live entries are changed by every thread, so a
+ * change is a locked instruction, which also waits for the thread's earlier
+ * stores: three per malloc+free pair. While the process has one thread
+ * (glibc's __libc_single_threaded, the test its own malloc uses to skip its
+ * locks; it turns false in the creating thread before a second thread
+ * exists) the same instruction without the lock prefix does: a signal
+ * handler, the only other writer then, runs between two instructions, never
+ * inside one. Readers in other processes only load. */
+
+static inline bool
+hl_one_thread (void)
+{
+#if defined(HL_HAVE_SINGLE_THREADED) && defined(__x86_64__)
+  return __libc_single_threaded != 0;
+#else
+  return false;
+#endif
+}
+
+/* *P += V; returns the new value. */
+static inline uint64_t
+hl_rmw_add_fetch (uint64_t *p,
+                  uint64_t  v)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      uint64_t old = v;
+      __asm__ volatile ("xaddq %0, %1" : "+r" (old), "+m" (*p) : : "memory");
+      return old + v;
+    }
+#endif
+  return __atomic_add_fetch (p, v, __ATOMIC_RELAXED);
+}
+
+/* *P -= V. */
+static inline void
+hl_rmw_sub (uint64_t *p,
+            uint64_t  v)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      __asm__ volatile ("subq %1, %0" : "+m" (*p) : "r" (v) : "memory");
+      return;
+    }
+#endif
+  __atomic_fetch_sub (p, v, __ATOMIC_RELAXED);
+}
+
+/* If *P is *EXPECTED, *P = DESIRED (acquire) and true; else *EXPECTED =
+ * *P and false. */
+static inline bool
+hl_rmw_cas (uint64_t *p,
+            uint64_t *expected,
+            uint64_t  desired)
+{
+#if defined(__x86_64__)
+  if (HL_LIKELY (hl_one_thread ()))
+    {
+      bool ok;
+      uint64_t prev = *expected;
+      __asm__ volatile ("cmpxchgq %3, %1" : "=@ccz" (ok), "+m" (*p), "+a" (prev) : "r" (desired) : "memory");
+      *expected = prev;
+      return ok;
+    }
+#endif
+  return __atomic_compare_exchange_n (p, expected, desired, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
 
 /* ---- Configuration (hl-capture-env.c) ---------------------------------- */
 
@@ -38,6 +114,7 @@ typedef struct
   bool         trace;            /* write a trace file (HEAPLENS_OUTPUT=none: no) */
   uint64_t     max_stacks;       /* resources / call-site capacity */
   uint64_t     live_slots;       /* live table slots (power of two) */
+  uint32_t     live_granule_shift; /* bytes an entry maps: 4 (16), 5 (32), 0 (by allocator) */
   uint32_t     sample_ms;        /* counters sampling period */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
 } HlConfig;
@@ -115,8 +192,9 @@ typedef struct
   HlShmCallsite     *callsites;
   uint64_t           n_callsites;
   HlShmLiveHeader   *live;
-  HlShmLiveSlot     *live_slots;
+  HlShmLiveEntry    *live_slots;
   uint64_t           live_mask;
+  uint32_t           live_granule_shift; /* log2 of the bytes an entry maps */
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
   /* Trace */
@@ -433,9 +511,49 @@ void     hl_resources_thread_name (uint32_t tid, const char *name);
 
 /* ---- Live table (hl-capture-live.c) ------------------------------------ */
 
-bool hl_live_insert (uint64_t addr, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
+#define HL_LIVE_REGION_SHIFT 17 /* 128 KiB of address space to a block of entries */
+
+/* The home entry of ADDR: the 128 KiB region of the address is hashed to a
+ * block of entries and the granule inside the region picks the entry in
+ * the block, so neighbouring blocks of the heap share cache lines and
+ * pages of the table. */
+static inline uint64_t
+hl_live_home_at (uint64_t addr,
+                 uint32_t g)
+{
+  uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
+  uint64_t h = region * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  return ((h << (HL_LIVE_REGION_SHIFT - g))
+          | ((addr >> g) & ((UINT64_C (1) << (HL_LIVE_REGION_SHIFT - g)) - 1)))
+         & hl_g.live_mask;
+}
+
+static inline uint64_t
+hl_live_home (uint64_t addr)
+{
+  /* two copies with constant shifts: fewer instructions than variable ones */
+  if (HL_LIKELY (hl_g.live_granule_shift == 5))
+    return hl_live_home_at (addr, 5);
+  return hl_live_home_at (addr, 4);
+}
+
+/* The home entry of ADDR, whose loading (for writing) starts now: the
+ * cache miss overlaps the work before the insert or removal. */
+static inline uint64_t
+hl_live_prefetch (uint64_t addr)
+{
+  uint64_t home = hl_live_home (addr);
+  if (HL_LIKELY (hl_g.live_slots != NULL))
+    __builtin_prefetch (&hl_g.live_slots[home], 1, 3);
+  return home;
+}
+
+void hl_live_init   (void);  /* picks the granule (after hl_config_load) */
+/* HOME is hl_live_home (ADDR). */
+bool hl_live_insert (uint64_t addr, uint64_t home, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
 /* Removes ADDR; false when unknown. */
-bool hl_live_remove (uint64_t addr, uint64_t *id, uint64_t *size, uint32_t *stack_id);
+bool hl_live_remove (uint64_t addr, uint64_t home, uint64_t *id, uint64_t *size, uint32_t *stack_id);
 
 /* ---- Counters (hl-capture-counters.c) ---------------------------------- */
 

@@ -248,17 +248,19 @@ hl_record_alloc (void   *p,
       hl_tls.guard--;
       return;
     }
+  uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   enter (b);
   uint64_t now = hl_now ();
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
-  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
-    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   callsite_alloc (b, stack, size);
   hl_counters_alloc (b, size, now);
   if (alignment <= 16)
     alignment = 0;
   HL_TRACE_EMIT (b, now, hl_packet_writer_alloc (w_, now, id, size, alignment, stack, (uint64_t) (uintptr_t) p));
+  /* last: the entry's line has had the most time to arrive */
+  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, home, id, size, now, stack, b->tid)))
+    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   leave (b, now);
   hl_tls.guard--;
 }
@@ -266,6 +268,7 @@ hl_record_alloc (void   *p,
 void
 hl_record_free (void *p)
 {
+  uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   hl_tls.guard++;
   HlThreadBlock *b = hl_thread_block ();
   if (HL_UNLIKELY (b == NULL))
@@ -277,7 +280,7 @@ hl_record_free (void *p)
   uint64_t now = hl_now ();
   uint64_t id, size;
   uint32_t stack;
-  if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, &id, &size, &stack)))
+  if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, home, &id, &size, &stack)))
     {
       callsite_free (b, stack, size);
       hl_counters_free (b, size, true);
@@ -297,7 +300,8 @@ hl_record_realloc_begin (void           *old,
                          HlReallocState *st)
 {
   hl_tls.guard++;
-  st->known = hl_live_remove ((uint64_t) (uintptr_t) old, &st->id, &st->size, &st->stack_id);
+  uint64_t a = (uint64_t) (uintptr_t) old;
+  st->known = hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
   hl_tls.guard--;
 }
 
@@ -337,16 +341,18 @@ hl_record_realloc_end (void           *old,
       else if (st->known)
         {
           /* failed: OLD is still live, put it back */
-          (void) hl_live_insert ((uint64_t) (uintptr_t) old, st->id, st->size, now, st->stack_id, b->tid);
+          uint64_t a = (uint64_t) (uintptr_t) old;
+          (void) hl_live_insert (a, hl_live_home (a), st->id, st->size, now, st->stack_id, b->tid);
         }
       leave (b, now);
       hl_tls.guard--;
       return;
     }
 
+  uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
-  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, id, size, now, stack, b->tid)))
+  if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, home, id, size, now, stack, b->tid)))
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   if (st->known)
     {

@@ -1,9 +1,10 @@
 /* hl-cli-record-stream.h — `record` compresses the traces of the program it
  * runs while the program runs (hl-trace-compress-stream.h), on a thread of
- * its own beside the program, so that at exit only the last frame is left
- * to compress. It finds the program's sessions, and its children's, in
+ * its own beside the program, so that at exit little is left to compress
+ * (the packets of the last poll, the last zstd block of each large column,
+ * the small columns: hl-trace-column-stream.h). It finds the program's sessions, and its children's, in
  * /dev/shm as `record` does at the end (a child's session names its parent
- * in ppid), and polls each session's trace file about 20 times a second. */
+ * in ppid), and polls each session's trace file about 50 times a second. */
 #pragma once
 
 #include <stdbool.h>

@@ -373,6 +373,7 @@ hl_cli_record (int    argc,
         fprintf (stderr, _("heaplens-cli record: waitpid: %s\n"), strerror (errno));
         return 2;
       }
+  gint64 exited_us = g_get_monotonic_time ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
 #endif
@@ -402,6 +403,10 @@ hl_cli_record (int    argc,
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);
 #endif
+  /* bench/capture.sh: how long the user waited after the program exited */
+  if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
+    fprintf (stderr, "heaplens: timing: %.3f s after the program exited\n",
+             (double) (g_get_monotonic_time () - exited_us) / 1e6);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

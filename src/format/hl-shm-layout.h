@@ -26,7 +26,8 @@
 
 #define HL_SHM_MAGIC          "HLSHMEM" /* 8 bytes with its NUL */
 #define HL_SHM_MAGIC_SIZE     8
-#define HL_SHM_VERSION        1         /* readers refuse another version */
+#define HL_SHM_VERSION        2         /* readers refuse another version
+                                         * (2: 32-byte packed live entries) */
 #define HL_SHM_NAME_PREFIX    "heaplens-"
 #define HL_SHM_HEADER_SIZE    4096
 #define HL_SHM_EXE_MAX        512
@@ -74,7 +75,7 @@ typedef struct
   uint64_t    ended_ns;                     /* monotonic ns since start, when ENDED */
   HlShmRegion resources;                    /* HlShmResourcesHeader + buckets + nodes */
   HlShmRegion callsites;                    /* HlShmCallsitesHeader + HlShmCallsite[] */
-  HlShmRegion live;                         /* HlShmLiveHeader + HlShmLiveSlot[] */
+  HlShmRegion live;                         /* HlShmLiveHeader + HlShmLiveEntry[] */
   HlShmRegion metadata;                     /* HlShmMetadata */
   HlShmRegion counters;                     /* HlShmCounters */
   char        exe[HL_SHM_EXE_MAX];          /* NUL-terminated */
@@ -151,7 +152,11 @@ _Static_assert (sizeof (HlShmCallsite) == 40, "call-site record is 40 bytes");
  * address_atomic is HL_SHM_LIVE_EMPTY, HL_SHM_LIVE_TOMBSTONE,
  * HL_SHM_LIVE_BUSY (being written) or the allocation's address, stored
  * with release after the other fields. A reader reads address (acquire),
- * the fields, then address again: if both agree the slot is consistent. */
+ * the fields, then address again: if both agree the slot is consistent.
+ *
+ * An entry is 32 bytes, two to a cache line, the fields packed into three
+ * words: the table is as large as the part of the heap it maps (one entry
+ * per 32-byte granule of glibc's heap), and a lookup touches one line. */
 
 #define HL_SHM_LIVE_EMPTY     0u
 #define HL_SHM_LIVE_TOMBSTONE 1u
@@ -171,17 +176,64 @@ typedef struct
   };
 } HlShmLiveHeader;
 
+/* Field widths of an entry: an allocation whose id or size does not fit is
+ * not entered (it counts as a live-table drop); the time is kept in units
+ * of 2^HL_SHM_LIVE_TIME_SHIFT ns (about 1 ms, the coarse clock's
+ * resolution), saturating after about 52 days. */
+#define HL_SHM_LIVE_ID_BITS    48
+#define HL_SHM_LIVE_SIZE_BITS  48
+#define HL_SHM_LIVE_TIME_SHIFT 20
+#define HL_SHM_LIVE_LOW48      ((UINT64_C (1) << 48) - 1)
+
 typedef struct
 {
   uint64_t address_atomic;
+  uint64_t id_time;    /* allocation id (bits 0-47), time bits 0-15 (48-63) */
+  uint64_t size_time;  /* bytes (bits 0-47), time bits 16-31 (48-63) */
+  uint64_t stack_tid;  /* stack id (bits 0-31), allocating thread (32-63) */
+} HlShmLiveEntry;
+
+_Static_assert (sizeof (HlShmLiveEntry) == 32, "live entry is 32 bytes");
+
+/* An entry's fields, unpacked (what a reader hands out; not in the
+ * segment). */
+typedef struct
+{
+  uint64_t address_atomic; /* the address (> HL_SHM_LIVE_BUSY) */
   uint64_t alloc_id;
   uint64_t size;
-  uint64_t time_ns;
+  uint64_t time_ns;        /* a multiple of 2^HL_SHM_LIVE_TIME_SHIFT */
   uint32_t stack_id;
   uint32_t tid;
 } HlShmLiveSlot;
 
-_Static_assert (sizeof (HlShmLiveSlot) == 40, "live slot is 40 bytes");
+/* Packs the three words of an entry; false when ID or SIZE do not fit. */
+static inline int
+hl_shm_live_pack (uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid,
+                  uint64_t *id_time, uint64_t *size_time, uint64_t *stack_tid)
+{
+  if ((id | size) > HL_SHM_LIVE_LOW48)
+    return 0;
+  uint64_t t = time_ns >> HL_SHM_LIVE_TIME_SHIFT;
+  if (t > UINT32_MAX)
+    t = UINT32_MAX;
+  *id_time = id | (t << 48);
+  *size_time = size | ((t >> 16) << 48);
+  *stack_tid = (uint64_t) stack_id | ((uint64_t) tid << 32);
+  return 1;
+}
+
+static inline void
+hl_shm_live_unpack (uint64_t address, uint64_t id_time, uint64_t size_time, uint64_t stack_tid,
+                    HlShmLiveSlot *out)
+{
+  out->address_atomic = address;
+  out->alloc_id = id_time & HL_SHM_LIVE_LOW48;
+  out->size = size_time & HL_SHM_LIVE_LOW48;
+  out->time_ns = ((id_time >> 48) | ((size_time >> 48) << 16)) << HL_SHM_LIVE_TIME_SHIFT;
+  out->stack_id = (uint32_t) stack_tid;
+  out->tid = (uint32_t) (stack_tid >> 32);
+}
 
 /* ---- Metadata recorder (seed 003) ------------------------------------- *
  * HL_SHM_META_ITEMS item slots; a slot keeps its key once used (so a reader

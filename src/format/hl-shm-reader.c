@@ -498,14 +498,14 @@ hl_shm_reader_callsites (HlShmReader *r, HlShmCallsiteFunc func, void *user_data
 
 /* ---- Live allocations ------------------------------------------------- */
 
-/* The live table's slots and their count, checked against the region:
+/* The live table's entries and their count, checked against the region:
  * 0, or -1 with ERR when the count does not fit. */
 static int
-live_table (HlShmReader *r, const HlShmLiveSlot **slots, uint64_t *n_slots, HlFormatError *err)
+live_table (HlShmReader *r, const HlShmLiveEntry **slots, uint64_t *n_slots, HlFormatError *err)
 {
   const HlShmLiveHeader *lh = (const HlShmLiveHeader *) r->live;
   uint64_t n = LOAD (&lh->n_slots);
-  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveSlot);
+  uint64_t room = (r->header.live.size - sizeof *lh) / sizeof (HlShmLiveEntry);
   if (n > room)
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_CORRUPT, r->header.live.offset,
@@ -513,9 +513,24 @@ live_table (HlShmReader *r, const HlShmLiveSlot **slots, uint64_t *n_slots, HlFo
                            (unsigned long long) n, (unsigned long long) room);
       return -1;
     }
-  *slots = (const HlShmLiveSlot *) (lh + 1);
+  *slots = (const HlShmLiveEntry *) (lh + 1);
   *n_slots = n;
   return 0;
+}
+
+/* The fields of entry S, whose address was A (acquire); false when the
+ * entry changed while it was read. */
+static bool
+live_read (const HlShmLiveEntry *s, uint64_t a, HlShmLiveSlot *out)
+{
+  uint64_t id_time = LOAD (&s->id_time);
+  uint64_t size_time = LOAD (&s->size_time);
+  uint64_t stack_tid = LOAD (&s->stack_tid);
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  if (LOAD (&s->address_atomic) != a)
+    return false;
+  hl_shm_live_unpack (a, id_time, size_time, stack_tid, out);
+  return true;
 }
 
 int
@@ -523,27 +538,19 @@ hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlForma
 {
   if (still_mapped (r, err) != 0)
     return -1;
-  const HlShmLiveSlot *slots;
+  const HlShmLiveEntry *slots;
   uint64_t n;
   if (live_table (r, &slots, &n, err) != 0)
     return -1;
   for (uint64_t i = 0; i < n; i++)
     {
-      const HlShmLiveSlot *s = &slots[i];
+      const HlShmLiveEntry *s = &slots[i];
       uint64_t a = LOAD_ACQ (&s->address_atomic);
       if (a <= HL_SHM_LIVE_BUSY)
         continue;
       HlShmLiveSlot v;
-      v.alloc_id = LOAD (&s->alloc_id);
-      v.size = LOAD (&s->size);
-      v.time_ns = LOAD (&s->time_ns);
-      v.stack_id = LOAD (&s->stack_id);
-      v.tid = LOAD (&s->tid);
-      __atomic_thread_fence (__ATOMIC_ACQUIRE);
-      if (LOAD (&s->address_atomic) != a)
-        continue; /* changed while read */
-      v.address_atomic = a;
-      func (user_data, &v);
+      if (live_read (s, a, &v))
+        func (user_data, &v);
     }
   return 0;
 }
@@ -551,7 +558,7 @@ hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlForma
 uint64_t
 hl_shm_reader_live_n_slots (HlShmReader *r)
 {
-  const HlShmLiveSlot *slots;
+  const HlShmLiveEntry *slots;
   uint64_t n;
   if (r->live == NULL || r->header.live.size < sizeof (HlShmLiveHeader))
     return 0;
@@ -571,7 +578,7 @@ hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, Hl
 {
   if (still_mapped (r, err) != 0)
     return -1;
-  const HlShmLiveSlot *slots;
+  const HlShmLiveEntry *slots;
   uint64_t n;
   if (live_table (r, &slots, &n, err) != 0)
     return -1;
@@ -584,7 +591,7 @@ hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, Hl
    * not in memory (mincore) whose slots were empty last time is skipped. */
   long page_size = sysconf (_SC_PAGESIZE);
   const uint64_t block = 16384; /* slots per mincore() call */
-  unsigned char vec[(16384 * sizeof (HlShmLiveSlot)) / 4096 + 2];
+  unsigned char vec[(16384 * sizeof (HlShmLiveEntry)) / 4096 + 2];
   for (uint64_t first = 0; first < n; first += block)
     {
       uint64_t last = first + block < n ? first + block : n;
@@ -604,7 +611,7 @@ hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, Hl
         }
       for (uint64_t i = first; i < last; i++)
         {
-          const HlShmLiveSlot *s = &slots[i];
+          const HlShmLiveEntry *s = &slots[i];
           if (have_vec && shadow[i] == 0)
             {
               /* a slot on a page not in memory is empty (and stays unread) */
@@ -625,20 +632,12 @@ hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, Hl
                 }
               continue;
             }
-          uint64_t id = LOAD (&s->alloc_id);
-          uint32_t v = fold_id (id);
+          uint32_t v = fold_id (LOAD (&s->id_time) & HL_SHM_LIVE_LOW48);
           if (v == shadow[i])
             continue; /* the same allocation as last time: nothing more to read */
           HlShmLiveSlot c;
-          c.alloc_id = id;
-          c.size = LOAD (&s->size);
-          c.time_ns = LOAD (&s->time_ns);
-          c.stack_id = LOAD (&s->stack_id);
-          c.tid = LOAD (&s->tid);
-          __atomic_thread_fence (__ATOMIC_ACQUIRE);
-          if (LOAD (&s->address_atomic) != a || LOAD (&s->alloc_id) != id)
+          if (!live_read (s, a, &c) || fold_id (c.alloc_id) != v)
             continue; /* changed while read: next time */
-          c.address_atomic = a;
           if (shadow[i] != 0)
             removed (user_data, i);
           added (user_data, i, &c);

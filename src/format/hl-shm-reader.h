@@ -102,7 +102,8 @@ typedef struct
 typedef void (*HlShmCallsiteFunc) (void *user_data, const HlShmCallsiteView *site);
 int   hl_shm_reader_callsites   (HlShmReader *r, HlShmCallsiteFunc func, void *user_data, HlFormatError *err);
 
-/* Calls FUNC for every consistent live slot (a snapshot of what is live). */
+/* Calls FUNC for every consistent live entry, unpacked (a snapshot of what
+ * is live). */
 typedef void (*HlShmLiveFunc) (void *user_data, const HlShmLiveSlot *slot);
 int   hl_shm_reader_live        (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err);
 /* Slots of the live table (0 when it has none or is malformed). */

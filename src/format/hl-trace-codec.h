@@ -35,14 +35,24 @@
  * hl_trace_compress_file with the zstd codec, read with it. */
 #define HL_CODEC_ZSTD_COLUMNS  2u
 /* Frames of format 4.0: columns with the allocator and call-sequence model
- * of hl-trace-model.h (docs/trace-format.md 7d). What hl_trace_compress_file
- * writes with the zstd codec. */
+ * of hl-trace-model.h (docs/trace-format.md 7d). Written by format 4.0. */
 #define HL_CODEC_ZSTD_MODEL    3u
+/* Frames of format 5.0: model frames whose model also predicts which
+ * allocation a free refers to (free cursors, column fid). What
+ * hl_trace_compress_file writes with the zstd codec. */
+#define HL_CODEC_ZSTD_MODEL5   4u
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)
 #define HL_ZFRAME_DEFAULT_RAW  (48u * 1024u * 1024u)
 #define HL_TRACE_MAX_IMAGE     ((uint64_t) 16 << 30) /* a reader refuses traces decompressing to more */
+
+/* Efforts of HlTraceCodec.stream_new: FAST for columns that compress
+ * little anyway (high-entropy stacks), ORDINARY as compress, STRONG as
+ * compress_strong. */
+#define HL_CODEC_STREAM_FAST     0
+#define HL_CODEC_STREAM_ORDINARY 1
+#define HL_CODEC_STREAM_STRONG   2
 
 typedef struct HlTraceCodec
 {
@@ -58,6 +68,21 @@ typedef struct HlTraceCodec
    * hl_trace_compress_file tries on the columns where it pays (small,
    * very compressible ones); the same output format. */
   size_t (*compress_strong) (void *user, const void *src, size_t n, void *dst, size_t cap);
+  /* Optional (all three NULL: none): the compression of one growing
+   * buffer, done as it grows (hl_trace_compress_stream compresses a
+   * frame's large columns while the program still runs). stream_new: a
+   * stream of the effort HL_CODEC_STREAM_* (fast, ordinary or strong),
+   * NULL when out of memory. stream_feed: SRC is the same address at every call of
+   * a stream and holds the bytes of the earlier calls unchanged, N (the
+   * bytes there now) only grows; compresses what it can and appends the
+   * output to *OUT (LEN bytes used of CAP, grown with realloc); with END,
+   * all of it, closing the stream. 0, or -1 on failure. The output must
+   * not depend on how N grew between the calls (the decompress of the
+   * whole output gives SRC[0..N) back). */
+  void  *(*stream_new)  (void *user, int effort);
+  int    (*stream_feed) (void *stream, const void *src, size_t n, int end, uint8_t **out, size_t *len,
+                         size_t *cap);
+  void   (*stream_free) (void *stream);
 } HlTraceCodec;
 
 /* Like hl_trace_reader_open_file / _open_memory, able to read compressed

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-crc32c.h"
 #include "hl-trace-encode-private.h"
 #include "hl-trace-format.h"
 #include "hl-trace-model.h"
@@ -15,7 +16,7 @@
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid",
 };
 
 const char *
@@ -80,6 +81,7 @@ typedef struct
   const uint8_t *p, *end;
   bool           bad;
   uint8_t        tok;           /* the MTOK byte of a model frame */
+  uint8_t        fid;           /* the FID byte of a 5.0 model frame */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -373,9 +375,12 @@ seg_value (const Seg *s)
 
 /* A STACK body in a model frame: its four counts as they were, then the
  * svarints of the new frames that the model does not predict, outermost
- * first; FTOK gets 1 and a token per new frame (outermost first: 0 the
- * caller's last callee, 1 written). A body the model cannot take (counts
- * out of range, a non-canonical frame) stays as it was, with FTOK 0. */
+ * first; FTOK gets 1 and a token per new frame (outermost first: way w of
+ * the caller's callees, or the ways' count: written). A body the model
+ * cannot take (counts out of range, a non-canonical frame) stays as it
+ * was, with FTOK 0. In 5.0 (codec 4) a body in the model's form has no
+ * BODYLEN (the join knows where it ends), and form 2 is form 1 with the
+ * id left out: the one after the id defined last. */
 static void
 model_stack (HlTraceModel *m, Ev *e)
 {
@@ -384,9 +389,17 @@ model_stack (HlTraceModel *m, Ev *e)
     return; /* not reached: parse_event gave the body */
   const uint8_t *p = bs->p, *end = bs->p + bs->n;
   uint64_t v[4], frames[HL_TRACE_MAX_FRAMES], delta[HL_TRACE_MAX_FRAMES];
+  const uint8_t *id_end = NULL;
   for (int k = 0; k < 4; k++)
-    p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
+    {
+      p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
+      if (k == 0)
+        id_end = p;
+    }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  bool id_predicted = m->prev_stack == m->stack_next && id_end != NULL
+                      && (size_t) (id_end - bs->p) == hl_varint_size (v[0]);
+  m->stack_next = m->prev_stack + 1;
   const uint8_t *hdr_end = p;
   uint64_t n = v[2], shared = v[3];
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
@@ -408,20 +421,33 @@ model_stack (HlTraceModel *m, Ev *e)
     }
   for (uint32_t j = 0; j < shared; j++)
     frames[n_new + j] = m->frames[m->n_frames - shared + j];
-  size_t hl = (size_t) (hdr_end - bs->p), bl = hl, nt = 1;
-  memcpy (e->body, bs->p, hl);
+  const uint8_t *from = bs->p;
   e->ftok[0] = 1;
+  if (!m->v4)
+    {
+      Seg *ls = seg_of (e, HL_COL_BODYLEN);
+      if (ls != NULL) /* always: parse_event gave it before the body */
+        ls->col = SEG_DROPPED;
+      if (id_predicted)
+        {
+          e->ftok[0] = 2;
+          from = id_end;
+        }
+    }
+  size_t hl = (size_t) (hdr_end - from), bl = hl, nt = 1;
+  memcpy (e->body, from, hl);
+  unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
       uint64_t caller = i + 1 < n ? frames[i + 1] : 0;
       unsigned w = 0;
-      while (w < HL_MODEL_CHILD_WAYS && hl_trace_model_child (m, caller, w) != frames[i])
+      while (w < ways && hl_trace_model_child (m, caller, w) != frames[i])
         w++;
-      if (w < HL_MODEL_CHILD_WAYS)
+      if (w < ways)
         e->ftok[nt++] = (uint8_t) w;
       else
         {
-          e->ftok[nt++] = HL_MODEL_CHILD_WAYS;
+          e->ftok[nt++] = (uint8_t) ways;
           bl = (size_t) (hl_varint_put (e->body + bl, delta[i]) - e->body);
         }
     }
@@ -431,17 +457,40 @@ model_stack (HlTraceModel *m, Ev *e)
   hl_trace_model_stack_def (m, frames, (uint32_t) n);
 }
 
+/* The free of a FREE or REALLOC event (its free segment FS): in a 5.0
+ * model frame its id leaves the free column when the cursors predict it,
+ * and the event gets a FID segment. */
+static void
+model_free (HlTraceModel *m, Ev *e, Seg *fs)
+{
+  uint64_t v = seg_value (fs);
+  uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+  if (!m->v4 && fs != NULL)
+    {
+      unsigned t = hl_trace_model_fid_find (m, id);
+      if (t != HL_FTOK_RAW && fs->n == hl_varint_size (v))
+        fs->col = SEG_DROPPED;
+      else
+        t = HL_FTOK_RAW;
+      hl_trace_model_fid_seen (m, id, t);
+      e->fid = (uint8_t) t;
+      e->seg[e->n++] = (Seg) { HL_COL_FID, &e->fid, 1 };
+    }
+  hl_trace_model_free_id (m, id);
+}
+
 /* Runs the model over one parsed event: drops the stack and address
  * segments it predicts (when their bytes are the canonical encoding of the
  * prediction) and adds the MTOK segment. */
 static void
 model_event (HlTraceModel *m, Ev *e)
 {
-  uint8_t type = *e->seg[0].p & 0x7f;
+  uint8_t b = *e->seg[0].p, type = b & 0x7f;
+  hl_trace_model_event (m, type, b & HL_EVENT_FLAG_NO_TIME ? 0 : seg_value (seg_of (e, HL_COL_TIME)));
   switch (type)
     {
     case HL_EVENT_FREE:
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+      model_free (m, e, seg_of (e, HL_COL_FREE));
       return;
     case HL_EVENT_STACK:
       model_stack (m, e);
@@ -458,7 +507,7 @@ model_event (HlTraceModel *m, Ev *e)
       return;
     }
   if (type == HL_EVENT_REALLOC)
-    hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (seg_value (seg_of (e, HL_COL_FREE))));
+    model_free (m, e, seg_of (e, HL_COL_FREE));
   uint64_t size = seg_value (seg_of (e, HL_COL_SIZE));
   Seg *ss = seg_of (e, HL_COL_STACK), *as = seg_of (e, HL_COL_ADDR);
   if (ss == NULL || as == NULL)
@@ -550,6 +599,15 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   return 0;
 }
 
+/* The CRC-32C of a packet: H with its crc32c field 0, then CONTENT. */
+static uint32_t
+packet_crc (const HlPacketHeader *h, const uint8_t *content, size_t n)
+{
+  HlPacketHeader z = *h;
+  z.crc32c = 0;
+  return hl_crc32c (hl_crc32c (0, &z, sizeof z), content, n);
+}
+
 static int
 put_verbatim (HlColumns *c, const uint8_t *p, size_t n)
 {
@@ -610,6 +668,16 @@ split_any (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
             return -1;
           if (ok)
             {
+              if (model != NULL && !model->v4)
+                {
+                  /* 5.0: the header as its difference to the model's expectation */
+                  HlPacketHeader r = h;
+                  hl_trace_model_header_post (model, &r, 1, h.time_begin_ns);
+                  hl_trace_model_header_pre (model, &r, 1);
+                  r.crc32c ^= packet_crc (&h, content, h.content_size);
+                  memcpy (c->data[HL_COL_HEADER] + hdr_len, &r, sizeof r);
+                  hl_trace_model_header_done (model, &h);
+                }
               pos += HL_PACKET_HEADER_SIZE + h.content_size;
               continue;
             }
@@ -855,6 +923,48 @@ put_out (uint8_t **d, uint8_t *limit, const uint8_t *p, size_t n)
   return true;
 }
 
+/* The free of a FREE or REALLOC event in a model frame. */
+static inline __attribute__ ((always_inline)) bool
+join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
+{
+  HlTraceModel *m = j->model;
+  uint64_t v, id;
+  if (m->v4)
+    {
+      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+        return false;
+      id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+    }
+  else
+    {
+      if (j->p[HL_COL_FID] >= j->end[HL_COL_FID])
+        return false;
+      unsigned t = *j->p[HL_COL_FID]++;
+      if (t == HL_FTOK_RAW)
+        {
+          if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
+            return false;
+          id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+        }
+      else
+        {
+          if (!hl_trace_model_fid (m, t, &id))
+            return false;
+          if (limit - *d >= HL_VARINT_MAX_BYTES)
+            *d = hl_svarint_put (*d, (int64_t) (m->prev_id - id)); /* room for any */
+          else
+            {
+              uint8_t buf[HL_VARINT_MAX_BYTES];
+              if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, (int64_t) (m->prev_id - id)) - buf)))
+                return false;
+            }
+        }
+      hl_trace_model_fid_seen (m, id, t);
+    }
+  hl_trace_model_free_id (m, id);
+  return true;
+}
+
 /* The size, stack and address of an allocation event; the type byte,
  * time and the fields before the size are written. */
 static bool
@@ -862,12 +972,8 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
 {
   HlTraceModel *m = j->model;
   uint64_t v, size;
-  if (type == HL_EVENT_REALLOC)
-    {
-      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
-        return false;
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
-    }
+  if (type == HL_EVENT_REALLOC && !join_model_free (j, d, limit))
+    return false;
   if (type == HL_EVENT_REALLOC_ADDR && !copy_varint (j, HL_COL_MISC, d, limit, NULL))
     return false;
   if (!copy_varint (j, HL_COL_SIZE, d, limit, &size))
@@ -913,11 +1019,26 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
   return true;
 }
 
-/* A STACK body of N bytes in a model frame (see model_stack). */
+/* The length varint of an event body, from BODYLEN. */
 static bool
-join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
+read_bodylen (Joiner *j, uint64_t *n)
+{
+  const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], n);
+  if (q == NULL)
+    return false;
+  j->p[HL_COL_BODYLEN] = q;
+  return true;
+}
+
+/* A STACK body in a model frame (see model_stack): its length comes from
+ * BODYLEN in 4.0, and in 5.0 for form 0 only. */
+static bool
+join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
 {
   HlTraceModel *m = j->model;
+  uint64_t n = 0;
+  if (m->v4 && !read_bodylen (j, &n))
+    return false;
   if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
     return false;
   uint8_t form = *j->p[HL_COL_FTOK]++;
@@ -925,20 +1046,31 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
   uint64_t v[4];
   if (form == 0)
     {
-      if (!copy_bytes (j, HL_COL_STACKDEF, d, limit, n))
+      if ((!m->v4 && !read_bodylen (j, &n)) || !copy_bytes (j, HL_COL_STACKDEF, d, limit, n))
         return false;
       v[0] = 0;
       hl_varint_get (body, *d, &v[0]);
       m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+      m->stack_next = m->prev_stack + 1;
       m->n_frames = 0;
       return true;
     }
-  if (form != 1)
+  if (form != 1 && (form != 2 || m->v4))
     return false;
   for (int k = 0; k < 4; k++)
-    if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
-      return false;
+    {
+      if (k == 0 && form == 2)
+        {
+          uint8_t buf[HL_VARINT_MAX_BYTES];
+          v[0] = hl_zigzag_encode ((int64_t) (m->stack_next - m->prev_stack));
+          if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[0]) - buf)))
+            return false;
+        }
+      else if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+        return false;
+    }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
+  m->stack_next = m->prev_stack + 1;
   uint64_t frames[HL_TRACE_MAX_FRAMES];
   uint64_t nf = v[2], shared = v[3];
   if (nf > HL_TRACE_MAX_FRAMES || shared > nf || shared > m->n_frames)
@@ -946,14 +1078,15 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
   uint32_t n_new = (uint32_t) (nf - shared);
   for (uint32_t k = 0; k < shared; k++)
     frames[n_new + k] = m->frames[m->n_frames - shared + k];
+  unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
       if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
         return false;
       uint8_t t = *j->p[HL_COL_FTOK]++;
-      if (t < HL_MODEL_CHILD_WAYS)
+      if (t < ways)
         frames[i] = hl_trace_model_child (m, i + 1 < nf ? frames[i + 1] : 0, t);
-      else if (t == HL_MODEL_CHILD_WAYS)
+      else if (t == ways)
         {
           uint64_t dv;
           const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &dv);
@@ -972,7 +1105,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit, uint64_t n)
       if (!put_out (d, limit, buf, (size_t) (hl_svarint_put (buf, dv) - buf)))
         return false;
     }
-  if ((uint64_t) (*d - body) != n)
+  if (m->v4 && (uint64_t) (*d - body) != n)
     return false;
   hl_trace_model_stack_def (m, frames, (uint32_t) nf);
   return true;
@@ -986,8 +1119,15 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
     return false;
   uint8_t b = *j->p[HL_COL_TYPE]++;
   *(*d)++ = b;
-  if (!(b & HL_EVENT_FLAG_NO_TIME) && !copy_varint (j, HL_COL_TIME, d, limit, NULL))
-    return false;
+  /* the tallies of hl_trace_model_event: the events are counted by the
+   * caller (type bytes read, less the ID_SKIPs), flags below */
+  if (!(b & HL_EVENT_FLAG_NO_TIME))
+    {
+      uint64_t dt;
+      if (!copy_varint (j, HL_COL_TIME, d, limit, &dt))
+        return false;
+      m->pk_time += dt;
+    }
   uint8_t type = b & 0x7f;
   uint64_t v;
   switch (type)
@@ -998,23 +1138,20 @@ join_model_event (Joiner *j, uint8_t **d, uint8_t *limit)
     case HL_EVENT_REALLOC_ADDR:
       return join_model_alloc (j, type, d, limit);
     case HL_EVENT_FREE:
-      if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
-        return false;
-      hl_trace_model_free_id (m, m->prev_id - (uint64_t) hl_zigzag_decode (v));
-      return true;
+      return join_model_free (j, d, limit);
     case HL_EVENT_FREE_ADDR:
       return copy_varint (j, HL_COL_MISC, d, limit, NULL);
     default:
       {
         if (type == 0 || (type > HL_EVENT_ID_SKIP && type < HL_EVENT_FIRST_SKIPPABLE))
           return false;
-        uint64_t n;
-        const uint8_t *q = hl_varint_get (j->p[HL_COL_BODYLEN], j->end[HL_COL_BODYLEN], &n);
-        if (q == NULL)
-          return false;
-        j->p[HL_COL_BODYLEN] = q;
+        m->pk_flags |= hl_model_event_flag (type);
+        m->pk_events -= type == HL_EVENT_ID_SKIP;
         if (type == HL_EVENT_STACK)
-          return join_model_stack (j, d, limit, n);
+          return join_model_stack (j, d, limit);
+        uint64_t n;
+        if (!read_bodylen (j, &n))
+          return false;
         uint8_t *body = *d;
         if (!copy_bytes (j, HL_COL_OTHER, d, limit, n))
           return false;
@@ -1048,7 +1185,7 @@ hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                               uint8_t             *dst,
                               size_t               dst_size)
 {
-  return hl_trace_columns_join_any (data, len, split, false, dst, dst_size);
+  return hl_trace_columns_join_any (data, len, split, HL_JOIN_COLUMNS, dst, dst_size);
 }
 
 static int join_columns (Joiner *j, uint8_t *dst, size_t dst_size);
@@ -1057,7 +1194,7 @@ int
 hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
                            const size_t         len[HL_COL_COUNT],
                            const size_t         split[HL_COL_COUNT],
-                           bool                 model,
+                           HlJoinKind           kind,
                            uint8_t             *dst,
                            size_t               dst_size)
 {
@@ -1080,8 +1217,12 @@ hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
           && i != HL_COL_FREE && i != HL_COL_MISC)
         return -1;
     }
-  if (model && (j.model = hl_trace_model_new ()) == NULL)
-    return -1;
+  if (kind != HL_JOIN_COLUMNS)
+    {
+      if ((j.model = hl_trace_model_new ()) == NULL)
+        return -1;
+      j.model->v4 = kind == HL_JOIN_MODEL_4;
+    }
   int rc = join_columns (&j, dst, dst_size);
   hl_trace_model_free (j.model);
   return rc;
@@ -1120,10 +1261,22 @@ join_columns (Joiner *jp, uint8_t *dst, size_t dst_size)
         {
           HlPacketHeader h;
           memcpy (&h, hdr, sizeof h);
+          bool v5 = !j.model->v4;
+          if (v5)
+            hl_trace_model_header_pre (j.model, &h, -1);
           hl_trace_model_packet (j.model, h.tid, h.alloc_id_begin);
+          const uint8_t *types = j.p[HL_COL_TYPE];
           while (d < limit)
             if (!join_model_event (&j, &d, limit))
               return -1;
+          j.model->pk_events += (uint32_t) (j.p[HL_COL_TYPE] - types);
+          if (v5)
+            {
+              hl_trace_model_header_post (j.model, &h, -1, h.time_begin_ns);
+              h.crc32c ^= packet_crc (&h, hdr + HL_PACKET_HEADER_SIZE, content_size);
+              memcpy (hdr, &h, sizeof h);
+              hl_trace_model_header_done (j.model, &h);
+            }
           continue;
         }
       while (d < limit)

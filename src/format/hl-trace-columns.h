@@ -40,11 +40,22 @@ typedef enum
   HL_COL_RAW,       /* verbatim chunks */
   HL_COL_MTOK,      /* model frames only: a token byte per allocation (hl-trace-model.h) */
   HL_COL_FTOK,      /* model frames only: per STACK event a form byte, then a token per new frame */
+  HL_COL_FID,       /* 5.0 model frames only: a token byte per free (FREE, REALLOC) */
   HL_COL_COUNT
 } HlColumn;
 
-/* Columns of a codec-2 frame (all but MTOK and FTOK). */
+/* Columns of a codec-2 frame (all but MTOK, FTOK and FID) and of a codec-3
+ * frame (all but FID). */
 #define HL_COL_COUNT_V2 14
+#define HL_COL_COUNT_V4 16
+
+/* What a join runs over the columns (hl_trace_columns_join_any). */
+typedef enum
+{
+  HL_JOIN_COLUMNS = 0, /* codec 2: no model */
+  HL_JOIN_MODEL   = 1, /* codec 4: the model of format 5.0 */
+  HL_JOIN_MODEL_4 = 2, /* codec 3: the model of format 4.0 */
+} HlJoinKind;
 
 typedef struct
 {
@@ -59,7 +70,7 @@ const char *hl_column_name (HlColumn col);
 /* Splits RAW[0..N) into C (initialised to zeros by the caller; appends).
  * 0, or -1 when out of memory. */
 int  hl_trace_columns_split (const uint8_t *raw, size_t n, HlColumns *c);
-/* Like split, for a model frame (codec 3, docs/trace-format.md 7d): the
+/* Like split, for a model frame (codec 4, docs/trace-format.md 7d): the
  * stack and address of an allocation that the model (hl-trace-model.h)
  * predicts are left out of the stack and addr columns, and every
  * allocation gets a token in MTOK. 0, or -1 when out of memory. */
@@ -92,11 +103,12 @@ int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         split[HL_COL_COUNT],
                                    uint8_t             *dst,
                                    size_t               dst_size);
-/* Joins the columns of a model frame (MODEL true; codec 3) or of a
- * codec-2 frame (MODEL false: MTOK must be empty). 0, or -1 as join. */
+/* Joins the columns of a model frame (KIND HL_JOIN_MODEL, codec 4, or
+ * HL_JOIN_MODEL_4, codec 3: FID must be empty) or of a codec-2 frame
+ * (HL_JOIN_COLUMNS: MTOK, FTOK and FID must be empty). 0, or -1 as join. */
 int  hl_trace_columns_join_any    (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         len[HL_COL_COUNT],
                                    const size_t         split[HL_COL_COUNT],
-                                   bool                 model,
+                                   HlJoinKind           kind,
                                    uint8_t             *dst,
                                    size_t               dst_size);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
+#include "hl-trace-column-stream.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-compress-private.h"
 #include "hl-trace-model.h"
@@ -36,12 +37,25 @@ struct HlTraceCompressStream
   uint64_t            frame_start;   /* plain offsets: the frame being filled */
   uint64_t            frame_end;
   HlPacketHeader      sum;           /* its packets' times, ids, events, flags */
-  HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 3) */
+  HlColumns           cols;          /* zstd: the frame's columns (a model frame, codec 4) */
+  HlColumnPack        zcols[HL_COL_COUNT]; /* packed as they grow, once large */
   HlTraceModel       *model;         /* the frame's model state, NULL until its first bytes */
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
   bool                finished;
 };
+
+static void clear_columns (HlTraceCompressStream *s);
+
+/* Addresses and free deltas compress better as varint planes (python3:
+ * -22% and -25%); sizes and stacks do not (sqlite3). A large column
+ * in planes is packed as it grows, plane by plane
+ * (hl-trace-column-stream.h); a small one made planes at the end. */
+static bool
+column_in_planes (unsigned col)
+{
+  return col == HL_COL_ADDR || col == HL_COL_FREE;
+}
 
 static void
 sum_reset (HlPacketHeader *sum)
@@ -104,6 +118,8 @@ hl_trace_compress_stream_new (const char         *in_path,
     frame_raw = HL_ZFRAME_MAX_RAW;
   s->frame_raw = frame_raw;
   s->codec = codec;
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    s->zcols[i].planes = column_in_planes (i);
   s->fd = -1;
   sum_reset (&s->sum);
   return s;
@@ -126,13 +142,29 @@ hl_trace_compress_stream_free (HlTraceCompressStream *s)
       if (!s->finished)
         unlink (s->tmp_path);
     }
-  hl_trace_columns_clear (&s->cols);
+  clear_columns (s);
   hl_trace_model_free (s->model);
   free (s->raw);
   free (s->in_path);
   free (s->out_path);
   free (s->tmp_path);
   free (s);
+}
+
+/* Feeds the large columns' streams with what they gained. */
+static void
+advance_columns (HlTraceCompressStream *s)
+{
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    hl_column_pack_advance (&s->zcols[i], s->codec, i, s->cols.data[i], s->cols.len[i]);
+}
+
+static void
+clear_columns (HlTraceCompressStream *s)
+{
+  hl_trace_columns_clear (&s->cols);
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    hl_column_pack_clear (&s->zcols[i], s->codec);
 }
 
 static int
@@ -164,21 +196,14 @@ io_error (HlTraceCompressStream *s, HlFormatError *err, const char *what)
 typedef struct
 {
   const HlTraceCodec *codec;
-  const HlColumns    *cols;
+  HlColumns          *cols;               /* each job changes its own column only */
+  HlColumnPack       *zcols;
+  size_t              split[HL_COL_COUNT];   /* of a column packed in planes */
   uint8_t            *out[HL_COL_COUNT];
   size_t              packed[HL_COL_COUNT];
   unsigned            order[HL_COL_COUNT];  /* biggest column first */
   atomic_uint         next;
 } ColumnJobs;
-
-/* The stronger compression (HlTraceCodec.compress_strong) is tried on a
- * column of at most STRONG_MAX_IN bytes whose ordinary compression is at
- * least STRONG_MIN_OUT bytes and at most 1/STRONG_RATIO of it: there the
- * cost is small and the gain large (sqlite3's sizes: -32%); high-entropy
- * columns (churn's stacks) gain little for a large cost. */
-#define STRONG_MAX_IN  ((size_t) 4 << 20)
-#define STRONG_MIN_OUT 4096u
-#define STRONG_RATIO   12u
 
 static void *
 compress_columns (void *data)
@@ -191,21 +216,15 @@ compress_columns (void *data)
       size_t n = j->cols->len[i];
       if (n == 0)
         continue;
-      size_t cap = j->codec->compress_bound (j->codec->user, n);
-      size_t got = j->codec->compress (j->codec->user, j->cols->data[i], n, j->out[i], cap);
-      if (got > 0 && j->codec->compress_strong != NULL && n <= STRONG_MAX_IN && got >= STRONG_MIN_OUT
-          && got * STRONG_RATIO <= n)
-        {
-          uint8_t *strong = malloc (cap);
-          size_t st = strong ? j->codec->compress_strong (j->codec->user, j->cols->data[i], n, strong, cap) : 0;
-          if (st > 0 && st < got)
-            {
-              memcpy (j->out[i], strong, st);
-              got = st;
-            }
-          free (strong);
-        }
-      j->packed[i] = got;
+      size_t cap = j->codec->compress_bound (j->codec->user, n) + HL_COLUMN_PACK_SLACK;
+      bool streamed = hl_column_pack_streamed (&j->zcols[i], j->codec, n);
+      if (streamed)
+        j->packed[i] = hl_column_pack_finish (&j->zcols[i], j->codec, i, j->cols->data[i], n, j->out[i], cap,
+                                              &j->split[i]);
+      if (streamed && j->packed[i] == 0 && j->zcols[i].planes)
+        j->split[i] = hl_trace_columns_to_planes (j->cols, (HlColumn) i); /* its streams failed: whole */
+      if (!streamed || (j->packed[i] == 0 && j->zcols[i].planes))
+        j->packed[i] = hl_column_compress_whole (j->codec, j->cols->data[i], n, j->out[i], cap);
     }
   return NULL;
 }
@@ -218,18 +237,17 @@ static size_t
 pack_columns (HlTraceCompressStream *s, uint8_t **packet)
 {
   HlColumns *cols = &s->cols;
-  /* addresses and free deltas compress better as varint planes
-   * (python3: -22% and -25%); sizes and stacks do not (sqlite3) */
   size_t split[HL_COL_COUNT] = { 0 };
-  split[HL_COL_ADDR] = hl_trace_columns_to_planes (cols, HL_COL_ADDR);
-  split[HL_COL_FREE] = hl_trace_columns_to_planes (cols, HL_COL_FREE);
+  for (unsigned i = 0; i < HL_COL_COUNT; i++)
+    if (!hl_column_pack_streamed (&s->zcols[i], s->codec, cols->len[i]))
+      split[i] = hl_trace_columns_to_planes (cols, (HlColumn) i); /* small: planes made whole here */
 
-  ColumnJobs j = { .codec = s->codec, .cols = cols };
+  ColumnJobs j = { .codec = s->codec, .cols = cols, .zcols = s->zcols };
   size_t need = HL_PACKET_HEADER_SIZE + HL_COLS_HEADER_SIZE (HL_COL_COUNT);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.order[i] = i;
-      need += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) : 0;
+      need += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) + HL_COLUMN_PACK_SLACK : 0;
     }
   for (unsigned a = 1; a < HL_COL_COUNT; a++)
     for (unsigned b = a; b > 0 && cols->len[j.order[b]] > cols->len[j.order[b - 1]]; b--)
@@ -246,7 +264,7 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     {
       j.out[i] = at;
-      at += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) : 0;
+      at += cols->len[i] ? s->codec->compress_bound (s->codec->user, cols->len[i]) + HL_COLUMN_PACK_SLACK : 0;
     }
   pthread_t helper;
   bool two = pthread_create (&helper, NULL, compress_columns, &j) == 0;
@@ -266,6 +284,8 @@ pack_columns (HlTraceCompressStream *s, uint8_t **packet)
       failed |= cols->len[i] > UINT32_MAX;
       if (p > 0)
         memmove (w, j.out[i], p);
+      if (j.split[i] > 0)
+        split[i] = j.split[i];
       uint32_t plain32 = (uint32_t) cols->len[i], packed32 = (uint32_t) p, split32 = (uint32_t) split[i];
       memcpy (content + HL_COL_FIELD (i, 0), &plain32, 4);
       memcpy (content + HL_COL_FIELD (i, 1), &packed32, 4);
@@ -300,7 +320,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   uint32_t id = s->codec->id;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      id = HL_CODEC_ZSTD_MODEL;
+      id = HL_CODEC_ZSTD_MODEL5;
       content_size = pack_columns (s, &packet);
     }
   else
@@ -345,7 +365,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   if (rc != 0)
     return io_error (s, err, "write");
 
-  hl_trace_columns_clear (&s->cols);
+  clear_columns (s);
   hl_trace_model_free (s->model);
   s->model = NULL; /* every frame starts a model of its own, as its joiner does */
   s->raw_len = 0;
@@ -413,7 +433,7 @@ start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *e
   h.flags |= HL_TRACE_FLAG_COMPRESSED;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      /* model frames are 4.0: an older reader says so instead of skipping them */
+      /* model frames are 5.0: an older reader says so instead of skipping them */
       h.version_major = HL_TRACE_VERSION_MAJOR;
       h.version_minor = HL_TRACE_VERSION_MINOR;
     }
@@ -475,6 +495,9 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       sum_add (&s->sum, &pkt.header);
     }
+  /* the final frame's columns are finished two at a time by emit_frame */
+  if (s->codec->id == HL_CODEC_ZSTD && !final)
+    advance_columns (s);
   if (final)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */

@@ -27,7 +27,8 @@
 #define HL_MODEL_SUCC_LOG   14   /* stack successor table */
 #define HL_MODEL_THREADS    64   /* per-thread previous stack, direct-mapped */
 #define HL_MODEL_CHILD_LOG  13   /* frame -> the frames it called last */
-#define HL_MODEL_CHILD_WAYS 4    /* ... most recent first */
+#define HL_MODEL_CHILD_WAYS 4    /* ... most recent first (4.0) */
+#define HL_MODEL_CHILD_WAYS5 32  /* ... in 5.0 */
 
 /* Token byte per allocation (column mtok): bit 7 set = the stack is
  * written (stack column), clear = the predicted stack; low 7 bits = where
@@ -41,6 +42,20 @@
 #define HL_MTOK_ADDR_STEP  5u    /* the class's last address plus its last step */
 #define HL_MTOK_ADDR_DEEP  6u    /* 6 + k - 1: the freed list's entry k (1..63) deep */
 #define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
+#define HL_MTOK_ADDR_SITE  (HL_MTOK_ADDR_MAX + 1u) /* 5.0: the stack's last address plus its last step */
+#define HL_MODEL_SITE_LOG  14    /* 5.0: per stack, its last address and step */
+
+/* Format 5.0 (codec 4): which allocation a free refers to. A program frees
+ * in patterns — the block it allocated last, or several runs of ids at
+ * once, each advancing by the same step (python3 emptying a dict frees its
+ * lists, strings and tuples in allocation order, five runs ten ids apart)
+ * — which the model follows with a few cursors, most recently used first.
+ * Token byte per free (column fid): */
+#define HL_MODEL_CURSORS   4     /* free cursors */
+#define HL_MODEL_NEAR      64    /* an id this close to a cursor continues it */
+#define HL_FTOK_PREV       0u    /* prev_id: the id allocated or freed last */
+#define HL_FTOK_CURSOR     1u    /* 1 + j: cursor j's last id plus its step */
+#define HL_FTOK_RAW        (HL_FTOK_CURSOR + HL_MODEL_CURSORS) /* written (free column) */
 
 typedef struct
 {
@@ -64,7 +79,21 @@ typedef struct
   uint64_t     thread_stack[HL_MODEL_THREADS];
   uint64_t     carve, next, freed_last;
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
-  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS];
+  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
+  uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
+  struct
+  {
+    uint64_t key, last, step;                      /* a stack, its last address and step */
+  }            site[1u << HL_MODEL_SITE_LOG];      /* 5.0 */
+  uint32_t     hdr_pid, hdr_tid;                   /* 5.0: the previous packet header's */
+  uint64_t     hdr_time, hdr_id;                   /* its time_end, the last nonzero alloc_id_end */
+  uint64_t     pk_time;                            /* 5.0: the packet's time deltas, summed */
+  uint32_t     pk_events, pk_flags;                /* its events (not ID_SKIP) and their flags */
+  bool         pk_allocs;                          /* it has an allocation */
+  uint64_t     cur_last[HL_MODEL_CURSORS];         /* 5.0: the free cursors, most recent first */
+  uint64_t     cur_step[HL_MODEL_CURSORS];
+  uint32_t     n_cursors;
+  bool         v4;                                 /* the model of format 4.0 (codec 3): no free cursors */
   uint32_t     n_frames;                           /* the packet's previous STACK (its frames) */
   uint64_t     frames[HL_TRACE_MAX_FRAMES];
   /* the packet being split or joined */
@@ -74,7 +103,8 @@ typedef struct
   HlAddrPredictor pred;                            /* the packet's own prediction (5.2) */
 } HlTraceModel;
 
-/* NULL when out of memory. */
+/* NULL when out of memory. The model of format 5.0 (codec 4); set v4 for
+ * 4.0's (codec 3). */
 HlTraceModel *hl_trace_model_new  (void);
 void          hl_trace_model_free (HlTraceModel *m);
 
@@ -93,7 +123,10 @@ void          hl_trace_model_free (HlTraceModel *m);
  *   HL_MTOK_ADDR_RAW.
  * hl_trace_model_alloc: after an allocation (ALLOC*, REALLOC*) of SIZE at
  *   ADDR with STACK, address token T; takes the id next_id++.
- * hl_trace_model_free_id: after the free of ID (FREE, REALLOC's old id). */
+ * hl_trace_model_free_id: after the free of ID (FREE, REALLOC's old id).
+ * hl_trace_model_fid_find, _fid, _fid_seen (5.0): the token that predicts a
+ *   freed ID (or HL_FTOK_RAW), the id a token stands for, and the cursors'
+ *   step after the free of ID with token T (before free_id). */
 
 /* glibc's chunk size in 16-byte units, capped to the classes. */
 static inline unsigned
@@ -129,6 +162,10 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
   m->prev_stack = 0;
   m->prev_addr = 0;
   m->n_frames = 0;
+  m->pk_time = 0;
+  m->pk_events = 0;
+  m->pk_flags = 0;
+  m->pk_allocs = false;
   hl_pred_reset (&m->pred);
 }
 
@@ -161,6 +198,14 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
       return true;
     case HL_MTOK_ADDR_RAW:
       return false;
+    case HL_MTOK_ADDR_SITE:
+      {
+        unsigned i = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
+        if (m->v4 || m->site[i].key != m->prev_stack)
+          return false;
+        *addr = m->site[i].last + m->site[i].step;
+        return true;
+      }
     default:
       {
         unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t - HL_MTOK_ADDR_DEEP + 1;
@@ -190,6 +235,9 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
   for (unsigned k = 1; k < m->depth[cls]; k++)
     if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
       return HL_MTOK_ADDR_DEEP + k - 1;
+  unsigned si = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
+  if (!m->v4 && m->site[si].key == m->prev_stack && addr == m->site[si].last + m->site[si].step)
+    return HL_MTOK_ADDR_SITE;
   return HL_MTOK_ADDR_RAW;
 }
 
@@ -219,6 +267,10 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   m->next = addr + chunk;
   m->step[cls] = addr - m->last[cls];
   m->last[cls] = addr;
+  unsigned si = (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
+  m->site[si].step = m->site[si].key == stack ? addr - m->site[si].last : 0;
+  m->site[si].key = stack;
+  m->site[si].last = addr;
   /* the packet's own state */
   hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
   m->prev_addr = addr;
@@ -227,6 +279,7 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   s->addr = addr;
   s->cls = cls;
   m->prev_id = m->next_id++;
+  m->pk_allocs = true;
 }
 
 static inline void
@@ -246,13 +299,20 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
     m->depth[cls]++;
 }
 
-/* Way W (< HL_MODEL_CHILD_WAYS) of the frames CALLER called last (their
+/* The ways per caller: HL_MODEL_CHILD_WAYS5, 4.0's HL_MODEL_CHILD_WAYS. */
+static inline unsigned
+hl_trace_model_ways (const HlTraceModel *m)
+{
+  return m->v4 ? HL_MODEL_CHILD_WAYS : HL_MODEL_CHILD_WAYS5;
+}
+
+/* Way W (< hl_trace_model_ways) of the frames CALLER called last (their
  * return addresses, most recent first), or 0. */
 static inline uint64_t
 hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-  return m->child_key[i] == caller && w < HL_MODEL_CHILD_WAYS ? m->child_val[i][w] : 0;
+  return m->child_key[i] == caller && w < hl_trace_model_ways (m) ? m->child_val[i][w] : 0;
 }
 
 /* After a modelled STACK event: learns who called whom (outermost first;
@@ -271,7 +331,7 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
           memset (ways, 0, sizeof m->child_val[i]);
         }
       unsigned w = 0;
-      while (w + 1 < HL_MODEL_CHILD_WAYS && ways[w] != frames[k])
+      while (w + 1 < hl_trace_model_ways (m) && ways[w] != frames[k])
         w++;
       for (; w > 0; w--)
         ways[w] = ways[w - 1];
@@ -280,4 +340,166 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
   if (n > 0)
     memcpy (m->frames, frames, n * sizeof *frames);
   m->n_frames = n;
+}
+
+/* ---- Free cursors (5.0) ---------------------------------------------- */
+
+static inline unsigned
+hl_trace_model_fid_find (const HlTraceModel *m, uint64_t id)
+{
+  if (id == m->prev_id)
+    return HL_FTOK_PREV;
+  for (unsigned j = 0; j < m->n_cursors; j++)
+    if (m->cur_last[j] + m->cur_step[j] == id)
+      return HL_FTOK_CURSOR + j;
+  return HL_FTOK_RAW;
+}
+
+static inline bool
+hl_trace_model_fid (const HlTraceModel *m, unsigned t, uint64_t *id)
+{
+  if (t == HL_FTOK_PREV)
+    {
+      *id = m->prev_id;
+      return true;
+    }
+  if (t < HL_FTOK_CURSOR || t - HL_FTOK_CURSOR >= m->n_cursors)
+    return false;
+  *id = m->cur_last[t - HL_FTOK_CURSOR] + m->cur_step[t - HL_FTOK_CURSOR];
+  return true;
+}
+
+static inline uint64_t
+hl_model_distance (uint64_t a, uint64_t b)
+{
+  uint64_t d = a - b;
+  return (int64_t) d < 0 ? (uint64_t) 0 - d : d;
+}
+
+/* The cursor that predicted ID moves to the front with its step; else the
+ * cursor nearest to ID (within HL_MODEL_NEAR; for HL_FTOK_PREV only the
+ * front one, and not at distance 0) continues with step ID - its last id;
+ * else a new cursor of step 1 comes in front (the last one drops out). */
+static inline void
+hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
+{
+  unsigned n = m->n_cursors, from = n;
+  uint64_t step = 1;
+  if (t >= HL_FTOK_CURSOR && t - HL_FTOK_CURSOR < n)
+    {
+      from = t - HL_FTOK_CURSOR;
+      step = m->cur_step[from];
+    }
+  else if (t == HL_FTOK_PREV)
+    {
+      uint64_t d = n > 0 ? hl_model_distance (id, m->cur_last[0]) : 0;
+      if (d > 0 && d < HL_MODEL_NEAR)
+        {
+          from = 0;
+          step = id - m->cur_last[0];
+        }
+    }
+  else
+    {
+      /* the nearest cursor, the first on ties (without branches: the
+       * joiner's most common case) */
+      uint64_t best_d = UINT64_MAX;
+      unsigned best = n;
+      for (unsigned j = 0; j < n; j++)
+        {
+          uint64_t d = hl_model_distance (id, m->cur_last[j]);
+          bool nearer = d < best_d;
+          best = nearer ? j : best;
+          best_d = nearer ? d : best_d;
+        }
+      if (best < n && best_d < HL_MODEL_NEAR)
+        {
+          from = best;
+          step = id - m->cur_last[best];
+        }
+    }
+  if (from == n)
+    {
+      if (n < HL_MODEL_CURSORS)
+        m->n_cursors = ++n;
+      from = n - 1;
+    }
+  for (unsigned j = from; j > 0; j--)
+    {
+      m->cur_last[j] = m->cur_last[j - 1];
+      m->cur_step[j] = m->cur_step[j - 1];
+    }
+  m->cur_last[0] = id;
+  m->cur_step[0] = step;
+}
+
+/* ---- Packet headers (5.0) -------------------------------------------- */
+
+/* The packet flag an event of TYPE sets (hl-trace-writer.c): a table,
+ * not a switch, on the joiner's path of every event. */
+static inline uint32_t
+hl_model_event_flag (uint8_t type)
+{
+  static const uint8_t flag[HL_EVENT_ID_SKIP + 1] = {
+    [HL_EVENT_STACK] = HL_PACKET_FLAG_HAS_STACKS,       [HL_EVENT_MODULE] = HL_PACKET_FLAG_HAS_MODULES,
+    [HL_EVENT_THREAD] = HL_PACKET_FLAG_HAS_THREADS,     [HL_EVENT_META_INT] = HL_PACKET_FLAG_HAS_META,
+    [HL_EVENT_META_STRING] = HL_PACKET_FLAG_HAS_META,   [HL_EVENT_META_REMOVE] = HL_PACKET_FLAG_HAS_META,
+    [HL_EVENT_MARK] = HL_PACKET_FLAG_HAS_META,          [HL_EVENT_END] = HL_PACKET_FLAG_HAS_END,
+  };
+  return type <= HL_EVENT_ID_SKIP ? flag[type] : 0;
+}
+
+/* Every event of a packet (after hl_trace_model_packet): its type and
+ * time delta DT (0 without one). The joiner keeps the same tallies
+ * without a call on its hot path. */
+static inline void
+hl_trace_model_event (HlTraceModel *m, uint8_t type, uint64_t dt)
+{
+  m->pk_time += dt;
+  m->pk_events += type != HL_EVENT_ID_SKIP;
+  m->pk_flags |= hl_model_event_flag (type);
+}
+
+/* A packet header in a 5.0 model frame is written as the difference to
+ * what the model expects (docs/trace-format.md 7d): SIGN 1 turns the
+ * header H into that form, -1 back. _pre covers the fields a joiner needs
+ * before the events (all but content_size, which stays as it is and
+ * crc32c), _post the ones the events tell (after them, with the packet's
+ * TIME_BEGIN); the crc32c field is xored with the packet's CRC-32C
+ * (computed with the field 0) by the caller. _done keeps the header for
+ * the next packet. */
+static inline void
+hl_trace_model_header_pre (const HlTraceModel *m, HlPacketHeader *h, int sign)
+{
+  uint32_t s32 = (uint32_t) sign;
+  uint16_t s16 = (uint16_t) sign;
+  uint64_t s64 = (uint64_t) (int64_t) sign;
+  h->magic -= s32 * HL_PACKET_MAGIC;
+  h->header_size = (uint16_t) (h->header_size - s16 * HL_PACKET_HEADER_SIZE);
+  h->kind = (uint16_t) (h->kind - s16 * HL_PACKET_KIND_EVENTS);
+  h->pid -= s32 * m->hdr_pid;
+  h->tid -= s32 * m->hdr_tid;
+  h->time_begin_ns -= s64 * m->hdr_time;
+  h->alloc_id_begin -= s64 * m->hdr_id;
+}
+
+static inline void
+hl_trace_model_header_post (const HlTraceModel *m, HlPacketHeader *h, int sign, uint64_t time_begin)
+{
+  uint32_t s32 = (uint32_t) sign;
+  uint64_t s64 = (uint64_t) (int64_t) sign;
+  h->time_end_ns -= s64 * (time_begin + m->pk_time);
+  h->alloc_id_end -= s64 * (m->pk_allocs ? m->next_id : 0);
+  h->n_events -= s32 * m->pk_events;
+  h->flags ^= m->pk_flags;
+}
+
+static inline void
+hl_trace_model_header_done (HlTraceModel *m, const HlPacketHeader *h)
+{
+  m->hdr_pid = h->pid;
+  m->hdr_tid = h->tid;
+  m->hdr_time = h->time_end_ns;
+  if (h->alloc_id_end != 0)
+    m->hdr_id = h->alloc_id_end;
 }

@@ -83,6 +83,40 @@ leaked_bytes_are (gpointer user_data)
   return leaks != NULL && sum == w->total;
 }
 
+/* The call tree's rows cost W->total bytes in all (top-down: the root's
+ * children); it is built on a worker. */
+typedef struct
+{
+  HlCallTreeView *view;
+  guint64         total;
+} WaitTree;
+
+static gboolean
+tree_total_is (gpointer user_data)
+{
+  WaitTree *w = user_data;
+  GListModel *rows = hl_call_tree_view_get_rows (w->view);
+  guint64 sum = 0;
+
+  for (guint i = 0; rows != NULL && i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(HlTreeRow) item = gtk_tree_list_row_get_item (row);
+
+      if (gtk_tree_list_row_get_depth (row) == 0)
+        sum += hl_tree_row_get_cost (item, HL_COST_KIND_BYTES);
+    }
+  return rows != NULL && g_list_model_get_n_items (rows) > 0 && sum == w->total;
+}
+
+static gboolean
+has_selected_row (gpointer tree_view)
+{
+  g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree_view);
+
+  return row != NULL;
+}
+
 static void
 test_views (void)
 {
@@ -161,6 +195,23 @@ test_views (void)
     wait.total = 350;
     hl_app_test_spin_until (flame_total_is, &wait);
   }
+  /* The call tree, shown, catches up on its worker: 350 B top-down. */
+  {
+    WaitTree wait_tree = { HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW)),
+                           350 };
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+    hl_app_test_spin_until (tree_total_is, &wait_tree);
+    /* A newer filter while it is shown replaces the tree. */
+    hl_session_set_range (hl_window_get_session (window), 0, 35);
+    wait_tree.total = 300;
+    hl_app_test_spin_until (tree_total_is, &wait_tree);
+    hl_session_set_range (hl_window_get_session (window), 0, 45);
+    wait_tree.total = 350;
+    hl_app_test_spin_until (tree_total_is, &wait_tree);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
+  }
+
   /* Cleared: everything again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.clear-range", NULL));
   wait.total = 1365;
@@ -212,6 +263,8 @@ test_views (void)
   g_signal_emit_by_name (graph, "show-in-call-tree", 1u);
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "calltree");
   tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+  /* once the tree (built on a worker) lands */
+  hl_app_test_spin_until (has_selected_row, tree_view);
   {
     g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree_view);
     g_assert_nonnull (row);

@@ -22,7 +22,7 @@ hl_shm_test_init (HlShmTestSegment *s, uint32_t uid, uint32_t pid, uint32_t n_bu
   off += res.size;
   HlShmRegion cs = { off, up (sizeof (HlShmCallsitesHeader) + n_sites * sizeof (HlShmCallsite), 64) };
   off += cs.size;
-  HlShmRegion live = { off, up (sizeof (HlShmLiveHeader) + n_live * sizeof (HlShmLiveSlot), 64) };
+  HlShmRegion live = { off, up (sizeof (HlShmLiveHeader) + n_live * sizeof (HlShmLiveEntry), 64) };
   off += live.size;
   HlShmRegion meta = { off, up (sizeof (HlShmMetadata), 64) };
   off += meta.size;
@@ -61,7 +61,7 @@ hl_shm_test_init (HlShmTestSegment *s, uint32_t uid, uint32_t pid, uint32_t n_bu
   s->sites = (HlShmCallsite *) (s->ch + 1);
   s->lh = (HlShmLiveHeader *) (s->base + live.offset);
   s->lh->n_slots = n_live;
-  s->slots = (HlShmLiveSlot *) (s->lh + 1);
+  s->slots = (HlShmLiveEntry *) (s->lh + 1);
   s->meta = (HlShmMetadata *) (s->base + meta.offset);
   s->cnt = (HlShmCounters *) (s->base + cnt.offset);
 }
@@ -124,13 +124,10 @@ void
 hl_shm_test_live (HlShmTestSegment *s, uint64_t slot, uint64_t addr, uint64_t id,
                   uint64_t size, uint32_t stack, uint32_t tid)
 {
-  HlShmLiveSlot *l = &s->slots[slot];
+  HlShmLiveEntry *l = &s->slots[slot];
   __atomic_store_n (&l->address_atomic, HL_SHM_LIVE_BUSY, __ATOMIC_RELAXED);
-  l->alloc_id = id;
-  l->size = size;
-  l->time_ns = id * 7;
-  l->stack_id = stack;
-  l->tid = tid;
+  (void) hl_shm_live_pack (id, size, HL_SHM_TEST_LIVE_TIME (id), stack, tid, &l->id_time, &l->size_time,
+                           &l->stack_tid);
   __atomic_store_n (&l->address_atomic, addr, __ATOMIC_RELEASE);
   __atomic_fetch_add (&s->lh->n_live_atomic, 1, __ATOMIC_RELAXED);
 }

@@ -18,7 +18,7 @@ typedef struct
   HlShmCallsitesHeader *ch;
   HlShmCallsite *sites;
   HlShmLiveHeader *lh;
-  HlShmLiveSlot *slots;
+  HlShmLiveEntry *slots;
   HlShmMetadata *meta;
   HlShmCounters *cnt;
 } HlShmTestSegment;
@@ -32,6 +32,8 @@ void     hl_shm_test_clear      (HlShmTestSegment *s);
 /* Appends a stack node and publishes its call site; returns the node offset or 0. */
 uint32_t hl_shm_test_add_stack  (HlShmTestSegment *s, uint32_t id, const uint64_t *frames, uint32_t n);
 uint32_t hl_shm_test_add_thread (HlShmTestSegment *s, uint32_t tid, const char *name);
+/* Publishes a live entry; its time is HL_SHM_TEST_LIVE_TIME (ID). */
+#define HL_SHM_TEST_LIVE_TIME(id) ((uint64_t) (id) * 7000000u)
 void     hl_shm_test_live       (HlShmTestSegment *s, uint64_t slot, uint64_t addr, uint64_t id,
                                  uint64_t size, uint32_t stack, uint32_t tid);
 void     hl_shm_test_meta       (HlShmTestSegment *s, const char *key, int64_t ivalue, const char *svalue);

@@ -2,8 +2,9 @@
  * (hl-trace-compress-stream.h): whatever the cuts between polls, even in
  * the middle of a packet or of the file header, the output is the one
  * hl_trace_compress_file writes for the finished file, and it reads back as
- * the plain file; a file replaced or shrunk while followed is an error, and
- * an abandoned stream leaves nothing behind. */
+ * the plain file; so too with columns large enough to be compressed while
+ * they grow (hl-trace-column-stream.h); a file replaced or shrunk while
+ * followed is an error, and an abandoned stream leaves nothing behind. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
+#include "hl-trace-reader-private.h"
 #include "hl-trace-zstd.h"
 
 static bool
@@ -56,10 +58,135 @@ grow_and_poll (const char *growing, const uint8_t *data, size_t n, const size_t 
   return ok && done == n && hl_trace_compress_stream_finish (stream, err) == 0;
 }
 
+/* True when the compressed trace PATH reads back as PLAIN[0..N). */
+static bool
+reads_back (const char *path, const HlTraceCodec *codec, const uint8_t *plain, size_t n)
+{
+  HlTraceReader *r;
+  HlFormatError err;
+  if (hl_trace_reader_open_file_codec (path, codec, &r, &err) != 0)
+    return false;
+  /* the image keeps the compressed file's header (flags, version) */
+  bool same = r->size == n && r->data_start <= n
+              && memcmp (r->data + r->data_start, plain + r->data_start, n - r->data_start) == 0;
+  hl_trace_reader_free (r);
+  return same;
+}
+
+/* 5. a trace whose columns grow past HL_COLUMN_STREAM_MIN in one frame:
+ * streamed while polled, the same bytes as compressed whole at the end, and
+ * not the bytes of a codec without streams (so the streams did the work) */
+static void
+large_columns (const char *dir, const HlTraceCodec *zstd)
+{
+  char plain[4096], whole[4096], growing[4096], nostream[4096];
+  snprintf (plain, sizeof plain, "%s/large.hltrace", dir);
+  snprintf (whole, sizeof whole, "%s/large-whole.hltrace", dir);
+  snprintf (growing, sizeof growing, "%s/large-growing.hltrace", dir);
+  snprintf (nostream, sizeof nostream, "%s/large-nostream.hltrace", dir);
+  HlGenOptions o = { 5, 700000, 2, 0, 0 };
+  HlGenTrace t;
+  hl_gen_trace (&t, &o);
+  append_file (plain, t.data, t.size, "wb");
+  HlFormatError err;
+  bool ok = hl_trace_compress_file (plain, whole, zstd, 0, &err) == 0;
+
+  size_t cuts[512], n_cuts = 0, at = 64;
+  uint32_t seed = 11;
+  cuts[n_cuts++] = 64;
+  while (at < t.size && n_cuts < 511)
+    {
+      seed = seed * 1103515245u + 12345u;
+      at += 1 + (seed >> 8) % 250000;
+      cuts[n_cuts++] = at < t.size ? at : t.size;
+    }
+  if (cuts[n_cuts - 1] != t.size)
+    cuts[n_cuts++] = t.size;
+  HlTraceCompressStream *s = hl_trace_compress_stream_new (growing, growing, zstd, 0);
+  ok = ok && grow_and_poll (growing, t.data, t.size, cuts, n_cuts, s, &err);
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (ok && same_file (growing, whole), "%zu plain bytes in %zu pieces, large columns streamed: the same file",
+             t.size, n_cuts);
+
+  HlTraceCodec plain_codec = *zstd;
+  plain_codec.stream_new = NULL;
+  plain_codec.stream_feed = NULL;
+  plain_codec.stream_free = NULL;
+  bool written = hl_trace_compress_file (plain, nostream, &plain_codec, 0, &err) == 0;
+  bool other = written && !same_file (nostream, whole);
+  bool back = reads_back (whole, zstd, t.data, t.size), back2 = reads_back (nostream, zstd, t.data, t.size);
+  hl_tap_ok (other && back && back2, "streamed columns differ from whole ones (%d), and both read back as the plain file (%d %d)",
+             other, back, back2);
+  hl_gen_trace_clear (&t);
+}
+
+/* 6. the codec's streams (HlTraceCodec.stream_*): for every effort, the
+ * same output however the input grew between calls, and it decompresses
+ * back; two outputs one after the other decompress as the two inputs */
+static void
+codec_streams (const HlTraceCodec *zstd)
+{
+  size_t n = 700000;
+  uint8_t *src = malloc (n), *back = malloc (2 * n);
+  uint32_t seed = 3;
+  for (size_t i = 0; src != NULL && i < n; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      src[i] = (uint8_t) (i % 251 < 200 ? i % 7 : seed >> 24); /* half repetitive, half noise */
+    }
+  bool same = src != NULL && back != NULL, decodes = same;
+  uint8_t *cat = NULL;
+  size_t cat_len = 0;
+  for (int effort = HL_CODEC_STREAM_FAST; effort <= HL_CODEC_STREAM_STRONG && same; effort++)
+    {
+      uint8_t *out[2] = { NULL, NULL };
+      size_t len[2] = { 0, 0 }, cap[2] = { 0, 0 };
+      for (int way = 0; way < 2; way++)
+        {
+          void *st = zstd->stream_new (zstd->user, effort);
+          size_t at = 0;
+          bool ok = st != NULL;
+          while (ok && at < n)
+            {
+              /* way 0: all at once; way 1: pieces of 1..99999 bytes */
+              seed = seed * 1103515245u + 12345u;
+              at = way == 0 ? n : at + 1 + (seed >> 8) % 99999;
+              at = at < n ? at : n;
+              ok = zstd->stream_feed (st, src, at, 0, &out[way], &len[way], &cap[way]) == 0;
+            }
+          ok = ok && zstd->stream_feed (st, src, n, 1, &out[way], &len[way], &cap[way]) == 0;
+          if (st != NULL)
+            zstd->stream_free (st);
+          same &= ok;
+        }
+      same &= len[0] == len[1] && len[0] > 0 && memcmp (out[0], out[1], len[0]) == 0;
+      decodes &= zstd->decompress (zstd->user, out[0], len[0], back, n) == n && memcmp (back, src, n) == 0;
+      if (effort == HL_CODEC_STREAM_ORDINARY && same)
+        {
+          cat = malloc (2 * len[0]);
+          if (cat != NULL)
+            {
+              memcpy (cat, out[0], len[0]);
+              memcpy (cat + len[0], out[0], len[0]);
+              cat_len = 2 * len[0];
+            }
+        }
+      free (out[0]);
+      free (out[1]);
+    }
+  hl_tap_ok (same, "codec streams: the same output however the input grew, at every effort");
+  bool two = decodes && cat != NULL && zstd->decompress (zstd->user, cat, cat_len, back, 2 * n) == 2 * n
+             && memcmp (back, src, n) == 0 && memcmp (back + n, src, n) == 0;
+  hl_tap_ok (two, "codec streams: outputs decompress back, and two one after the other as both inputs");
+  free (cat);
+  free (src);
+  free (back);
+}
+
 int
 main (void)
 {
-  hl_tap_plan (9);
+  hl_tap_plan (13);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -144,6 +271,9 @@ main (void)
   hl_trace_compress_stream_free (s);
   hl_tap_ok (refused && strstr (err.message, "compressed") != NULL, "a compressed file is refused (%s)",
              refused ? err.message : "accepted");
+
+  large_columns (dir, zstd);
+  codec_streams (zstd);
 
   free (d_plain);
   free (data);

@@ -113,11 +113,11 @@ main (int argc, char **argv)
     return regenerate (argv[2]);
 
   size_t n_cases = sizeof cases / sizeof cases[0];
-  hl_tap_plan ((int) n_cases * 7);
+  hl_tap_plan ((int) n_cases * 9);
   const char *root = getenv ("HL_SOURCE_ROOT");
-  /* Format 2.0 and 3.0 files (tests/format/data/v2/, v3/): same packets,
-   * read as before */
-  for (int major = 2; major <= 3; major++)
+  /* Format 2.0, 3.0 and 4.0 files (tests/format/data/v2/, v3/, v4/): same
+   * packets, read as before */
+  for (int major = 2; major <= 4; major++)
     for (size_t i = 0; i < n_cases; i++)
       {
         const GoldenCase *c = &cases[i];

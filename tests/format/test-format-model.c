@@ -39,7 +39,7 @@ roundtrip_planes (const uint8_t *raw, size_t n, HlColumns *keep, bool planes)
     }
   for (int i = 0; i < HL_COL_COUNT; i++)
     d[i] = c.data[i];
-  bool ok = hl_trace_columns_join_any (d, c.len, split_of, true, back, n) == 0 && memcmp (back, raw, n) == 0;
+  bool ok = hl_trace_columns_join_any (d, c.len, split_of, HL_JOIN_MODEL, back, n) == 0 && memcmp (back, raw, n) == 0;
   free (back);
   if (keep != NULL)
     *keep = c;
@@ -234,7 +234,7 @@ hostile (const HlColumns *c, size_t n, const size_t *split, size_t *runs, size_t
         {
           len[i] = l;
           (*runs)++;
-          *ok += hl_trace_columns_join_any (d, len, split, true, out, n) != 0;
+          *ok += hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL, out, n) != 0;
         }
       len[i] = c->len[i];
       uint8_t *copy = malloc (c->len[i] + 1);
@@ -244,7 +244,7 @@ hostile (const HlColumns *c, size_t n, const size_t *split, size_t *runs, size_t
           memcpy (copy, c->data[i], c->len[i]);
           copy[k] ^= (uint8_t) (0x81u >> (k % 3));
           (*runs)++;
-          *ok += hl_trace_columns_join_any (d, len, split, true, out, n) <= 0;
+          *ok += hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL, out, n) <= 0;
         }
       free (copy);
     }
@@ -254,7 +254,7 @@ hostile (const HlColumns *c, size_t n, const size_t *split, size_t *runs, size_t
 int
 main (void)
 {
-  hl_tap_plan (11);
+  hl_tap_plan (13);
 
   /* 1. random traces, every kind, several threads and packet sizes */
   bool all = true;
@@ -314,6 +314,22 @@ main (void)
                && kinds[HL_MTOK_ADDR_DEEP] > 0 && kinds[HL_MTOK_ADDR_RAW] * 10 < allocs && stack_raw * 4 < allocs,
              "the model predicts most addresses (every kind of token seen) and most stacks");
 
+  /* 3b. which allocation a free refers to (5.0's free cursors) */
+  size_t fkinds[HL_FTOK_RAW + 1] = { 0 }, frees = c.len[HL_COL_FID], bad_tok = 0;
+  for (size_t i = 0; i < frees; i++)
+    {
+      uint8_t f = c.data[HL_COL_FID][i];
+      if (f > HL_FTOK_RAW)
+        bad_tok++;
+      else
+        fkinds[f]++;
+    }
+  size_t cursor_hits = frees - fkinds[HL_FTOK_PREV] - fkinds[HL_FTOK_RAW] - bad_tok;
+  printf ("# %zu frees: prev %zu cursor %zu raw %zu\n", frees, fkinds[HL_FTOK_PREV], cursor_hits, fkinds[HL_FTOK_RAW]);
+  hl_tap_ok (frees > 20000 && bad_tok == 0 && fkinds[HL_FTOK_PREV] > 0 && cursor_hits > 0 && fkinds[HL_FTOK_RAW] > 0
+               && fkinds[HL_FTOK_PREV] + cursor_hits > frees / 3,
+             "a token per free; the free cursors predict a third of the freed ids (every kind of token seen)");
+
   /* 4. hostile model columns */
   size_t runs = 0, ok = 0;
   HlColumns sc = { 0 };
@@ -336,12 +352,12 @@ main (void)
     for (int i = 0; i < HL_COL_COUNT; i++)
       d[i] = c.data[i];
     uint8_t *out = malloc (an);
-    bool refused = hl_trace_columns_join_any (d, c.len, none, false, out, an) != 0;
+    bool refused = hl_trace_columns_join_any (d, c.len, none, HL_JOIN_COLUMNS, out, an) != 0;
     HlColumns v2 = { 0 };
     hl_trace_columns_split (araw, an, &v2);
     for (int i = 0; i < HL_COL_COUNT; i++)
       d[i] = v2.data[i];
-    refused &= hl_trace_columns_join_any (d, v2.len, none, true, out, an) != 0;
+    refused &= hl_trace_columns_join_any (d, v2.len, none, HL_JOIN_MODEL, out, an) != 0;
     hl_tap_ok (refused, "model columns do not join as codec 2, nor codec-2 columns as a model frame");
     hl_trace_columns_clear (&v2);
     free (out);
@@ -383,34 +399,42 @@ main (void)
           addr = rnd ();
         hl_trace_model_alloc (m, size, hl_trace_model_stack (m) + v % 3, addr, tok);
         hl_trace_model_free_id (m, i % 5 ? m->prev_id - v % 7 : v);
-        fine = hl_trace_model_find (m, size, addr) <= HL_MTOK_ADDR_MAX;
+        fine = hl_trace_model_find (m, size, addr) <= HL_MTOK_ADDR_SITE;
       }
     hl_trace_model_free (m);
     hl_tap_ok (fine, "200,000 random model steps stay in bounds");
   }
 
-  /* 8. the committed 4.0 compressed golden file */
+  /* 8. the committed compressed golden files: 5.0 (codec 4) and 4.0
+   * (codec 3, tests/format/data/v4/) */
   const char *root = getenv ("HL_SOURCE_ROOT");
-  char gpath[4096], dpath[4096];
-  snprintf (gpath, sizeof gpath, "%s/tests/format/data/basic-model.hltrace", root ? root : ".");
-  snprintf (dpath, sizeof dpath, "%s/tests/format/data/basic-model.dump", root ? root : ".");
-  size_t dlen = 0;
-  char *expected = hl_test_read_file (dpath, &dlen);
-  HlTraceReader *r;
-  HlFormatError err;
-  char *text = NULL;
-  size_t tlen = 0;
-  if (hl_trace_reader_open_file_codec (gpath, hl_trace_codec_zstd (3), &r, &err) == 0)
+  static const char *const goldens[][2] = {
+    { "basic-model", "5.0, model frame with free cursors" },
+    { "v4/basic-model", "4.0, model frame" },
+  };
+  for (int g = 0; g < 2; g++)
     {
-      FILE *f = open_memstream (&text, &tlen);
-      hl_trace_dump (r, f, 0, NULL);
-      fclose (f);
-      hl_trace_reader_free (r);
+      char gpath[4096], dpath[4096];
+      snprintf (gpath, sizeof gpath, "%s/tests/format/data/%s.hltrace", root ? root : ".", goldens[g][0]);
+      snprintf (dpath, sizeof dpath, "%s/tests/format/data/%s.dump", root ? root : ".", goldens[g][0]);
+      size_t dlen = 0;
+      char *expected = hl_test_read_file (dpath, &dlen);
+      HlTraceReader *r;
+      HlFormatError err;
+      char *text = NULL;
+      size_t tlen = 0;
+      if (hl_trace_reader_open_file_codec (gpath, hl_trace_codec_zstd (3), &r, &err) == 0)
+        {
+          FILE *f = open_memstream (&text, &tlen);
+          hl_trace_dump (r, f, 0, NULL);
+          fclose (f);
+          hl_trace_reader_free (r);
+        }
+      hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0,
+                 "%s.hltrace (%s) reads to its committed dump", goldens[g][0], goldens[g][1]);
+      free (text);
+      free (expected);
     }
-  hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0,
-             "basic-model.hltrace (4.0, model frame) reads to its committed dump");
-  free (text);
-  free (expected);
   free (bad);
   free (a.data);
   free (small.data);

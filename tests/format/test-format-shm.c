@@ -17,6 +17,7 @@
 typedef struct
 {
   size_t   n_stacks, n_threads, n_sites, n_live, n_meta;
+  size_t   n_live_exact;   /* live entries whose fields are as written */
   uint64_t frame_sum;
   uint32_t last_stack_id, last_n_frames;
   char     last_thread[80];
@@ -53,7 +54,60 @@ on_site (void *u, const HlShmCallsiteView *v)
 static void
 on_live (void *u, const HlShmLiveSlot *slot)
 {
-  ((Seen *) u)->n_live++;
+  Seen *s = u;
+  s->n_live++;
+  /* as build () wrote them; the time in units of 2^HL_SHM_LIVE_TIME_SHIFT ns */
+  uint64_t i = slot->alloc_id;
+  uint64_t t = HL_SHM_TEST_LIVE_TIME (i) >> HL_SHM_LIVE_TIME_SHIFT << HL_SHM_LIVE_TIME_SHIFT;
+  if (slot->address_atomic == 0x555555600000ull + i * 64 && slot->size == 100 && slot->stack_id == 1
+      && slot->tid == 4242 && slot->time_ns == t)
+    s->n_live_exact++;
+}
+
+typedef struct
+{
+  size_t   added, removed, exact;
+} Diff;
+
+static void
+on_added (void *u, uint64_t index, const HlShmLiveSlot *slot)
+{
+  Diff *d = u;
+  d->added++;
+  Seen one = { 0 };
+  on_live (&one, slot);
+  d->exact += one.n_live_exact == 1 && index == slot->alloc_id * 7;
+}
+
+static void
+on_removed (void *u, uint64_t index)
+{
+  ((Diff *) u)->removed++;
+}
+
+/* Live entries: fields up to 48 bits wide are kept exactly, wider ids and
+ * sizes are refused, the time is rounded down and saturates. */
+static void
+test_live_packing (void)
+{
+  uint64_t w[3];
+  HlShmLiveSlot v;
+  bool ok = hl_shm_live_pack (HL_SHM_LIVE_LOW48, HL_SHM_LIVE_LOW48 - 1, 123456789012345ull, UINT32_MAX, 4194303u,
+                              &w[0], &w[1], &w[2]);
+  hl_shm_live_unpack (0x7ffff7a00010ull, w[0], w[1], w[2], &v);
+  hl_tap_ok (ok && v.address_atomic == 0x7ffff7a00010ull && v.alloc_id == HL_SHM_LIVE_LOW48
+             && v.size == HL_SHM_LIVE_LOW48 - 1 && v.stack_id == UINT32_MAX && v.tid == 4194303u
+             && v.time_ns == (123456789012345ull >> HL_SHM_LIVE_TIME_SHIFT << HL_SHM_LIVE_TIME_SHIFT)
+             && 123456789012345ull - v.time_ns < (1ull << HL_SHM_LIVE_TIME_SHIFT),
+             "live entry: fields round-trip, the time rounded down to %u ns", 1u << HL_SHM_LIVE_TIME_SHIFT);
+  hl_tap_ok (!hl_shm_live_pack (HL_SHM_LIVE_LOW48 + 1, 1, 0, 0, 0, &w[0], &w[1], &w[2])
+             && !hl_shm_live_pack (1, 1ull << 48, 0, 0, 0, &w[0], &w[1], &w[2]),
+             "live entry: an id or a size wider than 48 bits is refused");
+  ok = hl_shm_live_pack (5, 6, UINT64_MAX, 7, 8, &w[0], &w[1], &w[2]);
+  hl_shm_live_unpack (0x1000, w[0], w[1], w[2], &v);
+  hl_tap_ok (ok && v.alloc_id == 5 && v.size == 6 && v.stack_id == 7 && v.tid == 8
+             && v.time_ns == (uint64_t) UINT32_MAX << HL_SHM_LIVE_TIME_SHIFT,
+             "live entry: a time beyond about 52 days saturates");
 }
 
 static void
@@ -151,7 +205,8 @@ open_status (HlShmTestSegment *s, char *msg, size_t len)
 int
 main (void)
 {
-  hl_tap_plan (39);
+  hl_tap_plan (44);
+  test_live_packing ();
   HlShmTestSegment s;
   build (&s);
   HlShmReader *r;
@@ -198,7 +253,24 @@ main (void)
   hl_tap_ok (hl_shm_reader_callsites (r, on_site, &seen, &err) == 0 && seen.n_sites == 21, "call sites: 21 used records");
   s.slots[7].address_atomic = HL_SHM_LIVE_BUSY;
   s.slots[14].address_atomic = HL_SHM_LIVE_TOMBSTONE;
-  hl_tap_ok (hl_shm_reader_live (r, on_live, &seen, &err) == 0 && seen.n_live == 28, "live: busy and tombstone slots skipped");
+  hl_tap_ok (hl_shm_reader_live (r, on_live, &seen, &err) == 0 && seen.n_live == 28 && seen.n_live_exact == 28,
+             "live: busy and tombstone slots skipped, the others' fields as written");
+  {
+    uint64_t n_slots = hl_shm_reader_live_n_slots (r);
+    uint32_t *shadow = calloc (n_slots, sizeof *shadow);
+    Diff d1 = { 0 }, d2 = { 0 }, d3 = { 0 };
+    hl_shm_reader_live_diff (r, shadow, n_slots, on_added, on_removed, &d1, &err);
+    hl_shm_reader_live_diff (r, shadow, n_slots, on_added, on_removed, &d2, &err);
+    s.slots[21].address_atomic = HL_SHM_LIVE_TOMBSTONE;           /* id 3 freed */
+    hl_shm_test_live (&s, 35, 0x555555600000ull + 5 * 64, 5 + 64, 100, 1, 4242); /* id 5 -> 69 */
+    hl_shm_test_live (&s, 14, 0x555555600000ull + 2 * 64, 2, 100, 1, 4242);      /* back */
+    hl_shm_reader_live_diff (r, shadow, n_slots, on_added, on_removed, &d3, &err);
+    hl_tap_ok (n_slots == 256 && d1.added == 28 && d1.exact == 28 && d1.removed == 0 && d2.added == 0
+               && d2.removed == 0 && d3.added == 2 && d3.removed == 2,
+               "live diff: 28 added, then nothing, then 1 freed, 1 replaced, 1 published (%zu %zu, %zu %zu)",
+               d1.added, d1.exact, d3.added, d3.removed);
+    free (shadow);
+  }
   memset (&seen, 0, sizeof seen);
   hl_tap_ok (hl_shm_reader_metadata (r, on_meta, &seen, &err) == 0 && seen.n_meta == 2
              && strcmp (seen.last_key, "user") == 0 && strcmp (seen.last_string, "alice") == 0,
@@ -237,7 +309,8 @@ main (void)
   while (0)
 
   MUTATE ("bad magic", HL_FORMAT_ERROR_NOT_A_TRACE, s.h->magic[2] = 'X');
-  MUTATE ("newer version", HL_FORMAT_ERROR_VERSION, s.h->version = 2);
+  MUTATE ("newer version", HL_FORMAT_ERROR_VERSION, s.h->version = HL_SHM_VERSION + 1);
+  MUTATE ("older version (40-byte live slots)", HL_FORMAT_ERROR_VERSION, s.h->version = 1);
   MUTATE ("header size", HL_FORMAT_ERROR_CORRUPT, s.h->header_size = 64);
   MUTATE ("segment size larger than the mapping", HL_FORMAT_ERROR_TRUNCATED, s.h->segment_size += 4096);
   MUTATE ("another uid", HL_FORMAT_ERROR_IO, s.h->uid = 0);

@@ -98,9 +98,9 @@ fix_crcs (const uint8_t *data, size_t size)
   return copy;
 }
 
-/* Columns frames (format 3.0) and model frames (4.0): any bytes split into
+/* Columns frames (format 3.0) and model frames (4.0, 5.0): any bytes split into
  * columns, with or without the model, join back exactly; and the input
- * read as hostile columns (15 u16 lengths, then the columns, the joined
+ * read as hostile columns (HL_COL_COUNT u16 lengths, then the columns, the joined
  * size in the first two bytes) never makes either join read or write out
  * of bounds. */
 static void
@@ -134,7 +134,7 @@ run_columns (const uint8_t *data, size_t size)
       for (int i = 0; i < HL_COL_COUNT; i++)
         d[i] = c.data[i];
       uint8_t *back = malloc (size + 1);
-      if (hl_trace_columns_join_any (d, c.len, split, true, back, size) != 0 || memcmp (back, data, size) != 0)
+      if (hl_trace_columns_join_any (d, c.len, split, HL_JOIN_MODEL, back, size) != 0 || memcmp (back, data, size) != 0)
         abort ();
       free (back);
     }
@@ -164,8 +164,9 @@ run_columns (const uint8_t *data, size_t size)
   split[HL_COL_ADDR] = len[HL_COL_ADDR] / 2;
   split[HL_COL_FREE] = len[HL_COL_FREE] / 2;
   (void) hl_trace_columns_join_planes (d, len, split, out, out_size);
-  /* and as a model frame */
-  (void) hl_trace_columns_join_any (d, len, split, true, out, out_size);
+  /* and as a model frame of 5.0 and of 4.0 */
+  (void) hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL, out, out_size);
+  (void) hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL_4, out, out_size);
   free (out);
 }
 

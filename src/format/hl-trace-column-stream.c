@@ -1,0 +1,238 @@
+/* hl-trace-column-stream.c — a frame's column packed while it grows
+ * (hl-trace-column-stream.h). */
+
+#include "hl-trace-column-stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hl-trace-columns.h"
+#include "hl-trace-compress-private.h"
+
+/* The copy's room: a column (or plane) holds at most its frame's bytes.
+ * malloc of this much maps pages that cost nothing until the copy reaches
+ * them. */
+#define COPY_RESERVE ((size_t) HL_ZFRAME_MAX_RAW + 2u * HL_PACKET_MAX_SIZE)
+
+static bool
+streaming (const HlColumnStream *cs, const HlTraceCodec *codec)
+{
+  return cs->z[0] != NULL && !cs->failed;
+}
+
+static void
+end_strong (HlColumnStream *cs, const HlTraceCodec *codec)
+{
+  if (cs->z[1] != NULL)
+    codec->stream_free (cs->z[1]);
+  cs->z[1] = NULL;
+}
+
+/* Starts the streams once the bytes reach HL_COLUMN_STREAM_MIN. */
+static void
+start (HlColumnStream *cs, const HlTraceCodec *codec)
+{
+  /* the probe: the first HL_COLUMN_STREAM_MIN bytes, compressed whole */
+  size_t cap = codec->compress_bound (codec->user, HL_COLUMN_STREAM_MIN);
+  uint8_t *probe = malloc (cap);
+  size_t got = probe != NULL ? codec->compress (codec->user, cs->copy, HL_COLUMN_STREAM_MIN, probe, cap) : 0;
+  free (probe);
+  int effort = got * HL_COLUMN_STREAM_FAST_RATIO > HL_COLUMN_STREAM_MIN ? HL_CODEC_STREAM_FAST
+                                                                        : HL_CODEC_STREAM_ORDINARY;
+  /* 2: compressible enough for the strong pass at any size */
+  cs->strong = codec->compress_strong == NULL || got * HL_STRONG_RATIO > HL_COLUMN_STREAM_MIN ? -1
+               : got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN                          ? 2
+                                                                                            : 1;
+  cs->z[0] = got > 0 ? codec->stream_new (codec->user, effort) : NULL;
+  if (cs->z[0] != NULL && cs->strong > 0)
+    cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG);
+  if (cs->z[0] == NULL || (cs->strong > 0 && cs->z[1] == NULL))
+    cs->failed = true;
+}
+
+void
+hl_column_stream_append (HlColumnStream     *cs,
+                         const HlTraceCodec *codec,
+                         const uint8_t      *bytes,
+                         size_t              n)
+{
+  if (cs->failed || n == 0)
+    return;
+  if (codec->stream_new == NULL || n > COPY_RESERVE - cs->len)
+    {
+      cs->failed = true;
+      return;
+    }
+  if (cs->copy == NULL && (cs->copy = malloc (COPY_RESERVE)) == NULL)
+    {
+      cs->failed = true;
+      return;
+    }
+  memcpy (cs->copy + cs->len, bytes, n);
+  cs->len += n;
+  if (cs->len < HL_COLUMN_STREAM_MIN)
+    return;
+  if (cs->strong == 0)
+    start (cs, codec);
+  if (cs->strong == 1 && cs->len > HL_STRONG_MAX_IN)
+    end_strong (cs, codec); /* it can no longer pay (hl_strong_pays) */
+  for (int k = 0; k < 2 && !cs->failed; k++)
+    if (cs->z[k] != NULL
+        && codec->stream_feed (cs->z[k], cs->copy, cs->len, 0, &cs->out[k], &cs->out_len[k], &cs->out_cap[k]) != 0)
+      cs->failed = true;
+}
+
+size_t
+hl_column_compress_whole (const HlTraceCodec *codec,
+                          const uint8_t      *all,
+                          size_t              n,
+                          uint8_t            *dst,
+                          size_t              cap)
+{
+  size_t got = codec->compress (codec->user, all, n, dst, cap);
+  if (codec->compress_strong != NULL && hl_strong_pays (n, got))
+    {
+      uint8_t *strong = malloc (cap);
+      size_t st = strong ? codec->compress_strong (codec->user, all, n, strong, cap) : 0;
+      if (st > 0 && st < got)
+        {
+          memcpy (dst, strong, st);
+          got = st;
+        }
+      free (strong);
+    }
+  return got;
+}
+
+size_t
+hl_column_stream_finish (HlColumnStream     *cs,
+                         const HlTraceCodec *codec,
+                         const uint8_t      *all,
+                         size_t              n,
+                         uint8_t            *dst,
+                         size_t              cap)
+{
+  if (n > cs->len && cs->len >= HL_COLUMN_STREAM_MIN)
+    hl_column_stream_append (cs, codec, all + cs->len, n - cs->len);
+  if (!streaming (cs, codec) || cs->len != n)
+    return n > 0 ? hl_column_compress_whole (codec, all, n, dst, cap) : 0;
+  if (codec->stream_feed (cs->z[0], cs->copy, n, 1, &cs->out[0], &cs->out_len[0], &cs->out_cap[0]) != 0)
+    return hl_column_compress_whole (codec, all, n, dst, cap);
+  int use = 0;
+  size_t got = cs->out_len[0];
+  if (cs->z[1] != NULL && hl_strong_pays (n, got)
+      && codec->stream_feed (cs->z[1], cs->copy, n, 1, &cs->out[1], &cs->out_len[1], &cs->out_cap[1]) == 0
+      && cs->out_len[1] < got)
+    use = 1;
+  if (cs->out_len[use] == 0 || cs->out_len[use] > cap)
+    return 0;
+  memcpy (dst, cs->out[use], cs->out_len[use]);
+  return cs->out_len[use];
+}
+
+void
+hl_column_stream_clear (HlColumnStream     *cs,
+                        const HlTraceCodec *codec)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      if (cs->z[k] != NULL)
+        codec->stream_free (cs->z[k]);
+      free (cs->out[k]);
+    }
+  free (cs->copy);
+  memset (cs, 0, sizeof *cs);
+}
+
+/* ---- Columns: one stream, or one per plane ---------------------------- */
+
+/* Appends the planes of the column's bytes COL[FED..N) (whole varints) to
+ * the two parts. */
+static void
+feed_planes (HlColumnPack *cp, const HlTraceCodec *codec, unsigned column, const uint8_t *col, size_t n)
+{
+  size_t k = n - cp->fed;
+  HlColumns one;
+  memset (&one, 0, sizeof one);
+  one.data[column] = malloc (k);
+  if (one.data[column] == NULL)
+    {
+      cp->failed = true;
+      return;
+    }
+  memcpy (one.data[column], col + cp->fed, k);
+  one.len[column] = one.cap[column] = k;
+  size_t split = hl_trace_columns_to_planes (&one, (HlColumn) column);
+  if (split == 0 || split > one.len[column])
+    cp->failed = true; /* out of memory (the bytes are varints) */
+  else
+    {
+      hl_column_stream_append (&cp->part[0], codec, one.data[column], split);
+      hl_column_stream_append (&cp->part[1], codec, one.data[column] + split, one.len[column] - split);
+      cp->failed = cp->part[0].failed || cp->part[1].failed;
+    }
+  hl_trace_columns_clear (&one);
+}
+
+void
+hl_column_pack_advance (HlColumnPack       *cp,
+                        const HlTraceCodec *codec,
+                        unsigned            column,
+                        const uint8_t      *col,
+                        size_t              n)
+{
+  if (n < HL_COLUMN_STREAM_MIN || n <= cp->fed || cp->failed)
+    return;
+  if (cp->planes)
+    feed_planes (cp, codec, column, col, n);
+  else
+    hl_column_stream_append (&cp->part[0], codec, col + cp->fed, n - cp->fed);
+  cp->fed = n;
+}
+
+bool
+hl_column_pack_streamed (const HlColumnPack *cp,
+                         const HlTraceCodec *codec,
+                         size_t              n)
+{
+  return !cp->planes || (n >= HL_COLUMN_STREAM_MIN && !cp->failed && codec->stream_new != NULL);
+}
+
+size_t
+hl_column_pack_finish (HlColumnPack       *cp,
+                       const HlTraceCodec *codec,
+                       unsigned            column,
+                       const uint8_t      *col,
+                       size_t              n,
+                       uint8_t            *dst,
+                       size_t              cap,
+                       size_t             *split)
+{
+  *split = 0;
+  if (!cp->planes)
+    {
+      hl_column_pack_advance (cp, codec, column, col, n);
+      return hl_column_stream_finish (&cp->part[0], codec, col, n, dst, cap);
+    }
+  hl_column_pack_advance (cp, codec, column, col, n);
+  if (cp->failed || cp->fed != n)
+    return 0;
+  HlColumnStream *p = cp->part;
+  size_t a = hl_column_stream_finish (&p[0], codec, p[0].copy, p[0].len, dst, cap);
+  size_t b = p[1].len > 0 && a > 0 ? hl_column_stream_finish (&p[1], codec, p[1].copy, p[1].len, dst + a, cap - a) : 0;
+  if (a == 0 || (p[1].len > 0 && b == 0))
+    return 0;
+  *split = p[0].len;
+  return a + b;
+}
+
+void
+hl_column_pack_clear (HlColumnPack       *cp,
+                      const HlTraceCodec *codec)
+{
+  bool planes = cp->planes;
+  hl_column_stream_clear (&cp->part[0], codec);
+  hl_column_stream_clear (&cp->part[1], codec);
+  memset (cp, 0, sizeof *cp);
+  cp->planes = planes;
+}
