@@ -22,8 +22,11 @@ struct _HlFlameData
   gboolean      cost_is_bytes;
   gboolean      total_set;
   gboolean      finished;
-  /* Cached lower-cased names for searching, built on first search. */
-  char        **folded;
+  /* Cached lower-cased names for searching, built on first search: one
+   * per distinct name (names are interned: the same string, the same
+   * pointer), owned by folded_names. */
+  const char  **folded;
+  GHashTable   *folded_names;   /* name → its folded copy */
 };
 
 /* The nodes of the last large data freed, for the next: a live flame
@@ -34,12 +37,8 @@ static HlRecycleSlot recycled_nodes;
 static void
 hl_flame_data_free (HlFlameData *data)
 {
-  if (data->folded != NULL)
-    {
-      for (guint i = 0; i < data->n_nodes; i++)
-        g_free (data->folded[i]);
-      g_free (data->folded);
-    }
+  g_free (data->folded);
+  g_clear_pointer (&data->folded_names, g_hash_table_unref);
   hl_recycle_give (&recycled_nodes, data->nodes, data->block_size);
   g_free (data->open);
   g_free (data->next_offset);
@@ -335,9 +334,26 @@ ensure_folded (HlFlameData *data)
 {
   if (data->folded != NULL)
     return;
-  data->folded = g_new (char *, data->n_nodes);
+  data->folded_names = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  data->folded = g_new (const char *, data->n_nodes);
   for (guint i = 0; i < data->n_nodes; i++)
-    data->folded[i] = g_utf8_casefold (data->nodes[i].name, -1);
+    {
+      const char *name = data->nodes[i].name;
+      char *f;
+
+      if (i > 0 && name == data->nodes[i - 1].name)
+        {
+          data->folded[i] = data->folded[i - 1];
+          continue;
+        }
+      f = g_hash_table_lookup (data->folded_names, name);
+      if (f == NULL)
+        {
+          f = g_utf8_casefold (name, -1);
+          g_hash_table_insert (data->folded_names, (gpointer) name, f);
+        }
+      data->folded[i] = f;
+    }
 }
 
 const char *
