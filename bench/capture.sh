@@ -12,6 +12,9 @@
 # left for then: `record` prints it with HEAPLENS_DEBUG=timing).
 # BASE=OTHER_BUILD_DIR adds a column "base": Heaplens (libunwind) of
 # another build (before/after a change, side by side in the same run).
+# Also `record --no-costs` (config nocosts: without the saved costs it
+# computes while the program runs, docs/trace-format.md 7e): its time, CPU,
+# wait after exit and trace size beside the default's.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -68,28 +71,31 @@ run_one () {
     # DWARF unwinder; keep fp to measure it
     libunwind|fp) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
                     "$cli" record --unwind "$cfg" -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
+    nocosts) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
+               "$cli" record --unwind libunwind --no-costs -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
     base) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
             "$base/src/cli/heaplens-cli" record -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
     heaptrack) $tm -f "%U %S" -o "$tmp/cpu" heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
-  local post=0 ok=1
+  local post=0 postcpu=0 ok=1
   case $cfg in
-    libunwind|fp|base)
+    libunwind|fp|base|nocosts)
       post=$(sed -n 's/^heaplens: timing: \([0-9.]*\) s after.*/\1/p' "$tmp/err" | tail -1)
+      postcpu=$(sed -n 's/^heaplens: timing: .* after the program exited (\([0-9.]*\) s CPU).*/\1/p' "$tmp/err" | tail -1)
       # a trace left plain was not compressed: `sessions --prune` of another
       # process (a test run) can remove the program's ended session before
       # `record` reads it; such a run measures nothing and is run again
       [ $(( $(od -An -tu4 -j20 -N4 "$tmp/trace.hltrace" 2> /dev/null | tr -d ' ' || echo 0) & 2 )) -ne 0 ] || ok=0 ;;
   esac
-  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} $ok"
+  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} ${postcpu:-0} $ok"
 }
 
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
 
-configs="plain libunwind fp heaptrack${base:+ base}"
-declare -A T S C P
+configs="plain libunwind fp heaptrack nocosts${base:+ base}"
+declare -A T S C P Q SAVED
 for w in $workloads; do
   for cfg in $configs; do
     : > "$tmp/runs"
@@ -104,11 +110,14 @@ for w in $workloads; do
     T[$cfg,$w]=$(awk '{print $1}' "$tmp/runs" | median)
     C[$cfg,$w]=$(awk '{print $2}' "$tmp/runs" | median)
     P[$cfg,$w]=$(awk '{print $3}' "$tmp/runs" | median)
+    Q[$cfg,$w]=$(awk '{print $4}' "$tmp/runs" | median)
     case $cfg in
-      libunwind|fp|base) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
+      libunwind|fp|base|nocosts) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
       heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
     esac
-    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s (wall cpu after:" $(cat "$tmp/runs") ")" >&2
+    SAVED[$cfg,$w]=no
+    [ "$(tail -c 8 "$tmp/trace.hltrace" 2> /dev/null | tr -d '\0')" = HLCOSTS ] && SAVED[$cfg,$w]=yes
+    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU (wall cpu after after-cpu:" $(cat "$tmp/runs") ")" >&2
   done
 done
 
@@ -124,14 +133,23 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
     echo "| $w | $p | ${T[libunwind,$w]} s ($(ratio ${T[libunwind,$w]} $p)x) | ${T[fp,$w]} s ($(ratio ${T[fp,$w]} $p)x) | ${T[heaptrack,$w]} s ($(ratio ${T[heaptrack,$w]} $p)x) | ${S[libunwind,$w]} | ${S[fp,$w]} | ${S[heaptrack,$w]} | $(ratio "$(ratio ${T[libunwind,$w]} $p)" "$(ratio ${T[heaptrack,$w]} $p)") | $(ratio ${S[libunwind,$w]} ${S[heaptrack,$w]}) |"
   done
   echo
-  echo "CPU s: user+sys of the process tree; after exit: \`record\`'s wait after the program exited (medians)."
+  echo "CPU s: user+sys of the process tree; after exit: \`record\`'s wait after the program exited, and the CPU"
+  echo "\`record\` used then (all its threads; less sensitive to a loaded machine) (medians)."
   echo
-  echo "| workload | cpu plain | cpu libunwind | cpu heaptrack | after exit libunwind | after exit fp |${base:+ base time | base cpu | base after exit | base size | base/heaptrack time |}"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: |${base:+ ---: | ---: | ---: | ---: | ---: |}"
+  echo "| workload | cpu plain | cpu libunwind | cpu heaptrack | after exit libunwind | after exit fp | after-exit CPU libunwind |${base:+ base time | base cpu | base after exit | base after-exit CPU | base size | base/heaptrack time |}"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |${base:+ ---: | ---: | ---: | ---: | ---: | ---: |}"
   for w in $workloads; do
-    line="| $w | ${C[plain,$w]} | ${C[libunwind,$w]} | ${C[heaptrack,$w]} | ${P[libunwind,$w]} | ${P[fp,$w]} |"
-    [ -n "$base" ] && line="$line ${T[base,$w]} s | ${C[base,$w]} | ${P[base,$w]} | ${S[base,$w]} | $(ratio ${T[base,$w]} ${T[heaptrack,$w]}) |"
+    line="| $w | ${C[plain,$w]} | ${C[libunwind,$w]} | ${C[heaptrack,$w]} | ${P[libunwind,$w]} s | ${P[fp,$w]} s | ${Q[libunwind,$w]} s |"
+    [ -n "$base" ] && line="$line ${T[base,$w]} s | ${C[base,$w]} | ${P[base,$w]} s | ${Q[base,$w]} s | ${S[base,$w]} | $(ratio ${T[base,$w]} ${T[heaptrack,$w]}) |"
     echo "$line"
+  done
+  echo
+  echo "Saved costs: libunwind (the default, costs computed while the program runs) against --no-costs (medians)"
+  echo
+  echo "| workload | time with / without | cpu with / without | after exit with / without | trace with / without | costs saved |"
+  echo "| --- | ---: | ---: | ---: | ---: | --- |"
+  for w in $workloads; do
+    echo "| $w | ${T[libunwind,$w]} / ${T[nocosts,$w]} s | ${C[libunwind,$w]} / ${C[nocosts,$w]} | ${P[libunwind,$w]} / ${P[nocosts,$w]} | ${S[libunwind,$w]} / ${S[nocosts,$w]} ($(ratio ${S[libunwind,$w]} ${S[nocosts,$w]})x) | ${SAVED[libunwind,$w]} |"
   done
 } | tee "$out"
 echo "written to $out" >&2

@@ -5,9 +5,10 @@
 # analysis, same run, best of REPS (3) alternated runs; also the report
 # decoding the events instead of reading the costs `record` saved in the
 # trace (HEAPLENS_NO_COSTS_PACKET=1, docs/trace-format.md 7e), and on the
-# full model (HEAPLENS_REPORT_FULL=1). The price of the saved costs is paid
-# by `record`: its CPU time with and without them (--no-costs) is printed
-# too.
+# full model (HEAPLENS_REPORT_FULL=1). The churn is recorded the default
+# way (`record` computes the saved costs while the program runs); what that
+# costs `record` is printed too: its wall and CPU time with and without
+# them (--no-costs), and the time it spends after the program has exited.
 # Also times model-bench (1 M synthetic allocations) and, unless BIG=0,
 # `report` on a 20 M-event churn recording (10 M pairs). BASE=path of
 # another heaplens-cli (e.g. an older build) adds its numbers on the same
@@ -27,7 +28,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
-"$cli" record --costs -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
+"$cli" record -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
+saved=no
+[ "$(tail -c 8 "$tmp/churn.hltrace" | tr -d '\0')" = HLCOSTS ] && saved=yes
 (cd "$tmp" && heaptrack -o "$tmp/churn.heaptrack" "$tmp/churn" "$pairs" > /dev/null 2>&1)
 ht=$(ls "$tmp"/churn.heaptrack*)
 
@@ -43,7 +46,7 @@ measure () { # NAME CMD...: prints "seconds max_rss_kib cpu_seconds" (cpu = user
 # single runs are noise.
 REPS=${REPS:-3}
 base=${BASE:-}
-declare -A W M C
+declare -A W M C A
 keep () { # NAME "wall rss cpu"
   local w m c; read -r w m c <<< "$2"
   W[$1]=$(python3 -c "print(min(${W[$1]:-999}, $w))")
@@ -62,14 +65,22 @@ hl_s=${W[heaplens]} hl_kb=${M[heaplens]} hl_cpu=${C[heaplens]}
 ht_s=${W[heaptrack]} ht_kb=${M[heaptrack]} ht_cpu=${C[heaptrack]}
 fu_s=${W[full]} fu_kb=${M[full]} fu_cpu=${C[full]}
 de_s=${W[decode]} de_kb=${M[decode]} de_cpu=${C[decode]}
-# what saving the costs adds to `record` (after the program has exited)
+# what saving the costs adds to `record`, alternated runs; the time after
+# the program exited is the best of REPS too
+after_exit () { sed -n 's/^heaplens: timing: \([0-9.]*\) s after the program exited.*/\1/p' "$tmp/$1.err"; }
 for _ in $(seq "$REPS"); do
-  keep rec "$(measure rec "$cli" record --costs -o "$tmp/rec.hltrace" -- "$tmp/churn" "$pairs")"
-  keep recnc "$(measure recnc "$cli" record --no-costs -o "$tmp/recnc.hltrace" -- "$tmp/churn" "$pairs")"
+  for cfg in rec recnc; do
+    flag=""; [ $cfg = recnc ] && flag=--no-costs
+    /usr/bin/time -f "%e %M %U %S" -o "$tmp/$cfg.time" env HEAPLENS_DEBUG=timing "$cli" record $flag \
+      -o "$tmp/$cfg.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2> "$tmp/$cfg.err"
+    read -r e m u s < <(tail -n 1 "$tmp/$cfg.time")
+    keep $cfg "$e $m $(python3 -c "print('%.2f' % ($u + $s))")"
+    A[$cfg]=$(python3 -c "print(min(${A[$cfg]:-999}, $(after_exit $cfg)))")
+  done
 done
 if [ -n "$base" ]; then b_s=${W[base]} b_kb=${M[base]} b_cpu=${C[base]}; fi
 if [ "${BIG:-1}" != 0 ]; then
-  "$cli" record --costs -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
+  "$cli" record -o "$tmp/big.hltrace" -- "$tmp/churn" 10000000 > /dev/null 2>&1
   read -r big_s big_kb big_cpu < <(measure big "$cli" report "$tmp/big.hltrace")
   if [ -n "$base" ]; then
     read -r bb_s bb_kb bb_cpu < <(measure bigbase "$base" report "$tmp/big.hltrace")
@@ -90,7 +101,7 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
   echo
   echo "| analysis | wall s | CPU s (user+sys) | peak RSS MiB |"
   echo "|---|---|---|---|"
-  echo "| heaplens-cli report (saved costs) | $hl_s | $hl_cpu | $((hl_kb / 1024)) |"
+  echo "| heaplens-cli report (recorded the default way; saved costs: $saved) | $hl_s | $hl_cpu | $((hl_kb / 1024)) |"
   echo "| heaplens-cli report, events decoded (HEAPLENS_NO_COSTS_PACKET=1) | $de_s | $de_cpu | $((de_kb / 1024)) |"
   echo "| heaptrack_print | $ht_s | $ht_cpu | $((ht_kb / 1024)) |"
   echo "| heaplens-cli report, full model (HEAPLENS_REPORT_FULL=1) | $fu_s | $fu_cpu | $((fu_kb / 1024)) |"
@@ -100,7 +111,7 @@ out=$here/results/model-$(date -u +%Y%m%d-%H%M).md
   echo
   echo "decoding the events instead: wall $(python3 -c "print('%.1fx' % ($ht_s / max($de_s, 0.01)))"), CPU $(python3 -c "print('%.1fx' % ($ht_cpu / max($de_cpu, 0.01)))") faster than heaptrack_print"
   echo
-  echo "record (program run + post-processing), best of $REPS: with saved costs (--costs) wall ${W[rec]} s, CPU ${C[rec]} s; without (the default) wall ${W[recnc]} s, CPU ${C[recnc]} s"
+  echo "record (program run + post-processing), best of $REPS: with saved costs (the default) wall ${W[rec]} s, CPU ${C[rec]} s, ${A[rec]} s after the program exited, trace $(stat -c %s "$tmp/rec.hltrace") B; without (--no-costs) wall ${W[recnc]} s, CPU ${C[recnc]} s, ${A[recnc]} s after exit, trace $(stat -c %s "$tmp/recnc.hltrace") B"
   echo
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "${BIG:-1}" != 0 ]; then

@@ -61,6 +61,7 @@ struct _HlWindow
   HlRecording        *recording;
   HlAnalysis         *analysis;
   HlCallTree         *flame_tree;            /* the tree the flame graph shows */
+  HlAnalysis         *flame_analysis;        /* the analysis that built it */
   char               *banner_details;
   char               *banner_title;
 
@@ -98,6 +99,8 @@ struct _HlWindow
   guint               analyses_running;
   gboolean            analysis_pending;      /* live: another one after this */
   guint               flame_generation;      /* the newest flame data build */
+  HlCostKind          flame_kind;            /* of flame_tree's data */
+  gboolean            flame_inverted;
   gboolean            flame_pending;         /* live: the session was busy */
   guint               live_updates;
   guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
@@ -738,8 +741,15 @@ typedef struct
   gboolean       inverted;
   guint          generation;
   HlTimingMark   begin;
+  /* what the flame graph shows now, when its kind and inversion are the
+   * job's: kept if the analysis gives the same tree (a live view of an
+   * idle target) */
+  HlAnalysis    *shown_analysis;
+  HlCallTree    *shown_tree;
+  HlFlameData   *shown_data;
   HlCallTree    *tree;      /* results */
   HlFlameData   *data;
+  gboolean       unchanged; /* data is shown_data */
 } FlameJob;
 
 static void
@@ -754,6 +764,9 @@ flame_job_free (gpointer p)
     }
   g_clear_pointer (&job->tree, hl_call_tree_unref);
   g_clear_pointer (&job->data, hl_flame_data_unref);
+  g_clear_object (&job->shown_analysis);
+  g_clear_pointer (&job->shown_tree, hl_call_tree_unref);
+  g_clear_pointer (&job->shown_data, hl_flame_data_unref);
   g_object_unref (job->analysis);
   g_object_unref (job->self);
   g_free (job);
@@ -768,6 +781,14 @@ flame_job_thread (GTask        *task,
   FlameJob *job = task_data;
   g_autoptr(HlFlameLayout) layout = NULL;
 
+  if (job->shown_tree != NULL
+      && (job->tree = hl_analysis_reuse_call_tree (job->analysis, job->shown_analysis, job->shown_tree)) != NULL)
+    {
+      job->data = hl_flame_data_ref (job->shown_data);
+      job->unchanged = TRUE;
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
   /* Inverted: the bottom-up tree, allocating functions next to the root. */
   job->tree = hl_analysis_get_call_tree (job->analysis,
                                          job->inverted ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN,
@@ -865,8 +886,13 @@ flame_job_done (GObject      *source,
     return; /* a newer build replaces this one */
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&job->tree);
-  hl_flame_view_set_data (self->flame_view, job->data);
-  hl_timing_log (&job->begin, "flame graph data %u nodes", hl_flame_data_get_n_nodes (job->data));
+  g_set_object (&self->flame_analysis, job->analysis);
+  self->flame_kind = job->kind;
+  self->flame_inverted = job->inverted;
+  if (!job->unchanged)
+    hl_flame_view_set_data (self->flame_view, job->data);
+  hl_timing_log (&job->begin, "flame graph data %u nodes%s", hl_flame_data_get_n_nodes (job->data),
+                 job->unchanged ? " (unchanged, kept)" : "");
   hl_timing_log (&self->analysis_mark, "refilter to flame graph data");
   if (!has_views (self))
     show_page (self, "views");
@@ -913,6 +939,17 @@ refresh_flame_graph (HlWindow *self)
   job->kind = kind;
   job->inverted = hl_flame_graph_get_inverted (hl_flame_view_get_graph (self->flame_view));
   job->generation = ++self->flame_generation;
+  {
+    HlFlameData *shown = hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view));
+
+    if (self->flame_tree != NULL && self->flame_analysis != NULL && shown != NULL
+        && self->flame_kind == job->kind && self->flame_inverted == job->inverted)
+      {
+        job->shown_analysis = g_object_ref (self->flame_analysis);
+        job->shown_tree = hl_call_tree_ref (self->flame_tree);
+        job->shown_data = hl_flame_data_ref (shown);
+      }
+  }
   hl_timing_mark (&job->begin);
   task = g_task_new (NULL, NULL, flame_job_done, NULL);
   g_task_set_task_data (task, job, flame_job_free);
@@ -1615,6 +1652,7 @@ on_cancel_clicked (HlWindow *self)
   g_clear_object (&self->analysis_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  g_clear_object (&self->flame_analysis);
   g_clear_object (&self->analysis);
   g_clear_object (&self->recording);
   self->opening = FALSE;
@@ -1716,6 +1754,7 @@ hl_window_dispose (GObject *object)
   g_clear_object (&self->call_tree_cancellable);
   g_clear_pointer (&self->call_tree_reveal, g_strfreev);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
+  g_clear_object (&self->flame_analysis);
   g_clear_object (&self->analysis);
   g_clear_object (&self->recording);
   g_clear_pointer (&self->banner_title, g_free);

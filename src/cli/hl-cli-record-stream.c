@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
+#include "hl-recording-costs-stream.h"
 #include "hl-shm-reader.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-zstd.h"
@@ -27,6 +28,7 @@ struct HlRecordStreams
   pid_t       root;
   uint64_t    since_wall_ns;
   int         level;
+  bool        costs;
   GThread    *thread;
   GMutex      lock;          /* stop, and the wait between polls */
   GCond       wake;
@@ -34,7 +36,25 @@ struct HlRecordStreams
   GHashTable *seen;          /* segment name -> 1: read once, settled */
   GHashTable *pids;          /* pids of the program's processes */
   GHashTable *streams;       /* trace path -> HlTraceCompressStream (NULL: failed) */
+  GHashTable *costs_of;      /* trace path -> HlCostsStream */
+  GHashTable *payloads;      /* trace path -> CostsResult */
 };
+
+/* What following a trace's costs gave: a recording, or why not. */
+typedef struct
+{
+  HlRecording *costs;
+  char        *why;
+} CostsResult;
+
+static void
+costs_result_free (gpointer p)
+{
+  CostsResult *r = p;
+  g_clear_object (&r->costs);
+  g_free (r->why);
+  g_free (r);
+}
 
 /* A segment of the program or of a descendant whose parent is known? */
 static void
@@ -57,13 +77,23 @@ discover_cb (const char *name,
               || g_hash_table_contains (rs->pids, GUINT_TO_POINTER (s.header.ppid));
   if (!ours)
     return; /* a descendant whose parent's session is not seen yet, or another program's */
-  g_hash_table_add (rs->seen, g_strdup (name));
   g_hash_table_add (rs->pids, GUINT_TO_POINTER (s.header.pid));
   const char *trace = s.header.trace_path;
-  if (trace[0] == '\0' || g_hash_table_contains (rs->streams, trace))
+  /* the preload writes the path, then says RUNNING (release): until then
+   * it may be empty or half copied; read again next time */
+  if (s.header.state_atomic == HL_SHM_STATE_STARTING || trace[0] == '\0')
+    return;
+  g_hash_table_add (rs->seen, g_strdup (name));
+  if (g_hash_table_contains (rs->streams, trace))
     return;
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (trace, trace, hl_trace_codec_zstd (rs->level), 0);
   g_hash_table_insert (rs->streams, g_strdup (trace), stream);
+  if (rs->costs && stream != NULL)
+    {
+      HlCostsStream *costs = hl_costs_stream_new ();
+      hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
+      g_hash_table_insert (rs->costs_of, g_strdup (trace), costs);
+    }
 }
 
 static void
@@ -78,8 +108,11 @@ poll_streams (HlRecordStreams *rs)
       if (value != NULL && hl_trace_compress_stream_poll (value, &err) != 0)
         {
           /* the end compresses this one whole and says why if it fails again */
+          if (getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+            fprintf (stderr, "heaplens: following %s stopped: %s\n", (const char *) key, err.message);
           hl_trace_compress_stream_free (value);
           g_hash_table_iter_replace (&it, NULL);
+          g_hash_table_remove (rs->costs_of, key);
         }
     }
 }
@@ -110,15 +143,25 @@ stream_free (gpointer p)
   hl_trace_compress_stream_free (p);
 }
 
+static void
+costs_free (gpointer p)
+{
+  hl_costs_stream_free (p);
+}
+
 HlRecordStreams *
 hl_record_streams_start (pid_t    pid,
                          uint64_t since_wall_ns,
-                         int      level)
+                         int      level,
+                         bool     costs)
 {
   HlRecordStreams *rs = g_new0 (HlRecordStreams, 1);
   rs->root = pid;
   rs->since_wall_ns = since_wall_ns;
   rs->level = level;
+  rs->costs = costs;
+  rs->costs_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_free);
+  rs->payloads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_result_free);
   rs->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rs->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   rs->streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, stream_free);
@@ -144,6 +187,10 @@ hl_record_streams_stop (HlRecordStreams *rs)
   g_mutex_unlock (&rs->lock);
   g_thread_join (rs->thread);
   rs->thread = NULL;
+  /* A program shorter than a poll has a stream too: finish then does the
+   * whole compression (and the costs) in one go, as compressing the file
+   * whole would. */
+  hl_cli_session_foreach (discover_cb, rs);
 }
 
 bool
@@ -158,15 +205,58 @@ hl_record_streams_finish (HlRecordStreams *rs,
   HlFormatError err;
   struct stat st;
   /* bench/capture.sh: how much was left for after the program's exit */
-  if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0 && stat (trace, &st) == 0)
+  bool timing = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  if (timing && stat (trace, &st) == 0)
     fprintf (stderr, "heaplens: timing: %.1f of %.1f MiB taken in while the program ran\n",
              (double) hl_trace_compress_stream_taken (stream) / 1048576.0, (double) st.st_size / 1048576.0);
+  gint64 t0 = g_get_monotonic_time ();
   bool ok = hl_trace_compress_stream_finish (stream, &err) == 0;
+  gint64 t1 = g_get_monotonic_time ();
+  unsigned long long total = hl_trace_compress_stream_taken (stream);
   if (!ok)
     fprintf (stderr, _("heaplens: compressing %s while it was written failed (%s): compressing it again\n"),
              trace, err.message);
   g_hash_table_remove (rs->streams, trace);
+  HlCostsStream *costs = g_hash_table_lookup (rs->costs_of, trace);
+  if (ok && costs != NULL)
+    {
+      GError *error = NULL;
+      CostsResult *r = g_new0 (CostsResult, 1);
+      r->costs = hl_costs_stream_finish (costs, &error);
+      r->why = error != NULL ? g_strdup (error->message) : NULL;
+      g_hash_table_insert (rs->payloads, g_strdup (trace), r);
+      g_clear_error (&error);
+    }
+  g_hash_table_remove (rs->costs_of, trace);
+  if (timing)
+    fprintf (stderr, "heaplens: timing: %.3f s to compress the last of %.1f MiB, %.3f s to finish the costs\n",
+             (double) (t1 - t0) / 1e6, (double) total / 1048576.0, (double) (g_get_monotonic_time () - t1) / 1e6);
   return ok;
+}
+
+bool
+hl_record_streams_following_costs (HlRecordStreams *rs,
+                                   const char      *trace)
+{
+  HlCostsStream *costs = rs != NULL ? g_hash_table_lookup (rs->costs_of, trace) : NULL;
+  return costs != NULL && !hl_costs_stream_failed (costs);
+}
+
+void *
+hl_record_streams_take_costs (HlRecordStreams *rs,
+                              const char      *trace,
+                              char            *why,
+                              size_t           why_size)
+{
+  snprintf (why, why_size, "%s", "");
+  CostsResult *r = rs != NULL ? g_hash_table_lookup (rs->payloads, trace) : NULL;
+  if (r == NULL)
+    return NULL;
+  HlRecording *costs = g_steal_pointer (&r->costs);
+  if (r->why != NULL)
+    snprintf (why, why_size, "%s", r->why);
+  g_hash_table_remove (rs->payloads, trace);
+  return costs;
 }
 
 void
@@ -178,6 +268,8 @@ hl_record_streams_free (HlRecordStreams *rs)
   g_hash_table_unref (rs->seen);
   g_hash_table_unref (rs->pids);
   g_hash_table_unref (rs->streams);
+  g_hash_table_unref (rs->costs_of);
+  g_hash_table_unref (rs->payloads);
   g_mutex_clear (&rs->lock);
   g_cond_clear (&rs->wake);
   g_free (rs);

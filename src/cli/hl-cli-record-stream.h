@@ -15,10 +15,13 @@ typedef struct HlRecordStreams HlRecordStreams;
 
 /* Starts following the sessions of PID and its descendants that started at
  * or after SINCE_WALL_NS (CLOCK_REALTIME), compressing their traces at zstd
- * LEVEL. NULL when the thread cannot start (then compress at the end). */
+ * LEVEL and, with COSTS, computing their saved costs from the same packets
+ * (hl-recording-costs-stream.h). NULL when the thread cannot start (then
+ * compress at the end). */
 HlRecordStreams *hl_record_streams_start  (pid_t    pid,
                                            uint64_t since_wall_ns,
-                                           int      level);
+                                           int      level,
+                                           bool     costs);
 /* Stops following (joins the thread). */
 void             hl_record_streams_stop   (HlRecordStreams *rs);
 /* Finishes the stream of TRACE: true when TRACE is now compressed. False
@@ -26,4 +29,15 @@ void             hl_record_streams_stop   (HlRecordStreams *rs);
  * still plain: compress it whole); a failure is printed on stderr. */
 bool             hl_record_streams_finish (HlRecordStreams *rs,
                                            const char      *trace);
+/* TRUE while TRACE's costs are followed and have not failed. */
+bool             hl_record_streams_following_costs (HlRecordStreams *rs,
+                                                    const char      *trace);
+/* After a finish that returned true: the costs-only recording of TRACE
+ * followed while it was written (an HlRecording to unref; its payload is
+ * hl_costs_packet_payload()), or NULL with a reason in WHY (at least 256
+ * bytes; "" when costs were not followed). */
+void            *hl_record_streams_take_costs (HlRecordStreams *rs,
+                                               const char      *trace,
+                                               char            *why,
+                                               size_t           why_size);
 void             hl_record_streams_free   (HlRecordStreams *rs);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,10 +46,14 @@ usage (FILE *out)
            "                           do not record forked children and exec'd programs\n"
            "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
            "                           once the program has exited)\n"
-           "  --costs                  also save the costs `report` reads, so that it\n"
-           "                           need not decode the events (one costs-only load\n"
-           "                           once the program has exited; compressed traces)\n"
-           "  --no-costs               do not save them (the default)\n"
+           "  --no-costs               do not save the costs `report` reads (by default\n"
+           "                           they are computed while the program runs and\n"
+           "                           saved when they add at most 5 %% to a compressed\n"
+           "                           trace of 1 MiB and more, so that report need not\n"
+           "                           decode the events; see docs/cli.md)\n"
+           "  --costs                  always save them, even when they could not be\n"
+           "                           computed while the program ran (one costs-only\n"
+           "                           load once it has exited)\n"
            "  -h, --help               this help\n");
 }
 
@@ -196,10 +201,74 @@ costs_thread (gpointer data)
  * (hl-recording-costs-packet.h), so that `report` need not decode the
  * events. Without them (a trace whose time order its index does not
  * promise, say), report decodes them. */
+typedef enum
+{
+  COSTS_NONE,     /* --no-costs */
+  COSTS_FOLLOWED, /* the default: saved when followed while the program ran */
+  COSTS_ALWAYS,   /* --costs: else loaded once the program has exited */
+} CostsMode;
+
+/* Saved costs may add this share of the compressed trace by default
+ * (percent; HEAPLENS_RECORD_COSTS_SHARE=P changes it): python3's costs are
+ * a third of its trace (5 M allocations from 12,000 stacks in 280 KB),
+ * and issue 4 wants small traces. */
+#define HL_RECORD_COSTS_SHARE 5
+
+/* The payload to save for the costs-only recording REC of TRACE: its
+ * stacks inline when that fits the share, else by reference to the
+ * trace's STACK events (report then decompresses the trace, but decodes
+ * only those), else none (WHY says so). --costs: inline, always.
+ * HEAPLENS_RECORD_COSTS_STACKS=inline|reference forces a form (tests). */
+static GBytes *
+choose_payload (HlRecording *rec,
+                const char  *trace,
+                CostsMode    costs,
+                char        *why,
+                size_t       why_size)
+{
+  const char *form = getenv ("HEAPLENS_RECORD_COSTS_STACKS");
+  const char *share_env = getenv ("HEAPLENS_RECORD_COSTS_SHARE");
+  unsigned long long share = share_env != NULL ? strtoull (share_env, NULL, 10) : HL_RECORD_COSTS_SHARE;
+  struct stat st;
+  g_autoptr (GError) error = NULL;
+  GBytes *payload;
+  gsize inline_size;
+
+  if (form != NULL)
+    {
+      payload = hl_costs_packet_payload (rec, strcmp (form, "reference") == 0 ? HL_COSTS_STACKS_BY_REFERENCE
+                                                                              : HL_COSTS_STACKS_INLINE, &error);
+      if (payload == NULL)
+        snprintf (why, why_size, "%s", error->message);
+      return payload;
+    }
+  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+  if (payload == NULL)
+    {
+      snprintf (why, why_size, "%s", error->message);
+      return NULL;
+    }
+  if (costs == COSTS_ALWAYS || stat (trace, &st) != 0)
+    return payload;
+  unsigned long long limit = (unsigned long long) st.st_size * share / 100;
+  inline_size = hl_costs_packet_size (payload);
+  if (inline_size <= limit)
+    return payload;
+  g_bytes_unref (payload);
+  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_BY_REFERENCE, &error);
+  if (payload != NULL && hl_costs_packet_size (payload) <= limit)
+    return payload;
+  snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
+            "than %llu %%", payload != NULL ? hl_costs_packet_size (payload) : 0, inline_size,
+            (unsigned long long) st.st_size, share);
+  g_clear_pointer (&payload, g_bytes_unref);
+  return NULL;
+}
+
 static void
 compress_and_save_costs (void       *streams,
                          const char *trace,
-                         bool        costs)
+                         CostsMode   costs)
 {
   CostsJob job = { trace, NULL, NULL };
   GThread *thread = NULL;
@@ -211,17 +280,50 @@ compress_and_save_costs (void       *streams,
   const char *min_env = getenv ("HEAPLENS_RECORD_COSTS_MIN"); /* bytes; tests set 0 */
   unsigned long long min = min_env != NULL ? strtoull (min_env, NULL, 10) : HL_RECORD_COSTS_MIN_BYTES;
   struct stat st;
-  if (costs && stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min)
+  bool big = stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min;
+  /* Followed while the program ran (hl-recording-costs-stream.h) when the
+   * trace was compressed as it was written; else, with --costs, loaded
+   * now, beside the compression. */
+#ifdef HL_HAVE_ZSTD
+  bool followed = costs != COSTS_NONE && hl_record_streams_following_costs (streams, trace);
+#else
+  bool followed = false;
+#endif
+  if (costs == COSTS_ALWAYS && big && !followed)
     thread = g_thread_new ("hl-costs", costs_thread, &job);
   bool compressed = compress_trace (streams, trace);
   if (thread != NULL)
     g_thread_join (thread);
+  if (compressed && costs != COSTS_NONE && thread == NULL)
+    {
+      char why[256] = "";
+      g_autoptr (HlRecording) followed_costs = NULL;
+#ifdef HL_HAVE_ZSTD
+      followed_costs = hl_record_streams_take_costs (streams, trace, why, sizeof why);
+#endif
+      if (big && followed_costs != NULL)
+        job.payload = choose_payload (followed_costs, trace, costs, why, sizeof why);
+      else if (big && costs == COSTS_ALWAYS)
+        job.payload = hl_costs_packet_prepare (trace, &job.error);
+      if (big && job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+        fprintf (stderr, "heaplens: costs of %s not saved: %s\n", trace, why);
+    }
   if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
   else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
   g_clear_pointer (&job.payload, g_bytes_unref);
   g_clear_error (&job.error);
+}
+
+/* CPU seconds of `record` itself, all its threads (the compression's). */
+static double
+self_cpu_seconds (void)
+{
+  struct rusage ru;
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return 0;
+  return (double) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static void
@@ -239,10 +341,10 @@ hl_cli_record (int    argc,
   const char *output = NULL, *unwind = NULL, *depth = NULL;
   bool follow = true;
   bool compress = true;
-  /* Saved costs are opt-in: they cost `record` about one report's load
-   * after the program exits (python3: +1 s on a 1 s program), which only
-   * pays back for repeated reports from the command line. */
-  bool costs = false;
+  /* Saved costs are computed while the program runs, from the packets the
+   * compression takes in (hl-recording-costs-stream.h): nothing is left
+   * for after it exits but its last packets. */
+  CostsMode costs = COSTS_FOLLOWED;
   int i = 1;
   for (; i < argc; i++)
     {
@@ -274,9 +376,9 @@ hl_cli_record (int    argc,
       else if (strcmp (a, "--no-compress") == 0)
         compress = false;
       else if (strcmp (a, "--no-costs") == 0)
-        costs = false;
+        costs = COSTS_NONE;
       else if (strcmp (a, "--costs") == 0)
-        costs = true;
+        costs = COSTS_ALWAYS;
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
@@ -354,7 +456,7 @@ hl_cli_record (int    argc,
   void *streams = NULL;
 #ifdef HL_HAVE_ZSTD
   if (compress)
-    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL);
+    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL, costs != COSTS_NONE);
 #endif
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -374,6 +476,7 @@ hl_cli_record (int    argc,
         return 2;
       }
   gint64 exited_us = g_get_monotonic_time ();
+  double exited_cpu = self_cpu_seconds ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
 #endif
@@ -405,8 +508,8 @@ hl_cli_record (int    argc,
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
-    fprintf (stderr, "heaplens: timing: %.3f s after the program exited\n",
-             (double) (g_get_monotonic_time () - exited_us) / 1e6);
+    fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
+             (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
   if (root != NULL)
     {
       HlCliSession *s = &root->s;

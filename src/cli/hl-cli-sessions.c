@@ -1,7 +1,8 @@
 /* hl-cli-sessions.c — `heaplens-cli sessions [--prune]`: lists the
  * shared-memory sessions of the current user; --prune removes those whose
  * process is gone (and segments that are not valid sessions, unless the
- * pid in their name runs: another version's session, or one being made). */
+ * pid in their name runs: another version's session, or one being made),
+ * except one kept for its launcher in the minute after its end. */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
@@ -52,6 +53,26 @@ pid_of_name (const char *name)
   return *end == '-' && pid <= UINT32_MAX ? (uint32_t) pid : 0;
 }
 
+/* A session its launcher (`heaplens-cli record`, the application) asked
+ * to keep (HL_SHM_FLAG_KEPT) is read and removed by the launcher once the
+ * program has ended. In the first minute after the end it is not pruned:
+ * a prune running meanwhile would take it from under its launcher (whose
+ * trace then stays uncompressed). */
+#define HL_KEPT_GRACE_NS (60ull * 1000000000ull)
+
+static bool
+kept_for_launcher (const HlCliSession *s)
+{
+  struct timespec ts;
+
+  if (!(s->header.flags & HL_SHM_FLAG_KEPT) || s->header.state_atomic != HL_SHM_STATE_ENDED
+      || clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
+    return false;
+  uint64_t now = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+  uint64_t ended = s->header.start_mono_ns + s->header.ended_ns;
+  return ended >= s->header.start_mono_ns && now < ended + HL_KEPT_GRACE_NS;
+}
+
 static void
 session_cb (const char *name,
             void       *user_data)
@@ -67,6 +88,11 @@ session_cb (const char *name,
   if (ctx->prune && !ok && pid_of_name (name) != 0 && hl_cli_pid_alive (pid_of_name (name)))
     {
       printf (_("%-40s invalid: %s (kept: pid %u is running)\n"), name, err, (unsigned) pid_of_name (name));
+      return;
+    }
+  if (ctx->prune && ok && !alive && kept_for_launcher (&s))
+    {
+      printf (_("%-40s ended, kept for its launcher (pruned a minute after its end)\n"), name);
       return;
     }
   if (ctx->prune && (!ok || !alive))

@@ -27,6 +27,7 @@ struct HlShmReader
   void          *mapping;
   int            fd;        /* kept to re-check the size; -1 for memory */
   HlShmHeader    header;    /* validated copy */
+  bool           path_final; /* header.trace_path copied after STARTING */
   /* Validated region starts */
   const uint8_t *res;
   const uint8_t *cs;
@@ -271,6 +272,24 @@ size_t
 hl_shm_reader_size (const HlShmReader *r)
 {
   return r->size;
+}
+
+const char *
+hl_shm_reader_trace_path (HlShmReader *r)
+{
+  /* The preload stores the path, then RUNNING (release): a reader that
+   * opened the segment while it was STARTING copies the path once it
+   * reads a later state, and keeps that copy from then on. */
+  if (!r->path_final && hl_shm_reader_state (r, NULL) != HL_SHM_STATE_STARTING)
+    {
+      const HlShmHeader *live = (const HlShmHeader *) r->base;
+      _Static_assert (offsetof (HlShmHeader, trace_path) % 8 == 0 && HL_SHM_PATH_MAX % 8 == 0,
+                      "the path is copied in words");
+      copy_words (r->header.trace_path, live->trace_path, HL_SHM_PATH_MAX);
+      r->header.trace_path[HL_SHM_PATH_MAX - 1] = '\0';
+      r->path_final = true;
+    }
+  return r->header.trace_path;
 }
 
 HlShmState

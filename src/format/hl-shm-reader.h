@@ -49,6 +49,10 @@ void  hl_shm_reader_free        (HlShmReader    *r);
  * in the copy. The changing fields (state, heartbeat, exit status, end
  * time, flags) come from hl_shm_reader_state. */
 const HlShmHeader *hl_shm_reader_header (const HlShmReader *r);
+/* The trace's path ("" when none is written). A session opened while it
+ * was STARTING may not have it in the header copy yet: this copies it
+ * from the segment once the session is past STARTING. */
+const char        *hl_shm_reader_trace_path (HlShmReader *r);
 /* Current state (an unknown value reads as STARTING); HEARTBEAT_NS, when
  * not NULL, gets the last sign of life. */
 HlShmState         hl_shm_reader_state  (const HlShmReader *r, uint64_t *heartbeat_ns);

@@ -389,13 +389,13 @@ model_stack (HlTraceModel *m, Ev *e)
     return; /* not reached: parse_event gave the body */
   const uint8_t *p = bs->p, *end = bs->p + bs->n;
   uint64_t v[4], frames[HL_TRACE_MAX_FRAMES], delta[HL_TRACE_MAX_FRAMES];
-  const uint8_t *id_end = NULL;
+  const uint8_t *at[4]; /* the end of each count */
   for (int k = 0; k < 4; k++)
     {
       p = hl_varint_get (p, end, &v[k]); /* parse_event checked them */
-      if (k == 0)
-        id_end = p;
+      at[k] = p;
     }
+  const uint8_t *id_end = at[0];
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
   bool id_predicted = m->prev_stack == m->stack_next && id_end != NULL
                       && (size_t) (id_end - bs->p) == hl_varint_size (v[0]);
@@ -403,6 +403,8 @@ model_stack (HlTraceModel *m, Ev *e)
   const uint8_t *hdr_end = p;
   uint64_t n = v[2], shared = v[3];
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
+  /* 5.0 writes n_frames - n_shared: n_frames must be canonical */
+  ok = ok && (m->v4 || (size_t) (at[2] - at[1]) == hl_varint_size (n));
   uint32_t n_new = ok ? (uint32_t) (n - shared) : 0;
   for (uint32_t i = 0; ok && i < n_new; i++)
     {
@@ -436,6 +438,15 @@ model_stack (HlTraceModel *m, Ev *e)
     }
   size_t hl = (size_t) (hdr_end - from), bl = hl, nt = 1;
   memcpy (e->body, from, hl);
+  if (!m->v4)
+    {
+      /* id? flags (n_frames - n_shared) n_shared */
+      bl = (size_t) (at[1] - from);
+      memcpy (e->body, from, bl);
+      bl = (size_t) (hl_varint_put (e->body + bl, n - shared) - e->body);
+      memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
+      bl += (size_t) (at[3] - at[2]);
+    }
   unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
@@ -1057,7 +1068,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
     }
   if (form != 1 && (form != 2 || m->v4))
     return false;
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < (m->v4 ? 4 : 2); k++)
     {
       if (k == 0 && form == 2)
         {
@@ -1067,6 +1078,23 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
             return false;
         }
       else if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+        return false;
+    }
+  if (!m->v4)
+    {
+      /* n_frames - n_shared, then n_shared: n_frames is written first */
+      uint8_t sh[HL_VARINT_MAX_BYTES], *shp = sh, buf[HL_VARINT_MAX_BYTES];
+      uint64_t n_new;
+      const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &n_new);
+      if (q == NULL)
+        return false;
+      j->p[HL_COL_STACKDEF] = q;
+      if (!copy_varint (j, HL_COL_STACKDEF, &shp, sh + sizeof sh, &v[3]) || n_new > HL_TRACE_MAX_FRAMES
+          || v[3] > HL_TRACE_MAX_FRAMES)
+        return false;
+      v[2] = n_new + v[3];
+      if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[2]) - buf))
+          || !put_out (d, limit, sh, (size_t) (shp - sh)))
         return false;
     }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);

@@ -43,6 +43,8 @@ struct HlTraceCompressStream
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
   bool                finished;
+  HlTraceStreamPacketFunc packet_func; /* told of each packet taken, or NULL */
+  void               *packet_data;
 };
 
 static void clear_columns (HlTraceCompressStream *s);
@@ -123,6 +125,15 @@ hl_trace_compress_stream_new (const char         *in_path,
   s->fd = -1;
   sum_reset (&s->sum);
   return s;
+}
+
+void
+hl_trace_compress_stream_set_packet_func (HlTraceCompressStream  *s,
+                                          HlTraceStreamPacketFunc func,
+                                          void                   *user_data)
+{
+  s->packet_func = func;
+  s->packet_data = user_data;
 }
 
 unsigned long long
@@ -491,6 +502,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
       uint64_t pend = pkt.offset + pkt.header.header_size + pkt.header.content_size;
       if (pend - s->frame_start > s->frame_raw && s->frame_end > s->frame_start && emit_frame (s, err) != 0)
         goto out;
+      if (s->packet_func != NULL)
+        s->packet_func (s->packet_data, r, &pkt, s->frame_end);
       if (take (s, r->data + s->frame_end, (size_t) (pend - s->frame_end), err) != 0)
         goto out;
       sum_add (&s->sum, &pkt.header);
@@ -498,6 +511,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
   /* the final frame's columns are finished two at a time by emit_frame */
   if (s->codec->id == HL_CODEC_ZSTD && !final)
     advance_columns (s);
+  if (s->packet_func != NULL)
+    s->packet_func (s->packet_data, r, NULL, s->frame_end);
   if (final)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */

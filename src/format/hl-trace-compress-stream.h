@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "hl-trace-codec.h"
+#include "hl-trace-reader.h"
 
 typedef struct HlTraceCompressStream HlTraceCompressStream;
 
@@ -45,5 +46,20 @@ int                    hl_trace_compress_stream_finish (HlTraceCompressStream *s
                                                         HlFormatError         *err);
 /* Plain bytes taken in so far (for progress and tests). */
 unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
+/* Told of every whole packet the stream takes in, in file order: PKT in
+ * the plain trace R, the previous packet having ended at FROM
+ * (PKT->offset > FROM when the walk skipped bytes: damage, another pid's
+ * or an index packet). After each poll that read the file, and at finish,
+ * PKT NULL and FROM where the packets taken end: at finish the bytes from
+ * there to R's size are not a whole packet (they go verbatim in the last
+ * frame). `record` computes the saved costs so, while the program runs
+ * (hl-recording-costs-stream.h). */
+typedef void (*HlTraceStreamPacketFunc) (void                *user_data,
+                                         const HlTraceReader *r,
+                                         const HlPacketView  *pkt,
+                                         uint64_t             from);
+void                   hl_trace_compress_stream_set_packet_func (HlTraceCompressStream  *s,
+                                                                 HlTraceStreamPacketFunc func,
+                                                                 void                   *user_data);
 /* Frees S; an unfinished stream's temporary output is removed. */
 void                   hl_trace_compress_stream_free   (HlTraceCompressStream *s);

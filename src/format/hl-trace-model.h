@@ -80,6 +80,7 @@ typedef struct
   uint64_t     carve, next, freed_last;
   uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
+  uint8_t      child_n[1u << HL_MODEL_CHILD_LOG];  /* ways in use; the others read as 0 */
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
   struct
   {
@@ -312,7 +313,7 @@ static inline uint64_t
 hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-  return m->child_key[i] == caller && w < hl_trace_model_ways (m) ? m->child_val[i][w] : 0;
+  return m->child_key[i] == caller && w < m->child_n[i] ? m->child_val[i][w] : 0;
 }
 
 /* After a modelled STACK event: learns who called whom (outermost first;
@@ -328,11 +329,20 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
       if (m->child_key[i] != caller)
         {
           m->child_key[i] = caller;
-          memset (ways, 0, sizeof m->child_val[i]);
+          m->child_n[i] = 0; /* all ways 0 */
         }
-      unsigned w = 0;
-      while (w + 1 < hl_trace_model_ways (m) && ways[w] != frames[k])
+      /* the way holding the frame, else the first unused way (it holds 0),
+       * else the last way, which drops out */
+      unsigned w = 0, used = m->child_n[i];
+      while (w < used && ways[w] != frames[k])
         w++;
+      if (w == used)
+        {
+          if (used < hl_trace_model_ways (m))
+            m->child_n[i] = (uint8_t) (used + 1);
+          else
+            w = used - 1;
+        }
       for (; w > 0; w--)
         ways[w] = ways[w - 1];
       ways[0] = frames[k];

@@ -580,6 +580,40 @@ hl_analysis_get_stack_costs (HlAnalysis *self,
 }
 
 HlCallTree *
+hl_analysis_reuse_call_tree (HlAnalysis *self,
+                             HlAnalysis *before,
+                             HlCallTree *tree)
+{
+  HlCallTreeKind kind;
+  HlCostKind sort_by;
+  const HlTrie *trie;
+  HlCallTree **slot;
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (HL_IS_ANALYSIS (before), NULL);
+  g_return_val_if_fail (tree != NULL, NULL);
+
+  kind = hl_call_tree_get_kind (tree);
+  sort_by = hl_call_tree_get_sort_kind (tree);
+  if (self->recording != before->recording || self->n_stacks != before->n_stacks
+      || memcmp (&self->totals, &before->totals, sizeof self->totals) != 0
+      || (self->n_stacks > 0
+          && memcmp (self->stack_costs, before->stack_costs, (gsize) self->n_stacks * sizeof (HlCosts)) != 0))
+    return NULL;
+  /* the trie a tree would be built from now */
+  trie = hl_recording_get_trie (self->recording, kind == HL_CALL_TREE_BOTTOM_UP);
+  if (trie->serial != hl_call_tree_get_trie_serial (tree))
+    return NULL;
+  g_mutex_lock (&self->lock);
+  slot = &self->trees[kind != HL_CALL_TREE_TOP_DOWN][sort_by];
+  if (*slot == NULL)
+    *slot = hl_call_tree_ref (tree);
+  tree = hl_call_tree_ref (*slot);
+  g_mutex_unlock (&self->lock);
+  return tree;
+}
+
+HlCallTree *
 hl_analysis_get_call_tree (HlAnalysis     *self,
                            HlCallTreeKind  kind,
                            HlCostKind      sort_by)

@@ -79,6 +79,15 @@ void             hl_analysis_get_stack_costs  (HlAnalysis *self,
 HlCallTree      *hl_analysis_get_call_tree    (HlAnalysis     *self,
                                                HlCallTreeKind  kind,
                                                HlCostKind      sort_by);
+/* TREE, built by BEFORE (an earlier analysis of the same recording), when
+ * it is the tree this analysis would build: the recording's stacks and
+ * symbols are the same as then and every stack has the same costs (a live
+ * view refreshing an idle target). It is then cached as this analysis'
+ * tree and returned with a new reference; else NULL. Costs a comparison of
+ * the costs per stack, not a build. */
+HlCallTree      *hl_analysis_reuse_call_tree  (HlAnalysis     *self,
+                                               HlAnalysis     *before,
+                                               HlCallTree     *tree);
 
 /* Call sites (stacks; those with identical symbolized frames merged under
  * the first one's id) with a non-zero cost of KIND, largest first, at

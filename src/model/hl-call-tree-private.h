@@ -33,3 +33,5 @@ const HlCosts        *hl_call_tree_get_all_costs  (const HlCallTree *tree);
 /* The inclusive cost of hl_call_tree_get_sort_kind (). */
 const guint64        *hl_call_tree_get_sort_costs (const HlCallTree *tree);
 guint                 hl_call_tree_get_max_depth  (const HlCallTree *tree);
+/* HlTrie.serial of the trie the tree was built from. */
+guint64               hl_call_tree_get_trie_serial (const HlCallTree *tree);

@@ -16,6 +16,7 @@ struct _HlCallTree
   HlCostKind      sort_by;
   guint           n_nodes;
   guint           max_depth;
+  guint64         trie_serial;  /* of the trie it was built from */
   HlCallTreeNode *nodes;
   HlCosts        *costs;     /* inclusive */
   HlCosts        *self;
@@ -146,6 +147,7 @@ hl_call_tree_build (const HlTrie   *trie,
   g_atomic_ref_count_init (&tree->ref_count);
   tree->kind = kind;
   tree->sort_by = sort_by;
+  tree->trie_serial = trie->serial;
 
   /* The scratch arrays, per trie node. */
   scratch = hl_recycle_take (&recycled_scratch, (gsize) n_trie * (2 * sizeof (guint64) + 5 * sizeof (guint32)),
@@ -314,6 +316,12 @@ guint
 hl_call_tree_get_max_depth (const HlCallTree *tree)
 {
   return tree->max_depth;
+}
+
+guint64
+hl_call_tree_get_trie_serial (const HlCallTree *tree)
+{
+  return tree->trie_serial;
 }
 
 static const HlCallTreeNode *

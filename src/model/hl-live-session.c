@@ -1152,6 +1152,10 @@ poll_segment (HlLiveSession *self)
   self->n_polls++;
   update_state (self);
   changed |= self->state != before;
+  /* opened while STARTING: the path comes with RUNNING */
+  if (self->header.trace_path[0] == '\0')
+    g_strlcpy (self->header.trace_path, hl_shm_reader_trace_path (self->reader),
+               sizeof self->header.trace_path);
 
   HlShmTotals t;
   if (hl_shm_reader_totals (self->reader, &t, &err) != 0)

@@ -509,8 +509,9 @@ release (HlAggregate *self,
 }
 
 static void
-release_until (HlAggregate *self,
-               guint64      bound)
+release_until_keep (HlAggregate *self,
+                    guint64      bound,
+                    guint64      keep)
 {
   Point p;
 
@@ -519,20 +520,44 @@ release_until (HlAggregate *self,
       const Point *q = self->q_len > 0 ? &self->queue[self->q_head] : NULL;
       const Point *h = self->n_heap > 0 ? &self->heap[0] : NULL;
 
+      /* past KEEP waiting, the earliest one goes whatever its time */
+      guint64 b = self->q_len + self->n_heap > keep ? G_MAXUINT64 : bound;
+
       if (q != NULL && (h == NULL || point_before (q, h)))
         {
-          if (q->time_ns > bound)
+          if (q->time_ns > b)
             break;
           p = *q;
           self->q_head = (self->q_head + 1) & self->q_mask;
           self->q_len--;
         }
-      else if (h != NULL && h->time_ns <= bound)
+      else if (h != NULL && h->time_ns <= b)
         heap_pop (self, &p);
       else
         break;
       release (self, &p);
     }
+}
+
+static void
+release_until (HlAggregate *self,
+               guint64      bound)
+{
+  release_until_keep (self, bound, G_MAXUINT64);
+}
+
+void
+hl_aggregate_release_until (HlAggregate *self,
+                            guint64      bound,
+                            guint64      keep)
+{
+  release_until_keep (self, bound, keep);
+}
+
+guint64
+hl_aggregate_n_waiting (const HlAggregate *self)
+{
+  return self->q_len + self->n_heap;
 }
 
 void

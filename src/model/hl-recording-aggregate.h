@@ -63,6 +63,15 @@ guint64      hl_aggregate_lookup_address (HlAggregate *self,
  * applied: releases the points no later packet can precede. */
 void         hl_aggregate_packets_done   (HlAggregate *self,
                                           guint64      offset);
+/* Releases the points up to time BOUND (inclusive), for a caller that
+ * knows no event to come is earlier (hl-recording-costs-stream.h), then
+ * the earliest others while more than KEEP wait. A later point before
+ * one released breaks the order (hl_aggregate_order_broken()). */
+void         hl_aggregate_release_until  (HlAggregate *self,
+                                          guint64      bound,
+                                          guint64      keep);
+/* Points applied but not released yet. */
+guint64      hl_aggregate_n_waiting      (const HlAggregate *self);
 /* Releases every point and settles peak and leak costs. */
 void         hl_aggregate_finish         (HlAggregate *self);
 gboolean     hl_aggregate_order_broken   (const HlAggregate *self);

@@ -16,6 +16,7 @@
 #include "hl-model-error.h"
 #include "hl-trace-codec.h"
 #include "hl-trace-format.h"
+#include "hl-trace-reader.h"
 #include "hl-varint.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
@@ -26,6 +27,12 @@
 #define CONTENT_HEAD 24u
 #define CODEC_STORED 0u
 #define PAYLOAD_MAX  (64u << 20)
+/* zstd level of the payload: 9 packs python3's 15 % smaller than 3 for
+ * about 30 ms */
+#define PAYLOAD_LEVEL 9
+/* frames all stacks of a payload may have (as a 64 MiB payload of
+ * one-byte frames could) */
+#define MAX_TOTAL_FRAMES ((guint64) 1 << 25)
 
 G_STATIC_ASSERT (sizeof (HlCosts) == 7 * sizeof (guint64));
 
@@ -78,8 +85,87 @@ put_costs (GByteArray    *b,
   put (b, c->live_bytes);
 }
 
+/* CRC-32C of N frames as little-endian u64s, after CRC. */
+static guint32
+frames_crc (guint32        crc,
+            const guint64 *frames,
+            guint          n)
+{
+  for (guint f = 0; f < n; f++)
+    {
+      guint64 le = GUINT64_TO_LE (frames[f]);
+      crc = hl_crc32c (crc, &le, 8);
+    }
+  return crc;
+}
+
+/* The stacks' frames as a trie from the outermost frame in: nodes
+ * (parent as a backward distance, frame as a delta from the previous
+ * node's), then per stack its innermost node. Stacks share most of their
+ * outer frames: python3's 549,180 frames are 36,418 nodes. */
+static void
+put_stack_trie (GByteArray  *b,
+                HlRecording *self)
+{
+  guint n_spans = self->stack_spans->len;
+  /* (parent, frame) → node, open addressing; nodes are 1.. */
+  guint64 cap = 1024, mask;
+  guint32 *slots;
+  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree guint32 *leaf = g_new0 (guint32, n_spans);
+  guint64 prev = 0;
+
+  while (cap < (guint64) self->stack_addrs->len * 2)
+    cap *= 2;
+  mask = cap - 1;
+  slots = g_new0 (guint32, cap);
+  for (guint i = 1; i < n_spans; i++)
+    {
+      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
+      guint32 node = 0;
+
+      for (guint f = span->n; f-- > 0;)
+        {
+          guint64 a = g_array_index (self->stack_addrs, guint64, span->begin + f);
+          guint64 h = ((a * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^ (node * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F))) >> 17;
+
+          for (;; h++)
+            {
+              guint32 *slot = &slots[h & mask];
+              if (*slot == 0)
+                {
+                  g_array_append_val (parents, node);
+                  g_array_append_val (frames, a);
+                  *slot = parents->len;
+                  node = *slot;
+                  break;
+                }
+              if (g_array_index (parents, guint32, *slot - 1) == node && g_array_index (frames, guint64, *slot - 1) == a)
+                {
+                  node = *slot;
+                  break;
+                }
+            }
+        }
+      leaf[i] = node;
+    }
+  g_free (slots);
+  put (b, parents->len);
+  for (guint k = 0; k < parents->len; k++)
+    {
+      guint64 a = g_array_index (frames, guint64, k);
+      put (b, k + 1 - g_array_index (parents, guint32, k));
+      put_signed (b, (gint64) (a - prev));
+      prev = a;
+    }
+  for (guint i = 1; i < n_spans; i++)
+    put (b, (guint64) leaf[i] << 1 | (g_array_index (self->stack_spans, StackSpan, i).defined ? 1 : 0));
+}
+
 static GByteArray *
-serialize (HlRecording *self)
+serialize (HlRecording    *self,
+           HlCostsStacks   form)
 {
   GByteArray *b = g_byte_array_sized_new (64 * 1024);
   HlSummary s;
@@ -138,32 +224,39 @@ serialize (HlRecording *self)
       put (b, t->end_ns);
     }
 
-  /* Stacks: the trace ids that map to one, then each stack's frames. */
+  /* Stacks: the trace ids that map to one (internal indices as deltas:
+   * they mostly follow the ids), then each stack's frames. */
   for (guint i = 0; i < self->stack_ids->len; i++)
     n_ids += g_array_index (self->stack_ids, guint32, i) != 0;
   put (b, self->stack_ids->len);
   put (b, n_ids);
   prev = 0;
-  for (guint i = 0; i < self->stack_ids->len; i++)
-    if (g_array_index (self->stack_ids, guint32, i) != 0)
-      {
-        put (b, i - prev);
-        put (b, g_array_index (self->stack_ids, guint32, i));
-        prev = i;
-      }
-  put (b, n_spans);
-  prev = 0;
-  for (guint i = 1; i < n_spans; i++)
-    {
-      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-      put (b, span->defined ? 1 : 0);
-      put (b, span->n);
-      for (guint f = 0; f < span->n; f++)
+  {
+    guint64 prev_v = 0;
+    for (guint i = 0; i < self->stack_ids->len; i++)
+      if (g_array_index (self->stack_ids, guint32, i) != 0)
         {
-          guint64 a = g_array_index (self->stack_addrs, guint64, span->begin + f);
-          put_signed (b, (gint64) (a - prev));
-          prev = a;
+          guint64 v = g_array_index (self->stack_ids, guint32, i);
+          put (b, i - prev);
+          put_signed (b, (gint64) (v - prev_v));
+          prev = i;
+          prev_v = v;
         }
+  }
+  put (b, n_spans);
+  put (b, form);
+  if (form == HL_COSTS_STACKS_INLINE)
+    put_stack_trie (b, self);
+  else
+    {
+      guint32 crc = 0;
+      for (guint i = 1; i < n_spans; i++)
+        {
+          const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
+          put (b, (guint64) span->n << 1 | (span->defined ? 1 : 0));
+          crc = frames_crc (crc, &g_array_index (self->stack_addrs, guint64, span->begin), span->n);
+        }
+      put (b, crc);
     }
 
   put (b, self->counters->len);
@@ -205,11 +298,15 @@ serialize (HlRecording *self)
   stack_costs = hl_aggregate_dup_stack_costs (self->aggregate, n_spans);
   thread_costs = hl_aggregate_dup_thread_costs (self->aggregate, n_threads);
   hl_aggregate_get_histogram (self->aggregate, &histogram);
+  /* per stack, a column per cost (live bytes, which are the leaked ones
+   * once settled, as the difference) and the owners */
+  for (guint k = 0; k < 6; k++)
+    for (guint i = 0; i < n_spans; i++)
+      put (b, ((const guint64 *) &stack_costs[i])[k]);
   for (guint i = 0; i < n_spans; i++)
-    {
-      put_costs (b, &stack_costs[i]);
-      put (b, hl_aggregate_get_stack_owner (self->aggregate, i));
-    }
+    put_signed (b, (gint64) (stack_costs[i].live_bytes - stack_costs[i].leaked_bytes));
+  for (guint i = 0; i < n_spans; i++)
+    put (b, hl_aggregate_get_stack_owner (self->aggregate, i));
   for (guint i = 0; i < n_threads; i++)
     put_costs (b, &thread_costs[i]);
   put (b, hl_aggregate_get_n_pairs (self->aggregate));
@@ -422,13 +519,67 @@ get_costs (Cursor  *c,
   out->live_bytes = get (c);
 }
 
+/* The trie put_stack_trie() wrote, into SELF's N_SPANS spans. */
+static gboolean
+get_stack_trie (Cursor      *c,
+                HlRecording *self,
+                guint64      n_spans)
+{
+  guint64 n_nodes = get_count (c), prev = 0, total = 0;
+  g_autofree guint32 *parent = NULL;
+  g_autofree guint64 *frame = NULL;
+  g_autofree guint16 *depth = NULL;
+
+  if (c->bad || n_nodes > (guint64) (c->end - c->p) / 2)
+    return FALSE;
+  parent = g_new (guint32, n_nodes + 1);
+  frame = g_new (guint64, n_nodes + 1);
+  depth = g_new (guint16, n_nodes + 1);
+  depth[0] = 0;
+  for (guint64 k = 1; k <= n_nodes; k++)
+    {
+      guint64 back = get (c);
+
+      /* the parent is an earlier node or the root */
+      if (back == 0 || back > k)
+        return FALSE;
+      parent[k] = (guint32) (k - back);
+      frame[k] = prev + (guint64) get_signed (c);
+      prev = frame[k];
+      depth[k] = (guint16) (depth[parent[k]] + 1);
+      if (depth[k] > HL_TRACE_MAX_FRAMES)
+        return FALSE;
+    }
+  for (guint64 i = 1; i < n_spans && !c->bad; i++)
+    {
+      StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
+      guint64 v = get (c), node = v >> 1;
+
+      if (node > n_nodes || (node > 0 && (v & 1) == 0))
+        return FALSE;
+      span->defined = v & 1;
+      span->n = depth[node];
+      span->begin = (guint32) total;
+      total += span->n;
+      if (total > MAX_TOTAL_FRAMES)
+        return FALSE;
+      g_array_set_size (self->stack_addrs, (guint) total);
+      /* innermost first: the node, then up to the root */
+      for (guint32 f = 0; f < span->n; f++, node = parent[node])
+        g_array_index (self->stack_addrs, guint64, span->begin + f) = frame[node];
+    }
+  return !c->bad;
+}
+
 static gboolean
 deserialize (HlRecording  *self,
              const guint8 *data,
-             gsize         size)
+             gsize         size,
+             gboolean     *by_reference,
+             guint32      *frames_crc)
 {
   Cursor c = { data, data + size, FALSE };
-  guint64 n, n_spans, n_threads, prev;
+  guint64 n, n_spans, n_threads, prev, form;
   g_autofree HlCosts *stack_costs = NULL, *thread_costs = NULL;
   g_autofree guint32 *owners = NULL;
   HlSizeHistogram histogram = { { 0 } };
@@ -503,41 +654,55 @@ deserialize (HlRecording  *self,
   if (n > G_MAXINT32 || c.bad)
     return FALSE;
   {
-    guint64 n_ids = get_count (&c);
+    guint64 n_ids = get_count (&c), prev_v = 0;
     prev = 0;
     for (guint64 i = 0; i < n_ids && !c.bad; i++)
       {
-        guint64 delta = get (&c), id = prev + delta, v = get (&c);
+        guint64 delta = get (&c), id = prev + delta, v = prev_v + (guint64) get_signed (&c);
         if ((i > 0 && delta == 0) || id >= n || v == 0 || v > G_MAXUINT32)
           return FALSE;
         if (id >= self->stack_ids->len)
           g_array_set_size (self->stack_ids, (guint) MIN (n, MAX (id + 1, (guint64) self->stack_ids->len * 2)));
         g_array_index (self->stack_ids, guint32, id) = (guint32) v;
         prev = id;
+        prev_v = v;
       }
   }
   n_spans = get_count (&c);
-  /* each stack takes 2 bytes here and 8 in the costs at least */
-  if (n_spans == 0 || n_spans > (guint64) (c.end - c.p) / 10)
+  /* each stack takes a byte here and 8 in the costs at least */
+  if (n_spans == 0 || n_spans > (guint64) (c.end - c.p) / 9)
     return FALSE;
   g_array_set_size (self->stack_spans, (guint) n_spans);
-  prev = 0;
-  for (guint64 i = 1; i < n_spans && !c.bad; i++)
+  form = get (&c);
+  if (form == HL_COSTS_STACKS_INLINE)
     {
-      StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-      guint64 frames;
-
-      span->defined = get (&c) != 0;
-      frames = get_count (&c);
-      span->begin = self->stack_addrs->len;
-      span->n = (guint32) frames;
-      for (guint64 f = 0; f < frames && !c.bad; f++)
-        {
-          guint64 a = prev + (guint64) get_signed (&c);
-          g_array_append_val (self->stack_addrs, a);
-          prev = a;
-        }
+      if (!get_stack_trie (&c, self, n_spans))
+        return FALSE;
     }
+  else if (form == HL_COSTS_STACKS_BY_REFERENCE)
+    {
+      guint64 total = 0;
+      for (guint64 i = 1; i < n_spans && !c.bad; i++)
+        {
+          StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
+          guint64 v = get (&c);
+
+          span->defined = v & 1;
+          span->n = (guint32) MIN (v >> 1, (guint64) HL_TRACE_MAX_FRAMES + 1);
+          span->begin = (guint32) total;
+          total += span->n;
+          if (span->n > HL_TRACE_MAX_FRAMES || total > MAX_TOTAL_FRAMES || (!span->defined && span->n > 0))
+            return FALSE;
+        }
+      *frames_crc = (guint32) get (&c);
+      if (c.bad)
+        return FALSE;
+      /* the frames come from the trace (fill_frames_from_trace) */
+      g_array_set_size (self->stack_addrs, (guint) total);
+      *by_reference = TRUE;
+    }
+  else
+    return FALSE;
   for (guint i = 0; i < self->stack_ids->len; i++)
     if (g_array_index (self->stack_ids, guint32, i) > n_spans)
       return FALSE;
@@ -591,9 +756,13 @@ deserialize (HlRecording  *self,
   stack_costs = g_new0 (HlCosts, n_spans);
   owners = g_new0 (guint32, n_spans);
   thread_costs = g_new0 (HlCosts, n_threads + 1);
+  for (guint k = 0; k < 6; k++)
+    for (guint64 i = 0; i < n_spans; i++)
+      ((guint64 *) &stack_costs[i])[k] = get (&c);
+  for (guint64 i = 0; i < n_spans; i++)
+    stack_costs[i].live_bytes = stack_costs[i].leaked_bytes + (guint64) get_signed (&c);
   for (guint64 i = 0; i < n_spans; i++)
     {
-      get_costs (&c, &stack_costs[i]);
       n = get (&c);
       if (n > n_threads)
         return FALSE;
@@ -623,13 +792,81 @@ deserialize (HlRecording  *self,
   return !c.bad && c.p == c.end;
 }
 
+/* The frames of REC's stacks held by reference: every span defined in
+ * the payload gets the frames of the first STACK event of its trace id,
+ * as the load that made the payload did; the CRC-32C of them all must
+ * be CRC. Only the packets flagged with STACK events are decoded. */
+static gboolean
+fill_frames_from_trace (HlRecording *rec,
+                        const char  *path,
+                        guint32      crc)
+{
+  HlTraceReader *reader = NULL;
+  HlFormatError err;
+  HlPacketView pkt, view;
+  g_autofree HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
+  g_autofree guint8 *filled = g_new0 (guint8, rec->stack_spans->len);
+  const HlTraceCodec *codec = NULL;
+  guint32 got = 0;
+  gboolean ok = TRUE;
+
+#ifdef HL_HAVE_ZSTD
+  codec = hl_trace_codec_zstd (0);
+#endif
+  if (hl_trace_reader_open_file_codec (path, codec, &reader, &err) != 0)
+    return FALSE;
+  while (ok && hl_trace_reader_next_header (reader, &pkt, &err) > 0)
+    {
+      HlEvent ev;
+      int rc;
+
+      if ((pkt.header.flags & HL_PACKET_FLAG_HAS_STACKS) == 0)
+        continue;
+      if (hl_trace_reader_packet_at (reader, pkt.offset, &view, &err) != 0)
+        break; /* a damaged packet: the load skipped it, so its stacks are not ours; the crc tells */
+      hl_event_cursor_init (cursor, &view);
+      while ((rc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
+        {
+          guint32 index;
+          StackSpan *span;
+
+          if (ev.type != HL_EVENT_STACK || ev.u.stack.id == 0 || ev.u.stack.id >= rec->stack_ids->len ||
+              (index = g_array_index (rec->stack_ids, guint32, ev.u.stack.id)) == 0)
+            continue;
+          index--;
+          span = &g_array_index (rec->stack_spans, StackSpan, index);
+          if (filled[index] || !span->defined)
+            continue;
+          if (ev.u.stack.n_frames != span->n)
+            {
+              ok = FALSE;
+              break;
+            }
+          memcpy (&g_array_index (rec->stack_addrs, guint64, span->begin), ev.u.stack.frames, span->n * sizeof (guint64));
+          filled[index] = 1;
+        }
+    }
+  hl_trace_reader_free (reader);
+  for (guint i = 1; ok && i < rec->stack_spans->len; i++)
+    {
+      const StackSpan *span = &g_array_index (rec->stack_spans, StackSpan, i);
+      if (span->defined && !filled[i])
+        ok = FALSE;
+      else
+        got = frames_crc (got, &g_array_index (rec->stack_addrs, guint64, span->begin), span->n);
+    }
+  return ok && got == crc;
+}
+
 HlRecording *
 hl_costs_packet_parse (const guint8 *payload,
                        gsize         len)
 {
   g_autoptr (HlRecording) rec = hl_recording_new ();
+  gboolean by_reference = FALSE;
+  guint32 crc = 0;
 
-  if (!deserialize (rec, payload, len))
+  if (!deserialize (rec, payload, len, &by_reference, &crc) || by_reference)
     return NULL;
   hl_recording_commit (rec);
   return g_steal_pointer (&rec);
@@ -640,13 +877,21 @@ hl_costs_packet_load (const char *path)
 {
   g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
   g_autoptr (GByteArray) payload = NULL;
+  g_autoptr (HlRecording) rec = NULL;
+  gboolean by_reference = FALSE;
+  guint32 crc = 0;
 
   if (map == NULL)
     return NULL;
   payload = find_payload ((const guint8 *) g_mapped_file_get_contents (map), g_mapped_file_get_length (map));
   if (payload == NULL)
     return NULL;
-  return hl_costs_packet_parse (payload->data, payload->len);
+  rec = hl_recording_new ();
+  if (!deserialize (rec, payload->data, payload->len, &by_reference, &crc) ||
+      (by_reference && !fill_frames_from_trace (rec, path, crc)))
+    return NULL;
+  hl_recording_commit (rec);
+  return g_steal_pointer (&rec);
 }
 
 GBytes *
@@ -655,66 +900,51 @@ hl_costs_packet_prepare (const char *path,
 {
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (HlRecording) rec = NULL;
-  GByteArray *payload;
 
   rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
                            NULL, NULL, NULL, error);
   if (rec == NULL)
     return NULL;
-  payload = serialize (rec);
+  return hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, error);
+}
+
+GBytes *
+hl_costs_packet_payload (HlRecording   *rec,
+                         HlCostsStacks  form,
+                         GError       **error)
+{
+  GByteArray *payload;
+
+  g_return_val_if_fail (HL_IS_RECORDING (rec) && rec->aggregate != NULL, NULL);
+  payload = serialize (rec, form);
   if (payload->len > PAYLOAD_MAX)
     {
       g_byte_array_unref (payload);
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "%s: costs too large to save", path);
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs too large to save");
       return NULL;
     }
   return g_byte_array_free_to_bytes (payload);
 }
 
-gboolean
-hl_costs_packet_write (GBytes     *payload_bytes,
-                       const char *path,
-                       GError    **error)
+/* The whole COSTS packet of PAYLOAD for a file of SIZE bytes whose
+ * CRC-32C is COVERED_CRC and whose pid is PID. */
+static GByteArray *
+build_packet (const guint8 *payload,
+              gsize         payload_len,
+              guint64       size,
+              guint32       covered_crc,
+              guint32       pid)
 {
-  g_autoptr (GMappedFile) map = NULL;
-  g_autoptr (GByteArray) packet = NULL;
-  gsize payload_len;
-  const guint8 *payload = g_bytes_get_data (payload_bytes, &payload_len);
-  const guint8 *data;
-  gsize size;
-  guint32 codec = CODEC_STORED, covered_crc;
-  HlTraceFileHeader fh;
+  GByteArray *packet;
+  guint32 codec = CODEC_STORED;
   HlPacketHeader h = { 0 };
-  struct stat st;
   guint64 total;
-  int fd;
-  gboolean ok;
-
-  map = g_mapped_file_new (path, FALSE, error);
-  if (map == NULL)
-    return FALSE;
-  data = (const guint8 *) g_mapped_file_get_contents (map);
-  size = g_mapped_file_get_length (map);
-  if (size < HL_TRACE_FILE_HEADER_SIZE)
-    {
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_NOT_A_TRACE, "%s: not a trace", path);
-      return FALSE;
-    }
-  memcpy (&fh, data, sizeof fh);
-  if ((fh.flags & HL_TRACE_FLAG_COMPRESSED) == 0)
-    {
-      /* A plain trace ends with its index (section 7). */
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                   "%s: costs are saved in compressed traces only", path);
-      return FALSE;
-    }
-  covered_crc = hl_crc32c (0, data, size);
 
   packet = g_byte_array_sized_new (HL_PACKET_HEADER_SIZE + CONTENT_HEAD + payload_len + HL_COSTS_PACKET_FOOTER_SIZE);
   g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD);
 #ifdef HL_HAVE_ZSTD
   {
-    const HlTraceCodec *c = hl_trace_codec_zstd (3);
+    const HlTraceCodec *c = hl_trace_codec_zstd (PAYLOAD_LEVEL);
     gsize bound = c->compress_bound (c->user, payload_len), n;
 
     g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD + bound);
@@ -740,7 +970,7 @@ hl_costs_packet_write (GBytes     *payload_bytes,
     guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
     guint32 raw = GUINT32_TO_LE ((guint32) payload_len), codec_le = GUINT32_TO_LE (codec);
     guint32 crc_le = GUINT32_TO_LE (covered_crc), version = GUINT32_TO_LE (HL_COSTS_PACKET_MODEL_VERSION);
-    guint64 covered = GUINT64_TO_LE ((guint64) size);
+    guint64 covered = GUINT64_TO_LE (size);
 
     memcpy (content, &codec_le, 4);
     memcpy (content + 4, &raw, 4);
@@ -752,10 +982,58 @@ hl_costs_packet_write (GBytes     *payload_bytes,
   h.content_size = (guint32) (total - HL_PACKET_HEADER_SIZE);
   h.header_size = HL_PACKET_HEADER_SIZE;
   h.kind = HL_PACKET_KIND_COSTS;
-  h.pid = fh.pid;
+  h.pid = pid;
   memcpy (packet->data, &h, sizeof h);
   h.crc32c = packet_crc (packet->data, packet->len);
   memcpy (packet->data, &h, sizeof h);
+  return packet;
+}
+
+gsize
+hl_costs_packet_size (GBytes *payload)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (payload, &len);
+  g_autoptr (GByteArray) packet = build_packet (data, len, 0, 0, 0);
+
+  return packet->len;
+}
+
+gboolean
+hl_costs_packet_write (GBytes     *payload_bytes,
+                       const char *path,
+                       GError    **error)
+{
+  g_autoptr (GMappedFile) map = NULL;
+  g_autoptr (GByteArray) packet = NULL;
+  gsize payload_len;
+  const guint8 *payload = g_bytes_get_data (payload_bytes, &payload_len);
+  const guint8 *data;
+  gsize size;
+  HlTraceFileHeader fh;
+  struct stat st;
+  int fd;
+  gboolean ok;
+
+  map = g_mapped_file_new (path, FALSE, error);
+  if (map == NULL)
+    return FALSE;
+  data = (const guint8 *) g_mapped_file_get_contents (map);
+  size = g_mapped_file_get_length (map);
+  if (size < HL_TRACE_FILE_HEADER_SIZE)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_NOT_A_TRACE, "%s: not a trace", path);
+      return FALSE;
+    }
+  memcpy (&fh, data, sizeof fh);
+  if ((fh.flags & HL_TRACE_FLAG_COMPRESSED) == 0)
+    {
+      /* A plain trace ends with its index (section 7). */
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                   "%s: costs are saved in compressed traces only", path);
+      return FALSE;
+    }
+  packet = build_packet (payload, payload_len, size, hl_crc32c (0, data, size), fh.pid);
 
   fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0)

@@ -24,7 +24,17 @@ G_BEGIN_DECLS
 
 /* Bump when a cost rule or what a costs-only recording holds changes: an
  * older packet is then ignored. */
-#define HL_COSTS_PACKET_MODEL_VERSION 1u
+#define HL_COSTS_PACKET_MODEL_VERSION 2u
+
+/* How a payload holds the stacks' frames: INLINE (a trie of frames), or
+ * BY_REFERENCE to the trace's own STACK events, which the reader then
+ * decodes (it decompresses the trace, but decodes only the packets with
+ * STACK events) and checks against the payload's crc of every frame. */
+typedef enum
+{
+  HL_COSTS_STACKS_INLINE       = 0,
+  HL_COSTS_STACKS_BY_REFERENCE = 1,
+} HlCostsStacks;
 
 /* "HLCOSTS\0": the last 8 bytes of a file ending with a COSTS packet. */
 #define HL_COSTS_PACKET_MAGIC "HLCOSTS"
@@ -44,6 +54,14 @@ gboolean     hl_costs_packet_append (const char *path,
  * at PATH, which must have the image the payload was made from. */
 GBytes      *hl_costs_packet_prepare (const char *path,
                                       GError    **error);
+/* The payload of REC, a costs-only recording as a load leaves it before
+ * symbols (loaded, or made by hl-recording-costs-stream.h), its stacks in
+ * FORM; NULL with ERROR when it is too large to save. */
+GBytes      *hl_costs_packet_payload (HlRecording   *rec,
+                                      HlCostsStacks  form,
+                                      GError       **error);
+/* The bytes PAYLOAD's packet takes (compressed as write() does). */
+gsize        hl_costs_packet_size    (GBytes        *payload);
 gboolean     hl_costs_packet_write   (GBytes     *payload,
                                       const char *path,
                                       GError    **error);
@@ -55,7 +73,8 @@ gboolean     hl_costs_packet_write   (GBytes     *payload,
 HlRecording *hl_costs_packet_load   (const char *path);
 
 /* The recording a payload (as prepare() returns) describes, or NULL when
- * it does not read to its last byte; what load() does once the packet
+ * it does not read to its last byte or holds its stacks by reference
+ * (load() reads those from the trace); what load() does once the packet
  * checks out (for tests: any bytes, never a crash). */
 HlRecording *hl_costs_packet_parse   (const guint8 *payload,
                                       gsize         len);

@@ -113,6 +113,7 @@ typedef struct
   GArray  *nodes;        /* HlTrieNode, [0] is the root */
   guint32 *stack_leaf;   /* per internal stack: its deepest node */
   guint    n_stacks;
+  guint64  serial;       /* unique per trie built (a freed trie's address is not) */
 } HlTrie;
 
 typedef struct

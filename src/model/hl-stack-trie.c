@@ -89,7 +89,10 @@ hl_stack_trie_build (HlRecording *self,
   ChildIndex ix = { NULL, NULL, 511, 0 };
 
   child_index_grow (&ix);
+  static guint64 serials;
+
   trie = g_new0 (HlTrie, 1);
+  trie->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
   trie->nodes = g_array_new (FALSE, TRUE, sizeof (HlTrieNode));
   g_array_append_val (trie->nodes, root);
   trie->n_stacks = hl_recording_get_n_stacks (self);

@@ -41,6 +41,10 @@ void            hl_decoded_batch_apply (HlDecodedBatch *b,
 void            hl_trace_apply_event   (HlRecording    *rec,
                                         const HlEvent  *ev);
 
+/* After the events and hl_recording_commit(): the warning a load adds
+ * when events were dropped (hl-recording-costs-stream.c does the same). */
+void            hl_trace_load_warn_dropped (HlRecording *rec);
+
 typedef void (*HlLoadReportFunc) (gpointer user_data,
                                   guint64  offset,
                                   guint64  events);

@@ -262,6 +262,23 @@ add_symbols (LoadData             *data,
   return rec;
 }
 
+void
+hl_trace_load_warn_dropped (HlRecording *rec)
+{
+  HlSummary s;
+
+  hl_recording_get_summary (rec, &s);
+  if (s.dropped_events > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "%s event was dropped while recording: the numbers are lower bounds",
+                                                         "%s events were dropped while recording: the numbers are lower bounds",
+                                                         s.dropped_events), n);
+      hl_recording_append_warning (rec, w);
+    }
+}
+
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,
@@ -443,19 +460,7 @@ load (LoadData      *data,
       return NULL;
     }
   hl_recording_commit (rec);
-  {
-    HlSummary s;
-    hl_recording_get_summary (rec, &s);
-    if (s.dropped_events > 0)
-      {
-        g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
-        g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                           "%s event was dropped while recording: the numbers are lower bounds",
-                                                           "%s events were dropped while recording: the numbers are lower bounds",
-                                                           s.dropped_events), n);
-        hl_recording_append_warning (rec, w);
-      }
-  }
+  hl_trace_load_warn_dropped (rec);
   report (data, total, total, events, TRUE);
   return add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
 }

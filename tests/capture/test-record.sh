@@ -82,4 +82,14 @@ printf 'not a session' > /dev/shm/heaplens-$uid-99999996-refused
 check "sessions --prune: keeps a refused segment of a running process" test -e /dev/shm/heaplens-$uid-$$-refused
 check "sessions --prune: removes a refused segment of a process gone" test ! -e /dev/shm/heaplens-$uid-99999996-refused
 rm -f /dev/shm/heaplens-$uid-$$-refused
+# A session kept for its launcher (record reads it after the program ended)
+# is left to the launcher in the minute after its end.
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/t-entry" > /dev/null 2>&1 &
+kept_pid=$!
+wait "$kept_pid"
+"$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
+kept=$(ls /dev/shm/heaplens-$uid-$kept_pid-* 2> /dev/null)
+check "sessions --prune: leaves a session kept for its launcher that just ended" test -n "$kept"
+check "sessions --prune: says why it kept it" grep -q "kept for its launcher" "$WORK/s.out"
+rm -f $kept
 finish

@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..61"
+echo "1..66"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -57,8 +57,9 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   fi
 
   # A compressed recording made with --costs carries the costs
-  # (hl-recording-costs-packet.h): report reads them and prints exactly
-  # what decoding its events prints.
+  # (hl-recording-costs-packet.h; followed while the program ran, stacks
+  # inline): report reads them and prints exactly what decoding its
+  # events prints.
   HEAPLENS_RECORD_COSTS_MIN=0 "$CLI" record --costs -o "$WORK/$name.z.hltrace" -- "$D/$@" > /dev/null 2>&1
   for how in packet decode; do
     env=""
@@ -75,6 +76,25 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
       "$(tail -c 8 "$WORK/$name.z.hltrace" | od -c | head -1)" \
       "$(diff "$WORK/$name.z.packet.json" "$WORK/$name.z.decode.json" | head -5)" \
       "$(diff "$WORK/$name.z.packet.txt" "$WORK/$name.z.decode.txt" | head -5)"
+  fi
+
+  # Recorded the default way, the costs followed while the program ran
+  # (hl-recording-costs-stream.h), here saved with the stacks by reference
+  # to the trace's own: the same report. A threaded program may not be
+  # followed (a thread's first packet late): then no packet, still the
+  # same report.
+  HEAPLENS_RECORD_COSTS_MIN=0 HEAPLENS_RECORD_COSTS_STACKS=reference HEAPLENS_RECORD_COSTS_VERBOSE=1 \
+    "$CLI" record -o "$WORK/$name.r.hltrace" -- "$D/$@" > /dev/null 2> "$WORK/$name.r.err"
+  "$CLI" report --json --top 3 "$WORK/$name.r.hltrace" > "$WORK/$name.r.packet.json"
+  HEAPLENS_NO_COSTS_PACKET=1 "$CLI" report --json --top 3 "$WORK/$name.r.hltrace" > "$WORK/$name.r.decode.json"
+  saved=no
+  [ "$(tail -c 8 "$WORK/$name.r.hltrace" | tr -d '\0')" = HLCOSTS ] && saved=yes
+  if cmp -s "$WORK/$name.r.packet.json" "$WORK/$name.r.decode.json" && [ -s "$WORK/$name.r.packet.json" ] &&
+     { [ $saved = yes ] || { [ "$name" = heaplens-demo ] && grep -q 'not followed' "$WORK/$name.r.err"; }; }; then
+    ok "$name: costs followed while recording (stacks by reference): report equals the events' (saved: $saved)"
+  else
+    not_ok "$name: costs followed while recording (stacks by reference): report equals the events'" \
+      "saved: $saved" "$(cat "$WORK/$name.r.err")" "$(diff "$WORK/$name.r.packet.json" "$WORK/$name.r.decode.json" | head -5)"
   fi
 
   # Filters by thread, module and function: the costs-only load (saved

@@ -94,6 +94,9 @@ read_all (const uint8_t *seg, size_t size)
   uint64_t ended;
   uint32_t flags;
   hl_shm_reader_end_info (r, &status, &ended, &flags);
+  /* a NUL-terminated path, whatever the segment holds */
+  if (strlen (hl_shm_reader_trace_path (r)) >= HL_SHM_PATH_MAX)
+    __builtin_trap ();
   hl_shm_reader_free (r);
 }
 

@@ -199,6 +199,12 @@ test_demo (void)
   g_assert_cmpuint (hl_live_session_get_pid (s), ==, (guint32) t.pid);
   g_assert_true (g_str_has_suffix (hl_live_session_get_exe (s), "heaplens-demo"));
   g_assert_nonnull (strstr (hl_live_session_get_cmdline (s), "--seconds 3"));
+  /* a session opened while STARTING learns its trace's path at a poll */
+  for (int i = 0; i < 500 && hl_live_session_get_trace_path (s)[0] == '\0'; i++)
+    {
+      hl_live_session_poll (s);
+      g_usleep (10000);
+    }
   g_assert_cmpstr (hl_live_session_get_trace_path (s), ==, t.trace);
   g_signal_connect (s, "updated", G_CALLBACK (on_updated), &w);
   g_signal_connect (s, "notify::state", G_CALLBACK (on_state), &w);

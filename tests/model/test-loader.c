@@ -8,6 +8,8 @@
 #include "hl-trace-codec.h"
 #include "hl-trace-zstd.h"
 #include "hl-recording-costs-packet.h"
+#include "hl-recording-costs-stream.h"
+#include "hl-trace-compress-stream.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -992,7 +994,8 @@ test_load_costs_packet_equals_decode (void)
 
 
 /* A COSTS packet with a valid crc and a hostile payload (random bytes,
- * a real payload cut or with a byte changed, counts made huge): loading
+ * a real payload, stacks inline or by reference, cut or with a byte
+ * changed, counts made huge): loading
  * it gives a recording or NULL, never a crash (ASan) nor a huge
  * allocation; NULL means the events are decoded. */
 static void
@@ -1003,25 +1006,43 @@ test_load_costs_packet_hostile (void)
   g_autofree char *path = g_file_get_path (file);
   g_autofree char *compressed = NULL;
   g_autoptr (GBytes) payload = NULL;
+  g_autoptr (GBytes) by_reference = NULL;
+  g_autoptr (HlRecording) costs = NULL;
   g_autoptr (GRand) rand = g_rand_new_with_seed (99);
   g_autoptr (GError) error = NULL;
   HlFormatError ferr;
-  const guint8 *real;
-  gsize real_len, len;
+  const guint8 *real, *bases[2];
+  gsize real_len, len, base_lens[2];
   guint loaded = 0, refused = 0;
 
   g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
   g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
   payload = hl_costs_packet_prepare (path, &error);
   g_assert_no_error (error);
-  real = g_bytes_get_data (payload, &real_len);
+  /* the same, its stacks by reference to the trace's (the reader fills
+   * them from the trace's STACK events) */
+  {
+    g_autoptr (GFile) f = g_file_new_for_path (path);
+    costs = hl_recording_load (f, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
+                               NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    by_reference = hl_costs_packet_payload (costs, HL_COSTS_STACKS_BY_REFERENCE, &error);
+    g_assert_no_error (error);
+  }
+  bases[0] = g_bytes_get_data (payload, &base_lens[0]);
+  bases[1] = g_bytes_get_data (by_reference, &base_lens[1]);
   g_assert_true (g_file_get_contents (path, &compressed, &len, NULL));
   for (guint k = 0; k < 600; k++)
     {
-      g_autofree guint8 *p = g_memdup2 (real, real_len);
-      gsize n = real_len;
+      g_autofree guint8 *p = NULL;
+      gsize n;
       g_autoptr (GBytes) hostile = NULL;
       g_autoptr (HlRecording) rec = NULL;
+
+      real = bases[k % 2];
+      real_len = base_lens[k % 2];
+      p = g_memdup2 (real, real_len);
+      n = real_len;
 
       if (k < 100)
         {
@@ -1064,6 +1085,8 @@ test_load_costs_packet_hostile (void)
     const char *env = g_getenv ("HL_HOSTILE_ROUNDS");
     guint rounds = env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : 20000;
 
+    real = bases[0];
+    real_len = base_lens[0];
     for (guint k = 0; k < rounds; k++)
       {
         g_autofree guint8 *p = g_memdup2 (real, real_len);
@@ -1090,6 +1113,188 @@ test_load_costs_packet_hostile (void)
   g_file_delete (file, NULL, NULL);
 }
 
+
+static gsize
+file_size_of (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return (gsize) st.st_size;
+}
+
+/* Appends BYTES[from, to) to PATH. */
+static void
+append_range (const char   *path,
+              const guint8 *bytes,
+              gsize         from,
+              gsize         to)
+{
+  FILE *f = fopen (path, "ab");
+
+  g_assert_nonnull (f);
+  g_assert_cmpuint (fwrite (bytes + from, 1, to - from, f), ==, to - from);
+  g_assert_cmpint (fclose (f), ==, 0);
+}
+
+/* The plain trace BYTES written to PATH in pieces (cut anywhere, even
+ * inside a packet, as a poll may see it) while a compress stream to
+ * OUT polls it with a costs stream told of its packets (KEEP points may
+ * wait): the stream's recording, or NULL when it could not follow. */
+static HlRecording *
+follow_costs (const GByteArray *bytes,
+              const char       *path,
+              const char       *out,
+              GRand            *rand,
+              guint             n_polls,
+              guint64           keep)
+{
+  HlTraceCompressStream *stream = hl_trace_compress_stream_new (path, out, hl_trace_codec_zstd (3), 0);
+  HlCostsStream *costs = hl_costs_stream_new ();
+  g_autoptr (GError) error = NULL;
+  HlFormatError ferr;
+  gsize at = HL_TRACE_FILE_HEADER_SIZE;
+  HlRecording *payload;
+
+  g_assert_nonnull (stream);
+  hl_costs_stream_set_keep (costs, keep);
+  hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
+  g_assert_true (g_file_set_contents (path, (const char *) bytes->data, at, NULL));
+  for (guint i = 0; i < n_polls && at < bytes->len; i++)
+    {
+      gsize step = (gsize) g_rand_int_range (rand, 1, (gint32) (bytes->len / n_polls * 2 + 2));
+      gsize next = i + 1 == n_polls ? bytes->len : MIN (bytes->len, at + step);
+
+      append_range (path, bytes->data, at, next);
+      at = next;
+      g_assert_cmpint (hl_trace_compress_stream_poll (stream, &ferr), ==, 0);
+    }
+  append_range (path, bytes->data, at, bytes->len);
+  g_assert_cmpint (hl_trace_compress_stream_finish (stream, &ferr), ==, 0);
+  hl_trace_compress_stream_free (stream);
+  payload = hl_costs_stream_finish (costs, &error);
+  g_assert_true ((payload == NULL) == (error != NULL));
+  if (payload == NULL)
+    g_test_message ("not followed: %s", error->message);
+  hl_costs_stream_free (costs);
+  return payload;
+}
+
+/* Costs followed while a trace is written (hl-recording-costs-stream.h)
+ * are, byte for byte, the payload a costs-only load of the finished
+ * file makes, whatever the polls saw: one poll, a few, hundreds cutting
+ * packets; and a report from them equals the events'. Where a thread's
+ * packet comes later than the watermark allowed (random multi-threaded
+ * runs; a tiny KEEP forcing early releases) the stream gives no payload
+ * rather than a wrong one. A damaged packet or a trailing index: no
+ * payload. */
+static void
+test_load_costs_stream_equals_prepare (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  guint followed = 0, refused = 0, early_refused = 0;
+
+  for (guint seed = 1; seed <= 10; seed++)
+    {
+      g_autoptr (GByteArray) bytes = seed == 1 ? build_trace () : seed == 2 ? build_big_trace ()
+                                     : build_random_trace (seed, seed < 6 ? 300 : 20000);
+      g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *out = g_strconcat (path, ".z", NULL);
+      g_autoptr (GFile) out_file = g_file_new_for_path (out);
+      g_autoptr (GBytes) expected = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *decoded = NULL;
+
+      for (guint schedule = 0; schedule < 4; schedule++)
+        {
+          guint n_polls = schedule == 0 ? 1 : schedule == 1 ? 3 : schedule == 2 ? 40 : 300;
+          g_autoptr (HlRecording) rec = follow_costs (bytes, path, out, rand, n_polls, HL_COSTS_STREAM_KEEP);
+          g_autoptr (GBytes) payload = NULL;
+          g_autofree char *compressed = NULL;
+          gsize compressed_len;
+
+          if (expected == NULL)
+            {
+              expected = hl_costs_packet_prepare (out, &error);
+              g_assert_no_error (error);
+              decoded = report_of (out_file, HL_LOAD_FLAGS_NO_COSTS_PACKET);
+            }
+          /* one poll at the end sees every packet: always followed */
+          if (schedule == 0 || seed <= 2)
+            g_assert_nonnull (rec);
+          if (rec == NULL)
+            {
+              refused++;
+              continue;
+            }
+          followed++;
+          payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+          g_assert_no_error (error);
+          g_assert_true (g_bytes_equal (payload, expected));
+          /* saved with its stacks inline, then by reference: read back,
+           * the report is the events' */
+          g_assert_true (g_file_get_contents (out, &compressed, &compressed_len, NULL));
+          for (guint form = 0; form < 2; form++)
+            {
+              g_autoptr (GBytes) p = hl_costs_packet_payload (rec, form, &error);
+              g_autofree char *with = NULL;
+
+              g_assert_no_error (error);
+              overwrite (out, compressed, compressed_len);
+              g_assert_true (hl_costs_packet_write (p, out, &error));
+              g_assert_no_error (error);
+              g_assert_cmpuint (hl_costs_packet_size (p), ==, file_size_of (out) - compressed_len);
+              g_assert_nonnull (hl_costs_packet_load (out));
+              with = report_of (out_file, HL_LOAD_FLAGS_NONE);
+              g_assert_cmpstr (with, ==, decoded);
+              /* by reference, the frames are the trace's: a parse alone cannot */
+              if (form == HL_COSTS_STACKS_BY_REFERENCE)
+                g_assert_null (hl_costs_packet_parse (g_bytes_get_data (p, NULL), g_bytes_get_size (p)));
+            }
+        }
+      /* Points released early (2 may wait): caught, or still right. */
+      {
+        g_autoptr (HlRecording) rec = follow_costs (bytes, path, out, rand, 40, 2);
+        g_autoptr (GBytes) payload = rec != NULL ? hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, NULL) : NULL;
+        if (rec == NULL)
+          early_refused++;
+        else
+          g_assert_true (g_bytes_equal (payload, expected));
+      }
+      /* A damaged packet (a byte of the last packet's content changed), a
+       * trailing index: not followed. */
+      {
+        g_autoptr (GByteArray) damaged = g_byte_array_new ();
+        g_autoptr (HlRecording) payload = NULL;
+        HlFormatError ferr;
+
+        g_byte_array_append (damaged, bytes->data, bytes->len);
+        damaged->data[damaged->len - 3] ^= 0x40;
+        payload = follow_costs (damaged, path, out, rand, 3, HL_COSTS_STREAM_KEEP);
+        g_assert_null (payload);
+        g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
+        g_assert_cmpint (hl_trace_index_append_file (path, &ferr), ==, 0);
+        {
+          g_autofree char *indexed = NULL;
+          gsize len;
+          g_autoptr (GByteArray) with_index = g_byte_array_new ();
+          g_assert_true (g_file_get_contents (path, &indexed, &len, NULL));
+          g_byte_array_append (with_index, (const guint8 *) indexed, len);
+          g_clear_object (&payload);
+          payload = follow_costs (with_index, path, out, rand, 3, HL_COSTS_STREAM_KEEP);
+          g_assert_null (payload);
+        }
+      }
+      g_file_delete (file, NULL, NULL);
+      g_file_delete (out_file, NULL, NULL);
+    }
+  g_test_message ("%u schedules followed, %u refused; with early releases %u refused", followed, refused,
+                  early_refused);
+  g_assert_cmpuint (followed, >, 20);
+  g_assert_cmpuint (early_refused, >, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1109,5 +1314,6 @@ main (int    argc,
   g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
   g_test_add_func ("/loader/costs-packet-equals-decode", test_load_costs_packet_equals_decode);
   g_test_add_func ("/loader/costs-packet-hostile", test_load_costs_packet_hostile);
+  g_test_add_func ("/loader/costs-stream-equals-prepare", test_load_costs_stream_equals_prepare);
   return g_test_run ();
 }

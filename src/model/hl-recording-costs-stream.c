@@ -1,0 +1,415 @@
+/* hl-recording-costs-stream.c — a trace's saved costs computed as its
+ * packets are written (hl-recording-costs-stream.h).
+ *
+ * take() runs on the follower's thread (the compress stream's poll): it
+ * copies the packets of a poll into one chunk and queues it at the poll's
+ * end. A thread of the stream's own applies the chunks in order, so the
+ * follower never waits for the decoding (the compression keeps its pace)
+ * and the recording sees the same packets and poll ends, in the same
+ * order, as if take() applied them itself: the result does not depend on
+ * the thread's timing. */
+#include "hl-recording-costs-stream.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "hl-crc32c.h"
+#include "hl-model-error.h"
+#include "hl-recording-aggregate.h"
+#include "hl-recording-struct.h"
+#include "hl-trace-load-private.h"
+
+/* Bytes that may wait in the queue before take() waits for the thread. */
+#define QUEUE_MAX_BYTES ((gsize) 256 << 20)
+
+/* A thread's last packet's end; EXITED once its THREAD exit event came
+ * (it writes no packet after that one). */
+typedef struct
+{
+  guint64  time_end_ns;
+  gboolean exited;
+} Writer;
+
+/* The packets of one poll, copied: whole packets from OFFSET on. GAP:
+ * the follower skipped bytes before them (not followed any further). */
+typedef struct
+{
+  GByteArray *bytes;
+  guint64     offset;
+  guint64     trailing;   /* bytes after them the poll saw */
+  guint64     gap_at;     /* where bytes were skipped, with GAP */
+  guint64     gap;
+  gboolean    last;       /* finish(): nothing after this */
+} Chunk;
+
+struct _HlCostsStream
+{
+  /* The follower's side (take()). */
+  guint32        pid;
+  gboolean       started;
+  Chunk         *filling;
+  guint64        next_offset;   /* where the next packet must start */
+  gboolean       gap_queued;
+  GAsyncQueue   *queue;
+  GThread       *thread;
+  gsize          queued_bytes;  /* atomic */
+  gint           failed;        /* atomic: the thread gave up */
+  gint           dropped;       /* atomic: freed unfinished, the rest is not applied */
+
+  /* The thread's side. */
+  HlRecording   *rec;
+  HlEventCursor *cursor;
+  GHashTable    *writers;       /* tid → Writer */
+  guint64        packets;
+  guint64        keep;
+  guint64        trailing;      /* bytes after the packets, as the last poll saw them */
+  char          *failure;       /* why no payload, NULL while it follows */
+};
+
+HlCostsStream *
+hl_costs_stream_new (void)
+{
+  HlCostsStream *self = g_new0 (HlCostsStream, 1);
+
+  self->rec = hl_recording_new ();
+  hl_recording_begin_aggregate (self->rec, NULL);
+  self->cursor = g_new0 (HlEventCursor, 1);
+  self->writers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->keep = HL_COSTS_STREAM_KEEP;
+  self->queue = g_async_queue_new ();
+  return self;
+}
+
+static void
+chunk_free (Chunk *c)
+{
+  if (c == NULL)
+    return;
+  g_byte_array_unref (c->bytes);
+  g_free (c);
+}
+
+static void
+stop_thread (HlCostsStream *self)
+{
+  Chunk *last;
+
+  if (self->thread == NULL)
+    return;
+  last = g_new0 (Chunk, 1);
+  last->bytes = g_byte_array_new ();
+  last->last = TRUE;
+  g_async_queue_push (self->queue, last);
+  g_thread_join (self->thread);
+  self->thread = NULL;
+}
+
+void
+hl_costs_stream_free (HlCostsStream *self)
+{
+  Chunk *c;
+
+  if (self == NULL)
+    return;
+  /* not finished: what is queued need not be applied first */
+  g_atomic_int_set (&self->dropped, 1);
+  stop_thread (self);
+  while ((c = g_async_queue_try_pop (self->queue)) != NULL)
+    chunk_free (c);
+  g_async_queue_unref (self->queue);
+  chunk_free (self->filling);
+  g_clear_object (&self->rec);
+  g_free (self->cursor);
+  g_hash_table_unref (self->writers);
+  g_free (self->failure);
+  g_free (self);
+}
+
+void
+hl_costs_stream_set_keep (HlCostsStream *self,
+                          guint64        keep)
+{
+  self->keep = keep;
+}
+
+guint64
+hl_costs_stream_packets (const HlCostsStream *self)
+{
+  return self->packets;
+}
+
+gboolean
+hl_costs_stream_failed (const HlCostsStream *self)
+{
+  return g_atomic_int_get (&self->failed) != 0 || self->gap_queued;
+}
+
+/* ---- The thread: packets applied -------------------------------------- */
+
+static void fail (HlCostsStream *self,
+                  const char    *fmt,
+                  ...) G_GNUC_PRINTF (2, 3);
+
+static void
+fail (HlCostsStream *self,
+      const char    *fmt,
+      ...)
+{
+  va_list ap;
+
+  if (self->failure != NULL)
+    return;
+  va_start (ap, fmt);
+  self->failure = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_atomic_int_set (&self->failed, 1);
+  /* what was built is of no further use: let its memory go */
+  g_clear_object (&self->rec);
+}
+
+static gboolean
+crc_matches (const HlPacketHeader *header,
+             const guint8         *packet)
+{
+  HlPacketHeader h = *header;
+  guint32 crc;
+
+  /* the packet as the file has it, its crc field counted as zero */
+  h.crc32c = 0;
+  crc = hl_crc32c (0, &h, sizeof h);
+  crc = hl_crc32c (crc, packet + sizeof h, (gsize) header->header_size + header->content_size - sizeof h);
+  return crc == header->crc32c;
+}
+
+/* The least last-packet end of the threads that may still write: no
+ * packet to come holds an earlier event (but see the header). */
+static guint64
+watermark (HlCostsStream *self)
+{
+  GHashTableIter it;
+  gpointer value;
+  guint64 least = G_MAXUINT64;
+
+  g_hash_table_iter_init (&it, self->writers);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const Writer *w = value;
+      if (!w->exited && w->time_end_ns < least)
+        least = w->time_end_ns;
+    }
+  return least;
+}
+
+static Writer *
+writer_of (HlCostsStream *self,
+           guint32        tid)
+{
+  Writer *w = g_hash_table_lookup (self->writers, GUINT_TO_POINTER (tid));
+
+  if (w == NULL)
+    {
+      w = g_new0 (Writer, 1);
+      g_hash_table_insert (self->writers, GUINT_TO_POINTER (tid), w);
+    }
+  return w;
+}
+
+/* The packet at OFFSET of the trace, its bytes at P (at most N). */
+static gsize
+apply_packet (HlCostsStream *self,
+              const guint8  *p,
+              gsize          n,
+              guint64        offset)
+{
+  HlPacketView pkt;
+  HlFormatError err;
+  HlEvent ev;
+  gsize total;
+  int rc;
+
+  if (n < HL_PACKET_HEADER_SIZE)
+    {
+      fail (self, "a cut packet at offset %" G_GUINT64_FORMAT, offset);
+      return n;
+    }
+  memcpy (&pkt.header, p, sizeof pkt.header);
+  total = (gsize) pkt.header.header_size + pkt.header.content_size;
+  /* the follower's walk validated the header: checked again all the same */
+  if (pkt.header.header_size < HL_PACKET_HEADER_SIZE || total > n || pkt.header.pid != self->pid ||
+      !crc_matches (&pkt.header, p))
+    {
+      fail (self, "the packet at offset %" G_GUINT64_FORMAT " is damaged or another process's", offset);
+      return n;
+    }
+  pkt.offset = offset;
+  pkt.content = p + pkt.header.header_size;
+  hl_event_cursor_init (self->cursor, &pkt);
+  while ((rc = hl_event_cursor_next (self->cursor, &ev, &err)) > 0)
+    {
+      hl_trace_apply_event (self->rec, &ev);
+      if (ev.type == HL_EVENT_THREAD && (ev.u.thread.flags & HL_THREAD_FLAG_EXIT) != 0 &&
+          ev.u.thread.tid == pkt.header.tid)
+        writer_of (self, pkt.header.tid)->exited = TRUE;
+    }
+  if (rc < 0)
+    {
+      fail (self, "malformed events in the packet at offset %" G_GUINT64_FORMAT ": %s", offset, err.message);
+      return n;
+    }
+  self->packets++;
+  {
+    Writer *w = writer_of (self, pkt.header.tid);
+    w->time_end_ns = MAX (w->time_end_ns, pkt.header.time_end_ns);
+  }
+  /* a poll that takes in much: some released before its end */
+  if (hl_aggregate_n_waiting (self->rec->aggregate) > self->keep)
+    hl_aggregate_release_until (self->rec->aggregate, 0, self->keep);
+  return total;
+}
+
+static void
+apply_chunk (HlCostsStream *self,
+             const Chunk   *c)
+{
+  gsize at = 0;
+
+  while (at < c->bytes->len && self->failure == NULL)
+    at += apply_packet (self, c->bytes->data + at, c->bytes->len - at, c->offset + at);
+  if (self->failure != NULL)
+    return;
+  if (c->gap > 0)
+    {
+      fail (self, "%" G_GUINT64_FORMAT " bytes at offset %" G_GUINT64_FORMAT " were not a packet of the trace",
+            c->gap, c->gap_at);
+      return;
+    }
+  /* The end of a poll: what may be released is known now (within a poll,
+   * a thread's first packet may come after others'); the bytes after the
+   * packets are one being written, unless this was the last poll. */
+  self->trailing = c->trailing;
+  hl_aggregate_release_until (self->rec->aggregate, watermark (self), self->keep);
+}
+
+static gpointer
+apply_thread (gpointer data)
+{
+  HlCostsStream *self = data;
+
+  for (;;)
+    {
+      Chunk *c = g_async_queue_pop (self->queue);
+      gboolean last = c->last;
+
+      __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+      if (!last && self->failure == NULL && !g_atomic_int_get (&self->dropped))
+        apply_chunk (self, c);
+      chunk_free (c);
+      if (last)
+        return NULL;
+    }
+}
+
+/* ---- The follower's side ------------------------------------------------ */
+
+static void
+queue_chunk (HlCostsStream *self)
+{
+  Chunk *c = g_steal_pointer (&self->filling);
+
+  if (self->thread == NULL)
+    self->thread = g_thread_new ("hl-costs", apply_thread, self);
+  __atomic_fetch_add (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+  g_async_queue_push (self->queue, c);
+  /* the thread far behind: wait rather than copy the whole trace */
+  while (__atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED) > QUEUE_MAX_BYTES && !g_atomic_int_get (&self->failed))
+    g_usleep (1000);
+}
+
+static Chunk *
+filling (HlCostsStream *self,
+         guint64        offset)
+{
+  if (self->filling == NULL)
+    {
+      self->filling = g_new0 (Chunk, 1);
+      self->filling->bytes = g_byte_array_new ();
+      self->filling->offset = offset;
+    }
+  return self->filling;
+}
+
+void
+hl_costs_stream_take (void                *user_data,
+                      const HlTraceReader *reader,
+                      const HlPacketView  *pkt,
+                      guint64              from)
+{
+  HlCostsStream *self = user_data;
+  guint64 size = hl_trace_reader_file_size (reader);
+  Chunk *c;
+
+  if (self->gap_queued || g_atomic_int_get (&self->failed))
+    return;
+  if (!self->started)
+    {
+      self->pid = hl_trace_reader_file_header (reader)->pid;
+      self->next_offset = from;
+      self->started = TRUE;
+    }
+  c = filling (self, from);
+  if (pkt == NULL)
+    {
+      c->trailing = size - MIN (from, size);
+      queue_chunk (self);
+      return;
+    }
+  if (pkt->offset != from || from != self->next_offset)
+    {
+      c->gap_at = from;
+      c->gap = pkt->offset > from ? pkt->offset - from : 1;
+      self->gap_queued = TRUE;
+      queue_chunk (self);
+      return;
+    }
+  {
+    gsize total = (gsize) pkt->header.header_size + pkt->header.content_size;
+    const guint8 *start = pkt->content - pkt->header.header_size;
+
+    /* the header as the walk validated it, then the rest as the file has it */
+    g_byte_array_append (c->bytes, (const guint8 *) &pkt->header, sizeof pkt->header);
+    g_byte_array_append (c->bytes, start + sizeof pkt->header, total - sizeof pkt->header);
+    self->next_offset = pkt->offset + total;
+  }
+}
+
+HlRecording *
+hl_costs_stream_finish (HlCostsStream *self,
+                        GError       **error)
+{
+  g_autoptr (HlRecording) rec = NULL;
+
+  if (self->filling != NULL)
+    queue_chunk (self); /* a poll not ended (a caller other than the compress stream) */
+  stop_thread (self);
+  if (self->failure == NULL && self->packets == 0)
+    fail (self, "no packet");
+  if (self->failure == NULL && self->trailing > 0)
+    fail (self, "%" G_GUINT64_FORMAT " bytes after the last packet", self->trailing);
+  if (self->failure != NULL)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs not followed: %s", self->failure);
+      return NULL;
+    }
+  rec = g_steal_pointer (&self->rec);
+  /* What a costs-only load does after the last packet (hl-trace-loader.c)
+   * when the reader had nothing to warn about. */
+  if (!hl_recording_end_aggregate (rec))
+    {
+      fail (self, "a thread's events came after later ones were counted");
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs not followed: %s", self->failure);
+      return NULL;
+    }
+  hl_recording_commit (rec);
+  hl_trace_load_warn_dropped (rec);
+  return g_steal_pointer (&rec);
+}

@@ -1,0 +1,77 @@
+/* hl-recording-costs-stream.h — the saved costs of a trace (its COSTS
+ * packet, hl-recording-costs-packet.h) computed while the trace is being
+ * written, so that nothing is left for after the program exits but the
+ * last packets.
+ *
+ * `heaplens-cli record` follows the plain trace while the program runs
+ * (hl-cli-record-stream.h, hl-trace-compress-stream.h) and hands every
+ * whole packet, in file order, to hl_costs_stream_take(). The stream
+ * applies the packet's events to a costs-only recording exactly as a
+ * costs-only load does (hl-recording-events.c, the same calls in the same
+ * order), so the recording it gives has the payload
+ * (hl_costs_packet_payload()) hl_costs_packet_prepare() would make from
+ * the finished file, byte for byte.
+ *
+ * The one thing a load knows that a stream does not is which packets are
+ * still to come: the heap curve (peak, each stack's share of it) is built
+ * in (time, sequence) order, and a load releases a point once the packet
+ * index says no later packet can hold an earlier one. A stream releases
+ * the points up to a watermark instead: every thread writes its packets
+ * in time order, so no packet to come holds an event earlier than the
+ * least, over the threads not known to have exited, of their last packet's
+ * end. A thread whose first packet has not come yet (it holds its events
+ * in its buffer) may break that; so may a wait longer than
+ * HL_COSTS_STREAM_KEEP points allow (then the earliest are released
+ * anyway). A point then arrives before one already released, the
+ * aggregate sees it (hl_aggregate_order_broken()), and finish() gives no
+ * recording: the caller computes it from the file or saves none. Anything
+ * else a load would warn about (bytes between packets, a bad crc, another
+ * pid's packet, malformed events, a cut last packet) gives none too.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "hl-recording.h"
+#include "hl-trace-reader.h"
+
+G_BEGIN_DECLS
+
+/* Points that may wait for the watermark (40 bytes each): past it the
+ * earliest are released anyway. */
+#define HL_COSTS_STREAM_KEEP (1u << 20)
+
+typedef struct _HlCostsStream HlCostsStream;
+
+HlCostsStream *hl_costs_stream_new    (void);
+void           hl_costs_stream_free   (HlCostsStream *self);
+
+/* The packet PKT of the plain trace READER, taken in by a follower whose
+ * previous packet ended at FROM (PKT->offset > FROM: the bytes between
+ * were not a packet of the trace). PKT NULL: the end of a poll, the
+ * packets taken so far end at FROM (the points the watermark allows are
+ * released now); the bytes after FROM must be gone by the last poll. The
+ * signature of HlTraceStreamPacketFunc (hl-trace-compress-stream.h). */
+void           hl_costs_stream_take   (void               *self,
+                                       const HlTraceReader *reader,
+                                       const HlPacketView  *pkt,
+                                       guint64              from);
+
+/* Every packet was taken: the costs-only recording, committed, before
+ * symbols (what a costs-only load with HL_LOAD_FLAGS_NO_SYMBOLS gives),
+ * or NULL with ERROR (the trace is not one the stream could follow
+ * exactly: see above). */
+HlRecording   *hl_costs_stream_finish (HlCostsStream *self,
+                                       GError       **error);
+
+/* At most KEEP points wait for the watermark (HL_COSTS_STREAM_KEEP):
+ * tests make it small to see a release too early caught. */
+void           hl_costs_stream_set_keep (HlCostsStream *self,
+                                         guint64        keep);
+
+/* Packets applied (after finish(), for tests), and whether the stream
+ * has given up so far (then finish() says why). */
+guint64        hl_costs_stream_packets (const HlCostsStream *self);
+gboolean       hl_costs_stream_failed  (const HlCostsStream *self);
+
+G_END_DECLS
