@@ -15,7 +15,7 @@
 #include "hl-symbolize-job.h"
 #include "hl-trace-reader.h"
 
-#define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000))
+#define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000)) /* silent this long: is the pid still the target? */
 #define SAMPLES_PER_POLL    2048
 #define MAPS_REREAD_NS      (G_GUINT64_CONSTANT (500000000))
 
@@ -764,6 +764,32 @@ pid_alive (guint32 pid)
   return pid != 0 && (kill ((pid_t) pid, 0) == 0 || errno == EPERM);
 }
 
+/* The process at the session's pid is still the program that made the
+ * session: not a zombie (killed, its parent has not reaped it yet), not
+ * another program that has taken the pid over. A program that allocates
+ * nothing for a while (waiting for input) is not stale. */
+static gboolean
+pid_is_target (HlLiveSession *self)
+{
+  guint32 pid = self->header.pid;
+  g_autofree char *stat_path = g_strdup_printf ("/proc/%u/stat", pid);
+  g_autofree char *exe_path = g_strdup_printf ("/proc/%u/exe", pid);
+  g_autofree char *stat = NULL;
+  g_autofree char *exe = NULL;
+
+  if (!pid_alive (pid))
+    return FALSE;
+  if (g_file_get_contents (stat_path, &stat, NULL, NULL))
+    {
+      const char *p = strrchr (stat, ')');
+      if (p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+        return FALSE;
+    }
+  /* another user's process cannot be read: taken to be the target */
+  exe = g_file_read_link (exe_path, NULL);
+  return exe == NULL || self->header.exe[0] == '\0' || g_str_has_prefix (exe, self->header.exe);
+}
+
 static guint64
 now_since_start (HlLiveSession *self)
 {
@@ -829,7 +855,7 @@ update_state (HlLiveSession *self)
           set_state (self, HL_LIVE_STATE_STALE);
           return;
         }
-      if (now_since_start (self) > hb + STALE_AFTER_NS)
+      if (now_since_start (self) > hb + STALE_AFTER_NS && !pid_is_target (self))
         {
           set_state (self, HL_LIVE_STATE_STALE);
           return;

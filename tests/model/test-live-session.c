@@ -40,14 +40,14 @@ child_exited (GPid     pid,
   g_spawn_close_pid (pid);
 }
 
+/* ARGV under the preload, its trace in a new directory. */
 static void
-target_start (Target     *t,
-              const char *seconds,
-              gboolean    keep)
+target_start_argv (Target     *t,
+                   char      **argv,
+                   gboolean    keep)
 {
   const char *build = g_getenv ("HL_BUILD_ROOT");
   g_assert_nonnull (build);
-  char *demo = g_build_filename (build, "examples", "heaplens-demo", NULL);
   char *preload = g_build_filename (build, "src", "capture", "libheaplens-preload.so", NULL);
   t->dir = g_dir_make_tmp ("hl-live-XXXXXX", NULL);
   t->trace = g_build_filename (t->dir, "demo.hltrace", NULL);
@@ -59,7 +59,6 @@ target_start (Target     *t,
   env = g_environ_setenv (env, "HEAPLENS_FOLLOW", "all", TRUE);
   if (keep)
     env = g_environ_setenv (env, "HEAPLENS_KEEP_SESSION", "1", TRUE);
-  char *argv[] = { demo, (char *) "--seconds", (char *) seconds, NULL };
   GError *error = NULL;
   gboolean ok = g_spawn_async (NULL, argv, env,
                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
@@ -68,8 +67,17 @@ target_start (Target     *t,
   g_assert_true (ok);
   g_child_watch_add (t->pid, child_exited, t);
   g_strfreev (env);
-  g_free (demo);
   g_free (preload);
+}
+
+static void
+target_start (Target     *t,
+              const char *seconds,
+              gboolean    keep)
+{
+  g_autofree char *demo = g_build_filename (g_getenv ("HL_BUILD_ROOT"), "examples", "heaplens-demo", NULL);
+  char *argv[] = { demo, (char *) "--seconds", (char *) seconds, NULL };
+  target_start_argv (t, argv, keep);
 }
 
 static void
@@ -411,6 +419,28 @@ test_sigkill (void)
   g_object_unref (s);
 }
 
+/* A program that allocates nothing for longer than the heartbeat's 5 s
+ * (one waiting for input) is running, not stale; once killed (a zombie
+ * until reaped) it is stale. */
+static void
+test_idle_target (void)
+{
+  Target t = { 0 };
+  char *argv[] = { (char *) "/bin/sleep", (char *) "30", NULL };
+  target_start_argv (&t, argv, FALSE);
+  HlLiveSession *s = open_when_ready (&t);
+  hl_live_session_start (s, 50);
+  gint64 until = g_get_monotonic_time () + 6500000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "running");
+  kill (t.pid, SIGKILL);
+  run_until_final (s, 20);
+  g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "stale");
+  target_cleanup (&t, s);
+  g_object_unref (s);
+}
+
 static void
 test_vanished (void)
 {
@@ -674,6 +704,7 @@ main (int    argc,
   g_test_add_func ("/live/sigbus-guard", test_sigbus_guard);
   g_test_add_func ("/live/demo", test_demo);
   g_test_add_func ("/live/sigkill", test_sigkill);
+  g_test_add_func ("/live/idle-target", test_idle_target);
   g_test_add_func ("/live/feeds-while-symbolizing", test_feeds_while_symbolizing);
   g_test_add_func ("/live/history-from-trace", test_history_from_trace);
   g_test_add_func ("/live/vanished", test_vanished);
