@@ -69,6 +69,12 @@ HlRecording   *hl_costs_stream_finish (HlCostsStream *self,
 void           hl_costs_stream_set_keep (HlCostsStream *self,
                                          guint64        keep);
 
+/* Whether to give up following a program with many stacks for few events
+ * each, whose packet would not be saved (the default; see the .c file).
+ * The recorder keeps following when the packet is wanted anyway. */
+void           hl_costs_stream_set_give_up (HlCostsStream *self,
+                                            gboolean       give_up);
+
 /* Packets applied (after finish(), for tests), and whether the stream
  * has given up so far (then finish() says why). */
 guint64        hl_costs_stream_packets (const HlCostsStream *self);
