@@ -107,11 +107,23 @@ eq "full stack table: every allocation still in the trace" "$(field "$WORK/f.sum
 check "full stack table: at most 16 stacks interned" test "$(field "$WORK/f.sum" stacks)" -le 16
 check "full stack table: drops counted" test "$(field "$WORK/f.sum" dropped)" -ge 1
 
+# the live table maps 16 or 32 bytes of addresses per entry (auto: 32 with
+# glibc): every free finds its allocation either way, also in a small table
+# where neighbouring blocks probe into each other's entries
+for g in 16 32; do
+  for slots in 16777216 4096; do
+    HEAPLENS_LIVE_GRANULE=$g HEAPLENS_LIVE_SLOTS=$slots under_preload "$WORK/g.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
+    summarize "$WORK/g.hltrace" "$WORK/g.sum"
+    eq "HEAPLENS_LIVE_GRANULE=$g, $slots slots: allocations/unknown frees/drops" \
+      "$(field "$WORK/g.sum" allocs)/$(field "$WORK/g.sum" free_unknown)/$(field "$WORK/g.sum" dropped)" "3000/0/0"
+  done
+done
+
 # bad settings: one warning line, defaults, same behaviour
-HEAPLENS_DEPTH=many HEAPLENS_UNWIND=magic under_preload "$WORK/m.hltrace" "$D/t-entry" > "$WORK/m.out" 2> "$WORK/m.err"
+HEAPLENS_DEPTH=many HEAPLENS_UNWIND=magic HEAPLENS_LIVE_GRANULE=8 under_preload "$WORK/m.hltrace" "$D/t-entry" > "$WORK/m.out" 2> "$WORK/m.err"
 eq "malformed HEAPLENS_* values: same exit status" "$?" 3
 eq "malformed HEAPLENS_* values: same output" "$(cat "$WORK/m.out")" "t-entry: ok"
-eq "malformed HEAPLENS_* values: one warning line each" "$(grep -c '^heaplens: ignoring malformed HEAPLENS_' "$WORK/m.err")" 2
+eq "malformed HEAPLENS_* values: one warning line each" "$(grep -c '^heaplens: ignoring malformed HEAPLENS_' "$WORK/m.err")" 3
 summarize "$WORK/m.hltrace" "$WORK/m.sum"
 eq "malformed values: still recorded with defaults" "$(field "$WORK/m.sum" allocs)" 21
 HEAPLENS_OUTPUT=/nonexistent-dir/x.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-entry" > "$WORK/u.out" 2> "$WORK/u.err"
