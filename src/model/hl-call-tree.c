@@ -51,23 +51,6 @@ hl_call_tree_unref (HlCallTree *tree)
   g_free (tree);
 }
 
-static inline guint64
-cost_of (const HlCosts *c,
-         HlCostKind     kind)
-{
-  switch (kind)
-    {
-    case HL_COST_KIND_ALLOCATIONS: return c->allocations;
-    case HL_COST_KIND_BYTES:       return c->bytes;
-    case HL_COST_KIND_TEMPORARY:   return c->temporary;
-    case HL_COST_KIND_PEAK:        return c->peak_bytes;
-    case HL_COST_KIND_LEAKED:      return c->leaked_bytes;
-    case HL_COST_KIND_LIVE:        return c->live_bytes;
-    case HL_N_COST_KINDS:
-    default:                       return 0;
-    }
-}
-
 typedef struct
 {
   const guint64    *key;     /* per trie node: its sort cost */
@@ -172,7 +155,7 @@ hl_call_tree_build (const HlTrie   *trie,
       if (c->allocations == 0)
         continue;
       allocs[trie->stack_leaf[s]] += c->allocations;
-      key[trie->stack_leaf[s]] += cost_of (c, sort_by);
+      key[trie->stack_leaf[s]] += hl_costs_value (c, sort_by);
     }
   for (guint32 t = n_trie - 1; t > 0; t--)
     {
@@ -284,11 +267,11 @@ hl_call_tree_build (const HlTrie   *trie,
       *c = tree->self[i];
       for (guint j = i + 1; j < tree->nodes[i].end; j = tree->nodes[j].end)
         hl_costs_add (c, &tree->costs[j]);
-      tree->sort_costs[i] = cost_of (c, sort_by);
+      tree->sort_costs[i] = hl_costs_value (c, sort_by);
     }
   tree->costs[0] = *totals;
   tree->self[0] = stack_costs[0];
-  tree->sort_costs[0] = cost_of (totals, sort_by);
+  tree->sort_costs[0] = hl_costs_value (totals, sort_by);
 
   hl_recycle_give (&recycled_scratch, scratch, scratch_size);
   return tree;

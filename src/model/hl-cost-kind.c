@@ -33,19 +33,9 @@ hl_costs_get (const HlCosts *costs,
               HlCostKind     kind)
 {
   g_return_val_if_fail (costs != NULL, 0);
+  g_return_val_if_fail (kind < HL_N_COST_KINDS, 0);
 
-  switch (kind)
-    {
-    case HL_COST_KIND_ALLOCATIONS: return costs->allocations;
-    case HL_COST_KIND_BYTES:       return costs->bytes;
-    case HL_COST_KIND_TEMPORARY:   return costs->temporary;
-    case HL_COST_KIND_PEAK:        return costs->peak_bytes;
-    case HL_COST_KIND_LEAKED:      return costs->leaked_bytes;
-    case HL_COST_KIND_LIVE:        return costs->live_bytes;
-    case HL_N_COST_KINDS:
-    default:
-      g_return_val_if_reached (0);
-    }
+  return hl_costs_value (costs, kind);
 }
 
 gboolean

@@ -49,6 +49,24 @@ typedef struct
 /* The value of one kind: ALLOCATIONS/TEMPORARY are counts, the rest bytes. */
 guint64     hl_costs_get            (const HlCosts *costs,
                                      HlCostKind     kind);
+/* hl_costs_get without its checks, for loops over every node (the call
+ * tree, the flame layout); an unknown KIND gives 0. */
+static inline guint64
+hl_costs_value (const HlCosts *costs,
+                HlCostKind     kind)
+{
+  switch (kind)
+    {
+    case HL_COST_KIND_ALLOCATIONS: return costs->allocations;
+    case HL_COST_KIND_BYTES:       return costs->bytes;
+    case HL_COST_KIND_TEMPORARY:   return costs->temporary;
+    case HL_COST_KIND_PEAK:        return costs->peak_bytes;
+    case HL_COST_KIND_LEAKED:      return costs->leaked_bytes;
+    case HL_COST_KIND_LIVE:        return costs->live_bytes;
+    case HL_N_COST_KINDS:
+    default:                       return 0;
+    }
+}
 /* DEST += SRC, every kind (inline: the call tree adds costs per node). */
 static inline void
 hl_costs_add (HlCosts       *dest,

@@ -20,23 +20,6 @@ G_DEFINE_BOXED_TYPE (HlFlameLayout, hl_flame_layout, hl_flame_layout_ref, hl_fla
 /* The rects of the last large layout freed, for the next (hl-recycle.h). */
 static HlRecycleSlot recycled_rects;
 
-static inline guint64
-cost_of (const HlCosts *c,
-         HlCostKind     kind)
-{
-  switch (kind)
-    {
-    case HL_COST_KIND_ALLOCATIONS: return c->allocations;
-    case HL_COST_KIND_BYTES:       return c->bytes;
-    case HL_COST_KIND_TEMPORARY:   return c->temporary;
-    case HL_COST_KIND_PEAK:        return c->peak_bytes;
-    case HL_COST_KIND_LEAKED:      return c->leaked_bytes;
-    case HL_COST_KIND_LIVE:        return c->live_bytes;
-    case HL_N_COST_KINDS:
-    default:                       return 0;
-    }
-}
-
 /* One pass over the tree's nodes, which are in display order already
  * (hl-call-tree-private.h): a node of zero cost or narrower than
  * MIN_WIDTH is skipped with its subtree (jumping to its end), any other
@@ -66,7 +49,7 @@ lay_out (HlFlameLayout *self,
   for (guint i = 1; i < n;)
     {
       guint d = nodes[i].depth;
-      guint64 w = sort_costs != NULL ? sort_costs[i] : cost_of (&costs[i], self->kind);
+      guint64 w = sort_costs != NULL ? sort_costs[i] : hl_costs_value (&costs[i], self->kind);
       HlFlameRect *r;
 
       /* the rects open at depth d and deeper are complete */
