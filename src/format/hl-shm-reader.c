@@ -552,14 +552,21 @@ live_read (const HlShmLiveEntry *s, uint64_t a, HlShmLiveSlot *out)
   return true;
 }
 
-int
-hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err)
+/* The live table of a segment still mapped whole (both readers of it). */
+static int
+mapped_live_table (HlShmReader *r, const HlShmLiveEntry **slots, uint64_t *n, HlFormatError *err)
 {
   if (still_mapped (r, err) != 0)
     return -1;
+  return live_table (r, slots, n, err);
+}
+
+int
+hl_shm_reader_live (HlShmReader *r, HlShmLiveFunc func, void *user_data, HlFormatError *err)
+{
   const HlShmLiveEntry *slots;
   uint64_t n;
-  if (live_table (r, &slots, &n, err) != 0)
+  if (mapped_live_table (r, &slots, &n, err) != 0)
     return -1;
   for (uint64_t i = 0; i < n; i++)
     {
@@ -595,11 +602,9 @@ int
 hl_shm_reader_live_diff (HlShmReader *r, uint32_t *shadow, uint64_t n_shadow, HlShmLiveAddedFunc added,
                          HlShmLiveRemovedFunc removed, void *user_data, HlFormatError *err)
 {
-  if (still_mapped (r, err) != 0)
-    return -1;
   const HlShmLiveEntry *slots;
   uint64_t n;
-  if (live_table (r, &slots, &n, err) != 0)
+  if (mapped_live_table (r, &slots, &n, err) != 0)
     return -1;
   if (n > n_shadow)
     n = n_shadow;
