@@ -82,6 +82,7 @@ typedef struct
   bool           bad;
   uint8_t        tok;           /* the MTOK byte of a model frame */
   uint8_t        fid;           /* the FID byte of a 5.0 model frame */
+  uint8_t        addr[HL_VARINT_MAX_BYTES + 1]; /* a 6.0 HL_MTOK_ADDR_LAST's addrdelta */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -537,14 +538,21 @@ model_event (HlTraceModel *m, Ev *e)
   uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr);
   uint64_t addr = base + d;
   unsigned t = hl_trace_model_find (m, size, addr);
-  if (t != HL_MTOK_ADDR_RAW)
+  uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+  size_t n = (size_t) (hl_addr_delta_put (buf, d) - buf);
+  bool canonical = n == as->n && memcmp (buf, as->p, n) == 0;
+  if (!canonical)
+    t = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+  else if (t != HL_MTOK_ADDR_RAW)
+    as->col = SEG_DROPPED;
+  else if (hl_trace_model_has_last (m))
     {
-      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-      size_t n = (size_t) (hl_addr_delta_put (buf, d) - buf);
-      if (n == as->n && memcmp (buf, as->p, n) == 0)
-        as->col = SEG_DROPPED;
-      else
-        t = HL_MTOK_ADDR_RAW;
+      /* 6.0: near the class's last address */
+      uint64_t chunk;
+      unsigned cls = hl_model_chunk_class (size, &chunk);
+      t = HL_MTOK_ADDR_LAST;
+      as->p = e->addr;
+      as->n = (size_t) (hl_addr_delta_put (e->addr, addr - m->last[cls]) - e->addr);
     }
   hl_trace_model_alloc (m, size, stack, addr, t);
   e->tok = (uint8_t) (tok | t);
@@ -1022,8 +1030,18 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
   else
     {
       uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-      if (!hl_trace_model_addr (m, size, t, &addr)
-          || !put_out (d, limit, buf, (size_t) (hl_addr_delta_put (buf, addr - base) - buf)))
+      if (t == HL_MTOK_ADDR_LAST && hl_trace_model_has_last (m))
+        {
+          /* 6.0: the class's last address plus the addr column's delta */
+          uint8_t *bp = buf;
+          uint64_t chunk;
+          if (!copy_addr (j, &bp, buf + sizeof buf) || hl_addr_delta_get (buf, bp, &delta) != bp)
+            return false;
+          addr = m->last[hl_model_chunk_class (size, &chunk)] + delta;
+        }
+      else if (!hl_trace_model_addr (m, size, t, &addr))
+        return false;
+      if (!put_out (d, limit, buf, (size_t) (hl_addr_delta_put (buf, addr - base) - buf)))
         return false;
     }
   hl_trace_model_alloc (m, size, stack, addr, t);
@@ -1250,6 +1268,7 @@ hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
       if ((j.model = hl_trace_model_new ()) == NULL)
         return -1;
       j.model->v4 = kind == HL_JOIN_MODEL_4;
+      j.model->v5 = kind == HL_JOIN_MODEL_4 || kind == HL_JOIN_MODEL_5;
     }
   int rc = join_columns (&j, dst, dst_size);
   hl_trace_model_free (j.model);

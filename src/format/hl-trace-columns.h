@@ -53,8 +53,9 @@ typedef enum
 typedef enum
 {
   HL_JOIN_COLUMNS = 0, /* codec 2: no model */
-  HL_JOIN_MODEL   = 1, /* codec 4: the model of format 5.0 */
+  HL_JOIN_MODEL   = 1, /* codec 5: the model of format 6.0 */
   HL_JOIN_MODEL_4 = 2, /* codec 3: the model of format 4.0 */
+  HL_JOIN_MODEL_5 = 3, /* codec 4: the model of format 5.0 */
 } HlJoinKind;
 
 typedef struct
@@ -103,8 +104,8 @@ int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         split[HL_COL_COUNT],
                                    uint8_t             *dst,
                                    size_t               dst_size);
-/* Joins the columns of a model frame (KIND HL_JOIN_MODEL, codec 4, or
- * HL_JOIN_MODEL_4, codec 3: FID must be empty) or of a codec-2 frame
+/* Joins the columns of a model frame (KIND HL_JOIN_MODEL, codec 5;
+ * HL_JOIN_MODEL_5, codec 4; HL_JOIN_MODEL_4, codec 3: FID must be empty) or of a codec-2 frame
  * (HL_JOIN_COLUMNS: MTOK, FTOK and FID must be empty). 0, or -1 as join. */
 int  hl_trace_columns_join_any    (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         len[HL_COL_COUNT],
