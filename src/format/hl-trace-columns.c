@@ -16,7 +16,7 @@
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid", "stackhdr",
 };
 
 const char *
@@ -448,6 +448,10 @@ model_stack (HlTraceModel *m, Ev *e)
       memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
       bl += (size_t) (at[3] - at[2]);
     }
+  /* 6.0: the counts in their own column, and a written frame as its
+   * difference to the caller's most recent callee */
+  bool six = hl_trace_model_has_last (m);
+  size_t counts = six ? bl : 0;
   unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
@@ -460,11 +464,16 @@ model_stack (HlTraceModel *m, Ev *e)
       else
         {
           e->ftok[nt++] = (uint8_t) ways;
-          bl = (size_t) (hl_varint_put (e->body + bl, delta[i]) - e->body);
+          uint64_t dv = six ? hl_zigzag_encode ((int64_t) (frames[i] - hl_trace_model_frame_ref (
+                                                               m, caller, i < m->n_frames ? m->frames[i] : 0)))
+                            : delta[i];
+          bl = (size_t) (hl_varint_put (e->body + bl, dv) - e->body);
         }
     }
-  bs->p = e->body;
-  bs->n = bl;
+  bs->p = e->body + counts;
+  bs->n = bl - counts;
+  if (six)
+    e->seg[e->n++] = (Seg) { HL_COL_STACKHDR, e->body, counts };
   e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, nt };
   hl_trace_model_stack_def (m, frames, (uint32_t) n);
 }
@@ -1086,6 +1095,9 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
     }
   if (form != 1 && (form != 2 || m->v4))
     return false;
+  /* 6.0: the counts come from their own column */
+  bool six = hl_trace_model_has_last (m);
+  HlColumn cc = six ? HL_COL_STACKHDR : HL_COL_STACKDEF;
   for (int k = 0; k < (m->v4 ? 4 : 2); k++)
     {
       if (k == 0 && form == 2)
@@ -1095,7 +1107,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
           if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[0]) - buf)))
             return false;
         }
-      else if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+      else if (!copy_varint (j, cc, d, limit, &v[k]))
         return false;
     }
   if (!m->v4)
@@ -1103,11 +1115,11 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       /* n_frames - n_shared, then n_shared: n_frames is written first */
       uint8_t sh[HL_VARINT_MAX_BYTES], *shp = sh, buf[HL_VARINT_MAX_BYTES];
       uint64_t n_new;
-      const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &n_new);
+      const uint8_t *q = hl_varint_get (j->p[cc], j->end[cc], &n_new);
       if (q == NULL)
         return false;
-      j->p[HL_COL_STACKDEF] = q;
-      if (!copy_varint (j, HL_COL_STACKDEF, &shp, sh + sizeof sh, &v[3]) || n_new > HL_TRACE_MAX_FRAMES
+      j->p[cc] = q;
+      if (!copy_varint (j, cc, &shp, sh + sizeof sh, &v[3]) || n_new > HL_TRACE_MAX_FRAMES
           || v[3] > HL_TRACE_MAX_FRAMES)
         return false;
       v[2] = n_new + v[3];
@@ -1130,8 +1142,9 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
         return false;
       uint8_t t = *j->p[HL_COL_FTOK]++;
+      uint64_t caller = i + 1 < nf ? frames[i + 1] : 0;
       if (t < ways)
-        frames[i] = hl_trace_model_child (m, i + 1 < nf ? frames[i + 1] : 0, t);
+        frames[i] = hl_trace_model_child (m, caller, t);
       else if (t == ways)
         {
           uint64_t dv;
@@ -1139,7 +1152,8 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
           if (q == NULL)
             return false;
           j->p[HL_COL_STACKDEF] = q;
-          frames[i] = (i < m->n_frames ? m->frames[i] : 0) + (uint64_t) hl_zigzag_decode (dv);
+          uint64_t base = i < m->n_frames ? m->frames[i] : 0;
+          frames[i] = (six ? hl_trace_model_frame_ref (m, caller, base) : base) + (uint64_t) hl_zigzag_decode (dv);
         }
       else
         return false;

@@ -41,13 +41,16 @@ typedef enum
   HL_COL_MTOK,      /* model frames only: a token byte per allocation (hl-trace-model.h) */
   HL_COL_FTOK,      /* model frames only: per STACK event a form byte, then a token per new frame */
   HL_COL_FID,       /* 5.0 model frames only: a token byte per free (FREE, REALLOC) */
+  HL_COL_STACKHDR,  /* 6.0 model frames only: the counts of modelled STACK bodies */
   HL_COL_COUNT
 } HlColumn;
 
-/* Columns of a codec-2 frame (all but MTOK, FTOK and FID) and of a codec-3
- * frame (all but FID). */
+/* Columns of a codec-2 frame (all but MTOK, FTOK, FID and STACKHDR), of a
+ * codec-3 frame (all but FID and STACKHDR) and of a codec-4 frame (all but
+ * STACKHDR). */
 #define HL_COL_COUNT_V2 14
 #define HL_COL_COUNT_V4 16
+#define HL_COL_COUNT_V5 17
 
 /* What a join runs over the columns (hl_trace_columns_join_any). */
 typedef enum

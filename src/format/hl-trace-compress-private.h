@@ -2,7 +2,7 @@
  * (docs/trace-format.md 7c), shared by its writer and its reader: the
  * ZFRAME header (codec, raw_size), n_columns, then (plain_len packed_len
  * split) x n_columns (HL_COL_COUNT_V2 in codec 2, HL_COL_COUNT_V4 in codec
- * 3, HL_COL_COUNT in codecs 4 and 5) as 32-bit little-endian fields, then the packed
+ * 3, HL_COL_COUNT_V5 in codec 4, HL_COL_COUNT in codec 5) as 32-bit little-endian fields, then the packed
  * columns, each compressed on its own. */
 #pragma once
 

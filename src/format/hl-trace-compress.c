@@ -22,15 +22,17 @@
 
 /* A columns frame (hl-trace-compress-private.h; codec 2 has the first
  * HL_COL_COUNT_V2 columns, codec 3 (4.0's model frames) the first
- * HL_COL_COUNT_V4, codec 4 (5.0's) all HL_COL_COUNT):
+ * HL_COL_COUNT_V4, codec 4 (5.0's) the first HL_COL_COUNT_V5, codec 5
+ * (6.0's) all HL_COL_COUNT):
  * decompresses and joins into DST; RAW bytes or 0. */
 static size_t
 unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *content, size_t size, uint8_t *dst,
                 size_t raw)
 {
-  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL6 || codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_COL_COUNT
-                  : codec_id == HL_CODEC_ZSTD_MODEL                                 ? HL_COL_COUNT_V4
-                                                                                    : HL_COL_COUNT_V2;
+  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL6   ? HL_COL_COUNT
+                  : codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_COL_COUNT_V5
+                  : codec_id == HL_CODEC_ZSTD_MODEL  ? HL_COL_COUNT_V4
+                                                     : HL_COL_COUNT_V2;
   HlJoinKind kind = codec_id == HL_CODEC_ZSTD_MODEL6   ? HL_JOIN_MODEL
                     : codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_JOIN_MODEL_5
                     : codec_id == HL_CODEC_ZSTD_MODEL  ? HL_JOIN_MODEL_4

@@ -331,6 +331,17 @@ hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
   return m->child_key[i] == caller && w < m->child_n[i] ? m->child_val[i][w] : 0;
 }
 
+/* 6.0: what a written frame of a STACK body is the difference to: the
+ * frame CALLER called last (its way 0: another call site in the same
+ * function, close by), or BASE (the previous STACK's frame at the same
+ * depth) when the model knows none. */
+static inline uint64_t
+hl_trace_model_frame_ref (const HlTraceModel *m, uint64_t caller, uint64_t base)
+{
+  unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
+  return m->child_key[i] == caller && m->child_n[i] > 0 ? m->child_val[i][0] : base;
+}
+
 /* After a modelled STACK event: learns who called whom (outermost first;
  * the outermost frame's caller is 0) and keeps its frames. */
 static inline void
