@@ -406,6 +406,8 @@ model_stack (HlTraceModel *m, Ev *e)
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
   /* 5.0 writes n_frames - n_shared: n_frames must be canonical */
   ok = ok && (m->v4 || (size_t) (at[2] - at[1]) == hl_varint_size (n));
+  /* 6.0 writes n_frames of the previous STACK - n_shared: n_shared too */
+  ok = ok && (!hl_trace_model_has_last (m) || (size_t) (at[3] - at[2]) == hl_varint_size (shared));
   uint32_t n_new = ok ? (uint32_t) (n - shared) : 0;
   for (uint32_t i = 0; ok && i < n_new; i++)
     {
@@ -445,10 +447,16 @@ model_stack (HlTraceModel *m, Ev *e)
       bl = (size_t) (at[1] - from);
       memcpy (e->body, from, bl);
       bl = (size_t) (hl_varint_put (e->body + bl, n - shared) - e->body);
-      memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
-      bl += (size_t) (at[3] - at[2]);
+      if (hl_trace_model_has_last (m))
+        bl = (size_t) (hl_varint_put (e->body + bl, m->n_frames - shared) - e->body);
+      else
+        {
+          memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
+          bl += (size_t) (at[3] - at[2]);
+        }
     }
-  /* 6.0: the counts in their own column, and a written frame as its
+  /* 6.0: the counts in their own column (with the previous STACK's frames
+   * not shared in place of n_shared), and a written frame as its
    * difference to the caller's most recent callee */
   bool six = hl_trace_model_has_last (m);
   size_t counts = six ? bl : 0;
@@ -1119,8 +1127,19 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       if (q == NULL)
         return false;
       j->p[cc] = q;
-      if (!copy_varint (j, cc, &shp, sh + sizeof sh, &v[3]) || n_new > HL_TRACE_MAX_FRAMES
-          || v[3] > HL_TRACE_MAX_FRAMES)
+      if (six)
+        {
+          /* the previous STACK's frames not shared */
+          uint64_t pop;
+          if ((q = hl_varint_get (j->p[cc], j->end[cc], &pop)) == NULL || pop > m->n_frames)
+            return false;
+          j->p[cc] = q;
+          v[3] = m->n_frames - pop;
+          shp = hl_varint_put (sh, v[3]);
+        }
+      else if (!copy_varint (j, cc, &shp, sh + sizeof sh, &v[3]))
+        return false;
+      if (n_new > HL_TRACE_MAX_FRAMES || v[3] > HL_TRACE_MAX_FRAMES)
         return false;
       v[2] = n_new + v[3];
       if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[2]) - buf))
