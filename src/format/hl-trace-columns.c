@@ -401,6 +401,7 @@ model_stack (HlTraceModel *m, Ev *e)
   bool id_predicted = m->prev_stack == m->stack_next && id_end != NULL
                       && (size_t) (id_end - bs->p) == hl_varint_size (v[0]);
   m->stack_next = m->prev_stack + 1;
+  m->stack_fresh = true;
   const uint8_t *hdr_end = p;
   uint64_t n = v[2], shared = v[3];
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
@@ -1098,6 +1099,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       hl_varint_get (body, *d, &v[0]);
       m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
       m->stack_next = m->prev_stack + 1;
+      m->stack_fresh = true;
       m->n_frames = 0;
       return true;
     }
@@ -1148,6 +1150,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
     }
   m->prev_stack += (uint64_t) hl_zigzag_decode (v[0]);
   m->stack_next = m->prev_stack + 1;
+  m->stack_fresh = true;
   uint64_t frames[HL_TRACE_MAX_FRAMES];
   uint64_t nf = v[2], shared = v[3];
   if (nf > HL_TRACE_MAX_FRAMES || shared > nf || shared > m->n_frames)

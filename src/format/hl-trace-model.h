@@ -87,6 +87,7 @@ typedef struct
   uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
   uint8_t      child_n[1u << HL_MODEL_CHILD_LOG];  /* ways in use; the others read as 0 */
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
+  bool         stack_fresh;                        /* 6.0: a STACK came after the packet's last allocation */
   struct
   {
     uint64_t key, last, step;                      /* a stack, its last address and step */
@@ -169,6 +170,7 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
   m->prev_stack = 0;
   m->prev_addr = 0;
   m->n_frames = 0;
+  m->stack_fresh = false;
   m->pk_time = 0;
   m->pk_events = 0;
   m->pk_flags = 0;
@@ -176,9 +178,15 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
   hl_pred_reset (&m->pred);
 }
 
+static inline bool hl_trace_model_has_last (const HlTraceModel *m);
+
 static inline uint64_t
 hl_trace_model_stack (const HlTraceModel *m)
 {
+  /* 6.0: the stack just defined (an allocation follows the definition of
+   * its new stack) */
+  if (m->stack_fresh && hl_trace_model_has_last (m))
+    return m->prev_stack;
   uint64_t prev = m->thread_stack[m->thread];
   unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
   return m->succ_key[i] == prev ? m->succ_val[i] : prev;
@@ -288,6 +296,7 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   s->cls = cls;
   m->prev_id = m->next_id++;
   m->pk_allocs = true;
+  m->stack_fresh = false;
 }
 
 static inline void
