@@ -12,10 +12,12 @@
 
 _Static_assert ((HL_MODEL_DEPTH & (HL_MODEL_DEPTH - 1)) == 0, "ring of a power of two");
 _Static_assert (HL_MTOK_ADDR_LAST < HL_MTOK_STACK_RAW, "address tokens fit 7 bits");
+_Static_assert (HL_MODEL_CLASSES <= 256, "a class fits a slot's tag byte");
 
 /* One anonymous mapping: its pages come zeroed when first touched, so a
- * small trace pays for the few it uses (calloc would clear all 13 MiB once
- * malloc's mmap threshold has grown). */
+ * small trace pays for the few it uses (calloc would clear all 11 MiB once
+ * malloc's mmap threshold has grown); the slots in use grow with the ids
+ * stored (hl_model_slot_store). */
 #define MAP_SIZE (((sizeof (HlTraceModel) + 4095) & ~(size_t) 4095) + SLOTS * sizeof (HlModelSlot))
 
 HlTraceModel *
@@ -26,6 +28,7 @@ hl_trace_model_new (void)
     return NULL;
   HlTraceModel *m = p;
   m->slots = (HlModelSlot *) ((uint8_t *) p + ((sizeof (HlTraceModel) + 4095) & ~(size_t) 4095));
+  m->slots_log = HL_MODEL_SLOTS_MIN_LOG;
   return m;
 }
 

@@ -62,24 +62,34 @@
 #define HL_FTOK_CURSOR     1u    /* 1 + j: cursor j's last id plus its step */
 #define HL_FTOK_RAW        (HL_FTOK_CURSOR + HL_MODEL_CURSORS) /* written (free column) */
 
+/* A live allocation in the slots: the table has 2^slots_log entries
+ * (slots_log grows from HL_MODEL_SLOTS_MIN_LOG to HL_MODEL_SLOTS_LOG, see
+ * hl_trace_model_alloc), id i in entry i mod 2^slots_log, tagged
+ * ((i >> slots_log) + 1) << 8 | class (0: empty). */
 typedef struct
 {
-  uint64_t id_plus1;   /* 0: empty */
   uint64_t addr;
-  uint32_t cls;
+  uint64_t tag;
 } HlModelSlot;
+
+#define HL_MODEL_SLOTS_MIN_LOG 10
 
 typedef struct
 {
   /* global, across the packets of a frame */
-  HlModelSlot *slots;                              /* 1 << HL_MODEL_SLOTS_LOG */
+  HlModelSlot *slots;                              /* room for 1 << HL_MODEL_SLOTS_LOG, 1 << slots_log in use */
+  unsigned     slots_log;
+  bool         slots_any;                          /* an id was stored: slots_lo..slots_hi span them */
+  uint64_t     slots_lo, slots_hi;
   uint64_t     freed[HL_MODEL_CLASSES][HL_MODEL_DEPTH];
   uint8_t      head[HL_MODEL_CLASSES];
   uint8_t      depth[HL_MODEL_CLASSES];
   uint64_t     last[HL_MODEL_CLASSES];             /* the class's last allocated address */
   uint64_t     step[HL_MODEL_CLASSES];             /* and its difference to the one before */
-  uint64_t     succ_key[1u << HL_MODEL_SUCC_LOG];
-  uint64_t     succ_val[1u << HL_MODEL_SUCC_LOG];
+  struct
+  {
+    uint64_t key, val;                             /* a stack and the one allocated after it last */
+  }            succ[1u << HL_MODEL_SUCC_LOG];
   uint32_t     thread_tid[HL_MODEL_THREADS];
   uint64_t     thread_stack[HL_MODEL_THREADS];
   uint64_t     carve, next, freed_last;
@@ -189,7 +199,7 @@ hl_trace_model_stack (const HlTraceModel *m)
     return m->prev_stack;
   uint64_t prev = m->thread_stack[m->thread];
   unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
-  return m->succ_key[i] == prev ? m->succ_val[i] : prev;
+  return m->succ[i].key == prev ? m->succ[i].val : prev;
 }
 
 static inline bool
@@ -257,6 +267,56 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
   return HL_MTOK_ADDR_RAW;
 }
 
+/* The slots behave as a direct-mapped table of 2^HL_MODEL_SLOTS_LOG
+ * entries by id (docs/trace-format.md 7d) but are kept in 2^slots_log
+ * entries while the ids stored span less than that: no two of them then
+ * share an entry in either table, so both give the same answers, and a
+ * small frame touches few pages. Doubling moves each entry to its id mod
+ * 2^(slots_log + 1), in place (to the same entry or one in the new upper
+ * half). */
+static inline void
+hl_model_slots_grow (HlTraceModel *m)
+{
+  uint64_t half = (uint64_t) 1 << m->slots_log;
+  for (uint64_t i = half; i-- > 0;)
+    {
+      HlModelSlot *s = &m->slots[i];
+      if (s->tag == 0)
+        continue;
+      uint64_t high = (s->tag >> 8) - 1; /* id >> slots_log */
+      uint64_t tag = (((high >> 1) + 1) << 8) | (s->tag & 0xffu);
+      if (high & 1)
+        {
+          m->slots[i + half].addr = s->addr;
+          m->slots[i + half].tag = tag;
+          s->tag = 0;
+        }
+      else
+        s->tag = tag;
+    }
+  m->slots_log++;
+}
+
+/* Slot of ID = (ADDR, CLS); an id of UINT64_MAX empties its entry. */
+static inline void
+hl_model_slot_store (HlTraceModel *m, uint64_t id, uint64_t addr, unsigned cls)
+{
+  if (!m->slots_any)
+    {
+      m->slots_any = true;
+      m->slots_lo = m->slots_hi = id;
+    }
+  else if (id < m->slots_lo)
+    m->slots_lo = id;
+  else if (id > m->slots_hi)
+    m->slots_hi = id;
+  while (m->slots_log < HL_MODEL_SLOTS_LOG && m->slots_hi - m->slots_lo >= (uint64_t) 1 << m->slots_log)
+    hl_model_slots_grow (m);
+  HlModelSlot *s = &m->slots[id & (((uint64_t) 1 << m->slots_log) - 1)];
+  s->addr = addr;
+  s->tag = id == UINT64_MAX ? 0 : ((id >> m->slots_log) + 1) << 8 | (cls & 0xffu);
+}
+
 static inline void
 hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t addr, unsigned t)
 {
@@ -265,8 +325,8 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   /* the stack's successor */
   uint64_t prev = m->thread_stack[m->thread];
   unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
-  m->succ_key[i] = prev;
-  m->succ_val[i] = stack;
+  m->succ[i].key = prev;
+  m->succ[i].val = stack;
   m->thread_stack[m->thread] = stack;
   /* an address taken from a freed list leaves it: the entries above it
    * move one deeper */
@@ -290,10 +350,7 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
   /* the packet's own state */
   hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
   m->prev_addr = addr;
-  HlModelSlot *s = &m->slots[m->next_id & (HL_MODEL_SLOTS_N - 1)];
-  s->id_plus1 = m->next_id + 1;
-  s->addr = addr;
-  s->cls = cls;
+  hl_model_slot_store (m, m->next_id, addr, cls);
   m->prev_id = m->next_id++;
   m->pk_allocs = true;
   m->stack_fresh = false;
@@ -304,11 +361,13 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
 {
   hl_pred_free (&m->pred, id);
   m->prev_id = id;
-  HlModelSlot *s = &m->slots[id & (HL_MODEL_SLOTS_N - 1)];
-  if (s->id_plus1 != id + 1 || id == UINT64_MAX)
+  if (id == UINT64_MAX)
     return;
-  s->id_plus1 = 0;
-  unsigned cls = s->cls < HL_MODEL_CLASSES ? s->cls : 0;
+  HlModelSlot *s = &m->slots[id & (((uint64_t) 1 << m->slots_log) - 1)];
+  if ((s->tag >> 8) != (id >> m->slots_log) + 1)
+    return;
+  unsigned cls = (unsigned) (s->tag & 0xffu);
+  s->tag = 0;
   m->freed_last = s->addr;
   m->head[cls] = (uint8_t) ((m->head[cls] + 1u) & HL_MODEL_RING);
   m->freed[cls][m->head[cls]] = s->addr;
