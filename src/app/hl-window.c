@@ -977,9 +977,13 @@ refresh_summary (HlWindow *self)
   self->summary_stale = FALSE;
   if (self->live_session != NULL)
     {
-      HlLiveTotals live;
+      HlAdapterLive live = {
+        .state = hl_live_session_get_state (self->live_session),
+      };
+      g_autofree HlCosts *stack_costs = hl_live_session_get_stack_costs (self->live_session, &live.n_stacks);
 
-      hl_live_session_get_totals (self->live_session, &live);
+      live.stack_costs = stack_costs;
+      hl_live_session_get_totals (self->live_session, &live.totals);
       hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, &live);
     }
   else
