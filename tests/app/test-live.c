@@ -512,10 +512,10 @@ test_stop (void)
   g_object_unref (w);
 }
 
-/* A program killed while watched, with no trace to open, its session's
- * name removed (by its launcher): the window keeps what it read and stays
- * explorable — the views, the counters' last values — and says the
- * program vanished. */
+/* A program watched while its session's name is removed (someone's
+ * prune), then killed, with no trace to open: the window keeps what it
+ * read and stays explorable — the views, the counters' last values — and
+ * says the program vanished. */
 static void
 test_vanished (void)
 {
@@ -557,11 +557,14 @@ test_vanished (void)
     }
   g_assert_cmpint (hl_live_session_get_state (session), ==, HL_LIVE_STATE_RUNNING);
 
+  /* its name removed first (by someone's prune): still running */
+  g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (session));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  hl_app_test_spin_ms (500);
+  g_assert_cmpint (hl_live_session_get_state (session), ==, HL_LIVE_STATE_RUNNING);
   kill (pid, SIGKILL);
   while (!exited)
     g_main_context_iteration (NULL, TRUE);
-  g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (session));
-  g_assert_cmpint (g_unlink (path), ==, 0);
   while (hl_live_session_get_state (session) == HL_LIVE_STATE_RUNNING && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (session)), ==, "vanished");
