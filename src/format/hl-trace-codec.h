@@ -38,9 +38,13 @@
  * of hl-trace-model.h (docs/trace-format.md 7d). Written by format 4.0. */
 #define HL_CODEC_ZSTD_MODEL    3u
 /* Frames of format 5.0: model frames whose model also predicts which
- * allocation a free refers to (free cursors, column fid). What
- * hl_trace_compress_file writes with the zstd codec. */
+ * allocation a free refers to (free cursors, column fid). */
 #define HL_CODEC_ZSTD_MODEL5   4u
+/* Frames of format 6.0: codec 4 whose model writes an unpredicted address
+ * as its difference to the class's last allocated address
+ * (HL_MTOK_ADDR_LAST). What hl_trace_compress_file writes with the zstd
+ * codec. */
+#define HL_CODEC_ZSTD_MODEL6   5u
 #define HL_ZFRAME_HEADER_SIZE  8u                    /* codec + raw_size */
 #define HL_ZFRAME_MAX_RAW      (64u * 1024u * 1024u)
 #define HL_ZFRAME_MAX_CONTENT  (HL_ZFRAME_MAX_RAW + HL_ZFRAME_MAX_RAW / 64u + 4096u)

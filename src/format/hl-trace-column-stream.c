@@ -28,15 +28,24 @@ end_strong (HlColumnStream *cs, const HlTraceCodec *codec)
   cs->z[1] = NULL;
 }
 
+/* HL_COLUMN_STREAM_MIN bytes of the copy from AT, compressed whole: their
+ * size, or 0. */
+static size_t
+probe (HlColumnStream *cs, const HlTraceCodec *codec, size_t at)
+{
+  size_t cap = codec->compress_bound (codec->user, HL_COLUMN_STREAM_MIN);
+  uint8_t *buf = malloc (cap);
+  size_t got = buf != NULL ? codec->compress (codec->user, cs->copy + at, HL_COLUMN_STREAM_MIN, buf, cap) : 0;
+  free (buf);
+  return got;
+}
+
 /* Starts the streams once the bytes reach HL_COLUMN_STREAM_MIN. */
 static void
 start (HlColumnStream *cs, const HlTraceCodec *codec)
 {
   /* the probe: the first HL_COLUMN_STREAM_MIN bytes, compressed whole */
-  size_t cap = codec->compress_bound (codec->user, HL_COLUMN_STREAM_MIN);
-  uint8_t *probe = malloc (cap);
-  size_t got = probe != NULL ? codec->compress (codec->user, cs->copy, HL_COLUMN_STREAM_MIN, probe, cap) : 0;
-  free (probe);
+  size_t got = probe (cs, codec, 0);
   int effort = got * HL_COLUMN_STREAM_FAST_RATIO > HL_COLUMN_STREAM_MIN ? HL_CODEC_STREAM_FAST
                                                                         : HL_CODEC_STREAM_ORDINARY;
   /* 2: compressible enough for the strong pass at any size */
@@ -75,7 +84,18 @@ hl_column_stream_append (HlColumnStream     *cs,
   if (cs->strong == 0)
     start (cs, codec);
   if (cs->strong == 1 && cs->len > HL_STRONG_MAX_IN)
-    end_strong (cs, codec); /* it can no longer pay (hl_strong_pays) */
+    {
+      /* a program's start compresses worse than its steady state
+       * (python3: the imports): the strong stream goes on to the end
+       * when the last HL_COLUMN_STREAM_MIN bytes before HL_STRONG_MAX_IN
+       * compress HL_STRONG_BIG_RATIO times; else it can no longer pay
+       * (hl_strong_pays) */
+      size_t got = probe (cs, codec, HL_STRONG_MAX_IN - HL_COLUMN_STREAM_MIN);
+      if (got > 0 && got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN)
+        cs->strong = 2;
+      else
+        end_strong (cs, codec);
+    }
   for (int k = 0; k < 2 && !cs->failed; k++)
     if (cs->z[k] != NULL
         && codec->stream_feed (cs->z[k], cs->copy, cs->len, 0, &cs->out[k], &cs->out_len[k], &cs->out_cap[k]) != 0)

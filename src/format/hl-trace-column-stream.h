@@ -18,7 +18,8 @@
  * (HlTraceCodec.compress_strong, hl-trace-compress-private.h), which then
  * runs beside the ordinary stream until the column outgrows
  * HL_STRONG_MAX_IN (or to the end, when the probe compressed at least
- * HL_STRONG_BIG_RATIO times). At the end the strong output is used, for a
+ * HL_STRONG_BIG_RATIO times, or a second probe did: the last
+ * HL_COLUMN_STREAM_MIN bytes before HL_STRONG_MAX_IN). At the end the strong output is used, for a
  * candidate, under the rule of a column compressed whole. A column that
  * stays smaller is compressed whole at the end, as before.
  *

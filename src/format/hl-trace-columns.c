@@ -16,7 +16,7 @@
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",
-  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid",
+  "misc", "bodylen", "stackdef", "other", "len", "raw", "mtok", "ftok", "fid", "stackhdr",
 };
 
 const char *
@@ -82,6 +82,7 @@ typedef struct
   bool           bad;
   uint8_t        tok;           /* the MTOK byte of a model frame */
   uint8_t        fid;           /* the FID byte of a 5.0 model frame */
+  uint8_t        addr[HL_VARINT_MAX_BYTES + 1]; /* a 6.0 HL_MTOK_ADDR_LAST's addrdelta */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -405,6 +406,8 @@ model_stack (HlTraceModel *m, Ev *e)
   bool ok = p != NULL && n <= HL_TRACE_MAX_FRAMES && shared <= n && shared <= m->n_frames;
   /* 5.0 writes n_frames - n_shared: n_frames must be canonical */
   ok = ok && (m->v4 || (size_t) (at[2] - at[1]) == hl_varint_size (n));
+  /* 6.0 writes n_frames of the previous STACK - n_shared: n_shared too */
+  ok = ok && (!hl_trace_model_has_last (m) || (size_t) (at[3] - at[2]) == hl_varint_size (shared));
   uint32_t n_new = ok ? (uint32_t) (n - shared) : 0;
   for (uint32_t i = 0; ok && i < n_new; i++)
     {
@@ -444,9 +447,19 @@ model_stack (HlTraceModel *m, Ev *e)
       bl = (size_t) (at[1] - from);
       memcpy (e->body, from, bl);
       bl = (size_t) (hl_varint_put (e->body + bl, n - shared) - e->body);
-      memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
-      bl += (size_t) (at[3] - at[2]);
+      if (hl_trace_model_has_last (m))
+        bl = (size_t) (hl_varint_put (e->body + bl, m->n_frames - shared) - e->body);
+      else
+        {
+          memcpy (e->body + bl, at[2], (size_t) (at[3] - at[2]));
+          bl += (size_t) (at[3] - at[2]);
+        }
     }
+  /* 6.0: the counts in their own column (with the previous STACK's frames
+   * not shared in place of n_shared), and a written frame as its
+   * difference to the caller's most recent callee */
+  bool six = hl_trace_model_has_last (m);
+  size_t counts = six ? bl : 0;
   unsigned ways = hl_trace_model_ways (m);
   for (uint32_t i = n_new; i-- > 0;)
     {
@@ -459,11 +472,16 @@ model_stack (HlTraceModel *m, Ev *e)
       else
         {
           e->ftok[nt++] = (uint8_t) ways;
-          bl = (size_t) (hl_varint_put (e->body + bl, delta[i]) - e->body);
+          uint64_t dv = six ? hl_zigzag_encode ((int64_t) (frames[i] - hl_trace_model_frame_ref (
+                                                               m, caller, i < m->n_frames ? m->frames[i] : 0)))
+                            : delta[i];
+          bl = (size_t) (hl_varint_put (e->body + bl, dv) - e->body);
         }
     }
-  bs->p = e->body;
-  bs->n = bl;
+  bs->p = e->body + counts;
+  bs->n = bl - counts;
+  if (six)
+    e->seg[e->n++] = (Seg) { HL_COL_STACKHDR, e->body, counts };
   e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, nt };
   hl_trace_model_stack_def (m, frames, (uint32_t) n);
 }
@@ -537,14 +555,21 @@ model_event (HlTraceModel *m, Ev *e)
   uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr);
   uint64_t addr = base + d;
   unsigned t = hl_trace_model_find (m, size, addr);
-  if (t != HL_MTOK_ADDR_RAW)
+  uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+  size_t n = (size_t) (hl_addr_delta_put (buf, d) - buf);
+  bool canonical = n == as->n && memcmp (buf, as->p, n) == 0;
+  if (!canonical)
+    t = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+  else if (t != HL_MTOK_ADDR_RAW)
+    as->col = SEG_DROPPED;
+  else if (hl_trace_model_has_last (m))
     {
-      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-      size_t n = (size_t) (hl_addr_delta_put (buf, d) - buf);
-      if (n == as->n && memcmp (buf, as->p, n) == 0)
-        as->col = SEG_DROPPED;
-      else
-        t = HL_MTOK_ADDR_RAW;
+      /* 6.0: near the class's last address */
+      uint64_t chunk;
+      unsigned cls = hl_model_chunk_class (size, &chunk);
+      t = HL_MTOK_ADDR_LAST;
+      as->p = e->addr;
+      as->n = (size_t) (hl_addr_delta_put (e->addr, addr - m->last[cls]) - e->addr);
     }
   hl_trace_model_alloc (m, size, stack, addr, t);
   e->tok = (uint8_t) (tok | t);
@@ -1022,8 +1047,18 @@ join_model_alloc (Joiner *j, uint8_t type, uint8_t **d, uint8_t *limit)
   else
     {
       uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-      if (!hl_trace_model_addr (m, size, t, &addr)
-          || !put_out (d, limit, buf, (size_t) (hl_addr_delta_put (buf, addr - base) - buf)))
+      if (t == HL_MTOK_ADDR_LAST && hl_trace_model_has_last (m))
+        {
+          /* 6.0: the class's last address plus the addr column's delta */
+          uint8_t *bp = buf;
+          uint64_t chunk;
+          if (!copy_addr (j, &bp, buf + sizeof buf) || hl_addr_delta_get (buf, bp, &delta) != bp)
+            return false;
+          addr = m->last[hl_model_chunk_class (size, &chunk)] + delta;
+        }
+      else if (!hl_trace_model_addr (m, size, t, &addr))
+        return false;
+      if (!put_out (d, limit, buf, (size_t) (hl_addr_delta_put (buf, addr - base) - buf)))
         return false;
     }
   hl_trace_model_alloc (m, size, stack, addr, t);
@@ -1068,6 +1103,9 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
     }
   if (form != 1 && (form != 2 || m->v4))
     return false;
+  /* 6.0: the counts come from their own column */
+  bool six = hl_trace_model_has_last (m);
+  HlColumn cc = six ? HL_COL_STACKHDR : HL_COL_STACKDEF;
   for (int k = 0; k < (m->v4 ? 4 : 2); k++)
     {
       if (k == 0 && form == 2)
@@ -1077,7 +1115,7 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
           if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[0]) - buf)))
             return false;
         }
-      else if (!copy_varint (j, HL_COL_STACKDEF, d, limit, &v[k]))
+      else if (!copy_varint (j, cc, d, limit, &v[k]))
         return false;
     }
   if (!m->v4)
@@ -1085,12 +1123,23 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       /* n_frames - n_shared, then n_shared: n_frames is written first */
       uint8_t sh[HL_VARINT_MAX_BYTES], *shp = sh, buf[HL_VARINT_MAX_BYTES];
       uint64_t n_new;
-      const uint8_t *q = hl_varint_get (j->p[HL_COL_STACKDEF], j->end[HL_COL_STACKDEF], &n_new);
+      const uint8_t *q = hl_varint_get (j->p[cc], j->end[cc], &n_new);
       if (q == NULL)
         return false;
-      j->p[HL_COL_STACKDEF] = q;
-      if (!copy_varint (j, HL_COL_STACKDEF, &shp, sh + sizeof sh, &v[3]) || n_new > HL_TRACE_MAX_FRAMES
-          || v[3] > HL_TRACE_MAX_FRAMES)
+      j->p[cc] = q;
+      if (six)
+        {
+          /* the previous STACK's frames not shared */
+          uint64_t pop;
+          if ((q = hl_varint_get (j->p[cc], j->end[cc], &pop)) == NULL || pop > m->n_frames)
+            return false;
+          j->p[cc] = q;
+          v[3] = m->n_frames - pop;
+          shp = hl_varint_put (sh, v[3]);
+        }
+      else if (!copy_varint (j, cc, &shp, sh + sizeof sh, &v[3]))
+        return false;
+      if (n_new > HL_TRACE_MAX_FRAMES || v[3] > HL_TRACE_MAX_FRAMES)
         return false;
       v[2] = n_new + v[3];
       if (!put_out (d, limit, buf, (size_t) (hl_varint_put (buf, v[2]) - buf))
@@ -1112,8 +1161,9 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
       if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
         return false;
       uint8_t t = *j->p[HL_COL_FTOK]++;
+      uint64_t caller = i + 1 < nf ? frames[i + 1] : 0;
       if (t < ways)
-        frames[i] = hl_trace_model_child (m, i + 1 < nf ? frames[i + 1] : 0, t);
+        frames[i] = hl_trace_model_child (m, caller, t);
       else if (t == ways)
         {
           uint64_t dv;
@@ -1121,7 +1171,8 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
           if (q == NULL)
             return false;
           j->p[HL_COL_STACKDEF] = q;
-          frames[i] = (i < m->n_frames ? m->frames[i] : 0) + (uint64_t) hl_zigzag_decode (dv);
+          uint64_t base = i < m->n_frames ? m->frames[i] : 0;
+          frames[i] = (six ? hl_trace_model_frame_ref (m, caller, base) : base) + (uint64_t) hl_zigzag_decode (dv);
         }
       else
         return false;
@@ -1250,6 +1301,7 @@ hl_trace_columns_join_any (const uint8_t *const data[HL_COL_COUNT],
       if ((j.model = hl_trace_model_new ()) == NULL)
         return -1;
       j.model->v4 = kind == HL_JOIN_MODEL_4;
+      j.model->v5 = kind == HL_JOIN_MODEL_4 || kind == HL_JOIN_MODEL_5;
     }
   int rc = join_columns (&j, dst, dst_size);
   hl_trace_model_free (j.model);

@@ -41,20 +41,24 @@ typedef enum
   HL_COL_MTOK,      /* model frames only: a token byte per allocation (hl-trace-model.h) */
   HL_COL_FTOK,      /* model frames only: per STACK event a form byte, then a token per new frame */
   HL_COL_FID,       /* 5.0 model frames only: a token byte per free (FREE, REALLOC) */
+  HL_COL_STACKHDR,  /* 6.0 model frames only: the counts of modelled STACK bodies */
   HL_COL_COUNT
 } HlColumn;
 
-/* Columns of a codec-2 frame (all but MTOK, FTOK and FID) and of a codec-3
- * frame (all but FID). */
+/* Columns of a codec-2 frame (all but MTOK, FTOK, FID and STACKHDR), of a
+ * codec-3 frame (all but FID and STACKHDR) and of a codec-4 frame (all but
+ * STACKHDR). */
 #define HL_COL_COUNT_V2 14
 #define HL_COL_COUNT_V4 16
+#define HL_COL_COUNT_V5 17
 
 /* What a join runs over the columns (hl_trace_columns_join_any). */
 typedef enum
 {
   HL_JOIN_COLUMNS = 0, /* codec 2: no model */
-  HL_JOIN_MODEL   = 1, /* codec 4: the model of format 5.0 */
+  HL_JOIN_MODEL   = 1, /* codec 5: the model of format 6.0 */
   HL_JOIN_MODEL_4 = 2, /* codec 3: the model of format 4.0 */
+  HL_JOIN_MODEL_5 = 3, /* codec 4: the model of format 5.0 */
 } HlJoinKind;
 
 typedef struct
@@ -103,8 +107,8 @@ int  hl_trace_columns_join_planes (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         split[HL_COL_COUNT],
                                    uint8_t             *dst,
                                    size_t               dst_size);
-/* Joins the columns of a model frame (KIND HL_JOIN_MODEL, codec 4, or
- * HL_JOIN_MODEL_4, codec 3: FID must be empty) or of a codec-2 frame
+/* Joins the columns of a model frame (KIND HL_JOIN_MODEL, codec 5;
+ * HL_JOIN_MODEL_5, codec 4; HL_JOIN_MODEL_4, codec 3: FID must be empty) or of a codec-2 frame
  * (HL_JOIN_COLUMNS: MTOK, FTOK and FID must be empty). 0, or -1 as join. */
 int  hl_trace_columns_join_any    (const uint8_t *const data[HL_COL_COUNT],
                                    const size_t         len[HL_COL_COUNT],

@@ -49,14 +49,15 @@ struct HlTraceCompressStream
 
 static void clear_columns (HlTraceCompressStream *s);
 
-/* Addresses and free deltas compress better as varint planes (python3:
- * -22% and -25%); sizes and stacks do not (sqlite3). A large column
+/* Free deltas compress better as varint planes (python3: -25%); sizes
+ * and stacks do not (sqlite3), nor, since 6.0 writes them as differences
+ * to the class's last address, addresses (python3: +5%). A large column
  * in planes is packed as it grows, plane by plane
  * (hl-trace-column-stream.h); a small one made planes at the end. */
 static bool
 column_in_planes (unsigned col)
 {
-  return col == HL_COL_ADDR || col == HL_COL_FREE;
+  return col == HL_COL_FREE;
 }
 
 static void
@@ -331,7 +332,7 @@ emit_frame (HlTraceCompressStream *s, HlFormatError *err)
   uint32_t id = s->codec->id;
   if (s->codec->id == HL_CODEC_ZSTD)
     {
-      id = HL_CODEC_ZSTD_MODEL5;
+      id = HL_CODEC_ZSTD_MODEL6;
       content_size = pack_columns (s, &packet);
     }
   else

@@ -22,18 +22,21 @@
 
 /* A columns frame (hl-trace-compress-private.h; codec 2 has the first
  * HL_COL_COUNT_V2 columns, codec 3 (4.0's model frames) the first
- * HL_COL_COUNT_V4, codec 4 (5.0's) all HL_COL_COUNT):
+ * HL_COL_COUNT_V4, codec 4 (5.0's) the first HL_COL_COUNT_V5, codec 5
+ * (6.0's) all HL_COL_COUNT):
  * decompresses and joins into DST; RAW bytes or 0. */
 static size_t
 unpack_columns (const HlTraceCodec *codec, uint32_t codec_id, const uint8_t *content, size_t size, uint8_t *dst,
                 size_t raw)
 {
-  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_COL_COUNT
-                  : codec_id == HL_CODEC_ZSTD_MODEL ? HL_COL_COUNT_V4
-                                                    : HL_COL_COUNT_V2;
-  HlJoinKind kind = codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_JOIN_MODEL
-                    : codec_id == HL_CODEC_ZSTD_MODEL ? HL_JOIN_MODEL_4
-                                                      : HL_JOIN_COLUMNS;
+  unsigned want = codec_id == HL_CODEC_ZSTD_MODEL6   ? HL_COL_COUNT
+                  : codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_COL_COUNT_V5
+                  : codec_id == HL_CODEC_ZSTD_MODEL  ? HL_COL_COUNT_V4
+                                                     : HL_COL_COUNT_V2;
+  HlJoinKind kind = codec_id == HL_CODEC_ZSTD_MODEL6   ? HL_JOIN_MODEL
+                    : codec_id == HL_CODEC_ZSTD_MODEL5 ? HL_JOIN_MODEL_5
+                    : codec_id == HL_CODEC_ZSTD_MODEL  ? HL_JOIN_MODEL_4
+                                                       : HL_JOIN_COLUMNS;
   if (size < HL_COLS_HEADER_SIZE (want))
     return 0;
   uint32_t n_cols, plain[HL_COL_COUNT] = { 0 }, packed[HL_COL_COUNT] = { 0 }, split32;
@@ -112,7 +115,7 @@ decompress_frames (void *data)
     {
       Frame *f = &w->frames[i];
       size_t got = f->codec_id == HL_CODEC_ZSTD_COLUMNS || f->codec_id == HL_CODEC_ZSTD_MODEL
-                       || f->codec_id == HL_CODEC_ZSTD_MODEL5
+                       || f->codec_id == HL_CODEC_ZSTD_MODEL5 || f->codec_id == HL_CODEC_ZSTD_MODEL6
                      ? unpack_columns (w->codec, f->codec_id, f->content, f->content_size, w->image + f->out, f->raw)
                      : w->codec->decompress (w->codec->user, f->content + HL_ZFRAME_HEADER_SIZE,
                                              f->content_size - HL_ZFRAME_HEADER_SIZE, w->image + f->out, f->raw);
@@ -176,7 +179,7 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
           || !hl_trace_packet_check_crc (r, &pkt) || raw > HL_ZFRAME_MAX_RAW
           || (codec_id != codec->id
               && !((codec_id == HL_CODEC_ZSTD_COLUMNS || codec_id == HL_CODEC_ZSTD_MODEL
-                    || codec_id == HL_CODEC_ZSTD_MODEL5)
+                    || codec_id == HL_CODEC_ZSTD_MODEL5 || codec_id == HL_CODEC_ZSTD_MODEL6)
                    && codec->id == HL_CODEC_ZSTD)))
         {
           s->frames_damaged++;

@@ -33,7 +33,7 @@
 
 #define HL_TRACE_MAGIC            "HLTRACE" /* 8 bytes with its NUL */
 #define HL_TRACE_MAGIC_SIZE       8
-#define HL_TRACE_VERSION_MAJOR    5  /* 5.0: model frames with free cursors (HL_CODEC_ZSTD_MODEL5); 4.0: model frames; 3.0: columns frames */
+#define HL_TRACE_VERSION_MAJOR    6  /* 6.0: model frames whose unpredicted addresses follow the class's last (HL_CODEC_ZSTD_MODEL6); 5.0: with free cursors; 4.0: model frames; 3.0: columns frames */
 #define HL_TRACE_VERSION_MAJOR_MIN 2 /* oldest major this reader reads (2.x: same packets, zstd frames only) */
 #define HL_TRACE_VERSION_MINOR    0  /* newer minors only add skippable data */
 #define HL_TRACE_BYTE_ORDER_MARK  0x01020304u

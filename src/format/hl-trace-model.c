@@ -11,7 +11,7 @@
 #define SLOTS HL_MODEL_SLOTS_N
 
 _Static_assert ((HL_MODEL_DEPTH & (HL_MODEL_DEPTH - 1)) == 0, "ring of a power of two");
-_Static_assert (HL_MTOK_ADDR_MAX < HL_MTOK_STACK_RAW, "address tokens fit 7 bits");
+_Static_assert (HL_MTOK_ADDR_LAST < HL_MTOK_STACK_RAW, "address tokens fit 7 bits");
 
 /* One anonymous mapping: its pages come zeroed when first touched, so a
  * small trace pays for the few it uses (calloc would clear all 13 MiB once

@@ -44,6 +44,11 @@
 #define HL_MTOK_ADDR_MAX   (HL_MTOK_ADDR_DEEP + HL_MODEL_DEPTH - 2u)
 #define HL_MTOK_ADDR_SITE  (HL_MTOK_ADDR_MAX + 1u) /* 5.0: the stack's last address plus its last step */
 #define HL_MODEL_SITE_LOG  14    /* 5.0: per stack, its last address and step */
+/* 6.0: not predicted, written (addr column) as the addrdelta of the
+ * address less the class's last allocated address (not the packet's own
+ * prediction): a program's unpredicted addresses lie near the ones it got
+ * last of the same size (python3: the addr column 52 -> 20 KB) */
+#define HL_MTOK_ADDR_LAST  (HL_MTOK_ADDR_SITE + 1u)
 
 /* Format 5.0 (codec 4): which allocation a free refers to. A program frees
  * in patterns — the block it allocated last, or several runs of ids at
@@ -95,6 +100,7 @@ typedef struct
   uint64_t     cur_step[HL_MODEL_CURSORS];
   uint32_t     n_cursors;
   bool         v4;                                 /* the model of format 4.0 (codec 3): no free cursors */
+  bool         v5;                                 /* the model of format 5.0 (codec 4): no HL_MTOK_ADDR_LAST */
   uint32_t     n_frames;                           /* the packet's previous STACK (its frames) */
   uint64_t     frames[HL_TRACE_MAX_FRAMES];
   /* the packet being split or joined */
@@ -104,8 +110,8 @@ typedef struct
   HlAddrPredictor pred;                            /* the packet's own prediction (5.2) */
 } HlTraceModel;
 
-/* NULL when out of memory. The model of format 5.0 (codec 4); set v4 for
- * 4.0's (codec 3). */
+/* NULL when out of memory. The model of format 6.0 (codec 5); set v5 for
+ * 5.0's (codec 4), v4 (and v5) for 4.0's (codec 3). */
 HlTraceModel *hl_trace_model_new  (void);
 void          hl_trace_model_free (HlTraceModel *m);
 
@@ -198,6 +204,7 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
       *addr = m->last[cls] + m->step[cls];
       return true;
     case HL_MTOK_ADDR_RAW:
+    case HL_MTOK_ADDR_LAST:
       return false;
     case HL_MTOK_ADDR_SITE:
       {
@@ -300,6 +307,14 @@ hl_trace_model_free_id (HlTraceModel *m, uint64_t id)
     m->depth[cls]++;
 }
 
+/* Whether the model writes unpredicted addresses as HL_MTOK_ADDR_LAST
+ * (6.0). */
+static inline bool
+hl_trace_model_has_last (const HlTraceModel *m)
+{
+  return !m->v4 && !m->v5;
+}
+
 /* The ways per caller: HL_MODEL_CHILD_WAYS5, 4.0's HL_MODEL_CHILD_WAYS. */
 static inline unsigned
 hl_trace_model_ways (const HlTraceModel *m)
@@ -314,6 +329,17 @@ hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
   return m->child_key[i] == caller && w < m->child_n[i] ? m->child_val[i][w] : 0;
+}
+
+/* 6.0: what a written frame of a STACK body is the difference to: the
+ * frame CALLER called last (its way 0: another call site in the same
+ * function, close by), or BASE (the previous STACK's frame at the same
+ * depth) when the model knows none. */
+static inline uint64_t
+hl_trace_model_frame_ref (const HlTraceModel *m, uint64_t caller, uint64_t base)
+{
+  unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
+  return m->child_key[i] == caller && m->child_n[i] > 0 ? m->child_val[i][0] : base;
 }
 
 /* After a modelled STACK event: learns who called whom (outermost first;

@@ -113,11 +113,11 @@ main (int argc, char **argv)
     return regenerate (argv[2]);
 
   size_t n_cases = sizeof cases / sizeof cases[0];
-  hl_tap_plan ((int) n_cases * 9);
+  hl_tap_plan ((int) n_cases * 11);
   const char *root = getenv ("HL_SOURCE_ROOT");
-  /* Format 2.0, 3.0 and 4.0 files (tests/format/data/v2/, v3/, v4/): same
+  /* Format 2.0 to 5.0 files (tests/format/data/v2/ to v5/): same
    * packets, read as before */
-  for (int major = 2; major <= 4; major++)
+  for (int major = 2; major <= 5; major++)
     for (size_t i = 0; i < n_cases; i++)
       {
         const GoldenCase *c = &cases[i];

@@ -254,7 +254,7 @@ hostile (const HlColumns *c, size_t n, const size_t *split, size_t *runs, size_t
 int
 main (void)
 {
-  hl_tap_plan (13);
+  hl_tap_plan (14);
 
   /* 1. random traces, every kind, several threads and packet sizes */
   bool all = true;
@@ -301,20 +301,26 @@ main (void)
   HlColumns c = { 0 };
   bool exact = roundtrip_planes (araw, an, &c, false);
   hl_tap_ok (exact && roundtrip (araw, an), "an allocator-like trace (%zu bytes, two threads) joins back exactly", an);
-  size_t kinds[HL_MTOK_ADDR_DEEP + 1] = { 0 }, stack_raw = 0, allocs = c.len[HL_COL_MTOK];
+  size_t kinds[HL_MTOK_ADDR_DEEP + 1] = { 0 }, last = 0, stack_raw = 0, allocs = c.len[HL_COL_MTOK];
   for (size_t i = 0; i < allocs; i++)
     {
       uint8_t tok = c.data[HL_COL_MTOK][i];
       unsigned tt = tok & 0x7fu;
-      kinds[tt >= HL_MTOK_ADDR_DEEP ? HL_MTOK_ADDR_DEEP : tt]++;
+      if (tt == HL_MTOK_ADDR_LAST)
+        last++;
+      else
+        kinds[tt >= HL_MTOK_ADDR_DEEP ? HL_MTOK_ADDR_DEEP : tt]++;
       stack_raw += (tok & HL_MTOK_STACK_RAW) != 0;
     }
-  printf ("# %zu allocations: top %zu carve %zu next %zu raw %zu freed %zu step %zu deep %zu; stacks written %zu\n",
-          allocs, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6], stack_raw);
+  printf ("# %zu allocations: top %zu carve %zu next %zu raw %zu freed %zu step %zu deep %zu near last %zu; stacks "
+          "written %zu\n",
+          allocs, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], kinds[6], last, stack_raw);
   hl_tap_ok (allocs > 20000 && kinds[HL_MTOK_ADDR_TOP] > 0 && kinds[HL_MTOK_ADDR_CARVE] > 0
                && kinds[HL_MTOK_ADDR_NEXT] > 0 && kinds[HL_MTOK_ADDR_FREED] > 0 && kinds[HL_MTOK_ADDR_STEP] > 0
-               && kinds[HL_MTOK_ADDR_DEEP] > 0 && kinds[HL_MTOK_ADDR_RAW] * 10 < allocs && stack_raw * 4 < allocs,
-             "the model predicts most addresses (every kind of token seen) and most stacks");
+               && kinds[HL_MTOK_ADDR_DEEP] > 0 && last > 0 && (kinds[HL_MTOK_ADDR_RAW] + last) * 10 < allocs
+               && stack_raw * 4 < allocs,
+             "the model predicts most addresses (every kind of token seen, the others near the class's last) "
+             "and most stacks");
 
   /* 3b. which allocation a free refers to (5.0's free cursors) */
   size_t fkinds[HL_FTOK_RAW + 1] = { 0 }, frees = c.len[HL_COL_FID], bad_tok = 0;
@@ -407,14 +413,15 @@ main (void)
     hl_tap_ok (fine, "200,000 random model steps stay in bounds");
   }
 
-  /* 8. the committed compressed golden files: 5.0 (codec 4) and 4.0
-   * (codec 3, tests/format/data/v4/) */
+  /* 8. the committed compressed golden files: 6.0 (codec 5), 5.0 (codec
+   * 4, tests/format/data/v5/) and 4.0 (codec 3, v4/) */
   const char *root = getenv ("HL_SOURCE_ROOT");
   static const char *const goldens[][2] = {
-    { "basic-model", "5.0, model frame with free cursors" },
+    { "basic-model", "6.0, model frame with addresses near the class's last" },
+    { "v5/basic-model", "5.0, model frame with free cursors" },
     { "v4/basic-model", "4.0, model frame" },
   };
-  for (int g = 0; g < 2; g++)
+  for (int g = 0; g < 3; g++)
     {
       char gpath[4096], dpath[4096];
       snprintf (gpath, sizeof gpath, "%s/tests/format/data/%s.hltrace", root ? root : ".", goldens[g][0]);

@@ -164,8 +164,9 @@ run_columns (const uint8_t *data, size_t size)
   split[HL_COL_ADDR] = len[HL_COL_ADDR] / 2;
   split[HL_COL_FREE] = len[HL_COL_FREE] / 2;
   (void) hl_trace_columns_join_planes (d, len, split, out, out_size);
-  /* and as a model frame of 5.0 and of 4.0 */
+  /* and as a model frame of 6.0, 5.0 and 4.0 */
   (void) hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL, out, out_size);
+  (void) hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL_5, out, out_size);
   (void) hl_trace_columns_join_any (d, len, split, HL_JOIN_MODEL_4, out, out_size);
   free (out);
 }
