@@ -673,7 +673,6 @@ hl_adapter_filter (HlSession *session,
 {
   g_autoptr(HlFilter) filter = hl_filter_new ();
   const guint *threads;
-  const char * const *modules;
   guint n;
   guint64 t0, t1;
 
@@ -685,6 +684,19 @@ hl_adapter_filter (HlSession *session,
   threads = hl_session_get_threads (session, &n);
   for (guint i = 0; i < n; i++)
     APPLY (hl_filter_with_thread (filter, threads[i]));
+  APPLY (hl_adapter_filter_labels (session, filter));
+#undef APPLY
+  return g_steal_pointer (&filter);
+}
+
+HlFilter *
+hl_adapter_filter_labels (HlSession *session,
+                          HlFilter  *base)
+{
+  HlFilter *filter = hl_filter_ref (base);
+  const char * const *modules;
+
+#define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
   for (guint i = 0; i < hl_session_get_n_metadata (session); i++)
     {
       const char *key, *value;
@@ -695,7 +707,7 @@ hl_adapter_filter (HlSession *session,
   for (guint i = 0; modules[i] != NULL; i++)
     APPLY (hl_filter_with_module (filter, modules[i]));
 #undef APPLY
-  return g_steal_pointer (&filter);
+  return filter;
 }
 
 /* Values of one metadata key offered in the filter menu: all of them

@@ -79,6 +79,10 @@ void            hl_adapter_fill_summary   (HlSummaryView       *view,
  * instant of the LIVE cost. */
 HlFilter       *hl_adapter_filter         (HlSession     *session,
                                            guint64        live_at_ns);
+/* BASE with SESSION's metadata and module filters (those that mean the
+ * same in any recording, unlike thread ids); a new reference. */
+HlFilter       *hl_adapter_filter_labels  (HlSession     *session,
+                                           HlFilter      *base);
 
 /* A menu of the filters the recording offers: threads, metadata values,
  * modules (actions win.filter-thread, win.filter-metadata, win.filter-module). */
