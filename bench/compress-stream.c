@@ -12,19 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "bench-cpu.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-zstd.h"
-
-/* CPU seconds of the process (all threads). */
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
 
 int
 main (int argc, char **argv)
@@ -54,23 +45,23 @@ main (int argc, char **argv)
     {
       if (fwrite (buf, 1, got, out) != got || fflush (out) != 0)
         return 1;
-      double t0 = cpu_now ();
+      double t0 = bench_cpu_seconds ();
       if (hl_trace_compress_stream_poll (s, &err) != 0)
         {
           fprintf (stderr, "compress-stream: %s\n", err.message);
           return 1;
         }
-      polls += cpu_now () - t0;
+      polls += bench_cpu_seconds () - t0;
     }
   fclose (in);
   fclose (out);
-  double t0 = cpu_now ();
+  double t0 = bench_cpu_seconds ();
   if (hl_trace_compress_stream_finish (s, &err) != 0)
     {
       fprintf (stderr, "compress-stream: %s\n", err.message);
       return 1;
     }
-  double finish = cpu_now () - t0;
+  double finish = bench_cpu_seconds () - t0;
   hl_trace_compress_stream_free (s);
   struct stat st;
   printf ("polls %.3f s CPU, finish %.3f s CPU, %lld bytes\n", polls, finish,

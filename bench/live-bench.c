@@ -18,29 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 
+#include "bench-cpu.h"
 #include "hl-flame-data.h"
 #include "hl-live-session.h"
 #include "hl-model-adapter.h"
 #include "hl-model.h"
 #include "hl-shm-reader.h"
-
-static double
-cpu_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
-static double
-thread_cpu_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
 
 static void
 count_slot (void                *user_data,
@@ -71,12 +55,12 @@ timed_poll (HlLiveSession *s,
             double        *cpu)
 {
   wait_idle (s);
-  double w0 = wall_ms (), c0 = cpu_ms ();
+  double w0 = wall_ms (), c0 = bench_cpu_ms ();
   hl_live_session_poll (s);
   while (hl_live_session_is_busy (s))
     g_main_context_iteration (NULL, TRUE);
   *wall = wall_ms () - w0;
-  *cpu = cpu_ms () - c0;
+  *cpu = bench_cpu_ms () - c0;
 }
 
 /* live-bench --watch PID: what the application's live view reads, at
@@ -195,10 +179,10 @@ main (int   argc,
         for (int i = 0; i < 5; i++)
           {
             n = 0;
-            double w0 = wall_ms (), c0 = thread_cpu_ms ();
+            double w0 = wall_ms (), c0 = bench_thread_cpu_ms ();
             hl_shm_reader_live (r, count_slot, &n, &ferr);
             bw = MIN (bw, wall_ms () - w0);
-            bc = MIN (bc, thread_cpu_ms () - c0);
+            bc = MIN (bc, bench_thread_cpu_ms () - c0);
           }
         printf ("  of which reading the live table (%" G_GUINT64_FORMAT " slots in use): %.1f ms wall, %.1f ms CPU\n",
                 n, bw, bc);
@@ -209,10 +193,10 @@ main (int   argc,
   best_w = best_c = G_MAXDOUBLE;
   for (int i = 0; i < 5; i++)
     {
-      double w0 = wall_ms (), c0 = cpu_ms ();
+      double w0 = wall_ms (), c0 = bench_cpu_ms ();
       HlLiveSnapshot *snap = hl_live_session_snapshot (s);
       best_w = MIN (best_w, wall_ms () - w0);
-      best_c = MIN (best_c, cpu_ms () - c0);
+      best_c = MIN (best_c, bench_cpu_ms () - c0);
       hl_live_snapshot_free (snap);
     }
   printf ("hl_live_session_snapshot (series, call sites, metadata; best of 5): %.1f ms wall, %.1f ms CPU\n", best_w,
@@ -226,16 +210,16 @@ main (int   argc,
   int flame_rounds = g_getenv ("LIVE_BENCH_FLAME_ROUNDS") ? atoi (g_getenv ("LIVE_BENCH_FLAME_ROUNDS")) : 5;
   for (int i = 0; i < flame_rounds; i++)
     {
-      double w0 = wall_ms (), c0 = cpu_ms ();
-      double tc0 = thread_cpu_ms ();
+      double w0 = wall_ms (), c0 = bench_cpu_ms ();
+      double tc0 = bench_thread_cpu_ms ();
       HlAnalysis *analysis = hl_analysis_new (hl_live_session_get_recording (s), NULL);
-      double w1 = thread_cpu_ms ();
+      double w1 = bench_thread_cpu_ms ();
       HlCallTree *tree = hl_analysis_get_call_tree (analysis, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_LEAKED);
-      double w2 = thread_cpu_ms ();
+      double w2 = bench_thread_cpu_ms ();
       HlFlameLayout *layout = hl_flame_layout_new (tree, HL_COST_KIND_LEAKED, 0.0);
-      double w3 = thread_cpu_ms ();
+      double w3 = bench_thread_cpu_ms ();
       HlFlameData *data = hl_adapter_flame_data (layout);
-      double w4 = thread_cpu_ms ();
+      double w4 = bench_thread_cpu_ms ();
       w1 -= tc0 - w0; w2 -= tc0 - w0; w3 -= tc0 - w0; w4 -= tc0 - w0;
       n_nodes = hl_flame_data_get_n_nodes (data);
       stage[0] = MIN (stage[0], w1 - w0);
@@ -243,7 +227,7 @@ main (int   argc,
       stage[2] = MIN (stage[2], w3 - w2);
       stage[3] = MIN (stage[3], w4 - w3);
       best_w = MIN (best_w, wall_ms () - w0);
-      best_c = MIN (best_c, cpu_ms () - c0);
+      best_c = MIN (best_c, bench_cpu_ms () - c0);
       hl_flame_data_unref (data);
       hl_flame_layout_unref (layout);
       hl_call_tree_unref (tree);

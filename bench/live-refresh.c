@@ -13,19 +13,11 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench-cpu.h"
 #include "hl-application.h"
 #include "hl-live-panel.h"
 #include "hl-window.h"
-
-static double
-thread_cpu_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
 
 int
 main (int   argc,
@@ -80,7 +72,7 @@ main (int   argc,
           running = TRUE;
           first = seen = n;
           since = seen_at = t;
-          cpu0 = thread_cpu_ms ();
+          cpu0 = bench_thread_cpu_ms ();
         }
       else if (running && now_running)
         {
@@ -92,7 +84,7 @@ main (int   argc,
             }
           last = n;
           until = t;
-          cpu1 = thread_cpu_ms ();
+          cpu1 = bench_thread_cpu_ms ();
         }
       else if (running && !now_running)
         break;

@@ -12,6 +12,8 @@
  * interning and stack expansion). SYMBOL_BENCH_DUMP=1 prints every frame
  * (to compare two builds' answers).
  */
+#define _POSIX_C_SOURCE 200809L
+#include "bench-cpu.h"
 #include "hl-model.h"
 #include "hl-recording-private.h"
 #include "hl-symbolizer.h"
@@ -21,7 +23,6 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #define LOAD_AT 0x7f0000000000ull
@@ -30,16 +31,6 @@ static double
 now_ms (void)
 {
   return g_get_monotonic_time () / 1000.0;
-}
-
-static double
-cpu_ms (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 +
-         ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
 }
 
 typedef struct
@@ -210,7 +201,7 @@ main (int    argc,
     HlSymbol frames[32];
 
     t = now_ms ();
-    c = cpu_ms ();
+    c = bench_cpu_ms ();
     sym = hl_symbolizer_new ();
     hl_symbolizer_add_module (sym, path, LOAD_AT, build_id);
     hl_symbolizer_end_modules (sym);
@@ -228,7 +219,7 @@ main (int    argc,
           with_line++;
       }
     t = now_ms () - t;
-    c = cpu_ms () - c;
+    c = bench_cpu_ms () - c;
     hl_symbolizer_get_module_status (sym, path, &has_symbols, &has_debug, &debug_file, &hint);
     printf ("%s (debug info: %s)\n", path, has_debug ? (debug_file ? debug_file : "yes") : "none");
     printf ("symbolizer, %u unique addresses cold: %.0f ms wall, %.0f ms CPU (%u named, %u with file:line)\n",
@@ -252,10 +243,10 @@ main (int    argc,
       }
     hl_recording_commit (rec);
     t = now_ms ();
-    c = cpu_ms ();
+    c = bench_cpu_ms ();
     hl_recording_symbolize (rec, NULL);
     t = now_ms () - t;
-    c = cpu_ms () - c;
+    c = bench_cpu_ms () - c;
     printf ("hl_recording_symbolize, %u one-frame stacks cold: %.0f ms wall, %.0f ms CPU\n",
             addrs->len, t, c);
   }

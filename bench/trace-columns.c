@@ -12,20 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench-cpu.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-reader-private.h"
 #include "hl-trace-zstd.h"
-
-/* CPU seconds of the process (all threads). */
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
 
 static size_t
 zsize (const HlTraceCodec *z, const uint8_t *p, size_t n)
@@ -136,11 +127,11 @@ main (int argc, char **argv)
   double best_model = 1e9, best_cols = 1e9;
   for (int rep = 0; rep < 3; rep++)
     {
-      double t0 = cpu_now ();
+      double t0 = bench_cpu_seconds ();
       (void) hl_trace_columns_join_any (d, c.len, none, HL_JOIN_MODEL, back, n);
-      double t1 = cpu_now ();
+      double t1 = bench_cpu_seconds ();
       (void) hl_trace_columns_join (d2, c2.len, back, n);
-      double t2 = cpu_now ();
+      double t2 = bench_cpu_seconds ();
       if (t1 - t0 < best_model)
         best_model = t1 - t0;
       if (t2 - t1 < best_cols)
@@ -152,11 +143,11 @@ main (int argc, char **argv)
   if (argc > 4)
     {
       /* ARGV[4]: the compressed file, opened as the model and CLI do */
-      double t0 = cpu_now ();
+      double t0 = bench_cpu_seconds ();
       HlTraceReader *cr;
       if (hl_trace_reader_open_file_codec (argv[4], z, &cr, &err) == 0)
         {
-          double t1 = cpu_now ();
+          double t1 = bench_cpu_seconds ();
           printf ("open %s: %.3f s CPU, %.1f M events/s\n", argv[4], t1 - t0, (double) n_events / (t1 - t0) / 1e6);
           hl_trace_reader_free (cr);
         }

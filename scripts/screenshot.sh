@@ -13,9 +13,18 @@
 #   STYLE-diff-filtered.png    the comparison it opens, the range carried over
 #   STYLE-about.png, STYLE-shortcuts.png   the dialogs over their window (whole screen)
 #   STYLE-diff.png             `heaplens --diff TRACE TRACE_B` (TRACE_B defaults to TRACE)
+#   live-attach-dialog.png     Attach to a Running Session… over the start page,
+#                              listing the demo recorded by `heaplens-cli record`
+# HL_SHOTS="light dark attach" (the default) chooses which of these to make.
+# As root, the run gets a /dev/shm of its own (a mount namespace), so that
+# the attach dialog lists the demo only, not other programs' sessions.
 # Views are switched with their shortcuts (Ctrl+1…4, xdotool). Look at
 # every one of them.
 set -eu
+if [ -z "${HL_SHOT_INNER:-}" ] && [ -z "${HL_SHOT_PRIVATE_SHM:-}" ] && [ "$(id -u)" = 0 ] \
+	&& unshare -m true 2> /dev/null; then
+	HL_SHOT_PRIVATE_SHM=1 exec unshare -m sh -c 'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$0" "$@"' "$0" "$@"
+fi
 if [ -z "${HL_SHOT_INNER:-}" ]; then
 	trace=$(realpath "$1")
 	build=$(realpath "${2:-build}")
@@ -29,8 +38,8 @@ if [ -z "${HL_SHOT_INNER:-}" ]; then
 	trap 'rm -rf "$home"' EXIT
 	export HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config"
 	HL_SHOT_INNER=1 xvfb-run -a -s '-screen 0 1600x1000x24' "$0" "$trace" "$build" "$out" "$trace_b"
-	for f in "$out"/light-*.png "$out"/dark-*.png; do
-		convert "$f" -resize '1000x>' -strip -colors 256 "PNG8:$f"
+	for f in "$out"/light-*.png "$out"/dark-*.png "$out"/live-attach-dialog.png; do
+		[ -e "$f" ] && convert "$f" -resize '1000x>' -strip -colors 256 "PNG8:$f"
 	done
 	ls -l "$out"
 	exit 0
@@ -144,6 +153,33 @@ shoot_style() {
 	kill $pid; wait $pid 2>/dev/null || true
 }
 
-shoot_style light
+# The attach dialog over the start page, listing a demo that
+# `heaplens-cli record` runs.
+shoot_attach() {
+	cli="$build/src/cli/heaplens-cli"
+	tmp=$(mktemp -d)
+	"$cli" record -o "$tmp/demo.hltrace" -- "$build/examples/heaplens-demo" --seconds 30 \
+		>/dev/null 2>&1 & rec=$!
+	for i in $(seq 100); do
+		"$cli" sessions 2>/dev/null | grep -q 'heaplens-demo' && break
+		sleep 0.1
+	done
+	"$app" >/dev/null 2>&1 & pid=$!
+	win=$(wait_window '^Heaplens$')
+	size "$win" 1000 700
+	# "Attach to a Running Session…" on the start page
+	xdotool mousemove --window "$win" 650 547 click 1
+	wait_window 'Attach to a Running Session' >/dev/null
+	xdotool mousemove 1590 990   # no hover, no tooltip
+	sleep 1.5
+	import -window root -crop 1000x700+40+40 "$out/live-attach-dialog.png"
+	kill $pid; wait $pid 2>/dev/null || true
+	kill -INT $rec; wait $rec 2>/dev/null || true
+	rm -rf "$tmp"
+}
+
+shots=${HL_SHOTS:-light dark attach}
+case " $shots " in *" light "*) shoot_style light ;; esac
 # libadwaita's debug variable: our default scheme follows it.
-ADW_DEBUG_COLOR_SCHEME=prefer-dark shoot_style dark
+case " $shots " in *" dark "*) ADW_DEBUG_COLOR_SCHEME=prefer-dark shoot_style dark ;; esac
+case " $shots " in *" attach "*) shoot_attach ;; esac

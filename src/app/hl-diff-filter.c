@@ -3,6 +3,7 @@
 #include "hl-config.h"
 
 #include "hl-diff-filter.h"
+#include "hl-model-adapter.h"
 
 /* No thread has id 0: a filter on it selects nothing. */
 #define NO_THREAD 0
@@ -55,7 +56,6 @@ hl_diff_filter_for (HlSession   *session,
   g_autoptr(HlFilter) filter = hl_filter_new ();
   g_autoptr(GArray) tids = g_array_new (FALSE, FALSE, sizeof (guint32));
   const guint *threads;
-  const char * const *modules;
   guint n;
   guint64 t0, t1;
 
@@ -85,16 +85,7 @@ hl_diff_filter_for (HlSession   *session,
   for (guint i = 0; i < tids->len; i++)
     APPLY (hl_filter_with_thread (filter, g_array_index (tids, guint32, i)));
 
-  for (guint i = 0; i < hl_session_get_n_metadata (session); i++)
-    {
-      const char *key, *value;
-
-      hl_session_get_metadata (session, i, &key, &value);
-      APPLY (hl_filter_with_metadata (filter, key, value));
-    }
-  modules = hl_session_get_modules (session);
-  for (guint i = 0; modules[i] != NULL; i++)
-    APPLY (hl_filter_with_module (filter, modules[i]));
+  APPLY (hl_adapter_filter_labels (session, filter));
 #undef APPLY
   return g_steal_pointer (&filter);
 }

@@ -251,22 +251,9 @@ hl_diff_window_compare (HlDiffWindow *self,
 /* ---- Filters ---------------------------------------------------------- */
 
 static void
-add_chip (const char   *id,
-          const char   *label,
-          HlFilterKind  kind,
-          gpointer      user_data)
-{
-  HlDiffWindow *self = user_data;
-
-  hl_filter_bar_set_chip (self->filter_bar, id, label);
-}
-
-static void
 on_session_changed (HlDiffWindow *self)
 {
-  hl_filter_bar_begin_update (self->filter_bar);
-  hl_session_foreach_filter (self->session, add_chip, self);
-  hl_filter_bar_end_update (self->filter_bar);
+  hl_filter_bar_show_session (self->filter_bar, self->session);
   if (self->recordings[0] == NULL && self->recordings[1] == NULL)
     return;  /* nothing to compare yet: compare() analyses with these */
   restart (self);
@@ -301,9 +288,7 @@ hl_diff_window_set_filters (HlDiffWindow *self,
       self->session = hl_session_copy (session);
       g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
     }
-  hl_filter_bar_clear (self->filter_bar);
-  if (self->session != NULL)
-    hl_session_foreach_filter (self->session, add_chip, self);
+  hl_filter_bar_show_session (self->filter_bar, self->session);
 }
 
 HlSession *

@@ -156,6 +156,26 @@ hl_filter_bar_end_update (HlFilterBar *self)
     hl_filter_bar_remove (self, id);
 }
 
+static void
+set_session_chip (const char   *id,
+                  const char   *label,
+                  HlFilterKind  kind,
+                  gpointer      user_data)
+{
+  hl_filter_bar_set_chip (user_data, id, label);
+}
+
+void
+hl_filter_bar_show_session (HlFilterBar *self,
+                            HlSession   *session)
+{
+  g_return_if_fail (HL_IS_FILTER_BAR (self));
+  hl_filter_bar_begin_update (self);
+  if (session != NULL)
+    hl_session_foreach_filter (session, set_session_chip, self);
+  hl_filter_bar_end_update (self);
+}
+
 guint
 hl_filter_bar_get_n_chips (HlFilterBar *self)
 {

@@ -3,6 +3,8 @@
 
 #include <gtk/gtk.h>
 
+#include "hl-session.h"
+
 G_BEGIN_DECLS
 
 #define HL_TYPE_FILTER_BAR (hl_filter_bar_get_type ())
@@ -20,6 +22,10 @@ void       hl_filter_bar_clear    (HlFilterBar *self);
  * end removes the others. */
 void       hl_filter_bar_begin_update (HlFilterBar *self);
 void       hl_filter_bar_end_update   (HlFilterBar *self);
+/* The chips of SESSION's filters (an update: chips set again stay, the
+ * others go); none for a NULL SESSION. */
+void       hl_filter_bar_show_session (HlFilterBar *self,
+                                       HlSession   *session);
 guint      hl_filter_bar_get_n_chips (HlFilterBar *self);
 /* The remove button of chip ID (for tests), or NULL. */
 GtkWidget *hl_filter_bar_get_remove_button (HlFilterBar *self,

@@ -119,10 +119,8 @@ state_line (HlLivePanel *self)
                                              hl_live_session_get_exit_status (self->session));
       break;
     case HL_LIVE_STATE_STALE:
-      state = _("Target gone without ending its session (killed?)");
-      break;
     case HL_LIVE_STATE_VANISHED:
-      state = _("Session removed");
+      state = _("Target vanished without ending its session (killed?): its data as last read");
       break;
     case HL_LIVE_STATE_RESTARTED:
     default:
@@ -454,9 +452,7 @@ maybe_finish (HlLivePanel *self)
     }
   /* a session removed by its recorder as the program ended (heaplens-cli
    * record does) leaves its trace too */
-  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE
-      || (st == HL_LIVE_STATE_VANISHED && self->trace_path != NULL && self->trace_path[0] != '\0'
-          && kill ((pid_t) hl_live_session_get_pid (self->session), 0) != 0))
+  if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_STALE || st == HL_LIVE_STATE_VANISHED)
     g_idle_add_full (G_PRIORITY_DEFAULT, open_trace_idle, g_object_ref (self), g_object_unref);
 }
 

@@ -491,11 +491,18 @@ describe_caller (HlRecording        *recording,
   return g_strdup (sc->frame->module_name);
 }
 
+/* The costs the call-site table of a live session counts exactly. */
+static gboolean
+exact_live_kind (HlCostKind kind)
+{
+  return kind == HL_COST_KIND_BYTES || kind == HL_COST_KIND_ALLOCATIONS || kind == HL_COST_KIND_LEAKED;
+}
+
 void
-hl_adapter_fill_summary (HlSummaryView      *view,
-                         HlRecording        *recording,
-                         HlAnalysis         *analysis,
-                         const HlLiveTotals *live)
+hl_adapter_fill_summary (HlSummaryView       *view,
+                         HlRecording         *recording,
+                         HlAnalysis          *analysis,
+                         const HlAdapterLive *live)
 {
   static const HlCostKind top_kinds[] = {
     HL_COST_KIND_BYTES, HL_COST_KIND_PEAK, HL_COST_KIND_ALLOCATIONS,
@@ -504,8 +511,11 @@ hl_adapter_fill_summary (HlSummaryView      *view,
   HlSummary s;
   HlCosts t;
   gboolean filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
-  gboolean running = live != NULL;
+  gboolean running = live != NULL
+                     && (live->state == HL_LIVE_STATE_RUNNING || live->state == HL_LIVE_STATE_STARTING);
   gboolean exact_live;
+  const char *duration_detail;
+  const char *not_freed_title = _("Leaked"), *most_not_freed_title = NULL;
   guint64 n_calls, n_bytes, peak_bytes, peak_ns, open_bytes, open_blocks, peak_rss, n_dropped;
   g_autofree char *duration = NULL, *calls = NULL, *frees = NULL, *peak = NULL, *peak_at = NULL;
   g_autofree char *peak_time = NULL, *rss = NULL, *leaked = NULL, *blocks = NULL, *temporary = NULL;
@@ -519,22 +529,41 @@ hl_adapter_fill_summary (HlSummaryView      *view,
    * recording a live session grows holds the allocations that lived
    * through one of its polls (hl-live-session.c): its sums and its peak
    * are a sample, right for the shares of a selection, not for totals. */
-  exact_live = running && !filtered;
-  n_calls = exact_live ? live->n_allocs : t.allocations;
-  n_bytes = exact_live ? live->bytes_allocated : t.bytes;
-  peak_bytes = exact_live ? live->peak_heap_bytes : t.peak_bytes;
-  peak_ns = exact_live ? live->peak_heap_time_ns : hl_analysis_get_peak_time_ns (analysis);
-  open_bytes = exact_live ? live->heap_bytes : t.leaked_bytes;
-  open_blocks = exact_live ? (live->n_allocs > live->n_frees ? live->n_allocs - live->n_frees : 0)
+  exact_live = live != NULL && !filtered;
+  n_calls = exact_live ? live->totals.n_allocs : t.allocations;
+  n_bytes = exact_live ? live->totals.bytes_allocated : t.bytes;
+  peak_bytes = exact_live ? live->totals.peak_heap_bytes : t.peak_bytes;
+  peak_ns = exact_live ? live->totals.peak_heap_time_ns : hl_analysis_get_peak_time_ns (analysis);
+  open_bytes = exact_live ? live->totals.heap_bytes : t.leaked_bytes;
+  open_blocks = exact_live ? (live->totals.n_allocs > live->totals.n_frees
+                              ? live->totals.n_allocs - live->totals.n_frees : 0)
                            : t.leaked_blocks;
-  peak_rss = running ? MAX (live->peak_rss_bytes, s.peak_rss_bytes) : s.peak_rss_bytes;
+  peak_rss = live != NULL ? MAX (live->totals.peak_rss_bytes, s.peak_rss_bytes) : s.peak_rss_bytes;
 
   duration = hl_format_duration (s.duration_ns);
   /* A program still running has not exited yet, normally or not; what
-   * it has not freed yet is not a leak yet. */
-  hl_summary_view_set_stat (view, "duration", _("Duration"), duration,
-                            running ? _("still running")
-                            : s.has_exit_status ? NULL : _("did not exit normally"));
+   * it has not freed yet is not a leak yet. A live session whose trace
+   * could not be opened keeps what was read until its program ended. */
+  if (running)
+    duration_detail = _("still running");
+  else if (live != NULL && live->state == HL_LIVE_STATE_ENDED)
+    duration_detail = NULL;
+  else if (live != NULL)
+    duration_detail = _("the program vanished (killed?)");
+  else
+    duration_detail = s.has_exit_status ? NULL : _("did not exit normally");
+  hl_summary_view_set_stat (view, "duration", _("Duration"), duration, duration_detail);
+  /* a leak is what a program that exited did not free */
+  if (running)
+    {
+      not_freed_title = _("Not Freed Yet");
+      most_not_freed_title = _("Most Not Freed Yet");
+    }
+  else if (live != NULL && live->state != HL_LIVE_STATE_ENDED)
+    {
+      not_freed_title = _("Not Freed");
+      most_not_freed_title = _("Most Not Freed");
+    }
 
   calls = hl_format_count (n_calls);
   bytes = hl_format_size (n_bytes);
@@ -554,14 +583,13 @@ hl_adapter_fill_summary (HlSummaryView      *view,
   blocks = hl_format_count (open_blocks);
   /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
   leaked_detail = g_strdup_printf (_("in %s blocks"), blocks);
-  hl_summary_view_set_stat (view, "leaked", running ? _("Not Freed Yet") : _("Leaked"),
-                            leaked, leaked_detail);
+  hl_summary_view_set_stat (view, "leaked", not_freed_title, leaked, leaked_detail);
 
   /* Live, an allocation freed between two polls is never seen: temporary
    * allocations are counted from the trace once the program ends. */
-  if (running)
+  if (live != NULL)
     hl_summary_view_set_stat (view, "temporary", _("Temporary"), "—",
-                              _("counted when the program ends"));
+                              running ? _("counted when the program ends") : _("counted from the trace only"));
   else
     {
       temporary = hl_format_count (t.temporary);
@@ -571,7 +599,7 @@ hl_adapter_fill_summary (HlSummaryView      *view,
       hl_summary_view_set_stat (view, "temporary", _("Temporary"), temporary, temp_detail);
     }
 
-  n_dropped = running ? MAX (live->dropped, s.dropped_events) : s.dropped_events;
+  n_dropped = live != NULL ? MAX (live->totals.dropped, s.dropped_events) : s.dropped_events;
   dropped = hl_format_count (n_dropped);
   hl_summary_view_set_stat (view, "dropped", _("Dropped Events"), dropped,
                             n_dropped > 0 ? _("the counts are lower bounds") : NULL);
@@ -581,12 +609,20 @@ hl_adapter_fill_summary (HlSummaryView      *view,
       /* Stacks that look the same to a person (same function, same caller,
        * different addresses deeper down) are one row: take more stacks
        * than shown and merge them. */
-      g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, top_kinds[k], SUMMARY_TOP * 5);
+      g_autoptr(GArray) top = NULL;
       g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (TopRow));
       g_autoptr(GPtrArray) functions = g_ptr_array_new ();
       g_autoptr(GPtrArray) subtitles = g_ptr_array_new ();
       g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
 
+      /* Live, the call-site table counts every call, bytes and what is
+       * not freed yet per stack; the recording has a sample of them. The
+       * peak's share and temporaries are not in the table. */
+      if (exact_live && live->stack_costs != NULL && exact_live_kind (top_kinds[k]))
+        top = hl_analysis_get_top_stacks_by (analysis, live->stack_costs, live->n_stacks, top_kinds[k],
+                                             SUMMARY_TOP * 5);
+      else
+        top = hl_analysis_get_top_stacks (analysis, top_kinds[k], SUMMARY_TOP * 5);
       g_array_set_clear_func (rows, (GDestroyNotify) top_row_clear);
       for (guint i = 0; top != NULL && i < top->len; i++)
         {
@@ -620,8 +656,8 @@ hl_adapter_fill_summary (HlSummaryView      *view,
           g_ptr_array_add (values, hl_cost_format (top_kinds[k], row->value));
         }
       hl_summary_view_set_top (view, top_kinds[k],
-                               running && top_kinds[k] == HL_COST_KIND_LEAKED
-                               ? _("Most Not Freed Yet") : hl_cost_get_top_title (top_kinds[k]),
+                               top_kinds[k] == HL_COST_KIND_LEAKED && most_not_freed_title != NULL
+                               ? most_not_freed_title : hl_cost_get_top_title (top_kinds[k]),
                                functions->len,
                                (const char * const *) functions->pdata,
                                (const char * const *) subtitles->pdata,
@@ -637,7 +673,6 @@ hl_adapter_filter (HlSession *session,
 {
   g_autoptr(HlFilter) filter = hl_filter_new ();
   const guint *threads;
-  const char * const *modules;
   guint n;
   guint64 t0, t1;
 
@@ -649,6 +684,19 @@ hl_adapter_filter (HlSession *session,
   threads = hl_session_get_threads (session, &n);
   for (guint i = 0; i < n; i++)
     APPLY (hl_filter_with_thread (filter, threads[i]));
+  APPLY (hl_adapter_filter_labels (session, filter));
+#undef APPLY
+  return g_steal_pointer (&filter);
+}
+
+HlFilter *
+hl_adapter_filter_labels (HlSession *session,
+                          HlFilter  *base)
+{
+  HlFilter *filter = hl_filter_ref (base);
+  const char * const *modules;
+
+#define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
   for (guint i = 0; i < hl_session_get_n_metadata (session); i++)
     {
       const char *key, *value;
@@ -659,7 +707,7 @@ hl_adapter_filter (HlSession *session,
   for (guint i = 0; modules[i] != NULL; i++)
     APPLY (hl_filter_with_module (filter, modules[i]));
 #undef APPLY
-  return g_steal_pointer (&filter);
+  return filter;
 }
 
 /* Values of one metadata key offered in the filter menu: all of them

@@ -57,18 +57,32 @@ GListModel     *hl_adapter_largest        (HlAnalysis    *analysis,
 guint           hl_adapter_histogram      (HlAnalysis        *analysis,
                                            HlHistogramBucket  out[HL_SIZE_HISTOGRAM_BUCKETS]);
 
-/* Totals, chart and top call sites of the summary page. */
-/* LIVE: the totals of the program being recorded (NULL once it ended or
- * for a saved trace); without a filter they replace the sampled ones. */
-void            hl_adapter_fill_summary   (HlSummaryView      *view,
-                                           HlRecording        *recording,
-                                           HlAnalysis         *analysis,
-                                           const HlLiveTotals *live);
+/* What a live session counts exactly, for the summary. */
+typedef struct
+{
+  HlLiveState    state;        /* running, or how it ended */
+  HlLiveTotals   totals;       /* the preload's counters */
+  const HlCosts *stack_costs;  /* per HlStackId (hl_live_session_get_stack_costs), or NULL */
+  guint          n_stacks;
+} HlAdapterLive;
+
+/* Totals, chart and top call sites of the summary page. LIVE: a live
+ * session's counters (NULL for a saved trace); without a filter they
+ * replace the recording's sampled totals and give the top call sites by
+ * bytes, calls and not freed yet. */
+void            hl_adapter_fill_summary   (HlSummaryView       *view,
+                                           HlRecording         *recording,
+                                           HlAnalysis          *analysis,
+                                           const HlAdapterLive *live);
 
 /* The session's range and filters; LIVE_AT_NS (or HL_TIME_NONE) is the
  * instant of the LIVE cost. */
 HlFilter       *hl_adapter_filter         (HlSession     *session,
                                            guint64        live_at_ns);
+/* BASE with SESSION's metadata and module filters (those that mean the
+ * same in any recording, unlike thread ids); a new reference. */
+HlFilter       *hl_adapter_filter_labels  (HlSession     *session,
+                                           HlFilter      *base);
 
 /* A menu of the filters the recording offers: threads, metadata values,
  * modules (actions win.filter-thread, win.filter-metadata, win.filter-module). */

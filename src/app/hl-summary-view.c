@@ -97,6 +97,17 @@ hl_summary_view_get_stat (HlSummaryView *self,
   return label ? gtk_label_get_label (GTK_LABEL (label)) : NULL;
 }
 
+const char *
+hl_summary_view_get_stat_detail (HlSummaryView *self,
+                                 const char    *id)
+{
+  GtkWidget *label;
+
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  label = g_hash_table_lookup (self->stats, id);
+  return label ? gtk_label_get_label (GTK_LABEL (gtk_widget_get_next_sibling (label))) : NULL;
+}
+
 HlTimeline *
 hl_summary_view_get_chart (HlSummaryView *self)
 {
@@ -240,6 +251,38 @@ hl_summary_view_set_top (HlSummaryView      *self,
       gtk_list_box_remove (GTK_LIST_BOX (list), child);
       child = next;
     }
+}
+
+const char *
+hl_summary_view_get_top_title (HlSummaryView *self,
+                               guint          cost)
+{
+  GtkWidget *list;
+
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  list = g_hash_table_lookup (self->tops, GUINT_TO_POINTER (cost + 1));
+  return list ? gtk_label_get_label (GTK_LABEL (gtk_widget_get_prev_sibling (list))) : NULL;
+}
+
+const char *
+hl_summary_view_get_top_row (HlSummaryView *self,
+                             guint          cost,
+                             guint          row,
+                             const char   **value)
+{
+  GtkWidget *list;
+  GtkListBoxRow *r;
+  GtkWidget *label;
+
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  list = g_hash_table_lookup (self->tops, GUINT_TO_POINTER (cost + 1));
+  r = list ? gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), (int) row) : NULL;
+  if (r == NULL || g_object_get_data (G_OBJECT (r), "hl-none") != NULL)
+    return NULL;
+  label = g_object_get_data (G_OBJECT (r), "hl-value");
+  if (value != NULL)
+    *value = label ? gtk_label_get_label (GTK_LABEL (label)) : NULL;
+  return g_object_get_data (G_OBJECT (r), "hl-function");
 }
 
 void

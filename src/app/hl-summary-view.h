@@ -21,6 +21,9 @@ void        hl_summary_view_set_stat       (HlSummaryView *self,
 /* The value text of stat ID, or NULL (for tests). */
 const char *hl_summary_view_get_stat       (HlSummaryView *self,
                                             const char    *id);
+/* The detail text of stat ID, or NULL (for tests). */
+const char *hl_summary_view_get_stat_detail (HlSummaryView *self,
+                                             const char    *id);
 HlTimeline *hl_summary_view_get_chart      (HlSummaryView *self);
 
 /* The top list of cost COST (an index the window gives meaning to):
@@ -33,6 +36,14 @@ void        hl_summary_view_set_top        (HlSummaryView      *self,
                                             const char * const *modules,
                                             const char * const *values);
 void        hl_summary_view_clear          (HlSummaryView *self);
+/* Title of top list COST, and the function and value texts of its row
+ * ROW, or NULL (for tests). */
+const char *hl_summary_view_get_top_title  (HlSummaryView *self,
+                                            guint          cost);
+const char *hl_summary_view_get_top_row    (HlSummaryView *self,
+                                            guint          cost,
+                                            guint          row,
+                                            const char   **value);
 /* Activates row ROW of top list COST as a click would (for tests). */
 void        hl_summary_view_activate_top   (HlSummaryView *self,
                                             guint          cost,

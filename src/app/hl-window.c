@@ -398,25 +398,12 @@ show_page (HlWindow   *self,
 }
 
 static void
-add_chip (const char   *id,
-          const char   *label,
-          HlFilterKind  kind,
-          gpointer      user_data)
-{
-  HlWindow *self = user_data;
-
-  hl_filter_bar_set_chip (self->filter_bar, id, label);
-}
-
-static void
 on_session_changed (HlWindow *self)
 {
   guint64 start, end;
 
   /* Chips and the timeline follow the session; then every view refilters. */
-  hl_filter_bar_begin_update (self->filter_bar);
-  hl_session_foreach_filter (self->session, add_chip, self);
-  hl_filter_bar_end_update (self->filter_bar);
+  hl_filter_bar_show_session (self->filter_bar, self->session);
   if (hl_session_get_range (self->session, &start, &end))
     hl_timeline_set_selection (self->timeline, start, end);
   else
@@ -977,9 +964,13 @@ refresh_summary (HlWindow *self)
   self->summary_stale = FALSE;
   if (self->live_session != NULL)
     {
-      HlLiveTotals live;
+      HlAdapterLive live = {
+        .state = hl_live_session_get_state (self->live_session),
+      };
+      g_autofree HlCosts *stack_costs = hl_live_session_get_stack_costs (self->live_session, &live.n_stacks);
 
-      hl_live_session_get_totals (self->live_session, &live);
+      live.stack_costs = stack_costs;
+      hl_live_session_get_totals (self->live_session, &live.totals);
       hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, &live);
     }
   else

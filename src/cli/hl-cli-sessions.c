@@ -53,11 +53,12 @@ pid_of_name (const char *name)
   return *end == '-' && pid <= UINT32_MAX ? (uint32_t) pid : 0;
 }
 
-/* A session its launcher (`heaplens-cli record`, the application) asked
- * to keep (HL_SHM_FLAG_KEPT) is read and removed by the launcher once the
- * program has ended. In the first minute after the end it is not pruned:
- * a prune running meanwhile would take it from under its launcher (whose
- * trace then stays uncompressed). */
+/* A session its launcher (`heaplens-cli record`, the application, a
+ * test) asked to keep (HL_SHM_FLAG_KEPT) is read and removed by the
+ * launcher once the program has ended. It is not pruned while the
+ * launcher (the program's parent) runs, nor in the first minute after the
+ * end: a prune running meanwhile would take it from under its launcher
+ * (whose trace then stays uncompressed, or whose test failed). */
 #define HL_KEPT_GRACE_NS (60ull * 1000000000ull)
 
 static bool
@@ -65,8 +66,11 @@ kept_for_launcher (const HlCliSession *s)
 {
   struct timespec ts;
 
-  if (!(s->header.flags & HL_SHM_FLAG_KEPT) || s->header.state_atomic != HL_SHM_STATE_ENDED
-      || clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
+  if (!(s->header.flags & HL_SHM_FLAG_KEPT) || s->header.state_atomic != HL_SHM_STATE_ENDED)
+    return false;
+  if (s->header.ppid > 1 && hl_cli_pid_alive (s->header.ppid))
+    return true;
+  if (clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
     return false;
   uint64_t now = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
   uint64_t ended = s->header.start_mono_ns + s->header.ended_ns;

@@ -695,14 +695,29 @@ hl_analysis_get_top_stacks (HlAnalysis *self,
                             HlCostKind  kind,
                             guint       n)
 {
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), g_array_new (FALSE, TRUE, sizeof (HlStackCosts)));
+
+  return hl_analysis_get_top_stacks_by (self, self->stack_costs, self->n_stacks, kind, n);
+}
+
+GArray *
+hl_analysis_get_top_stacks_by (HlAnalysis    *self,
+                               const HlCosts *stack_costs,
+                               guint          n_stacks,
+                               HlCostKind     kind,
+                               guint          n)
+{
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
   g_autoptr (GHashTable) groups = g_hash_table_new_full (frames_hash, frames_equal,
                                                           (GDestroyNotify) g_ptr_array_unref, NULL);
 
   g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+  g_return_val_if_fail (stack_costs != NULL || n_stacks == 0, out);
 
-  for (guint s = 0; s < self->n_stacks; s++)
-    if (hl_costs_get (&self->stack_costs[s], kind) > 0)
+  /* the stacks the analysis knows (a live recording may have grown since) */
+  n_stacks = MIN (n_stacks, self->n_stacks);
+  for (guint s = 0; s < n_stacks; s++)
+    if (hl_costs_get (&stack_costs[s], kind) > 0)
       {
         guint nf;
         const HlFrameEntry * const *f = hl_recording_get_stack_entries (self->recording, s, &nf);
@@ -715,13 +730,13 @@ hl_analysis_get_top_stacks (HlAnalysis *self,
         if (index != NULL)
           {
             hl_costs_add (&g_array_index (out, HlStackCosts, GPOINTER_TO_UINT (index) - 1).costs,
-                          &self->stack_costs[s]);
+                          &stack_costs[s]);
             g_ptr_array_unref (key);
           }
         else
           {
             HlStackCosts e = { .stack = s, .frame = first_resolved_frame (self->recording, s),
-                               .costs = self->stack_costs[s] };
+                               .costs = stack_costs[s] };
             g_array_append_val (out, e);
             if (s != 0)
               g_hash_table_insert (groups, key, GUINT_TO_POINTER (out->len));

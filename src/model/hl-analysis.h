@@ -97,6 +97,15 @@ HlCallTree      *hl_analysis_reuse_call_tree  (HlAnalysis     *self,
 GArray          *hl_analysis_get_top_stacks   (HlAnalysis *self,
                                                HlCostKind  kind,
                                                guint       n);
+/* The same over costs the caller gives per stack, STACK_COSTS[0..N_STACKS)
+ * indexed by HlStackId (a live session's exact counters,
+ * hl_live_session_get_stack_costs); stacks the analysis does not know
+ * are left out. */
+GArray          *hl_analysis_get_top_stacks_by (HlAnalysis    *self,
+                                                const HlCosts *stack_costs,
+                                                guint          n_stacks,
+                                                HlCostKind     kind,
+                                                guint          n);
 /* Functions calling FUNCTION directly / called by it, with the costs of the
  * stacks through that edge (each stack counted once per edge). Sorted by
  * SORT_BY. New array of HlStackCosts. */

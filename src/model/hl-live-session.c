@@ -845,11 +845,16 @@ update_state (HlLiveSession *self)
       char *path = g_strdup_printf ("/dev/shm/%s", self->name);
       gboolean exists = g_file_test (path, G_FILE_TEST_EXISTS);
       g_free (path);
-      if (!exists)
+      /* A name removed while the program runs (someone's `sessions
+       * --prune`, a launcher that tidied up early) leaves the mapping we
+       * read: the session goes on. Gone with its name: vanished. */
+      if (!exists && !pid_is_target (self))
         {
           set_state (self, HL_LIVE_STATE_VANISHED);
           return;
         }
+      if (!exists)
+        warn (self, _("the session's name was removed while the program runs: still reading it"));
       if (!pid_alive (self->header.pid))
         {
           set_state (self, HL_LIVE_STATE_STALE);
@@ -1440,6 +1445,32 @@ GPtrArray *
 hl_live_session_get_history (HlLiveSession *self)
 {
   return self->history;
+}
+
+HlCosts *
+hl_live_session_get_stack_costs (HlLiveSession *self,
+                                 guint         *n_stacks)
+{
+  HlCosts *costs;
+
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), NULL);
+  g_return_val_if_fail (n_stacks != NULL, NULL);
+
+  *n_stacks = hl_recording_get_n_stacks (self->recording);
+  costs = g_new0 (HlCosts, MAX (*n_stacks, 1));
+  for (guint i = 0; i < self->callsites->len; i++)
+    {
+      const HlLiveCallsite *c = &g_array_index (self->callsites, HlLiveCallsite, i);
+      HlStackId s = hl_recording_lookup_stack (self->recording, c->stack_id);
+
+      if (s == 0 || s >= *n_stacks)
+        continue;
+      costs[s].allocations += c->calls;
+      costs[s].bytes += c->bytes;
+      costs[s].leaked_bytes += c->live_bytes;
+      costs[s].leaked_blocks += c->live_count;
+    }
+  return costs;
 }
 
 HlLiveSnapshot *

@@ -172,6 +172,13 @@ const HlLiveSample   *hl_live_session_get_samples   (HlLiveSession *self,
 /* Sorted by live bytes, largest first. Borrowed, valid until the next poll. */
 const HlLiveCallsite *hl_live_session_get_callsites (HlLiveSession *self,
                                                      guint         *n_callsites);
+/* The call-site table's exact counters per stack of the recording
+ * (indexed by HlStackId, *N_STACKS of them): allocations and bytes
+ * (calls and bytes so far), leaked_bytes and leaked_blocks (not freed
+ * yet). The recording's own costs are a sample (allocations that lived
+ * through a poll); these count every call. New array (g_free). */
+HlCosts         *hl_live_session_get_stack_costs (HlLiveSession *self,
+                                                  guint         *n_stacks);
 /* HlLiveMetaInterval*; borrowed, valid until the next poll. */
 GPtrArray       *hl_live_session_get_metadata (HlLiveSession *self);
 GPtrArray       *hl_live_session_get_history  (HlLiveSession *self);

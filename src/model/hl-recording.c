@@ -311,6 +311,17 @@ hl_recording_get_n_stacks (HlRecording *self)
   return self->stack_spans->len;
 }
 
+HlStackId
+hl_recording_lookup_stack (HlRecording *self,
+                           guint32      trace_stack_id)
+{
+  guint32 found;
+
+  g_return_val_if_fail (HL_IS_RECORDING (self), 0);
+  found = trace_stack_id < self->stack_ids->len ? g_array_index (self->stack_ids, guint32, trace_stack_id) : 0;
+  return found != 0 ? found - 1 : 0;
+}
+
 const guint64 *
 hl_recording_get_stack_addresses (HlRecording *self,
                                   guint32      stack,

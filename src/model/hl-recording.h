@@ -257,6 +257,10 @@ const HlFrame * const *hl_recording_get_stack_frames (HlRecording *self,
                                                       HlStackId    stack,
                                                       guint       *n_frames);
 guint                hl_recording_get_n_stacks    (HlRecording *self);
+/* The stack a trace (or live session) calls TRACE_STACK_ID, 0 when none
+ * was appended under that id. */
+HlStackId            hl_recording_lookup_stack    (HlRecording *self,
+                                                   guint32      trace_stack_id);
 
 /* N buckets covering [t0_ns, t1_ns) of the heap-over-time series; t1_ns
  * HL_TIME_END means the recording's end. New array of HlSeriesBucket. */

@@ -19,6 +19,8 @@
 #include "hl-flame-view.h"
 #include "hl-live-panel.h"
 #include "hl-shm-reader.h"
+#include "hl-summary-view.h"
+#include "hl-units.h"
 #include "hl-timeline.h"
 #include "hl-cost-kind.h"
 #include "hl-window.h"
@@ -510,6 +512,85 @@ test_stop (void)
   g_object_unref (w);
 }
 
+/* A program watched while its session's name is removed (someone's
+ * prune), then killed, with no trace to open: the window keeps what it
+ * read and stays explorable — the views, the counters' last values — and
+ * says the program vanished. */
+static void
+test_vanished (void)
+{
+  g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *preload = build_path ("src", "capture", "libheaplens-preload.so", NULL);
+  char *argv[] = { demo, (char *) "--seconds", (char *) "60", NULL };
+  g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "LD_PRELOAD", preload, TRUE);
+  GPid pid;
+  gboolean exited = FALSE;
+  g_autoptr(GError) error = NULL;
+
+  env = g_environ_setenv (env, "HEAPLENS_OUTPUT", "none", TRUE);
+  g_assert_true (g_spawn_async (NULL, argv, env,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  g_child_watch_add (pid, child_exited, &exited);
+  g_autoptr(HlLiveSession) session = NULL;
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (session == NULL && g_get_monotonic_time () < deadline)
+    {
+      g_clear_error (&error);
+      session = hl_live_session_open_pid ((guint32) pid, &error);
+      g_usleep (20000);
+    }
+  g_assert_nonnull (session);
+  HlLivePanel *w = hl_live_panel_new_attach (app, session);
+  g_object_ref (w);
+  HlWindow *window = hl_live_panel_get_window (w);
+  gtk_window_present (GTK_WINDOW (window));
+  /* running, with some allocations in the window's views */
+  HlLiveTotals t = { 0 };
+  while ((hl_live_session_get_state (session) != HL_LIVE_STATE_RUNNING || t.n_allocs < 100
+          || !hl_app_test_shows_views (window))
+         && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      hl_live_session_get_totals (session, &t);
+    }
+  g_assert_cmpint (hl_live_session_get_state (session), ==, HL_LIVE_STATE_RUNNING);
+
+  /* its name removed first (by someone's prune): still running */
+  g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (session));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  hl_app_test_spin_ms (500);
+  g_assert_cmpint (hl_live_session_get_state (session), ==, HL_LIVE_STATE_RUNNING);
+  kill (pid, SIGKILL);
+  while (!exited)
+    g_main_context_iteration (NULL, TRUE);
+  while (hl_live_session_get_state (session) == HL_LIVE_STATE_RUNNING && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (session)), ==, "vanished");
+  hl_app_test_spin_ms (1500);
+
+  /* the same window, on what was read; no trace to switch to */
+  g_test_message ("status: %s", hl_live_panel_get_status (w));
+  g_assert_nonnull (strstr (hl_live_panel_get_status (w), "vanished"));
+  g_assert_null (hl_live_panel_get_trace_window (w));
+  g_assert_true (hl_app_test_shows_views (window));
+  g_assert_true (hl_window_is_live (window));
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  hl_live_session_get_totals (session, &t);
+  g_autofree char *calls = hl_format_count (t.n_allocs);
+  g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, calls);
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (summary, "duration"), ==, "the program vanished (killed?)");
+  /* explorable: the flame graph has the call sites read */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  hl_app_test_spin_ms (500);
+  HlFlameGraph *flame = HL_FLAME_GRAPH (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_GRAPH));
+  g_assert_nonnull (flame);
+  g_assert_nonnull (hl_flame_graph_get_data (flame));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (w);
+}
+
 /* A shell that execs the demo: the window follows the exec into the
  * demo's session and ends on the demo's trace. */
 static void
@@ -796,6 +877,7 @@ main (int   argc,
       g_test_add_func ("/live-app/stop", test_stop);
       g_test_add_func ("/live-app/exec", test_exec);
       g_test_add_func ("/live-app/switch-in-place", test_switch_in_place);
+      g_test_add_func ("/live-app/vanished", test_vanished);
     }
   int ret = g_test_run ();
   g_application_release (G_APPLICATION (app));

@@ -91,5 +91,24 @@ wait "$kept_pid"
 kept=$(ls /dev/shm/heaplens-$uid-$kept_pid-* 2> /dev/null)
 check "sessions --prune: leaves a session kept for its launcher that just ended" test -n "$kept"
 check "sessions --prune: says why it kept it" grep -q "kept for its launcher" "$WORK/s.out"
-rm -f $kept
+# ... and while its launcher (the program's parent) runs, however long ago
+# it ended; once the launcher is gone too, the minute over, it is pruned.
+# (Copies of it, ended two minutes earlier: ppid this shell, or a pid gone.)
+aged () { # aged NAME PPID
+  cp "$kept" "/dev/shm/$1"
+  python3 -c "
+import struct
+p='/dev/shm/$1'; b=bytearray(open(p,'rb').read())
+b[28:32]=struct.pack('<I', $2)
+mono=struct.unpack_from('<Q', b, 48)[0]
+struct.pack_into('<Q', b, 48, max(mono - 120 * 10**9, 1))
+open(p,'wb').write(b)"
+}
+aged "heaplens-$uid-99999995-launched" $$
+aged "heaplens-$uid-99999994-orphan" 99999993
+"$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
+check "sessions --prune: leaves a kept session while its launcher runs" test -e /dev/shm/heaplens-$uid-99999995-launched
+check "sessions --prune: removes a kept session whose launcher is gone, a minute after its end" \
+  test ! -e /dev/shm/heaplens-$uid-99999994-orphan
+rm -f $kept /dev/shm/heaplens-$uid-99999995-launched /dev/shm/heaplens-$uid-99999994-orphan
 finish

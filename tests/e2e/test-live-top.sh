@@ -54,22 +54,25 @@ if [ "$n" -ge 3 ]; then ok 0 "top refreshes ($n blocks)"; else ok 1 "top refresh
 has "top: last block says ended with exit status 0" "$WORK/loop.txt" '^state +ended \(exit status 0\)'
 if grep -q $'\033' "$WORK/loop.txt"; then ok 1 "no ANSI escapes when stdout is not a tty"; else ok 0 "no ANSI escapes when stdout is not a tty"; fi
 wait $pid
-"$CLI" top "$seg" --once > "$WORK/ended.txt" 2>&1
+# The ended session is read from a copy in $WORK from here on: in /dev/shm
+# the session of a process gone is another run's to prune (a build of
+# Heaplens older than the launcher rules of `sessions --prune` too), and
+# no other run sees the copies.
+ended="$WORK/ended-session"
+cp "/dev/shm/$seg" "$ended"
+"$CLI" top "$ended" --once > "$WORK/ended.txt" 2>&1
 has "top on an ended session: final numbers" "$WORK/ended.txt" '^state +ended \(exit status 0\)'
 has "top on an ended session: metadata still readable" "$WORK/ended.txt" '^  seed = 1$'
 
-# damaged copies of the real segment, named with this shell's pid: a
-# running pid, so that `sessions --prune` of another run leaves them, and
-# no other run of this test uses the same names
+# damaged copies of the real segment, in $WORK
 bad () { # bad NAME PYTHON-PATCH → runs top on it
-  cp "/dev/shm/$seg" "/dev/shm/$1"
-  segs="$segs $1"
+  cp "$ended" "$WORK/$1"
   python3 -c "
 import sys
-p='/dev/shm/$1'; b=bytearray(open(p,'rb').read())
+p='$WORK/$1'; b=bytearray(open(p,'rb').read())
 $2
 open(p,'wb').write(b)"
-  "$CLI" top "$1" --once > "$WORK/bad.out" 2> "$WORK/bad.err"
+  "$CLI" top "$WORK/$1" --once > "$WORK/bad.out" 2> "$WORK/bad.err"
   echo $? > "$WORK/bad.rc"
 }
 bad "heaplens-$uid-$$-1garbage" "b[0:8]=b'NOTHLSHM'"
@@ -85,10 +88,9 @@ bad "heaplens-$uid-$$-5short" "del b[5000:]"
 has "truncated segment: refused" "$WORK/bad.err" 'cannot read session'
 if [ "$uid" = 0 ]; then
   # root can hand a segment to another user: top refuses another owner's file
-  cp "/dev/shm/$seg" /dev/shm/heaplens-0-$$-6owner 2> /dev/null
-  segs="$segs heaplens-0-$$-6owner"
-  chown 65534 /dev/shm/heaplens-0-$$-6owner
-  "$CLI" top heaplens-0-$$-6owner --once > /dev/null 2> "$WORK/own.err"
+  cp "$ended" "$WORK/heaplens-0-$$-6owner" 2> /dev/null
+  chown 65534 "$WORK/heaplens-0-$$-6owner"
+  "$CLI" top "$WORK/heaplens-0-$$-6owner" --once > /dev/null 2> "$WORK/own.err"
   has "a segment owned by another user: refused with the owner" "$WORK/own.err" 'owned by uid 65534, not you'
 fi
 "$CLI" top 4000000000 --once > /dev/null 2> "$WORK/none.err"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-format-test-check.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
 #include "hl-trace-columns.h"
@@ -21,25 +22,7 @@ static size_t split_of[HL_COL_COUNT];
 static bool
 roundtrip_planes (const uint8_t *raw, size_t n, HlColumns *keep, bool planes)
 {
-  HlColumns c = { 0 };
-  if (hl_trace_columns_split (raw, n, &c) != 0)
-    return false;
-  uint8_t *back = malloc (n + 1);
-  const uint8_t *d[HL_COL_COUNT];
-  memset (split_of, 0, sizeof split_of);
-  for (int i = 0; i < HL_COL_COUNT; i++)
-    {
-      if (planes)
-        split_of[i] = hl_trace_columns_to_planes (&c, i);
-      d[i] = c.data[i];
-    }
-  bool ok = hl_trace_columns_join_planes (d, c.len, split_of, back, n) == 0 && memcmp (back, raw, n) == 0;
-  free (back);
-  if (keep != NULL)
-    *keep = c;
-  else
-    hl_trace_columns_clear (&c);
-  return ok;
+  return hl_check_columns_roundtrip (raw, n, false, planes ? ~0u : 0u, split_of, keep);
 }
 
 static bool
@@ -230,26 +213,8 @@ main (void)
   hl_tap_ok (flips, "compressed, a bit flipped at every byte: the frame read whole or skipped");
 
   /* 5. the committed 3.0 compressed golden file */
-  const char *root = getenv ("HL_SOURCE_ROOT");
-  char gpath[4096], dpath[4096];
-  snprintf (gpath, sizeof gpath, "%s/tests/format/data/basic-columns.hltrace", root ? root : ".");
-  snprintf (dpath, sizeof dpath, "%s/tests/format/data/basic-columns.dump", root ? root : ".");
-  size_t dlen = 0;
-  char *expected = hl_test_read_file (dpath, &dlen);
-  HlTraceReader *r;
-  char *text = NULL;
-  size_t tlen = 0;
-  if (hl_trace_reader_open_file_codec (gpath, hl_trace_codec_zstd (3), &r, &err) == 0)
-    {
-      FILE *f = open_memstream (&text, &tlen);
-      hl_trace_dump (r, f, 0, NULL);
-      fclose (f);
-      hl_trace_reader_free (r);
-    }
-  hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0,
+  hl_tap_ok (hl_check_golden_dump ("basic-columns", hl_trace_codec_zstd (3)),
              "basic-columns.hltrace (3.0, columns frame) reads to its committed dump");
-  free (text);
-  free (expected);
   free (p);
   free (out);
   free (bad);

@@ -58,6 +58,29 @@ grow_and_poll (const char *growing, const uint8_t *data, size_t n, const size_t 
   return ok && done == n && hl_trace_compress_stream_finish (stream, err) == 0;
 }
 
+/* Cuts of a file of N bytes for grow_and_poll: FIRST[0..N_FIRST), then
+ * pseudo-random steps from SEED, each 1 + a value below SMALL or (by a bit
+ * of the seed) LARGE, up to N, the last cut; at most MAX. Returns how
+ * many. */
+static size_t
+random_cuts (size_t *cuts, size_t max, const size_t *first, size_t n_first, size_t n, uint32_t seed,
+             size_t small, size_t large)
+{
+  size_t n_cuts = 0, at = 0;
+  for (; n_cuts < n_first; n_cuts++)
+    at = cuts[n_cuts] = first[n_cuts];
+  while (at < n && n_cuts + 1 < max)
+    {
+      seed = seed * 1103515245u + 12345u;
+      size_t step = 1 + (seed >> 8) % (seed & 0x100 ? large : small);
+      at = at + step < n ? at + step : n;
+      cuts[n_cuts++] = at;
+    }
+  if (n_cuts == 0 || cuts[n_cuts - 1] != n)
+    cuts[n_cuts++] = n;
+  return n_cuts;
+}
+
 /* True when the compressed trace PATH reads back as PLAIN[0..N). */
 static bool
 reads_back (const char *path, const HlTraceCodec *codec, const uint8_t *plain, size_t n)
@@ -91,17 +114,9 @@ large_columns (const char *dir, const HlTraceCodec *zstd)
   HlFormatError err;
   bool ok = hl_trace_compress_file (plain, whole, zstd, 0, &err) == 0;
 
-  size_t cuts[512], n_cuts = 0, at = 64;
-  uint32_t seed = 11;
-  cuts[n_cuts++] = 64;
-  while (at < t.size && n_cuts < 511)
-    {
-      seed = seed * 1103515245u + 12345u;
-      at += 1 + (seed >> 8) % 250000;
-      cuts[n_cuts++] = at < t.size ? at : t.size;
-    }
-  if (cuts[n_cuts - 1] != t.size)
-    cuts[n_cuts++] = t.size;
+  static const size_t header[] = { 64 };
+  size_t cuts[512];
+  size_t n_cuts = random_cuts (cuts, 512, header, 1, t.size, 11, 250000, 250000);
   HlTraceCompressStream *s = hl_trace_compress_stream_new (growing, growing, zstd, 0);
   ok = ok && grow_and_poll (growing, t.data, t.size, cuts, n_cuts, s, &err);
   hl_trace_compress_stream_free (s);
@@ -217,18 +232,9 @@ main (void)
 
   /* 1. pieces of pseudo-random sizes: inside the file header, inside
    * packets, several frames at once */
-  size_t cuts[4096], n_cuts = 0, at = 0;
-  uint32_t seed = 7;
-  cuts[n_cuts++] = 10;
-  cuts[n_cuts++] = 64;
-  at = 64;
-  while (at < n && n_cuts < 4095)
-    {
-      seed = seed * 1103515245u + 12345u;
-      size_t step = 1 + (seed >> 8) % (seed & 0x100 ? 300000 : 9000);
-      at = at + step < n ? at + step : n;
-      cuts[n_cuts++] = at;
-    }
+  static const size_t in_header[] = { 10, 64 };
+  size_t cuts[4096];
+  size_t n_cuts = random_cuts (cuts, 4096, in_header, 2, n, 7, 9000, 300000);
   HlTraceCompressStream *s = hl_trace_compress_stream_new (growing, out, zstd, frame);
   bool ok = grow_and_poll (growing, data, n, cuts, n_cuts, s, &err);
   hl_tap_ok (ok, "%zu pieces polled and finished%s%s", n_cuts, ok ? "" : ": ", ok ? "" : err.message);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-format-test-check.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
 #include "hl-trace-columns.h"
@@ -26,26 +27,8 @@ static size_t split_of[HL_COL_COUNT];
 static bool
 roundtrip_planes (const uint8_t *raw, size_t n, HlColumns *keep, bool planes)
 {
-  HlColumns c = { 0 };
-  if (hl_trace_columns_split_model (raw, n, &c) != 0)
-    return false;
-  uint8_t *back = malloc (n + 1);
-  const uint8_t *d[HL_COL_COUNT];
-  memset (split_of, 0, sizeof split_of);
-  if (planes)
-    {
-      split_of[HL_COL_ADDR] = hl_trace_columns_to_planes (&c, HL_COL_ADDR);
-      split_of[HL_COL_FREE] = hl_trace_columns_to_planes (&c, HL_COL_FREE);
-    }
-  for (int i = 0; i < HL_COL_COUNT; i++)
-    d[i] = c.data[i];
-  bool ok = hl_trace_columns_join_any (d, c.len, split_of, HL_JOIN_MODEL, back, n) == 0 && memcmp (back, raw, n) == 0;
-  free (back);
-  if (keep != NULL)
-    *keep = c;
-  else
-    hl_trace_columns_clear (&c);
-  return ok;
+  return hl_check_columns_roundtrip (raw, n, true, planes ? (1u << HL_COL_ADDR) | (1u << HL_COL_FREE) : 0u,
+                                     split_of, keep);
 }
 
 static bool
@@ -415,35 +398,14 @@ main (void)
 
   /* 8. the committed compressed golden files: 6.0 (codec 5), 5.0 (codec
    * 4, tests/format/data/v5/) and 4.0 (codec 3, v4/) */
-  const char *root = getenv ("HL_SOURCE_ROOT");
   static const char *const goldens[][2] = {
     { "basic-model", "6.0, model frame with addresses near the class's last" },
     { "v5/basic-model", "5.0, model frame with free cursors" },
     { "v4/basic-model", "4.0, model frame" },
   };
   for (int g = 0; g < 3; g++)
-    {
-      char gpath[4096], dpath[4096];
-      snprintf (gpath, sizeof gpath, "%s/tests/format/data/%s.hltrace", root ? root : ".", goldens[g][0]);
-      snprintf (dpath, sizeof dpath, "%s/tests/format/data/%s.dump", root ? root : ".", goldens[g][0]);
-      size_t dlen = 0;
-      char *expected = hl_test_read_file (dpath, &dlen);
-      HlTraceReader *r;
-      HlFormatError err;
-      char *text = NULL;
-      size_t tlen = 0;
-      if (hl_trace_reader_open_file_codec (gpath, hl_trace_codec_zstd (3), &r, &err) == 0)
-        {
-          FILE *f = open_memstream (&text, &tlen);
-          hl_trace_dump (r, f, 0, NULL);
-          fclose (f);
-          hl_trace_reader_free (r);
-        }
-      hl_tap_ok (text != NULL && expected != NULL && tlen == dlen && memcmp (text, expected, dlen) == 0,
-                 "%s.hltrace (%s) reads to its committed dump", goldens[g][0], goldens[g][1]);
-      free (text);
-      free (expected);
-    }
+    hl_tap_ok (hl_check_golden_dump (goldens[g][0], hl_trace_codec_zstd (3)),
+               "%s.hltrace (%s) reads to its committed dump", goldens[g][0], goldens[g][1]);
   free (bad);
   free (a.data);
   free (small.data);

@@ -160,44 +160,67 @@ compare_trees (const HlCallTree *tree,
   return n;
 }
 
-/* Stacks over N_ADDRESSES return addresses, random depths, allocations
- * with some freed; ids go on from *NEXT_STACK and *NEXT_ALLOC. */
-static void
-append_random (HlRecording *rec,
-               GRand       *rand,
-               guint        n_stacks,
-               guint        n_allocs,
-               guint       *next_stack,
-               guint       *next_alloc,
-               guint64     *time_ns)
+/* A recording that grows at random: its generator and the next ids and
+ * time, kept between rounds. */
+typedef struct
 {
-  guint first_stack = *next_stack;
+  GRand       *rand;
+  HlRecording *rec;
+  guint        next_stack;
+  guint        next_alloc;
+  guint64      time_ns;
+} RandomRecording;
+
+static RandomRecording
+random_recording_start (guint32 seed)
+{
+  return (RandomRecording) { g_rand_new_with_seed (seed), hl_recording_new (), 1, 0, 0 };
+}
+
+static void
+random_recording_clear (RandomRecording *rr)
+{
+  g_clear_pointer (&rr->rand, g_rand_free);
+  g_clear_object (&rr->rec);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RandomRecording, random_recording_clear)
+
+/* N_STACKS stacks over a few return addresses, random depths, N_ALLOCS
+ * allocations with some freed; ids go on from the last round's. */
+static void
+random_recording_grow (RandomRecording *rr,
+                       guint            n_stacks,
+                       guint            n_allocs)
+{
+  guint first_stack = rr->next_stack;
 
   for (guint s = 0; s < n_stacks; s++)
     {
       guint64 frames[16];
-      guint depth = (guint) g_rand_int_range (rand, 1, 17);
+      guint depth = (guint) g_rand_int_range (rr->rand, 1, 17);
 
       /* shared outer frames, varied inner ones: a bushy trie */
       for (guint i = 0; i < depth; i++)
-        frames[i] = 0x10000 + 0x10 * (guint64) g_rand_int_range (rand, 0, i + 1 < depth ? 6 : 64);
-      hl_recording_append_stack (rec, (*next_stack)++, frames, depth);
+        frames[i] = 0x10000 + 0x10 * (guint64) g_rand_int_range (rr->rand, 0, i + 1 < depth ? 6 : 64);
+      hl_recording_append_stack (rr->rec, rr->next_stack++, frames, depth);
     }
   for (guint i = 0; i < n_allocs; i++)
     {
-      guint id = (*next_alloc)++;
-      guint stack = first_stack + (guint) g_rand_int_range (rand, 0, (gint32) n_stacks);
+      guint id = rr->next_alloc++;
+      guint stack = first_stack + (guint) g_rand_int_range (rr->rand, 0, (gint32) n_stacks);
+      guint64 address = 0x100000 + 16 * (guint64) id;
 
-      *time_ns += (guint64) g_rand_int_range (rand, 1, 100);
-      hl_recording_append_alloc (rec, id, *time_ns, 1, (guint64) g_rand_int_range (rand, 1, 5000),
-                                 0x100000 + 16 * (guint64) id, stack);
-      if (g_rand_int_range (rand, 0, 3) == 0)
+      rr->time_ns += (guint64) g_rand_int_range (rr->rand, 1, 100);
+      hl_recording_append_alloc (rr->rec, id, rr->time_ns, 1,
+                                 (guint64) g_rand_int_range (rr->rand, 1, 5000), address, stack);
+      if (g_rand_int_range (rr->rand, 0, 3) == 0)
         {
-          *time_ns += (guint64) g_rand_int_range (rand, 1, 100);
-          hl_recording_append_free (rec, id, 0x100000 + 16 * (guint64) id, *time_ns, 1);
+          rr->time_ns += (guint64) g_rand_int_range (rr->rand, 1, 100);
+          hl_recording_append_free (rr->rec, id, address, rr->time_ns, 1);
         }
     }
-  hl_recording_commit (rec);
+  hl_recording_commit (rr->rec);
 }
 
 /* The flame layout the plain way: NODE and its subtree, depth first,
@@ -314,21 +337,18 @@ check_all (HlRecording *rec,
 static void
 test_equal_to_reference (void)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (8);
-  g_autoptr (HlRecording) rec = hl_recording_new ();
-  guint next_stack = 1, next_alloc = 0;
-  guint64 time_ns = 0;
+  g_auto (RandomRecording) rr = random_recording_start (8);
 
-  append_random (rec, rand, 6000, 30000, &next_stack, &next_alloc, &time_ns);
-  guint n = check_all (rec, NULL, TRUE);
+  random_recording_grow (&rr, 6000, 30000);
+  guint n = check_all (rr.rec, NULL, TRUE);
   g_test_message ("%u nodes compared", n);
   /* large enough for the freed trees' memory to be used again */
   g_assert_cmpuint (n, >, 2 * HL_N_COST_KINDS * 30000);
 
   /* a time range: fewer stacks, nodes without costs dropped */
   g_autoptr (HlFilter) f = hl_filter_new ();
-  g_autoptr (HlFilter) range = hl_filter_with_time_range (f, time_ns / 3, time_ns / 2);
-  check_all (rec, range, FALSE);
+  g_autoptr (HlFilter) range = hl_filter_with_time_range (f, rr.time_ns / 3, rr.time_ns / 2);
+  check_all (rr.rec, range, FALSE);
 }
 
 /* As a live recording grows: stacks and allocations added between
@@ -336,15 +356,12 @@ test_equal_to_reference (void)
 static void
 test_growing (void)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (88);
-  g_autoptr (HlRecording) rec = hl_recording_new ();
-  guint next_stack = 1, next_alloc = 0;
-  guint64 time_ns = 0;
+  g_auto (RandomRecording) rr = random_recording_start (88);
 
   for (guint round = 0; round < 4; round++)
     {
-      append_random (rec, rand, 500 + 500 * round, 3000, &next_stack, &next_alloc, &time_ns);
-      check_all (rec, NULL, round == 3);
+      random_recording_grow (&rr, 500 + 500 * round, 3000);
+      check_all (rr.rec, NULL, round == 3);
     }
 }
 
@@ -379,12 +396,10 @@ test_empty_stacks (void)
 static void
 test_reuse (void)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (888);
-  g_autoptr (HlRecording) rec = hl_recording_new ();
-  guint next_stack = 1, next_alloc = 0;
-  guint64 time_ns = 0;
+  g_auto (RandomRecording) rr = random_recording_start (888);
+  HlRecording *rec = rr.rec;
 
-  append_random (rec, rand, 300, 2000, &next_stack, &next_alloc, &time_ns);
+  random_recording_grow (&rr, 300, 2000);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (HlCallTree) ta = hl_analysis_get_call_tree (a, HL_CALL_TREE_BOTTOM_UP, HL_COST_KIND_LEAKED);
 
@@ -397,13 +412,13 @@ test_reuse (void)
 
   /* another filter, the same costs per stack: still the same tree */
   g_autoptr (HlFilter) f = hl_filter_new ();
-  g_autoptr (HlFilter) all = hl_filter_with_time_range (f, 0, time_ns + 1);
+  g_autoptr (HlFilter) all = hl_filter_with_time_range (f, 0, rr.time_ns + 1);
   g_autoptr (HlAnalysis) c = hl_analysis_new (rec, all);
   g_autoptr (HlCallTree) tc = hl_analysis_reuse_call_tree (c, a, ta);
   g_assert_true (tc == ta);
 
   /* other costs */
-  g_autoptr (HlFilter) half = hl_filter_with_time_range (f, 0, time_ns / 2);
+  g_autoptr (HlFilter) half = hl_filter_with_time_range (f, 0, rr.time_ns / 2);
   g_autoptr (HlAnalysis) d = hl_analysis_new (rec, half);
   g_assert_null (hl_analysis_reuse_call_tree (d, a, ta));
 
@@ -415,7 +430,7 @@ test_reuse (void)
   /* the recording grew */
   g_autoptr (HlAnalysis) e2 = hl_analysis_new (rec, NULL);
   g_autoptr (HlCallTree) te2 = hl_analysis_get_call_tree (e2, HL_CALL_TREE_BOTTOM_UP, HL_COST_KIND_LEAKED);
-  append_random (rec, rand, 10, 10, &next_stack, &next_alloc, &time_ns);
+  random_recording_grow (&rr, 10, 10);
   g_autoptr (HlAnalysis) g = hl_analysis_new (rec, NULL);
   g_assert_null (hl_analysis_reuse_call_tree (g, e2, te2));
 }

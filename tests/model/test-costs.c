@@ -1,52 +1,8 @@
 /* test-costs.c — the cost engine on a hand-built event stream whose answers
- * are computed by hand (see the table in build_recording()). */
-#include "hl-model.h"
+ * are computed by hand (the table in hl-model-test-recording.h). */
+#include "hl-model-test-recording.h"
 
 #include <string.h>
-
-/* Stacks (innermost first):
- *   1 = 0x1000 ← 0x2000 ← 0x3000
- *   2 = 0x1100 ← 0x2000 ← 0x3000
- *   3 = 0x1200 ← 0x3000
- * Events:
- *   t=10 alloc  #0 tid 100 100 B stack 1
- *   t=20 free   #0 tid 100            temporary (thread 100's last allocation)
- *   t=30 alloc  #1 tid 100 200 B stack 2
- *   t=40 alloc  #2 tid 100  50 B stack 3
- *   t=50 free   #1 tid 100            not temporary (#2 came in between)
- *   t=60 alloc  #3 tid 200 1000 B stack 1
- *   t=70 alloc  #4 tid 100  10 B stack 2
- *   t=80 free   #3 tid 200            temporary (thread 200 allocated nothing since)
- *   t=90 alloc  #5 tid 200   5 B stack 3   (LEAF_SIZE) never freed
- * Heap: 100, 0, 200, 250, 50, 1050, 1060 (peak at t=70: #2 #3 #4), 60, 65.
- * Metadata phase=load at 0, phase=run at 55. */
-static HlRecording *
-build_recording (guint64 leaf_size)
-{
-  HlRecording *rec = hl_recording_new ();
-  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
-  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
-  const guint64 s3[] = { 0x1200, 0x3000 };
-
-  hl_recording_append_stack (rec, 1, s1, 3);
-  hl_recording_append_stack (rec, 2, s2, 3);
-  hl_recording_append_stack (rec, 3, s3, 2);
-  hl_recording_append_thread (rec, 0, 200, "worker", FALSE);
-  hl_recording_append_metadata (rec, 0, 100, "phase", "load");
-  hl_recording_append_alloc (rec, 0, 10, 100, 100, 0xa0, 1);
-  hl_recording_append_free (rec, 0, 0, 20, 100);
-  hl_recording_append_alloc (rec, 1, 30, 100, 200, 0xa1, 2);
-  hl_recording_append_alloc (rec, 2, 40, 100, 50, 0xa2, 3);
-  hl_recording_append_free (rec, 1, 0, 50, 100);
-  hl_recording_append_metadata (rec, 55, 100, "phase", "run");
-  hl_recording_append_alloc (rec, 3, 60, 200, 1000, 0xa3, 1);
-  hl_recording_append_alloc (rec, 4, 70, 100, 10, 0xa4, 2);
-  hl_recording_append_free (rec, 3, 0, 80, 200);
-  hl_recording_append_alloc (rec, 5, 90, 200, leaf_size, 0xa5, 3);
-  hl_recording_append_mark (rec, 95, 100, "done");
-  hl_recording_commit (rec);
-  return rec;
-}
 
 static void
 check_costs (const HlCosts *c,
@@ -76,7 +32,7 @@ costs_for (HlRecording *rec,
 static void
 test_summary (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   HlSummary s;
 
   hl_recording_get_summary (rec, &s);
@@ -95,7 +51,7 @@ test_summary (void)
 static void
 test_totals (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   HlCosts c = costs_for (rec, f);
 
@@ -106,7 +62,7 @@ test_totals (void)
 static void
 test_per_stack (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (GArray) top = NULL;
   g_autoptr (GArray) leaks = NULL;
@@ -132,7 +88,7 @@ test_per_stack (void)
 static void
 test_time_range (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   g_autoptr (HlFilter) r = hl_filter_with_time_range (f, 25, 75);
   g_autoptr (HlFilter) r2 = hl_filter_with_time_range (f, 0, 35);
@@ -151,7 +107,7 @@ test_time_range (void)
 static void
 test_live_at (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   g_autoptr (HlFilter) l = hl_filter_with_live_at (f, 45);
   HlCosts c = costs_for (rec, l);
@@ -163,7 +119,7 @@ test_live_at (void)
 static void
 test_filters (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   g_autoptr (HlFilter) thread = hl_filter_with_thread (f, 200);
   g_autoptr (HlFilter) run = hl_filter_with_metadata (f, "phase", "run");
@@ -286,7 +242,7 @@ test_impossible_ids (void)
 static void
 test_series (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (GArray) series = hl_recording_get_series (rec, 0, 100, 10);
   const HlSeriesBucket *b = (const HlSeriesBucket *) series->data;
   guint64 total_allocs = 0;
@@ -307,7 +263,7 @@ test_series (void)
 static void
 test_metadata_and_marks (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   guint n;
   const HlMetaInterval *iv = hl_recording_get_metadata_intervals (rec, &n);
   const HlMark *marks;
@@ -335,7 +291,7 @@ compare_sizes_down (gconstpointer a,
 static void
 test_views (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (GArray) largest = hl_analysis_get_largest (a, 2);
   g_autoptr (GArray) threads = hl_analysis_get_thread_costs (a);

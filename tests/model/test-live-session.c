@@ -247,6 +247,19 @@ test_demo (void)
   g_assert_cmpuint (tot.peak_heap_bytes, >=, max_heap);
   g_assert_cmpuint (w.max_site_live, >, 0);
 
+  /* the call-site table's exact counters per stack of the recording add
+   * up to the totals (the recording itself holds a sample) */
+  guint n_stacks = 0;
+  g_autofree HlCosts *stack_costs = hl_live_session_get_stack_costs (s, &n_stacks);
+  HlCosts all = { 0 };
+  g_assert_cmpuint (n_stacks, ==, hl_recording_get_n_stacks (hl_live_session_get_recording (s)));
+  for (guint i = 0; i < n_stacks; i++)
+    hl_costs_add (&all, &stack_costs[i]);
+  g_assert_cmpuint (all.allocations, ==, tot.n_allocs);
+  g_assert_cmpuint (all.bytes, ==, tot.bytes_allocated);
+  g_assert_cmpuint (all.leaked_bytes, ==, tot.bytes_allocated - tot.bytes_freed);
+  g_assert_cmpuint (all.leaked_blocks, ==, tot.n_allocs - tot.n_frees);
+
   /* metadata history: phase load → index → query, each an interval */
   GPtrArray *h = hl_live_session_get_history (s);
   const char *want[] = { "load", "index", "query" };
@@ -441,6 +454,9 @@ test_idle_target (void)
   g_object_unref (s);
 }
 
+/* A session whose name is removed while its program runs (someone else's
+ * `sessions --prune`) is still read through its mapping; once the program
+ * is killed it has vanished, and what was read stays. */
 static void
 test_vanished (void)
 {
@@ -450,12 +466,24 @@ test_vanished (void)
   hl_live_session_start (s, 50);
   char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (s));
   g_assert_cmpint (g_unlink (path), ==, 0);
+  HlLiveTotals before, after, last;
+  hl_live_session_get_totals (s, &before);
+  gint64 until = g_get_monotonic_time () + 1500000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "running");
+  hl_live_session_get_totals (s, &after);
+  g_assert_cmpuint (after.n_allocs, >, before.n_allocs);
+  const char * const *warnings = hl_live_session_get_warnings (s);
+  g_assert_nonnull (warnings[0]);
+  g_assert_nonnull (strstr (warnings[0], "name was removed"));
+
+  kill (t.pid, SIGKILL);
   run_until_final (s, 20);
   g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "vanished");
-  /* still readable: the mapping outlives the name */
-  HlLiveTotals tot;
-  hl_live_session_get_totals (s, &tot);
-  g_assert_cmpuint (tot.n_allocs, >, 0);
+  /* still readable: the mapping outlives the name and the program */
+  hl_live_session_get_totals (s, &last);
+  g_assert_cmpuint (last.n_allocs, >=, after.n_allocs);
   g_free (path);
   target_cleanup (&t, s);
   g_object_unref (s);

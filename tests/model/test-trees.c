@@ -1,33 +1,8 @@
 /* test-trees.c — call trees, flame layouts, callers/callees and diffs on a
  * hand-built recording; invariants checked on every node. */
-#include "hl-model.h"
+#include "hl-model-test-recording.h"
 
 #include <string.h>
-
-/* Same stream as test-costs.c (stacks 1..3, 6 allocations, 1365 B). */
-static HlRecording *
-build_recording (guint64 leaf_size)
-{
-  HlRecording *rec = hl_recording_new ();
-  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
-  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
-  const guint64 s3[] = { 0x1200, 0x3000 };
-
-  hl_recording_append_stack (rec, 1, s1, 3);
-  hl_recording_append_stack (rec, 2, s2, 3);
-  hl_recording_append_stack (rec, 3, s3, 2);
-  hl_recording_append_alloc (rec, 0, 10, 100, 100, 0xa0, 1);
-  hl_recording_append_free (rec, 0, 0, 20, 100);
-  hl_recording_append_alloc (rec, 1, 30, 100, 200, 0xa1, 2);
-  hl_recording_append_alloc (rec, 2, 40, 100, 50, 0xa2, 3);
-  hl_recording_append_free (rec, 1, 0, 50, 100);
-  hl_recording_append_alloc (rec, 3, 60, 200, 1000, 0xa3, 1);
-  hl_recording_append_alloc (rec, 4, 70, 100, 10, 0xa4, 2);
-  hl_recording_append_free (rec, 3, 0, 80, 200);
-  hl_recording_append_alloc (rec, 5, 90, 200, leaf_size, 0xa5, 3);
-  hl_recording_commit (rec);
-  return rec;
-}
 
 static const char *
 name_of (const HlCallTree *t,
@@ -64,7 +39,7 @@ check_invariants (const HlCallTree *t)
 static void
 test_top_down (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (HlCallTree) t = hl_analysis_get_call_tree (a, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_BYTES);
   HlCallNode main_node, mid, leaf;
@@ -103,7 +78,7 @@ test_top_down (void)
 static void
 test_bottom_up (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (HlCallTree) t = hl_analysis_get_call_tree (a, HL_CALL_TREE_BOTTOM_UP, HL_COST_KIND_BYTES);
   HlCallNode first;
@@ -119,7 +94,7 @@ test_bottom_up (void)
 static void
 test_filtered_tree (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   g_autoptr (HlFilter) r = hl_filter_with_time_range (f, 85, 100);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, r);
@@ -134,7 +109,7 @@ test_filtered_tree (void)
 static void
 test_flame_layout (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   g_autoptr (HlCallTree) t = hl_analysis_get_call_tree (a, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_BYTES);
   g_autoptr (HlFlameLayout) all = hl_flame_layout_new (t, HL_COST_KIND_BYTES, 0);
@@ -198,7 +173,7 @@ find_frame (HlRecording *rec,
 static void
 test_callers_callees (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
   const HlFrame *mid = find_frame (rec, "0x2000");
   g_autoptr (GArray) callers = NULL;
@@ -221,8 +196,8 @@ test_callers_callees (void)
 static void
 test_diff (void)
 {
-  g_autoptr (HlRecording) ra = build_recording (5);
-  g_autoptr (HlRecording) rb = build_recording (500);
+  g_autoptr (HlRecording) ra = hl_test_small_recording (5);
+  g_autoptr (HlRecording) rb = hl_test_small_recording (500);
   g_autoptr (HlAnalysis) a = hl_analysis_new (ra, NULL);
   g_autoptr (HlAnalysis) b = hl_analysis_new (rb, NULL);
   g_autoptr (HlDiffTree) d = hl_diff_tree_new (a, b, HL_CALL_TREE_TOP_DOWN, HL_COST_KIND_LEAKED);
@@ -243,8 +218,8 @@ test_diff (void)
 static void
 test_diff_new_path (void)
 {
-  g_autoptr (HlRecording) ra = build_recording (5);
-  g_autoptr (HlRecording) rb = build_recording (5);
+  g_autoptr (HlRecording) ra = hl_test_small_recording (5);
+  g_autoptr (HlRecording) rb = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = NULL;
   g_autoptr (HlAnalysis) b = NULL;
   g_autoptr (HlDiffTree) d = NULL;
@@ -297,7 +272,7 @@ on_analysis (GObject      *source,
 static void
 test_async_analyses (void)
 {
-  g_autoptr (HlRecording) rec = build_recording (5);
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlFilter) f = hl_filter_new ();
   g_autoptr (HlFilter) r = hl_filter_with_time_range (f, 85, 100);
   AsyncAnalyses st = { g_main_loop_new (NULL, FALSE), 2, { 0, 0 } };

@@ -1,0 +1,146 @@
+/* test-summary-live.c — the summary of a live session: the totals and the
+ * top call sites by bytes, calls and not freed yet come from the
+ * call-site table's exact counters, not from the recording's sample, while
+ * the program runs and after it vanished; the labels say which. Under
+ * Xvfb (the summary view is a widget). */
+#include "hl-config.h"
+
+#include <adwaita.h>
+
+#include "hl-cost.h"
+#include "hl-model-adapter.h"
+#include "hl-summary-view.h"
+#include "hl-units.h"
+
+/* A sample as a live session holds it: stack 1 looks the largest. */
+static HlRecording *
+sampled_recording (void)
+{
+  HlRecording *rec = hl_recording_new ();
+  const guint64 f1[] = { 0x1000 }, f2[] = { 0x2000 }, f3[] = { 0x3000 };
+
+  hl_recording_append_stack (rec, 1, f1, 1);
+  hl_recording_append_stack (rec, 2, f2, 1);
+  hl_recording_append_stack (rec, 3, f3, 1);
+  hl_recording_append_alloc (rec, 0, 10, 1, 9000, 0xa0, 1);
+  hl_recording_append_alloc (rec, 1, 20, 1, 500, 0xb0, 2);
+  hl_recording_append_alloc (rec, 2, 30, 1, 100, 0xc0, 3);
+  hl_recording_commit (rec);
+  return rec;
+}
+
+/* Row ROW of top list KIND: its function and value, copied (the rows
+ * are updated in place). */
+static char *
+top_function (HlSummaryView *view,
+              HlCostKind     kind,
+              guint          row,
+              char         **value)
+{
+  const char *v = NULL;
+  const char *function = hl_summary_view_get_top_row (view, kind, row, &v);
+
+  if (value != NULL)
+    {
+      g_free (*value);
+      *value = g_strdup (v);
+    }
+  return g_strdup (function);
+}
+
+static void
+test_exact_top (void)
+{
+  g_autoptr(HlRecording) rec = sampled_recording ();
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new (rec, NULL);
+  HlSummaryView *view = g_object_ref_sink (g_object_new (HL_TYPE_SUMMARY_VIEW, NULL));
+  g_autofree char *sampled_first = NULL, *first = NULL, *second = NULL, *value = NULL;
+  g_autofree char *want = NULL, *other = NULL;
+  /* the counters: stack 3 made most calls and bytes, stack 2 holds the most */
+  HlCosts exact[4] = { { 0 } };
+  HlAdapterLive live = {
+    .state = HL_LIVE_STATE_RUNNING,
+    .totals = { .n_allocs = 1111, .n_frees = 1000, .bytes_allocated = 120000,
+                .bytes_freed = 100000, .heap_bytes = 20000, .peak_heap_bytes = 30000 },
+    .stack_costs = exact,
+    .n_stacks = G_N_ELEMENTS (exact),
+  };
+
+  g_assert_cmpuint (hl_recording_get_n_stacks (rec), ==, 4);
+  g_assert_cmpuint (hl_recording_lookup_stack (rec, 3), ==, 3);
+  g_assert_cmpuint (hl_recording_lookup_stack (rec, 9), ==, 0);
+  exact[1] = (HlCosts) { .allocations = 1, .bytes = 9000, .leaked_bytes = 0, .leaked_blocks = 0 };
+  exact[2] = (HlCosts) { .allocations = 10, .bytes = 11000, .leaked_bytes = 20000, .leaked_blocks = 10 };
+  exact[3] = (HlCosts) { .allocations = 1100, .bytes = 100000, .leaked_bytes = 0, .leaked_blocks = 0 };
+
+  /* a saved trace: the recording's own costs */
+  hl_adapter_fill_summary (view, rec, analysis, NULL);
+  sampled_first = top_function (view, HL_COST_KIND_BYTES, 0, NULL);
+  g_assert_nonnull (sampled_first);
+  g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, "Most Leaked");
+
+  /* running: the exact counters, per stack and in total */
+  hl_adapter_fill_summary (view, rec, analysis, &live);
+  first = top_function (view, HL_COST_KIND_BYTES, 0, &value);
+  g_assert_cmpstr (first, !=, sampled_first);
+  want = hl_cost_format (HL_COST_KIND_BYTES, 100000);
+  g_assert_cmpstr (value, ==, want);
+  other = top_function (view, HL_COST_KIND_ALLOCATIONS, 0, NULL);
+  g_assert_cmpstr (other, ==, first);
+  g_free (other);
+  other = top_function (view, HL_COST_KIND_BYTES, 2, NULL);
+  g_assert_cmpstr (other, ==, sampled_first);
+  g_free (other);
+  second = top_function (view, HL_COST_KIND_LEAKED, 0, &value);
+  g_assert_cmpstr (second, !=, first);
+  g_assert_cmpstr (second, !=, sampled_first);
+  g_clear_pointer (&want, g_free);
+  want = hl_cost_format (HL_COST_KIND_LEAKED, 20000);
+  g_assert_cmpstr (value, ==, want);
+  /* only one stack holds memory now */
+  other = top_function (view, HL_COST_KIND_LEAKED, 1, NULL);
+  g_assert_null (other);
+  g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, "Most Not Freed Yet");
+  g_assert_cmpstr (hl_summary_view_get_stat (view, "calls"), ==, "1,111");
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==, "still running");
+
+  /* vanished (killed, no trace to open): the same numbers, said so */
+  live.state = HL_LIVE_STATE_VANISHED;
+  hl_adapter_fill_summary (view, rec, analysis, &live);
+  other = top_function (view, HL_COST_KIND_BYTES, 0, NULL);
+  g_assert_cmpstr (other, ==, first);
+  g_free (other);
+  g_assert_cmpstr (hl_summary_view_get_stat (view, "calls"), ==, "1,111");
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==, "the program vanished (killed?)");
+  g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, "Most Not Freed");
+
+  /* a selection: the sample's shares again */
+  {
+    g_autoptr(HlFilter) f = hl_filter_new ();
+    g_autoptr(HlFilter) range = hl_filter_with_time_range (f, 0, 25);
+    g_autoptr(HlAnalysis) part = hl_analysis_new (rec, range);
+
+    live.state = HL_LIVE_STATE_RUNNING;
+    hl_adapter_fill_summary (view, rec, part, &live);
+    other = top_function (view, HL_COST_KIND_BYTES, 0, NULL);
+    g_assert_cmpstr (other, ==, sampled_first);
+    g_free (other);
+    other = NULL;
+  }
+  g_object_unref (view);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/summary-live/no-display", (GTestFunc) g_test_fail);
+      return g_test_run ();
+    }
+  adw_init ();
+  g_test_add_func ("/summary-live/exact-top", test_exact_top);
+  return g_test_run ();
+}
