@@ -74,6 +74,14 @@ typedef struct
 
 #define HL_MODEL_SLOTS_MIN_LOG 10
 
+/* A caller and the frames it called last, most recent first. */
+typedef struct
+{
+  uint64_t key;
+  uint64_t val[HL_MODEL_CHILD_WAYS5];
+  uint8_t  n; /* ways in use; the others read as 0 */
+} HlModelChild;
+
 typedef struct
 {
   /* global, across the packets of a frame */
@@ -93,9 +101,12 @@ typedef struct
   uint32_t     thread_tid[HL_MODEL_THREADS];
   uint64_t     thread_stack[HL_MODEL_THREADS];
   uint64_t     carve, next, freed_last;
-  uint64_t     child_key[1u << HL_MODEL_CHILD_LOG];
-  uint64_t     child_val[1u << HL_MODEL_CHILD_LOG][HL_MODEL_CHILD_WAYS5];
-  uint8_t      child_n[1u << HL_MODEL_CHILD_LOG];  /* ways in use; the others read as 0 */
+  /* child entry i (docs/trace-format.md 7d) is child_pool[child_at[i] - 1]
+   * once touched, in the order touched (a small frame touches a few pages
+   * of the pool), and key 0 with no ways before */
+  uint16_t     child_at[1u << HL_MODEL_CHILD_LOG];
+  uint32_t     child_used;
+  HlModelChild child_pool[1u << HL_MODEL_CHILD_LOG];
   uint64_t     stack_next;                         /* 5.0: the id a STACK is expected to define */
   bool         stack_fresh;                        /* 6.0: a STACK came after the packet's last allocation */
   struct
@@ -396,7 +407,10 @@ static inline uint64_t
 hl_trace_model_child (const HlTraceModel *m, uint64_t caller, unsigned w)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-  return m->child_key[i] == caller && w < m->child_n[i] ? m->child_val[i][w] : 0;
+  if (m->child_at[i] == 0)
+    return 0;
+  unsigned at = m->child_at[i] - 1u;
+  return m->child_pool[at].key == caller && w < m->child_pool[at].n ? m->child_pool[at].val[w] : 0;
 }
 
 /* 6.0: what a written frame of a STACK body is the difference to: the
@@ -407,7 +421,10 @@ static inline uint64_t
 hl_trace_model_frame_ref (const HlTraceModel *m, uint64_t caller, uint64_t base)
 {
   unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-  return m->child_key[i] == caller && m->child_n[i] > 0 ? m->child_val[i][0] : base;
+  if (m->child_at[i] == 0)
+    return base;
+  unsigned at = m->child_at[i] - 1u;
+  return m->child_pool[at].key == caller && m->child_pool[at].n > 0 ? m->child_pool[at].val[0] : base;
 }
 
 /* After a modelled STACK event: learns who called whom (outermost first;
@@ -419,21 +436,24 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
     {
       uint64_t caller = k + 1 < n ? frames[k + 1] : 0;
       unsigned i = (unsigned) (hl_model_mix (caller) >> (64 - HL_MODEL_CHILD_LOG));
-      uint64_t *ways = m->child_val[i];
-      if (m->child_key[i] != caller)
+      if (m->child_at[i] == 0)
+        m->child_at[i] = (uint16_t) ++m->child_used; /* at most 2^13: one per entry */
+      HlModelChild *c = &m->child_pool[m->child_at[i] - 1u];
+      uint64_t *ways = c->val;
+      if (c->key != caller)
         {
-          m->child_key[i] = caller;
-          m->child_n[i] = 0; /* all ways 0 */
+          c->key = caller;
+          c->n = 0; /* all ways 0 */
         }
       /* the way holding the frame, else the first unused way (it holds 0),
        * else the last way, which drops out */
-      unsigned w = 0, used = m->child_n[i];
+      unsigned w = 0, used = c->n;
       while (w < used && ways[w] != frames[k])
         w++;
       if (w == used)
         {
           if (used < hl_trace_model_ways (m))
-            m->child_n[i] = (uint8_t) (used + 1);
+            c->n = (uint8_t) (used + 1);
           else
             w = used - 1;
         }
