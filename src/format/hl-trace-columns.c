@@ -83,6 +83,7 @@ typedef struct
   uint8_t        tok;           /* the MTOK byte of a model frame */
   uint8_t        fid;           /* the FID byte of a 5.0 model frame */
   uint8_t        addr[HL_VARINT_MAX_BYTES + 1]; /* a 6.0 HL_MTOK_ADDR_LAST's addrdelta */
+  uint8_t        freed[HL_VARINT_MAX_BYTES];     /* a 6.0 HL_FTOK_RAW's svarint */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -498,8 +499,19 @@ model_free (HlTraceModel *m, Ev *e, Seg *fs)
   if (!m->v4 && fs != NULL)
     {
       unsigned t = hl_trace_model_fid_find (m, id);
-      if (t != HL_FTOK_RAW && fs->n == hl_varint_size (v))
+      bool canonical = fs->n == hl_varint_size (v);
+      if (t != HL_FTOK_RAW && canonical)
         fs->col = SEG_DROPPED;
+      else if (hl_trace_model_has_last (m))
+        {
+          /* 6.0: near the id freed last, or the bytes as they were */
+          t = canonical ? HL_FTOK_RAW : HL_FTOK_PLAIN;
+          if (canonical)
+            {
+              fs->p = e->freed;
+              fs->n = (size_t) (hl_svarint_put (e->freed, (int64_t) (hl_trace_model_free_ref (m) - id)) - e->freed);
+            }
+        }
       else
         t = HL_FTOK_RAW;
       hl_trace_model_fid_seen (m, id, t);
@@ -977,7 +989,8 @@ join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
       if (j->p[HL_COL_FID] >= j->end[HL_COL_FID])
         return false;
       unsigned t = *j->p[HL_COL_FID]++;
-      if (t == HL_FTOK_RAW)
+      bool six = hl_trace_model_has_last (m);
+      if (t == (six ? HL_FTOK_PLAIN : HL_FTOK_RAW))
         {
           if (!copy_varint (j, HL_COL_FREE, d, limit, &v))
             return false;
@@ -985,7 +998,15 @@ join_model_free (Joiner *j, uint8_t **d, uint8_t *limit)
         }
       else
         {
-          if (!hl_trace_model_fid (m, t, &id))
+          if (t == HL_FTOK_RAW && six)
+            {
+              /* 6.0: near the id freed last */
+              uint8_t buf[HL_VARINT_MAX_BYTES], *bp = buf;
+              if (!copy_varint (j, HL_COL_FREE, &bp, buf + sizeof buf, &v))
+                return false;
+              id = hl_trace_model_free_ref (m) - (uint64_t) hl_zigzag_decode (v);
+            }
+          else if (!hl_trace_model_fid (m, t, &id))
             return false;
           if (limit - *d >= HL_VARINT_MAX_BYTES)
             *d = hl_svarint_put (*d, (int64_t) (m->prev_id - id)); /* room for any */

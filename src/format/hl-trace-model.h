@@ -60,7 +60,8 @@
 #define HL_MODEL_NEAR      64    /* an id this close to a cursor continues it */
 #define HL_FTOK_PREV       0u    /* prev_id: the id allocated or freed last */
 #define HL_FTOK_CURSOR     1u    /* 1 + j: cursor j's last id plus its step */
-#define HL_FTOK_RAW        (HL_FTOK_CURSOR + HL_MODEL_CURSORS) /* written (free column) */
+#define HL_FTOK_RAW        (HL_FTOK_CURSOR + HL_MODEL_CURSORS) /* written (free column); 6.0: near the id freed last */
+#define HL_FTOK_PLAIN      (HL_FTOK_RAW + 1u) /* 6.0: written as it was (a non-canonical svarint) */
 
 /* A live allocation in the slots: the table has 2^slots_log entries
  * (slots_log grows from HL_MODEL_SLOTS_MIN_LOG to HL_MODEL_SLOTS_LOG, see
@@ -491,6 +492,14 @@ hl_trace_model_fid (const HlTraceModel *m, unsigned t, uint64_t *id)
     return false;
   *id = m->cur_last[t - HL_FTOK_CURSOR] + m->cur_step[t - HL_FTOK_CURSOR];
   return true;
+}
+
+/* 6.0: what a written freed id is the difference to: the id freed last
+ * (cursor 0's), or prev_id before the frame's first free. */
+static inline uint64_t
+hl_trace_model_free_ref (const HlTraceModel *m)
+{
+  return m->n_cursors > 0 ? m->cur_last[0] : m->prev_id;
 }
 
 static inline uint64_t
