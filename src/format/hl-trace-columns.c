@@ -84,6 +84,7 @@ typedef struct
   uint8_t        fid;           /* the FID byte of a 5.0 model frame */
   uint8_t        addr[HL_VARINT_MAX_BYTES + 1]; /* a 6.0 HL_MTOK_ADDR_LAST's addrdelta */
   uint8_t        freed[HL_VARINT_MAX_BYTES];     /* a 6.0 HL_FTOK_RAW's svarint */
+  uint8_t        hdr[1 + 4 * HL_VARINT_MAX_BYTES]; /* a 6.0 STACK's form and counts */
   uint8_t        ftok[1 + HL_TRACE_MAX_FRAMES];          /* a STACK's FTOK bytes */
   uint8_t        body[4 * HL_VARINT_MAX_BYTES + HL_VARINT_MAX_BYTES * HL_TRACE_MAX_FRAMES];
 } Ev;
@@ -422,7 +423,8 @@ model_stack (HlTraceModel *m, Ev *e)
   if (!ok || p != end)
     {
       e->ftok[0] = 0;
-      e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, 1 };
+      /* 6.0: the form byte goes with the counts */
+      e->seg[e->n++] = (Seg) { hl_trace_model_has_last (m) ? HL_COL_STACKHDR : HL_COL_FTOK, e->ftok, 1 };
       m->n_frames = 0;
       return;
     }
@@ -483,8 +485,15 @@ model_stack (HlTraceModel *m, Ev *e)
   bs->p = e->body + counts;
   bs->n = bl - counts;
   if (six)
-    e->seg[e->n++] = (Seg) { HL_COL_STACKHDR, e->body, counts };
-  e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, nt };
+    {
+      /* the form byte, then the counts */
+      e->hdr[0] = e->ftok[0];
+      memcpy (e->hdr + 1, e->body, counts);
+      e->seg[e->n++] = (Seg) { HL_COL_STACKHDR, e->hdr, counts + 1 };
+      e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok + 1, nt - 1 };
+    }
+  else
+    e->seg[e->n++] = (Seg) { HL_COL_FTOK, e->ftok, nt };
   hl_trace_model_stack_def (m, frames, (uint32_t) n);
 }
 
@@ -1107,9 +1116,12 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
   uint64_t n = 0;
   if (m->v4 && !read_bodylen (j, &n))
     return false;
-  if (j->p[HL_COL_FTOK] >= j->end[HL_COL_FTOK])
+  /* 6.0: the form byte comes with the counts */
+  bool six = hl_trace_model_has_last (m);
+  HlColumn cc = six ? HL_COL_STACKHDR : HL_COL_STACKDEF, fc = six ? HL_COL_STACKHDR : HL_COL_FTOK;
+  if (j->p[fc] >= j->end[fc])
     return false;
-  uint8_t form = *j->p[HL_COL_FTOK]++;
+  uint8_t form = *j->p[fc]++;
   uint8_t *body = *d;
   uint64_t v[4];
   if (form == 0)
@@ -1127,8 +1139,6 @@ join_model_stack (Joiner *j, uint8_t **d, uint8_t *limit)
   if (form != 1 && (form != 2 || m->v4))
     return false;
   /* 6.0: the counts come from their own column */
-  bool six = hl_trace_model_has_last (m);
-  HlColumn cc = six ? HL_COL_STACKHDR : HL_COL_STACKDEF;
   for (int k = 0; k < (m->v4 ? 4 : 2); k++)
     {
       if (k == 0 && form == 2)
