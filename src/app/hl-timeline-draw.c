@@ -216,6 +216,25 @@ draw_bands (cairo_t                  *cr,
 /* Maps a bucket index range to x; buckets partially in view are drawn too. */
 /* *SCALE_LEFT is where the scale labels at the top right begin (the
  * width when there are none): the first line of mark labels stops there. */
+
+/* A plate of the background colour under a label, so that the curves
+ * passing under it do not make it unreadable. */
+static void
+draw_plate (cairo_t               *cr,
+            const HlTimelineStyle *style,
+            double                 x,
+            double                 y,
+            double                 width,
+            double                 height)
+{
+  if (style->dark)
+    cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.8);
+  else
+    cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.8);
+  cairo_rectangle (cr, x, y, width, height);
+  cairo_fill (cr);
+}
+
 static void
 draw_series (cairo_t                  *cr,
              const HlTimelineData     *data,
@@ -319,12 +338,7 @@ draw_series (cairo_t                  *cr,
     pango_layout_get_pixel_size (scale, &heap_w, &th);
     x = vp->width - 4 - heap_w - (rss_text != NULL ? 10 + rss_w : 0);
 
-    if (style->dark)
-      cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.8);
-    else
-      cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.8);
-    cairo_rectangle (cr, x - 3, lay->chart_y, vp->width - x + 3, th);
-    cairo_fill (cr);
+    draw_plate (cr, style, x - 3, lay->chart_y, vp->width - x + 3, th);
 
     hl_timeline_heap_color (style->dark, rgb);
     cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
@@ -406,6 +420,9 @@ draw_marks (cairo_t                  *cr,
           if (left > line_end[l] + 6 && left >= 0 && left + tw <= right
               && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
             {
+              /* on a plate, as the scales: the curves cross the labels */
+              draw_plate (cr, style, left - 2, lay->chart_y + l * line_h, tw + 4, line_h);
+              set_fg (cr, style, 0.7);
               cairo_move_to (cr, left, lay->chart_y + l * line_h);
               pango_cairo_show_layout (cr, layout);
               line_end[l] = left + tw;

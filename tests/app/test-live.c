@@ -79,6 +79,22 @@ save_window_png (GtkWindow  *window,
 }
 
 
+/* A live window recording ARGV in DIR (extra environment ENV, or NULL),
+ * as "Record a Program…" does; a reference for the caller. PRESENT: shown
+ * at once. */
+static HlLivePanel *
+record_new (char **argv, char *dir, char **env, gboolean present)
+{
+  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .extra_env = env, .follow = TRUE };
+  g_autoptr(GError) error = NULL;
+  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
+  g_assert_no_error (error);
+  g_object_ref (w);
+  if (present)
+    gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  return w;
+}
+
 typedef struct
 {
   gboolean saw_load, saw_index, saw_query, saw_running, saw_panel_phase;
@@ -233,12 +249,7 @@ test_record (void)
   /* slower when taking screenshots, so that each phase lasts */
   char *argv[] = { demo, (char *) "--seconds", (char *) (g_getenv ("HL_TEST_SCREENSHOT_DIR") ? "12" : DEMO_SECONDS), NULL };
   char *env[] = { (char *) "HL_TEST_MARK=1", NULL };
-  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .extra_env = env, .follow = TRUE };
-  g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
-  g_assert_no_error (error);
-  g_object_ref (w);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  HlLivePanel *w = record_new (argv, dir, env, TRUE);
   Seen seen = { 0 };
   HlWindow *trace = run_to_trace (w, &seen, 120);
 
@@ -473,12 +484,7 @@ test_stop (void)
   g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
   char *argv[] = { demo, (char *) "--seconds", (char *) "60", NULL };
-  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
-  g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
-  g_assert_no_error (error);
-  g_object_ref (w);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  HlLivePanel *w = record_new (argv, dir, NULL, TRUE);
   Seen seen = { 0 };
   gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
   while (!seen.saw_running && g_get_monotonic_time () < deadline)
@@ -600,12 +606,7 @@ test_exec (void)
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
   g_autofree char *cmd = g_strdup_printf ("exec %s --seconds 4", demo);
   char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
-  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
-  g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
-  g_assert_no_error (error);
-  g_object_ref (w);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  HlLivePanel *w = record_new (argv, dir, NULL, TRUE);
   Seen seen = { 0 };
   HlWindow *trace = run_to_trace (w, &seen, 120);
   HlLiveSession *s = hl_live_panel_get_session (w);
@@ -637,12 +638,7 @@ test_children (void)
    * child, and an ended child's session is gone. */
   g_autofree char *cmd = g_strdup_printf ("%s --seconds 30; true", demo);
   char *argv[] = { (char *) "/bin/sh", (char *) "-c", cmd, NULL };
-  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
-  g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
-  g_assert_no_error (error);
-  g_object_ref (w);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  HlLivePanel *w = record_new (argv, dir, NULL, TRUE);
   gint64 started = g_get_monotonic_time ();
   gint64 deadline = started + 60 * G_USEC_PER_SEC;
   while (hl_live_panel_get_n_children (w) == 0 && g_get_monotonic_time () < deadline)
@@ -731,11 +727,7 @@ test_switch_in_place (void)
   g_autofree char *demo = build_path ("examples", "heaplens-demo", NULL);
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
   char *argv[] = { demo, (char *) "--seconds", (char *) DEMO_SECONDS, NULL };
-  HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .follow = TRUE };
-  g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
-  g_assert_no_error (error);
-  g_object_ref (w);
+  HlLivePanel *w = record_new (argv, dir, NULL, FALSE);
   HlWindow *window = hl_live_panel_get_window (w);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
   gtk_window_present (GTK_WINDOW (window));
