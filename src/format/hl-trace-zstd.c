@@ -64,7 +64,7 @@ compress_strong (void *user, const void *src, size_t n, void *dst, size_t cap)
  * MiB, and gave sizes within 0.2% on the bench traces, faster). Zstd
  * compresses a stable input in whole blocks as they fill, so the output
  * does not depend on how the input grew between the calls. */
-#define STREAM_TABLE_LOG 20
+#define STREAM_TABLE_LOG 18
 
 /* The input position is zstd's own (ZSTD_c_stableInBuffer: every call
  * passes the same src and pos as the last one left). */
