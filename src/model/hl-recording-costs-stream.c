@@ -31,7 +31,7 @@
  * passes FINISH_LAG when the program has exited (the user would wait
  * that long for the costs): `report` then decodes the events. */
 #define DEFAULT_MAX_LAG_NS    ((guint64) 500000000)
-#define DEFAULT_FINISH_LAG_NS ((guint64) 100000000)
+#define DEFAULT_FINISH_LAG_NS ((guint64) 200000000)
 /* The pace is known once the thread has applied PACE_MIN_BYTES (python3
  * in fp mode: 60 ns a byte of trace); before, nothing is given up on a
  * guess (a program shorter than a poll: one chunk, applied whole). */

@@ -78,7 +78,7 @@ void           hl_costs_stream_set_give_up (HlCostsStream *self,
 /* The lag allowed (the CPU time the packets queued and not applied yet
  * would take the stream's thread, at its pace so far): RUNNING_NS at the
  * end of a poll (default 0.5 s), FINISH_NS when finish() is called (the
- * program has exited: 0.1 s). Past it the stream gives up (finish() says
+ * program has exited: 0.2 s). Past it the stream gives up (finish() says
  * so, and hl_costs_stream_lagged() is TRUE). G_MAXUINT64: never. */
 void           hl_costs_stream_set_max_lag (HlCostsStream *self,
                                             guint64        running_ns,
