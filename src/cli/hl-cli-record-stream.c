@@ -24,12 +24,18 @@
  * a poll with nothing new costs a directory read and a stat, and 10 ms
  * polls cost python3's recording 0.07 s more CPU than 50 ms ones. */
 #define POLL_INTERVAL_US (20 * 1000)
+#define IDLE_POLL_INTERVAL_US (160 * 1000)
 
-/* The threads' nice values: the program goes first when the cores are
- * busy (HEAPLENS_RECORD_NICE overrides); the costs thread lowest, since
- * it may give up (its lag, hl-recording-costs-stream.h). */
+/* The threads' nice values (HEAPLENS_RECORD_NICE=COMPRESS,COSTS
+ * overrides). The costs thread's is lower: when the program and the
+ * compression keep the cores busy, they go first, and a costs thread that
+ * cannot keep up with the CPU left gives up (its lag,
+ * hl-recording-costs-stream.h) instead of slowing the program down
+ * (python3 in fp mode: the costs need about 0.9 of a core). The
+ * compression stays at the program's level: what it leaves is waited for
+ * after the exit. Only the order changes, never the numbers. */
 #define HL_RECORD_COMPRESS_NICE 0
-#define HL_RECORD_COSTS_NICE    0
+#define HL_RECORD_COSTS_NICE    10
 
 struct HlRecordStreams
 {
@@ -113,11 +119,13 @@ discover_cb (const char *name,
     }
 }
 
-static void
+/* Polls every stream: the bytes taken in so far, all streams together. */
+static unsigned long long
 poll_streams (HlRecordStreams *rs)
 {
   GHashTableIter it;
   gpointer key, value;
+  unsigned long long taken = 0;
   g_hash_table_iter_init (&it, rs->streams);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
@@ -131,7 +139,10 @@ poll_streams (HlRecordStreams *rs)
           g_hash_table_iter_replace (&it, NULL);
           g_hash_table_remove (rs->costs_of, key);
         }
+      else if (value != NULL)
+        taken += hl_trace_compress_stream_taken (value);
     }
+  return taken;
 }
 
 static gpointer
@@ -141,13 +152,19 @@ follow (gpointer data)
   /* Linux: this thread's own nice value; the program goes first */
   if (rs->compress_nice != 0 && setpriority (PRIO_PROCESS, 0, rs->compress_nice) != 0)
     g_debug ("compress thread: setpriority: %s", g_strerror (errno));
+  unsigned long long taken = 0;
+  gint64 interval = POLL_INTERVAL_US;
   g_mutex_lock (&rs->lock);
   while (!rs->stop)
     {
       g_mutex_unlock (&rs->lock);
       hl_cli_session_foreach (discover_cb, rs);
-      poll_streams (rs);
-      gint64 until = g_get_monotonic_time () + POLL_INTERVAL_US;
+      unsigned long long now_taken = poll_streams (rs);
+      /* nothing new (a program waiting for input): poll less often, up
+       * to IDLE_POLL_INTERVAL_US; back to the short interval at once */
+      interval = now_taken != taken ? POLL_INTERVAL_US : MIN (interval * 2, IDLE_POLL_INTERVAL_US);
+      taken = now_taken;
+      gint64 until = g_get_monotonic_time () + interval;
       g_mutex_lock (&rs->lock);
       /* stop wakes it at once: the program's exit is not kept waiting */
       while (!rs->stop && g_cond_wait_until (&rs->wake, &rs->lock, until))

@@ -522,8 +522,14 @@ hl_cli_record (int    argc,
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
-    fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
-             (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
+    {
+      struct rusage ru;
+      fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
+               (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
+      /* record's own threads and buffers, not the program's */
+      if (getrusage (RUSAGE_SELF, &ru) == 0)
+        fprintf (stderr, "heaplens: timing: record's peak RSS %ld KiB\n", ru.ru_maxrss);
+    }
   if (root != NULL)
     {
       HlCliSession *s = &root->s;
