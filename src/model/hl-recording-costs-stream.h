@@ -38,8 +38,11 @@
 G_BEGIN_DECLS
 
 /* Points that may wait for the watermark (40 bytes each): past it the
- * earliest are released anyway. */
-#define HL_COSTS_STREAM_KEEP (1u << 20)
+ * earliest are released anyway. 2^20 made a poll that took in 8 MiB of
+ * churn's trace (a busy machine, the follower late) hold 40 MB of points,
+ * 80 while their queue grew: record's RSS 175 MB against 114 with 2^17
+ * (bench/costs-stream, 8 MiB pieces). */
+#define HL_COSTS_STREAM_KEEP (1u << 17)
 
 typedef struct _HlCostsStream HlCostsStream;
 
