@@ -91,8 +91,11 @@ run_one () {
   esac
   # the costs saved (1) or not (0; L when the costs thread gave up, behind)
   local saved=0
-  [ "$(tail -c 8 "$tmp/trace.hltrace" 2> /dev/null | tr -d '\0')" = HLCOSTS ] && saved=1
-  grep -q "costs not saved (the costs thread fell" "$tmp/err" 2> /dev/null && saved=L
+  case $cfg in
+    libunwind|fp|base|nocosts)
+      [ "$(tail -c 8 "$tmp/trace.hltrace" 2> /dev/null | tr -d '\0')" = HLCOSTS ] && saved=1
+      grep -q "costs not saved (the costs thread fell" "$tmp/err" 2> /dev/null && saved=L ;;
+  esac
   echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} ${postcpu:-0} $((${rss:-0} / 1024)) $saved $ok"
 }
 
