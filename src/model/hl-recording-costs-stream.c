@@ -119,10 +119,19 @@ chunk_free (Chunk *c)
 static void
 stop_thread (HlCostsStream *self)
 {
-  Chunk *last;
+  Chunk *last, *c;
 
   if (self->thread == NULL)
     return;
+  /* Nothing more to apply (given up, or freed unfinished): the chunks
+   * still queued are freed here, not by the thread, which runs at a low
+   * priority and may be kept waiting; it only ends its packet. */
+  if (g_atomic_int_get (&self->lagged) || g_atomic_int_get (&self->dropped))
+    while ((c = g_async_queue_try_pop (self->queue)) != NULL)
+      {
+        __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+        chunk_free (c);
+      }
   last = g_new0 (Chunk, 1);
   last->bytes = g_byte_array_new ();
   last->last = TRUE;
