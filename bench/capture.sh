@@ -78,24 +78,32 @@ run_one () {
     heaptrack) $tm -f "%U %S" -o "$tmp/cpu" heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
-  local post=0 postcpu=0 ok=1
+  local post=0 postcpu=0 ok=1 rss=0
   case $cfg in
     libunwind|fp|base|nocosts)
       post=$(sed -n 's/^heaplens: timing: \([0-9.]*\) s after.*/\1/p' "$tmp/err" | tail -1)
+      rss=$(sed -n "s/^heaplens: timing: record's peak RSS \([0-9]*\) KiB/\1/p" "$tmp/err" | tail -1)
       postcpu=$(sed -n 's/^heaplens: timing: .* after the program exited (\([0-9.]*\) s CPU).*/\1/p' "$tmp/err" | tail -1)
       # a trace left plain was not compressed: `sessions --prune` of another
       # process (a test run) can remove the program's ended session before
       # `record` reads it; such a run measures nothing and is run again
       [ $(( $(od -An -tu4 -j20 -N4 "$tmp/trace.hltrace" 2> /dev/null | tr -d ' ' || echo 0) & 2 )) -ne 0 ] || ok=0 ;;
   esac
-  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} ${postcpu:-0} $ok"
+  # the costs saved (1) or not (0; L when the costs thread gave up, behind)
+  local saved=0
+  case $cfg in
+    libunwind|fp|base|nocosts)
+      [ "$(tail -c 8 "$tmp/trace.hltrace" 2> /dev/null | tr -d '\0')" = HLCOSTS ] && saved=1
+      grep -q "costs not saved (the costs thread fell" "$tmp/err" 2> /dev/null && saved=L ;;
+  esac
+  echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(awk '{printf "%.3f", $1 + $2}' "$tmp/cpu") ${post:-0} ${postcpu:-0} $((${rss:-0} / 1024)) $saved $ok"
 }
 
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
 
 configs="plain libunwind fp heaptrack nocosts${base:+ base}"
-declare -A T S C P Q SAVED
+declare -A T S C P Q SAVED M
 for w in $workloads; do
   for cfg in $configs; do
     : > "$tmp/runs"
@@ -111,13 +119,16 @@ for w in $workloads; do
     C[$cfg,$w]=$(awk '{print $2}' "$tmp/runs" | median)
     P[$cfg,$w]=$(awk '{print $3}' "$tmp/runs" | median)
     Q[$cfg,$w]=$(awk '{print $4}' "$tmp/runs" | median)
+    M[$cfg,$w]=$(awk '{print $5}' "$tmp/runs" | median)
+    # costs saved in how many runs (and how many gave up for the lag)
+    lagged=$(awk '$6 == "L"' "$tmp/runs" | wc -l)
+    SAVED[$cfg,$w]="$(awk '$6 == 1' "$tmp/runs" | wc -l)/$runs"
+    [ "$lagged" -gt 0 ] && SAVED[$cfg,$w]="${SAVED[$cfg,$w]} ($lagged lag)"
     case $cfg in
       libunwind|fp|base|nocosts) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
       heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
     esac
-    SAVED[$cfg,$w]=no
-    [ "$(tail -c 8 "$tmp/trace.hltrace" 2> /dev/null | tr -d '\0')" = HLCOSTS ] && SAVED[$cfg,$w]=yes
-    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU (wall cpu after after-cpu:" $(cat "$tmp/runs") ")" >&2
+    echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU, record RSS ${M[$cfg,$w]} MiB, costs saved ${SAVED[$cfg,$w]} (wall cpu after after-cpu rss saved:" $(cat "$tmp/runs") ")" >&2
   done
 done
 
@@ -146,10 +157,22 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
   echo
   echo "Saved costs: libunwind (the default, costs computed while the program runs) against --no-costs (medians)"
   echo
-  echo "| workload | time with / without | cpu with / without | after exit with / without | trace with / without | costs saved |"
-  echo "| --- | ---: | ---: | ---: | ---: | --- |"
+  echo "| workload | time with / without | cpu with / without | after exit with / without | trace with / without | record RSS with / without | costs saved (runs) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
   for w in $workloads; do
-    echo "| $w | ${T[libunwind,$w]} / ${T[nocosts,$w]} s | ${C[libunwind,$w]} / ${C[nocosts,$w]} | ${P[libunwind,$w]} / ${P[nocosts,$w]} | ${S[libunwind,$w]} / ${S[nocosts,$w]} ($(ratio ${S[libunwind,$w]} ${S[nocosts,$w]})x) | ${SAVED[libunwind,$w]} |"
+    echo "| $w | ${T[libunwind,$w]} / ${T[nocosts,$w]} s | ${C[libunwind,$w]} / ${C[nocosts,$w]} | ${P[libunwind,$w]} / ${P[nocosts,$w]} | ${S[libunwind,$w]} / ${S[nocosts,$w]} ($(ratio ${S[libunwind,$w]} ${S[nocosts,$w]})x) | ${M[libunwind,$w]} / ${M[nocosts,$w]} MiB | ${SAVED[libunwind,$w]} |"
+  done
+  echo
+  echo "record's own work, same run: fp against libunwind, libunwind against plain, the costs against"
+  echo "--no-costs, the largest wait after the exit of the three Heaplens configurations, record's peak"
+  echo "RSS (its own process: threads, buffers, zstd streams), costs saved in fp mode (lag: given up"
+  echo "because the costs thread fell behind; report then decodes the events)"
+  echo
+  echo "| workload | fp / libunwind time | libunwind / plain | costs / no-costs time | after exit max | record RSS libunwind / fp | fp costs saved (runs) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+  for w in $workloads; do
+    amax=$(printf '%s\n' ${P[libunwind,$w]} ${P[fp,$w]} ${P[nocosts,$w]} | sort -n | tail -1)
+    echo "| $w | $(ratio ${T[fp,$w]} ${T[libunwind,$w]}) | $(ratio ${T[libunwind,$w]} ${T[plain,$w]}) | $(ratio ${T[libunwind,$w]} ${T[nocosts,$w]}) | $amax s | ${M[libunwind,$w]} / ${M[fp,$w]} MiB | ${SAVED[fp,$w]} |"
   done
 } | tee "$out"
 echo "written to $out" >&2

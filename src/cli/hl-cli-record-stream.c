@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,18 @@
  * a poll with nothing new costs a directory read and a stat, and 10 ms
  * polls cost python3's recording 0.07 s more CPU than 50 ms ones. */
 #define POLL_INTERVAL_US (20 * 1000)
+#define IDLE_POLL_INTERVAL_US (160 * 1000)
+
+/* The threads' nice values (HEAPLENS_RECORD_NICE=COMPRESS,COSTS
+ * overrides). The costs thread's is lower: when the program and the
+ * compression keep the cores busy, they go first, and a costs thread that
+ * cannot keep up with the CPU left gives up (its lag,
+ * hl-recording-costs-stream.h) instead of slowing the program down
+ * (python3 in fp mode: the costs need about 0.9 of a core). The
+ * compression stays at the program's level: what it leaves is waited for
+ * after the exit. Only the order changes, never the numbers. */
+#define HL_RECORD_COMPRESS_NICE 0
+#define HL_RECORD_COSTS_NICE    10
 
 struct HlRecordStreams
 {
@@ -38,6 +52,8 @@ struct HlRecordStreams
   GHashTable *streams;       /* trace path -> HlTraceCompressStream (NULL: failed) */
   GHashTable *costs_of;      /* trace path -> HlCostsStream */
   GHashTable *payloads;      /* trace path -> CostsResult */
+  int         compress_nice, costs_nice;
+  uint64_t    lag_running_ns, lag_finish_ns;  /* 0: the stream's defaults */
 };
 
 /* What following a trace's costs gave: a recording, or why not. */
@@ -45,6 +61,7 @@ typedef struct
 {
   HlRecording *costs;
   char        *why;
+  bool         lagged;
 } CostsResult;
 
 static void
@@ -94,16 +111,21 @@ discover_cb (const char *name,
       /* a forced form of the stacks (tests) wants the packet whatever it costs */
       if (getenv ("HEAPLENS_RECORD_COSTS_STACKS") != NULL)
         hl_costs_stream_set_give_up (costs, FALSE);
+      hl_costs_stream_set_nice (costs, rs->costs_nice);
+      if (rs->lag_running_ns != 0)
+        hl_costs_stream_set_max_lag (costs, rs->lag_running_ns, rs->lag_finish_ns);
       hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
       g_hash_table_insert (rs->costs_of, g_strdup (trace), costs);
     }
 }
 
-static void
+/* Polls every stream: the bytes taken in so far, all streams together. */
+static unsigned long long
 poll_streams (HlRecordStreams *rs)
 {
   GHashTableIter it;
   gpointer key, value;
+  unsigned long long taken = 0;
   g_hash_table_iter_init (&it, rs->streams);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
@@ -117,20 +139,32 @@ poll_streams (HlRecordStreams *rs)
           g_hash_table_iter_replace (&it, NULL);
           g_hash_table_remove (rs->costs_of, key);
         }
+      else if (value != NULL)
+        taken += hl_trace_compress_stream_taken (value);
     }
+  return taken;
 }
 
 static gpointer
 follow (gpointer data)
 {
   HlRecordStreams *rs = data;
+  /* Linux: this thread's own nice value; the program goes first */
+  if (rs->compress_nice != 0 && setpriority (PRIO_PROCESS, 0, rs->compress_nice) != 0)
+    g_debug ("compress thread: setpriority: %s", g_strerror (errno));
+  unsigned long long taken = 0;
+  gint64 interval = POLL_INTERVAL_US;
   g_mutex_lock (&rs->lock);
   while (!rs->stop)
     {
       g_mutex_unlock (&rs->lock);
       hl_cli_session_foreach (discover_cb, rs);
-      poll_streams (rs);
-      gint64 until = g_get_monotonic_time () + POLL_INTERVAL_US;
+      unsigned long long now_taken = poll_streams (rs);
+      /* nothing new (a program waiting for input): poll less often, up
+       * to IDLE_POLL_INTERVAL_US; back to the short interval at once */
+      interval = now_taken != taken ? POLL_INTERVAL_US : MIN (interval * 2, IDLE_POLL_INTERVAL_US);
+      taken = now_taken;
+      gint64 until = g_get_monotonic_time () + interval;
       g_mutex_lock (&rs->lock);
       /* stop wakes it at once: the program's exit is not kept waiting */
       while (!rs->stop && g_cond_wait_until (&rs->wake, &rs->lock, until))
@@ -163,6 +197,28 @@ hl_record_streams_start (pid_t    pid,
   rs->since_wall_ns = since_wall_ns;
   rs->level = level;
   rs->costs = costs;
+  /* HEAPLENS_RECORD_NICE=COMPRESS[,COSTS] (bench, tests): the threads'
+   * nice values */
+  rs->compress_nice = HL_RECORD_COMPRESS_NICE;
+  rs->costs_nice = HL_RECORD_COSTS_NICE;
+  const char *nice_env = getenv ("HEAPLENS_RECORD_NICE");
+  if (nice_env != NULL)
+    {
+      char *end;
+      rs->compress_nice = (int) strtol (nice_env, &end, 10);
+      rs->costs_nice = *end == ',' ? (int) strtol (end + 1, NULL, 10) : rs->compress_nice;
+    }
+  /* HEAPLENS_RECORD_COSTS_LAG=RUNNING_MS[,FINISH_MS] (tests): the lag
+   * the costs thread may have (hl_costs_stream_set_max_lag()) */
+  const char *lag_env = getenv ("HEAPLENS_RECORD_COSTS_LAG");
+  if (lag_env != NULL)
+    {
+      char *end;
+      double running = strtod (lag_env, &end);
+      double finish = *end == ',' ? strtod (end + 1, NULL) : running;
+      rs->lag_running_ns = (uint64_t) (running * 1e6) + 1;
+      rs->lag_finish_ns = (uint64_t) (finish * 1e6) + 1;
+    }
   rs->costs_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_free);
   rs->payloads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_result_free);
   rs->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -227,6 +283,15 @@ hl_record_streams_finish (HlRecordStreams *rs,
       CostsResult *r = g_new0 (CostsResult, 1);
       r->costs = hl_costs_stream_finish (costs, &error);
       r->why = error != NULL ? g_strdup (error->message) : NULL;
+      r->lagged = hl_costs_stream_lagged (costs);
+      if (r->lagged)
+        {
+          g_free (r->why);
+          r->why = g_strdup (hl_costs_stream_lag_reason (costs));
+        }
+      if (timing)
+        fprintf (stderr, "heaplens: timing: costs thread's worst lag %.3f s%s\n",
+                 (double) hl_costs_stream_worst_lag (costs) / 1e9, r->lagged ? " (given up)" : "");
       g_hash_table_insert (rs->payloads, g_strdup (trace), r);
       g_clear_error (&error);
     }
@@ -249,13 +314,16 @@ void *
 hl_record_streams_take_costs (HlRecordStreams *rs,
                               const char      *trace,
                               char            *why,
-                              size_t           why_size)
+                              size_t           why_size,
+                              bool            *lagged)
 {
   snprintf (why, why_size, "%s", "");
+  *lagged = false;
   CostsResult *r = rs != NULL ? g_hash_table_lookup (rs->payloads, trace) : NULL;
   if (r == NULL)
     return NULL;
   HlRecording *costs = g_steal_pointer (&r->costs);
+  *lagged = r->lagged;
   if (r->why != NULL)
     snprintf (why, why_size, "%s", r->why);
   g_hash_table_remove (rs->payloads, trace);

@@ -35,9 +35,11 @@ bool             hl_record_streams_following_costs (HlRecordStreams *rs,
 /* After a finish that returned true: the costs-only recording of TRACE
  * followed while it was written (an HlRecording to unref; its payload is
  * hl_costs_packet_payload()), or NULL with a reason in WHY (at least 256
- * bytes; "" when costs were not followed). */
+ * bytes; "" when costs were not followed) and LAGGED true when following
+ * was given up because the costs thread could not keep up. */
 void            *hl_record_streams_take_costs (HlRecordStreams *rs,
                                                const char      *trace,
                                                char            *why,
-                                               size_t           why_size);
+                                               size_t           why_size,
+                                               bool            *lagged);
 void             hl_record_streams_free   (HlRecordStreams *rs);

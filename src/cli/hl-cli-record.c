@@ -265,14 +265,19 @@ choose_payload (HlRecording *rec,
   return NULL;
 }
 
+/* LAGGED (at least 256 bytes): set to why the costs were not saved when
+ * following them was given up because the recorder could not keep up
+ * (the end line says so), else "". */
 static void
 compress_and_save_costs (void       *streams,
                          const char *trace,
-                         CostsMode   costs)
+                         CostsMode   costs,
+                         char       *lagged)
 {
   CostsJob job = { trace, NULL, NULL };
   GThread *thread = NULL;
 
+  lagged[0] = '\0';
   if (trace[0] == '\0')
     return;
   /* A small trace decodes in milliseconds: not worth its costs (a program
@@ -297,10 +302,13 @@ compress_and_save_costs (void       *streams,
   if (compressed && costs != COSTS_NONE && thread == NULL)
     {
       char why[256] = "";
+      bool fell_behind = false;
       g_autoptr (HlRecording) followed_costs = NULL;
 #ifdef HL_HAVE_ZSTD
-      followed_costs = hl_record_streams_take_costs (streams, trace, why, sizeof why);
+      followed_costs = hl_record_streams_take_costs (streams, trace, why, sizeof why, &fell_behind);
 #endif
+      if (big && fell_behind)
+        snprintf (lagged, 256, "%s", why);
       if (big && followed_costs != NULL)
         job.payload = choose_payload (followed_costs, trace, costs, why, sizeof why);
       else if (big && costs == COSTS_ALWAYS)
@@ -500,16 +508,28 @@ hl_cli_record (int    argc,
           || (final == root_final && f->s.header.start_wall_ns > root->s.header.start_wall_ns))
         root = f;
     }
+  char root_lagged[256] = "";
   for (unsigned k = 0; k < ctx.n; k++)
     if (compress)
-      compress_and_save_costs (streams, ctx.found[k].s.header.trace_path, costs);
+      {
+        char lagged[256];
+        compress_and_save_costs (streams, ctx.found[k].s.header.trace_path, costs, lagged);
+        if (&ctx.found[k] == root)
+          snprintf (root_lagged, sizeof root_lagged, "%s", lagged);
+      }
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
-    fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
-             (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
+    {
+      struct rusage ru;
+      fprintf (stderr, "heaplens: timing: %.3f s after the program exited (%.3f s CPU)\n",
+               (double) (g_get_monotonic_time () - exited_us) / 1e6, self_cpu_seconds () - exited_cpu);
+      /* record's own threads and buffers, not the program's */
+      if (getrusage (RUSAGE_SELF, &ru) == 0)
+        fprintf (stderr, "heaplens: timing: record's peak RSS %ld KiB\n", ru.ru_maxrss);
+    }
   if (root != NULL)
     {
       HlCliSession *s = &root->s;
@@ -527,6 +547,9 @@ hl_cli_record (int    argc,
       if (ctx.n > 1)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
                                    ctx.n - 1), ctx.n - 1);
+      /* the report will decode the events: slower, the same numbers */
+      if (root_lagged[0] != '\0')
+        fprintf (stderr, _("; costs not saved (%s)"), root_lagged);
       fprintf (stderr, "\n");
     }
   else

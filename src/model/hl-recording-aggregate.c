@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "hl-address-map.h"
+
 /* A live allocation; id_plus_1 == 0 marks an empty slot. */
 typedef struct
 {
@@ -43,7 +45,7 @@ struct _HlAggregate
   LiveRec   *live;
   guint64    live_mask;        /* capacity - 1 */
   guint64    n_live;
-  GHashTable *addr_to_id;      /* built on the first free by address */
+  HlAddressMap *addr_to_id;    /* built on the first free by address */
 
   GArray    *seen;             /* guint64 words: a bit per id applied */
 
@@ -196,7 +198,7 @@ hl_aggregate_free (HlAggregate *self)
   if (self == NULL)
     return;
   g_free (self->live);
-  g_clear_pointer (&self->addr_to_id, g_hash_table_unref);
+  g_clear_pointer (&self->addr_to_id, hl_address_map_free);
   g_array_unref (self->seen);
   g_free (self->queue);
   g_free (self->heap);
@@ -311,7 +313,7 @@ hl_aggregate_lookup_address (HlAggregate *self,
 {
   if (self->addr_to_id == NULL)
     {
-      self->addr_to_id = g_hash_table_new (NULL, NULL);
+      self->addr_to_id = hl_address_map_new ();
       /* In id order, as the full model fills its map. */
       g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64[2]));
       for (guint64 k = 0; k <= self->live_mask; k++)
@@ -324,10 +326,10 @@ hl_aggregate_lookup_address (HlAggregate *self,
       for (guint i = 0; i < ids->len; i++)
         {
           const guint64 *pair = &g_array_index (ids, guint64, 2 * i);
-          g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (pair[1]), GSIZE_TO_POINTER (pair[0]));
+          hl_address_map_set (self->addr_to_id, pair[1], pair[0]);
         }
     }
-  return GPOINTER_TO_SIZE (g_hash_table_lookup (self->addr_to_id, GSIZE_TO_POINTER (address)));
+  return hl_address_map_get (self->addr_to_id, address);
 }
 
 /* ---- Costs --------------------------------------------------------------- */
@@ -595,7 +597,7 @@ hl_aggregate_alloc (HlAggregate *self,
   mark_seen (self, id);
   live_insert (self, &rec);
   if (self->addr_to_id != NULL)
-    g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
+    hl_address_map_set (self->addr_to_id, address, id + 1);
   s->costs.allocations++;
   s->costs.bytes += size;
   t->costs.allocations++;
@@ -642,7 +644,7 @@ hl_aggregate_free_id (HlAggregate   *self,
         pair->costs.temporary++;
     }
   if (self->addr_to_id != NULL)
-    g_hash_table_remove (self->addr_to_id, GSIZE_TO_POINTER (r->address));
+    hl_address_map_remove (self->addr_to_id, r->address);
   live_remove (self, r);
   point_push (self, &p);
   return TRUE;

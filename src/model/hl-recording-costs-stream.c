@@ -10,8 +10,11 @@
  * the thread's timing. */
 #include "hl-recording-costs-stream.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "hl-crc32c.h"
 #include "hl-model-error.h"
@@ -19,8 +22,20 @@
 #include "hl-recording-struct.h"
 #include "hl-trace-load-private.h"
 
-/* Bytes that may wait in the queue before take() waits for the thread. */
-#define QUEUE_MAX_BYTES ((gsize) 256 << 20)
+/* The thread's lag: the CPU time the bytes queued and not applied yet
+ * would take it, at the pace it has kept so far (its own CPU time, not
+ * the wall clock: a thread kept waiting by the program's own threads is
+ * not slower). Following is given up when the lag passes MAX_LAG while
+ * the program runs (it cannot keep up: each second more costs the
+ * program a core's share and the result would wait for the exit), or
+ * passes FINISH_LAG when the program has exited (the user would wait
+ * that long for the costs): `report` then decodes the events. */
+#define DEFAULT_MAX_LAG_NS    ((guint64) 500000000)
+#define DEFAULT_FINISH_LAG_NS ((guint64) 200000000)
+/* The pace is known once the thread has applied PACE_MIN_BYTES (python3
+ * in fp mode: 60 ns a byte of trace); before, nothing is given up on a
+ * guess (a program shorter than a poll: one chunk, applied whole). */
+#define PACE_MIN_BYTES        ((guint64) 256 << 10)
 #define GIVE_UP_STACKS  1024            /* stacks from which ... */
 #define GIVE_UP_BYTES_PER_STACK 8192    /* ... fewer trace bytes a stack give up */
 
@@ -54,9 +69,15 @@ struct _HlCostsStream
   gboolean       gap_queued;
   GAsyncQueue   *queue;
   GThread       *thread;
-  gsize          queued_bytes;  /* atomic */
+  gsize          queued_bytes;  /* atomic: queued, not applied yet */
   gint           failed;        /* atomic: the thread gave up */
   gint           dropped;       /* atomic: freed unfinished, the rest is not applied */
+  gint           lagged;        /* atomic: given up for the lag (lag_reason says) */
+  char          *lag_reason;    /* written before lagged is set */
+  guint64        max_lag_ns, finish_lag_ns;
+  guint64        worst_lag_ns;  /* the most seen at a poll's end */
+  guint64        ns_per_kib;    /* atomic: the thread's pace, 0 until known */
+  int            nice;          /* of the thread, from its start */
 
   /* The thread's side. */
   HlRecording   *rec;
@@ -65,6 +86,7 @@ struct _HlCostsStream
   guint64        packets;
   guint64        keep;
   gboolean       no_give_up;    /* follow whatever the stacks (set_give_up) */
+  guint64        applied_bytes, applied_ns;
   guint64        trailing;      /* bytes after the packets, as the last poll saw them */
   char          *failure;       /* why no payload, NULL while it follows */
 };
@@ -79,6 +101,8 @@ hl_costs_stream_new (void)
   self->cursor = g_new0 (HlEventCursor, 1);
   self->writers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->keep = HL_COSTS_STREAM_KEEP;
+  self->max_lag_ns = DEFAULT_MAX_LAG_NS;
+  self->finish_lag_ns = DEFAULT_FINISH_LAG_NS;
   self->queue = g_async_queue_new ();
   return self;
 }
@@ -95,10 +119,19 @@ chunk_free (Chunk *c)
 static void
 stop_thread (HlCostsStream *self)
 {
-  Chunk *last;
+  Chunk *last, *c;
 
   if (self->thread == NULL)
     return;
+  /* Nothing more to apply (given up, or freed unfinished): the chunks
+   * still queued are freed here, not by the thread, which runs at a low
+   * priority and may be kept waiting; it only ends its packet. */
+  if (g_atomic_int_get (&self->lagged) || g_atomic_int_get (&self->dropped))
+    while ((c = g_async_queue_try_pop (self->queue)) != NULL)
+      {
+        __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+        chunk_free (c);
+      }
   last = g_new0 (Chunk, 1);
   last->bytes = g_byte_array_new ();
   last->last = TRUE;
@@ -125,6 +158,7 @@ hl_costs_stream_free (HlCostsStream *self)
   g_free (self->cursor);
   g_hash_table_unref (self->writers);
   g_free (self->failure);
+  g_free (self->lag_reason);
   g_free (self);
 }
 
@@ -142,6 +176,30 @@ hl_costs_stream_set_give_up (HlCostsStream *self,
   self->no_give_up = !give_up;
 }
 
+void
+hl_costs_stream_set_max_lag (HlCostsStream *self,
+                             guint64        running_ns,
+                             guint64        finish_ns)
+{
+  self->max_lag_ns = running_ns;
+  self->finish_lag_ns = finish_ns;
+}
+
+void
+hl_costs_stream_set_nice (HlCostsStream *self,
+                          int            nice)
+{
+  self->nice = nice;
+}
+
+void
+hl_costs_stream_set_pace (HlCostsStream *self,
+                          guint64        ns_per_kib)
+{
+  __atomic_store_n (&self->ns_per_kib, ns_per_kib, __ATOMIC_RELAXED);
+  self->applied_bytes = G_MAXUINT64 / 2; /* measured no further */
+}
+
 guint64
 hl_costs_stream_packets (const HlCostsStream *self)
 {
@@ -151,7 +209,25 @@ hl_costs_stream_packets (const HlCostsStream *self)
 gboolean
 hl_costs_stream_failed (const HlCostsStream *self)
 {
-  return g_atomic_int_get (&self->failed) != 0 || self->gap_queued;
+  return g_atomic_int_get (&self->failed) != 0 || self->gap_queued || g_atomic_int_get (&self->lagged) != 0;
+}
+
+gboolean
+hl_costs_stream_lagged (const HlCostsStream *self)
+{
+  return g_atomic_int_get (&self->lagged) != 0;
+}
+
+const char *
+hl_costs_stream_lag_reason (const HlCostsStream *self)
+{
+  return g_atomic_int_get (&self->lagged) != 0 ? self->lag_reason : NULL;
+}
+
+guint64
+hl_costs_stream_worst_lag (const HlCostsStream *self)
+{
+  return self->worst_lag_ns;
 }
 
 /* ---- The thread: packets applied -------------------------------------- */
@@ -283,8 +359,13 @@ apply_chunk (HlCostsStream *self,
 {
   gsize at = 0;
 
-  while (at < c->bytes->len && self->failure == NULL)
+  while (at < c->bytes->len && self->failure == NULL && !g_atomic_int_get (&self->lagged))
     at += apply_packet (self, c->bytes->data + at, c->bytes->len - at, c->offset + at);
+  if (g_atomic_int_get (&self->lagged))
+    {
+      fail (self, "%s", self->lag_reason);
+      return;
+    }
   if (self->failure != NULL)
     return;
   if (c->gap > 0)
@@ -314,19 +395,49 @@ apply_chunk (HlCostsStream *self,
   }
 }
 
+static guint64
+thread_cpu_ns (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (guint64) ts.tv_sec * 1000000000u + (guint64) ts.tv_nsec;
+}
+
+/* After a chunk of N bytes that took NS of the thread's CPU: its pace. */
+static void
+measure_pace (HlCostsStream *self,
+              gsize          n,
+              guint64        ns)
+{
+  self->applied_bytes += n;
+  self->applied_ns += ns;
+  if (self->applied_bytes >= PACE_MIN_BYTES && self->applied_bytes < G_MAXUINT64 / 2)
+    __atomic_store_n (&self->ns_per_kib, MAX (self->applied_ns * 1024 / self->applied_bytes, 1),
+                      __ATOMIC_RELAXED);
+}
+
 static gpointer
 apply_thread (gpointer data)
 {
   HlCostsStream *self = data;
 
+  /* Linux: the calling thread's own nice value */
+  if (self->nice != 0 && setpriority (PRIO_PROCESS, 0, self->nice) != 0)
+    g_debug ("costs thread: setpriority: %s", g_strerror (errno));
   for (;;)
     {
       Chunk *c = g_async_queue_pop (self->queue);
       gboolean last = c->last;
 
-      __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
       if (!last && self->failure == NULL && !g_atomic_int_get (&self->dropped))
-        apply_chunk (self, c);
+        {
+          guint64 t0 = thread_cpu_ns ();
+          apply_chunk (self, c);
+          measure_pace (self, c->bytes->len, thread_cpu_ns () - t0);
+        }
+      __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
       chunk_free (c);
       if (last)
         return NULL;
@@ -335,18 +446,46 @@ apply_thread (gpointer data)
 
 /* ---- The follower's side ------------------------------------------------ */
 
+/* The thread's lag now: the CPU time what is queued would take it (0
+ * while its pace is not known). */
+static guint64
+lag_ns (HlCostsStream *self)
+{
+  guint64 queued = __atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED);
+  guint64 pace = __atomic_load_n (&self->ns_per_kib, __ATOMIC_RELAXED);
+
+  return pace > 0 && queued > G_MAXUINT64 / pace ? G_MAXUINT64 : queued * pace / 1024;
+}
+
+/* Gives up for a lag of LAG (WHEN: while the program runs, or after). */
+static void
+give_up_lag (HlCostsStream *self,
+             guint64        lag,
+             const char    *when)
+{
+  self->lag_reason = g_strdup_printf ("the costs thread fell %.2f s behind %s, %.1f MiB of trace to go",
+                                      (double) lag / 1e9, when,
+                                      (double) __atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED) / 1048576.0);
+  g_atomic_int_set (&self->lagged, 1);
+}
+
 static void
 queue_chunk (HlCostsStream *self)
 {
   Chunk *c = g_steal_pointer (&self->filling);
+  guint64 lag;
 
   if (self->thread == NULL)
     self->thread = g_thread_new ("hl-costs", apply_thread, self);
   __atomic_fetch_add (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+  /* the thread far behind: give up rather than keep a core busy for a
+   * result the exit would wait for (and copy the whole trace); this
+   * chunk counts whatever the thread does meanwhile */
+  lag = lag_ns (self);
   g_async_queue_push (self->queue, c);
-  /* the thread far behind: wait rather than copy the whole trace */
-  while (__atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED) > QUEUE_MAX_BYTES && !g_atomic_int_get (&self->failed))
-    g_usleep (1000);
+  self->worst_lag_ns = MAX (self->worst_lag_ns, lag);
+  if (lag > self->max_lag_ns && !g_atomic_int_get (&self->lagged))
+    give_up_lag (self, lag, "the program");
 }
 
 static Chunk *
@@ -372,7 +511,7 @@ hl_costs_stream_take (void                *user_data,
   guint64 size = hl_trace_reader_file_size (reader);
   Chunk *c;
 
-  if (self->gap_queued || g_atomic_int_get (&self->failed))
+  if (self->gap_queued || g_atomic_int_get (&self->failed) || g_atomic_int_get (&self->lagged))
     return;
   if (!self->started)
     {
@@ -414,7 +553,16 @@ hl_costs_stream_finish (HlCostsStream *self,
 
   if (self->filling != NULL)
     queue_chunk (self); /* a poll not ended (a caller other than the compress stream) */
+  /* the program has exited: what the thread has left is waited for */
+  {
+    guint64 lag = lag_ns (self);
+    self->worst_lag_ns = MAX (self->worst_lag_ns, lag);
+    if (lag > self->finish_lag_ns && !g_atomic_int_get (&self->lagged))
+      give_up_lag (self, lag, "at the end");
+  }
   stop_thread (self);
+  if (self->failure == NULL && g_atomic_int_get (&self->lagged))
+    fail (self, "%s", self->lag_reason);
   if (self->failure == NULL && self->packets == 0)
     fail (self, "no packet");
   if (self->failure == NULL && self->trailing > 0)

@@ -38,8 +38,11 @@
 G_BEGIN_DECLS
 
 /* Points that may wait for the watermark (40 bytes each): past it the
- * earliest are released anyway. */
-#define HL_COSTS_STREAM_KEEP (1u << 20)
+ * earliest are released anyway. 2^20 made a poll that took in 8 MiB of
+ * churn's trace (a busy machine, the follower late) hold 40 MB of points,
+ * 80 while their queue grew: record's RSS 175 MB against 114 with 2^17
+ * (bench/costs-stream, 8 MiB pieces). */
+#define HL_COSTS_STREAM_KEEP (1u << 17)
 
 typedef struct _HlCostsStream HlCostsStream;
 
@@ -75,9 +78,34 @@ void           hl_costs_stream_set_keep (HlCostsStream *self,
 void           hl_costs_stream_set_give_up (HlCostsStream *self,
                                             gboolean       give_up);
 
+/* The lag allowed (the CPU time the packets queued and not applied yet
+ * would take the stream's thread, at its pace so far): RUNNING_NS at the
+ * end of a poll (default 0.5 s), FINISH_NS when finish() is called (the
+ * program has exited: 0.2 s). Past it the stream gives up (finish() says
+ * so, and hl_costs_stream_lagged() is TRUE). G_MAXUINT64: never. */
+void           hl_costs_stream_set_max_lag (HlCostsStream *self,
+                                            guint64        running_ns,
+                                            guint64        finish_ns);
+
+/* The nice value of the stream's thread (Linux: per thread), set when it
+ * starts: the recorder lowers it so that the program goes first. */
+void           hl_costs_stream_set_nice (HlCostsStream *self,
+                                         int            nice);
+
+/* Tests: the pace the lag is computed with, in ns of CPU per KiB of trace,
+ * instead of the thread's measured one. */
+void           hl_costs_stream_set_pace (HlCostsStream *self,
+                                         guint64        ns_per_kib);
+
 /* Packets applied (after finish(), for tests), and whether the stream
- * has given up so far (then finish() says why). */
+ * has given up so far (then finish() says why); whether it gave up for
+ * its lag, and the largest lag it saw at a poll's end or at finish(). */
 guint64        hl_costs_stream_packets (const HlCostsStream *self);
 gboolean       hl_costs_stream_failed  (const HlCostsStream *self);
+gboolean       hl_costs_stream_lagged  (const HlCostsStream *self);
+guint64        hl_costs_stream_worst_lag (const HlCostsStream *self);
+/* Why it gave up for its lag ("the costs thread fell 1.20 s behind ..."),
+ * NULL when it did not. */
+const char    *hl_costs_stream_lag_reason (const HlCostsStream *self);
 
 G_END_DECLS

@@ -325,7 +325,7 @@ hl_recording_append_alloc (HlRecording *self,
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
   if (self->addr_to_id != NULL)
-    g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (address), GSIZE_TO_POINTER (id + 1));
+    hl_address_map_set (self->addr_to_id, address, id + 1);
 
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
@@ -340,15 +340,15 @@ lookup_address (HlRecording *self,
 {
   if (self->addr_to_id == NULL)
     {
-      self->addr_to_id = g_hash_table_new (NULL, NULL);
+      self->addr_to_id = hl_address_map_new ();
       for (guint64 i = 0; i < self->allocs->len; i++)
         {
           const HlAllocRec *a = &g_array_index (self->allocs, HlAllocRec, i);
           if ((a->flags & (HL_ALLOC_PRESENT | HL_ALLOC_FREED)) == HL_ALLOC_PRESENT)
-            g_hash_table_insert (self->addr_to_id, GSIZE_TO_POINTER (a->address), GSIZE_TO_POINTER (i + 1));
+            hl_address_map_set (self->addr_to_id, a->address, i + 1);
         }
     }
-  return GPOINTER_TO_SIZE (g_hash_table_lookup (self->addr_to_id, GSIZE_TO_POINTER (address)));
+  return hl_address_map_get (self->addr_to_id, address);
 }
 
 static void
@@ -458,7 +458,7 @@ hl_recording_append_free (HlRecording *self,
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
   if (self->addr_to_id != NULL)
-    g_hash_table_remove (self->addr_to_id, GSIZE_TO_POINTER (a->address));
+    hl_address_map_remove (self->addr_to_id, a->address);
   (void) tid;
 
   p.alloc_free = (guint32) id << 1 | 1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "hl-recording-private.h"
+#include "hl-address-map.h"
 #include "hl-recording-aggregate.h"
 
 G_BEGIN_DECLS
@@ -47,7 +48,7 @@ struct _HlRecording
   GArray       *thread_last;     /* guint64: last allocation id per thread */
   GArray       *allocs;          /* HlAllocRec by id */
   guint64       allocs_reserved; /* room hl_recording_reserve() made */
-  GHashTable   *addr_to_id;      /* address → id + 1 of live blocks, once needed */
+  HlAddressMap *addr_to_id;      /* address → id + 1 of live blocks, once needed */
   GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
   GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */

@@ -30,7 +30,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->tid_to_thread, g_hash_table_unref);
   g_clear_pointer (&self->thread_last, g_array_unref);
   g_clear_pointer (&self->allocs, g_array_unref);
-  g_clear_pointer (&self->addr_to_id, g_hash_table_unref);
+  g_clear_pointer (&self->addr_to_id, hl_address_map_free);
   g_clear_pointer (&self->pending_frees, g_hash_table_unref);
   g_clear_pointer (&self->curve, g_array_unref);
   g_clear_pointer (&self->checkpoints, g_array_unref);

@@ -73,6 +73,27 @@ eq "record: no program is a usage error" "$?" 2
 eq "sessions: runs" "$?" 0
 "$HL_CLI" sessions --prune > "$WORK/s.out" 2>&1
 check "sessions --prune: reports what it removed" grep -q "removed" "$WORK/s.out"
+# The costs followed while the program runs (hl-recording-costs-stream.h):
+# saved (a busy machine may make the thread lag: here 10 minutes are
+# allowed); given up when the costs thread falls behind (here a
+# lag of 1 ns allowed, HEAPLENS_RECORD_COSTS_LAG in ms): the end line says
+# so, no costs packet, and report decodes the events.
+HEAPLENS_RECORD_COSTS_LAG=600000 "$HL_CLI" record -o "$WORK/cf.hltrace" -- "$D/t-churn" 1000000 > /dev/null 2> "$WORK/cf.err"
+eq "record: costs followed and saved" "$(tail -c 8 "$WORK/cf.hltrace" | tr -d '\0')" HLCOSTS
+check "record: costs followed, nothing said of them" sh -c "! grep -q 'costs not saved' '$WORK/cf.err'"
+HEAPLENS_RECORD_COSTS_LAG=0.000001 "$HL_CLI" record -o "$WORK/cl.hltrace" -- "$D/t-churn" 1000000 > /dev/null 2> "$WORK/cl.err"
+check "record: costs thread behind: the end line says the costs were not saved" \
+  grep -q "^heaplens: $WORK/cl.hltrace: .*; costs not saved (the costs thread fell [0-9.]* s behind" "$WORK/cl.err"
+check "record: costs thread behind: no costs packet" sh -c "[ \"\$(tail -c 8 '$WORK/cl.hltrace' | tr -d '\\0')\" != HLCOSTS ]"
+"$HL_CLI" report --json "$WORK/cl.hltrace" > "$WORK/cl.json" 2>&1
+HEAPLENS_NO_COSTS_PACKET=1 "$HL_CLI" report --json "$WORK/cf.hltrace" > "$WORK/cf.json" 2>&1
+"$HL_CLI" report --json "$WORK/cf.hltrace" > "$WORK/cf.packet.json" 2>&1
+check "record: costs followed: report from them equals the events'" cmp -s "$WORK/cf.json" "$WORK/cf.packet.json"
+# t-churn is deterministic: the two runs' selections (allocations, bytes,
+# temporary, peak, leaked) are the same, from the saved costs or the events
+sel () { grep -o '"selection": {[^}]*}' "$1" || echo "no selection in $1"; }
+eq "record: costs thread behind: report decodes the events to the same selection" \
+  "$(sel "$WORK/cl.json")" "$(sel "$WORK/cf.packet.json")"
 # A segment the reader refuses (another version of Heaplens, or one being
 # made) is removed only when the pid in its name is gone: pruning must not
 # take the session of a running program.

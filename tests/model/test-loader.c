@@ -1142,22 +1142,20 @@ append_range (const char   *path,
  * OUT polls it with a costs stream told of its packets (KEEP points may
  * wait): the stream's recording, or NULL when it could not follow. */
 static HlRecording *
-follow_costs (const GByteArray *bytes,
-              const char       *path,
-              const char       *out,
-              GRand            *rand,
-              guint             n_polls,
-              guint64           keep)
+follow_costs_with (const GByteArray *bytes,
+                   const char       *path,
+                   const char       *out,
+                   GRand            *rand,
+                   guint             n_polls,
+                   HlCostsStream    *costs)
 {
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (path, out, hl_trace_codec_zstd (3), 0);
-  HlCostsStream *costs = hl_costs_stream_new ();
   g_autoptr (GError) error = NULL;
   HlFormatError ferr;
   gsize at = HL_TRACE_FILE_HEADER_SIZE;
   HlRecording *payload;
 
   g_assert_nonnull (stream);
-  hl_costs_stream_set_keep (costs, keep);
   hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
   g_assert_true (g_file_set_contents (path, (const char *) bytes->data, at, NULL));
   for (guint i = 0; i < n_polls && at < bytes->len; i++)
@@ -1176,6 +1174,22 @@ follow_costs (const GByteArray *bytes,
   g_assert_true ((payload == NULL) == (error != NULL));
   if (payload == NULL)
     g_test_message ("not followed: %s", error->message);
+  return payload;
+}
+
+static HlRecording *
+follow_costs (const GByteArray *bytes,
+              const char       *path,
+              const char       *out,
+              GRand            *rand,
+              guint             n_polls,
+              guint64           keep)
+{
+  HlCostsStream *costs = hl_costs_stream_new ();
+  HlRecording *payload;
+
+  hl_costs_stream_set_keep (costs, keep);
+  payload = follow_costs_with (bytes, path, out, rand, n_polls, costs);
   hl_costs_stream_free (costs);
   return payload;
 }
@@ -1295,6 +1309,75 @@ test_load_costs_stream_equals_prepare (void)
   g_assert_cmpuint (early_refused, >, 0);
 }
 
+/* The lag give-up (hl_costs_stream_set_max_lag): a stream whose thread
+ * would need longer than allowed for what is queued gives up, says so
+ * (lagged, a reason naming the lag), and gives no payload; the trace is
+ * compressed all the same and a report decodes its events to the same
+ * numbers a followed one gives. The same trace with no limit, or with a
+ * pace that keeps within the limit, is followed. */
+static void
+test_load_costs_stream_lag (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (GByteArray) bytes = build_big_trace ();
+  g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *out = g_strconcat (path, ".z", NULL);
+  g_autoptr (GFile) out_file = g_file_new_for_path (out);
+  g_autofree char *followed_report = NULL, *lagged_report = NULL, *decoded = NULL;
+
+  for (guint mode = 0; mode < 4; mode++)
+    {
+      HlCostsStream *costs = hl_costs_stream_new ();
+      g_autoptr (HlRecording) rec = NULL;
+      /* 0: no limit; 1: a slow pace (1 ms a KiB) against a 1 ms limit
+       * while running; 2: the same pace, no limit while running, none at
+       * the end either; 3: a fast pace (1 ns a KiB) within 1 s */
+      guint64 pace = mode == 3 ? 1 : 1000000;
+
+      hl_costs_stream_set_pace (costs, pace);
+      if (mode == 0 || mode == 2)
+        hl_costs_stream_set_max_lag (costs, G_MAXUINT64, G_MAXUINT64);
+      else
+        hl_costs_stream_set_max_lag (costs, mode == 1 ? 1000000 : 1000000000, 1000000000);
+      rec = follow_costs_with (bytes, path, out, rand, 20, costs);
+      if (mode == 1)
+        {
+          const char *why = hl_costs_stream_lag_reason (costs);
+          g_assert_null (rec);
+          g_assert_true (hl_costs_stream_lagged (costs));
+          g_assert_true (hl_costs_stream_failed (costs));
+          g_assert_nonnull (why);
+          g_assert_nonnull (strstr (why, "behind"));
+          g_assert_cmpuint (hl_costs_stream_worst_lag (costs), >, 1000000);
+          /* the trace is whole and compressed: a report decodes its events */
+          lagged_report = report_of (out_file, HL_LOAD_FLAGS_NONE);
+          decoded = report_of (out_file, HL_LOAD_FLAGS_NO_COSTS_PACKET);
+          g_assert_cmpstr (lagged_report, ==, decoded);
+        }
+      else
+        {
+          g_autoptr (GBytes) payload = NULL;
+          g_autoptr (GError) error = NULL;
+
+          g_assert_nonnull (rec);
+          g_assert_false (hl_costs_stream_lagged (costs));
+          g_assert_null (hl_costs_stream_lag_reason (costs));
+          payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+          g_assert_no_error (error);
+          g_assert_true (hl_costs_packet_write (payload, out, &error));
+          g_assert_no_error (error);
+          g_clear_pointer (&followed_report, g_free);
+          followed_report = report_of (out_file, HL_LOAD_FLAGS_NONE);
+        }
+      hl_costs_stream_free (costs);
+    }
+  /* followed or given up, the report says the same */
+  g_assert_cmpstr (followed_report, ==, lagged_report);
+  g_file_delete (file, NULL, NULL);
+  g_file_delete (out_file, NULL, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1315,5 +1398,6 @@ main (int    argc,
   g_test_add_func ("/loader/costs-packet-equals-decode", test_load_costs_packet_equals_decode);
   g_test_add_func ("/loader/costs-packet-hostile", test_load_costs_packet_hostile);
   g_test_add_func ("/loader/costs-stream-equals-prepare", test_load_costs_stream_equals_prepare);
+  g_test_add_func ("/loader/costs-stream-lag", test_load_costs_stream_lag);
   return g_test_run ();
 }

@@ -1,0 +1,94 @@
+/* costs-stream.c — what following a trace's costs costs `record` (not a
+ * test): copies a plain trace into a growing file in pieces of PIECE
+ * bytes, polling an HlTraceCompressStream after each with an
+ * HlCostsStream attached (as the recorder's thread does while the
+ * program runs), then finishes both. Prints the process's CPU seconds
+ * with the costs followed and, for the same pieces, without (the
+ * difference is the costs thread's work), and whether the costs came out.
+ *
+ *   costs-stream PLAIN.hltrace OUT.hltrace [PIECE]   (piece 1 MiB) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hl-recording-costs-stream.h"
+#include "hl-trace-compress-stream.h"
+#include "hl-trace-zstd.h"
+
+static double
+cpu_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* One run: the CPU seconds it took; *FOLLOWED whether costs came out. */
+static double
+run (const char *plain,
+     const char *out_path,
+     size_t      piece,
+     int         with_costs,
+     int        *followed)
+{
+  FILE *in = fopen (plain, "rb");
+  FILE *out = fopen (out_path, "wb");
+  char *buf = malloc (piece);
+  double t0 = cpu_now ();
+  HlFormatError err;
+  size_t got;
+
+  if (in == NULL || out == NULL || buf == NULL)
+    exit (1);
+  HlTraceCompressStream *s = hl_trace_compress_stream_new (out_path, out_path, hl_trace_codec_zstd (9), 0);
+  HlCostsStream *costs = with_costs ? hl_costs_stream_new () : NULL;
+  if (s == NULL)
+    exit (1);
+  if (costs != NULL)
+    hl_trace_compress_stream_set_packet_func (s, hl_costs_stream_take, costs);
+  while ((got = fread (buf, 1, piece, in)) > 0)
+    {
+      if (fwrite (buf, 1, got, out) != got || fflush (out) != 0 || hl_trace_compress_stream_poll (s, &err) != 0)
+        exit (1);
+    }
+  fclose (in);
+  fclose (out);
+  if (hl_trace_compress_stream_finish (s, &err) != 0)
+    {
+      fprintf (stderr, "costs-stream: %s\n", err.message);
+      exit (1);
+    }
+  hl_trace_compress_stream_free (s);
+  *followed = 0;
+  if (costs != NULL)
+    {
+      GError *error = NULL;
+      HlRecording *rec = hl_costs_stream_finish (costs, &error);
+      *followed = rec != NULL;
+      if (error != NULL)
+        fprintf (stderr, "costs-stream: %s\n", error->message);
+      g_clear_error (&error);
+      g_clear_object (&rec);
+      hl_costs_stream_free (costs);
+    }
+  free (buf);
+  return cpu_now () - t0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 3)
+    {
+      fprintf (stderr, "usage: costs-stream PLAIN.hltrace OUT.hltrace [PIECE]\n");
+      return 2;
+    }
+  size_t piece = argc > 3 ? strtoull (argv[3], NULL, 10) : (size_t) 1 << 20;
+  int followed, unused;
+  double with = run (argv[1], argv[2], piece, 1, &followed);
+  double without = run (argv[1], argv[2], piece, 0, &unused);
+  printf ("with costs %.3f s CPU, without %.3f s CPU, costs %.3f s; followed: %s\n", with, without,
+          with - without, followed ? "yes" : "no");
+  return 0;
+}
