@@ -297,8 +297,10 @@ typedef struct
  * allocates through one wrapper, at the same depth): such a key gets a
  * discriminator, the offset from sp of a word its stacks differ in, and
  * the word's value joins the key (HlRecentKey). */
-#define HL_RECENT_SLOTS 256u /* two-way: pairs of slots */
-#define HL_RECENT_KEYS  128u /* direct mapped */
+#define HL_RECENT_WAYS  4u
+#define HL_RECENT_SETS  64u
+#define HL_RECENT_SLOTS (HL_RECENT_WAYS * HL_RECENT_SETS)
+#define HL_RECENT_KEYS  512u /* two-way: pairs of slots */
 #define HL_RECENT_WORDS 62u
 
 typedef struct
@@ -316,13 +318,15 @@ typedef struct
                                       * multiple of 4 (padded) */
 } HlRecentStack;
 
-/* The discriminator of the key state (ip, sp): DISC is 1 + the offset
+/* The discriminator of the key state (ip, sp) (a key whose stacks
+ * shared a slot): DISC is 1 + the offset
  * from sp of the word (a word some unwind from this state read, so within
- * the thread's stack above sp), 0: none. */
+ * the thread's stack above sp, and offsets are below 4 GiB), 0: none. */
 typedef struct
 {
   uint64_t ip, sp;
-  uint64_t disc;
+  uint32_t disc;
+  uint32_t used;       /* (uint32_t) b->recent_tick of the last use */
 } HlRecentKey;
 
 enum
@@ -389,6 +393,7 @@ struct HlThreadBlock
   uintptr_t            recent_hi;   /* what the recent stacks are valid for */
   uint64_t             recent_tick;
   HlRecentStack        recent[HL_RECENT_SLOTS];
+  uint32_t             recent_tag[HL_RECENT_SLOTS]; /* of recent[i]'s key; 0: empty */
   HlRecentKey          recent_keys[HL_RECENT_KEYS];
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
   uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
