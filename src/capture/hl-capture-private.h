@@ -353,15 +353,18 @@ typedef struct
   uint64_t val[HL_RECENT_WORDS];
 } HlStackWords;
 
-/* Call-site counts of one thread not yet added to the shared table. */
+/* Call-site counts of one thread not yet added to the shared table (at
+ * most HL_PENDING_FLUSH_NS of the thread's activity: the counts fit 32
+ * bits). */
 typedef struct
 {
   uint32_t stack_id;
   uint32_t used;
-  uint64_t calls, bytes, frees, freed_bytes;
+  uint32_t calls, frees;
+  uint64_t bytes, freed_bytes;
 } HlPendingSite;
 
-#define HL_PENDING_SITES 64u
+#define HL_PENDING_SITES 256u
 #define HL_PENDING_FLUSH_NS 10000000u /* at most 10 ms behind */
 
 struct HlThreadBlock
