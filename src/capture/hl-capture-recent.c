@@ -196,20 +196,22 @@ hl_recent_lookup (HlThreadBlock *b,
       dval = disc_value (k, sp);
     }
   uint64_t h = slot_hash (ip, sp, dval);
-  uint32_t tag = hash_tag (h);
   uint32_t first = hash_set (h) * HL_RECENT_WAYS;
-  /* the tags of a set share a line: the entries are read only for a
-   * matching tag (several ways may hold stacks of this key) */
-  for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
-    if (b->recent_tag[i] == tag)
-      {
-        HlRecentStack *e = &b->recent[i];
-        if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
-          {
-            e->used = ++b->recent_tick;
-            return e->stack_id;
-          }
-      }
+  /* the tags of a set share a line, compared at once: an entry is read
+   * only for a matching tag (several ways may hold stacks of this key) */
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  uint32_t ways = (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+  while (ways != 0)
+    {
+      HlRecentStack *e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
+      ways &= ways - 1;
+      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
+        {
+          e->used = ++b->recent_tick;
+          return e->stack_id;
+        }
+    }
   return 0;
 }
 
