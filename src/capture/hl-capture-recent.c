@@ -105,10 +105,15 @@ recent_validate (HlThreadBlock *b)
                    || b->recent_new_ranges != new_ranges || b->recent_hi != b->stack_hi
                    || b->recent_unwind != unwind))
     {
-      for (uint32_t i = 0; i < HL_RECENT_SLOTS; i++)
-        b->recent[i].stack_id = 0;
-      memset (b->recent_tag, 0, sizeof b->recent_tag);
-      memset (b->recent_keys, 0, sizeof b->recent_keys);
+      /* an entry counts only under its tag: the entries themselves are
+       * not touched (a block's 200 KiB of them cost memory as they are
+       * used), nor anything of a block that never held a stack (all
+       * zero) */
+      if (b->recent_tick != 0)
+        {
+          memset (b->recent_tag, 0, sizeof b->recent_tag);
+          memset (b->recent_keys, 0, sizeof b->recent_keys);
+        }
       b->recent_generation = b->generation;
       b->recent_cfi_generation = gen;
       b->recent_new_ranges = new_ranges;
