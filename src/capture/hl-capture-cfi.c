@@ -21,8 +21,6 @@
 #include <string.h>
 
 #if defined(__x86_64__)
-#include <emmintrin.h>
-
 #define REG_RBP 6
 #define REG_RSP 7
 #define REG_RA  16
@@ -429,6 +427,12 @@ hl_cfi_init (void)
 
 static _Atomic uint32_t memo_generation = 1;
 
+uint32_t
+hl_cfi_generation (void)
+{
+  return atomic_load_explicit (&memo_generation, memory_order_relaxed);
+}
+
 void
 hl_cfi_invalidate (void)
 {
@@ -439,12 +443,9 @@ hl_cfi_invalidate (void)
   atomic_fetch_add (&memo_generation, 1);
 }
 
-enum
-{
-  END_STOP = 1,  /* outermost frame (return address undefined) */
-  END_TRUNC = 2, /* depth limit */
-  END_ZERO = 3,  /* a zero return address was read */
-};
+#define END_STOP  HL_CFI_END_STOP
+#define END_TRUNC HL_CFI_END_TRUNC
+#define END_ZERO  HL_CFI_END_ZERO
 
 /* The unwind from the state (ip, sp, rbp) of remembered frame R gives the
  * same frames as last time if every word it read then is unchanged
@@ -719,227 +720,18 @@ hl_cfi_unwind (uint64_t      *frames,
   return n;
 }
 
-/* ---- Recent stacks ---------------------------------------------------------
- *
- * The memo above saves the unwind of the outer part of the stack; the
- * inner part differs from the last stack whenever the program allocates
- * from alternating places. The thread's recent stacks (a direct-mapped
- * table keyed by the innermost foreign frame's ip and sp) keep every stack
- * word the whole unwind read: when the state and those words are what they
- * were, the unwind would give the same frames, so the id is known. The
- * table is dropped when the stack ids (fork), the rules (dlclose), the
- * operator new ranges or the thread's stack (a block reused by another
- * thread) change. */
-
-static inline uint32_t
-recent_slot (uint64_t ip, uint64_t sp)
-{
-  return (uint32_t) (((ip ^ (sp << 7)) * 0x9e3779b97f4a7c15ull) >> 40) & (HL_RECENT_SLOTS - 1);
-}
-
-static inline void
-recent_validate (HlThreadBlock *b)
-{
-  uint32_t gen = atomic_load_explicit (&memo_generation, memory_order_relaxed);
-  uint32_t new_ranges = atomic_load_explicit (&hl_g.n_new_ranges, memory_order_relaxed);
-  uint32_t unwind = (uint32_t) __atomic_load_n (&hl_g.cfg.unwind, __ATOMIC_RELAXED);
-  if (HL_UNLIKELY (b->recent_generation != b->generation || b->recent_cfi_generation != gen
-                   || b->recent_new_ranges != new_ranges || b->recent_hi != b->stack_hi
-                   || b->recent_unwind != unwind))
-    {
-      for (uint32_t i = 0; i < HL_RECENT_SLOTS; i++)
-        b->recent[i].stack_id = 0;
-      b->recent_generation = b->generation;
-      b->recent_cfi_generation = gen;
-      b->recent_new_ranges = new_ranges;
-      b->recent_hi = b->stack_hi;
-      b->recent_unwind = unwind;
-    }
-}
-
-/* The key's rbp against the remembered one (HL_RBP_*). */
-static bool
-recent_rbp_matches (const HlRecentStack *e,
-                    uintptr_t            rbp,
-                    uintptr_t            sp,
-                    uintptr_t            hi)
-{
-  if (e->rbp_used == HL_RBP_EQUAL)
-    return e->rbp == rbp;
-  if (e->rbp_used == HL_RBP_NOT_A_FRAME)
-    return (rbp & 7) != 0 || rbp < sp || rbp > hi - 16;
-  return true;
-}
-
-uint32_t
-hl_recent_lookup (HlThreadBlock *b,
-                  void          *entry)
-{
-  uint64_t ip;
-  uintptr_t sp, rbp;
-  if (!hl_start_state (b, entry, &ip, &sp, &rbp))
-    return 0;
-  recent_validate (b);
-  uint32_t slot = recent_slot (ip, sp);
-  HlRecentStack *e = &b->recent[slot];
-  if (e->ip != ip || e->sp != sp)
-    e = &b->recent[slot ^ 1]; /* the other way */
-  if (e->stack_id == 0 || e->ip != ip || e->sp != sp
-      || (e->rbp_used != HL_RBP_ANY && e->rbp != rbp && !recent_rbp_matches (e, rbp, sp, b->stack_hi)))
-    return 0;
-  /* every word lies in [sp, stack_hi) of this thread's stack (the stack the
-   * entry was made on, checked by recent_validate), at sp + off[i]; the
-   * count is a multiple of 4 (padded with copies of word 0) */
-  const uint8_t *base = (const uint8_t *) sp;
-  if (e->pairs)
-    {
-      /* fp: two frame records (16 bytes each) per step */
-      __m128i a0 = _mm_setzero_si128 (), a1 = _mm_setzero_si128 ();
-      for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
-        {
-          __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i]));
-          __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i + 2]));
-          a0 = _mm_or_si128 (a0, _mm_xor_si128 (w0, _mm_loadu_si128 ((const __m128i *) &e->val[i])));
-          a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &e->val[i + 2])));
-        }
-      a0 = _mm_or_si128 (a0, a1);
-      if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) != 0xffff)
-        return 0;
-      e->used = ++b->recent_tick;
-      return e->stack_id;
-    }
-  uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
-    {
-      d0 |= *(const uint64_t *) (base + e->off[i]) ^ e->val[i];
-      d1 |= *(const uint64_t *) (base + e->off[i + 1]) ^ e->val[i + 1];
-      d2 |= *(const uint64_t *) (base + e->off[i + 2]) ^ e->val[i + 2];
-      d3 |= *(const uint64_t *) (base + e->off[i + 3]) ^ e->val[i + 3];
-    }
-  if ((d0 | d1 | d2 | d3) != 0)
-    return 0;
-  e->used = ++b->recent_tick;
-  return e->stack_id;
-}
-
-/* Remembers a stack: into the way with the same key, else the one used
- * longer ago. ADDR[i] held VAL[i] (N words, then the word at ZERO_AT held 0
- * when ZERO_AT is not 0); each word lies at or above SP. */
-static void
-recent_put (HlThreadBlock  *b,
-            uint64_t        ip,
-            uint64_t        sp,
-            uint64_t        rbp,
-            uint8_t         rbp_used,
-            const uint64_t *addr,
-            const uint64_t *val,
-            uint32_t        n,
-            uint64_t        zero_at,
-            bool            pairs,
-            uint32_t        stack_id)
-{
-  if (n + (zero_at != 0) > HL_RECENT_WORDS)
-    return;
-  uint32_t slot = recent_slot (ip, sp);
-  HlRecentStack *e = &b->recent[slot];
-  HlRecentStack *o = &b->recent[slot ^ 1];
-  if (!(e->ip == ip && e->sp == sp)
-      && ((o->ip == ip && o->sp == sp) || o->used < e->used))
-    e = o;
-  e->stack_id = 0;
-  uint32_t k = 0;
-  for (uint32_t i = 0; i <= n; i++)
-    {
-      uint64_t a = i < n ? addr[i] : zero_at;
-      if (i == n && zero_at == 0)
-        break;
-      if (a < sp || a - sp > UINT32_MAX - 8)
-        return; /* not within 4 GiB above sp: not remembered */
-      e->off[k] = (uint32_t) (a - sp);
-      e->val[k++] = i < n ? val[i] : 0;
-    }
-  for (uint32_t j = 0; (k & 3) != 0; k++, j++)
-    {
-      /* pad with words 0, 1, ... (there are some: a padded count is never
-       * 0); pairs stay pairs (their count is even) */
-      e->off[k] = e->off[j];
-      e->val[k] = e->val[j];
-    }
-  e->pairs = pairs;
-  e->ip = ip;
-  e->sp = sp;
-  e->rbp = rbp;
-  e->rbp_used = rbp_used;
-  e->n_words = (uint16_t) k;
-  e->stack_id = stack_id;
-  e->used = ++b->recent_tick;
-}
-
-void
-hl_recent_store (HlThreadBlock *b,
-                 uint32_t       stack_id)
-{
-  const HlCfiMemo *m = &b->memo;
-  if (!b->memo_fresh || stack_id == 0 || m->n == 0)
-    return;
-  recent_validate (b);
-  /* (the unwinder may have changed since the unwind: fp mode switches to
-   * DWARF inside a check) */
-  if (m->generation != b->recent_cfi_generation || b->recent_unwind != HL_UNWIND_LIBUNWIND)
-    return;
-  uint32_t top = m->n - 1;
-  /* a truncated unwind did not read whether the next return address is 0 */
-  if (m->end == END_TRUNC)
-    return;
-  const HlCfiFrame *f = &m->f[top];
-  /* an unwind that ended reading a zero return address read that word too */
-  recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
-              m->chk_addr, m->chk_val, m->chk_end[top],
-              m->end == END_ZERO ? m->f[0].cfa - 8 : 0, false, stack_id);
-}
-
-void
-hl_recent_put (HlThreadBlock      *b,
-               const HlStackWords *w,
-               uint32_t            stack_id)
-{
-  if (!w->ok || stack_id == 0)
-    return;
-  recent_validate (b);
-  if (b->recent_unwind != w->unwind)
-    return; /* fp mode switched to DWARF since the walk */
-  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
-}
-
 #else
-
-uint32_t
-hl_recent_lookup (HlThreadBlock *b, void *entry)
-{
-  (void) b;
-  (void) entry;
-  return 0;
-}
-
-void
-hl_recent_store (HlThreadBlock *b, uint32_t stack_id)
-{
-  (void) b;
-  (void) stack_id;
-}
-
-void
-hl_recent_put (HlThreadBlock *b, const HlStackWords *w, uint32_t stack_id)
-{
-  (void) b;
-  (void) w;
-  (void) stack_id;
-}
 
 bool
 hl_cfi_init (void)
 {
   return false;
+}
+
+uint32_t
+hl_cfi_generation (void)
+{
+  return 0;
 }
 
 void

@@ -259,10 +259,18 @@ typedef struct
 
 #define HL_CFI_MEMO_MAX (HL_TRACE_MAX_FRAMES + 4)
 
+/* How the memo's unwind ended. */
+enum
+{
+  HL_CFI_END_STOP = 1,  /* outermost frame (return address undefined) */
+  HL_CFI_END_TRUNC = 2, /* depth limit */
+  HL_CFI_END_ZERO = 3,  /* a zero return address was read */
+};
+
 typedef struct
 {
   uint32_t   n;
-  uint32_t   end;         /* how the unwind ended (hl-capture-cfi.c) */
+  uint32_t   end;         /* HL_CFI_END_*: how the unwind ended */
   uint32_t   generation;  /* of the module map */
   uintptr_t  stack_hi;    /* of the thread that made it: a block reused by a
                            * thread on another stack must not read there */
@@ -283,13 +291,22 @@ typedef struct
 /* A stack this thread recorded lately, known by the state of its innermost
  * foreign frame (ip, sp, and rbp when it matters) and by every stack word
  * its unwind read: when they are all unchanged the stack is the same one,
- * and its id is known without unwinding (hl-capture-cfi.c). */
-#define HL_RECENT_SLOTS 64u  /* two-way: pairs of slots */
+ * and its id is known without unwinding (hl-capture-recent.c).
+ *
+ * Many stacks can share that state (every allocation of a program that
+ * allocates through one wrapper, at the same depth): such a key gets a
+ * discriminator, the offset from sp of a word its stacks differ in, and
+ * the word's value joins the key (HlRecentKey). */
+#define HL_RECENT_WAYS  4u   /* the tags of a set are compared as one 16-byte vector */
+#define HL_RECENT_SETS  64u
+#define HL_RECENT_SLOTS (HL_RECENT_WAYS * HL_RECENT_SETS)
+#define HL_RECENT_KEYS  512u /* two-way: pairs of slots */
 #define HL_RECENT_WORDS 62u
 
 typedef struct
 {
   uint64_t ip, sp, rbp;
+  uint64_t dval;       /* the key's discriminator word when stored (0: none) */
   uint32_t stack_id;   /* 0: empty */
   uint16_t n_words;
   uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
@@ -300,6 +317,17 @@ typedef struct
   uint32_t off[HL_RECENT_WORDS + 2]; /* of the word from sp; n_words is a
                                       * multiple of 4 (padded) */
 } HlRecentStack;
+
+/* The discriminator of the key state (ip, sp) (a key whose stacks
+ * shared a slot): DISC is 1 + the offset
+ * from sp of the word (a word some unwind from this state read, so within
+ * the thread's stack above sp, and offsets are below 4 GiB), 0: none. */
+typedef struct
+{
+  uint64_t ip, sp;
+  uint32_t disc;
+  uint32_t used;       /* (uint32_t) b->recent_tick of the last use */
+} HlRecentKey;
 
 enum
 {
@@ -325,15 +353,18 @@ typedef struct
   uint64_t val[HL_RECENT_WORDS];
 } HlStackWords;
 
-/* Call-site counts of one thread not yet added to the shared table. */
+/* Call-site counts of one thread not yet added to the shared table (at
+ * most HL_PENDING_FLUSH_NS of the thread's activity: the counts fit 32
+ * bits). */
 typedef struct
 {
   uint32_t stack_id;
   uint32_t used;
-  uint64_t calls, bytes, frees, freed_bytes;
+  uint32_t calls, frees;
+  uint64_t bytes, freed_bytes;
 } HlPendingSite;
 
-#define HL_PENDING_SITES 64u
+#define HL_PENDING_SITES 256u
 #define HL_PENDING_FLUSH_NS 10000000u /* at most 10 ms behind */
 
 struct HlThreadBlock
@@ -365,6 +396,8 @@ struct HlThreadBlock
   uintptr_t            recent_hi;   /* what the recent stacks are valid for */
   uint64_t             recent_tick;
   HlRecentStack        recent[HL_RECENT_SLOTS];
+  uint32_t             recent_tag[HL_RECENT_SLOTS]; /* of recent[i]'s key; 0: empty */
+  HlRecentKey          recent_keys[HL_RECENT_KEYS];
   uint32_t             cfi_generation; /* of rule_ip/rule_word */
   uint32_t             lazy_from, lazy_to; /* frames [from, to) of the last unwind are still in the memo */
   uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: stacks counted, */
@@ -433,6 +466,7 @@ void     hl_unwind_refresh_new_ranges (void);
 void     hl_unwind_report  (void);
 bool     hl_cfi_init       (void);
 void     hl_cfi_invalidate (void);  /* after dlclose: code at an address may change */
+uint32_t hl_cfi_generation (void);  /* changes with every hl_cfi_invalidate */
 uint32_t hl_cfi_unwind     (uint64_t *frames, uint32_t max, bool *truncated, uint64_t *hash, HlThreadBlock *b, void *entry);
 /* hl_cfi_unwind and hl_unwind may leave the outer frames of the stack in
  * the thread's memo (the unwind matched the last stack there): a caller

@@ -248,7 +248,7 @@ hl_fp_check (const uint64_t *frames,
     check_fp (frames, n, max, b);
 }
 
-static _Atomic uint64_t n_checked, n_differ, n_fallback;
+static _Atomic uint64_t n_checked, n_differ, n_fallback, n_recent;
 
 static uint32_t unwind_slow (uint64_t *frames, uint32_t max, bool *truncated, HlThreadBlock *b);
 
@@ -392,6 +392,7 @@ hl_unwind_check_recent (uint32_t recent_id,
                         uint32_t id)
 {
   atomic_fetch_add (&n_checked, 1);
+  atomic_fetch_add (&n_recent, 1);
   if (recent_id != id)
     atomic_fetch_add (&n_differ, 1);
 }
@@ -401,7 +402,7 @@ hl_unwind_report (void)
 {
   if (!hl_unwind_check_mode)
     return;
-  char line[160], num[24];
+  char line[256], num[24];
   size_t n = hl_strlcpy (line, "unwind check: ", sizeof line);
   hl_fmt_u64 (num, atomic_load (&n_checked));
   n += hl_strlcpy (line + n, num, sizeof line - n);
@@ -411,7 +412,10 @@ hl_unwind_report (void)
   n += hl_strlcpy (line + n, " differ, ", sizeof line - n);
   hl_fmt_u64 (num, atomic_load (&n_fallback));
   n += hl_strlcpy (line + n, num, sizeof line - n);
-  hl_strlcpy (line + n, " fell back to libunwind", sizeof line - n);
+  n += hl_strlcpy (line + n, " fell back to libunwind, ", sizeof line - n);
+  hl_fmt_u64 (num, atomic_load (&n_recent));
+  n += hl_strlcpy (line + n, num, sizeof line - n);
+  hl_strlcpy (line + n, " were recent stacks", sizeof line - n);
   hl_sys_warn (line, NULL, NULL);
 }
 

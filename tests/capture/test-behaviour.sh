@@ -70,6 +70,17 @@ for t in t-tree t-churn t-cxx; do
   check "$t: fp recent stacks = fresh walks ($(grep 'unwind check' "$WORK/u.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/u.err"
 done
 
+# one wrapper called from 24 sites in turn: the 24 stacks share the state
+# the unwind starts from, and are all kept among the recent stacks (a key
+# discriminator each), not unwound again; 48000 allocations
+for mode in libunwind fp; do
+  HEAPLENS_UNWIND=$mode HEAPLENS_FP_CHECK=0 HEAPLENS_UNWIND_CHECK=1 HEAPLENS_OUTPUT=none LD_PRELOAD=$HL_PRELOAD "$D/t-wrapper" 2000 > "$WORK/w.out" 2> "$WORK/w.err"
+  eq "t-wrapper ($mode): output and status" "$?/$(cat "$WORK/w.out")" "0/t-wrapper: done"
+  check "t-wrapper ($mode): recent stacks = fresh unwinds ($(grep 'unwind check' "$WORK/w.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/w.err"
+  recent=$(sed -n 's/.* \([0-9]*\) were recent stacks.*/\1/p' "$WORK/w.err")
+  check "t-wrapper ($mode): 47900 of 48000 stacks or more were recent ones (${recent:-none})" test "${recent:-0}" -ge 47900
+done
+
 # fp mode on a program without frame pointers: the check switches to the
 # DWARF unwinder, and no stack remembered in fp mode is used afterwards
 # (t-nofp allocates from the same stack states before and after)

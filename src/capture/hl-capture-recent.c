@@ -1,0 +1,423 @@
+/* hl-capture-recent.c — the thread's recent stacks: the id of a stack
+ * without unwinding it.
+ *
+ * The cached-CFI unwinder's memo (hl-capture-cfi.c) saves the unwind of the
+ * outer part of the stack; the inner part differs from the last stack
+ * whenever the program allocates from alternating places. The thread's
+ * recent stacks keep every stack word the whole unwind read, keyed by the
+ * state of the innermost foreign frame (ip, sp): when the state and those
+ * words are what they were, the unwind would give the same frames, so the
+ * id is known. The words are compared as independent loads, where an
+ * unwind is a chain of dependent ones.
+ *
+ * The table is 4-way set associative (the tags of a set share a cache
+ * line, an entry is read only for its tag). A program that allocates
+ * through a wrapper of its own (sqlite3Malloc) reaches malloc from one
+ * state for many stacks: keyed by the state alone they evicted each other
+ * (sqlite3: 13 stacks on one key, a quarter of its allocations unwound
+ * again). Such a key gets a discriminator: the first word (from sp up) two
+ * of its stacks differ in, read at every lookup and hashed into the slot
+ * with the state, so that those stacks spread over the sets. It is chosen
+ * when a set holds two stacks of the same full key already; the entries
+ * filed under an older discriminator are not found any more and age out.
+ * (sqlite3: about 550 of 1.29M allocations unwound.)
+ *
+ * The tables are dropped when the stack ids (fork), the rules (dlclose),
+ * the operator new ranges, the thread's stack (a block reused by another
+ * thread) or the unwinder change. */
+#include "hl-capture-private.h"
+
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+
+static inline uint64_t
+key_mix (uint64_t ip,
+         uint64_t sp)
+{
+  return (ip ^ (sp << 7)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* The first of the two ways of the discriminator of (ip, sp). */
+static inline HlRecentKey *
+keys_of (HlThreadBlock *b,
+         uint64_t       ip,
+         uint64_t       sp)
+{
+  return &b->recent_keys[(key_mix (ip, sp) >> 40) & (HL_RECENT_KEYS - 2)];
+}
+
+/* The hash of the key (ip, sp, dval): its set is the low bits, its tag
+ * (never 0) the high ones. */
+static inline uint64_t
+slot_hash (uint64_t ip,
+           uint64_t sp,
+           uint64_t dval)
+{
+  return (key_mix (ip, sp) ^ dval) * 0xc2b2ae3d27d4eb4full;
+}
+
+static inline uint32_t
+hash_set (uint64_t h)
+{
+  return (uint32_t) (h >> 20) & (HL_RECENT_SETS - 1);
+}
+
+static inline uint32_t
+hash_tag (uint64_t h)
+{
+  return (uint32_t) (h >> 32) | 1u;
+}
+
+/* The discriminator of (ip, sp), NULL when the key has none. */
+static inline HlRecentKey *
+key_find (HlThreadBlock *b,
+          uint64_t       ip,
+          uint64_t       sp)
+{
+  HlRecentKey *k = keys_of (b, ip, sp);
+  if (k->ip == ip && k->sp == sp)
+    return k;
+  k++;
+  if (k->ip == ip && k->sp == sp)
+    return k;
+  return NULL;
+}
+
+/* The discriminator word of key K as the stack holds it now. */
+static inline uint64_t
+disc_value (const HlRecentKey *k,
+            uint64_t           sp)
+{
+  /* a word an unwind from this very state read: in [sp, stack_hi) of the
+   * stack the key was made on, which recent_validate checked is ours */
+  return *(const uint64_t *) (uintptr_t) (sp + k->disc - 1);
+}
+
+static inline void
+recent_validate (HlThreadBlock *b)
+{
+  uint32_t gen = hl_cfi_generation ();
+  uint32_t new_ranges = atomic_load_explicit (&hl_g.n_new_ranges, memory_order_relaxed);
+  uint32_t unwind = (uint32_t) __atomic_load_n (&hl_g.cfg.unwind, __ATOMIC_RELAXED);
+  if (HL_UNLIKELY (b->recent_generation != b->generation || b->recent_cfi_generation != gen
+                   || b->recent_new_ranges != new_ranges || b->recent_hi != b->stack_hi
+                   || b->recent_unwind != unwind))
+    {
+      /* an entry counts only under its tag: the entries themselves are
+       * not touched (a block's 200 KiB of them cost memory as they are
+       * used), nor anything of a block that never held a stack (all
+       * zero) */
+      if (b->recent_tick != 0)
+        {
+          memset (b->recent_tag, 0, sizeof b->recent_tag);
+          memset (b->recent_keys, 0, sizeof b->recent_keys);
+        }
+      b->recent_generation = b->generation;
+      b->recent_cfi_generation = gen;
+      b->recent_new_ranges = new_ranges;
+      b->recent_hi = b->stack_hi;
+      b->recent_unwind = unwind;
+    }
+}
+
+/* The key's rbp against the remembered one (HL_RBP_*). */
+static bool
+recent_rbp_matches (const HlRecentStack *e,
+                    uintptr_t            rbp,
+                    uintptr_t            sp,
+                    uintptr_t            hi)
+{
+  if (e->rbp_used == HL_RBP_EQUAL)
+    return e->rbp == rbp;
+  if (e->rbp_used == HL_RBP_NOT_A_FRAME)
+    return (rbp & 7) != 0 || rbp < sp || rbp > hi - 16;
+  return true;
+}
+
+/* Every word of E holds its value at BASE + its offset. The words lie in
+ * [sp, stack_hi) of this thread's stack (the stack the entry was made on,
+ * checked by recent_validate); the count is a multiple of 4 (padded with
+ * copies of word 0). */
+static inline bool
+words_match (const HlRecentStack *e,
+             const uint8_t       *base)
+{
+  if (e->pairs)
+    {
+      /* fp: two frame records (16 bytes each) per step */
+      __m128i a0 = _mm_setzero_si128 (), a1 = _mm_setzero_si128 ();
+      for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
+        {
+          __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i]));
+          __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i + 2]));
+          a0 = _mm_or_si128 (a0, _mm_xor_si128 (w0, _mm_loadu_si128 ((const __m128i *) &e->val[i])));
+          a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &e->val[i + 2])));
+        }
+      a0 = _mm_or_si128 (a0, a1);
+      return _mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) == 0xffff;
+    }
+  uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+  for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
+    {
+      d0 |= *(const uint64_t *) (base + e->off[i]) ^ e->val[i];
+      d1 |= *(const uint64_t *) (base + e->off[i + 1]) ^ e->val[i + 1];
+      d2 |= *(const uint64_t *) (base + e->off[i + 2]) ^ e->val[i + 2];
+      d3 |= *(const uint64_t *) (base + e->off[i + 3]) ^ e->val[i + 3];
+    }
+  return (d0 | d1 | d2 | d3) == 0;
+}
+
+static inline bool
+entry_hits (const HlRecentStack *e,
+            uint64_t             ip,
+            uintptr_t            sp,
+            uintptr_t            rbp,
+            uint64_t             dval,
+            uintptr_t            hi)
+{
+  if (e->stack_id == 0 || e->ip != ip || e->sp != sp || e->dval != dval)
+    return false;
+  if (e->rbp_used != HL_RBP_ANY && e->rbp != rbp && !recent_rbp_matches (e, rbp, sp, hi))
+    return false;
+  return words_match (e, (const uint8_t *) sp);
+}
+
+uint32_t
+hl_recent_lookup (HlThreadBlock *b,
+                  void          *entry)
+{
+  uint64_t ip;
+  uintptr_t sp, rbp;
+  if (!hl_start_state (b, entry, &ip, &sp, &rbp))
+    return 0;
+  recent_validate (b);
+  uint64_t dval = 0;
+  HlRecentKey *k = key_find (b, ip, sp);
+  if (k != NULL)
+    {
+      k->used = (uint32_t) b->recent_tick;
+      dval = disc_value (k, sp);
+    }
+  uint64_t h = slot_hash (ip, sp, dval);
+  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
+  /* the tags of a set share a line, compared at once: an entry is read
+   * only for a matching tag (several ways may hold stacks of this key) */
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  uint32_t ways = (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+  while (ways != 0)
+    {
+      HlRecentStack *e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
+      ways &= ways - 1;
+      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
+        {
+          e->used = ++b->recent_tick;
+          return e->stack_id;
+        }
+    }
+  return 0;
+}
+
+/* 1 + the lowest offset from sp at which the new stack's words (ADDR[i]
+ * held VAL[i], N words) and entry E's hold different values, 0 when they
+ * agree wherever both read. Two unwinds from one state read the same
+ * words until a value differs, so stacks of one key that differ have such
+ * a word (unless only the rbp of the key tells them apart). */
+static uint64_t
+first_difference (const HlRecentStack *e,
+                  uint64_t             sp,
+                  const uint64_t      *addr,
+                  const uint64_t      *val,
+                  uint32_t             n)
+{
+  uint64_t best = UINT64_MAX;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uint64_t off = addr[i] - sp;
+      if (off >= best)
+        continue;
+      for (uint32_t j = 0; j < e->n_words; j++)
+        if (e->off[j] == off)
+          {
+            if (e->val[j] != val[i])
+              best = off;
+            break;
+          }
+    }
+  return best == UINT64_MAX ? 0 : best + 1;
+}
+
+/* Remembers a stack: ADDR[i] held VAL[i] (N words, then the word at ZERO_AT
+ * held 0 when ZERO_AT is not 0); each word lies at or above SP. Into an
+ * empty way of its set, else the one used longer ago; when the set holds
+ * two stacks of its key already, the key gets (another) discriminator
+ * first. */
+static void
+recent_put (HlThreadBlock  *b,
+            uint64_t        ip,
+            uint64_t        sp,
+            uint64_t        rbp,
+            uint8_t         rbp_used,
+            const uint64_t *addr,
+            const uint64_t *val,
+            uint32_t        n,
+            uint64_t        zero_at,
+            bool            pairs,
+            uint32_t        stack_id)
+{
+  if (n + (zero_at != 0) > HL_RECENT_WORDS)
+    return;
+  for (uint32_t i = 0; i < n; i++)
+    if (addr[i] < sp || addr[i] - sp > UINT32_MAX - 8)
+      return; /* not within 4 GiB above sp: not remembered */
+  if (zero_at != 0 && (zero_at < sp || zero_at - sp > UINT32_MAX - 8))
+    return;
+
+  HlRecentKey *k = key_find (b, ip, sp);
+  uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
+  uint64_t h = slot_hash (ip, sp, dval);
+  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
+  /* the stacks of this key in the set: when there are two already, the
+   * key gets (another) discriminator, from the one used longer ago */
+  const HlRecentStack *same[HL_RECENT_WAYS];
+  uint32_t n_same = 0;
+  for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
+    {
+      const HlRecentStack *e = &b->recent[i];
+      if (b->recent_tag[i] == hash_tag (h) && e->ip == ip && e->sp == sp && e->dval == dval)
+        same[n_same++] = e;
+    }
+  if (n_same >= 2)
+    {
+      const HlRecentStack *older = same[0];
+      for (uint32_t j = 1; j < n_same; j++)
+        if (same[j]->used < older->used)
+          older = same[j];
+      uint64_t disc = first_difference (older, sp, addr, val, n);
+      if (disc != 0 && (k == NULL || disc != k->disc))
+        {
+          if (k == NULL)
+            {
+              /* the way whose key was used longer ago */
+              k = keys_of (b, ip, sp);
+              if (k[1].used < k->used)
+                k++;
+              k->ip = ip;
+              k->sp = sp;
+            }
+          k->disc = (uint32_t) disc;
+          k->used = (uint32_t) b->recent_tick;
+          dval = disc_value (k, sp);
+          h = slot_hash (ip, sp, dval);
+          first = hash_set (h) * HL_RECENT_WAYS;
+        }
+    }
+  /* an empty way, else the one used longer ago */
+  uint32_t slot = first;
+  for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
+    {
+      if (b->recent_tag[i] == 0 || b->recent[i].stack_id == 0)
+        {
+          slot = i;
+          break;
+        }
+      if (b->recent[i].used < b->recent[slot].used)
+        slot = i;
+    }
+  HlRecentStack *e = &b->recent[slot];
+  b->recent_tag[slot] = 0;
+  e->stack_id = 0;
+  uint32_t k_words = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      e->off[k_words] = (uint32_t) (addr[i] - sp);
+      e->val[k_words++] = val[i];
+    }
+  if (zero_at != 0)
+    {
+      e->off[k_words] = (uint32_t) (zero_at - sp);
+      e->val[k_words++] = 0;
+    }
+  for (uint32_t j = 0; (k_words & 3) != 0; k_words++, j++)
+    {
+      /* pad with words 0, 1, ... (there are some: a padded count is never
+       * 0); pairs stay pairs (their count is even) */
+      e->off[k_words] = e->off[j];
+      e->val[k_words] = e->val[j];
+    }
+  e->pairs = pairs;
+  e->ip = ip;
+  e->sp = sp;
+  e->rbp = rbp;
+  e->dval = dval;
+  e->rbp_used = rbp_used;
+  e->n_words = (uint16_t) k_words;
+  e->stack_id = stack_id;
+  e->used = ++b->recent_tick;
+  b->recent_tag[slot] = hash_tag (h);
+}
+
+void
+hl_recent_store (HlThreadBlock *b,
+                 uint32_t       stack_id)
+{
+  const HlCfiMemo *m = &b->memo;
+  if (!b->memo_fresh || stack_id == 0 || m->n == 0)
+    return;
+  recent_validate (b);
+  /* (the unwinder may have changed since the unwind: fp mode switches to
+   * DWARF inside a check) */
+  if (m->generation != b->recent_cfi_generation || b->recent_unwind != HL_UNWIND_LIBUNWIND)
+    return;
+  uint32_t top = m->n - 1;
+  /* a truncated unwind did not read whether the next return address is 0 */
+  if (m->end == HL_CFI_END_TRUNC)
+    return;
+  const HlCfiFrame *f = &m->f[top];
+  /* an unwind that ended reading a zero return address read that word too */
+  recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
+              m->chk_addr, m->chk_val, m->chk_end[top],
+              m->end == HL_CFI_END_ZERO ? m->f[0].cfa - 8 : 0, false, stack_id);
+}
+
+void
+hl_recent_put (HlThreadBlock      *b,
+               const HlStackWords *w,
+               uint32_t            stack_id)
+{
+  if (!w->ok || stack_id == 0)
+    return;
+  recent_validate (b);
+  if (b->recent_unwind != w->unwind)
+    return; /* fp mode switched to DWARF since the walk */
+  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
+}
+
+#else
+
+uint32_t
+hl_recent_lookup (HlThreadBlock *b, void *entry)
+{
+  (void) b;
+  (void) entry;
+  return 0;
+}
+
+void
+hl_recent_store (HlThreadBlock *b, uint32_t stack_id)
+{
+  (void) b;
+  (void) stack_id;
+}
+
+void
+hl_recent_put (HlThreadBlock *b, const HlStackWords *w, uint32_t stack_id)
+{
+  (void) b;
+  (void) w;
+  (void) stack_id;
+}
+
+#endif
