@@ -51,6 +51,9 @@ struct _HlWindow
   HlAllocationsView  *allocations_view;
   GtkMenuButton      *filter_button;
   GtkBox             *live_slot;
+  GtkRevealer        *events_revealer;
+  GtkLabel           *events_label;
+  GtkProgressBar     *events_progress;
 
   /* Owned */
   HlSession          *session;
@@ -68,6 +71,12 @@ struct _HlWindow
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   HlTimingMark        open_mark;             /* for HEAPLENS_DEBUG=timing */
   gboolean            opening;               /* until the first views are drawn */
+  /* A large trace shows the costs saved in it (its COSTS packet) while
+   * its events load: the views work, filters by time wait for the load. */
+  gboolean            partial;               /* the views show the saved costs */
+  gboolean            filters_waiting;       /* a filter by time waits for the events */
+  gboolean            full_load_landed;      /* the events' recording arrived */
+  gboolean            log_fully_loaded;      /* timing: log when its flame graph is drawn */
   gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
   /* HEAPLENS_DEBUG=timing: the frames painted, and the CPU of the whole
@@ -141,6 +150,13 @@ hl_window_get_page (HlWindow *self)
   return gtk_stack_get_visible_child_name (self->main_stack);
 }
 
+gboolean
+hl_window_shows_saved_costs (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  return self->partial;
+}
+
 const char *
 hl_window_get_error (HlWindow *self)
 {
@@ -169,6 +185,9 @@ static void on_load_progress (guint64  bytes_done,
                               guint64  events_done,
                               gpointer user_data);
 static void on_loaded        (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data);
+static void on_costs_loaded  (GObject      *source,
                               GAsyncResult *result,
                               gpointer      user_data);
 
@@ -277,6 +296,20 @@ hl_window_switch_to_file (HlWindow *self,
   open_file (self, file, has_views (self));
 }
 
+/* TRUE for a trace large enough that its saved costs are worth showing
+ * while its events load: HEAPLENS_SAVED_COSTS_FIRST=BYTES sets the size
+ * (default 4 MiB, about 7 M events; 0 for every trace, as tests do). */
+static gboolean
+show_saved_costs_first (GFile *file)
+{
+  const char *env = g_getenv ("HEAPLENS_SAVED_COSTS_FIRST");
+  guint64 min_size = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 4 * 1024 * 1024;
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                                                 NULL, NULL);
+
+  return info != NULL && (guint64) g_file_info_get_size (info) >= min_size;
+}
+
 static void
 open_file (HlWindow *self,
            GFile    *file,
@@ -307,7 +340,18 @@ open_file (HlWindow *self,
    * the trace replaces their recording. */
   if (!in_place)
     show_page (self, "loading");
+  self->partial = FALSE;
+  self->filters_waiting = FALSE;
+  self->full_load_landed = FALSE;
+  self->log_fully_loaded = FALSE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+  gtk_progress_bar_set_fraction (self->events_progress, 0);
 
+  /* A large trace: the costs saved in it are shown while its events load
+   * (a small one loads before they would be). */
+  if (!in_place && show_saved_costs_first (file))
+    hl_recording_load_async (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY, self->cancellable,
+                             NULL, NULL, NULL, on_costs_loaded, g_object_ref (self));
   /* The model loads on worker threads; progress comes back on this
    * thread's main context. Both callbacks hold the window. */
   hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
@@ -337,12 +381,16 @@ on_load_progress (guint64  bytes_done,
     return;
   self->progress_time_us = now;
   if (bytes_total > 0)
-    gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+    {
+      gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+      gtk_progress_bar_set_fraction (self->events_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+    }
   else
     gtk_progress_bar_pulse (self->loading_progress);
   /* Translators: loading progress, e.g. "12.0 MiB of 40.0 MiB · 1,234,567 events" */
   text = g_strdup_printf (_("%s of %s · %s events"), done, total, events);
   gtk_progress_bar_set_text (self->loading_progress, text);
+  gtk_progress_bar_set_text (self->events_progress, text);
 }
 
 /* ---- Actions and view state ------------------------------------------ */
@@ -366,7 +414,7 @@ update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && self->analysis != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL && !self->partial);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
                                  views && hl_session_has_filters (self->session));
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
@@ -881,6 +929,7 @@ flame_job_done (GObject      *source,
 {
   FlameJob *job = g_task_get_task_data (G_TASK (result));
   HlWindow *self = job->self;
+  gboolean first;
 
   if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation)
     return; /* a newer build replaces this one */
@@ -896,15 +945,25 @@ flame_job_done (GObject      *source,
   hl_timing_log (&self->analysis_mark, "refilter to flame graph data");
   if (!has_views (self))
     show_page (self, "views");
+  first = self->opening;
   if (self->opening)
     {
       self->opening = FALSE;
-      hl_timing_log (&self->open_mark, "open to views shown");
+      hl_timing_log (&self->open_mark, self->partial ? "open to views shown (saved costs)" : "open to views shown");
       if (hl_timing_enabled ())
-        log_after_paint (self, "open to flame graph drawn", &self->open_mark,
-                         self->open_frames, self->open_paint_cpu_us);
+        log_after_paint (self, self->partial ? "open to flame graph drawn (from the saved costs, events loading)"
+                                             : "open to flame graph drawn",
+                         &self->open_mark, self->open_frames, self->open_paint_cpu_us);
     }
-  else if (hl_timing_enabled ())
+  if (self->log_fully_loaded && hl_analysis_get_recording (job->analysis) == self->recording)
+    {
+      /* the views are the events' now */
+      self->log_fully_loaded = FALSE;
+      if (hl_timing_enabled ())
+        log_after_paint (self, "open to fully loaded (events decoded, flame graph drawn from them)",
+                         &self->open_mark, self->open_frames, self->open_paint_cpu_us);
+    }
+  else if (hl_timing_enabled () && !first)
     log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark,
                      self->analysis_frames, self->analysis_paint_cpu_us);
   update_actions (self);
@@ -1351,6 +1410,18 @@ start_analysis (HlWindow *self)
 
   if (self->recording == NULL)
     return;
+  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
+  if (self->partial && hl_filter_selects_by_time (filter))
+    {
+      /* The saved costs have no times: the views keep what they show and
+       * the filter applies when the events have loaded (on_loaded
+       * analyses them with the session's filters). */
+      if (!self->filters_waiting)
+        hl_window_show_toast (self, _("The time range applies once the events are loaded"));
+      self->filters_waiting = TRUE;
+      gtk_label_set_label (self->events_label, _("The time range applies once the events are loaded"));
+      return;
+    }
   call = g_new0 (AnalysisCall, 1);
   if (self->live_session != NULL)
     {
@@ -1371,7 +1442,6 @@ start_analysis (HlWindow *self)
   /* a call tree of the previous filter is not wanted any more */
   g_cancellable_cancel (self->call_tree_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
-  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   hl_timing_mark (&self->analysis_mark);
   self->analysis_frames = self->frames_painted;
   self->analysis_paint_cpu_us = self->paint_cpu_us;
@@ -1468,10 +1538,19 @@ on_loaded (GObject      *source,
           show_page (self, "start");
           return;
         }
+      self->partial = FALSE;
+      gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
       show_error (self, error->message);
       return;
     }
   hl_timing_log (&self->open_mark, "open to loaded");
+  /* The events replace the saved costs (the flame view keeps its zoom and
+   * selection by path; waiting filters apply now). */
+  self->full_load_landed = TRUE;
+  self->partial = FALSE;
+  self->filters_waiting = FALSE;
+  self->log_fully_loaded = TRUE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
   g_clear_object (&self->live_session);
@@ -1484,6 +1563,33 @@ on_loaded (GObject      *source,
   self->live_follow = FALSE;
   if (self->call_tree_stale)
     refresh_call_tree (self);
+}
+
+/* The costs saved in a large trace, while its events load: the views
+ * show them (no timeline yet), the progress of the events above them. */
+static void
+on_costs_loaded (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, NULL);
+
+  /* no saved costs (the events will do), another file, or the events
+   * were faster */
+  if (recording == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)) || cancellable != self->cancellable
+      || self->full_load_landed)
+    return;
+  hl_timing_log (&self->open_mark, "open to saved costs loaded");
+  self->partial = TRUE;
+  gtk_label_set_label (self->events_label, _("Saved costs shown while the events load"));
+  if (gtk_progress_bar_get_fraction (self->events_progress) == 0)
+    gtk_progress_bar_set_text (self->events_progress, _("Opening…"));
+  gtk_revealer_set_reveal_child (self->events_revealer, TRUE);
+  hl_window_set_recording (self, recording);
+  /* the saved costs have no times */
+  gtk_label_set_label (self->timeline_legend, _("The heap over time is drawn once the events are loaded"));
 }
 
 void
@@ -1656,6 +1762,9 @@ on_cancel_clicked (HlWindow *self)
   g_clear_object (&self->analysis);
   g_clear_object (&self->recording);
   self->opening = FALSE;
+  self->partial = FALSE;
+  self->log_fully_loaded = FALSE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
   g_clear_object (&self->file);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
   show_page (self, "start");
@@ -1819,6 +1928,9 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, live_slot);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_revealer);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_label);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_progress);
   gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);

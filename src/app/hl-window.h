@@ -67,6 +67,9 @@ gboolean    hl_window_export_report (HlWindow  *self,
                                      GError   **error);
 /* The message of the error page (for tests). */
 const char *hl_window_get_error   (HlWindow      *self);
+/* TRUE while the views show the costs saved in a large trace and its
+ * events still load (filters by time wait for them). */
+gboolean    hl_window_shows_saved_costs (HlWindow    *self);
 /* "start", "loading", "error" or "views" (for tests). */
 const char *hl_window_get_page    (HlWindow      *self);
 

@@ -316,6 +316,11 @@ load (LoadData      *data,
       report (data, 1, 1, s.n_allocations + s.n_frees, TRUE);
       return add_symbols (data, g_steal_pointer (&rec), NULL, cancellable, error);
     }
+  if ((data->flags & HL_LOAD_FLAGS_SAVED_COSTS_ONLY) != 0)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, _("%s has no saved costs"), path);
+      return NULL;
+    }
 #ifdef HL_HAVE_ZSTD
   codec = hl_trace_codec_zstd (0);
 #endif
