@@ -77,6 +77,8 @@ struct _HlWindow
   gboolean            filters_waiting;       /* a filter by time waits for the events */
   gboolean            full_load_landed;      /* the events' recording arrived */
   gboolean            log_fully_loaded;      /* timing: log when its flame graph is drawn */
+  gboolean            hold_events;           /* tests: the events' recording waits */
+  GAsyncResult       *held_result;           /* … here */
   gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
   /* HEAPLENS_DEBUG=timing: the frames painted, and the CPU of the whole
@@ -203,6 +205,20 @@ hl_window_open (HlWindow *self,
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
   open_file (self, file, FALSE);
+}
+
+void
+hl_window_hold_events (HlWindow *self,
+                       gboolean  hold)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  self->hold_events = hold;
+  if (!hold && self->held_result != NULL)
+    {
+      g_autoptr(GAsyncResult) result = g_steal_pointer (&self->held_result);
+
+      on_loaded (NULL, result, g_object_ref (self));
+    }
 }
 
 /* ---- Live mode -------------------------------------------------------- */
@@ -1520,8 +1536,14 @@ on_loaded (GObject      *source,
   g_autoptr(HlWindow) self = user_data;
   g_autoptr(GError) error = NULL;
   GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
-  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, &error);
+  g_autoptr(HlRecording) recording = NULL;
 
+  if (self->hold_events && cancellable == self->cancellable)
+    {
+      g_set_object (&self->held_result, result);
+      return;
+    }
+  recording = hl_recording_load_finish (result, &error);
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
   /* A load cancelled since (Cancel, or another file opened): its result,
@@ -1856,6 +1878,7 @@ hl_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->held_result);
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);

@@ -111,6 +111,51 @@ report_parallel (gpointer user_data,
   report (data, offset, data->total_bytes, events, FALSE);
 }
 
+/* HEAPLENS_DEBUG=timing: the load's stages on stderr, wall and CPU of
+ * the whole process (all threads) since the previous one. */
+typedef struct
+{
+  gboolean on;
+  gint64   wall_us;
+  gint64   cpu_us;
+} LoadTiming;
+
+static gint64
+process_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static void
+load_timing_begin (LoadTiming *t)
+{
+  t->on = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  if (t->on)
+    {
+      t->wall_us = g_get_monotonic_time ();
+      t->cpu_us = process_cpu_us ();
+    }
+}
+
+static void
+load_timing_stage (LoadTiming *t,
+                   const char *what)
+{
+  gint64 wall, cpu;
+
+  if (!t->on)
+    return;
+  wall = g_get_monotonic_time ();
+  cpu = process_cpu_us ();
+  g_printerr ("heaplens: timing:   load: %s %.1f ms (cpu %.1f ms)\n", what, (wall - t->wall_us) / 1000.0,
+              (cpu - t->cpu_us) / 1000.0);
+  t->wall_us = wall;
+  t->cpu_us = cpu;
+}
+
 static int
 model_code (HlFormatStatus code)
 {
@@ -298,7 +343,9 @@ load (LoadData      *data,
   guint64 corrupt_packets = 0, parallel_packets = 0;
   guint n_threads;
   int rc;
+  LoadTiming timing = { 0 };
 
+  load_timing_begin (&timing);
   if (path == NULL)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, _("%s: only local files can be loaded"),
@@ -329,6 +376,7 @@ load (LoadData      *data,
       set_format_error (error, path, &err);
       return NULL;
     }
+  load_timing_stage (&timing, "open (decompressed)");
 
   rec = hl_recording_new ();
   total = hl_trace_reader_file_size (reader);
@@ -464,10 +512,17 @@ load (LoadData      *data,
                    _("%s: events earlier than their packet index allows: load it in full"), path);
       return NULL;
     }
+  load_timing_stage (&timing, "events");
   hl_recording_commit (rec);
   hl_trace_load_warn_dropped (rec);
+  load_timing_stage (&timing, "commit");
   report (data, total, total, events, TRUE);
-  return add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
+  {
+    HlRecording *done = add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
+
+    load_timing_stage (&timing, "symbols");
+    return done;
+  }
 }
 
 HlRecording *
