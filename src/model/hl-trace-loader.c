@@ -8,6 +8,7 @@
 #include "hl-symbolizer-prefetch.h"
 #include "hl-recording-costs-packet.h"
 #include "hl-trace-load-private.h"
+#include "hl-prefault.h"
 
 #define MAX_QUEUED 4
 
@@ -118,14 +119,15 @@ typedef struct
   gboolean on;
   gint64   wall_us;
   gint64   cpu_us;
+  gint64   thread_us;   /* of the loading thread, which applies the events */
 } LoadTiming;
 
 static gint64
-process_cpu_us (void)
+cpu_clock_us (clockid_t clock)
 {
   struct timespec ts;
 
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime (clock, &ts);
   return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
@@ -136,7 +138,8 @@ load_timing_begin (LoadTiming *t)
   if (t->on)
     {
       t->wall_us = g_get_monotonic_time ();
-      t->cpu_us = process_cpu_us ();
+      t->cpu_us = cpu_clock_us (CLOCK_PROCESS_CPUTIME_ID);
+      t->thread_us = cpu_clock_us (CLOCK_THREAD_CPUTIME_ID);
     }
 }
 
@@ -144,16 +147,18 @@ static void
 load_timing_stage (LoadTiming *t,
                    const char *what)
 {
-  gint64 wall, cpu;
+  gint64 wall, cpu, thread;
 
   if (!t->on)
     return;
   wall = g_get_monotonic_time ();
-  cpu = process_cpu_us ();
-  g_printerr ("heaplens: timing:   load: %s %.1f ms (cpu %.1f ms)\n", what, (wall - t->wall_us) / 1000.0,
-              (cpu - t->cpu_us) / 1000.0);
+  cpu = cpu_clock_us (CLOCK_PROCESS_CPUTIME_ID);
+  thread = cpu_clock_us (CLOCK_THREAD_CPUTIME_ID);
+  g_printerr ("heaplens: timing:   load: %s %.1f ms (cpu %.1f ms, this thread %.1f ms)\n", what,
+              (wall - t->wall_us) / 1000.0, (cpu - t->cpu_us) / 1000.0, (thread - t->thread_us) / 1000.0);
   t->wall_us = wall;
   t->cpu_us = cpu;
+  t->thread_us = thread;
 }
 
 static int
@@ -334,6 +339,8 @@ load (LoadData      *data,
   HlTraceReader *reader = NULL;
   HlTraceIndex *index = NULL;
   g_autoptr (HlSymbolizerPrefetch) prefetch = NULL;
+  /* after REC: cleaned up before it */
+  g_autoptr (HlPrefault) prefault = NULL;
   HlFormatError err = { 0 };
   HlPacketView pkt;
   HlEventCursor *cursor;
@@ -402,7 +409,16 @@ load (LoadData      *data,
         /* Every allocation takes at least a byte of the file: a header
          * claiming more is damaged. */
         if (max_id <= total)
-          hl_recording_reserve (rec, max_id);
+          {
+            gpointer start[2];
+            gsize len[2];
+
+            hl_recording_reserve (rec, max_id);
+            /* faulted in ahead of the events (HEAPLENS_NO_PREFAULT=1: not) */
+            hl_recording_get_reserved (rec, start, len);
+            if (g_getenv ("HEAPLENS_NO_PREFAULT") == NULL)
+              prefault = hl_prefault_start ((gpointer const *) start, len, 2);
+          }
       }
   }
   /* The symbolizer is made from the module map while the events load. */
@@ -512,6 +528,7 @@ load (LoadData      *data,
                    _("%s: events earlier than their packet index allows: load it in full"), path);
       return NULL;
     }
+  g_clear_pointer (&prefault, hl_prefault_finish);
   load_timing_stage (&timing, "events");
   hl_recording_commit (rec);
   hl_trace_load_warn_dropped (rec);
