@@ -57,7 +57,10 @@ for renderer in $renderers; do
 			"$0" "$1" >>"$log" 2>&1 & pid=$!
 		# the drags once every event is loaded (an older build logs no
 		# "fully loaded": its first flame graph is drawn from the events)
-		for i in $(seq 240); do grep -q "fully loaded" "$log" 2>/dev/null && break; sleep 0.5; done
+		for i in $(seq 240); do
+			grep -qE "fully loaded|open to flame graph drawn \([0-9]+ frames" "$log" 2>/dev/null && break
+			sleep 0.5
+		done
 		sleep 1
 		drag () {  # the timeline is at the top of the window (no banner for churn)
 			xdotool mousemove $1 150 mousedown 1 mousemove $(($1 + 100)) 150 mousemove $2 150 mouseup 1

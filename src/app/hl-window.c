@@ -947,8 +947,9 @@ flame_job_done (GObject      *source,
   HlWindow *self = job->self;
   gboolean first;
 
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation)
-    return; /* a newer build replaces this one */
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation
+      || hl_analysis_get_recording (job->analysis) != self->recording)
+    return; /* a newer build, or recording, replaces this one */
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&job->tree);
   g_set_object (&self->flame_analysis, job->analysis);
@@ -1399,7 +1400,9 @@ on_analysis_ready (GObject      *source,
       analysis_call_free (call);
       return;
     }
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+  /* of a recording replaced since (another file opened, or the saved
+   * costs replaced by the events): the new one's analysis is on its way */
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || hl_analysis_get_recording (analysis) != self->recording)
     {
       analysis_call_free (call);
       return;

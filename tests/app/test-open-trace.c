@@ -136,6 +136,12 @@ flame_shown (gpointer user_data)
          && data != NULL && (w->total == 0 || hl_flame_data_get_total (data) == w->total);
 }
 
+static gboolean
+widget_mapped (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget);
+}
+
 /* The costs saved in a trace are shown while its events load (held here
  * until the checks are done): the flame graph is the one the events give,
  * every view can be shown, a time range waits for the events and applies
@@ -249,7 +255,7 @@ test_open_saved_costs_first (void)
     GtkWidget *cancel;
 
     g_assert_nonnull (label);
-    g_assert_true (gtk_widget_get_mapped (label));
+    hl_app_test_spin_until (widget_mapped, label);
     g_assert_true (GTK_IS_PROGRESS_BAR (gtk_widget_get_next_sibling (label)));
     cancel = gtk_widget_get_last_child (gtk_widget_get_parent (label));
     g_assert_true (GTK_IS_BUTTON (cancel));
