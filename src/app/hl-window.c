@@ -391,9 +391,11 @@ on_load_progress (guint64  bytes_done,
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
   /* Five updates a second: each is a frame of the whole window, and a
-   * software renderer's frames take CPU from the loading threads. */
+   * software renderer's frames take CPU from the loading threads; two
+   * while the views show the saved costs (a frame of the views costs
+   * more than one of the loading page). */
   now = g_get_monotonic_time ();
-  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / 5)
+  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / (self->partial ? 2 : 5))
     return;
   self->progress_time_us = now;
   if (bytes_total > 0)
