@@ -6,7 +6,10 @@
 # 2. The application on a recording of bench/churn.c with PAIRS malloc/free
 #    pairs (default 10,000,000 = 20 M events; or an existing TRACE), under
 #    Xvfb, with its own timestamps (HEAPLENS_DEBUG=timing): open to the
-#    flame graph drawn (target ≤ 2 s), and time-range drags on the timeline
+#    flame graph drawn (target ≤ 2 s; for a large trace with saved costs
+#    that is the flame graph of the costs saved in it, drawn while its
+#    events load), open to fully loaded (the events decoded and the flame
+#    graph drawn again from them), and time-range drags on the timeline
 #    with xdotool (refilter of every view, target ≤ 100 ms): two with the
 #    summary shown, two with the flame graph shown, then each other view
 #    shown once (the views not shown catch up when they are shown).
@@ -17,7 +20,9 @@
 # a frame; "cairo" draws on the main thread. BENCH_ROUNDS (default 1) runs
 # them alternately that many times; the last lines put the renderers side by
 # side (medians over the rounds; a refilter's frames are those painted from
-# the drag's release to the views drawn).
+# the drag's release to the views drawn). BASE_BUILD=another build
+# directory (e.g. of main before a change) runs its application too,
+# alternated with this one in every round, for before/after in one run.
 set -eu
 build=$(realpath "${1:-build}")
 pairs=${2:-10000000}
@@ -38,14 +43,24 @@ export GDK_BACKEND=x11 GTK_A11Y=none GSETTINGS_BACKEND=memory
 export GSETTINGS_SCHEMA_DIR="$build/data" HEAPLENS_DEBUG=timing HOME="$tmp"
 unset WAYLAND_DISPLAY DEBUGINFOD_URLS
 renderers=${GSK_RENDERERS:-cairo gl}
+builds="this"
+[ -n "${BASE_BUILD:-}" ] && builds="this base"
 for round in $(seq "${BENCH_ROUNDS:-1}"); do
+for label in $builds; do
 for renderer in $renderers; do
 	rm -f "$tmp/app.log"
+	app=$build/src/app/heaplens
+	[ "$label" = base ] && app=$(realpath "$BASE_BUILD")/src/app/heaplens
 	GSK_RENDERER=$renderer xvfb-run -a -s '-screen 0 1400x900x24' sh -c '
 		log=$2/app.log
 		/usr/bin/time -f "heaplens: process: %e s wall, %U s user, %S s sys, max RSS %M KiB" \
 			"$0" "$1" >>"$log" 2>&1 & pid=$!
-		for i in $(seq 240); do grep -q "flame graph drawn" "$log" 2>/dev/null && break; sleep 0.5; done
+		# the drags once every event is loaded (an older build logs no
+		# "fully loaded": its first flame graph is drawn from the events)
+		for i in $(seq 240); do
+			grep -qE "fully loaded|open to flame graph drawn \([0-9]+ frames" "$log" 2>/dev/null && break
+			sleep 0.5
+		done
 		sleep 1
 		drag () {  # the timeline is at the top of the window (no banner for churn)
 			xdotool mousemove $1 150 mousedown 1 mousemove $(($1 + 100)) 150 mousemove $2 150 mouseup 1
@@ -59,11 +74,15 @@ for renderer in $renderers; do
 		echo "heaplens: bench: the other views shown" >>"$log"
 		xdotool key ctrl+3; sleep 1; xdotool key ctrl+4; sleep 1; xdotool key ctrl+1; sleep 1
 		kill $(pgrep -P $pid) 2>/dev/null || kill $pid
-		wait $pid || true' "$build/src/app/heaplens" "$trace" "$tmp"
-	cp "$tmp/app.log" "$tmp/app-$renderer-$round.log"
-	echo "== GSK_RENDERER=$renderer, round $round (wall ms, then CPU ms of every thread over the stage)"
+		wait $pid || true' "$app" "$trace" "$tmp"
+	# an older build: its first flame graph is drawn from the events
+	grep -q "fully loaded" "$tmp/app.log" ||
+		sed -n "s/open to flame graph drawn/open to fully loaded/p" "$tmp/app.log" >> "$tmp/app.log"
+	cp "$tmp/app.log" "$tmp/app-$label-$renderer-$round.log"
+	echo "== $label build, GSK_RENDERER=$renderer, round $round (wall ms, then CPU ms of every thread over the stage)"
 	grep -E "open to|recording set|analysis|summary|refilter|refreshed|flame graph data|allocations view|call tree \(|bench:|process:" "$tmp/app.log" \
 		| sed 's/^heaplens: //'
+done
 done
 done
 
@@ -76,13 +95,17 @@ stage () {
 	wall=$(echo "$lines" | sed -n 's/.* \([0-9.]*\) ms (cpu .*/\1/p')
 	cpu=$(echo "$lines" | sed -n 's/.* ms (cpu \([0-9.]*\) ms.*/\1/p')
 	frames=$(echo "$lines" | sed -n 's/.*(\([0-9]*\) frames painted.*/\1/p')
-	printf "  %-34s wall %7s ms (max %7s), cpu %7s ms, frames %s\n" "$2" \
+	printf "  %-36s wall %7s ms (max %7s), cpu %7s ms, frames %s\n" "$2" \
 		"$(echo "$wall" | median)" "$(echo "$wall" | largest)" "$(echo "$cpu" | median)" "$(echo "$frames" | median)"
 }
 echo "== side by side: medians over ${BENCH_ROUNDS:-1} round(s) (targets: open ≤ 2000 ms, refilter ≤ 100 ms)"
+echo "   (open to flame graph drawn: of the saved costs while the events load, when the build and trace do that)"
 for renderer in $renderers; do
-	echo "GSK_RENDERER=$renderer"
-	stage "$renderer" "open to flame graph drawn"
-	stage "$renderer" "refilter to flame graph drawn"
-	stage "$renderer" "call tree (worker)"
+for label in $builds; do
+	echo "$label build, GSK_RENDERER=$renderer"
+	stage "$label-$renderer" "open to flame graph drawn"
+	stage "$label-$renderer" "open to fully loaded"
+	stage "$label-$renderer" "refilter to flame graph drawn"
+	stage "$label-$renderer" "call tree (worker)"
+done
 done

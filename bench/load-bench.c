@@ -4,6 +4,10 @@
  *
  *   load-bench FILE.hltrace [REPEATS]
  *
+ * LOAD_BENCH_ASYNC=1 loads the way the application does: load_async()
+ * from a main loop, with a progress callback; LOAD_BENCH_SYMBOLS=1 with
+ * symbols (the application's flags).
+ *
  * Prints the load (without symbols: the symbolizer has its own bench,
  * symbol-bench), the CPU time it took, then the analysis of the whole
  * recording and of ranges covering 10 %, 50 % and 90 % of it, each the
@@ -54,6 +58,43 @@ time_range (HlRecording *rec,
   return best;
 }
 
+typedef struct
+{
+  GMainLoop   *loop;
+  HlRecording *rec;
+  GError      *error;
+  guint        progress_calls;
+} AsyncLoad;
+
+static void
+on_progress (guint64 done, guint64 total, guint64 events, gpointer user_data)
+{
+  ((AsyncLoad *) user_data)->progress_calls++;
+}
+
+static void
+on_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncLoad *al = user_data;
+
+  al->rec = hl_recording_load_finish (result, &al->error);
+  g_main_loop_quit (al->loop);
+}
+
+static HlRecording *
+load_async (GFile *file, HlLoadFlags flags, GError **error)
+{
+  AsyncLoad al = { g_main_loop_new (NULL, FALSE), NULL, NULL, 0 };
+
+  hl_recording_load_async (file, flags, NULL, on_progress, &al, NULL, on_loaded, &al);
+  g_main_loop_run (al.loop);
+  g_main_loop_unref (al.loop);
+  if (al.error != NULL)
+    g_propagate_error (error, al.error);
+  printf ("load_async: %u progress calls\n", al.progress_calls);
+  return al.rec;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -75,7 +116,12 @@ main (int    argc,
   file = g_file_new_for_commandline_arg (argv[1]);
   t = now_ms ();
   c = bench_cpu_ms ();
-  rec = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS, NULL, NULL, NULL, &error);
+  {
+    HlLoadFlags flags = g_getenv ("LOAD_BENCH_SYMBOLS") != NULL ? HL_LOAD_FLAGS_NONE : HL_LOAD_FLAGS_NO_SYMBOLS;
+
+    rec = g_getenv ("LOAD_BENCH_ASYNC") != NULL ? load_async (file, flags, &error)
+                                                : hl_recording_load (file, flags, NULL, NULL, NULL, &error);
+  }
   if (rec == NULL)
     {
       fprintf (stderr, "load-bench: %s\n", error->message);

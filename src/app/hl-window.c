@@ -51,6 +51,9 @@ struct _HlWindow
   HlAllocationsView  *allocations_view;
   GtkMenuButton      *filter_button;
   GtkBox             *live_slot;
+  GtkRevealer        *events_revealer;
+  GtkLabel           *events_label;
+  GtkProgressBar     *events_progress;
 
   /* Owned */
   HlSession          *session;
@@ -68,6 +71,14 @@ struct _HlWindow
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   HlTimingMark        open_mark;             /* for HEAPLENS_DEBUG=timing */
   gboolean            opening;               /* until the first views are drawn */
+  /* A large trace shows the costs saved in it (its COSTS packet) while
+   * its events load: the views work, filters by time wait for the load. */
+  gboolean            partial;               /* the views show the saved costs */
+  gboolean            filters_waiting;       /* a filter by time waits for the events */
+  gboolean            full_load_landed;      /* the events' recording arrived */
+  gboolean            log_fully_loaded;      /* timing: log when its flame graph is drawn */
+  gboolean            hold_events;           /* tests: the events' recording waits */
+  GAsyncResult       *held_result;           /* … here */
   gint64              progress_time_us;      /* the last progress shown */
   HlTimingMark        analysis_mark;
   /* HEAPLENS_DEBUG=timing: the frames painted, and the CPU of the whole
@@ -141,6 +152,13 @@ hl_window_get_page (HlWindow *self)
   return gtk_stack_get_visible_child_name (self->main_stack);
 }
 
+gboolean
+hl_window_shows_saved_costs (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  return self->partial;
+}
+
 const char *
 hl_window_get_error (HlWindow *self)
 {
@@ -171,6 +189,9 @@ static void on_load_progress (guint64  bytes_done,
 static void on_loaded        (GObject      *source,
                               GAsyncResult *result,
                               gpointer      user_data);
+static void on_costs_loaded  (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data);
 
 static void open_file (HlWindow *self,
                        GFile    *file,
@@ -184,6 +205,20 @@ hl_window_open (HlWindow *self,
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
   open_file (self, file, FALSE);
+}
+
+void
+hl_window_hold_events (HlWindow *self,
+                       gboolean  hold)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  self->hold_events = hold;
+  if (!hold && self->held_result != NULL)
+    {
+      g_autoptr(GAsyncResult) result = g_steal_pointer (&self->held_result);
+
+      on_loaded (NULL, result, g_object_ref (self));
+    }
 }
 
 /* ---- Live mode -------------------------------------------------------- */
@@ -277,6 +312,20 @@ hl_window_switch_to_file (HlWindow *self,
   open_file (self, file, has_views (self));
 }
 
+/* TRUE for a trace large enough that its saved costs are worth showing
+ * while its events load: HEAPLENS_SAVED_COSTS_FIRST=BYTES sets the size
+ * (default 4 MiB, about 7 M events; 0 for every trace, as tests do). */
+static gboolean
+show_saved_costs_first (GFile *file)
+{
+  const char *env = g_getenv ("HEAPLENS_SAVED_COSTS_FIRST");
+  guint64 min_size = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 4 * 1024 * 1024;
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE,
+                                                 NULL, NULL);
+
+  return info != NULL && (guint64) g_file_info_get_size (info) >= min_size;
+}
+
 static void
 open_file (HlWindow *self,
            GFile    *file,
@@ -307,7 +356,18 @@ open_file (HlWindow *self,
    * the trace replaces their recording. */
   if (!in_place)
     show_page (self, "loading");
+  self->partial = FALSE;
+  self->filters_waiting = FALSE;
+  self->full_load_landed = FALSE;
+  self->log_fully_loaded = FALSE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+  gtk_progress_bar_set_fraction (self->events_progress, 0);
 
+  /* A large trace: the costs saved in it are shown while its events load
+   * (a small one loads before they would be). */
+  if (!in_place && show_saved_costs_first (file))
+    hl_recording_load_async (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY, self->cancellable,
+                             NULL, NULL, NULL, on_costs_loaded, g_object_ref (self));
   /* The model loads on worker threads; progress comes back on this
    * thread's main context. Both callbacks hold the window. */
   hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
@@ -331,18 +391,24 @@ on_load_progress (guint64  bytes_done,
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
   /* Five updates a second: each is a frame of the whole window, and a
-   * software renderer's frames take CPU from the loading threads. */
+   * software renderer's frames take CPU from the loading threads; two
+   * while the views show the saved costs (a frame of the views costs
+   * more than one of the loading page). */
   now = g_get_monotonic_time ();
-  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / 5)
+  if (bytes_done < bytes_total && now - self->progress_time_us < G_USEC_PER_SEC / (self->partial ? 2 : 5))
     return;
   self->progress_time_us = now;
   if (bytes_total > 0)
-    gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+    {
+      gtk_progress_bar_set_fraction (self->loading_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+      gtk_progress_bar_set_fraction (self->events_progress, MIN ((double) bytes_done / (double) bytes_total, 1.0));
+    }
   else
     gtk_progress_bar_pulse (self->loading_progress);
   /* Translators: loading progress, e.g. "12.0 MiB of 40.0 MiB · 1,234,567 events" */
   text = g_strdup_printf (_("%s of %s · %s events"), done, total, events);
   gtk_progress_bar_set_text (self->loading_progress, text);
+  gtk_progress_bar_set_text (self->events_progress, text);
 }
 
 /* ---- Actions and view state ------------------------------------------ */
@@ -366,7 +432,7 @@ update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && self->analysis != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL && !self->partial);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
                                  views && hl_session_has_filters (self->session));
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
@@ -868,9 +934,11 @@ flame_job_done (GObject      *source,
 {
   FlameJob *job = g_task_get_task_data (G_TASK (result));
   HlWindow *self = job->self;
+  gboolean first;
 
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation)
-    return; /* a newer build replaces this one */
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || job->generation != self->flame_generation
+      || hl_analysis_get_recording (job->analysis) != self->recording)
+    return; /* a newer build, or recording, replaces this one */
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&job->tree);
   g_set_object (&self->flame_analysis, job->analysis);
@@ -883,15 +951,25 @@ flame_job_done (GObject      *source,
   hl_timing_log (&self->analysis_mark, "refilter to flame graph data");
   if (!has_views (self))
     show_page (self, "views");
+  first = self->opening;
   if (self->opening)
     {
       self->opening = FALSE;
-      hl_timing_log (&self->open_mark, "open to views shown");
+      hl_timing_log (&self->open_mark, self->partial ? "open to views shown (saved costs)" : "open to views shown");
       if (hl_timing_enabled ())
-        log_after_paint (self, "open to flame graph drawn", &self->open_mark,
-                         self->open_frames, self->open_paint_cpu_us);
+        log_after_paint (self, self->partial ? "open to flame graph drawn (from the saved costs, events loading)"
+                                             : "open to flame graph drawn",
+                         &self->open_mark, self->open_frames, self->open_paint_cpu_us);
     }
-  else if (hl_timing_enabled ())
+  if (self->log_fully_loaded && hl_analysis_get_recording (job->analysis) == self->recording)
+    {
+      /* the views are the events' now */
+      self->log_fully_loaded = FALSE;
+      if (hl_timing_enabled ())
+        log_after_paint (self, "open to fully loaded (events decoded, flame graph drawn from them)",
+                         &self->open_mark, self->open_frames, self->open_paint_cpu_us);
+    }
+  else if (hl_timing_enabled () && !first)
     log_after_paint (self, "refilter to flame graph drawn", &self->analysis_mark,
                      self->analysis_frames, self->analysis_paint_cpu_us);
   update_actions (self);
@@ -1315,7 +1393,9 @@ on_analysis_ready (GObject      *source,
       analysis_call_free (call);
       return;
     }
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+  /* of a recording replaced since (another file opened, or the saved
+   * costs replaced by the events): the new one's analysis is on its way */
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || hl_analysis_get_recording (analysis) != self->recording)
     {
       analysis_call_free (call);
       return;
@@ -1342,6 +1422,18 @@ start_analysis (HlWindow *self)
 
   if (self->recording == NULL)
     return;
+  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
+  if (self->partial && hl_filter_selects_by_time (filter))
+    {
+      /* The saved costs have no times: the views keep what they show and
+       * the filter applies when the events have loaded (on_loaded
+       * analyses them with the session's filters). */
+      if (!self->filters_waiting)
+        hl_window_show_toast (self, _("The time range applies once the events are loaded"));
+      self->filters_waiting = TRUE;
+      gtk_label_set_label (self->events_label, _("The time range applies once the events are loaded"));
+      return;
+    }
   call = g_new0 (AnalysisCall, 1);
   if (self->live_session != NULL)
     {
@@ -1362,7 +1454,6 @@ start_analysis (HlWindow *self)
   /* a call tree of the previous filter is not wanted any more */
   g_cancellable_cancel (self->call_tree_cancellable);
   self->analysis_cancellable = g_cancellable_new ();
-  filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   hl_timing_mark (&self->analysis_mark);
   self->analysis_frames = self->frames_painted;
   self->analysis_paint_cpu_us = self->paint_cpu_us;
@@ -1441,8 +1532,14 @@ on_loaded (GObject      *source,
   g_autoptr(HlWindow) self = user_data;
   g_autoptr(GError) error = NULL;
   GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
-  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, &error);
+  g_autoptr(HlRecording) recording = NULL;
 
+  if (self->hold_events && cancellable == self->cancellable)
+    {
+      g_set_object (&self->held_result, result);
+      return;
+    }
+  recording = hl_recording_load_finish (result, &error);
   if (gtk_widget_in_destruction (GTK_WIDGET (self)))
     return;
   /* A load cancelled since (Cancel, or another file opened): its result,
@@ -1459,10 +1556,19 @@ on_loaded (GObject      *source,
           show_page (self, "start");
           return;
         }
+      self->partial = FALSE;
+      gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
       show_error (self, error->message);
       return;
     }
   hl_timing_log (&self->open_mark, "open to loaded");
+  /* The events replace the saved costs (the flame view keeps its zoom and
+   * selection by path; waiting filters apply now). */
+  self->full_load_landed = TRUE;
+  self->partial = FALSE;
+  self->filters_waiting = FALSE;
+  self->log_fully_loaded = TRUE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
   g_clear_object (&self->live_session);
@@ -1475,6 +1581,33 @@ on_loaded (GObject      *source,
   self->live_follow = FALSE;
   if (self->call_tree_stale)
     refresh_call_tree (self);
+}
+
+/* The costs saved in a large trace, while its events load: the views
+ * show them (no timeline yet), the progress of the events above them. */
+static void
+on_costs_loaded (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+  g_autoptr(HlRecording) recording = hl_recording_load_finish (result, NULL);
+
+  /* no saved costs (the events will do), another file, or the events
+   * were faster */
+  if (recording == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)) || cancellable != self->cancellable
+      || self->full_load_landed)
+    return;
+  hl_timing_log (&self->open_mark, "open to saved costs loaded");
+  self->partial = TRUE;
+  gtk_label_set_label (self->events_label, _("Saved costs shown while the events load"));
+  if (gtk_progress_bar_get_fraction (self->events_progress) == 0)
+    gtk_progress_bar_set_text (self->events_progress, _("Opening…"));
+  gtk_revealer_set_reveal_child (self->events_revealer, TRUE);
+  hl_window_set_recording (self, recording);
+  /* the saved costs have no times */
+  gtk_label_set_label (self->timeline_legend, _("The heap over time is drawn once the events are loaded"));
 }
 
 void
@@ -1647,6 +1780,9 @@ on_cancel_clicked (HlWindow *self)
   g_clear_object (&self->analysis);
   g_clear_object (&self->recording);
   self->opening = FALSE;
+  self->partial = FALSE;
+  self->log_fully_loaded = FALSE;
+  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
   g_clear_object (&self->file);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
   show_page (self, "start");
@@ -1738,6 +1874,7 @@ hl_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->held_result);
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   g_cancellable_cancel (self->analysis_cancellable);
   g_clear_object (&self->analysis_cancellable);
@@ -1810,6 +1947,9 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, allocations_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, live_slot);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_revealer);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_label);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, events_progress);
   gtk_widget_class_bind_template_callback (widget_class, on_call_tree_mode_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_chip_removed);
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);

@@ -67,6 +67,13 @@ gboolean    hl_window_export_report (HlWindow  *self,
                                      GError   **error);
 /* The message of the error page (for tests). */
 const char *hl_window_get_error   (HlWindow      *self);
+/* TRUE while the views show the costs saved in a large trace and its
+ * events still load (filters by time wait for them). */
+gboolean    hl_window_shows_saved_costs (HlWindow    *self);
+/* For tests: while HOLD, the events' recording, when loaded, waits (the
+ * saved costs stay shown); FALSE lets it in. */
+void        hl_window_hold_events     (HlWindow      *self,
+                                       gboolean       hold);
 /* "start", "loading", "error" or "views" (for tests). */
 const char *hl_window_get_page    (HlWindow      *self);
 

@@ -32,9 +32,12 @@ compare_points_data (gconstpointer a,
 
 /* Sorts the points appended since the last update and merges them into
  * the sorted prefix; the heap is recomputed from the first point that
- * moved, so a live recording's commit costs O(new log new + n). */
+ * moved, so a live recording's commit costs O(new log new + n). Without
+ * CHECK and with no prefix, the points are taken as they are: the caller
+ * checks their order while it walks them. */
 static guint64
-merge_new_points (HlRecording *self)
+merge_new_points (HlRecording *self,
+                  gboolean     check)
 {
   HlHeapPoint *pts = (HlHeapPoint *) self->curve->data;
   const HlAllocRec *allocs = (const HlAllocRec *) self->allocs->data;
@@ -45,6 +48,8 @@ merge_new_points (HlRecording *self)
 
   if (old >= n)
     return n;
+  if (!check && old == 0)
+    return 0;
   /* Often already in order (one thread, or a live batch). */
   {
     gboolean sorted = TRUE;
@@ -147,9 +152,13 @@ hl_recording_update_curve (HlRecording *self)
   guint32 peak_seq;
   HeapCheckpoint *cp = NULL;
   HlAllocRec *allocs = (HlAllocRec *) self->allocs->data;
+  /* The first commit of a load: the walk below checks the order of the
+   * points as it goes (one pass over them instead of two), and sorts them
+   * and walks again only when they are not in order. */
+  gboolean unchecked = self->curve_sorted == 0;
 
   /* Checkpoints before the first point that moved stay right. */
-  from = merge_new_points (self);
+  from = merge_new_points (self, !unchecked);
   pts = (const HlHeapPoint *) self->curve->data;
   k0 = MIN (from >> HL_HEAP_CHECKPOINT_SHIFT, self->checkpoints->len > 0 ? self->checkpoints->len - 1 : 0);
   if (k0 < self->checkpoints->len)
@@ -162,6 +171,18 @@ hl_recording_update_curve (HlRecording *self)
   g_array_set_size (self->checkpoints, k0);
   for (guint64 i = k0 << HL_HEAP_CHECKPOINT_SHIFT; i < n; i++)
     {
+      if (unchecked && i > 0 && compare_points (allocs, &pts[i - 1], &pts[i]) > 0)
+        {
+          /* out of order: sorted, and walked from the start */
+          unchecked = FALSE;
+          self->curve_sorted = 0;
+          merge_new_points (self, TRUE);
+          heap = peak = 0;
+          peak_i = G_MAXUINT64;
+          g_array_set_size (self->checkpoints, 0);
+          i = G_MAXUINT64; /* 0 after i++ */
+          continue;
+        }
       if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0)
         {
           HeapCheckpoint c = { heap, peak, peak_i, 0, G_MAXUINT64 };

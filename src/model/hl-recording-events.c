@@ -570,8 +570,20 @@ hl_recording_reserve (HlRecording *self,
   if (n_allocs > self->allocs->len && n_allocs < G_MAXINT32)
     {
       guint64 old = self->allocs->len;
-      g_array_set_size (self->allocs, n_allocs);
-      g_array_set_size (self->allocs, old);
+
+      if (old == 0)
+        {
+          /* Room without zeroing it: alloc_slot() zeroes the slots as the
+           * table grows into it (growing here zeroed the whole table, and
+           * faulted it in, twice with alloc_slot()). */
+          g_array_unref (self->allocs);
+          self->allocs = g_array_sized_new (FALSE, TRUE, sizeof (HlAllocRec), (guint) n_allocs);
+        }
+      else
+        {
+          g_array_set_size (self->allocs, n_allocs);
+          g_array_set_size (self->allocs, old);
+        }
       self->allocs_reserved = n_allocs;
     }
   if (2 * n_allocs > self->curve->len && n_allocs < G_MAXINT32)
@@ -580,6 +592,19 @@ hl_recording_reserve (HlRecording *self,
       g_array_set_size (self->curve, 2 * n_allocs);
       g_array_set_size (self->curve, old);
     }
+}
+
+void
+hl_recording_get_reserved (HlRecording *self,
+                           gpointer     start[2],
+                           gsize        len[2])
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  start[0] = self->allocs->data;
+  len[0] = self->allocs_reserved * sizeof (HlAllocRec);
+  start[1] = self->curve->data;
+  len[1] = 2 * self->allocs_reserved * sizeof (HlHeapPoint);
 }
 
 /* ---- Aggregate recordings ------------------------------------------------ */

@@ -89,6 +89,11 @@ hl_heap_point_seq (const HlAllocRec  *allocs,
 /* Room for N_ALLOCS allocations (and their frees), when the loader knows. */
 void hl_recording_reserve (HlRecording *self,
                            guint64      n_allocs);
+/* The memory of that room (the allocations' table, the heap curve's), for
+ * hl-prefault.h: valid while the appends stay within it. */
+void hl_recording_get_reserved (HlRecording *self,
+                                gpointer     start[2],
+                                gsize        len[2]);
 
 /* A frame with the model's own keys. HlFrame must stay first. */
 typedef struct

@@ -129,6 +129,11 @@ typedef enum
    * ends with a COSTS packet that answers the same
    * (hl-recording-costs-packet.h; also HEAPLENS_NO_COSTS_PACKET=1). */
   HL_LOAD_FLAGS_NO_COSTS_PACKET = 1 << 3,
+  /* With HL_LOAD_FLAGS_AGGREGATE: the costs saved in the trace's COSTS
+   * packet only, never a decode of the events: fails at once with
+   * HL_MODEL_ERROR_UNSUPPORTED when the trace has no packet that matches
+   * its bytes (the application shows those costs while the events load). */
+  HL_LOAD_FLAGS_SAVED_COSTS_ONLY = 1 << 4,
 } HlLoadFlags;
 
 /* ---- Creating ---------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include "hl-symbolizer-prefetch.h"
 #include "hl-recording-costs-packet.h"
 #include "hl-trace-load-private.h"
+#include "hl-prefault.h"
 
 #define MAX_QUEUED 4
 
@@ -109,6 +110,55 @@ report_parallel (gpointer user_data,
   LoadData *data = user_data;
 
   report (data, offset, data->total_bytes, events, FALSE);
+}
+
+/* HEAPLENS_DEBUG=timing: the load's stages on stderr, wall and CPU of
+ * the whole process (all threads) since the previous one. */
+typedef struct
+{
+  gboolean on;
+  gint64   wall_us;
+  gint64   cpu_us;
+  gint64   thread_us;   /* of the loading thread, which applies the events */
+} LoadTiming;
+
+static gint64
+cpu_clock_us (clockid_t clock)
+{
+  struct timespec ts;
+
+  clock_gettime (clock, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static void
+load_timing_begin (LoadTiming *t)
+{
+  t->on = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  if (t->on)
+    {
+      t->wall_us = g_get_monotonic_time ();
+      t->cpu_us = cpu_clock_us (CLOCK_PROCESS_CPUTIME_ID);
+      t->thread_us = cpu_clock_us (CLOCK_THREAD_CPUTIME_ID);
+    }
+}
+
+static void
+load_timing_stage (LoadTiming *t,
+                   const char *what)
+{
+  gint64 wall, cpu, thread;
+
+  if (!t->on)
+    return;
+  wall = g_get_monotonic_time ();
+  cpu = cpu_clock_us (CLOCK_PROCESS_CPUTIME_ID);
+  thread = cpu_clock_us (CLOCK_THREAD_CPUTIME_ID);
+  g_printerr ("heaplens: timing:   load: %s %.1f ms (cpu %.1f ms, this thread %.1f ms)\n", what,
+              (wall - t->wall_us) / 1000.0, (cpu - t->cpu_us) / 1000.0, (thread - t->thread_us) / 1000.0);
+  t->wall_us = wall;
+  t->cpu_us = cpu;
+  t->thread_us = thread;
 }
 
 static int
@@ -289,6 +339,8 @@ load (LoadData      *data,
   HlTraceReader *reader = NULL;
   HlTraceIndex *index = NULL;
   g_autoptr (HlSymbolizerPrefetch) prefetch = NULL;
+  /* after REC: cleaned up before it */
+  g_autoptr (HlPrefault) prefault = NULL;
   HlFormatError err = { 0 };
   HlPacketView pkt;
   HlEventCursor *cursor;
@@ -298,7 +350,9 @@ load (LoadData      *data,
   guint64 corrupt_packets = 0, parallel_packets = 0;
   guint n_threads;
   int rc;
+  LoadTiming timing = { 0 };
 
+  load_timing_begin (&timing);
   if (path == NULL)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, _("%s: only local files can be loaded"),
@@ -316,6 +370,11 @@ load (LoadData      *data,
       report (data, 1, 1, s.n_allocations + s.n_frees, TRUE);
       return add_symbols (data, g_steal_pointer (&rec), NULL, cancellable, error);
     }
+  if ((data->flags & HL_LOAD_FLAGS_SAVED_COSTS_ONLY) != 0)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, _("%s has no saved costs"), path);
+      return NULL;
+    }
 #ifdef HL_HAVE_ZSTD
   codec = hl_trace_codec_zstd (0);
 #endif
@@ -324,6 +383,7 @@ load (LoadData      *data,
       set_format_error (error, path, &err);
       return NULL;
     }
+  load_timing_stage (&timing, "open (decompressed)");
 
   rec = hl_recording_new ();
   total = hl_trace_reader_file_size (reader);
@@ -349,7 +409,16 @@ load (LoadData      *data,
         /* Every allocation takes at least a byte of the file: a header
          * claiming more is damaged. */
         if (max_id <= total)
-          hl_recording_reserve (rec, max_id);
+          {
+            gpointer start[2];
+            gsize len[2];
+
+            hl_recording_reserve (rec, max_id);
+            /* faulted in ahead of the events (HEAPLENS_NO_PREFAULT=1: not) */
+            hl_recording_get_reserved (rec, start, len);
+            if (g_getenv ("HEAPLENS_NO_PREFAULT") == NULL)
+              prefault = hl_prefault_start ((gpointer const *) start, len, 2);
+          }
       }
   }
   /* The symbolizer is made from the module map while the events load. */
@@ -459,10 +528,18 @@ load (LoadData      *data,
                    _("%s: events earlier than their packet index allows: load it in full"), path);
       return NULL;
     }
+  g_clear_pointer (&prefault, hl_prefault_finish);
+  load_timing_stage (&timing, "events");
   hl_recording_commit (rec);
   hl_trace_load_warn_dropped (rec);
+  load_timing_stage (&timing, "commit");
   report (data, total, total, events, TRUE);
-  return add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
+  {
+    HlRecording *done = add_symbols (data, g_steal_pointer (&rec), g_steal_pointer (&prefetch), cancellable, error);
+
+    load_timing_stage (&timing, "symbols");
+    return done;
+  }
 }
 
 HlRecording *

@@ -1,7 +1,8 @@
 /* test-open-trace.c — the application opens trace files as a person does
  * (the path of `heaplens FILE` and of Open): a checked-in trace shows the
  * model's numbers in the summary, a file that is not a trace shows the
- * reader's message. Under Xvfb. */
+ * reader's message; a trace with saved costs shows them while its events
+ * load, with the flame graph the events give. Under Xvfb. */
 #include "hl-config.h"
 
 #include <adwaita.h>
@@ -9,7 +10,13 @@
 
 #include "hl-app-test.h"
 #include "hl-application.h"
+#include "hl-flame-view.h"
+#include "hl-recording-costs-packet.h"
+#include "hl-session.h"
 #include "hl-summary-view.h"
+#include "hl-trace-codec.h"
+#include "hl-trace-index.h"
+#include "hl-trace-zstd.h"
 #include "hl-units.h"
 #include "hl-window.h"
 
@@ -88,6 +95,183 @@ test_open_not_a_trace (void)
   g_rmdir (dir);
 }
 
+/* A copy of the indexed fixture in DIR, compressed, with its costs saved
+ * as `record` saves them. */
+static char *
+saved_costs_trace (const char *dir)
+{
+  g_autoptr(GFile) fixture = hl_app_test_fixture ("indexed.hltrace");
+  g_autofree char *path = g_build_filename (dir, "saved.hltrace", NULL);
+  g_autoptr(GFile) copy = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  HlFormatError ferr;
+
+  g_assert_true (g_file_copy (fixture, copy, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &error));
+  g_assert_cmpint (hl_trace_compress_file (path, path, hl_trace_codec_zstd (3), 0, &ferr), ==, 0);
+  g_assert_true (hl_costs_packet_append (path, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&path);
+}
+
+typedef struct
+{
+  HlWindow *window;
+  gboolean  saved;    /* hl_window_shows_saved_costs () wanted */
+  guint64   total;    /* the flame graph's root cost wanted, or 0: any */
+} WaitFlame;
+
+static HlFlameGraph *
+graph_of (HlWindow *window)
+{
+  return hl_flame_view_get_graph (HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW)));
+}
+
+static gboolean
+flame_shown (gpointer user_data)
+{
+  WaitFlame *w = user_data;
+  HlFlameData *data = hl_flame_graph_get_data (graph_of (w->window));
+
+  return hl_app_test_shows_views (w->window) && hl_window_shows_saved_costs (w->window) == w->saved
+         && data != NULL && (w->total == 0 || hl_flame_data_get_total (data) == w->total);
+}
+
+static gboolean
+widget_mapped (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget);
+}
+
+/* The costs saved in a trace are shown while its events load (held here
+ * until the checks are done): the flame graph is the one the events give,
+ * every view can be shown, a time range waits for the events and applies
+ * then, and the zoom stays where it was. */
+static void
+test_open_saved_costs_first (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("hl-open-XXXXXX", NULL);
+  g_autofree char *path = saved_costs_trace (dir);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlRecording) full = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  g_autoptr(HlRecording) saved = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY,
+                                                    NULL, NULL, NULL, &error);
+  g_autoptr(HlAnalysis) all = NULL, ranged = NULL;
+  g_autoptr(HlFilter) none = hl_filter_new ();
+  g_autoptr(HlFilter) range = NULL;
+  g_autofree char *collapsed_saved = NULL, *collapsed_events = NULL;
+  g_auto(GStrv) zoom_path = NULL;
+  static const char * const views[] = { "calltree", "allocations", "summary", "flamegraph" };
+  HlSummary s;
+  HlCosts whole, part;
+  HlWindow *window;
+  HlFlameGraph *graph;
+  WaitFlame w = { 0 };
+  guint zoom;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (full);
+  g_assert_nonnull (saved);
+  hl_recording_get_summary (full, &s);
+  all = hl_analysis_new (full, none);
+  hl_analysis_get_totals (all, &whole);
+  /* the first half of the recording: less than the whole */
+  range = hl_filter_with_time_range (none, 0, s.duration_ns / 2);
+  ranged = hl_analysis_new (full, range);
+  hl_analysis_get_totals (ranged, &part);
+  g_assert_cmpuint (part.bytes, >, 0);
+  g_assert_cmpuint (part.bytes, <, whole.bytes);
+
+  /* a small trace shows its saved costs first only when asked to */
+  g_setenv ("HEAPLENS_SAVED_COSTS_FIRST", "0", TRUE);
+  window = hl_app_test_new_window (app, 900, 700);
+  hl_window_hold_events (window, TRUE);
+  hl_window_open (window, file);
+  w.window = window;
+  w.saved = TRUE;
+  w.total = whole.bytes;
+  hl_app_test_spin_until (flame_shown, &w);
+  graph = graph_of (window);
+  collapsed_saved = hl_flame_data_to_collapsed (hl_flame_graph_get_data (graph));
+  g_assert_cmpstr (collapsed_saved, !=, "");
+
+  /* every view can be shown meanwhile */
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", views[i]));
+      hl_app_test_spin_a_little ();
+      g_assert_true (hl_window_shows_saved_costs (window));
+    }
+  /* zoom into the first child of the root */
+  g_assert_cmpuint (hl_flame_data_get_n_nodes (hl_flame_graph_get_data (graph)), >, 1);
+  hl_flame_graph_set_zoom (graph, 1);
+  zoom_path = hl_flame_data_get_path (hl_flame_graph_get_data (graph), 1);
+  /* a time range waits for the events: the flame graph stays whole */
+  hl_session_set_range (hl_window_get_session (window), 0, s.duration_ns / 2);
+  hl_app_test_spin_ms (200);
+  g_assert_true (hl_window_shows_saved_costs (window));
+  g_assert_cmpuint (hl_flame_data_get_total (hl_flame_graph_get_data (graph)), ==, whole.bytes);
+  hl_session_clear_range (hl_window_get_session (window));
+  hl_app_test_spin_ms (100);
+
+  /* the events: the same flame graph, the zoom kept */
+  hl_window_hold_events (window, FALSE);
+  w.saved = FALSE;
+  hl_app_test_spin_until (flame_shown, &w);
+  hl_app_test_spin_ms (100);
+  collapsed_events = hl_flame_data_to_collapsed (hl_flame_graph_get_data (graph));
+  g_assert_cmpstr (collapsed_saved, ==, collapsed_events);
+  zoom = hl_flame_graph_get_zoom (graph);
+  g_assert_cmpuint (zoom, !=, 0);
+  {
+    g_auto(GStrv) now = hl_flame_data_get_path (hl_flame_graph_get_data (graph), zoom);
+    g_assert_true (g_strv_equal ((const char * const *) now, (const char * const *) zoom_path));
+  }
+
+  /* a range set while the saved costs show applies once the events are in */
+  hl_window_open (window, file);
+  hl_window_hold_events (window, TRUE);
+  w.saved = TRUE;
+  w.total = whole.bytes;
+  hl_app_test_spin_until (flame_shown, &w);
+  hl_session_set_range (hl_window_get_session (window), 0, s.duration_ns / 2);
+  hl_app_test_spin_ms (100);
+  g_assert_cmpuint (hl_flame_data_get_total (hl_flame_graph_get_data (graph)), ==, whole.bytes);
+  hl_window_hold_events (window, FALSE);
+  w.saved = FALSE;
+  w.total = part.bytes;
+  hl_app_test_spin_until (flame_shown, &w);
+
+  /* Cancel while the saved costs show: an empty window again */
+  hl_session_clear_range (hl_window_get_session (window));
+  hl_window_open (window, file);
+  hl_window_hold_events (window, TRUE);
+  w.saved = TRUE;
+  w.total = whole.bytes;
+  hl_app_test_spin_until (flame_shown, &w);
+  {
+    /* the strip over the views: what is shown, the progress, Cancel */
+    GtkWidget *label = hl_app_test_find_text (GTK_WIDGET (window), "Saved costs shown while the events load");
+    GtkWidget *cancel;
+
+    g_assert_nonnull (label);
+    hl_app_test_spin_until (widget_mapped, label);
+    g_assert_true (GTK_IS_PROGRESS_BAR (gtk_widget_get_next_sibling (label)));
+    cancel = gtk_widget_get_last_child (gtk_widget_get_parent (label));
+    g_assert_true (GTK_IS_BUTTON (cancel));
+    g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (cancel)), ==, "_Cancel");
+    g_signal_emit_by_name (cancel, "clicked");
+  }
+  hl_window_hold_events (window, FALSE);
+  hl_app_test_wait_for_page (window, "start");
+  g_assert_false (hl_window_shows_saved_costs (window));
+
+  g_unsetenv ("HEAPLENS_SAVED_COSTS_FIRST");
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -103,6 +287,7 @@ main (int   argc,
   g_application_hold (G_APPLICATION (app));
   g_test_add_func ("/open-trace/fixture", test_open_fixture);
   g_test_add_func ("/open-trace/not-a-trace", test_open_not_a_trace);
+  g_test_add_func ("/open-trace/saved-costs-first", test_open_saved_costs_first);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);

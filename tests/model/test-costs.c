@@ -534,7 +534,7 @@ check_curve (HlRecording *rec,
 }
 
 static void
-test_curve_checkpoints (void)
+curve_checkpoints (gboolean commit_each_phase)
 {
   g_autoptr (HlRecording) rec = hl_recording_new ();
   g_autoptr (GArray) applied = g_array_new (FALSE, FALSE, sizeof (CurveEvent));
@@ -576,9 +576,27 @@ test_curve_checkpoints (void)
             }
           g_array_append_val (applied, *e);
         }
-      hl_recording_commit (rec);
-      check_curve (rec, applied);
+      if (commit_each_phase || phase == 1)
+        {
+          hl_recording_commit (rec);
+          check_curve (rec, applied);
+        }
     }
+}
+
+static void
+test_curve_checkpoints (void)
+{
+  curve_checkpoints (TRUE);
+}
+
+/* The first commit takes the points in their order and checks it as it
+ * walks them: two threads' events appended one thread after the other
+ * are out of order there, and are sorted. */
+static void
+test_curve_first_commit_unsorted (void)
+{
+  curve_checkpoints (FALSE);
 }
 
 /* Temporary = freed before its thread's next allocation, by block. This
@@ -732,6 +750,7 @@ main (int    argc,
   g_test_add_func ("/costs/changed-signal", test_changed_signal);
   g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
   g_test_add_func ("/costs/curve-checkpoints", test_curve_checkpoints);
+  g_test_add_func ("/costs/curve-first-commit-unsorted", test_curve_first_commit_unsorted);
   g_test_add_func ("/costs/series-live-counters", test_series_live_counters);
   g_test_add_func ("/costs/temporary-rule", test_temporary_rule);
   g_test_add_func ("/costs/range-peak-chunks", test_range_peak_chunks);
