@@ -24,7 +24,10 @@
  * discriminator are not found any more and age out. (sqlite3: about 550
  * of 1.29M allocations unwound; callgrind, instructions of the preload
  * per run: sqlite3 -31 %, churn and python3 +2 % of the whole run, the
- * lookup's fixed part.)
+ * lookup's fixed part; 256 entries cost python3's lookups more time in
+ * cache misses than they saved.) A lookup looks in the key's home set
+ * (no discriminator) first, and in the key table only when nothing
+ * there has its tag.
  *
  * The tables are dropped when the stack ids (fork), the rules (dlclose),
  * the operator new ranges, the thread's stack (a block reused by another
@@ -188,6 +191,19 @@ entry_hits (const HlRecentStack *e,
   return words_match (e, (const uint8_t *) sp);
 }
 
+/* The ways of the set starting at FIRST that hold the tag of H (a bit
+ * each): the tags of a set share a line and are compared at once, an
+ * entry is read only for a matching tag. */
+static inline uint32_t
+tag_ways (const HlThreadBlock *b,
+          uint32_t             first,
+          uint64_t             h)
+{
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+}
+
 /* Two ways or more of the set hold the tag (of stacks that differ in the
  * key's rbp only, or a tag collision): each is compared (on its own: the
  * common case keeps few values live around its compare loop). */
@@ -224,22 +240,25 @@ hl_recent_lookup (HlThreadBlock *b,
   if (!hl_start_state (b, entry, &ip, &sp, &rbp))
     return 0;
   recent_validate (b);
+  /* the key's home set first (no discriminator: most keys); a key that
+   * has one left no stack there (put cleared them) */
   uint64_t dval = 0;
-  HlRecentKey *k = key_find (b, ip, sp);
-  if (k != NULL)
+  uint64_t h = slot_hash (ip, sp, 0);
+  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
+  uint32_t ways = tag_ways (b, first, h);
+  if (ways == 0)
     {
+      HlRecentKey *k = key_find (b, ip, sp);
+      if (k == NULL)
+        return 0;
       k->used = (uint32_t) b->recent_tick;
       dval = disc_value (k, sp);
+      h = slot_hash (ip, sp, dval);
+      first = hash_set (h) * HL_RECENT_WAYS;
+      ways = tag_ways (b, first, h);
+      if (ways == 0)
+        return 0;
     }
-  uint64_t h = slot_hash (ip, sp, dval);
-  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
-  /* the tags of a set share a line, compared at once: an entry is read
-   * only for a matching tag */
-  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
-  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
-  uint32_t ways = (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
-  if (ways == 0)
-    return 0;
   HlRecentStack *e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
   if (HL_UNLIKELY ((ways & (ways - 1)) != 0))
     return lookup_ways (b, e, ways, first, ip, sp, rbp, dval);
@@ -339,6 +358,11 @@ recent_put (HlThreadBlock  *b,
             }
           k->disc = (uint32_t) disc;
           k->used = (uint32_t) b->recent_tick;
+          /* the key's stacks filed before are dropped: the home set
+           * holds none of a key with a discriminator (a lookup looks
+           * there first) */
+          for (uint32_t j = 0; j < n_same; j++)
+            b->recent_tag[same[j] - b->recent] = 0;
           dval = disc_value (k, sp);
           h = slot_hash (ip, sp, dval);
           first = hash_set (h) * HL_RECENT_WAYS;
@@ -426,6 +450,19 @@ hl_recent_put (HlThreadBlock      *b,
 }
 
 #else
+
+/* The ways of the set starting at FIRST that hold the tag of H (a bit
+ * each): the tags of a set share a line and are compared at once, an
+ * entry is read only for a matching tag. */
+static inline uint32_t
+tag_ways (const HlThreadBlock *b,
+          uint32_t             first,
+          uint64_t             h)
+{
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+}
 
 /* Two ways or more of the set hold the tag (of stacks that differ in the
  * key's rbp only, or a tag collision): each is compared (on its own: the
