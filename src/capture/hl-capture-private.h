@@ -298,9 +298,9 @@ typedef struct
  * discriminator, the offset from sp of a word its stacks differ in, and
  * the word's value joins the key (HlRecentKey). */
 #define HL_RECENT_WAYS  4u   /* the tags of a set are compared as one 16-byte vector */
-#define HL_RECENT_SETS  64u
+#define HL_RECENT_SETS  16u
 #define HL_RECENT_SLOTS (HL_RECENT_WAYS * HL_RECENT_SETS)
-#define HL_RECENT_KEYS  512u /* two-way: pairs of slots */
+#define HL_RECENT_KEYS  128u /* two-way: pairs of slots */
 #define HL_RECENT_WORDS 62u
 
 typedef struct

@@ -18,9 +18,16 @@
  * again). Such a key gets a discriminator: the first word (from sp up) two
  * of its stacks differ in, read at every lookup and hashed into the slot
  * with the state, so that those stacks spread over the sets. It is chosen
- * when a set holds two stacks of the same full key already; the entries
- * filed under an older discriminator are not found any more and age out.
- * (sqlite3: about 550 of 1.29M allocations unwound.)
+ * when a set holds a stack of the same full key already (so that a lookup
+ * compares the words of one stack: python3 compared two on half of its
+ * calls with two per key allowed); the entries filed under an older
+ * discriminator are not found any more and age out. (sqlite3: about 550
+ * of 1.29M allocations unwound; callgrind, instructions of the preload
+ * per run: sqlite3 -31 %, churn and python3 +2 % of the whole run, the
+ * lookup's fixed part; 256 entries cost python3's lookups more time in
+ * cache misses than they saved.) A lookup looks in the key's home set
+ * (no discriminator) first, and in the key table only when nothing
+ * there has its tag.
  *
  * The tables are dropped when the stack ids (fork), the rules (dlclose),
  * the operator new ranges, the thread's stack (a block reused by another
@@ -184,6 +191,46 @@ entry_hits (const HlRecentStack *e,
   return words_match (e, (const uint8_t *) sp);
 }
 
+/* The ways of the set starting at FIRST that hold the tag of H (a bit
+ * each): the tags of a set share a line and are compared at once, an
+ * entry is read only for a matching tag. */
+static inline uint32_t
+tag_ways (const HlThreadBlock *b,
+          uint32_t             first,
+          uint64_t             h)
+{
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+}
+
+/* Two ways or more of the set hold the tag (of stacks that differ in the
+ * key's rbp only, or a tag collision): each is compared (on its own: the
+ * common case keeps few values live around its compare loop). */
+static __attribute__ ((noinline)) uint32_t
+lookup_ways (HlThreadBlock *b,
+             HlRecentStack *e,
+             uint32_t       ways,
+             uint32_t       first,
+             uint64_t       ip,
+             uintptr_t      sp,
+             uintptr_t      rbp,
+             uint64_t       dval)
+{
+  (void) e;
+  while (ways != 0)
+    {
+      e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
+      ways &= ways - 1;
+      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
+        {
+          e->used = ++b->recent_tick;
+          return e->stack_id;
+        }
+    }
+  return 0;
+}
+
 uint32_t
 hl_recent_lookup (HlThreadBlock *b,
                   void          *entry)
@@ -193,31 +240,32 @@ hl_recent_lookup (HlThreadBlock *b,
   if (!hl_start_state (b, entry, &ip, &sp, &rbp))
     return 0;
   recent_validate (b);
+  /* the key's home set first (no discriminator: most keys); a key that
+   * has one left no stack there (put cleared them) */
   uint64_t dval = 0;
-  HlRecentKey *k = key_find (b, ip, sp);
-  if (k != NULL)
+  uint64_t h = slot_hash (ip, sp, 0);
+  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
+  uint32_t ways = tag_ways (b, first, h);
+  if (ways == 0)
     {
+      HlRecentKey *k = key_find (b, ip, sp);
+      if (k == NULL)
+        return 0;
       k->used = (uint32_t) b->recent_tick;
       dval = disc_value (k, sp);
+      h = slot_hash (ip, sp, dval);
+      first = hash_set (h) * HL_RECENT_WAYS;
+      ways = tag_ways (b, first, h);
+      if (ways == 0)
+        return 0;
     }
-  uint64_t h = slot_hash (ip, sp, dval);
-  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
-  /* the tags of a set share a line, compared at once: an entry is read
-   * only for a matching tag (several ways may hold stacks of this key) */
-  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
-  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
-  uint32_t ways = (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
-  while (ways != 0)
-    {
-      HlRecentStack *e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
-      ways &= ways - 1;
-      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
-        {
-          e->used = ++b->recent_tick;
-          return e->stack_id;
-        }
-    }
-  return 0;
+  HlRecentStack *e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
+  if (HL_UNLIKELY ((ways & (ways - 1)) != 0))
+    return lookup_ways (b, e, ways, first, ip, sp, rbp, dval);
+  if (!entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
+    return 0;
+  e->used = ++b->recent_tick;
+  return e->stack_id;
 }
 
 /* 1 + the lowest offset from sp at which the new stack's words (ADDR[i]
@@ -279,8 +327,9 @@ recent_put (HlThreadBlock  *b,
   uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
   uint64_t h = slot_hash (ip, sp, dval);
   uint32_t first = hash_set (h) * HL_RECENT_WAYS;
-  /* the stacks of this key in the set: when there are two already, the
-   * key gets (another) discriminator, from the one used longer ago */
+  /* the stacks of this key in the set: when there is one already, the
+   * key gets (another) discriminator (from the one used longer ago), so
+   * that a lookup compares the words of one stack, not of each of them */
   const HlRecentStack *same[HL_RECENT_WAYS];
   uint32_t n_same = 0;
   for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
@@ -289,7 +338,7 @@ recent_put (HlThreadBlock  *b,
       if (b->recent_tag[i] == hash_tag (h) && e->ip == ip && e->sp == sp && e->dval == dval)
         same[n_same++] = e;
     }
-  if (n_same >= 2)
+  if (n_same >= 1)
     {
       const HlRecentStack *older = same[0];
       for (uint32_t j = 1; j < n_same; j++)
@@ -309,6 +358,11 @@ recent_put (HlThreadBlock  *b,
             }
           k->disc = (uint32_t) disc;
           k->used = (uint32_t) b->recent_tick;
+          /* the key's stacks filed before are dropped: the home set
+           * holds none of a key with a discriminator (a lookup looks
+           * there first) */
+          for (uint32_t j = 0; j < n_same; j++)
+            b->recent_tag[same[j] - b->recent] = 0;
           dval = disc_value (k, sp);
           h = slot_hash (ip, sp, dval);
           first = hash_set (h) * HL_RECENT_WAYS;
@@ -396,6 +450,46 @@ hl_recent_put (HlThreadBlock      *b,
 }
 
 #else
+
+/* The ways of the set starting at FIRST that hold the tag of H (a bit
+ * each): the tags of a set share a line and are compared at once, an
+ * entry is read only for a matching tag. */
+static inline uint32_t
+tag_ways (const HlThreadBlock *b,
+          uint32_t             first,
+          uint64_t             h)
+{
+  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
+  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
+  return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
+}
+
+/* Two ways or more of the set hold the tag (of stacks that differ in the
+ * key's rbp only, or a tag collision): each is compared (on its own: the
+ * common case keeps few values live around its compare loop). */
+static __attribute__ ((noinline)) uint32_t
+lookup_ways (HlThreadBlock *b,
+             HlRecentStack *e,
+             uint32_t       ways,
+             uint32_t       first,
+             uint64_t       ip,
+             uintptr_t      sp,
+             uintptr_t      rbp,
+             uint64_t       dval)
+{
+  (void) e;
+  while (ways != 0)
+    {
+      e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
+      ways &= ways - 1;
+      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
+        {
+          e->used = ++b->recent_tick;
+          return e->stack_id;
+        }
+    }
+  return 0;
+}
 
 uint32_t
 hl_recent_lookup (HlThreadBlock *b, void *entry)
