@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl-crc32c.h"
 #include "hl-format-test-check.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
@@ -196,6 +197,57 @@ allocator_trace (Bytes *out, size_t n_events)
     flush (&threads[i], out, clock);
 }
 
+/* ---- Non-canonical varints (6.0) -------------------------------------- */
+
+/* One EVENTS packet written by hand: STACK 1 (two new frames), ALLOC of
+ * it, STACK 2 whose n_shared varint is not canonical, ALLOC of it, FREE
+ * of id 2 whose delta svarint is not canonical. The model keeps both as
+ * they were: the second STACK in form 0, the free as HL_FTOK_PLAIN. */
+static size_t
+noncanonical_packet (uint8_t *out)
+{
+  uint8_t c[256], *p = c;
+  *p++ = HL_EVENT_STACK | HL_EVENT_FLAG_NO_TIME;
+  p = hl_svarint_put (p, 1);
+  p = hl_varint_put (p, 0);
+  p = hl_varint_put (p, 2);
+  p = hl_varint_put (p, 0);
+  p = hl_svarint_put (p, 0x401000);
+  p = hl_svarint_put (p, 0x402000);
+  *p++ = HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME;
+  p = hl_varint_put (p, 40);
+  p = hl_svarint_put (p, 0);
+  p = hl_addr_delta_put (p, 0x555555560010ull);
+  *p++ = HL_EVENT_STACK | HL_EVENT_FLAG_NO_TIME;
+  p = hl_svarint_put (p, 1);
+  p = hl_varint_put (p, 0);
+  p = hl_varint_put (p, 2);
+  *p++ = 0x81; /* n_shared 1 in two bytes */
+  *p++ = 0x00;
+  p = hl_svarint_put (p, 0x10);
+  *p++ = HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME;
+  p = hl_varint_put (p, 40);
+  p = hl_svarint_put (p, 0);
+  p = hl_addr_delta_put (p, 0x40);
+  *p++ = HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME;
+  *p++ = 0x80; /* svarint 0 (prev_id - 2) in two bytes */
+  *p++ = 0x00;
+  HlPacketHeader h = { 0 };
+  h.magic = HL_PACKET_MAGIC;
+  h.content_size = (uint32_t) (p - c);
+  h.header_size = HL_PACKET_HEADER_SIZE;
+  h.kind = HL_PACKET_KIND_EVENTS;
+  h.pid = h.tid = 4242;
+  h.alloc_id_begin = 1;
+  h.alloc_id_end = 3;
+  h.n_events = 5;
+  h.flags = HL_PACKET_FLAG_HAS_STACKS;
+  h.crc32c = hl_crc32c (hl_crc32c (0, &h, sizeof h), c, h.content_size);
+  memcpy (out, &h, sizeof h);
+  memcpy (out + sizeof h, c, h.content_size);
+  return sizeof h + h.content_size;
+}
+
 /* ---- Hostile columns --------------------------------------------------- */
 
 /* Every column of C cut at every byte (must be refused) and flipped at
@@ -237,7 +289,7 @@ hostile (const HlColumns *c, size_t n, const size_t *split, size_t *runs, size_t
 int
 main (void)
 {
-  hl_tap_plan (14);
+  hl_tap_plan (15);
 
   /* 1. random traces, every kind, several threads and packet sizes */
   bool all = true;
@@ -394,6 +446,22 @@ main (void)
       }
     hl_trace_model_free (m);
     hl_tap_ok (fine, "200,000 random model steps stay in bounds");
+  }
+
+  /* 7b. non-canonical varints are kept as they were (6.0) */
+  {
+    uint8_t pk[512];
+    size_t pn = noncanonical_packet (pk);
+    HlColumns nc = { 0 };
+    bool nc_exact = roundtrip_planes (pk, pn, &nc, false) && roundtrip (pk, pn);
+    static const uint8_t want_hdr[] = { 1, 2, 0, 2, 0, 0 }; /* form 1 with its counts; form 0 */
+    bool hdr = nc.len[HL_COL_STACKHDR] == sizeof want_hdr
+               && memcmp (nc.data[HL_COL_STACKHDR], want_hdr, sizeof want_hdr) == 0;
+    bool plain = nc.len[HL_COL_FID] == 1 && nc.data[HL_COL_FID][0] == HL_FTOK_PLAIN;
+    hl_tap_ok (nc_exact && hdr && plain,
+               "a non-canonical n_shared and free delta join back exactly (STACK in form 0, free token %u)",
+               (unsigned) HL_FTOK_PLAIN);
+    hl_trace_columns_clear (&nc);
   }
 
   /* 8. the committed compressed golden files: 6.0 (codec 5), 5.0 (codec
