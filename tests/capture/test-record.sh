@@ -115,15 +115,17 @@ check "sessions --prune: says why it kept it" grep -q "kept for its launcher" "$
 # ... and while its launcher (the program's parent) runs, however long ago
 # it ended; once the launcher is gone too, the minute over, it is pruned.
 # (Copies of it, ended two minutes earlier: ppid this shell, or a pid gone.)
-aged () { # aged NAME PPID
-  cp "$kept" "/dev/shm/$1"
+aged () { # aged NAME PPID (a sparse copy: the segment is mostly holes)
+  cp --sparse=always "$kept" "/dev/shm/$1"
   python3 -c "
 import struct
-p='/dev/shm/$1'; b=bytearray(open(p,'rb').read())
-b[28:32]=struct.pack('<I', $2)
-mono=struct.unpack_from('<Q', b, 48)[0]
-struct.pack_into('<Q', b, 48, max(mono - 120 * 10**9, 1))
-open(p,'wb').write(b)"
+with open('/dev/shm/$1', 'r+b') as f:
+    b = bytearray(f.read(64))
+    b[28:32] = struct.pack('<I', $2)
+    mono = struct.unpack_from('<Q', b, 48)[0]
+    struct.pack_into('<Q', b, 48, max(mono - 120 * 10**9, 1))
+    f.seek(0)
+    f.write(b)"
 }
 aged "heaplens-$uid-99999995-launched" $$
 aged "heaplens-$uid-99999994-orphan" 99999993

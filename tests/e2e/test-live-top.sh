@@ -59,36 +59,41 @@ wait $pid
 # Heaplens older than the launcher rules of `sessions --prune` too), and
 # no other run sees the copies.
 ended="$WORK/ended-session"
-cp "/dev/shm/$seg" "$ended"
+# (a segment is large and mostly holes: 650 MiB of which 1.4 MiB written
+# for the demo; copies stay sparse, patches touch the header only)
+cp --sparse=always "/dev/shm/$seg" "$ended"
 "$CLI" top "$ended" --once > "$WORK/ended.txt" 2>&1
 has "top on an ended session: final numbers" "$WORK/ended.txt" '^state +ended \(exit status 0\)'
 has "top on an ended session: metadata still readable" "$WORK/ended.txt" '^  seed = 1$'
 
 # damaged copies of the real segment, in $WORK
-bad () { # bad NAME PYTHON-PATCH → runs top on it
-  cp "$ended" "$WORK/$1"
+bad () { # bad NAME PYTHON-PATCH (on b, the first 4 KiB, or f, the file) → runs top on it
+  cp --sparse=always "$ended" "$WORK/$1"
   python3 -c "
-import sys
-p='$WORK/$1'; b=bytearray(open(p,'rb').read())
-$2
-open(p,'wb').write(b)"
+import os, struct
+p='$WORK/$1'
+with open(p,'r+b') as f:
+    b=bytearray(f.read(4096))
+    $2
+    f.seek(0)
+    f.write(b)"
   "$CLI" top "$WORK/$1" --once > "$WORK/bad.out" 2> "$WORK/bad.err"
   echo $? > "$WORK/bad.rc"
 }
 bad "heaplens-$uid-$$-1garbage" "b[0:8]=b'NOTHLSHM'"
 has "garbage magic: a clear error" "$WORK/bad.err" 'cannot read session .*(magic|not a)'
 [ "$(cat "$WORK/bad.rc")" = 1 ]; ok $? "garbage magic: status 1"
-bad "heaplens-$uid-$$-2future" "import struct; b[8:12]=struct.pack('<I', 99)"
+bad "heaplens-$uid-$$-2future" "b[8:12]=struct.pack('<I', 99)"
 has "version from the future: refused naming the version" "$WORK/bad.err" 'version'
-bad "heaplens-$uid-$$-3foreign" "import struct; b[32:36]=struct.pack('<I', $uid + 4242)"
+bad "heaplens-$uid-$$-3foreign" "b[32:36]=struct.pack('<I', $uid + 4242)"
 has "another uid in the header: refused saying whose it is" "$WORK/bad.err" "uid $((uid + 4242))"
-bad "heaplens-$uid-$$-4offsets" "import struct; b[80:88]=struct.pack('<Q', 1<<40)"
+bad "heaplens-$uid-$$-4offsets" "b[80:88]=struct.pack('<Q', 1<<40)"
 has "region offset out of the segment: refused" "$WORK/bad.err" 'cannot read session'
-bad "heaplens-$uid-$$-5short" "del b[5000:]"
+bad "heaplens-$uid-$$-5short" "f.truncate(5000)"
 has "truncated segment: refused" "$WORK/bad.err" 'cannot read session'
 if [ "$uid" = 0 ]; then
   # root can hand a segment to another user: top refuses another owner's file
-  cp "$ended" "$WORK/heaplens-0-$$-6owner" 2> /dev/null
+  cp --sparse=always "$ended" "$WORK/heaplens-0-$$-6owner" 2> /dev/null
   chown 65534 "$WORK/heaplens-0-$$-6owner"
   "$CLI" top "$WORK/heaplens-0-$$-6owner" --once > /dev/null 2> "$WORK/own.err"
   has "a segment owned by another user: refused with the owner" "$WORK/own.err" 'owned by uid 65534, not you'
