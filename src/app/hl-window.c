@@ -1546,6 +1546,8 @@ on_loaded (GObject      *source,
    * or its "cancelled", is not this window's any more. */
   if (cancellable != self->cancellable)
     return;
+  /* saved costs arriving after this are not shown (over an error page) */
+  self->full_load_landed = TRUE;
   if (recording == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -1564,7 +1566,6 @@ on_loaded (GObject      *source,
   hl_timing_log (&self->open_mark, "open to loaded");
   /* The events replace the saved costs (the flame view keeps its zoom and
    * selection by path; waiting filters apply now). */
-  self->full_load_landed = TRUE;
   self->partial = FALSE;
   self->filters_waiting = FALSE;
   self->log_fully_loaded = TRUE;
