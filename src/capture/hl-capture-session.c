@@ -111,7 +111,6 @@ hl_session_create (void)
   hl_g.seg_size = total;
   HlShmHeader *h = map;
   hl_g.hdr = h;
-  memcpy (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE);
   h->version = HL_SHM_VERSION;
   h->header_size = HL_SHM_HEADER_SIZE;
   h->segment_size = total;
@@ -154,6 +153,10 @@ hl_session_create (void)
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_STARTING, __ATOMIC_RELEASE);
+  /* The magic last: a reader that sees it sees the whole header. */
+  uint64_t magic;
+  memcpy (&magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE);
+  __atomic_store_n ((uint64_t *) (void *) h->magic, magic, __ATOMIC_RELEASE);
   return 0;
 }
 

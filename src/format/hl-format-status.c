@@ -17,6 +17,7 @@ hl_format_status_to_string (HlFormatStatus code)
     case HL_FORMAT_ERROR_CORRUPT:     return "corrupt";
     case HL_FORMAT_ERROR_CHECKSUM:    return "checksum mismatch";
     case HL_FORMAT_ERROR_UNSUPPORTED: return "unsupported content";
+    case HL_FORMAT_ERROR_NOT_READY:   return "not ready yet";
     default:                          return "unknown error";
     }
 }

@@ -82,7 +82,15 @@ validate (HlShmReader *r, uint32_t expected_uid, HlFormatError *err)
       hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "segment memory is not 8-byte aligned");
       return -1;
     }
-  if (r->size < HL_SHM_MAGIC_SIZE || memcmp (r->base, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) != 0)
+  /* The writer stores the magic last, with a release store: zeros there
+   * are a segment still being created, not a corrupt one. */
+  uint64_t magic = r->size < HL_SHM_MAGIC_SIZE ? 0 : LOAD_ACQ ((const uint64_t *) r->base);
+  if (magic == 0)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_NOT_READY, 0, "session segment still being created (no magic yet)");
+      return -1;
+    }
+  if (memcmp (&magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) != 0)
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_NOT_A_TRACE, 0, "not a Heaplens session segment (bad magic)");
       return -1;
@@ -212,7 +220,7 @@ hl_shm_reader_open (const char     *name,
   size_t size = (size_t) st.st_size;
   if (size < HL_SHM_HEADER_SIZE)
     {
-      hl_format_error_set (err, size == 0 ? HL_FORMAT_ERROR_NOT_A_TRACE : HL_FORMAT_ERROR_TRUNCATED, size,
+      hl_format_error_set (err, size == 0 ? HL_FORMAT_ERROR_NOT_READY : HL_FORMAT_ERROR_TRUNCATED, size,
                            "%s has %zu bytes, less than a session header", path, size);
       close (fd);
       return -1;

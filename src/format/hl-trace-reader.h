@@ -44,6 +44,7 @@ typedef enum
   HL_FORMAT_ERROR_CORRUPT,     /* a field out of range, bad packet magic, ... */
   HL_FORMAT_ERROR_CHECKSUM,    /* packet content does not match its crc32c */
   HL_FORMAT_ERROR_UNSUPPORTED, /* unknown non-skippable event type */
+  HL_FORMAT_ERROR_NOT_READY,   /* a session segment still being created (no magic yet) */
 } HlFormatStatus;
 
 typedef struct

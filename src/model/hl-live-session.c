@@ -390,7 +390,10 @@ hl_live_session_open_name (const char  *name,
   HlFormatError err = o.err;
   if (o.rc != 0)
     {
-      g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: %s", name, err.message);
+      /* a segment still being created is not there yet, not refused */
+      g_set_error (error, HL_LIVE_ERROR,
+                   err.code == HL_FORMAT_ERROR_NOT_READY ? HL_LIVE_ERROR_NOT_FOUND : HL_LIVE_ERROR_REFUSED,
+                   "%s: %s", name, err.message);
       return NULL;
     }
   const char *base = strrchr (name, '/') != NULL ? strrchr (name, '/') + 1 : name;
@@ -422,6 +425,7 @@ typedef struct
   char    *refused;
   guint32  foreign_uid;
   gboolean foreign;
+  gboolean being_created;
 } FindPid;
 
 static void
@@ -441,6 +445,11 @@ find_pid_cb (void                   *user_data,
   HlFormatError err;
   if (hl_shm_reader_open (s->name, &r, &err) != 0)
     {
+      if (err.code == HL_FORMAT_ERROR_NOT_READY)
+        {
+          f->being_created = TRUE;
+          return;
+        }
       g_free (f->refused);
       f->refused = g_strdup_printf ("%s: %s", s->name, err.message);
       return;
@@ -480,6 +489,9 @@ hl_live_session_open_pid (guint32   pid,
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
                  _("the session of pid %u belongs to uid %u, not to you (%u)"), (unsigned) pid,
                  (unsigned) f.foreign_uid, (unsigned) getuid ());
+  else if (f.being_created)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
+                 _("the session of pid %u is still being created"), (unsigned) pid);
   else
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
                  _("no session for pid %u (is it running under the Heaplens preload?)"), (unsigned) pid);
