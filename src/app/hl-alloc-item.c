@@ -10,6 +10,7 @@ struct _HlAllocItem
   /* Owned */
   char  *function;
   char  *module;
+  char  *caller;  /* the function that called FUNCTION, or NULL */
   GStrv  stack;
 
   guint64 count;
@@ -45,6 +46,15 @@ hl_alloc_item_new (const char         *function,
 
 const char *hl_alloc_item_get_function (HlAllocItem *self) { return self->function; }
 const char *hl_alloc_item_get_module (HlAllocItem *self) { return self->module; }
+const char *hl_alloc_item_get_caller (HlAllocItem *self) { return self->caller; }
+
+void
+hl_alloc_item_set_caller (HlAllocItem *self,
+                          const char  *caller)
+{
+  g_free (self->caller);
+  self->caller = g_strdup (caller);
+}
 guint64 hl_alloc_item_get_count (HlAllocItem *self) { return self->count; }
 guint64 hl_alloc_item_get_size_bytes (HlAllocItem *self) { return self->size_bytes; }
 guint64 hl_alloc_item_get_time_ns (HlAllocItem *self) { return self->time_ns; }
@@ -58,6 +68,7 @@ hl_alloc_item_finalize (GObject *object)
 
   g_free (self->function);
   g_free (self->module);
+  g_free (self->caller);
   g_strfreev (self->stack);
   G_OBJECT_CLASS (hl_alloc_item_parent_class)->finalize (object);
 }

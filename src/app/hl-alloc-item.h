@@ -20,6 +20,11 @@ HlAllocItem *hl_alloc_item_new (const char         *function,
 
 const char         *hl_alloc_item_get_function   (HlAllocItem *self);
 const char         *hl_alloc_item_get_module     (HlAllocItem *self);
+/* The function that called the row's function (tells apart rows of the
+ * same function reached from different places), or NULL. */
+const char         *hl_alloc_item_get_caller     (HlAllocItem *self);
+void                hl_alloc_item_set_caller     (HlAllocItem *self,
+                                                  const char  *caller);
 guint64             hl_alloc_item_get_count      (HlAllocItem *self);
 guint64             hl_alloc_item_get_size_bytes (HlAllocItem *self);
 guint64             hl_alloc_item_get_time_ns    (HlAllocItem *self);

@@ -68,7 +68,15 @@ bind_label (GtkSignalListItemFactory *factory,
   switch ((Column) GPOINTER_TO_UINT (column))
     {
     case COL_FUNCTION:
-      gtk_label_set_label (label, hl_alloc_item_get_function (a));
+      if (hl_alloc_item_get_caller (a) != NULL)
+        {
+          /* Translators: a function and, dimmed, the function that called it */
+          text = g_markup_printf_escaped (_("%s <span alpha=\"55%%\">from %s</span>"),
+                                          hl_alloc_item_get_function (a), hl_alloc_item_get_caller (a));
+          gtk_label_set_markup (label, text);
+        }
+      else
+        gtk_label_set_text (label, hl_alloc_item_get_function (a));
       return;
     case COL_MODULE:
       gtk_label_set_label (label, hl_alloc_item_get_module (a));

@@ -363,6 +363,39 @@ hl_adapter_stack_lines (HlRecording *recording,
   return g_strv_builder_end (builder);
 }
 
+/* Whether A and B name the same function in the source: the compiler's
+ * clones ("f.part.0", "f.cold", "f.isra.0") and an inlined frame's own
+ * outer copy are one function to a person. */
+static gboolean
+same_source_function (const char *a,
+                      const char *b)
+{
+  gsize la = strcspn (a, "."), lb = strcspn (b, ".");
+
+  return la == lb && strncmp (a, b, la) == 0;
+}
+
+/* The first function that called FRAME's function in STACK (its clones
+ * and inlined copies skipped), or NULL. */
+static const char *
+caller_of (HlRecording   *recording,
+           HlStackId      stack,
+           const HlFrame *frame)
+{
+  const HlFrame * const *frames;
+  guint n = 0, i;
+
+  if (frame == NULL || frame->function == NULL)
+    return NULL;
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (i = 0; i < n && frames[i] != frame; i++)
+    ;
+  for (i++; i < n; i++)
+    if (frames[i]->function != NULL && !same_source_function (frames[i]->function, frame->function))
+      return frames[i]->function;
+  return NULL;
+}
+
 GListModel *
 hl_adapter_leaks (HlAnalysis *analysis,
                   guint       max)
@@ -381,6 +414,7 @@ hl_adapter_leaks (HlAnalysis *analysis,
                                 sc->frame ? sc->frame->module_name : "",
                                 sc->costs.leaked_blocks, sc->costs.leaked_bytes, 0, 0,
                                 (const char * const *) lines);
+      hl_alloc_item_set_caller (item, caller_of (recording, sc->stack, sc->frame));
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);
@@ -417,6 +451,7 @@ hl_adapter_largest (HlAnalysis *analysis,
 
       item = hl_alloc_item_new (f ? f->function : _("(no stack)"), f ? f->module_name : "",
                                 1, a->size, a->time_ns, a->tid, (const char * const *) lines);
+      hl_alloc_item_set_caller (item, caller_of (recording, a->stack, f));
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);
@@ -477,17 +512,14 @@ static char *
 describe_caller (HlRecording        *recording,
                  const HlStackCosts *sc)
 {
-  const HlFrame * const *frames;
-  guint n = 0, i;
+  const char *caller;
 
   if (sc->frame == NULL)
     return g_strdup ("");
-  frames = hl_recording_get_stack_frames (recording, sc->stack, &n);
-  for (i = 0; i < n && frames[i] != sc->frame; i++)
-    ;
-  if (i + 1 < n)
+  caller = caller_of (recording, sc->stack, sc->frame);
+  if (caller != NULL)
     /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
-    return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, frames[i + 1]->function);
+    return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, caller);
   return g_strdup (sc->frame->module_name);
 }
 

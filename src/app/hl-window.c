@@ -326,6 +326,17 @@ show_saved_costs_first (GFile *file)
   return info != NULL && (guint64) g_file_info_get_size (info) >= min_size;
 }
 
+/* The strip of the events' progress over the views. A revealer without a
+ * transition keeps its child's height when hidden (GTK 4.8 scales only
+ * the sliding transitions), so the strip is hidden as well. */
+static void
+show_events_strip (HlWindow *self,
+                   gboolean  show)
+{
+  gtk_revealer_set_reveal_child (self->events_revealer, show);
+  gtk_widget_set_visible (GTK_WIDGET (self->events_revealer), show);
+}
+
 static void
 open_file (HlWindow *self,
            GFile    *file,
@@ -360,7 +371,7 @@ open_file (HlWindow *self,
   self->filters_waiting = FALSE;
   self->full_load_landed = FALSE;
   self->log_fully_loaded = FALSE;
-  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+  show_events_strip (self, FALSE);
   gtk_progress_bar_set_fraction (self->events_progress, 0);
 
   /* A large trace: the costs saved in it are shown while its events load
@@ -1559,7 +1570,7 @@ on_loaded (GObject      *source,
           return;
         }
       self->partial = FALSE;
-      gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+      show_events_strip (self, FALSE);
       show_error (self, error->message);
       return;
     }
@@ -1569,7 +1580,7 @@ on_loaded (GObject      *source,
   self->partial = FALSE;
   self->filters_waiting = FALSE;
   self->log_fully_loaded = TRUE;
-  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+  show_events_strip (self, FALSE);
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
   g_clear_object (&self->live_session);
@@ -1605,7 +1616,7 @@ on_costs_loaded (GObject      *source,
   gtk_label_set_label (self->events_label, _("Saved costs shown while the events load"));
   if (gtk_progress_bar_get_fraction (self->events_progress) == 0)
     gtk_progress_bar_set_text (self->events_progress, _("Opening…"));
-  gtk_revealer_set_reveal_child (self->events_revealer, TRUE);
+  show_events_strip (self, TRUE);
   hl_window_set_recording (self, recording);
   /* the saved costs have no times */
   gtk_label_set_label (self->timeline_legend, _("The heap over time is drawn once the events are loaded"));
@@ -1783,7 +1794,7 @@ on_cancel_clicked (HlWindow *self)
   self->opening = FALSE;
   self->partial = FALSE;
   self->log_fully_loaded = FALSE;
-  gtk_revealer_set_reveal_child (self->events_revealer, FALSE);
+  show_events_strip (self, FALSE);
   g_clear_object (&self->file);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
   show_page (self, "start");

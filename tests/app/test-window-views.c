@@ -163,6 +163,25 @@ test_views (void)
   /* The allocations view (shown last) lists the leaks: 65 B. */
   wait.total = 65;
   hl_app_test_spin_until (leaked_bytes_are, &wait);
+  /* Each leak row names its function's caller, the second frame of its stack
+   * (s3 is d←main, s2 c←b←main): rows of one function reached from two
+   * places can be told apart. */
+  {
+    GListModel *leaks = hl_allocations_view_get_leaks (wait.allocations);
+
+    g_assert_cmpuint (g_list_model_get_n_items (leaks), ==, 2);
+    for (guint i = 0; i < g_list_model_get_n_items (leaks); i++)
+      {
+        g_autoptr(HlAllocItem) item = g_list_model_get_item (leaks, i);
+        const char * const *lines = hl_alloc_item_get_stack (item);
+
+        g_assert_nonnull (hl_alloc_item_get_caller (item));
+        g_assert_nonnull (lines[0]);
+        g_assert_nonnull (lines[1]);
+        g_assert_true (g_str_has_prefix (lines[1], hl_alloc_item_get_caller (item)));
+        g_assert_cmpstr (hl_alloc_item_get_caller (item), !=, hl_alloc_item_get_function (item));
+      }
+  }
   wait.total = 1365;
 
   /* A time range [0, 45] ns keeps the first three allocations: 350 B. */
