@@ -29,9 +29,14 @@
  * the program runs (it cannot keep up: each second more costs the
  * program a core's share and the result would wait for the exit), or
  * passes FINISH_LAG when the program has exited (the user would wait
- * that long for the costs): `report` then decodes the events. */
-#define DEFAULT_MAX_LAG_NS    ((guint64) 500000000)
-#define DEFAULT_FINISH_LAG_NS ((guint64) 200000000)
+ * that long for the costs): `report` then decodes the events. Both are
+ * 1 s: at 0.5 s and 0.2 s, the 2.5 M-pair churn of bench/model.sh (0.27 s
+ * behind at its exit, at nice 10) and the 10 M-pair one (0.5 s behind
+ * while it runs) lost their costs on a quiet machine, and `report` on
+ * them went from 8.7 to 1.2 times heaptrack_print's speed; python3 in fp
+ * mode still gives up, a little later. */
+#define DEFAULT_MAX_LAG_NS    ((guint64) 1000000000)
+#define DEFAULT_FINISH_LAG_NS ((guint64) 1000000000)
 /* The pace is known once the thread has applied PACE_MIN_BYTES (python3
  * in fp mode: 60 ns a byte of trace); before, nothing is given up on a
  * guess (a program shorter than a poll: one chunk, applied whole). */
