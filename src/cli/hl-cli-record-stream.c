@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
@@ -54,6 +55,7 @@ struct HlRecordStreams
   GHashTable *payloads;      /* trace path -> CostsResult */
   int         compress_nice, costs_nice;
   uint64_t    lag_running_ns, lag_finish_ns;  /* 0: the stream's defaults */
+  double      follow_cpu_s;  /* the compress thread's CPU while the program ran */
 };
 
 /* What following a trace's costs gave: a recording, or why not. */
@@ -171,6 +173,10 @@ follow (gpointer data)
         ;
     }
   g_mutex_unlock (&rs->lock);
+  /* HEAPLENS_DEBUG=timing: what compressing while the program ran cost */
+  struct timespec cpu;
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+    rs->follow_cpu_s = (double) cpu.tv_sec + (double) cpu.tv_nsec / 1e9;
   return NULL;
 }
 
@@ -266,8 +272,9 @@ hl_record_streams_finish (HlRecordStreams *rs,
   /* bench/capture.sh: how much was left for after the program's exit */
   bool timing = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
   if (timing && stat (trace, &st) == 0)
-    fprintf (stderr, "heaplens: timing: %.1f of %.1f MiB taken in while the program ran\n",
-             (double) hl_trace_compress_stream_taken (stream) / 1048576.0, (double) st.st_size / 1048576.0);
+    fprintf (stderr, "heaplens: timing: %.1f of %.1f MiB taken in while the program ran (compress thread: %.3f s CPU)\n",
+             (double) hl_trace_compress_stream_taken (stream) / 1048576.0, (double) st.st_size / 1048576.0,
+             rs->follow_cpu_s);
   gint64 t0 = g_get_monotonic_time ();
   bool ok = hl_trace_compress_stream_finish (stream, &err) == 0;
   gint64 t1 = g_get_monotonic_time ();
