@@ -451,45 +451,7 @@ hl_recent_put (HlThreadBlock      *b,
 
 #else
 
-/* The ways of the set starting at FIRST that hold the tag of H (a bit
- * each): the tags of a set share a line and are compared at once, an
- * entry is read only for a matching tag. */
-static inline uint32_t
-tag_ways (const HlThreadBlock *b,
-          uint32_t             first,
-          uint64_t             h)
-{
-  __m128i tags = _mm_loadu_si128 ((const __m128i *) &b->recent_tag[first]);
-  __m128i eq = _mm_cmpeq_epi32 (tags, _mm_set1_epi32 ((int) hash_tag (h)));
-  return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
-}
-
-/* Two ways or more of the set hold the tag (of stacks that differ in the
- * key's rbp only, or a tag collision): each is compared (on its own: the
- * common case keeps few values live around its compare loop). */
-static __attribute__ ((noinline)) uint32_t
-lookup_ways (HlThreadBlock *b,
-             HlRecentStack *e,
-             uint32_t       ways,
-             uint32_t       first,
-             uint64_t       ip,
-             uintptr_t      sp,
-             uintptr_t      rbp,
-             uint64_t       dval)
-{
-  (void) e;
-  while (ways != 0)
-    {
-      e = &b->recent[first + (uint32_t) __builtin_ctz (ways)];
-      ways &= ways - 1;
-      if (entry_hits (e, ip, sp, rbp, dval, b->stack_hi))
-        {
-          e->used = ++b->recent_tick;
-          return e->stack_id;
-        }
-    }
-  return 0;
-}
+/* Not x86-64: no recent stacks (every allocation is unwound). */
 
 uint32_t
 hl_recent_lookup (HlThreadBlock *b, void *entry)
