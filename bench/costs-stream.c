@@ -10,19 +10,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench-cpu.h"
 #include "hl-recording-costs-stream.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-zstd.h"
-
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
 
 /* One run: the CPU seconds it took; *FOLLOWED whether costs came out. */
 static double
@@ -35,7 +27,7 @@ run (const char *plain,
   FILE *in = fopen (plain, "rb");
   FILE *out = fopen (out_path, "wb");
   char *buf = malloc (piece);
-  double t0 = cpu_now ();
+  double t0 = bench_cpu_seconds ();
   HlFormatError err;
   size_t got;
 
@@ -73,7 +65,7 @@ run (const char *plain,
       hl_costs_stream_free (costs);
     }
   free (buf);
-  return cpu_now () - t0;
+  return bench_cpu_seconds () - t0;
 }
 
 int
