@@ -195,6 +195,9 @@ typedef struct
   HlShmLiveEntry    *live_slots;
   uint64_t           live_mask;
   uint32_t           live_granule_shift; /* log2 of the bytes an entry maps */
+  HlShmLiveDirHeader *live_dir_hdr;  /* region directory (hl-capture-live.c) */
+  uint64_t          *live_dir;       /* never NULL: hl_live_dir_none without a session */
+  uint64_t           live_dir_mask;
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
   /* Trace */
@@ -546,19 +549,37 @@ void     hl_resources_thread_name (uint32_t tid, const char *name);
 /* ---- Live table (hl-capture-live.c) ------------------------------------ */
 
 #define HL_LIVE_REGION_SHIFT 17 /* 128 KiB of address space to a block of entries */
+#define HL_LIVE_HOME_UNKNOWN UINT64_MAX
 
-/* The home entry of ADDR: the 128 KiB region of the address is hashed to a
- * block of entries and the granule inside the region picks the entry in
- * the block, so neighbouring blocks of the heap share cache lines and
- * pages of the table. */
+extern uint64_t hl_live_dir_none[1]; /* the directory without a session: empty */
+
+/* The directory word of REGION: regions of the same 1 MiB share a cache
+ * line of the directory (the heap's neighbouring regions are used
+ * together), the 1 MiB piece is hashed to the line. */
+static inline uint64_t
+hl_live_dir_index (uint64_t region)
+{
+  uint64_t h = (region >> 3) * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  return ((h << 3) | (region & 7)) & hl_g.live_dir_mask;
+}
+
+/* The home entry of ADDR: the block of entries the region directory gave
+ * the address's 128 KiB region, and in it the entry of the address's
+ * granule, so neighbouring blocks of the heap share cache lines and pages
+ * of the table, and distinct regions do not share a block (while blocks
+ * remain). HL_LIVE_HOME_UNKNOWN when the region's directory word is not
+ * the first one tried (then hl_live_insert / hl_live_remove look further). */
 static inline uint64_t
 hl_live_home_at (uint64_t addr,
                  uint32_t g)
 {
   uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
-  uint64_t h = region * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 29;
-  return ((h << (HL_LIVE_REGION_SHIFT - g))
+  uint64_t w = __atomic_load_n (&hl_g.live_dir[hl_live_dir_index (region)], __ATOMIC_RELAXED);
+  if (HL_UNLIKELY ((w >> HL_SHM_LIVE_DIR_BLOCK_BITS) != region + 1))
+    return HL_LIVE_HOME_UNKNOWN;
+  uint64_t block = w & ((UINT64_C (1) << HL_SHM_LIVE_DIR_BLOCK_BITS) - 1);
+  return ((block << (HL_LIVE_REGION_SHIFT - g))
           | ((addr >> g) & ((UINT64_C (1) << (HL_LIVE_REGION_SHIFT - g)) - 1)))
          & hl_g.live_mask;
 }
@@ -578,13 +599,19 @@ static inline uint64_t
 hl_live_prefetch (uint64_t addr)
 {
   uint64_t home = hl_live_home (addr);
-  if (HL_LIKELY (hl_g.live_slots != NULL))
+  if (HL_LIKELY (home != HL_LIVE_HOME_UNKNOWN))
     __builtin_prefetch (&hl_g.live_slots[home], 1, 3);
   return home;
 }
 
 void hl_live_init   (void);  /* picks the granule (after hl_config_load) */
-/* HOME is hl_live_home (ADDR). */
+/* Bytes of the live region for SLOTS entries and their directory. */
+uint64_t hl_live_region_size (uint64_t slots);
+/* The session's live region is mapped (hl_g.live, live_slots, live_mask
+ * set) / unmapped: sets up or drops the directory. */
+void hl_live_attach (void);
+void hl_live_detach (void);
+/* HOME is hl_live_home (ADDR) (HL_LIVE_HOME_UNKNOWN: looked up here). */
 bool hl_live_insert (uint64_t addr, uint64_t home, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
 /* Removes ADDR; false when unknown. */
 bool hl_live_remove (uint64_t addr, uint64_t home, uint64_t *id, uint64_t *size, uint32_t *stack_id);

@@ -66,7 +66,7 @@ hl_session_create (void)
     res_size = (uint64_t) UINT32_MAX & ~(uint64_t) 4095;
   uint64_t n_sites = cfg->max_stacks + 1;
   uint64_t cs_size = align_up (sizeof (HlShmCallsitesHeader) + n_sites * sizeof (HlShmCallsite), 4096);
-  uint64_t live_size = align_up (sizeof (HlShmLiveHeader) + cfg->live_slots * sizeof (HlShmLiveEntry), 4096);
+  uint64_t live_size = align_up (hl_live_region_size (cfg->live_slots), 4096);
   uint64_t meta_size = align_up (sizeof (HlShmMetadata), 4096);
   uint64_t cnt_size = align_up (sizeof (HlShmCounters), 4096);
 
@@ -149,6 +149,7 @@ hl_session_create (void)
   hl_g.live->n_slots = cfg->live_slots;
   hl_g.live_slots = (HlShmLiveEntry *) (hl_g.live + 1);
   hl_g.live_mask = cfg->live_slots - 1;
+  hl_live_attach ();
 
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
@@ -209,6 +210,7 @@ hl_session_detach (void)
   hl_g.n_callsites = 0;
   hl_g.live = NULL;
   hl_g.live_slots = NULL;
+  hl_live_detach ();
   hl_g.meta = NULL;
   hl_g.counters = NULL;
 }

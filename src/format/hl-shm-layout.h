@@ -195,6 +195,24 @@ typedef struct
 
 _Static_assert (sizeof (HlShmLiveEntry) == 32, "live entry is 32 bytes");
 
+/* After the n_slots entries the region holds the writer's region
+ * directory (writer-internal; readers ignore it): which block of entries
+ * each 128 KiB region of the address space was given, so that distinct
+ * regions of the heap never share a block while blocks remain. A 32-byte
+ * header, then n_words 64-bit words, each 0 (empty) or
+ * ((region + 1) << HL_SHM_LIVE_DIR_BLOCK_BITS) | block. */
+#define HL_SHM_LIVE_DIR_BLOCK_BITS 16
+
+typedef struct
+{
+  uint64_t n_words;              /* a power of two */
+  uint64_t n_blocks;             /* blocks of entries handed out one per region */
+  uint64_t next_block_atomic;    /* blocks handed out (may pass n_blocks: then all are) */
+  uint64_t n_used_atomic;        /* words in use (approximate upper bound) */
+} HlShmLiveDirHeader;
+
+_Static_assert (sizeof (HlShmLiveDirHeader) == 32, "live directory header is 32 bytes");
+
 /* An entry's fields, unpacked (what a reader hands out; not in the
  * segment). */
 typedef struct
