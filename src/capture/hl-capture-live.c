@@ -54,9 +54,8 @@
 #include <string.h>
 
 #define HL_LIVE_PROBES 512u
-#define BLOCK_MASK     ((UINT64_C (1) << HL_SHM_LIVE_DIR_BLOCK_BITS) - 1)
-#define MAX_BLOCKS     (UINT64_C (1) << HL_SHM_LIVE_DIR_BLOCK_BITS)
-#define MAX_KEY        (UINT64_C (1) << (64 - HL_SHM_LIVE_DIR_BLOCK_BITS))
+#define BLOCK_MASK     ((UINT64_C (1) << HL_LIVE_REGION_SHIFT) - 1)
+#define MAX_BLOCKS     ((uint64_t) HL_SHM_LIVE_DIR_MAX_BLOCKS)
 
 uint64_t hl_live_dir_none[1];
 
@@ -104,6 +103,8 @@ hl_live_attach (void)
   hl_g.live_dir_hdr = d;
   hl_g.live_dir_mask = d->n_words - 1;
   hl_g.live_dir = (uint64_t *) (void *) (d + 1);
+  uint64_t e = block_entries (hl_g.live_granule_shift);
+  hl_g.live_granule_mask = (e < slots ? e : slots) - 1;
 }
 
 void
@@ -111,6 +112,7 @@ hl_live_detach (void)
 {
   hl_g.live_dir = hl_live_dir_none;
   hl_g.live_dir_mask = 0;
+  hl_g.live_granule_mask = 0;
   hl_g.live_dir_hdr = NULL;
 }
 
@@ -119,7 +121,7 @@ home_in_block (uint64_t addr,
                uint64_t block)
 {
   uint32_t g = hl_g.live_granule_shift;
-  return ((block << (HL_LIVE_REGION_SHIFT - g)) | ((addr >> g) & (block_entries (g) - 1))) & hl_g.live_mask;
+  return (block << (HL_LIVE_REGION_SHIFT - g)) | ((addr >> g) & hl_g.live_granule_mask);
 }
 
 /* The block of a region that has no block of its own: its hash. */
@@ -150,11 +152,13 @@ home_slow (uint64_t addr,
 {
   HlShmLiveDirHeader *d = hl_g.live_dir_hdr;
   uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
-  if (d == NULL || region + 1 >= MAX_KEY)
+  if (d == NULL)
     return HL_LIVE_HOME_UNKNOWN;
-  uint64_t key = region + 1;
+  if (region == 0)
+    return home_in_block (addr, 0); /* never entered: no word can be 0 */
+  uint64_t key = addr & ~BLOCK_MASK;
   uint64_t mask = hl_g.live_dir_mask;
-  uint64_t i = hl_live_dir_index (region);
+  uint64_t i = hl_live_dir_index (addr);
   uint64_t taken = MAX_BLOCKS; /* a block taken for this region, not yet in a word */
   for (uint64_t n = 0; n <= mask; n++, i = (i + 1) & mask)
     {
@@ -169,14 +173,14 @@ home_slow (uint64_t addr,
           if (taken == MAX_BLOCKS)
             taken = take_block (d);
           uint64_t block = taken != MAX_BLOCKS ? taken : shared_block (region);
-          if (__atomic_compare_exchange_n (&hl_g.live_dir[i], &w, (key << HL_SHM_LIVE_DIR_BLOCK_BITS) | block,
+          if (__atomic_compare_exchange_n (&hl_g.live_dir[i], &w, key | block,
                                            false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             {
               __atomic_fetch_add (&d->n_used_atomic, 1, __ATOMIC_RELAXED);
               return home_in_block (addr, block);
             }
         }
-      if ((w >> HL_SHM_LIVE_DIR_BLOCK_BITS) == key)
+      if ((w & ~BLOCK_MASK) == key)
         {
           if (taken != MAX_BLOCKS)
             {
@@ -213,21 +217,14 @@ hl_live_init (void)
   hl_g.live_granule_shift = shift;
 }
 
-bool
-hl_live_insert (uint64_t addr,
-                uint64_t home,
-                uint64_t id,
-                uint64_t size,
-                uint64_t time_ns,
-                uint32_t stack_id,
-                uint32_t tid)
+/* The probes of an insert from HOME. */
+static inline bool
+insert_at (uint64_t addr,
+           uint64_t home,
+           uint64_t id_time,
+           uint64_t size_time,
+           uint64_t stack_tid)
 {
-  uint64_t id_time, size_time, stack_tid;
-  if (hl_g.live_slots == NULL || addr <= HL_SHM_LIVE_BUSY
-      || !hl_shm_live_pack (id, size, time_ns, stack_id, tid, &id_time, &size_time, &stack_tid))
-    return false;
-  if (HL_UNLIKELY (home == HL_LIVE_HOME_UNKNOWN))
-    home = home_slow (addr, true);
   uint64_t i = home;
   for (uint32_t probe = 0; probe < HL_LIVE_PROBES; probe++, i = (i + 1) & hl_g.live_mask)
     {
@@ -249,21 +246,42 @@ hl_live_insert (uint64_t addr,
   return false;
 }
 
-bool
-hl_live_remove (uint64_t  addr,
-                uint64_t  home,
-                uint64_t *id,
-                uint64_t *size,
-                uint32_t *stack_id)
+/* Separate, so that the common path stays a leaf without a frame. */
+static __attribute__ ((noinline)) bool
+insert_slow (uint64_t addr,
+             uint64_t id_time,
+             uint64_t size_time,
+             uint64_t stack_tid)
 {
-  if (hl_g.live_slots == NULL)
+  return insert_at (addr, home_slow (addr, true), id_time, size_time, stack_tid);
+}
+
+bool
+hl_live_insert (uint64_t addr,
+                uint64_t home,
+                uint64_t id,
+                uint64_t size,
+                uint64_t time_ns,
+                uint32_t stack_id,
+                uint32_t tid)
+{
+  uint64_t id_time, size_time, stack_tid;
+  if (hl_g.live_slots == NULL || addr <= HL_SHM_LIVE_BUSY
+      || !hl_shm_live_pack (id, size, time_ns, stack_id, tid, &id_time, &size_time, &stack_tid))
     return false;
   if (HL_UNLIKELY (home == HL_LIVE_HOME_UNKNOWN))
-    {
-      home = home_slow (addr, false);
-      if (home == HL_LIVE_HOME_UNKNOWN)
-        return false; /* nothing of its region was ever entered */
-    }
+    return insert_slow (addr, id_time, size_time, stack_tid);
+  return insert_at (addr, home, id_time, size_time, stack_tid);
+}
+
+/* The probes of a removal from HOME. */
+static inline bool
+remove_at (uint64_t  addr,
+           uint64_t  home,
+           uint64_t *id,
+           uint64_t *size,
+           uint32_t *stack_id)
+{
   uint64_t i = home;
   for (uint32_t probe = 0; probe < HL_LIVE_PROBES; probe++, i = (i + 1) & hl_g.live_mask)
     {
@@ -286,4 +304,30 @@ hl_live_remove (uint64_t  addr,
         return false;
     }
   return false;
+}
+
+static __attribute__ ((noinline)) bool
+remove_slow (uint64_t  addr,
+             uint64_t *id,
+             uint64_t *size,
+             uint32_t *stack_id)
+{
+  uint64_t home = home_slow (addr, false);
+  if (home == HL_LIVE_HOME_UNKNOWN)
+    return false; /* nothing of its region was ever entered */
+  return remove_at (addr, home, id, size, stack_id);
+}
+
+bool
+hl_live_remove (uint64_t  addr,
+                uint64_t  home,
+                uint64_t *id,
+                uint64_t *size,
+                uint32_t *stack_id)
+{
+  if (hl_g.live_slots == NULL)
+    return false;
+  if (HL_UNLIKELY (home == HL_LIVE_HOME_UNKNOWN))
+    return remove_slow (addr, id, size, stack_id);
+  return remove_at (addr, home, id, size, stack_id);
 }

@@ -198,6 +198,7 @@ typedef struct
   HlShmLiveDirHeader *live_dir_hdr;  /* region directory (hl-capture-live.c) */
   uint64_t          *live_dir;       /* never NULL: hl_live_dir_none without a session */
   uint64_t           live_dir_mask;
+  uint64_t           live_granule_mask; /* entries of a block - 1 (at most live_mask) */
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
   /* Trace */
@@ -548,40 +549,37 @@ void     hl_resources_thread_name (uint32_t tid, const char *name);
 
 /* ---- Live table (hl-capture-live.c) ------------------------------------ */
 
-#define HL_LIVE_REGION_SHIFT 17 /* 128 KiB of address space to a block of entries */
+#define HL_LIVE_REGION_SHIFT HL_SHM_LIVE_REGION_SHIFT /* 128 KiB of address space to a block of entries */
 #define HL_LIVE_HOME_UNKNOWN UINT64_MAX
 
 extern uint64_t hl_live_dir_none[1]; /* the directory without a session: empty */
 
-/* The directory word of REGION: regions of the same 1 MiB share a cache
- * line of the directory (the heap's neighbouring regions are used
- * together), the 1 MiB piece is hashed to the line. */
+/* The first directory word tried for the region of ADDR: neighbouring
+ * regions have neighbouring words (a cache line of the directory serves a
+ * MiB of heap); the bits above 256 MiB are folded in, so the heaps of
+ * glibc's arenas (64 MiB apart) and the main heap land apart. */
 static inline uint64_t
-hl_live_dir_index (uint64_t region)
+hl_live_dir_index (uint64_t addr)
 {
-  uint64_t h = (region >> 3) * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 29;
-  return ((h << 3) | (region & 7)) & hl_g.live_dir_mask;
+  return ((addr >> HL_LIVE_REGION_SHIFT) ^ (addr >> (HL_LIVE_REGION_SHIFT + 11))) & hl_g.live_dir_mask;
 }
 
 /* The home entry of ADDR: the block of entries the region directory gave
  * the address's 128 KiB region, and in it the entry of the address's
  * granule, so neighbouring blocks of the heap share cache lines and pages
  * of the table, and distinct regions do not share a block (while blocks
- * remain). HL_LIVE_HOME_UNKNOWN when the region's directory word is not
- * the first one tried (then hl_live_insert / hl_live_remove look further). */
+ * remain). HL_LIVE_HOME_UNKNOWN when the region's word is not the first
+ * one tried (then hl_live_insert / hl_live_remove look further). A word
+ * is the region's first address | its block. */
 static inline uint64_t
 hl_live_home_at (uint64_t addr,
                  uint32_t g)
 {
-  uint64_t region = addr >> HL_LIVE_REGION_SHIFT;
-  uint64_t w = __atomic_load_n (&hl_g.live_dir[hl_live_dir_index (region)], __ATOMIC_RELAXED);
-  if (HL_UNLIKELY ((w >> HL_SHM_LIVE_DIR_BLOCK_BITS) != region + 1))
+  uint64_t w = __atomic_load_n (&hl_g.live_dir[hl_live_dir_index (addr)], __ATOMIC_RELAXED);
+  uint64_t block = w ^ (addr & ~((UINT64_C (1) << HL_LIVE_REGION_SHIFT) - 1));
+  if (HL_UNLIKELY (block >= (UINT64_C (1) << HL_LIVE_REGION_SHIFT)))
     return HL_LIVE_HOME_UNKNOWN;
-  uint64_t block = w & ((UINT64_C (1) << HL_SHM_LIVE_DIR_BLOCK_BITS) - 1);
-  return ((block << (HL_LIVE_REGION_SHIFT - g))
-          | ((addr >> g) & ((UINT64_C (1) << (HL_LIVE_REGION_SHIFT - g)) - 1)))
-         & hl_g.live_mask;
+  return (block << (HL_LIVE_REGION_SHIFT - g)) | ((addr >> g) & hl_g.live_granule_mask);
 }
 
 static inline uint64_t

@@ -197,11 +197,13 @@ _Static_assert (sizeof (HlShmLiveEntry) == 32, "live entry is 32 bytes");
 
 /* After the n_slots entries the region holds the writer's region
  * directory (writer-internal; readers ignore it): which block of entries
- * each 128 KiB region of the address space was given, so that distinct
- * regions of the heap never share a block while blocks remain. A 32-byte
- * header, then n_words 64-bit words, each 0 (empty) or
- * ((region + 1) << HL_SHM_LIVE_DIR_BLOCK_BITS) | block. */
-#define HL_SHM_LIVE_DIR_BLOCK_BITS 16
+ * each region (2^HL_SHM_LIVE_REGION_SHIFT bytes: 128 KiB) of the address
+ * space was given, so that distinct regions of the heap never share a
+ * block while blocks remain. A 32-byte header, then n_words 64-bit words,
+ * each 0 (empty) or the region's first address | its block (block <
+ * HL_SHM_LIVE_DIR_MAX_BLOCKS). The region at address 0 is never entered. */
+#define HL_SHM_LIVE_REGION_SHIFT   17
+#define HL_SHM_LIVE_DIR_MAX_BLOCKS 65536
 
 typedef struct
 {
