@@ -35,8 +35,9 @@
  * written once by CAS and never changed. Lock-free, no spinning: two
  * threads claiming the same region at once both take a block, the loser
  * gives its back when it was the last one handed out, else it is lost.
- * When every block is handed out, a new region shares the block of its
- * hash (the old scheme), still recorded in the directory; when the
+ * When every block is handed out, a new region shares one of the two
+ * blocks its hash picks, the one given fewer regions (counted after the
+ * words), still recorded in the directory; when the
  * directory itself is 3/4 full, a new region is not recorded and uses its
  * hashed block (looked up the slow way on each event). A lookup that finds
  * no word for the region knows that nothing of it was entered, unless the
@@ -90,7 +91,8 @@ uint64_t
 hl_live_region_size (uint64_t slots)
 {
   return sizeof (HlShmLiveHeader) + slots * sizeof (HlShmLiveEntry)
-         + sizeof (HlShmLiveDirHeader) + n_words_for (slots) * sizeof (uint64_t);
+         + sizeof (HlShmLiveDirHeader) + n_words_for (slots) * sizeof (uint64_t)
+         + n_blocks_for (slots) * sizeof (uint32_t);
 }
 
 void
@@ -124,13 +126,39 @@ home_in_block (uint64_t addr,
   return (block << (HL_LIVE_REGION_SHIFT - g)) | ((addr >> g) & hl_g.live_granule_mask);
 }
 
-/* The block of a region that has no block of its own: its hash. */
+/* Regions given each block (after the directory words). */
+static uint32_t *
+block_regions (void)
+{
+  return (uint32_t *) (void *) (hl_g.live_dir + hl_g.live_dir_mask + 1);
+}
+
+static uint64_t
+region_hash (uint64_t region)
+{
+  uint64_t h = region * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+/* The block of a region not entered in the directory (it was full): its
+ * hash. */
 static uint64_t
 shared_block (uint64_t region)
 {
-  uint64_t h = region * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 29;
-  return h & (hl_g.live_dir_hdr->n_blocks - 1);
+  return region_hash (region) & (hl_g.live_dir_hdr->n_blocks - 1);
+}
+
+/* The block of a new region once every block is handed out: of the two
+ * its hash picks, the one given fewer regions (two choices keep the most
+ * loaded block near the average). */
+static uint64_t
+lighter_block (uint64_t region)
+{
+  uint64_t h = region_hash (region);
+  uint64_t mask = hl_g.live_dir_hdr->n_blocks - 1;
+  uint64_t b1 = h & mask, b2 = (h >> 32) & mask;
+  const uint32_t *n = block_regions ();
+  return __atomic_load_n (&n[b2], __ATOMIC_RELAXED) < __atomic_load_n (&n[b1], __ATOMIC_RELAXED) ? b2 : b1;
 }
 
 /* A block for a new region; MAX_BLOCKS when all are handed out. */
@@ -172,11 +200,12 @@ home_slow (uint64_t addr,
             return full ? home_in_block (addr, shared_block (region)) : HL_LIVE_HOME_UNKNOWN;
           if (taken == MAX_BLOCKS)
             taken = take_block (d);
-          uint64_t block = taken != MAX_BLOCKS ? taken : shared_block (region);
+          uint64_t block = taken != MAX_BLOCKS ? taken : lighter_block (region);
           if (__atomic_compare_exchange_n (&hl_g.live_dir[i], &w, key | block,
                                            false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             {
               __atomic_fetch_add (&d->n_used_atomic, 1, __ATOMIC_RELAXED);
+              __atomic_fetch_add (&block_regions ()[block], 1, __ATOMIC_RELAXED);
               return home_in_block (addr, block);
             }
         }

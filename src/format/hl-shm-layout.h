@@ -201,7 +201,8 @@ _Static_assert (sizeof (HlShmLiveEntry) == 32, "live entry is 32 bytes");
  * space was given, so that distinct regions of the heap never share a
  * block while blocks remain. A 32-byte header, then n_words 64-bit words,
  * each 0 (empty) or the region's first address | its block (block <
- * HL_SHM_LIVE_DIR_MAX_BLOCKS). The region at address 0 is never entered. */
+ * HL_SHM_LIVE_DIR_MAX_BLOCKS), then n_blocks uint32 counts of the regions
+ * given each block. The region at address 0 is never entered. */
 #define HL_SHM_LIVE_REGION_SHIFT   17
 #define HL_SHM_LIVE_DIR_MAX_BLOCKS 65536
 
