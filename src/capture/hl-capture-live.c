@@ -171,6 +171,19 @@ take_block (HlShmLiveDirHeader *d)
   return b < d->n_blocks ? b : MAX_BLOCKS;
 }
 
+/* A block taken for a region that did not use it: given back if no block
+ * was handed out since (else it stays unused). */
+static void
+give_back (HlShmLiveDirHeader *d,
+           uint64_t            taken)
+{
+  if (taken == MAX_BLOCKS)
+    return;
+  uint64_t expected = taken + 1;
+  (void) __atomic_compare_exchange_n (&d->next_block_atomic, &expected, taken, false,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 /* The home of ADDR when the fast path did not find its region at its
  * first directory word: the other words, then (CLAIM) a new word. Without
  * CLAIM, HL_LIVE_HOME_UNKNOWN when the region was never entered. */
@@ -195,9 +208,12 @@ home_slow (uint64_t addr,
         {
           bool full = __atomic_load_n (&d->n_used_atomic, __ATOMIC_RELAXED) >= (mask + 1) / 4 * 3;
           if (!claim || full)
-            /* the first empty word: the region has none. Only when the
-             * directory is full can its entries be in its shared block */
-            return full ? home_in_block (addr, shared_block (region)) : HL_LIVE_HOME_UNKNOWN;
+            {
+              /* the first empty word: the region has none. Only when the
+               * directory is full can its entries be in its shared block */
+              give_back (d, taken);
+              return full ? home_in_block (addr, shared_block (region)) : HL_LIVE_HOME_UNKNOWN;
+            }
           if (taken == MAX_BLOCKS)
             taken = take_block (d);
           uint64_t block = taken != MAX_BLOCKS ? taken : lighter_block (region);
@@ -211,18 +227,12 @@ home_slow (uint64_t addr,
         }
       if ((w & ~BLOCK_MASK) == key)
         {
-          if (taken != MAX_BLOCKS)
-            {
-              /* another thread gave the region its block first: give ours
-               * back if no block was handed out since */
-              uint64_t expected = taken + 1;
-              (void) __atomic_compare_exchange_n (&d->next_block_atomic, &expected, taken, false,
-                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-            }
+          give_back (d, taken); /* another thread gave the region its block first */
           return home_in_block (addr, w & BLOCK_MASK);
         }
     }
   /* every word in use (not reached: the directory stops at 3/4) */
+  give_back (d, taken);
   return home_in_block (addr, shared_block (region));
 }
 
