@@ -38,6 +38,24 @@ eq "live table: 4 regions a block: exit status" "$?" 0
 eq "live table: 4 regions a block: nothing dropped" "$(dropped "$WORK/shared.err")" 0
 check "live table: 4 regions a block: no leak" grep -q "262145 allocations, 262145 frees, .* leaked 0 B in 0 blocks" "$WORK/shared.err"
 
+# fork: the child has a session of its own, with an empty directory; it
+# fills the holes the parent left in 128 dense regions (its directory gives
+# them blocks anew) and frees them.
+HEAPLENS_LIVE_SLOTS=2097152 "$HL_CLI" record -o "$WORK/fork.hltrace" -- "$D/t-regions" 1 524288 24 0 fork > /dev/null 2> "$WORK/fork.err"
+eq "live table, fork: exit status" "$?" 0
+eq "live table, fork: nothing dropped" "$(dropped "$WORK/fork.err")" 0
+child=
+for f in "$WORK"/fork.hltrace.*; do
+  summarize "$f" "$WORK/fork.sum"
+  [ "$(field "$WORK/fork.sum" end_status)" = 5 ] && child=$f
+done
+check "live table, fork: the child wrote its own trace" test -n "$child"
+[ -n "$child" ] && summarize "$child" "$WORK/fork.sum"
+eq "live table, fork: the child's blocks, all freed, none dropped" \
+  "$(field "$WORK/fork.sum" allocs)/$(field "$WORK/fork.sum" free_unknown)/$(field "$WORK/fork.sum" dropped)/$(field "$WORK/fork.sum" leaked_blocks)" "262145/0/0/0"
+summarize "$WORK/fork.hltrace" "$WORK/parent.sum"
+eq "live table, fork: the parent's frees all found their blocks" "$(field "$WORK/parent.sum" free_unknown)" 0
+
 # A table really full: 4096 entries for 20,000 live blocks. At least
 # 15,904 inserts are dropped and counted; the program runs on.
 HEAPLENS_LIVE_SLOTS=4096 "$HL_CLI" record -o "$WORK/full.hltrace" -- "$D/t-regions" 1 20000 24 7 > /dev/null 2> "$WORK/full.err"

@@ -3,9 +3,13 @@
  * arena of its own from glibc: a 64 MiB heap mapping), each allocating
  * ARGV[2] blocks of ARGV[3] bytes and keeping them all, then freeing them
  * all; ARGV[4] (optional) blocks of each thread kept as a leak. The main
- * thread is one of the threads when ARGV[1] is 1. No stdio. */
+ * thread is one of the threads when ARGV[1] is 1. ARGV[5] "fork" (one
+ * thread): after allocating, free every other block and fork; the child
+ * allocates as many blocks into the holes, frees them and exits with 5.
+ * No stdio. */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <pthread.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,45 @@ work (void *arg)
   return NULL;
 }
 
+/* Fills the holes of every other block in the child of a fork. */
+static int
+forked (void)
+{
+  void **blocks = malloc (count * sizeof *blocks);
+  if (blocks == NULL)
+    return 1;
+  for (size_t i = 0; i < count; i += 2)
+    blocks[i] = malloc (size);
+  for (size_t i = 0; i < count; i += 2)
+    free (blocks[i]);
+  free (blocks);
+  return 0;
+}
+
+static int
+with_fork (void)
+{
+  void **blocks = malloc (count * sizeof *blocks);
+  if (blocks == NULL)
+    return 1;
+  for (size_t i = 0; i < count; i++)
+    blocks[i] = malloc (size);
+  for (size_t i = 0; i < count; i += 2)
+    free (blocks[i]);
+  pid_t pid = fork ();
+  if (pid < 0)
+    return 1;
+  if (pid == 0)
+    exit (forked () == 0 ? 5 : 1);
+  int status = 0;
+  if (waitpid (pid, &status, 0) != pid || !WIFEXITED (status) || WEXITSTATUS (status) != 5)
+    return 1;
+  for (size_t i = 1; i < count; i += 2)
+    free (blocks[i]);
+  free (blocks);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -50,6 +93,8 @@ main (int argc, char **argv)
     leak = strtoul (argv[4], NULL, 10);
   if (threads == 0 || threads > 256 || leak > count)
     return 2;
+  if (threads == 1 && argc > 5 && strcmp (argv[5], "fork") == 0)
+    return with_fork ();
   if (threads == 1)
     return work (NULL) == NULL ? 0 : 1;
   pthread_t tids[256];
