@@ -41,7 +41,10 @@
  * directory itself is 3/4 full, a new region is not recorded and uses its
  * hashed block (looked up the slow way on each event). A lookup that finds
  * no word for the region knows that nothing of it was entered, unless the
- * directory was full by then. With a region per block, each live block of
+ * directory was full by then. (One race is left: when the directory fills
+ * up while two threads first use the same region, one may enter its block
+ * in the shared block while the other gives the region a word; that
+ * block's free is then recorded by address, as for a dropped insert.) With a region per block, each live block of
  * glibc's heap has its home entry to itself: an insert or a removal touches
  * one entry and no probing.
  *
