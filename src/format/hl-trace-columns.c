@@ -598,6 +598,189 @@ model_event (HlTraceModel *m, Ev *e)
   e->seg[e->n++] = (Seg) { HL_COL_MTOK, &e->tok, 1 };
 }
 
+/* ---- Model frames: the short paths of ALLOC, FREE and REALLOC ---------
+ * Most of a trace, split as model_event would, without segments: one
+ * decode of each varint, straight into the columns. Only for the model of
+ * 6.0 (the splitter's: hl_trace_model_new), and only for events that the
+ * packet's first pass found well-formed. */
+
+/* Whether the varint [P, Q) (well-formed) is the canonical encoding of its
+ * value (hl_varint_size of it bytes): a longer one ends in a 0 byte. */
+static inline bool
+varint_canonical (const uint8_t *p, const uint8_t *q)
+{
+  return q - p == 1 || q[-1] != 0;
+}
+
+/* Room for N more bytes in COL: 0, or -1 when out of memory. */
+static inline int
+room (HlColumns *c, HlColumn col, size_t n)
+{
+  return c->cap[col] - c->len[col] >= n ? 0 : grow (c, col, n);
+}
+
+static inline void
+emit_byte (HlColumns *c, HlColumn col, uint8_t b)
+{
+  c->data[col][c->len[col]++] = b;
+}
+
+/* The free of a FREE or REALLOC (its id delta, the svarint [F, FE) of
+ * value V), as model_free does for 6.0. 0, or -1 when out of memory. */
+static inline int
+fast_free (HlTraceModel *m, HlColumns *c, const uint8_t *f, const uint8_t *fe, uint64_t v)
+{
+  uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+  unsigned t = hl_trace_model_fid_find (m, id);
+  bool canonical = varint_canonical (f, fe);
+  if (t == HL_FTOK_RAW || !canonical)
+    {
+      if (room (c, HL_COL_FREE, HL_VARINT_MAX_BYTES) != 0)
+        return -1;
+      if (canonical)
+        {
+          /* near the id freed last */
+          t = HL_FTOK_RAW;
+          uint8_t *d = c->data[HL_COL_FREE] + c->len[HL_COL_FREE];
+          c->len[HL_COL_FREE] += (size_t) (hl_svarint_put (d, (int64_t) (hl_trace_model_free_ref (m) - id)) - d);
+        }
+      else
+        {
+          t = HL_FTOK_PLAIN; /* the bytes as they were */
+          emit (c, HL_COL_FREE, f, fe);
+        }
+    }
+  hl_trace_model_fid_seen (m, id, t);
+  emit_byte (c, HL_COL_FID, (uint8_t) t);
+  hl_trace_model_free_id (m, id);
+  return 0;
+}
+
+/* A FREE at P (well-formed): the byte after it, or NULL when out of
+ * memory. */
+static inline const uint8_t *
+fast_free_event (HlTraceModel *m, HlColumns *c, const uint8_t *p)
+{
+  uint8_t b = *p;
+  const uint8_t *q = p + 1, *t = q;
+  uint64_t dt = 0, v = 0;
+  if (!(b & HL_EVENT_FLAG_NO_TIME))
+    t = hl_varint_get_checked (q, &dt);
+  const uint8_t *f = hl_varint_get_checked (t, &v);
+  hl_trace_model_event (m, HL_EVENT_FREE, dt);
+  emit_byte (c, HL_COL_TYPE, b);
+  emit (c, HL_COL_TIME, q, t);
+  if (fast_free (m, c, t, f, v) != 0)
+    return NULL;
+  return f;
+}
+
+/* An ALLOC or REALLOC at P (well-formed), as model_event takes it: the
+ * byte after it, or NULL when out of memory. */
+static inline const uint8_t *
+fast_alloc_event (HlTraceModel *m, HlColumns *c, const uint8_t *p)
+{
+  uint8_t b = *p, type = b & 0x7f;
+  const uint8_t *q = p + 1, *t = q;
+  uint64_t dt = 0, size = 0, zz = 0, av = 0;
+  if (!(b & HL_EVENT_FLAG_NO_TIME))
+    t = hl_varint_get_checked (q, &dt);
+  hl_trace_model_event (m, type, dt);
+  emit_byte (c, HL_COL_TYPE, b);
+  emit (c, HL_COL_TIME, q, t);
+  if (type == HL_EVENT_REALLOC)
+    {
+      uint64_t fv = 0;
+      const uint8_t *f = hl_varint_get_checked (t, &fv);
+      if (fast_free (m, c, t, f, fv) != 0)
+        return NULL;
+      t = f;
+    }
+  const uint8_t *z = hl_varint_get_checked (t, &size);
+  const uint8_t *k = hl_varint_get_checked (z, &zz);
+  const uint8_t *a = hl_varint_get_checked (k, &av);
+  const uint8_t *ae = a + (av & 1);
+  emit (c, HL_COL_SIZE, t, z);
+  /* the stack */
+  uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+  uint8_t tok = HL_MTOK_STACK_RAW;
+  if (stack == hl_trace_model_stack (m) && varint_canonical (z, k))
+    tok = 0;
+  else
+    emit (c, HL_COL_STACK, z, k);
+  m->prev_stack = stack;
+  /* the address; a bad extra byte reads as 0, and is not canonical; a
+   * long varint may hold more than an addrdelta gives back */
+  uint64_t d = 0;
+  bool canonical = hl_addr_delta_get (k, ae, &d) != NULL && varint_canonical (k, a);
+  if (canonical && a - k >= 8)
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+      size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
+      canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
+    }
+  uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr);
+  uint64_t addr = base + d;
+  unsigned at = hl_trace_model_find (m, size, addr);
+  if (!canonical)
+    {
+      at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+      emit (c, HL_COL_ADDR, k, ae);
+    }
+  else if (at == HL_MTOK_ADDR_RAW)
+    {
+      /* near the class's last address */
+      if (room (c, HL_COL_ADDR, HL_VARINT_MAX_BYTES + 1) != 0)
+        return NULL;
+      uint64_t chunk;
+      unsigned cls = hl_model_chunk_class (size, &chunk);
+      at = HL_MTOK_ADDR_LAST;
+      uint8_t *w = c->data[HL_COL_ADDR] + c->len[HL_COL_ADDR];
+      c->len[HL_COL_ADDR] += (size_t) (hl_addr_delta_put (w, addr - m->last[cls]) - w);
+    }
+  hl_trace_model_alloc (m, size, stack, addr, at);
+  emit_byte (c, HL_COL_MTOK, (uint8_t) (tok | at));
+  return ae;
+}
+
+/* The byte after the event at P when it is well-formed (as parse_event
+ * finds it), else NULL: ALLOC and FREE checked here, the others parsed. */
+static const uint8_t *
+event_end_slow (const uint8_t *p, const uint8_t *end)
+{
+  Ev e;
+  ev_init (&e, p, end);
+  parse_event (&e);
+  return e.bad ? NULL : e.p;
+}
+
+static inline const uint8_t *
+event_end (const uint8_t *p, const uint8_t *end)
+{
+  uint8_t b = *p, type = b & 0x7f;
+  const uint8_t *q = p + 1;
+  uint64_t v = 0;
+  if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE)
+    return event_end_slow (p, end);
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && (q = hl_varint_get (q, end, &v)) == NULL)
+    return NULL;
+  if (type == HL_EVENT_FREE)
+    return hl_varint_get (q, end, &v);
+  if ((q = hl_varint_get (q, end, &v)) == NULL || (q = hl_varint_get (q, end, &v)) == NULL
+      || (q = hl_varint_get (q, end, &v)) == NULL)
+    return NULL;
+  if (v & 1)
+    {
+      if (q >= end)
+        return NULL;
+      q++;
+    }
+  return q;
+}
+
+/* Tests: every event through parse_event and model_event. */
+static bool slow_only;
+
 /* Splits the packet's events; false (nothing kept) when one is malformed.
  * With a model M, a first pass checks every event before the model sees
  * one, so that a packet kept verbatim leaves the model as the joiner's. */
@@ -610,18 +793,14 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   *ok = false;
   if (reserve (c, (size_t) (end - p) + 16) != 0)
     return -1;
+  bool fast = false;
   if (m != NULL)
     {
       for (const uint8_t *q = p; q < end;)
-        {
-          Ev e;
-          ev_init (&e, q, end);
-          parse_event (&e);
-          if (e.bad)
-            return 0;
-          q = e.p;
-        }
+        if ((q = slow_only ? event_end_slow (q, end) : event_end (q, end)) == NULL)
+          return 0;
       hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
+      fast = hl_trace_model_has_last (m) && !slow_only;
     }
   while (p < end)
     {
@@ -631,6 +810,17 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
         {
           p = next;
           continue;
+        }
+      if (fast)
+        {
+          uint8_t type = *p & 0x7f;
+          if (type == HL_EVENT_ALLOC || type == HL_EVENT_REALLOC || type == HL_EVENT_FREE)
+            {
+              p = type == HL_EVENT_FREE ? fast_free_event (m, c, p) : fast_alloc_event (m, c, p);
+              if (p == NULL)
+                return -1;
+              continue;
+            }
         }
       Ev e;
       ev_init (&e, p, end);
@@ -687,6 +877,15 @@ int
 hl_trace_columns_split_with (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
 {
   return split_any (raw, n, c, model);
+}
+
+int
+hl_trace_columns_split_reference (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
+{
+  slow_only = true;
+  int rc = split_any (raw, n, c, model);
+  slow_only = false;
+  return rc;
 }
 
 int
