@@ -600,9 +600,18 @@ model_event (HlTraceModel *m, Ev *e)
 
 /* ---- Model frames: the short paths of ALLOC, FREE and REALLOC ---------
  * Most of a trace, split as model_event would, without segments: one
- * decode of each varint, straight into the columns. Only for the model of
+ * decode of each varint, straight into the columns through write
+ * pointers of its own (a byte store through a column's pointer would make
+ * the compiler reload every pointer kept in memory). Only for the model of
  * 6.0 (the splitter's: hl_trace_model_new), and only for events that the
  * packet's first pass found well-formed. */
+
+/* Room for a packet of N bytes in the short paths (beyond reserve's):
+ * an address written near the class's last takes up to 11 bytes for an
+ * allocation of at least 4, a freed id up to 10 for a FREE of at least
+ * 2 (a REALLOC of at least 5 writes both). */
+#define ADDR_ROOM(n) (3 * (n) + 16)
+#define FREE_ROOM(n) (5 * (n) + 16)
 
 /* Whether the varint [P, Q) (well-formed) is the canonical encoding of its
  * value (hl_varint_size of it bytes): a longer one ends in a 0 byte. */
@@ -612,135 +621,146 @@ varint_canonical (const uint8_t *p, const uint8_t *q)
   return q - p == 1 || q[-1] != 0;
 }
 
-/* Room for N more bytes in COL: 0, or -1 when out of memory. */
-static inline int
-room (HlColumns *c, HlColumn col, size_t n)
+/* Copies the field [FROM, TO) (1..11 bytes of the packet that ends at
+ * END) to W, which has 16 bytes of room past what the packet can give it:
+ * 8 bytes at once when the packet has them. */
+static inline uint8_t *
+copy_field (uint8_t *w, const uint8_t *from, const uint8_t *to, const uint8_t *end)
 {
-  return c->cap[col] - c->len[col] >= n ? 0 : grow (c, col, n);
+  size_t k = (size_t) (to - from);
+  if (k <= 8 && end - from >= 8)
+    memcpy (w, from, 8);
+  else
+    memcpy (w, from, k);
+  return w + k;
 }
 
-static inline void
-emit_byte (HlColumns *c, HlColumn col, uint8_t b)
+typedef struct
 {
-  c->data[col][c->len[col]++] = b;
-}
+  uint8_t *type, *time, *size, *stack, *addr, *free, *mtok, *fid;
+} Writers;
 
 /* The free of a FREE or REALLOC (its id delta, the svarint [F, FE) of
- * value V), as model_free does for 6.0. 0, or -1 when out of memory. */
-static inline int
-fast_free (HlTraceModel *m, HlColumns *c, const uint8_t *f, const uint8_t *fe, uint64_t v)
+ * value V), as model_free does for 6.0. */
+static inline void
+fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *fe, uint64_t v, const uint8_t *end)
 {
   uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
   unsigned t = hl_trace_model_fid_find (m, id);
   bool canonical = varint_canonical (f, fe);
   if (t == HL_FTOK_RAW || !canonical)
     {
-      if (room (c, HL_COL_FREE, HL_VARINT_MAX_BYTES) != 0)
-        return -1;
       if (canonical)
         {
           /* near the id freed last */
           t = HL_FTOK_RAW;
-          uint8_t *d = c->data[HL_COL_FREE] + c->len[HL_COL_FREE];
-          c->len[HL_COL_FREE] += (size_t) (hl_svarint_put (d, (int64_t) (hl_trace_model_free_ref (m) - id)) - d);
+          w->free = hl_svarint_put (w->free, (int64_t) (hl_trace_model_free_ref (m) - id));
         }
       else
         {
           t = HL_FTOK_PLAIN; /* the bytes as they were */
-          emit (c, HL_COL_FREE, f, fe);
+          w->free = copy_field (w->free, f, fe, end);
         }
     }
   hl_trace_model_fid_seen (m, id, t);
-  emit_byte (c, HL_COL_FID, (uint8_t) t);
+  *w->fid++ = (uint8_t) t;
   hl_trace_model_free_id (m, id);
-  return 0;
 }
 
-/* A FREE at P (well-formed): the byte after it, or NULL when out of
- * memory. */
-static inline const uint8_t *
-fast_free_event (HlTraceModel *m, HlColumns *c, const uint8_t *p)
+/* Splits the ALLOC, FREE and REALLOC events from P (all well-formed) up
+ * to the first other event or END; returns where it stopped. The columns
+ * have room (split_events). */
+static const uint8_t *
+fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
 {
-  uint8_t b = *p;
-  const uint8_t *q = p + 1, *t = q;
-  uint64_t dt = 0, v = 0;
-  if (!(b & HL_EVENT_FLAG_NO_TIME))
-    t = hl_varint_get_checked (q, &dt);
-  const uint8_t *f = hl_varint_get_checked (t, &v);
-  hl_trace_model_event (m, HL_EVENT_FREE, dt);
-  emit_byte (c, HL_COL_TYPE, b);
-  emit (c, HL_COL_TIME, q, t);
-  if (fast_free (m, c, t, f, v) != 0)
-    return NULL;
-  return f;
-}
-
-/* An ALLOC or REALLOC at P (well-formed), as model_event takes it: the
- * byte after it, or NULL when out of memory. */
-static inline const uint8_t *
-fast_alloc_event (HlTraceModel *m, HlColumns *c, const uint8_t *p)
-{
-  uint8_t b = *p, type = b & 0x7f;
-  const uint8_t *q = p + 1, *t = q;
-  uint64_t dt = 0, size = 0, zz = 0, av = 0;
-  if (!(b & HL_EVENT_FLAG_NO_TIME))
-    t = hl_varint_get_checked (q, &dt);
-  hl_trace_model_event (m, type, dt);
-  emit_byte (c, HL_COL_TYPE, b);
-  emit (c, HL_COL_TIME, q, t);
-  if (type == HL_EVENT_REALLOC)
+  Writers w = {
+    c->data[HL_COL_TYPE] + c->len[HL_COL_TYPE],   c->data[HL_COL_TIME] + c->len[HL_COL_TIME],
+    c->data[HL_COL_SIZE] + c->len[HL_COL_SIZE],   c->data[HL_COL_STACK] + c->len[HL_COL_STACK],
+    c->data[HL_COL_ADDR] + c->len[HL_COL_ADDR],   c->data[HL_COL_FREE] + c->len[HL_COL_FREE],
+    c->data[HL_COL_MTOK] + c->len[HL_COL_MTOK],   c->data[HL_COL_FID] + c->len[HL_COL_FID],
+  };
+  while (p < end)
     {
-      uint64_t fv = 0;
-      const uint8_t *f = hl_varint_get_checked (t, &fv);
-      if (fast_free (m, c, t, f, fv) != 0)
-        return NULL;
-      t = f;
+      uint8_t b = *p, type = b & 0x7f;
+      if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE && type != HL_EVENT_REALLOC)
+        break;
+      const uint8_t *q = p + 1, *t = q;
+      uint64_t dt = 0;
+      if (!(b & HL_EVENT_FLAG_NO_TIME))
+        {
+          t = hl_varint_get_checked (q, &dt);
+          w.time = copy_field (w.time, q, t, end);
+        }
+      /* hl_trace_model_event: these types set no packet flag */
+      m->pk_time += dt;
+      m->pk_events++;
+      *w.type++ = b;
+      if (type == HL_EVENT_FREE)
+        {
+          uint64_t v;
+          const uint8_t *f = hl_varint_get_checked (t, &v);
+          fast_free (m, &w, t, f, v, end);
+          p = f;
+          continue;
+        }
+      if (type == HL_EVENT_REALLOC)
+        {
+          uint64_t v;
+          const uint8_t *f = hl_varint_get_checked (t, &v);
+          fast_free (m, &w, t, f, v, end);
+          t = f;
+        }
+      uint64_t size, zz, av;
+      const uint8_t *z = hl_varint_get_checked (t, &size);
+      const uint8_t *k = hl_varint_get_checked (z, &zz);
+      const uint8_t *a = hl_varint_get_checked (k, &av);
+      const uint8_t *ae = a + (av & 1);
+      w.size = copy_field (w.size, t, z, end);
+      /* the stack */
+      uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+      uint8_t tok = HL_MTOK_STACK_RAW;
+      if (stack == hl_trace_model_stack (m) && varint_canonical (z, k))
+        tok = 0;
+      else
+        w.stack = copy_field (w.stack, z, k, end);
+      m->prev_stack = stack;
+      /* the address; a bad extra byte reads as 0, and is not canonical; a
+       * long varint may hold more than an addrdelta gives back */
+      uint64_t d = 0;
+      bool canonical = hl_addr_delta_get (k, ae, &d) != NULL && varint_canonical (k, a);
+      if (canonical && a - k >= 8)
+        {
+          uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+          size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
+          canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
+        }
+      uint64_t addr = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr) + d;
+      unsigned at = hl_trace_model_find (m, size, addr);
+      if (!canonical)
+        {
+          at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+          w.addr = copy_field (w.addr, k, ae, end);
+        }
+      else if (at == HL_MTOK_ADDR_RAW)
+        {
+          /* near the class's last address */
+          uint64_t chunk;
+          at = HL_MTOK_ADDR_LAST;
+          w.addr = hl_addr_delta_put (w.addr, addr - m->last[hl_model_chunk_class (size, &chunk)]);
+        }
+      hl_trace_model_alloc (m, size, stack, addr, at);
+      *w.mtok++ = (uint8_t) (tok | at);
+      p = ae;
     }
-  const uint8_t *z = hl_varint_get_checked (t, &size);
-  const uint8_t *k = hl_varint_get_checked (z, &zz);
-  const uint8_t *a = hl_varint_get_checked (k, &av);
-  const uint8_t *ae = a + (av & 1);
-  emit (c, HL_COL_SIZE, t, z);
-  /* the stack */
-  uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
-  uint8_t tok = HL_MTOK_STACK_RAW;
-  if (stack == hl_trace_model_stack (m) && varint_canonical (z, k))
-    tok = 0;
-  else
-    emit (c, HL_COL_STACK, z, k);
-  m->prev_stack = stack;
-  /* the address; a bad extra byte reads as 0, and is not canonical; a
-   * long varint may hold more than an addrdelta gives back */
-  uint64_t d = 0;
-  bool canonical = hl_addr_delta_get (k, ae, &d) != NULL && varint_canonical (k, a);
-  if (canonical && a - k >= 8)
-    {
-      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-      size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
-      canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
-    }
-  uint64_t base = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr);
-  uint64_t addr = base + d;
-  unsigned at = hl_trace_model_find (m, size, addr);
-  if (!canonical)
-    {
-      at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
-      emit (c, HL_COL_ADDR, k, ae);
-    }
-  else if (at == HL_MTOK_ADDR_RAW)
-    {
-      /* near the class's last address */
-      if (room (c, HL_COL_ADDR, HL_VARINT_MAX_BYTES + 1) != 0)
-        return NULL;
-      uint64_t chunk;
-      unsigned cls = hl_model_chunk_class (size, &chunk);
-      at = HL_MTOK_ADDR_LAST;
-      uint8_t *w = c->data[HL_COL_ADDR] + c->len[HL_COL_ADDR];
-      c->len[HL_COL_ADDR] += (size_t) (hl_addr_delta_put (w, addr - m->last[cls]) - w);
-    }
-  hl_trace_model_alloc (m, size, stack, addr, at);
-  emit_byte (c, HL_COL_MTOK, (uint8_t) (tok | at));
-  return ae;
+  c->len[HL_COL_TYPE] = (size_t) (w.type - c->data[HL_COL_TYPE]);
+  c->len[HL_COL_TIME] = (size_t) (w.time - c->data[HL_COL_TIME]);
+  c->len[HL_COL_SIZE] = (size_t) (w.size - c->data[HL_COL_SIZE]);
+  c->len[HL_COL_STACK] = (size_t) (w.stack - c->data[HL_COL_STACK]);
+  c->len[HL_COL_ADDR] = (size_t) (w.addr - c->data[HL_COL_ADDR]);
+  c->len[HL_COL_FREE] = (size_t) (w.free - c->data[HL_COL_FREE]);
+  c->len[HL_COL_MTOK] = (size_t) (w.mtok - c->data[HL_COL_MTOK]);
+  c->len[HL_COL_FID] = (size_t) (w.fid - c->data[HL_COL_FID]);
+  return p;
 }
 
 /* The byte after the event at P when it is well-formed (as parse_event
@@ -801,6 +821,9 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
           return 0;
       hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
       fast = hl_trace_model_has_last (m) && !slow_only;
+      size_t n = (size_t) (end - p);
+      if (fast && (grow (c, HL_COL_ADDR, ADDR_ROOM (n)) != 0 || grow (c, HL_COL_FREE, FREE_ROOM (n)) != 0))
+        return -1;
     }
   while (p < end)
     {
@@ -813,12 +836,10 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
         }
       if (fast)
         {
-          uint8_t type = *p & 0x7f;
-          if (type == HL_EVENT_ALLOC || type == HL_EVENT_REALLOC || type == HL_EVENT_FREE)
+          const uint8_t *stop = fast_run (m, c, p, end);
+          if (stop != p)
             {
-              p = type == HL_EVENT_FREE ? fast_free_event (m, c, p) : fast_alloc_event (m, c, p);
-              if (p == NULL)
-                return -1;
+              p = stop;
               continue;
             }
         }
