@@ -5,7 +5,9 @@
  * reader accepts (non-canonical varints in every field, 10-byte values,
  * bad address extra bytes, missing times, malformed events), and on a
  * trace with a bit flipped at every byte. The hand-written packets also
- * join back exactly. */
+ * join back exactly. A column in varint planes fed in pieces
+ * (hl_column_pack_advance) holds the planes of hl_trace_columns_to_planes.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,9 @@
 #include "hl-format-test-check.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
+#include "hl-trace-column-stream.h"
 #include "hl-trace-columns.h"
+#include "hl-trace-zstd.h"
 #include "hl-trace-encode-private.h"
 #include "hl-trace-model.h"
 
@@ -204,10 +208,42 @@ hand_packet (uint8_t *out, size_t cap, unsigned n_events, uint64_t *id, unsigned
   return HL_PACKET_HEADER_SIZE + h.content_size;
 }
 
+/* A free column of N bytes of svarints (1 to 10 bytes), fed to a pack in
+ * planes in random pieces of whole varints: its two parts hold the planes
+ * that hl_trace_columns_to_planes makes of the whole column. */
+static bool
+planes_fed_in_pieces (size_t n)
+{
+  HlColumns c = { 0 };
+  c.data[HL_COL_FREE] = malloc (n + HL_VARINT_MAX_BYTES);
+  size_t len = 0, *cuts = malloc (n * sizeof *cuts), n_cuts = 0;
+  while (len < n)
+    {
+      uint64_t v = rnd () % 4 == 0 ? rnd () >> (rnd () % 64) : rnd () % 200;
+      len = (size_t) (hl_varint_put (c.data[HL_COL_FREE] + len, v) - c.data[HL_COL_FREE]);
+      if (rnd () % 5000 == 0)
+        cuts[n_cuts++] = len;
+    }
+  c.len[HL_COL_FREE] = c.cap[HL_COL_FREE] = len;
+  const HlTraceCodec *z = hl_trace_codec_zstd (1);
+  HlColumnPack cp = { .planes = true };
+  for (size_t i = 0; i < n_cuts; i++)
+    hl_column_pack_advance (&cp, z, HL_COL_FREE, c.data[HL_COL_FREE], cuts[i]);
+  hl_column_pack_advance (&cp, z, HL_COL_FREE, c.data[HL_COL_FREE], len);
+  size_t split = hl_trace_columns_to_planes (&c, HL_COL_FREE);
+  bool same = !cp.failed && cp.fed == len && split > 0 && cp.part[0].len == split
+              && cp.part[1].len == len - split && memcmp (cp.part[0].copy, c.data[HL_COL_FREE], split) == 0
+              && memcmp (cp.part[1].copy, c.data[HL_COL_FREE] + split, len - split) == 0;
+  hl_column_pack_clear (&cp, z);
+  hl_trace_columns_clear (&c);
+  free (cuts);
+  return same;
+}
+
 int
 main (void)
 {
-  hl_tap_plan (4);
+  hl_tap_plan (5);
 
   /* 1. random traces of every kind */
   bool all = true;
@@ -270,6 +306,10 @@ main (void)
     cuts &= same_split (t.data + HL_TRACE_FILE_HEADER_SIZE, tn - k, &where);
   hl_tap_ok (cuts, "a trace cut anywhere: the same columns (first difference: %d)", where);
   hl_gen_trace_clear (&t);
+
+  /* 5. varint planes fed in pieces */
+  hl_tap_ok (planes_fed_in_pieces (HL_COLUMN_STREAM_MIN + 300000) && planes_fed_in_pieces (HL_COLUMN_STREAM_MIN * 5),
+             "a column in varint planes fed in pieces holds the planes of the whole column");
   free (bad);
   free (run);
   return hl_tap_finish ();
