@@ -21,12 +21,15 @@ streaming (const HlColumnStream *cs, const HlTraceCodec *codec)
   return cs->z[0] != NULL && !cs->failed;
 }
 
+/* The strong pass can no longer pay: no strong stream, and no second
+ * probe at every later append (it gave its answer). */
 static void
 end_strong (HlColumnStream *cs, const HlTraceCodec *codec)
 {
   if (cs->z[1] != NULL)
     codec->stream_free (cs->z[1]);
   cs->z[1] = NULL;
+  cs->strong = -1;
 }
 
 /* HL_COLUMN_STREAM_MIN bytes of the copy from AT, compressed whole: their
