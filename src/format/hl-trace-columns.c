@@ -623,16 +623,25 @@ varint_canonical (const uint8_t *p, const uint8_t *q)
 
 /* Copies the field [FROM, TO) (1..11 bytes of the packet that ends at
  * END) to W, which has 16 bytes of room past what the packet can give it:
- * 8 bytes at once when the packet has them. */
+ * 16 bytes at once when the packet has them. */
 static inline uint8_t *
 copy_field (uint8_t *w, const uint8_t *from, const uint8_t *to, const uint8_t *end)
 {
   size_t k = (size_t) (to - from);
-  if (k <= 8 && end - from >= 8)
-    memcpy (w, from, 8);
+  if (end - from >= 16)
+    memcpy (w, from, 16);
   else
     memcpy (w, from, k);
   return w + k;
+}
+
+/* The types of the short paths, as bits. */
+#define FAST_TYPES ((1u << HL_EVENT_ALLOC) | (1u << HL_EVENT_FREE) | (1u << HL_EVENT_REALLOC))
+
+static inline bool
+fast_type (uint8_t type)
+{
+  return type < 32 && ((FAST_TYPES >> type) & 1u);
 }
 
 typedef struct
@@ -682,7 +691,7 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
   while (p < end)
     {
       uint8_t b = *p, type = b & 0x7f;
-      if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE && type != HL_EVENT_REALLOC)
+      if (!fast_type (type))
         break;
       const uint8_t *q = p + 1, *t = q;
       uint64_t dt = 0;
@@ -774,22 +783,36 @@ event_end_slow (const uint8_t *p, const uint8_t *end)
   return e.bad ? NULL : e.p;
 }
 
+/* The byte after a varint at P that hl_varint_get would accept, or NULL;
+ * without its value. */
+static inline const uint8_t *
+varint_skip (const uint8_t *p, const uint8_t *end)
+{
+  if (p < end && *p < 0x80)
+    return p + 1;
+  uint64_t v;
+  return hl_varint_get (p, end, &v);
+}
+
 static inline const uint8_t *
 event_end (const uint8_t *p, const uint8_t *end)
 {
   uint8_t b = *p, type = b & 0x7f;
   const uint8_t *q = p + 1;
-  uint64_t v = 0;
   if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE)
     return event_end_slow (p, end);
-  if (!(b & HL_EVENT_FLAG_NO_TIME) && (q = hl_varint_get (q, end, &v)) == NULL)
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && (q = varint_skip (q, end)) == NULL)
     return NULL;
   if (type == HL_EVENT_FREE)
-    return hl_varint_get (q, end, &v);
-  if ((q = hl_varint_get (q, end, &v)) == NULL || (q = hl_varint_get (q, end, &v)) == NULL
-      || (q = hl_varint_get (q, end, &v)) == NULL)
+    return varint_skip (q, end);
+  if ((q = varint_skip (q, end)) == NULL || (q = varint_skip (q, end)) == NULL)
     return NULL;
-  if (v & 1)
+  /* the address: an extra byte when its value's low bit (the first
+   * byte's) is set */
+  const uint8_t *a = q;
+  if ((q = varint_skip (q, end)) == NULL)
+    return NULL;
+  if (*a & 1)
     {
       if (q >= end)
         return NULL;
