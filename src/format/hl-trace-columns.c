@@ -735,8 +735,16 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
       m->prev_stack = stack;
       /* the address; a bad extra byte reads as 0, and is not canonical; a
        * long varint may hold more than an addrdelta gives back */
-      uint64_t d = 0;
-      bool canonical = hl_addr_delta_get (k, ae, &d) != NULL && varint_canonical (k, a);
+      uint64_t d = (uint64_t) hl_zigzag_decode (av >> 1) << 4;
+      bool canonical = varint_canonical (k, a);
+      if (av & 1)
+        {
+          /* hl_addr_delta_get: the extra byte, 1..15 */
+          if (*a >= 1 && *a <= 15)
+            d |= *a;
+          else
+            d = 0, canonical = false;
+        }
       if (canonical && a - k >= 8)
         {
           uint8_t buf[HL_VARINT_MAX_BYTES + 1];
