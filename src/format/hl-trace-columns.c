@@ -848,8 +848,25 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   if (m != NULL)
     {
       for (const uint8_t *q = p; q < end;)
-        if ((q = slow_only ? event_end_slow (q, end) : event_end (q, end)) == NULL)
-          return 0;
+        {
+          /* the most common forms first: FREE and ALLOC without a time,
+           * their varints one byte each */
+          if (!slow_only && end - q >= 5)
+            {
+              if (q[0] == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME) && q[1] < 0x80)
+                {
+                  q += 2;
+                  continue;
+                }
+              if (q[0] == (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME) && (q[1] | q[2] | q[3]) < 0x80)
+                {
+                  q += 4 + (q[3] & 1); /* the address's extra byte */
+                  continue;
+                }
+            }
+          if ((q = slow_only ? event_end_slow (q, end) : event_end (q, end)) == NULL)
+            return 0;
+        }
       hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
       fast = hl_trace_model_has_last (m) && !slow_only;
       size_t n = (size_t) (end - p);
