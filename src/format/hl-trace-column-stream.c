@@ -8,6 +8,7 @@
 
 #include "hl-trace-columns.h"
 #include "hl-trace-compress-private.h"
+#include "hl-varint.h"
 
 /* The copy's room: a column (or plane) holds at most its frame's bytes.
  * malloc of this much maps pages that cost nothing until the copy reaches
@@ -20,12 +21,15 @@ streaming (const HlColumnStream *cs, const HlTraceCodec *codec)
   return cs->z[0] != NULL && !cs->failed;
 }
 
+/* The strong pass can no longer pay: no strong stream, and no second
+ * probe at every later append (it gave its answer). */
 static void
 end_strong (HlColumnStream *cs, const HlTraceCodec *codec)
 {
   if (cs->z[1] != NULL)
     codec->stream_free (cs->z[1]);
   cs->z[1] = NULL;
+  cs->strong = -1;
 }
 
 /* HL_COLUMN_STREAM_MIN bytes of the copy from AT, compressed whole: their
@@ -59,25 +63,31 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
     cs->failed = true;
 }
 
-void
-hl_column_stream_append (HlColumnStream     *cs,
-                         const HlTraceCodec *codec,
-                         const uint8_t      *bytes,
-                         size_t              n)
+/* The place for N more bytes at the end of the stream's copy, or NULL
+ * (nothing to do: N is 0 or the stream failed, which this may mark). */
+static uint8_t *
+copy_room (HlColumnStream *cs, const HlTraceCodec *codec, size_t n)
 {
   if (cs->failed || n == 0)
-    return;
+    return NULL;
   if (codec->stream_new == NULL || n > COPY_RESERVE - cs->len)
     {
       cs->failed = true;
-      return;
+      return NULL;
     }
   if (cs->copy == NULL && (cs->copy = malloc (COPY_RESERVE)) == NULL)
     {
       cs->failed = true;
-      return;
+      return NULL;
     }
-  memcpy (cs->copy + cs->len, bytes, n);
+  return cs->copy + cs->len;
+}
+
+/* After N bytes were written at copy_room's place: compresses what it can
+ * (nothing below HL_COLUMN_STREAM_MIN). */
+static void
+appended (HlColumnStream *cs, const HlTraceCodec *codec, size_t n)
+{
   cs->len += n;
   if (cs->len < HL_COLUMN_STREAM_MIN)
     return;
@@ -100,6 +110,19 @@ hl_column_stream_append (HlColumnStream     *cs,
     if (cs->z[k] != NULL
         && codec->stream_feed (cs->z[k], cs->copy, cs->len, 0, &cs->out[k], &cs->out_len[k], &cs->out_cap[k]) != 0)
       cs->failed = true;
+}
+
+void
+hl_column_stream_append (HlColumnStream     *cs,
+                         const HlTraceCodec *codec,
+                         const uint8_t      *bytes,
+                         size_t              n)
+{
+  uint8_t *at = copy_room (cs, codec, n);
+  if (at == NULL)
+    return;
+  memcpy (at, bytes, n);
+  appended (cs, codec, n);
 }
 
 size_t
@@ -167,31 +190,66 @@ hl_column_stream_clear (HlColumnStream     *cs,
 /* ---- Columns: one stream, or one per plane ---------------------------- */
 
 /* Appends the planes of the column's bytes COL[FED..N) (whole varints) to
- * the two parts. */
+ * the two parts, as hl_trace_columns_to_planes makes them: the first byte
+ * of every varint to the first, the others to the second, written
+ * straight into the parts' copies. Bytes that are not whole varints (as
+ * hl_varint_get reads them) fail the column. */
 static void
 feed_planes (HlColumnPack *cp, const HlTraceCodec *codec, unsigned column, const uint8_t *col, size_t n)
 {
   size_t k = n - cp->fed;
-  HlColumns one;
-  memset (&one, 0, sizeof one);
-  one.data[column] = malloc (k);
-  if (one.data[column] == NULL)
+  HlColumnStream *p = cp->part;
+  if (k > COPY_RESERVE - p[0].len || k > COPY_RESERVE - p[1].len)
+    {
+      /* (never in a frame's column) a plane may not fit: fail as the
+       * appends of the two planes would (a varint starts after a byte
+       * without the high bit) */
+      size_t firsts = 1;
+      for (size_t i = cp->fed + 1; i < n; i++)
+        firsts += col[i - 1] < 0x80;
+      if (firsts > COPY_RESERVE - p[0].len || k - firsts > COPY_RESERVE - p[1].len)
+        {
+          cp->failed = true;
+          return;
+        }
+    }
+  if (codec->stream_new == NULL)
     {
       cp->failed = true;
       return;
     }
-  memcpy (one.data[column], col + cp->fed, k);
-  one.len[column] = one.cap[column] = k;
-  size_t split = hl_trace_columns_to_planes (&one, (HlColumn) column);
-  if (split == 0 || split > one.len[column])
-    cp->failed = true; /* out of memory (the bytes are varints) */
-  else
+  for (int i = 0; i < 2; i++)
+    if (p[i].copy == NULL && (p[i].copy = malloc (COPY_RESERVE)) == NULL)
+      {
+        cp->failed = true;
+        return;
+      }
+  uint8_t *w0 = p[0].copy + p[0].len, *w1 = p[1].copy + p[1].len;
+  uint8_t *s0 = w0, *s1 = w1;
+  for (const uint8_t *q = col + cp->fed, *end = col + n; q < end;)
     {
-      hl_column_stream_append (&cp->part[0], codec, one.data[column], split);
-      hl_column_stream_append (&cp->part[1], codec, one.data[column] + split, one.len[column] - split);
-      cp->failed = cp->part[0].failed || cp->part[1].failed;
+      uint8_t b = *q++;
+      *w0++ = b;
+      for (unsigned i = 1; b & 0x80; i++)
+        {
+          if (q == end || i == HL_VARINT_MAX_BYTES)
+            {
+              cp->failed = true;
+              return;
+            }
+          b = *q++;
+          if (i == HL_VARINT_MAX_BYTES - 1 && b > 1)
+            {
+              cp->failed = true; /* over 64 bits */
+              return;
+            }
+          *w1++ = b;
+        }
     }
-  hl_trace_columns_clear (&one);
+  appended (&p[0], codec, (size_t) (w0 - s0));
+  if (w1 > s1)
+    appended (&p[1], codec, (size_t) (w1 - s1));
+  cp->failed = p[0].failed || p[1].failed;
 }
 
 void

@@ -49,7 +49,7 @@ typedef struct
   void    *z[2];          /* the ordinary (or fast) and the strong stream */
   uint8_t *out[2];
   size_t   out_len[2], out_cap[2];
-  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size, -1 not */
+  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size, -1 not (or no longer) */
   bool     failed;        /* out of memory: compressed whole at the end */
 } HlColumnStream;
 

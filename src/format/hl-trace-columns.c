@@ -598,6 +598,240 @@ model_event (HlTraceModel *m, Ev *e)
   e->seg[e->n++] = (Seg) { HL_COL_MTOK, &e->tok, 1 };
 }
 
+/* ---- Model frames: the short paths of ALLOC, FREE and REALLOC ---------
+ * Most of a trace, split as model_event would, without segments: one
+ * decode of each varint, straight into the columns through write
+ * pointers of its own (a byte store through a column's pointer would make
+ * the compiler reload every pointer kept in memory). Only for the model of
+ * 6.0 (the splitter's: hl_trace_model_new), and only for events that the
+ * packet's first pass found well-formed. */
+
+/* Room for a packet of N bytes in the short paths (beyond reserve's):
+ * an address written near the class's last takes up to 11 bytes for an
+ * allocation of at least 4, a freed id up to 10 for a FREE of at least
+ * 2 (a REALLOC of at least 5 writes both). */
+#define ADDR_ROOM(n) (3 * (n) + 16)
+#define FREE_ROOM(n) (5 * (n) + 16)
+
+/* Whether the varint [P, Q) (well-formed) is the canonical encoding of its
+ * value (hl_varint_size of it bytes): a longer one ends in a 0 byte. */
+static inline bool
+varint_canonical (const uint8_t *p, const uint8_t *q)
+{
+  return q - p == 1 || q[-1] != 0;
+}
+
+/* Copies the field [FROM, TO) (1..11 bytes of the packet that ends at
+ * END) to W, which has 16 bytes of room past what the packet can give it:
+ * 16 bytes at once when the packet has them. */
+static inline uint8_t *
+copy_field (uint8_t *w, const uint8_t *from, const uint8_t *to, const uint8_t *end)
+{
+  size_t k = (size_t) (to - from);
+  if (end - from >= 16)
+    memcpy (w, from, 16);
+  else
+    memcpy (w, from, k);
+  return w + k;
+}
+
+/* The types of the short paths, as bits. */
+#define FAST_TYPES ((1u << HL_EVENT_ALLOC) | (1u << HL_EVENT_FREE) | (1u << HL_EVENT_REALLOC))
+
+static inline bool
+fast_type (uint8_t type)
+{
+  return type < 32 && ((FAST_TYPES >> type) & 1u);
+}
+
+typedef struct
+{
+  uint8_t *type, *time, *size, *stack, *addr, *free, *mtok, *fid;
+} Writers;
+
+/* The free of a FREE or REALLOC (its id delta, the svarint [F, FE) of
+ * value V), as model_free does for 6.0. */
+static inline void
+fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *fe, uint64_t v, const uint8_t *end)
+{
+  uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+  unsigned t = hl_trace_model_fid_find (m, id);
+  bool canonical = varint_canonical (f, fe);
+  if (t == HL_FTOK_RAW || !canonical)
+    {
+      if (canonical)
+        {
+          /* near the id freed last */
+          t = HL_FTOK_RAW;
+          w->free = hl_svarint_put (w->free, (int64_t) (hl_trace_model_free_ref (m) - id));
+        }
+      else
+        {
+          t = HL_FTOK_PLAIN; /* the bytes as they were */
+          w->free = copy_field (w->free, f, fe, end);
+        }
+    }
+  hl_trace_model_fid_seen (m, id, t);
+  *w->fid++ = (uint8_t) t;
+  hl_trace_model_free_id (m, id);
+}
+
+/* Splits the ALLOC, FREE and REALLOC events from P (all well-formed) up
+ * to the first other event or END; returns where it stopped. The columns
+ * have room (split_events). */
+static const uint8_t *
+fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
+{
+  Writers w = {
+    c->data[HL_COL_TYPE] + c->len[HL_COL_TYPE],   c->data[HL_COL_TIME] + c->len[HL_COL_TIME],
+    c->data[HL_COL_SIZE] + c->len[HL_COL_SIZE],   c->data[HL_COL_STACK] + c->len[HL_COL_STACK],
+    c->data[HL_COL_ADDR] + c->len[HL_COL_ADDR],   c->data[HL_COL_FREE] + c->len[HL_COL_FREE],
+    c->data[HL_COL_MTOK] + c->len[HL_COL_MTOK],   c->data[HL_COL_FID] + c->len[HL_COL_FID],
+  };
+  while (p < end)
+    {
+      uint8_t b = *p, type = b & 0x7f;
+      if (!fast_type (type))
+        break;
+      const uint8_t *q = p + 1, *t = q;
+      uint64_t dt = 0;
+      if (!(b & HL_EVENT_FLAG_NO_TIME))
+        {
+          t = hl_varint_get_checked (q, &dt);
+          w.time = copy_field (w.time, q, t, end);
+        }
+      /* hl_trace_model_event: these types set no packet flag */
+      m->pk_time += dt;
+      m->pk_events++;
+      *w.type++ = b;
+      if (type == HL_EVENT_FREE)
+        {
+          uint64_t v;
+          const uint8_t *f = hl_varint_get_checked (t, &v);
+          fast_free (m, &w, t, f, v, end);
+          p = f;
+          continue;
+        }
+      if (type == HL_EVENT_REALLOC)
+        {
+          uint64_t v;
+          const uint8_t *f = hl_varint_get_checked (t, &v);
+          fast_free (m, &w, t, f, v, end);
+          t = f;
+        }
+      uint64_t size, zz, av;
+      const uint8_t *z = hl_varint_get_checked (t, &size);
+      const uint8_t *k = hl_varint_get_checked (z, &zz);
+      const uint8_t *a = hl_varint_get_checked (k, &av);
+      const uint8_t *ae = a + (av & 1);
+      w.size = copy_field (w.size, t, z, end);
+      /* the stack */
+      uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+      uint8_t tok = HL_MTOK_STACK_RAW;
+      if (stack == hl_trace_model_stack (m) && varint_canonical (z, k))
+        tok = 0;
+      else
+        w.stack = copy_field (w.stack, z, k, end);
+      m->prev_stack = stack;
+      /* the address; a bad extra byte reads as 0, and is not canonical; a
+       * long varint may hold more than an addrdelta gives back */
+      uint64_t d = (uint64_t) hl_zigzag_decode (av >> 1) << 4;
+      bool canonical = varint_canonical (k, a);
+      if (av & 1)
+        {
+          /* hl_addr_delta_get: the extra byte, 1..15 */
+          if (*a >= 1 && *a <= 15)
+            d |= *a;
+          else
+            d = 0, canonical = false;
+        }
+      if (canonical && a - k >= 8)
+        {
+          uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+          size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
+          canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
+        }
+      uint64_t addr = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr) + d;
+      unsigned at = hl_trace_model_find (m, size, addr);
+      if (!canonical)
+        {
+          at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+          w.addr = copy_field (w.addr, k, ae, end);
+        }
+      else if (at == HL_MTOK_ADDR_RAW)
+        {
+          /* near the class's last address */
+          uint64_t chunk;
+          at = HL_MTOK_ADDR_LAST;
+          w.addr = hl_addr_delta_put (w.addr, addr - m->last[hl_model_chunk_class (size, &chunk)]);
+        }
+      hl_trace_model_alloc (m, size, stack, addr, at);
+      *w.mtok++ = (uint8_t) (tok | at);
+      p = ae;
+    }
+  c->len[HL_COL_TYPE] = (size_t) (w.type - c->data[HL_COL_TYPE]);
+  c->len[HL_COL_TIME] = (size_t) (w.time - c->data[HL_COL_TIME]);
+  c->len[HL_COL_SIZE] = (size_t) (w.size - c->data[HL_COL_SIZE]);
+  c->len[HL_COL_STACK] = (size_t) (w.stack - c->data[HL_COL_STACK]);
+  c->len[HL_COL_ADDR] = (size_t) (w.addr - c->data[HL_COL_ADDR]);
+  c->len[HL_COL_FREE] = (size_t) (w.free - c->data[HL_COL_FREE]);
+  c->len[HL_COL_MTOK] = (size_t) (w.mtok - c->data[HL_COL_MTOK]);
+  c->len[HL_COL_FID] = (size_t) (w.fid - c->data[HL_COL_FID]);
+  return p;
+}
+
+/* The byte after the event at P when it is well-formed (as parse_event
+ * finds it), else NULL: ALLOC and FREE checked here, the others parsed. */
+static const uint8_t *
+event_end_slow (const uint8_t *p, const uint8_t *end)
+{
+  Ev e;
+  ev_init (&e, p, end);
+  parse_event (&e);
+  return e.bad ? NULL : e.p;
+}
+
+/* The byte after a varint at P that hl_varint_get would accept, or NULL;
+ * without its value. */
+static inline const uint8_t *
+varint_skip (const uint8_t *p, const uint8_t *end)
+{
+  if (p < end && *p < 0x80)
+    return p + 1;
+  uint64_t v;
+  return hl_varint_get (p, end, &v);
+}
+
+static inline const uint8_t *
+event_end (const uint8_t *p, const uint8_t *end)
+{
+  uint8_t b = *p, type = b & 0x7f;
+  const uint8_t *q = p + 1;
+  if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE)
+    return event_end_slow (p, end);
+  if (!(b & HL_EVENT_FLAG_NO_TIME) && (q = varint_skip (q, end)) == NULL)
+    return NULL;
+  if (type == HL_EVENT_FREE)
+    return varint_skip (q, end);
+  if ((q = varint_skip (q, end)) == NULL || (q = varint_skip (q, end)) == NULL)
+    return NULL;
+  /* the address: an extra byte when its value's low bit (the first
+   * byte's) is set */
+  const uint8_t *a = q;
+  if ((q = varint_skip (q, end)) == NULL)
+    return NULL;
+  if (*a & 1)
+    {
+      if (q >= end)
+        return NULL;
+      q++;
+    }
+  return q;
+}
+
+/* Tests: every event through parse_event and model_event. */
+static bool slow_only;
+
 /* Splits the packet's events; false (nothing kept) when one is malformed.
  * With a model M, a first pass checks every event before the model sees
  * one, so that a packet kept verbatim leaves the model as the joiner's. */
@@ -610,18 +844,34 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   *ok = false;
   if (reserve (c, (size_t) (end - p) + 16) != 0)
     return -1;
+  bool fast = false;
   if (m != NULL)
     {
       for (const uint8_t *q = p; q < end;)
         {
-          Ev e;
-          ev_init (&e, q, end);
-          parse_event (&e);
-          if (e.bad)
+          /* the most common forms first: FREE and ALLOC without a time,
+           * their varints one byte each */
+          if (!slow_only && end - q >= 5)
+            {
+              if (q[0] == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME) && q[1] < 0x80)
+                {
+                  q += 2;
+                  continue;
+                }
+              if (q[0] == (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME) && (q[1] | q[2] | q[3]) < 0x80)
+                {
+                  q += 4 + (q[3] & 1); /* the address's extra byte */
+                  continue;
+                }
+            }
+          if ((q = slow_only ? event_end_slow (q, end) : event_end (q, end)) == NULL)
             return 0;
-          q = e.p;
         }
       hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
+      fast = hl_trace_model_has_last (m) && !slow_only;
+      size_t n = (size_t) (end - p);
+      if (fast && (grow (c, HL_COL_ADDR, ADDR_ROOM (n)) != 0 || grow (c, HL_COL_FREE, FREE_ROOM (n)) != 0))
+        return -1;
     }
   while (p < end)
     {
@@ -631,6 +881,15 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
         {
           p = next;
           continue;
+        }
+      if (fast)
+        {
+          const uint8_t *stop = fast_run (m, c, p, end);
+          if (stop != p)
+            {
+              p = stop;
+              continue;
+            }
         }
       Ev e;
       ev_init (&e, p, end);
@@ -687,6 +946,15 @@ int
 hl_trace_columns_split_with (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
 {
   return split_any (raw, n, c, model);
+}
+
+int
+hl_trace_columns_split_reference (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *model)
+{
+  slow_only = true;
+  int rc = split_any (raw, n, c, model);
+  slow_only = false;
+  return rc;
 }
 
 int

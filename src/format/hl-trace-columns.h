@@ -84,6 +84,10 @@ int  hl_trace_columns_split_model (const uint8_t *raw, size_t n, HlColumns *c);
  * boundaries, with the same M (the recorder takes packets in as they are
  * written). */
 int  hl_trace_columns_split_with  (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *m);
+/* For tests: split_with with every event taken by the general parser
+ * (not thread-safe: a static switch), to compare with the short paths of
+ * the common events. */
+int  hl_trace_columns_split_reference (const uint8_t *raw, size_t n, HlColumns *c, HlTraceModel *m);
 /* Frees the column buffers and zeroes C. */
 void hl_trace_columns_clear (HlColumns *c);
 /* Rewrites column COL of C as varint planes: the first byte of every

@@ -2,7 +2,9 @@
 
 #include "hl-trace-zstd.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <threads.h>
 
 /* ZSTD_c_stableInBuffer (experimental in 1.5, a parameter value only) */
 #define ZSTD_STATIC_LINKING_ONLY
@@ -21,10 +23,58 @@ bound (void *user, size_t n)
  * one-shot decompression of a frame accepts any window up to 2^27. */
 #define WINDOW_LOG 24
 
+/* One context per thread for the one-shot compressions of inputs up to
+ * CACHED_MAX bytes (the streams' probes, the small columns: a dozen per
+ * frame), kept between them: a new context's tables are fresh pages to
+ * fault in and clear each time. The output does not depend on the
+ * context's past (ZSTD_CCtx_reset). Freed when the thread exits (not the
+ * main thread's: the process ends). A larger input gets a context of its
+ * own, not kept (its tables are as large as the input). */
+#define CACHED_MAX ((size_t) 1 << 20)
+
+static tss_t     cctx_key;
+static bool      cctx_key_ok;
+static once_flag cctx_once = ONCE_FLAG_INIT;
+
+static void
+cctx_free (void *cx)
+{
+  ZSTD_freeCCtx (cx);
+}
+
+static void
+cctx_key_make (void)
+{
+  cctx_key_ok = tss_create (&cctx_key, cctx_free) == thrd_success;
+}
+
+/* The thread's context, reset; NULL when there is none. */
+static ZSTD_CCtx *
+cctx_of_thread (void)
+{
+  call_once (&cctx_once, cctx_key_make);
+  if (!cctx_key_ok)
+    return NULL;
+  ZSTD_CCtx *cx = tss_get (cctx_key);
+  if (cx == NULL)
+    {
+      cx = ZSTD_createCCtx ();
+      if (cx != NULL && tss_set (cctx_key, cx) != thrd_success)
+        {
+          ZSTD_freeCCtx (cx);
+          cx = NULL;
+        }
+    }
+  if (cx != NULL)
+    ZSTD_CCtx_reset (cx, ZSTD_reset_session_and_parameters);
+  return cx;
+}
+
 static size_t
 compress_at (int level, const void *src, size_t n, void *dst, size_t cap)
 {
-  ZSTD_CCtx *cx = ZSTD_createCCtx ();
+  ZSTD_CCtx *kept = n <= CACHED_MAX ? cctx_of_thread () : NULL;
+  ZSTD_CCtx *cx = kept != NULL ? kept : ZSTD_createCCtx ();
   if (cx == NULL)
     return 0;
   size_t r = ZSTD_CCtx_setParameter (cx, ZSTD_c_compressionLevel, level);
@@ -34,7 +84,8 @@ compress_at (int level, const void *src, size_t n, void *dst, size_t cap)
     r = ZSTD_CCtx_setParameter (cx, ZSTD_c_windowLog, WINDOW_LOG);
   if (!ZSTD_isError (r))
     r = ZSTD_compress2 (cx, dst, cap, src, n);
-  ZSTD_freeCCtx (cx);
+  if (cx != kept)
+    ZSTD_freeCCtx (cx);
   return ZSTD_isError (r) ? 0 : r;
 }
 

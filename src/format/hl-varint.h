@@ -88,6 +88,19 @@ hl_varint_get (const uint8_t *p, const uint8_t *end, uint64_t *out)
   return NULL;
 }
 
+/* Reads a varint at P that hl_varint_get has accepted before (the caller
+ * checked it, with its end): no bounds, never NULL. Returns the byte after
+ * it. */
+static inline const uint8_t *
+hl_varint_get_checked (const uint8_t *p, uint64_t *out)
+{
+  uint64_t v = *p & 0x7f;
+  for (unsigned shift = 7; *p++ & 0x80; shift += 7)
+    v |= (uint64_t) (*p & 0x7f) << shift;
+  *out = v;
+  return p;
+}
+
 static inline const uint8_t *
 hl_svarint_get (const uint8_t *p, const uint8_t *end, int64_t *out)
 {
