@@ -252,6 +252,19 @@ hl_record_streams_stop (HlRecordStreams *rs)
   g_mutex_unlock (&rs->lock);
   g_thread_join (rs->thread);
   rs->thread = NULL;
+  /* the program has exited: its costs are applied at record's own
+   * priority from now on, beside the compression's finish */
+  GHashTableIter it;
+  gpointer costs;
+  g_hash_table_iter_init (&it, rs->costs_of);
+  bool timing = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  while (g_hash_table_iter_next (&it, NULL, &costs))
+    {
+      if (timing)
+        fprintf (stderr, "heaplens: timing: costs: %.1f MiB of trace queued at the program's exit\n",
+                 (double) hl_costs_stream_queued (costs) / 1048576.0);
+      hl_costs_stream_hurry (costs);
+    }
   /* A program shorter than a poll has a stream too: finish then does the
    * whole compression (and the costs) in one go, as compressing the file
    * whole would. */

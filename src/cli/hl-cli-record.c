@@ -32,6 +32,23 @@
 
 static volatile pid_t child_pid;
 
+/* HEAPLENS_DEBUG=timing: the steps after the program's exit, each with
+ * the time since it (bench/capture.sh shows the total). */
+static gint64 exited_at_us;
+
+static bool
+timing_on (void)
+{
+  return g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+}
+
+static void
+timing_step (const char *what)
+{
+  if (timing_on () && exited_at_us != 0)
+    fprintf (stderr, "heaplens: timing: +%.3f s %s\n", (double) (g_get_monotonic_time () - exited_at_us) / 1e6, what);
+}
+
 static void
 usage (FILE *out)
 {
@@ -299,6 +316,7 @@ compress_and_save_costs (void       *streams,
   bool compressed = compress_trace (streams, trace);
   if (thread != NULL)
     g_thread_join (thread);
+  timing_step ("compressed");
   if (compressed && costs != COSTS_NONE && thread == NULL)
     {
       char why[256] = "";
@@ -313,6 +331,7 @@ compress_and_save_costs (void       *streams,
         job.payload = choose_payload (followed_costs, trace, costs, why, sizeof why);
       else if (big && costs == COSTS_ALWAYS)
         job.payload = hl_costs_packet_prepare (trace, &job.error);
+      timing_step ("costs payload chosen");
       if (big && job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
         fprintf (stderr, "heaplens: costs of %s not saved: %s\n", trace, why);
     }
@@ -320,6 +339,7 @@ compress_and_save_costs (void       *streams,
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
   else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  timing_step ("costs written");
   g_clear_pointer (&job.payload, g_bytes_unref);
   g_clear_error (&job.error);
 }
@@ -484,9 +504,11 @@ hl_cli_record (int    argc,
         return 2;
       }
   gint64 exited_us = g_get_monotonic_time ();
+  exited_at_us = exited_us;
   double exited_cpu = self_cpu_seconds ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
+  timing_step ("compress thread stopped");
 #endif
 
   static FindCtx ctx;
@@ -494,6 +516,7 @@ hl_cli_record (int    argc,
   ctx.since_wall_ns = start_wall_ns;
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
+  timing_step ("sessions found");
   /* the program's session: its pid, and of its images the one that did not
    * end by exec'ing another (`record -- sh -c PROG` reports PROG) */
   Found *root = NULL;
@@ -519,6 +542,7 @@ hl_cli_record (int    argc,
       }
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);
+  timing_step ("streams freed");
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
