@@ -1276,6 +1276,20 @@ test_load_costs_stream_equals_prepare (void)
               g_assert_true (hl_costs_packet_write (p, out, &error));
               g_assert_no_error (error);
               g_assert_cmpuint (hl_costs_packet_size (p), ==, file_size_of (out) - compressed_len);
+              /* built once, measured, then written: the same bytes */
+              {
+                g_autoptr (HlCostsPacket) built = hl_costs_packet_build (p);
+                g_autofree char *once = NULL, *twice = NULL;
+                gsize once_len, twice_len;
+
+                g_assert_true (g_file_get_contents (out, &once, &once_len, NULL));
+                overwrite (out, compressed, compressed_len);
+                g_assert_cmpuint (hl_costs_packet_built_size (built), ==, once_len - compressed_len);
+                g_assert_true (hl_costs_packet_write_built (built, out, &error));
+                g_assert_no_error (error);
+                g_assert_true (g_file_get_contents (out, &twice, &twice_len, NULL));
+                g_assert_cmpmem (once, once_len, twice, twice_len);
+              }
               g_assert_nonnull (hl_costs_packet_load (out));
               with = report_of (out_file, HL_LOAD_FLAGS_NONE);
               g_assert_cmpstr (with, ==, decoded);
