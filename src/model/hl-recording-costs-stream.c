@@ -624,14 +624,18 @@ queue_chunk (HlCostsStream *self)
     give_up_lag (self, lag, "the program");
 }
 
+/* The chunk of this poll; a new one has room for the SIZE - OFFSET
+ * bytes the file has after OFFSET (the packets a poll takes are those),
+ * so that it is not copied again and again as it grows. */
 static Chunk *
 filling (HlCostsStream *self,
-         guint64        offset)
+         guint64        offset,
+         guint64        size)
 {
   if (self->filling == NULL)
     {
       self->filling = g_new0 (Chunk, 1);
-      self->filling->bytes = g_byte_array_new ();
+      self->filling->bytes = g_byte_array_sized_new ((guint) MIN (size > offset ? size - offset : 0, (guint64) 1 << 30));
       self->filling->offset = offset;
     }
   return self->filling;
@@ -655,7 +659,7 @@ hl_costs_stream_take (void                *user_data,
       self->next_offset = from;
       self->started = TRUE;
     }
-  c = filling (self, from);
+  c = filling (self, from, size);
   if (pkt == NULL)
     {
       c->trailing = size - MIN (from, size);
