@@ -75,6 +75,35 @@ costs_result_free (gpointer p)
   g_free (r);
 }
 
+/* The costs of a trace finished (hl_costs_stream_finish()), on a thread
+ * of their own beside the compressed trace's sync. */
+typedef struct
+{
+  HlCostsStream *costs;
+  CostsResult   *result;
+  gint64         done_us;
+} CostsFinish;
+
+static gpointer
+costs_finish_thread (gpointer data)
+{
+  CostsFinish *job = data;
+  GError *error = NULL;
+  CostsResult *r = g_new0 (CostsResult, 1);
+  r->costs = hl_costs_stream_finish (job->costs, &error);
+  r->why = error != NULL ? g_strdup (error->message) : NULL;
+  r->lagged = hl_costs_stream_lagged (job->costs);
+  if (r->lagged)
+    {
+      g_free (r->why);
+      r->why = g_strdup (hl_costs_stream_lag_reason (job->costs));
+    }
+  g_clear_error (&error);
+  job->result = r;
+  job->done_us = g_get_monotonic_time ();
+  return NULL;
+}
+
 /* A segment of the program or of a descendant whose parent is known? */
 static void
 discover_cb (const char *name,
@@ -252,6 +281,19 @@ hl_record_streams_stop (HlRecordStreams *rs)
   g_mutex_unlock (&rs->lock);
   g_thread_join (rs->thread);
   rs->thread = NULL;
+  /* the program has exited: its costs are applied at record's own
+   * priority from now on, beside the compression's finish */
+  GHashTableIter it;
+  gpointer costs;
+  g_hash_table_iter_init (&it, rs->costs_of);
+  bool timing = g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+  while (g_hash_table_iter_next (&it, NULL, &costs))
+    {
+      if (timing)
+        fprintf (stderr, "heaplens: timing: costs: %.1f MiB of trace queued at the program's exit\n",
+                 (double) hl_costs_stream_queued (costs) / 1048576.0);
+      hl_costs_stream_hurry (costs);
+    }
   /* A program shorter than a poll has a stream too: finish then does the
    * whole compression (and the costs) in one go, as compressing the file
    * whole would. */
@@ -276,36 +318,38 @@ hl_record_streams_finish (HlRecordStreams *rs,
              (double) hl_trace_compress_stream_taken (stream) / 1048576.0, (double) st.st_size / 1048576.0,
              rs->follow_cpu_s);
   gint64 t0 = g_get_monotonic_time ();
-  bool ok = hl_trace_compress_stream_finish (stream, &err) == 0;
+  /* the last frame, then the costs (their last packets known now) on a
+   * thread beside the sync and the rename */
+  bool ok = hl_trace_compress_stream_finish_frames (stream, &err) == 0;
   gint64 t1 = g_get_monotonic_time ();
+  HlCostsStream *costs = g_hash_table_lookup (rs->costs_of, trace);
+  CostsFinish job = { costs, NULL, 0 };
+  GThread *thread = ok && costs != NULL ? g_thread_try_new ("hl-costs-end", costs_finish_thread, &job, NULL) : NULL;
+  if (ok && costs != NULL && thread == NULL)
+    costs_finish_thread (&job);
+  ok = ok && hl_trace_compress_stream_finish (stream, &err) == 0;
+  gint64 t2 = g_get_monotonic_time ();
+  if (thread != NULL)
+    g_thread_join (thread);
   unsigned long long total = hl_trace_compress_stream_taken (stream);
   if (!ok)
     fprintf (stderr, _("heaplens: compressing %s while it was written failed (%s): compressing it again\n"),
              trace, err.message);
   g_hash_table_remove (rs->streams, trace);
-  HlCostsStream *costs = g_hash_table_lookup (rs->costs_of, trace);
-  if (ok && costs != NULL)
+  if (ok && job.result != NULL)
     {
-      GError *error = NULL;
-      CostsResult *r = g_new0 (CostsResult, 1);
-      r->costs = hl_costs_stream_finish (costs, &error);
-      r->why = error != NULL ? g_strdup (error->message) : NULL;
-      r->lagged = hl_costs_stream_lagged (costs);
-      if (r->lagged)
-        {
-          g_free (r->why);
-          r->why = g_strdup (hl_costs_stream_lag_reason (costs));
-        }
       if (timing)
         fprintf (stderr, "heaplens: timing: costs thread's worst lag %.3f s%s\n",
-                 (double) hl_costs_stream_worst_lag (costs) / 1e9, r->lagged ? " (given up)" : "");
-      g_hash_table_insert (rs->payloads, g_strdup (trace), r);
-      g_clear_error (&error);
+                 (double) hl_costs_stream_worst_lag (costs) / 1e9, job.result->lagged ? " (given up)" : "");
+      g_hash_table_insert (rs->payloads, g_strdup (trace), g_steal_pointer (&job.result));
     }
+  g_clear_pointer (&job.result, costs_result_free);
   g_hash_table_remove (rs->costs_of, trace);
   if (timing)
-    fprintf (stderr, "heaplens: timing: %.3f s to compress the last of %.1f MiB, %.3f s to finish the costs\n",
-             (double) (t1 - t0) / 1e6, (double) total / 1048576.0, (double) (g_get_monotonic_time () - t1) / 1e6);
+    fprintf (stderr, "heaplens: timing: %.3f s to compress the last of %.1f MiB, then %.3f s to sync and rename "
+             "it; the costs finished %.3f s after the compression\n",
+             (double) (t1 - t0) / 1e6, (double) total / 1048576.0, (double) (t2 - t1) / 1e6,
+             job.done_us > 0 ? (double) (job.done_us - t1) / 1e6 : 0.0);
   return ok;
 }
 

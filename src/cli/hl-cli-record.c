@@ -32,6 +32,23 @@
 
 static volatile pid_t child_pid;
 
+/* HEAPLENS_DEBUG=timing: the steps after the program's exit, each with
+ * the time since it (bench/capture.sh shows the total). */
+static gint64 exited_at_us;
+
+static bool
+timing_on (void)
+{
+  return g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0;
+}
+
+static void
+timing_step (const char *what)
+{
+  if (timing_on () && exited_at_us != 0)
+    fprintf (stderr, "heaplens: timing: +%.3f s %s\n", (double) (g_get_monotonic_time () - exited_at_us) / 1e6, what);
+}
+
 static void
 usage (FILE *out)
 {
@@ -214,13 +231,15 @@ typedef enum
  * and issue 4 wants small traces. */
 #define HL_RECORD_COSTS_SHARE 5
 
-/* The payload to save for the costs-only recording REC of TRACE: its
+/* The packet to save for the costs-only recording REC of TRACE: its
  * stacks inline when that fits the share, else by reference to the
  * trace's STACK events (report then decompresses the trace, but decodes
  * only those), else none (WHY says so). --costs: inline, always.
- * HEAPLENS_RECORD_COSTS_STACKS=inline|reference forces a form (tests). */
-static GBytes *
-choose_payload (HlRecording *rec,
+ * HEAPLENS_RECORD_COSTS_STACKS=inline|reference forces a form (tests).
+ * Each form is serialized and compressed once: the packet measured is
+ * the one written. */
+static HlCostsPacket *
+choose_packet (HlRecording *rec,
                 const char  *trace,
                 CostsMode    costs,
                 char        *why,
@@ -231,7 +250,8 @@ choose_payload (HlRecording *rec,
   unsigned long long share = share_env != NULL ? strtoull (share_env, NULL, 10) : HL_RECORD_COSTS_SHARE;
   struct stat st;
   g_autoptr (GError) error = NULL;
-  GBytes *payload;
+  g_autoptr (GBytes) payload = NULL;
+  HlCostsPacket *packet;
   gsize inline_size;
 
   if (form != NULL)
@@ -240,7 +260,7 @@ choose_payload (HlRecording *rec,
                                                                               : HL_COSTS_STACKS_INLINE, &error);
       if (payload == NULL)
         snprintf (why, why_size, "%s", error->message);
-      return payload;
+      return payload != NULL ? hl_costs_packet_build (payload) : NULL;
     }
   payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
   if (payload == NULL)
@@ -248,20 +268,25 @@ choose_payload (HlRecording *rec,
       snprintf (why, why_size, "%s", error->message);
       return NULL;
     }
+  packet = hl_costs_packet_build (payload);
   if (costs == COSTS_ALWAYS || stat (trace, &st) != 0)
-    return payload;
+    return packet;
   unsigned long long limit = (unsigned long long) st.st_size * share / 100;
-  inline_size = hl_costs_packet_size (payload);
+  inline_size = hl_costs_packet_built_size (packet);
   if (inline_size <= limit)
-    return payload;
-  g_bytes_unref (payload);
-  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_BY_REFERENCE, &error);
-  if (payload != NULL && hl_costs_packet_size (payload) <= limit)
-    return payload;
-  snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
-            "than %llu %%", payload != NULL ? hl_costs_packet_size (payload) : 0, inline_size,
-            (unsigned long long) st.st_size, share);
+    return packet;
+  hl_costs_packet_free (packet);
+  packet = NULL;
   g_clear_pointer (&payload, g_bytes_unref);
+  payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_BY_REFERENCE, &error);
+  if (payload != NULL)
+    packet = hl_costs_packet_build (payload);
+  if (packet != NULL && hl_costs_packet_built_size (packet) <= limit)
+    return packet;
+  snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
+            "than %llu %%", packet != NULL ? hl_costs_packet_built_size (packet) : 0, inline_size,
+            (unsigned long long) st.st_size, share);
+  hl_costs_packet_free (packet);
   return NULL;
 }
 
@@ -276,6 +301,7 @@ compress_and_save_costs (void       *streams,
 {
   CostsJob job = { trace, NULL, NULL };
   GThread *thread = NULL;
+  HlCostsPacket *packet = NULL;
 
   lagged[0] = '\0';
   if (trace[0] == '\0')
@@ -299,6 +325,7 @@ compress_and_save_costs (void       *streams,
   bool compressed = compress_trace (streams, trace);
   if (thread != NULL)
     g_thread_join (thread);
+  timing_step ("compressed");
   if (compressed && costs != COSTS_NONE && thread == NULL)
     {
       char why[256] = "";
@@ -310,16 +337,22 @@ compress_and_save_costs (void       *streams,
       if (big && fell_behind)
         snprintf (lagged, 256, "%s", why);
       if (big && followed_costs != NULL)
-        job.payload = choose_payload (followed_costs, trace, costs, why, sizeof why);
+        packet = choose_packet (followed_costs, trace, costs, why, sizeof why);
       else if (big && costs == COSTS_ALWAYS)
         job.payload = hl_costs_packet_prepare (trace, &job.error);
-      if (big && job.payload == NULL && why[0] != '\0' && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
+      timing_step ("costs packet made");
+      if (big && packet == NULL && job.payload == NULL && why[0] != '\0'
+          && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
         fprintf (stderr, "heaplens: costs of %s not saved: %s\n", trace, why);
     }
-  if (compressed && job.payload != NULL && !hl_costs_packet_write (job.payload, trace, &job.error))
+  if (compressed && packet == NULL && job.payload != NULL)
+    packet = hl_costs_packet_build (job.payload);
+  if (compressed && packet != NULL && !hl_costs_packet_write_built (packet, trace, &job.error))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
   else if (compressed && job.error != NULL && !g_error_matches (job.error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
     fprintf (stderr, _("heaplens: costs not saved in %s: %s\n"), trace, job.error->message);
+  timing_step ("costs written");
+  hl_costs_packet_free (packet);
   g_clear_pointer (&job.payload, g_bytes_unref);
   g_clear_error (&job.error);
 }
@@ -484,9 +517,11 @@ hl_cli_record (int    argc,
         return 2;
       }
   gint64 exited_us = g_get_monotonic_time ();
+  exited_at_us = exited_us;
   double exited_cpu = self_cpu_seconds ();
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
+  timing_step ("compress thread stopped");
 #endif
 
   static FindCtx ctx;
@@ -494,6 +529,7 @@ hl_cli_record (int    argc,
   ctx.since_wall_ns = start_wall_ns;
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
+  timing_step ("sessions found");
   /* the program's session: its pid, and of its images the one that did not
    * end by exec'ing another (`record -- sh -c PROG` reports PROG) */
   Found *root = NULL;
@@ -519,6 +555,7 @@ hl_cli_record (int    argc,
       }
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);
+  timing_step ("streams freed");
 #endif
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)

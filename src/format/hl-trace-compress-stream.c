@@ -43,6 +43,7 @@ struct HlTraceCompressStream
   uint8_t            *raw;           /* any other codec: the frame's plain bytes */
   size_t              raw_len, raw_cap;
   bool                finished;
+  bool                frames_done;   /* finish_frames(): the last frame is written */
   HlTraceStreamPacketFunc packet_func; /* told of each packet taken, or NULL */
   void               *packet_data;
 };
@@ -536,10 +537,22 @@ hl_trace_compress_stream_poll (HlTraceCompressStream *s,
 }
 
 int
+hl_trace_compress_stream_finish_frames (HlTraceCompressStream *s,
+                                        HlFormatError         *err)
+{
+  if (s->frames_done)
+    return 0;
+  if (poll_file (s, true, err) != 0)
+    return -1;
+  s->frames_done = true;
+  return 0;
+}
+
+int
 hl_trace_compress_stream_finish (HlTraceCompressStream *s,
                                  HlFormatError         *err)
 {
-  if (poll_file (s, true, err) != 0)
+  if (hl_trace_compress_stream_finish_frames (s, err) != 0)
     return -1;
   if (fsync (s->fd) != 0)
     return io_error (s, err, "write");

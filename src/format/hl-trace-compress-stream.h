@@ -44,6 +44,13 @@ int                    hl_trace_compress_stream_poll   (HlTraceCompressStream *s
  * syncs and renames the output into place. 0, or -1 with ERR. */
 int                    hl_trace_compress_stream_finish (HlTraceCompressStream *s,
                                                         HlFormatError         *err);
+/* The first half of finish: takes in the rest and writes the last frame
+ * (the packet function is told of the last packets), without the sync
+ * and the rename, so that the caller can finish what it computed from
+ * the packets (`record`: the saved costs) beside the sync. finish() then
+ * does the rest. 0, or -1 with ERR. */
+int                    hl_trace_compress_stream_finish_frames (HlTraceCompressStream *s,
+                                                               HlFormatError         *err);
 /* Plain bytes taken in so far (for progress and tests). */
 unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
 /* Told of every whole packet the stream takes in, in file order: PKT in

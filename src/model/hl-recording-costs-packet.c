@@ -926,14 +926,11 @@ hl_costs_packet_payload (HlRecording   *rec,
   return g_byte_array_free_to_bytes (payload);
 }
 
-/* The whole COSTS packet of PAYLOAD for a file of SIZE bytes whose
- * CRC-32C is COVERED_CRC and whose pid is PID. */
+/* The whole COSTS packet of PAYLOAD, its file's fields (the size and
+ * crc it covers, the pid, the packet's crc) left for finish_packet(). */
 static GByteArray *
 build_packet (const guint8 *payload,
-              gsize         payload_len,
-              guint64       size,
-              guint32       covered_crc,
-              guint32       pid)
+              gsize         payload_len)
 {
   GByteArray *packet;
   guint32 codec = CODEC_STORED;
@@ -969,45 +966,104 @@ build_packet (const guint8 *payload,
   {
     guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
     guint32 raw = GUINT32_TO_LE ((guint32) payload_len), codec_le = GUINT32_TO_LE (codec);
-    guint32 crc_le = GUINT32_TO_LE (covered_crc), version = GUINT32_TO_LE (HL_COSTS_PACKET_MODEL_VERSION);
-    guint64 covered = GUINT64_TO_LE (size);
+    guint32 version = GUINT32_TO_LE (HL_COSTS_PACKET_MODEL_VERSION);
 
     memcpy (content, &codec_le, 4);
     memcpy (content + 4, &raw, 4);
-    memcpy (content + 8, &covered, 8);
-    memcpy (content + 16, &crc_le, 4);
+    memset (content + 8, 0, 12);
     memcpy (content + 20, &version, 4);
   }
   h.magic = HL_PACKET_MAGIC;
   h.content_size = (guint32) (total - HL_PACKET_HEADER_SIZE);
   h.header_size = HL_PACKET_HEADER_SIZE;
   h.kind = HL_PACKET_KIND_COSTS;
+  memcpy (packet->data, &h, sizeof h);
+  return packet;
+}
+
+/* PACKET (build_packet()) for a file of SIZE bytes whose CRC-32C is
+ * COVERED_CRC and whose pid is PID. */
+static void
+finish_packet (GByteArray *packet,
+               guint64     size,
+               guint32     covered_crc,
+               guint32     pid)
+{
+  guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
+  guint32 crc_le = GUINT32_TO_LE (covered_crc);
+  guint64 covered = GUINT64_TO_LE (size);
+  HlPacketHeader h;
+
+  memcpy (content + 8, &covered, 8);
+  memcpy (content + 16, &crc_le, 4);
+  memcpy (&h, packet->data, sizeof h);
   h.pid = pid;
+  h.crc32c = 0;
   memcpy (packet->data, &h, sizeof h);
   h.crc32c = packet_crc (packet->data, packet->len);
   memcpy (packet->data, &h, sizeof h);
-  return packet;
+}
+
+struct _HlCostsPacket
+{
+  GByteArray *packet;
+};
+
+HlCostsPacket *
+hl_costs_packet_build (GBytes *payload)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (payload, &len);
+  HlCostsPacket *p = g_new0 (HlCostsPacket, 1);
+
+  p->packet = build_packet (data, len);
+  return p;
+}
+
+gsize
+hl_costs_packet_built_size (const HlCostsPacket *packet)
+{
+  return packet->packet->len;
+}
+
+void
+hl_costs_packet_free (HlCostsPacket *packet)
+{
+  if (packet == NULL)
+    return;
+  g_byte_array_unref (packet->packet);
+  g_free (packet);
 }
 
 gsize
 hl_costs_packet_size (GBytes *payload)
 {
-  gsize len;
-  const guint8 *data = g_bytes_get_data (payload, &len);
-  g_autoptr (GByteArray) packet = build_packet (data, len, 0, 0, 0);
+  HlCostsPacket *p = hl_costs_packet_build (payload);
+  gsize n = hl_costs_packet_built_size (p);
 
-  return packet->len;
+  hl_costs_packet_free (p);
+  return n;
 }
 
 gboolean
-hl_costs_packet_write (GBytes     *payload_bytes,
+hl_costs_packet_write (GBytes     *payload,
                        const char *path,
                        GError    **error)
 {
+  HlCostsPacket *p = hl_costs_packet_build (payload);
+  gboolean ok = hl_costs_packet_write_built (p, path, error);
+
+  hl_costs_packet_free (p);
+  return ok;
+}
+
+gboolean
+hl_costs_packet_write_built (HlCostsPacket *built,
+                             const char    *path,
+                             GError       **error)
+{
   g_autoptr (GMappedFile) map = NULL;
-  g_autoptr (GByteArray) packet = NULL;
-  gsize payload_len;
-  const guint8 *payload = g_bytes_get_data (payload_bytes, &payload_len);
+  GByteArray *packet = built->packet;
   const guint8 *data;
   gsize size;
   HlTraceFileHeader fh;
@@ -1033,7 +1089,7 @@ hl_costs_packet_write (GBytes     *payload_bytes,
                    "%s: costs are saved in compressed traces only", path);
       return FALSE;
     }
-  packet = build_packet (payload, payload_len, size, hl_crc32c (0, data, size), fh.pid);
+  finish_packet (packet, size, hl_crc32c (0, data, size), fh.pid);
 
   fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0)

@@ -66,6 +66,19 @@ gboolean     hl_costs_packet_write   (GBytes     *payload,
                                       const char *path,
                                       GError    **error);
 
+/* The same with the packet compressed once: build() compresses PAYLOAD
+ * (as size() and write() each do), and the result gives its size and is
+ * appended (write_built(): as write() with PAYLOAD) without compressing
+ * it again. `record` compares the sizes of both forms and writes one. */
+typedef struct _HlCostsPacket HlCostsPacket;
+HlCostsPacket *hl_costs_packet_build      (GBytes              *payload);
+gsize          hl_costs_packet_built_size (const HlCostsPacket *packet);
+gboolean       hl_costs_packet_write_built (HlCostsPacket      *packet,
+                                            const char         *path,
+                                            GError            **error);
+void           hl_costs_packet_free       (HlCostsPacket       *packet);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlCostsPacket, hl_costs_packet_free)
+
 /* The costs-only recording saved in PATH's COSTS packet, before symbols
  * (modules, stacks and costs as the loader leaves them before
  * hl_recording_symbolize()), or NULL when the file has no packet that

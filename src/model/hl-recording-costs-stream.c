@@ -7,7 +7,15 @@
  * follower never waits for the decoding (the compression keeps its pace)
  * and the recording sees the same packets and poll ends, in the same
  * order, as if take() applied them itself: the result does not depend on
- * the thread's timing. */
+ * the thread's timing.
+ *
+ * The thread runs at a low priority while the program runs (the program
+ * goes first). Once the program has exited, that would make the user wait
+ * (a nice-10 thread gets a tenth of a core beside the compression's
+ * finish), and an unprivileged thread cannot raise its priority again:
+ * hurry() has a thread of the caller's priority take over. The first
+ * thread stops between two packets, and the new one goes on from there,
+ * the same chunks in the same order. */
 #include "hl-recording-costs-stream.h"
 
 #include <errno.h>
@@ -62,6 +70,7 @@ typedef struct
   guint64     gap_at;     /* where bytes were skipped, with GAP */
   guint64     gap;
   gboolean    last;       /* finish(): nothing after this */
+  gboolean    handover;   /* hurry(): the first thread stops here (the next ignores it) */
 } Chunk;
 
 struct _HlCostsStream
@@ -73,7 +82,9 @@ struct _HlCostsStream
   guint64        next_offset;   /* where the next packet must start */
   gboolean       gap_queued;
   GAsyncQueue   *queue;
+  GMutex         thread_lock;   /* THREAD: replaced by hurry() on the caller's thread */
   GThread       *thread;
+  gint           hurried;       /* atomic: hurry() was called, the first thread stops */
   gsize          queued_bytes;  /* atomic: queued, not applied yet */
   gint           failed;        /* atomic: the thread gave up */
   gint           dropped;       /* atomic: freed unfinished, the rest is not applied */
@@ -85,6 +96,9 @@ struct _HlCostsStream
   int            nice;          /* of the thread, from its start */
 
   /* The thread's side. */
+  GThread       *resume_from;   /* the first thread, stopping: the next one joins it */
+  Chunk         *resume;        /* the chunk the first thread stopped in ... */
+  gsize          resume_at;     /* ... and where: the next thread goes on there */
   HlRecording   *rec;
   HlEventCursor *cursor;
   GHashTable    *writers;       /* tid → Writer */
@@ -109,6 +123,7 @@ hl_costs_stream_new (void)
   self->max_lag_ns = DEFAULT_MAX_LAG_NS;
   self->finish_lag_ns = DEFAULT_FINISH_LAG_NS;
   self->queue = g_async_queue_new ();
+  g_mutex_init (&self->thread_lock);
   return self;
 }
 
@@ -125,8 +140,12 @@ static void
 stop_thread (HlCostsStream *self)
 {
   Chunk *last, *c;
+  GThread *thread;
 
-  if (self->thread == NULL)
+  g_mutex_lock (&self->thread_lock);
+  thread = g_steal_pointer (&self->thread);
+  g_mutex_unlock (&self->thread_lock);
+  if (thread == NULL)
     return;
   /* Nothing more to apply (given up, or freed unfinished): the chunks
    * still queued are freed here, not by the thread, which runs at a low
@@ -141,8 +160,7 @@ stop_thread (HlCostsStream *self)
   last->bytes = g_byte_array_new ();
   last->last = TRUE;
   g_async_queue_push (self->queue, last);
-  g_thread_join (self->thread);
-  self->thread = NULL;
+  g_thread_join (thread);
 }
 
 void
@@ -158,6 +176,8 @@ hl_costs_stream_free (HlCostsStream *self)
   while ((c = g_async_queue_try_pop (self->queue)) != NULL)
     chunk_free (c);
   g_async_queue_unref (self->queue);
+  g_mutex_clear (&self->thread_lock);
+  chunk_free (self->resume);
   chunk_free (self->filling);
   g_clear_object (&self->rec);
   g_free (self->cursor);
@@ -227,6 +247,12 @@ const char *
 hl_costs_stream_lag_reason (const HlCostsStream *self)
 {
   return g_atomic_int_get (&self->lagged) != 0 ? self->lag_reason : NULL;
+}
+
+guint64
+hl_costs_stream_queued (const HlCostsStream *self)
+{
+  return __atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED);
 }
 
 guint64
@@ -358,26 +384,32 @@ apply_packet (HlCostsStream *self,
   return total;
 }
 
-static void
+/* Applies chunk C from *AT on; FALSE when STOPPABLE and hurry() asked
+ * the thread to stop (*AT then says where the next one goes on). */
+static gboolean
 apply_chunk (HlCostsStream *self,
-             const Chunk   *c)
+             const Chunk   *c,
+             gsize         *at,
+             gboolean       stoppable)
 {
-  gsize at = 0;
-
-  while (at < c->bytes->len && self->failure == NULL && !g_atomic_int_get (&self->lagged))
-    at += apply_packet (self, c->bytes->data + at, c->bytes->len - at, c->offset + at);
+  while (*at < c->bytes->len && self->failure == NULL && !g_atomic_int_get (&self->lagged))
+    {
+      if (stoppable && g_atomic_int_get (&self->hurried))
+        return FALSE;
+      *at += apply_packet (self, c->bytes->data + *at, c->bytes->len - *at, c->offset + *at);
+    }
   if (g_atomic_int_get (&self->lagged))
     {
       fail (self, "%s", self->lag_reason);
-      return;
+      return TRUE;
     }
   if (self->failure != NULL)
-    return;
+    return TRUE;
   if (c->gap > 0)
     {
       fail (self, "%" G_GUINT64_FORMAT " bytes at offset %" G_GUINT64_FORMAT " were not a packet of the trace",
             c->gap, c->gap_at);
-      return;
+      return TRUE;
     }
   /* The end of a poll: what may be released is known now (within a poll,
    * a thread's first packet may come after others'); the bytes after the
@@ -398,6 +430,7 @@ apply_chunk (HlCostsStream *self,
       fail (self, "%u stacks for %" G_GUINT64_FORMAT " bytes of trace: the saved costs would not pay for themselves",
             n_stacks, taken);
   }
+  return TRUE;
 }
 
 static guint64
@@ -423,6 +456,65 @@ measure_pace (HlCostsStream *self,
                       __ATOMIC_RELAXED);
 }
 
+/* Applies chunk C from AT on, unless the stream has stopped applying;
+ * FALSE when STOPPABLE and hurry() stopped it (C is then kept in
+ * self->resume). Else frees it. */
+static gboolean
+run_chunk (HlCostsStream *self,
+           Chunk         *c,
+           gsize          at,
+           gboolean       stoppable)
+{
+  if (self->failure == NULL && !g_atomic_int_get (&self->dropped))
+    {
+      guint64 t0 = thread_cpu_ns ();
+      gsize from = at;
+      gboolean done = apply_chunk (self, c, &at, stoppable);
+
+      measure_pace (self, at - from, thread_cpu_ns () - t0);
+      if (!done)
+        {
+          self->resume = c;
+          self->resume_at = at;
+          return FALSE;
+        }
+    }
+  __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+  chunk_free (c);
+  return TRUE;
+}
+
+/* Applies the queued chunks until the last one; the first thread
+ * (STOPPABLE) until hurry() too. */
+static void
+apply_queue (HlCostsStream *self,
+             gboolean       stoppable)
+{
+  for (;;)
+    {
+      Chunk *c;
+
+      if (stoppable && g_atomic_int_get (&self->hurried))
+        return;
+      c = g_async_queue_pop (self->queue);
+      if (c->handover)
+        {
+          chunk_free (c);
+          if (stoppable)
+            return;
+          continue;
+        }
+      if (c->last)
+        {
+          chunk_free (c);
+          return;
+        }
+      if (!run_chunk (self, c, 0, stoppable))
+        return;
+    }
+}
+
+/* The first thread, started before hurry(). */
 static gpointer
 apply_thread (gpointer data)
 {
@@ -431,22 +523,58 @@ apply_thread (gpointer data)
   /* Linux: the calling thread's own nice value */
   if (self->nice != 0 && setpriority (PRIO_PROCESS, 0, self->nice) != 0)
     g_debug ("costs thread: setpriority: %s", g_strerror (errno));
-  for (;;)
-    {
-      Chunk *c = g_async_queue_pop (self->queue);
-      gboolean last = c->last;
+  apply_queue (self, TRUE);
+  return NULL;
+}
 
-      if (!last && self->failure == NULL && !g_atomic_int_get (&self->dropped))
-        {
-          guint64 t0 = thread_cpu_ns ();
-          apply_chunk (self, c);
-          measure_pace (self, c->bytes->len, thread_cpu_ns () - t0);
-        }
-      __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
-      chunk_free (c);
-      if (last)
-        return NULL;
+/* A thread started after hurry() (the first chunk came after it): at its
+ * creator's priority. */
+static gpointer
+apply_thread_hurried (gpointer data)
+{
+  apply_queue (data, FALSE);
+  return NULL;
+}
+
+/* The thread hurry() starts: the first one stopped, it goes on where
+ * that one was. */
+static gpointer
+take_over_thread (gpointer data)
+{
+  HlCostsStream *self = data;
+
+  g_thread_join (g_steal_pointer (&self->resume_from));
+  if (self->resume != NULL)
+    {
+      Chunk *c = g_steal_pointer (&self->resume);
+      run_chunk (self, c, self->resume_at, FALSE);
     }
+  apply_queue (self, FALSE);
+  return NULL;
+}
+
+void
+hl_costs_stream_hurry (HlCostsStream *self)
+{
+  Chunk *handover;
+
+  g_mutex_lock (&self->thread_lock);
+  if (!g_atomic_int_get (&self->hurried))
+    {
+      g_atomic_int_set (&self->hurried, 1);
+      if (self->thread != NULL)
+        {
+          /* wakes the first thread if it waits for a chunk; else the
+           * next thread finds it first in the queue and passes it by */
+          handover = g_new0 (Chunk, 1);
+          handover->bytes = g_byte_array_new ();
+          handover->handover = TRUE;
+          g_async_queue_push_front (self->queue, handover);
+          self->resume_from = self->thread;
+          self->thread = g_thread_new ("hl-costs", take_over_thread, self);
+        }
+    }
+  g_mutex_unlock (&self->thread_lock);
 }
 
 /* ---- The follower's side ------------------------------------------------ */
@@ -480,8 +608,11 @@ queue_chunk (HlCostsStream *self)
   Chunk *c = g_steal_pointer (&self->filling);
   guint64 lag;
 
+  g_mutex_lock (&self->thread_lock);
   if (self->thread == NULL)
-    self->thread = g_thread_new ("hl-costs", apply_thread, self);
+    self->thread = g_thread_new ("hl-costs", g_atomic_int_get (&self->hurried) ? apply_thread_hurried : apply_thread,
+                                 self);
+  g_mutex_unlock (&self->thread_lock);
   __atomic_fetch_add (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
   /* the thread far behind: give up rather than keep a core busy for a
    * result the exit would wait for (and copy the whole trace); this
@@ -493,14 +624,18 @@ queue_chunk (HlCostsStream *self)
     give_up_lag (self, lag, "the program");
 }
 
+/* The chunk of this poll; a new one has room for the SIZE - OFFSET
+ * bytes the file has after OFFSET (the packets a poll takes are those),
+ * so that it is not copied again and again as it grows. */
 static Chunk *
 filling (HlCostsStream *self,
-         guint64        offset)
+         guint64        offset,
+         guint64        size)
 {
   if (self->filling == NULL)
     {
       self->filling = g_new0 (Chunk, 1);
-      self->filling->bytes = g_byte_array_new ();
+      self->filling->bytes = g_byte_array_sized_new ((guint) MIN (size > offset ? size - offset : 0, (guint64) 1 << 30));
       self->filling->offset = offset;
     }
   return self->filling;
@@ -524,7 +659,7 @@ hl_costs_stream_take (void                *user_data,
       self->next_offset = from;
       self->started = TRUE;
     }
-  c = filling (self, from);
+  c = filling (self, from, size);
   if (pkt == NULL)
     {
       c->trailing = size - MIN (from, size);

@@ -67,6 +67,14 @@ void           hl_costs_stream_take   (void               *self,
 HlRecording   *hl_costs_stream_finish (HlCostsStream *self,
                                        GError       **error);
 
+/* The program has exited: the packets queued are applied from now on by
+ * a thread of the caller's priority (the stream's own runs at the nice
+ * value of set_nice(), which an unprivileged thread cannot lower again),
+ * beside whatever the caller does until finish(). The same packets in the
+ * same order: the recording does not change. May be called from any
+ * thread, at any time before finish(); later calls do nothing. */
+void           hl_costs_stream_hurry  (HlCostsStream *self);
+
 /* At most KEEP points wait for the watermark (HL_COSTS_STREAM_KEEP):
  * tests make it small to see a release too early caught. */
 void           hl_costs_stream_set_keep (HlCostsStream *self,
@@ -104,6 +112,8 @@ guint64        hl_costs_stream_packets (const HlCostsStream *self);
 gboolean       hl_costs_stream_failed  (const HlCostsStream *self);
 gboolean       hl_costs_stream_lagged  (const HlCostsStream *self);
 guint64        hl_costs_stream_worst_lag (const HlCostsStream *self);
+/* Trace bytes queued and not applied yet (HEAPLENS_DEBUG=timing). */
+guint64        hl_costs_stream_queued  (const HlCostsStream *self);
 /* Why it gave up for its lag ("the costs thread fell 1.20 s behind ..."),
  * NULL when it did not. */
 const char    *hl_costs_stream_lag_reason (const HlCostsStream *self);

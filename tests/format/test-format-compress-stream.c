@@ -201,7 +201,7 @@ codec_streams (const HlTraceCodec *zstd)
 int
 main (void)
 {
-  hl_tap_plan (13);
+  hl_tap_plan (14);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -255,6 +255,18 @@ main (void)
   ok = grow_and_poll (growing, data, n, cuts, n2, s, &err);
   hl_trace_compress_stream_free (s);
   hl_tap_ok (ok && same_file (growing, whole), "in place, fed a byte at a time: the same file");
+
+  /* 2b. in place, finished in two halves (record syncs while it ends the
+   * costs): the plain file is still there after the first, and the same
+   * file comes out of the second */
+  unlink (growing);
+  append_file (growing, data, n, "wb");
+  s = hl_trace_compress_stream_new (growing, growing, zstd, frame);
+  ok = hl_trace_compress_stream_poll (s, &err) == 0 && hl_trace_compress_stream_finish_frames (s, &err) == 0;
+  bool still_plain = ok && !same_file (growing, whole) && hl_trace_compress_stream_taken (s) == n;
+  ok = ok && hl_trace_compress_stream_finish_frames (s, &err) == 0 && hl_trace_compress_stream_finish (s, &err) == 0;
+  hl_trace_compress_stream_free (s);
+  hl_tap_ok (ok && still_plain && same_file (growing, whole), "finished in two halves: the same file (%d)", still_plain);
 
   /* 3. replaced while followed: an error, and no temporary left */
   unlink (growing);

@@ -1145,12 +1145,13 @@ append_range (const char   *path,
  * OUT polls it with a costs stream told of its packets (KEEP points may
  * wait): the stream's recording, or NULL when it could not follow. */
 static HlRecording *
-follow_costs_with (const GByteArray *bytes,
-                   const char       *path,
-                   const char       *out,
-                   GRand            *rand,
-                   guint             n_polls,
-                   HlCostsStream    *costs)
+follow_costs_hurried (const GByteArray *bytes,
+                      const char       *path,
+                      const char       *out,
+                      GRand            *rand,
+                      guint             n_polls,
+                      HlCostsStream    *costs,
+                      guint             hurry_at)
 {
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (path, out, hl_trace_codec_zstd (3), 0);
   g_autoptr (GError) error = NULL;
@@ -1169,6 +1170,8 @@ follow_costs_with (const GByteArray *bytes,
       append_range (path, bytes->data, at, next);
       at = next;
       g_assert_cmpint (hl_trace_compress_stream_poll (stream, &ferr), ==, 0);
+      if (i == hurry_at)
+        hl_costs_stream_hurry (costs);
     }
   append_range (path, bytes->data, at, bytes->len);
   g_assert_cmpint (hl_trace_compress_stream_finish (stream, &ferr), ==, 0);
@@ -1178,6 +1181,17 @@ follow_costs_with (const GByteArray *bytes,
   if (payload == NULL)
     g_test_message ("not followed: %s", error->message);
   return payload;
+}
+
+static HlRecording *
+follow_costs_with (const GByteArray *bytes,
+                   const char       *path,
+                   const char       *out,
+                   GRand            *rand,
+                   guint             n_polls,
+                   HlCostsStream    *costs)
+{
+  return follow_costs_hurried (bytes, path, out, rand, n_polls, costs, G_MAXUINT);
 }
 
 static HlRecording *
@@ -1209,7 +1223,7 @@ static void
 test_load_costs_stream_equals_prepare (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
-  guint followed = 0, refused = 0, early_refused = 0;
+  guint followed = 0, refused = 0, early_refused = 0, hurried = 0;
 
   for (guint seed = 1; seed <= 10; seed++)
     {
@@ -1262,12 +1276,50 @@ test_load_costs_stream_equals_prepare (void)
               g_assert_true (hl_costs_packet_write (p, out, &error));
               g_assert_no_error (error);
               g_assert_cmpuint (hl_costs_packet_size (p), ==, file_size_of (out) - compressed_len);
+              /* built once, measured, then written: the same bytes */
+              {
+                g_autoptr (HlCostsPacket) built = hl_costs_packet_build (p);
+                g_autofree char *once = NULL, *twice = NULL;
+                gsize once_len, twice_len;
+
+                g_assert_true (g_file_get_contents (out, &once, &once_len, NULL));
+                overwrite (out, compressed, compressed_len);
+                g_assert_cmpuint (hl_costs_packet_built_size (built), ==, once_len - compressed_len);
+                g_assert_true (hl_costs_packet_write_built (built, out, &error));
+                g_assert_no_error (error);
+                g_assert_true (g_file_get_contents (out, &twice, &twice_len, NULL));
+                g_assert_cmpmem (once, once_len, twice, twice_len);
+              }
               g_assert_nonnull (hl_costs_packet_load (out));
               with = report_of (out_file, HL_LOAD_FLAGS_NONE);
               g_assert_cmpstr (with, ==, decoded);
               /* by reference, the frames are the trace's: a parse alone cannot */
               if (form == HL_COSTS_STACKS_BY_REFERENCE)
                 g_assert_null (hl_costs_packet_parse (g_bytes_get_data (p, NULL), g_bytes_get_size (p)));
+            }
+        }
+      /* The program's exit (hl_costs_stream_hurry()) at any poll, the
+       * first thread at a low priority: a second one takes over where it
+       * stopped, and the payload is the same. Twice at the first poll:
+       * the second call does nothing. */
+      for (guint hurry_at = 0; hurry_at <= 40; hurry_at += seed <= 2 ? 4 : 20)
+        {
+          HlCostsStream *costs = hl_costs_stream_new ();
+          g_autoptr (HlRecording) rec = NULL;
+
+          hl_costs_stream_set_nice (costs, 10);
+          if (hurry_at == 0)
+            hl_costs_stream_hurry (costs);
+          rec = follow_costs_hurried (bytes, path, out, rand, 40, costs, hurry_at);
+          hl_costs_stream_free (costs);
+          if (seed <= 2)
+            g_assert_nonnull (rec);
+          if (rec != NULL)
+            {
+              g_autoptr (GBytes) payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+              g_assert_no_error (error);
+              g_assert_true (g_bytes_equal (payload, expected));
+              hurried++;
             }
         }
       /* Points released early (2 may wait): caught, or still right. */
@@ -1306,10 +1358,11 @@ test_load_costs_stream_equals_prepare (void)
       g_file_delete (file, NULL, NULL);
       g_file_delete (out_file, NULL, NULL);
     }
-  g_test_message ("%u schedules followed, %u refused; with early releases %u refused", followed, refused,
-                  early_refused);
+  g_test_message ("%u schedules followed, %u refused; with early releases %u refused; %u hurried", followed,
+                  refused, early_refused, hurried);
   g_assert_cmpuint (followed, >, 20);
   g_assert_cmpuint (early_refused, >, 0);
+  g_assert_cmpuint (hurried, >, 30);
 }
 
 /* The lag give-up (hl_costs_stream_set_max_lag): a stream whose thread
