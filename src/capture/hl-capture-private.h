@@ -321,8 +321,9 @@ typedef struct __attribute__ ((aligned (64)))
   uint32_t stack_id;   /* 0: empty */
   uint16_t n_words;    /* a multiple of 4 (padded) */
   uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
-  uint8_t  pairs;      /* the words are 16-byte pairs (fp: saved rbp and
-                        * return address of a frame record), compared as such */
+  uint8_t  pair_groups; /* the first groups hold 16-byte pairs of words (a
+                         * frame record: saved rbp and return address),
+                         * compared as such */
   uint64_t used;       /* b->recent_tick of the last store or hit */
   HlRecentGroup g[(HL_RECENT_WORDS + 2) / 4];
 } HlRecentStack;
@@ -355,7 +356,6 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint8_t  rbp_used;
   bool     ok;
-  bool     pairs;    /* word 2i + 1 is at ADDR[2i] + 8 */
   uint32_t unwind;   /* the HlUnwindMode that read them */
   uint32_t n;
   uint64_t addr[HL_RECENT_WORDS];

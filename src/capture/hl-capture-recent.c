@@ -149,17 +149,19 @@ recent_rbp_matches (const HlRecentStack *e,
 
 /* Every word of E holds its value at BASE + its offset. The words lie in
  * [sp, stack_hi) of this thread's stack (the stack the entry was made on,
- * checked by recent_validate); the count is a multiple of 4 (padded with
- * copies of word 0). */
+ * checked by recent_validate); the count is a multiple of 4 (padded). The
+ * first PAIR_GROUPS groups hold two pairs of neighbouring words each (a
+ * frame record: saved rbp and return address), each pair compared with
+ * one 16-byte load. */
 static inline bool
 words_match (const HlRecentStack *e,
              const uint8_t       *base)
 {
-  if (e->pairs)
+  const HlRecentGroup *g = e->g, *end = g + e->n_words / 4;
+  if (e->pair_groups != 0)
     {
-      /* fp: two frame records (16 bytes each) per step */
       __m128i a0 = _mm_setzero_si128 (), a1 = _mm_setzero_si128 ();
-      for (const HlRecentGroup *g = e->g, *end = g + e->n_words / 4; g < end; g++)
+      for (const HlRecentGroup *pend = g + e->pair_groups; g < pend; g++)
         {
           __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + g->off[0]));
           __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + g->off[2]));
@@ -167,10 +169,11 @@ words_match (const HlRecentStack *e,
           a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &g->val[2])));
         }
       a0 = _mm_or_si128 (a0, a1);
-      return _mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) == 0xffff;
+      if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) != 0xffff)
+        return false;
     }
   uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  for (const HlRecentGroup *g = e->g, *end = g + e->n_words / 4; g < end; g++)
+  for (; g < end; g++)
     {
       d0 |= *(const uint64_t *) (base + g->off[0]) ^ g->val[0];
       d1 |= *(const uint64_t *) (base + g->off[1]) ^ g->val[1];
@@ -329,7 +332,6 @@ recent_put (HlThreadBlock  *b,
             const uint64_t *val,
             uint32_t        n,
             uint64_t        zero_at,
-            bool            pairs,
             uint32_t        stack_id)
 {
   if (n + (zero_at != 0) > HL_RECENT_WORDS)
@@ -400,11 +402,46 @@ recent_put (HlThreadBlock  *b,
   HlRecentStack *e = &b->recent[slot];
   b->recent_tag[slot] = 0;
   e->stack_id = 0;
-  uint32_t k_words = 0;
-  for (uint32_t i = 0; i < n; i++)
+  /* neighbouring words first, as pairs (all of them in fp mode; in a
+   * DWARF unwind the return address and saved rbp of a frame with a frame
+   * pointer), then the single words */
+  uint32_t singles[HL_RECENT_WORDS + 1];
+  uint32_t n_singles = 0, k_words = 0;
+  for (uint32_t i = 0; i < n;)
     {
-      WORD_OFF (e, k_words) = (uint32_t) (addr[i] - sp);
-      WORD_VAL (e, k_words) = val[i];
+      uint32_t lo = i;
+      if (i + 1 < n && addr[i + 1] == addr[i] + 8)
+        lo = i;
+      else if (i + 1 < n && addr[i + 1] == addr[i] - 8)
+        lo = i + 1;
+      else
+        {
+          singles[n_singles++] = i++;
+          continue;
+        }
+      uint32_t hi = lo == i ? i + 1 : i;
+      WORD_OFF (e, k_words) = (uint32_t) (addr[lo] - sp);
+      WORD_VAL (e, k_words) = val[lo];
+      WORD_OFF (e, k_words + 1) = (uint32_t) (addr[hi] - sp);
+      WORD_VAL (e, k_words + 1) = val[hi];
+      k_words += 2;
+      i += 2;
+    }
+  if ((k_words & 3) != 0)
+    {
+      /* two pairs a group: the last one again */
+      WORD_OFF (e, k_words) = WORD_OFF (e, k_words - 2);
+      WORD_VAL (e, k_words) = WORD_VAL (e, k_words - 2);
+      WORD_OFF (e, k_words + 1) = WORD_OFF (e, k_words - 1);
+      WORD_VAL (e, k_words + 1) = WORD_VAL (e, k_words - 1);
+      k_words += 2;
+    }
+  uint32_t pair_groups = k_words / 4;
+  uint32_t first_single = k_words;
+  for (uint32_t j = 0; j < n_singles; j++)
+    {
+      WORD_OFF (e, k_words) = (uint32_t) (addr[singles[j]] - sp);
+      WORD_VAL (e, k_words) = val[singles[j]];
       k_words++;
     }
   if (zero_at != 0)
@@ -413,14 +450,14 @@ recent_put (HlThreadBlock  *b,
       WORD_VAL (e, k_words) = 0;
       k_words++;
     }
-  for (uint32_t j = 0; (k_words & 3) != 0; k_words++, j++)
+  for (uint32_t j = first_single; (k_words & 3) != 0; k_words++, j++)
     {
-      /* pad with words 0, 1, ... (there are some: a padded count is never
-       * 0); pairs stay pairs (their count is even) */
+      /* pad with the first single words again (there are some: the
+       * pairs filled their groups) */
       WORD_OFF (e, k_words) = WORD_OFF (e, j);
       WORD_VAL (e, k_words) = WORD_VAL (e, j);
     }
-  e->pairs = pairs;
+  e->pair_groups = (uint8_t) pair_groups;
   e->ip = ip;
   e->sp = sp;
   e->rbp = rbp;
@@ -452,7 +489,7 @@ hl_recent_store (HlThreadBlock *b,
   /* an unwind that ended reading a zero return address read that word too */
   recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
               m->chk_addr, m->chk_val, m->chk_end[top],
-              m->end == HL_CFI_END_ZERO ? m->f[0].cfa - 8 : 0, false, stack_id);
+              m->end == HL_CFI_END_ZERO ? m->f[0].cfa - 8 : 0, stack_id);
 }
 
 void
@@ -465,7 +502,7 @@ hl_recent_put (HlThreadBlock      *b,
   recent_validate (b);
   if (b->recent_unwind != w->unwind)
     return; /* fp mode switched to DWARF since the walk */
-  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
+  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, stack_id);
 }
 
 #else
