@@ -282,35 +282,34 @@ hl_recent_lookup (HlThreadBlock *b,
  * a word (unless only the rbp of the key tells them apart). */
 static uint64_t
 first_difference (const HlRecentStack *e,
-                  uint64_t             sp,
-                  const uint64_t      *addr,
+                  const uint32_t      *off,
                   const uint64_t      *val,
                   uint32_t             n)
 {
   uint64_t best = UINT64_MAX;
   /* the two unwinds read the same words in the same order up to the first
-   * value that differs: walking both lists together finds that one at
-   * once, then the search for a lower offset skips every word above it
-   * (it was quadratic: 900 instructions a call in python3); a word of
-   * that common prefix holds the same value in both (one unwind reads a
-   * word once, or again with the same value) */
+   * value that differs (and the words are put in the same order, pairs
+   * first): walking both lists together finds that one at once, then the
+   * search for a lower offset skips every word above it (it was
+   * quadratic: 900 instructions a call in python3); a word of that common
+   * prefix holds the same value in both (one unwind reads a word once, or
+   * again with the same value) */
   uint32_t i = 0;
-  for (; i < n && i < e->n_words && addr[i] - sp == WORD_OFF (e, i); i++)
+  for (; i < n && i < e->n_words && off[i] == WORD_OFF (e, i); i++)
     if (WORD_VAL (e, i) != val[i])
       {
-        best = addr[i] - sp;
+        best = off[i];
         break;
       }
   for (; i < n; i++)
     {
-      uint64_t off = addr[i] - sp;
-      if (off >= best)
+      if (off[i] >= best)
         continue;
       for (uint32_t j = 0; j < e->n_words; j++)
-        if (WORD_OFF (e, j) == off)
+        if (WORD_OFF (e, j) == off[i])
           {
             if (WORD_VAL (e, j) != val[i])
-              best = off;
+              best = off[i];
             break;
           }
     }
@@ -336,11 +335,70 @@ recent_put (HlThreadBlock  *b,
 {
   if (n + (zero_at != 0) > HL_RECENT_WORDS)
     return;
-  for (uint32_t i = 0; i < n; i++)
-    if (addr[i] < sp || addr[i] - sp > UINT32_MAX - 8)
-      return; /* not within 4 GiB above sp: not remembered */
   if (zero_at != 0 && (zero_at < sp || zero_at - sp > UINT32_MAX - 8))
     return;
+
+  /* neighbouring words first, as pairs (all of them in fp mode; in a
+   * DWARF unwind the return address and saved rbp of a frame with a frame
+   * pointer), then the single words; padded to a multiple of 4. Each word
+   * lies within 4 GiB above sp, else the stack is not remembered. */
+  uint32_t w_off[HL_RECENT_WORDS + 2];
+  uint64_t w_val[HL_RECENT_WORDS + 2];
+  uint32_t s_off[HL_RECENT_WORDS + 1];
+  uint64_t s_val[HL_RECENT_WORDS + 1];
+  uint32_t n_singles = 0, k_words = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uint64_t off = addr[i] - sp;
+      if (addr[i] < sp || off > UINT32_MAX - 8)
+        return;
+      uint64_t next = i + 1 < n ? addr[i + 1] - sp : 0;
+      if (i + 1 < n && (next == off + 8 || next == off - 8))
+        {
+          if (addr[i + 1] < sp || next > UINT32_MAX - 8)
+            return;
+          bool up = next == off + 8;
+          w_off[k_words] = (uint32_t) (up ? off : next);
+          w_val[k_words] = up ? val[i] : val[i + 1];
+          w_off[k_words + 1] = (uint32_t) (up ? next : off);
+          w_val[k_words + 1] = up ? val[i + 1] : val[i];
+          k_words += 2;
+          i++;
+        }
+      else
+        {
+          s_off[n_singles] = (uint32_t) off;
+          s_val[n_singles++] = val[i];
+        }
+    }
+  if ((k_words & 3) != 0)
+    {
+      /* two pairs a group: the last one again */
+      w_off[k_words] = w_off[k_words - 2];
+      w_val[k_words] = w_val[k_words - 2];
+      w_off[k_words + 1] = w_off[k_words - 1];
+      w_val[k_words + 1] = w_val[k_words - 1];
+      k_words += 2;
+    }
+  uint32_t pair_groups = k_words / 4;
+  if (zero_at != 0)
+    {
+      s_off[n_singles] = (uint32_t) (zero_at - sp);
+      s_val[n_singles++] = 0;
+    }
+  uint32_t first_single = k_words;
+  for (uint32_t j = 0; j < n_singles; j++)
+    {
+      w_off[k_words] = s_off[j];
+      w_val[k_words++] = s_val[j];
+    }
+  for (uint32_t j = first_single; (k_words & 3) != 0; k_words++, j++)
+    {
+      /* pad with the single words again, from the first (there are
+       * some: the pairs filled their groups) */
+      w_off[k_words] = w_off[j];
+      w_val[k_words] = w_val[j];
+    }
 
   HlRecentKey *k = key_find (b, ip, sp);
   uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
@@ -363,7 +421,7 @@ recent_put (HlThreadBlock  *b,
       for (uint32_t j = 1; j < n_same; j++)
         if (same[j]->used < older->used)
           older = same[j];
-      uint64_t disc = first_difference (older, sp, addr, val, n);
+      uint64_t disc = first_difference (older, w_off, w_val, k_words);
       if (disc != 0 && (k == NULL || disc != k->disc))
         {
           if (k == NULL)
@@ -402,60 +460,11 @@ recent_put (HlThreadBlock  *b,
   HlRecentStack *e = &b->recent[slot];
   b->recent_tag[slot] = 0;
   e->stack_id = 0;
-  /* neighbouring words first, as pairs (all of them in fp mode; in a
-   * DWARF unwind the return address and saved rbp of a frame with a frame
-   * pointer), then the single words */
-  uint32_t singles[HL_RECENT_WORDS + 1];
-  uint32_t n_singles = 0, k_words = 0;
-  for (uint32_t i = 0; i < n;)
+  for (uint32_t j = 0; j < k_words / 4; j++)
     {
-      uint32_t lo = i;
-      if (i + 1 < n && addr[i + 1] == addr[i] + 8)
-        lo = i;
-      else if (i + 1 < n && addr[i + 1] == addr[i] - 8)
-        lo = i + 1;
-      else
-        {
-          singles[n_singles++] = i++;
-          continue;
-        }
-      uint32_t hi = lo == i ? i + 1 : i;
-      WORD_OFF (e, k_words) = (uint32_t) (addr[lo] - sp);
-      WORD_VAL (e, k_words) = val[lo];
-      WORD_OFF (e, k_words + 1) = (uint32_t) (addr[hi] - sp);
-      WORD_VAL (e, k_words + 1) = val[hi];
-      k_words += 2;
-      i += 2;
-    }
-  if ((k_words & 3) != 0)
-    {
-      /* two pairs a group: the last one again */
-      WORD_OFF (e, k_words) = WORD_OFF (e, k_words - 2);
-      WORD_VAL (e, k_words) = WORD_VAL (e, k_words - 2);
-      WORD_OFF (e, k_words + 1) = WORD_OFF (e, k_words - 1);
-      WORD_VAL (e, k_words + 1) = WORD_VAL (e, k_words - 1);
-      k_words += 2;
-    }
-  uint32_t pair_groups = k_words / 4;
-  uint32_t first_single = k_words;
-  for (uint32_t j = 0; j < n_singles; j++)
-    {
-      WORD_OFF (e, k_words) = (uint32_t) (addr[singles[j]] - sp);
-      WORD_VAL (e, k_words) = val[singles[j]];
-      k_words++;
-    }
-  if (zero_at != 0)
-    {
-      WORD_OFF (e, k_words) = (uint32_t) (zero_at - sp);
-      WORD_VAL (e, k_words) = 0;
-      k_words++;
-    }
-  for (uint32_t j = first_single; (k_words & 3) != 0; k_words++, j++)
-    {
-      /* pad with the first single words again (there are some: the
-       * pairs filled their groups) */
-      WORD_OFF (e, k_words) = WORD_OFF (e, j);
-      WORD_VAL (e, k_words) = WORD_VAL (e, j);
+      HlRecentGroup *g = &e->g[j];
+      memcpy (g->off, &w_off[4 * j], sizeof g->off);
+      memcpy (g->val, &w_val[4 * j], sizeof g->val);
     }
   e->pair_groups = (uint8_t) pair_groups;
   e->ip = ip;
