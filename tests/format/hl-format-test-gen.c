@@ -14,13 +14,19 @@
 
 static uint64_t rng_state;
 
+uint64_t
+hl_gen_xorshift (uint64_t *state)
+{
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
 static uint64_t
 rnd (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
+  return hl_gen_xorshift (&rng_state);
 }
 
 static uint64_t

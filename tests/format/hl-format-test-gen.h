@@ -39,6 +39,9 @@ typedef struct
 } HlGenOptions;
 
 void hl_gen_trace       (HlGenTrace *t, const HlGenOptions *opt);
+/* The tests' pseudo-random numbers: one xorshift64 step of *STATE
+ * (nonzero), so that each test keeps its own reproducible sequence. */
+uint64_t hl_gen_xorshift (uint64_t *state);
 void hl_gen_trace_clear (HlGenTrace *t);
 /* Compares a decoded event with the expected one; NULL when equal, else
  * what differs (static string). */

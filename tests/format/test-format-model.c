@@ -74,10 +74,7 @@ static uint64_t rng = 88172645463325252ull;
 static uint64_t
 rnd (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return hl_gen_xorshift (&rng);
 }
 
 /* A tiny allocator like malloc's: LIFO lists per 16-byte class, a bump

@@ -53,10 +53,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t
 rnd (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return hl_gen_xorshift (&rng);
 }
 
 /* A varint, one time in PAD written one byte longer than it needs (a

@@ -181,6 +181,28 @@ wait_idle (HlLiveSession *s)
     ;
 }
 
+/* Runs the main loop for MS milliseconds (the session polls meanwhile). */
+static void
+run_for_ms (guint ms)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* The demo target, its session opened and polled every 50 ms for half a
+ * second: a program running and seen running. */
+static HlLiveSession *
+start_polled (Target *t)
+{
+  target_start (t, "30", FALSE);
+  HlLiveSession *s = open_when_ready (t);
+  hl_live_session_start (s, 50);
+  run_for_ms (500);
+  g_assert_cmpint (hl_live_session_get_state (s), ==, HL_LIVE_STATE_RUNNING);
+  return s;
+}
+
 static gboolean
 frame_named (HlRecording *rec,
              const char  *prefix)
@@ -417,13 +439,7 @@ static void
 test_sigkill (void)
 {
   Target t = { 0 };
-  target_start (&t, "30", FALSE);
-  HlLiveSession *s = open_when_ready (&t);
-  hl_live_session_start (s, 50);
-  gint64 until = g_get_monotonic_time () + 500000;
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpint (hl_live_session_get_state (s), ==, HL_LIVE_STATE_RUNNING);
+  HlLiveSession *s = start_polled (&t);
   kill (t.pid, SIGKILL);
   run_until_final (s, 20);
   /* killed: the segment is left RUNNING by a process that is gone */
@@ -443,9 +459,7 @@ test_idle_target (void)
   target_start_argv (&t, argv, FALSE);
   HlLiveSession *s = open_when_ready (&t);
   hl_live_session_start (s, 50);
-  gint64 until = g_get_monotonic_time () + 6500000;
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, TRUE);
+  run_for_ms (6500);
   g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "running");
   kill (t.pid, SIGKILL);
   run_until_final (s, 20);
@@ -468,9 +482,7 @@ test_vanished (void)
   g_assert_cmpint (g_unlink (path), ==, 0);
   HlLiveTotals before, after, last;
   hl_live_session_get_totals (s, &before);
-  gint64 until = g_get_monotonic_time () + 1500000;
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, TRUE);
+  run_for_ms (1500);
   g_assert_cmpstr (hl_live_state_to_string (hl_live_session_get_state (s)), ==, "running");
   hl_live_session_get_totals (s, &after);
   g_assert_cmpuint (after.n_allocs, >, before.n_allocs);
@@ -505,12 +517,7 @@ static void
 test_end_while_held (void)
 {
   Target t = { 0 };
-  target_start (&t, "30", FALSE);
-  HlLiveSession *s = open_when_ready (&t);
-  hl_live_session_start (s, 50);
-  gint64 until = g_get_monotonic_time () + 500000;
-  while (g_get_monotonic_time () < until)
-    g_main_context_iteration (NULL, TRUE);
+  HlLiveSession *s = start_polled (&t);
   wait_idle (s);
   g_assert_true (hl_live_session_hold (s));
   kill (t.pid, SIGKILL);
