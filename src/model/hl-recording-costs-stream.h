@@ -86,6 +86,12 @@ void           hl_costs_stream_set_keep (HlCostsStream *self,
 void           hl_costs_stream_set_give_up (HlCostsStream *self,
                                             gboolean       give_up);
 
+/* Whether allocations and frees by id take the short path (the default);
+ * without it every event goes through hl_trace_apply_event(), as a load
+ * does: the tests compare the two. */
+void           hl_costs_stream_set_short_path (HlCostsStream *self,
+                                               gboolean       short_path);
+
 /* The lag allowed (the CPU time the packets queued and not applied yet
  * would take the stream's thread, at its pace so far): RUNNING_NS at the
  * end of a poll (default 0.5 s), FINISH_NS when finish() is called (the
