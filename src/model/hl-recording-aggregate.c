@@ -489,7 +489,7 @@ queue_push (HlAggregate *self,
 static void heap_push (HlAggregate *self,
                        const Point *p);
 
-static inline void
+static inline __attribute__ ((always_inline)) void
 point_push (HlAggregate *self,
             const Point *p)
 {
@@ -572,11 +572,11 @@ release (HlAggregate *self,
          const Point *p)
 {
   guint64 e = ++self->epoch;
-
-  Agg *s = agg_at (self->stacks, p->stack), *pair;
+  /* every point's stack and thread had their Agg made by its allocation */
+  Agg *s = &g_array_index (self->stacks, Agg, p->stack), *pair;
 
   agg_move (s, self->peak_epoch, e, p->size, p->is_free);
-  agg_move (agg_at (self->threads, p->thread), self->peak_epoch, e, p->size, p->is_free);
+  agg_move (&g_array_index (self->threads, Agg, p->thread), self->peak_epoch, e, p->size, p->is_free);
   if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
     agg_move (pair, self->peak_epoch, e, p->size, p->is_free);
   self->heap_bytes = p->is_free ? self->heap_bytes - p->size : self->heap_bytes + p->size;
