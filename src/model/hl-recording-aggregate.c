@@ -489,18 +489,46 @@ queue_push (HlAggregate *self,
 static void heap_push (HlAggregate *self,
                        const Point *p);
 
+/* A point of the curve: to the FIFO when it comes in order after the
+ * last one there (most: a packet's events are in time order), else to
+ * the heap; written in place. */
 static inline __attribute__ ((always_inline)) void
-point_push (HlAggregate *self,
-            const Point *p)
+point_add (HlAggregate *self,
+           guint64      time_ns,
+           guint64      size,
+           guint32      seq,
+           guint32      stack,
+           guint32      thread,
+           gboolean     is_free)
 {
-  if (self->released_any &&
-      (p->time_ns < self->last_time || (p->time_ns == self->last_time && p->seq < self->last_seq)))
+  const Point *tail;
+
+  if (self->released_any && (time_ns < self->last_time || (time_ns == self->last_time && seq < self->last_seq)))
     self->order_broken = TRUE;
-  if (self->q_len == 0 ||
-      !point_before (p, &self->queue[(self->q_head + self->q_len - 1) & self->q_mask]))
-    queue_push (self, p);
+  tail = &self->queue[(self->q_head + self->q_len - 1) & self->q_mask];
+  if (G_LIKELY (self->q_len == 0 || !(time_ns < tail->time_ns || (time_ns == tail->time_ns && seq < tail->seq))))
+    {
+      Point *d;
+
+      if (G_UNLIKELY (self->q_len == self->q_mask + 1))
+        {
+          Point p = { time_ns, size, seq, stack, thread, is_free };
+          queue_push (self, &p);
+          return;
+        }
+      d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
+      d->time_ns = time_ns;
+      d->size = size;
+      d->seq = seq;
+      d->stack = stack;
+      d->thread = thread;
+      d->is_free = is_free;
+    }
   else
-    heap_push (self, p);
+    {
+      Point p = { time_ns, size, seq, stack, thread, is_free };
+      heap_push (self, &p);
+    }
 }
 
 static void
@@ -591,12 +619,72 @@ release (HlAggregate *self,
   self->released_any = TRUE;
 }
 
+/* release_until_keep() when every point waiting is in the FIFO (the
+ * usual case: a packet's events are in time order): release() of each in
+ * turn, in place, the curve's state in locals. */
+static void
+release_fifo (HlAggregate *self,
+              guint64      bound,
+              guint64      keep)
+{
+  const Point *queue = self->queue, *last = NULL;
+  guint64 head = self->q_head, len = self->q_len, mask = self->q_mask;
+  Agg *stacks = (Agg *) (void *) self->stacks->data, *threads = (Agg *) (void *) self->threads->data;
+  guint64 e = self->epoch, peak_epoch = self->peak_epoch;
+  guint64 heap = self->heap_bytes, peak = self->peak_bytes, peak_time = self->peak_time_ns;
+
+  while (len > 0)
+    {
+      const Point *p = &queue[head];
+      Agg *s, *pair;
+
+      if (p->time_ns > (len > keep ? G_MAXUINT64 : bound))
+        break;
+      e++;
+      /* every point's stack and thread had their Agg made by its allocation */
+      s = &stacks[p->stack];
+      agg_move (s, peak_epoch, e, p->size, p->is_free);
+      agg_move (&threads[p->thread], peak_epoch, e, p->size, p->is_free);
+      if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
+        agg_move (pair, peak_epoch, e, p->size, p->is_free);
+      heap = p->is_free ? heap - p->size : heap + p->size;
+      if (heap > peak)
+        {
+          peak = heap;
+          peak_epoch = e;
+          peak_time = p->time_ns;
+        }
+      last = p;
+      head = (head + 1) & mask;
+      len--;
+    }
+  self->q_head = head;
+  self->q_len = len;
+  self->epoch = e;
+  self->peak_epoch = peak_epoch;
+  self->heap_bytes = heap;
+  self->peak_bytes = peak;
+  self->peak_time_ns = peak_time;
+  if (last != NULL)
+    {
+      self->last_time = last->time_ns;
+      self->last_seq = last->seq;
+      self->released_any = TRUE;
+    }
+}
+
 static void
 release_until_keep (HlAggregate *self,
                     guint64      bound,
                     guint64      keep)
 {
   Point p;
+
+  if (self->n_heap == 0)
+    {
+      release_fifo (self, bound, keep);
+      return;
+    }
 
   for (;;)
     {
@@ -670,7 +758,6 @@ hl_aggregate_alloc (HlAggregate *self,
                     guint64      address)
 {
   LiveRec rec = { id + 1, address, time_ns, size, stack, thread };
-  Point p = { time_ns, size, seq, stack, thread, FALSE };
   Agg *s = agg_at (self->stacks, stack), *t = agg_at (self->threads, thread);
   Agg *pair = pair_of (self, s, stack, thread);
   guint b = size_bucket (size);
@@ -690,7 +777,7 @@ hl_aggregate_alloc (HlAggregate *self,
     }
   self->histogram.count[b]++;
   self->histogram.bytes[b] += size;
-  point_push (self, &p);
+  point_add (self, time_ns, size, seq, stack, thread, FALSE);
 }
 
 gboolean
@@ -703,17 +790,10 @@ hl_aggregate_free_id (HlAggregate   *self,
                       gboolean      *temporary)
 {
   LiveRec *r = live_find (self, id);
-  Point p;
 
   *temporary = FALSE;
   if (r == NULL)
     return FALSE;
-  p.time_ns = MAX (time_ns, r->time_ns);
-  p.size = r->size;
-  p.seq = seq;
-  p.stack = r->stack;
-  p.thread = r->thread;
-  p.is_free = TRUE;
   if (!late && thread_last[r->thread] == id)
     {
       Agg *s = agg_at (self->stacks, r->stack), *pair = pair_of (self, s, r->stack, r->thread);
@@ -726,8 +806,8 @@ hl_aggregate_free_id (HlAggregate   *self,
     }
   if (self->addr_to_id != NULL)
     hl_address_map_remove (self->addr_to_id, r->address);
+  point_add (self, MAX (time_ns, r->time_ns), r->size, seq, r->stack, r->thread, TRUE);
   live_remove (self, r);
-  point_push (self, &p);
   return TRUE;
 }
 
