@@ -307,19 +307,29 @@ typedef struct
 #define HL_RECENT_KEYS  128u /* two-way: pairs of slots */
 #define HL_RECENT_WORDS 62u
 
+/* Four words of a recent stack: the word at sp + OFF[i] held VAL[i]. */
 typedef struct
+{
+  uint32_t off[4];
+  uint64_t val[4];
+} HlRecentGroup;
+
+/* An entry starts a cache line and its words follow the key in groups of
+ * four (offsets beside their values): a lookup of a stack of 16 words
+ * reads 4 lines (with the offsets and values in arrays of their own it
+ * read 5 to 7). */
+typedef struct __attribute__ ((aligned (64)))
 {
   uint64_t ip, sp, rbp;
   uint64_t dval;       /* the key's discriminator word when stored (0: none) */
   uint32_t stack_id;   /* 0: empty */
-  uint16_t n_words;
+  uint16_t n_words;    /* a multiple of 4 (padded) */
   uint8_t  rbp_used;   /* HL_RBP_*: how the key's rbp must match */
-  uint8_t  pairs;      /* the words are 16-byte pairs (fp: saved rbp and
-                        * return address of a frame record), compared as such */
+  uint8_t  pair_groups; /* the first groups hold 16-byte pairs of words (a
+                         * frame record: saved rbp and return address),
+                         * compared as such */
   uint64_t used;       /* b->recent_tick of the last store or hit */
-  uint64_t val[HL_RECENT_WORDS + 2];
-  uint32_t off[HL_RECENT_WORDS + 2]; /* of the word from sp; n_words is a
-                                      * multiple of 4 (padded) */
+  HlRecentGroup g[(HL_RECENT_WORDS + 2) / 4];
 } HlRecentStack;
 
 /* The discriminator of the key state (ip, sp) (a key whose stacks
@@ -350,7 +360,6 @@ typedef struct
   uint64_t ip, sp, rbp;
   uint8_t  rbp_used;
   bool     ok;
-  bool     pairs;    /* word 2i + 1 is at ADDR[2i] + 8 */
   uint32_t unwind;   /* the HlUnwindMode that read them */
   uint32_t n;
   uint64_t addr[HL_RECENT_WORDS];

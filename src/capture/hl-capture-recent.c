@@ -39,6 +39,10 @@
 #if defined(__x86_64__)
 #include <emmintrin.h>
 
+/* word J of entry E: its offset from sp, its value */
+#define WORD_OFF(e, j) ((e)->g[(j) / 4].off[(j) % 4])
+#define WORD_VAL(e, j) ((e)->g[(j) / 4].val[(j) % 4])
+
 static inline uint64_t
 key_mix (uint64_t ip,
          uint64_t sp)
@@ -145,33 +149,36 @@ recent_rbp_matches (const HlRecentStack *e,
 
 /* Every word of E holds its value at BASE + its offset. The words lie in
  * [sp, stack_hi) of this thread's stack (the stack the entry was made on,
- * checked by recent_validate); the count is a multiple of 4 (padded with
- * copies of word 0). */
+ * checked by recent_validate); the count is a multiple of 4 (padded). The
+ * first PAIR_GROUPS groups hold two pairs of neighbouring words each (a
+ * frame record: saved rbp and return address), each pair compared with
+ * one 16-byte load. */
 static inline bool
 words_match (const HlRecentStack *e,
              const uint8_t       *base)
 {
-  if (e->pairs)
+  const HlRecentGroup *g = e->g, *end = g + e->n_words / 4;
+  if (e->pair_groups != 0)
     {
-      /* fp: two frame records (16 bytes each) per step */
       __m128i a0 = _mm_setzero_si128 (), a1 = _mm_setzero_si128 ();
-      for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
+      for (const HlRecentGroup *pend = g + e->pair_groups; g < pend; g++)
         {
-          __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i]));
-          __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + e->off[i + 2]));
-          a0 = _mm_or_si128 (a0, _mm_xor_si128 (w0, _mm_loadu_si128 ((const __m128i *) &e->val[i])));
-          a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &e->val[i + 2])));
+          __m128i w0 = _mm_loadu_si128 ((const __m128i *) (base + g->off[0]));
+          __m128i w1 = _mm_loadu_si128 ((const __m128i *) (base + g->off[2]));
+          a0 = _mm_or_si128 (a0, _mm_xor_si128 (w0, _mm_loadu_si128 ((const __m128i *) &g->val[0])));
+          a1 = _mm_or_si128 (a1, _mm_xor_si128 (w1, _mm_loadu_si128 ((const __m128i *) &g->val[2])));
         }
       a0 = _mm_or_si128 (a0, a1);
-      return _mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) == 0xffff;
+      if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (a0, _mm_setzero_si128 ())) != 0xffff)
+        return false;
     }
   uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  for (uint32_t i = 0, n = e->n_words; i < n; i += 4)
+  for (; g < end; g++)
     {
-      d0 |= *(const uint64_t *) (base + e->off[i]) ^ e->val[i];
-      d1 |= *(const uint64_t *) (base + e->off[i + 1]) ^ e->val[i + 1];
-      d2 |= *(const uint64_t *) (base + e->off[i + 2]) ^ e->val[i + 2];
-      d3 |= *(const uint64_t *) (base + e->off[i + 3]) ^ e->val[i + 3];
+      d0 |= *(const uint64_t *) (base + g->off[0]) ^ g->val[0];
+      d1 |= *(const uint64_t *) (base + g->off[1]) ^ g->val[1];
+      d2 |= *(const uint64_t *) (base + g->off[2]) ^ g->val[2];
+      d3 |= *(const uint64_t *) (base + g->off[3]) ^ g->val[3];
     }
   return (d0 | d1 | d2 | d3) == 0;
 }
@@ -275,22 +282,34 @@ hl_recent_lookup (HlThreadBlock *b,
  * a word (unless only the rbp of the key tells them apart). */
 static uint64_t
 first_difference (const HlRecentStack *e,
-                  uint64_t             sp,
-                  const uint64_t      *addr,
+                  const uint32_t      *off,
                   const uint64_t      *val,
                   uint32_t             n)
 {
   uint64_t best = UINT64_MAX;
-  for (uint32_t i = 0; i < n; i++)
+  /* the two unwinds read the same words in the same order up to the first
+   * value that differs (and the words are put in the same order, pairs
+   * first): walking both lists together finds that one at once, then the
+   * search for a lower offset skips every word above it (it was
+   * quadratic: 900 instructions a call in python3); a word of that common
+   * prefix holds the same value in both (one unwind reads a word once, or
+   * again with the same value) */
+  uint32_t i = 0;
+  for (; i < n && i < e->n_words && off[i] == WORD_OFF (e, i); i++)
+    if (WORD_VAL (e, i) != val[i])
+      {
+        best = off[i];
+        break;
+      }
+  for (; i < n; i++)
     {
-      uint64_t off = addr[i] - sp;
-      if (off >= best)
+      if (off[i] >= best)
         continue;
       for (uint32_t j = 0; j < e->n_words; j++)
-        if (e->off[j] == off)
+        if (WORD_OFF (e, j) == off[i])
           {
-            if (e->val[j] != val[i])
-              best = off;
+            if (WORD_VAL (e, j) != val[i])
+              best = off[i];
             break;
           }
     }
@@ -312,16 +331,74 @@ recent_put (HlThreadBlock  *b,
             const uint64_t *val,
             uint32_t        n,
             uint64_t        zero_at,
-            bool            pairs,
             uint32_t        stack_id)
 {
   if (n + (zero_at != 0) > HL_RECENT_WORDS)
     return;
-  for (uint32_t i = 0; i < n; i++)
-    if (addr[i] < sp || addr[i] - sp > UINT32_MAX - 8)
-      return; /* not within 4 GiB above sp: not remembered */
   if (zero_at != 0 && (zero_at < sp || zero_at - sp > UINT32_MAX - 8))
     return;
+
+  /* neighbouring words first, as pairs (all of them in fp mode; in a
+   * DWARF unwind the return address and saved rbp of a frame with a frame
+   * pointer), then the single words; padded to a multiple of 4. Each word
+   * lies within 4 GiB above sp, else the stack is not remembered. */
+  uint32_t w_off[HL_RECENT_WORDS + 2];
+  uint64_t w_val[HL_RECENT_WORDS + 2];
+  uint32_t s_off[HL_RECENT_WORDS + 1];
+  uint64_t s_val[HL_RECENT_WORDS + 1];
+  uint32_t n_singles = 0, k_words = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uint64_t off = addr[i] - sp;
+      if (addr[i] < sp || off > UINT32_MAX - 8)
+        return;
+      uint64_t next = i + 1 < n ? addr[i + 1] - sp : 0;
+      if (i + 1 < n && (next == off + 8 || next == off - 8))
+        {
+          if (addr[i + 1] < sp || next > UINT32_MAX - 8)
+            return;
+          bool up = next == off + 8;
+          w_off[k_words] = (uint32_t) (up ? off : next);
+          w_val[k_words] = up ? val[i] : val[i + 1];
+          w_off[k_words + 1] = (uint32_t) (up ? next : off);
+          w_val[k_words + 1] = up ? val[i + 1] : val[i];
+          k_words += 2;
+          i++;
+        }
+      else
+        {
+          s_off[n_singles] = (uint32_t) off;
+          s_val[n_singles++] = val[i];
+        }
+    }
+  if ((k_words & 3) != 0)
+    {
+      /* two pairs a group: the last one again */
+      w_off[k_words] = w_off[k_words - 2];
+      w_val[k_words] = w_val[k_words - 2];
+      w_off[k_words + 1] = w_off[k_words - 1];
+      w_val[k_words + 1] = w_val[k_words - 1];
+      k_words += 2;
+    }
+  uint32_t pair_groups = k_words / 4;
+  if (zero_at != 0)
+    {
+      s_off[n_singles] = (uint32_t) (zero_at - sp);
+      s_val[n_singles++] = 0;
+    }
+  uint32_t first_single = k_words;
+  for (uint32_t j = 0; j < n_singles; j++)
+    {
+      w_off[k_words] = s_off[j];
+      w_val[k_words++] = s_val[j];
+    }
+  for (uint32_t j = first_single; (k_words & 3) != 0; k_words++, j++)
+    {
+      /* pad with the single words again, from the first (there are
+       * some: the pairs filled their groups) */
+      w_off[k_words] = w_off[j];
+      w_val[k_words] = w_val[j];
+    }
 
   HlRecentKey *k = key_find (b, ip, sp);
   uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
@@ -344,7 +421,7 @@ recent_put (HlThreadBlock  *b,
       for (uint32_t j = 1; j < n_same; j++)
         if (same[j]->used < older->used)
           older = same[j];
-      uint64_t disc = first_difference (older, sp, addr, val, n);
+      uint64_t disc = first_difference (older, w_off, w_val, k_words);
       if (disc != 0 && (k == NULL || disc != k->disc))
         {
           if (k == NULL)
@@ -383,25 +460,13 @@ recent_put (HlThreadBlock  *b,
   HlRecentStack *e = &b->recent[slot];
   b->recent_tag[slot] = 0;
   e->stack_id = 0;
-  uint32_t k_words = 0;
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t j = 0; j < k_words / 4; j++)
     {
-      e->off[k_words] = (uint32_t) (addr[i] - sp);
-      e->val[k_words++] = val[i];
+      HlRecentGroup *g = &e->g[j];
+      memcpy (g->off, &w_off[4 * j], sizeof g->off);
+      memcpy (g->val, &w_val[4 * j], sizeof g->val);
     }
-  if (zero_at != 0)
-    {
-      e->off[k_words] = (uint32_t) (zero_at - sp);
-      e->val[k_words++] = 0;
-    }
-  for (uint32_t j = 0; (k_words & 3) != 0; k_words++, j++)
-    {
-      /* pad with words 0, 1, ... (there are some: a padded count is never
-       * 0); pairs stay pairs (their count is even) */
-      e->off[k_words] = e->off[j];
-      e->val[k_words] = e->val[j];
-    }
-  e->pairs = pairs;
+  e->pair_groups = (uint8_t) pair_groups;
   e->ip = ip;
   e->sp = sp;
   e->rbp = rbp;
@@ -433,7 +498,7 @@ hl_recent_store (HlThreadBlock *b,
   /* an unwind that ended reading a zero return address read that word too */
   recent_put (b, f->ip, f->sp, f->rbp, m->rbp_used[top] ? HL_RBP_EQUAL : HL_RBP_ANY,
               m->chk_addr, m->chk_val, m->chk_end[top],
-              m->end == HL_CFI_END_ZERO ? m->f[0].cfa - 8 : 0, false, stack_id);
+              m->end == HL_CFI_END_ZERO ? m->f[0].cfa - 8 : 0, stack_id);
 }
 
 void
@@ -446,7 +511,7 @@ hl_recent_put (HlThreadBlock      *b,
   recent_validate (b);
   if (b->recent_unwind != w->unwind)
     return; /* fp mode switched to DWARF since the walk */
-  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, w->pairs, stack_id);
+  recent_put (b, w->ip, w->sp, w->rbp, w->rbp_used, w->addr, w->val, w->n, 0, stack_id);
 }
 
 #else

@@ -175,7 +175,6 @@ hl_unwind_fp_entry (uint64_t      *frames,
   w->sp = sp;
   w->rbp = rbp;
   w->rbp_used = HL_RBP_EQUAL;
-  w->pairs = true;
   w->unwind = HL_UNWIND_FP;
   if ((rbp & 7) != 0 || rbp < sp || rbp > hi - 16)
     w->rbp_used = HL_RBP_NOT_A_FRAME;

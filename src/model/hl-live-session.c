@@ -1191,6 +1191,8 @@ poll_segment (HlLiveSession *self)
   HlFormatError err;
   gboolean changed = FALSE;
   HlLiveState before = self->state;
+  /* a previous poll could not feed (a reader held the recording) */
+  gboolean was_waiting = self->feed_waiting;
 
   self->n_polls++;
   update_state (self);
@@ -1332,6 +1334,10 @@ poll_segment (HlLiveSession *self)
           self->scan_skipped = FALSE;
           start_scan (self);
         }
+      /* the appends that waited for a hold are in: the readers refused
+       * meanwhile try again (after the program's end no other poll would
+       * tell them) */
+      changed |= was_waiting;
     }
 
   return changed;
@@ -1342,7 +1348,9 @@ poll_timeout (gpointer user_data)
 {
   HlLiveSession *self = user_data;
   hl_live_session_poll (self);
-  if (state_is_final (self->state) || self->broken)
+  /* the last poll must also feed: one held off by a reader (an analysis)
+   * leaves the end's appends waiting, and the readers' holds refused */
+  if ((state_is_final (self->state) && !self->feed_waiting) || self->broken)
     {
       self->timeout_id = 0;
       return G_SOURCE_REMOVE;

@@ -489,6 +489,54 @@ test_vanished (void)
   g_object_unref (s);
 }
 
+/* The program ends while a reader (a window's analysis) holds the
+ * recording: the poll that sees the end cannot feed it. Polling goes on
+ * until one does, so that the end's appends land, "updated" says so and
+ * the next hold is granted (it stopped at the end, and every hold was
+ * refused from then on: a window never showed the last totals). */
+static void
+on_updated_count (HlLiveSession *s,
+                  gpointer       user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_end_while_held (void)
+{
+  Target t = { 0 };
+  target_start (&t, "30", FALSE);
+  HlLiveSession *s = open_when_ready (&t);
+  hl_live_session_start (s, 50);
+  gint64 until = g_get_monotonic_time () + 500000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, TRUE);
+  wait_idle (s);
+  g_assert_true (hl_live_session_hold (s));
+  kill (t.pid, SIGKILL);
+  run_until_final (s, 20);
+  g_assert_true (is_final (s));
+  /* held through the end: the final poll did not feed */
+  g_assert_false (hl_live_session_hold (s));
+  guint updated = 0;
+  gulong id = g_signal_connect (s, "updated", G_CALLBACK (on_updated_count), &updated);
+  hl_live_session_release (s);
+  gboolean held = FALSE;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!held && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      held = updated > 0 && hl_live_session_hold (s);
+    }
+  g_assert_cmpuint (updated, >, 0);
+  g_assert_true (held);
+  hl_live_session_release (s);
+  g_signal_handler_disconnect (s, id);
+  target_cleanup (&t, s);
+  wait_idle (s);
+  g_object_unref (s);
+}
+
 static void
 test_not_found (void)
 {
@@ -736,5 +784,6 @@ main (int    argc,
   g_test_add_func ("/live/feeds-while-symbolizing", test_feeds_while_symbolizing);
   g_test_add_func ("/live/history-from-trace", test_history_from_trace);
   g_test_add_func ("/live/vanished", test_vanished);
+  g_test_add_func ("/live/end-while-held", test_end_while_held);
   return g_test_run ();
 }
