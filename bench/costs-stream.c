@@ -52,6 +52,9 @@ write_payload (HlRecording *rec,
     exit (1);
 }
 
+/* The costs threads' own CPU time and the bytes they applied. */
+static guint64 applied_ns, applied_bytes;
+
 /* One run: the CPU seconds it took; *FOLLOWED whether costs came out. */
 static double
 run (const char *plain,
@@ -98,6 +101,7 @@ run (const char *plain,
       GError *error = NULL;
       HlRecording *rec = hl_costs_stream_finish (costs, &error);
       *followed = rec != NULL;
+      hl_costs_stream_applied (costs, &applied_ns, &applied_bytes);
       if (rec != NULL && getenv ("HL_BENCH_PAYLOAD") != NULL)
         {
           /* not the stream's work: left out of the time */
@@ -127,7 +131,8 @@ main (int argc, char **argv)
   int followed, unused;
   double with = run (argv[1], argv[2], piece, 1, &followed);
   double without = getenv ("HL_BENCH_ONLY_COSTS") != NULL ? 0 : run (argv[1], argv[2], piece, 0, &unused);
-  printf ("with costs %.3f s CPU, without %.3f s CPU, costs %.3f s; followed: %s\n", with, without,
-          with - without, followed ? "yes" : "no");
+  printf ("with costs %.3f s CPU, without %.3f s CPU, costs %.3f s; followed: %s; costs thread %.3f s CPU, "
+          "%.1f ns a KiB of trace\n", with, without, with - without, followed ? "yes" : "no", (double) applied_ns / 1e9,
+          applied_bytes > 0 ? (double) applied_ns * 1024 / (double) applied_bytes : 0.0);
   return 0;
 }

@@ -234,6 +234,15 @@ hl_costs_stream_set_pace (HlCostsStream *self,
   self->applied_bytes = G_MAXUINT64 / 2; /* measured no further */
 }
 
+void
+hl_costs_stream_applied (const HlCostsStream *self,
+                         guint64             *cpu_ns,
+                         guint64             *bytes)
+{
+  *cpu_ns = self->applied_ns;
+  *bytes = self->applied_bytes < G_MAXUINT64 / 2 ? self->applied_bytes : 0;
+}
+
 guint64
 hl_costs_stream_packets (const HlCostsStream *self)
 {
