@@ -39,9 +39,16 @@ typedef struct
   guint32 owner_plus_1;   /* stacks: the first thread that allocated there */
 } Agg;
 
+/* The recent ids' live allocations: slot id % RING_SLOTS (see live_insert). */
+#define RING_BITS  14
+#define RING_SLOTS ((guint64) 1 << RING_BITS)
+#define RING_MASK  (RING_SLOTS - 1)
+
 struct _HlAggregate
 {
-  /* Live allocations: open addressing, linear probing. */
+  /* Live allocations: the ring of recent ids, and the older ones pushed
+   * out of it in a table of open addressing, linear probing. */
+  LiveRec   *ring;
   LiveRec   *live;
   guint64    live_mask;        /* capacity - 1 */
   guint64    n_live;
@@ -86,6 +93,18 @@ static Agg *pair_at (HlAggregate *self,
                      guint32      stack,
                      guint32      thread);
 
+/* pair_at() with the usual case (THREAD is the stack's owner) inline. */
+static inline Agg *
+pair_of (HlAggregate *self,
+         Agg         *stack_agg,
+         guint32      stack,
+         guint32      thread)
+{
+  if (G_LIKELY (stack_agg->owner_plus_1 == thread + 1))
+    return NULL;
+  return pair_at (self, stack_agg, stack, thread);
+}
+
 /* Ids come in order: runs of 8 consecutive ids share a run of slots (5
  * cache lines, where a program's recent allocations and frees mostly are),
  * and the runs are spread over the table. A hash of each id alone made
@@ -106,6 +125,8 @@ hl_aggregate_new (const HlTraceIndex *index)
 
   self->live_mask = 1023;
   self->live = g_new0 (LiveRec, self->live_mask + 1);
+  /* calloc'd: pages untouched until ids reach them */
+  self->ring = g_new0 (LiveRec, RING_SLOTS);
   self->seen = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->q_mask = 4095;
   self->queue = g_new (Point, self->q_mask + 1);
@@ -198,6 +219,7 @@ hl_aggregate_free (HlAggregate *self)
   if (self == NULL)
     return;
   g_free (self->live);
+  g_free (self->ring);
   g_clear_pointer (&self->addr_to_id, hl_address_map_free);
   g_array_unref (self->seen);
   g_free (self->queue);
@@ -234,7 +256,7 @@ mark_seen (HlAggregate *self,
 /* ---- Live table ---------------------------------------------------------- */
 
 static LiveRec *
-live_find (HlAggregate *self,
+hash_find (HlAggregate *self,
            guint64      id)
 {
   for (guint64 i = hash_id (id) & self->live_mask;; i = (i + 1) & self->live_mask)
@@ -248,7 +270,7 @@ live_find (HlAggregate *self,
 }
 
 static void
-live_insert (HlAggregate   *self,
+hash_insert (HlAggregate   *self,
              const LiveRec *rec)
 {
   guint64 i;
@@ -277,9 +299,9 @@ live_insert (HlAggregate   *self,
   self->n_live++;
 }
 
-/* Removes slot R, shifting back the entries of its probe run. */
+/* Removes slot R of the table, shifting back the entries of its probe run. */
 static void
-live_remove (HlAggregate *self,
+hash_remove (HlAggregate *self,
              LiveRec     *r)
 {
   guint64 hole = (guint64) (r - self->live);
@@ -299,6 +321,65 @@ live_remove (HlAggregate *self,
   self->n_live--;
 }
 
+/* Ids come in order and most blocks die young (churn: a ring of 256 live
+ * ones; sqlite3 and python3 likewise for most): a block lives in the ring
+ * slot of its id, found and freed with no hashing and no probe; a block
+ * still live when an id RING_SLOTS later takes its slot moves to the
+ * table. Of two ids for one slot (threads' packets come out of order) the
+ * ring keeps the later one. Each live id is in exactly one of them. */
+static inline LiveRec *
+live_find (HlAggregate *self,
+           guint64      id)
+{
+  LiveRec *r = &self->ring[id & RING_MASK];
+
+  if (G_LIKELY (r->id_plus_1 == id + 1))
+    return r;
+  return self->n_live > 0 ? hash_find (self, id) : NULL;
+}
+
+static inline void
+live_insert (HlAggregate   *self,
+             const LiveRec *rec)
+{
+  LiveRec *r = &self->ring[(rec->id_plus_1 - 1) & RING_MASK];
+
+  if (r->id_plus_1 == 0)
+    *r = *rec;
+  else if (r->id_plus_1 < rec->id_plus_1)
+    {
+      hash_insert (self, r);
+      *r = *rec;
+    }
+  else
+    hash_insert (self, rec);
+}
+
+static inline void
+live_remove (HlAggregate *self,
+             LiveRec     *r)
+{
+  if (r >= self->ring && r < self->ring + RING_SLOTS)
+    r->id_plus_1 = 0;
+  else
+    hash_remove (self, r);
+}
+
+/* The live table's slots, ring then table, for walks over every live
+ * allocation (in no order): slot K of N_SLOTS. */
+static inline guint64
+n_slots (const HlAggregate *self)
+{
+  return RING_SLOTS + self->live_mask + 1;
+}
+
+static inline const LiveRec *
+slot_at (const HlAggregate *self,
+         guint64            k)
+{
+  return k < RING_SLOTS ? &self->ring[k] : &self->live[k - RING_SLOTS];
+}
+
 static gint
 compare_ids (gconstpointer a,
              gconstpointer b)
@@ -316,10 +397,10 @@ hl_aggregate_lookup_address (HlAggregate *self,
       self->addr_to_id = hl_address_map_new ();
       /* In id order, as the full model fills its map. */
       g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64[2]));
-      for (guint64 k = 0; k <= self->live_mask; k++)
-        if (self->live[k].id_plus_1 != 0)
+      for (guint64 k = 0; k < n_slots (self); k++)
+        if (slot_at (self, k)->id_plus_1 != 0)
           {
-            guint64 pair[2] = { self->live[k].id_plus_1, self->live[k].address };
+            guint64 pair[2] = { slot_at (self, k)->id_plus_1, slot_at (self, k)->address };
             g_array_append_val (ids, pair);
           }
       g_array_sort (ids, compare_ids);
@@ -334,7 +415,7 @@ hl_aggregate_lookup_address (HlAggregate *self,
 
 /* ---- Costs --------------------------------------------------------------- */
 
-static Agg *
+static inline Agg *
 agg_at (GArray *array,
         guint32 index)
 {
@@ -386,7 +467,7 @@ point_before (const Point *a,
   return a->time_ns < b->time_ns || (a->time_ns == b->time_ns && a->seq < b->seq);
 }
 
-static void
+static inline void
 queue_push (HlAggregate *self,
             const Point *p)
 {
@@ -408,18 +489,46 @@ queue_push (HlAggregate *self,
 static void heap_push (HlAggregate *self,
                        const Point *p);
 
-static void
-point_push (HlAggregate *self,
-            const Point *p)
+/* A point of the curve: to the FIFO when it comes in order after the
+ * last one there (most: a packet's events are in time order), else to
+ * the heap; written in place. */
+static inline __attribute__ ((always_inline)) void
+point_add (HlAggregate *self,
+           guint64      time_ns,
+           guint64      size,
+           guint32      seq,
+           guint32      stack,
+           guint32      thread,
+           gboolean     is_free)
 {
-  if (self->released_any &&
-      (p->time_ns < self->last_time || (p->time_ns == self->last_time && p->seq < self->last_seq)))
+  const Point *tail;
+
+  if (self->released_any && (time_ns < self->last_time || (time_ns == self->last_time && seq < self->last_seq)))
     self->order_broken = TRUE;
-  if (self->q_len == 0 ||
-      !point_before (p, &self->queue[(self->q_head + self->q_len - 1) & self->q_mask]))
-    queue_push (self, p);
+  tail = &self->queue[(self->q_head + self->q_len - 1) & self->q_mask];
+  if (G_LIKELY (self->q_len == 0 || !(time_ns < tail->time_ns || (time_ns == tail->time_ns && seq < tail->seq))))
+    {
+      Point *d;
+
+      if (G_UNLIKELY (self->q_len == self->q_mask + 1))
+        {
+          Point p = { time_ns, size, seq, stack, thread, is_free };
+          queue_push (self, &p);
+          return;
+        }
+      d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
+      d->time_ns = time_ns;
+      d->size = size;
+      d->seq = seq;
+      d->stack = stack;
+      d->thread = thread;
+      d->is_free = is_free;
+    }
   else
-    heap_push (self, p);
+    {
+      Point p = { time_ns, size, seq, stack, thread, is_free };
+      heap_push (self, &p);
+    }
 }
 
 static void
@@ -486,17 +595,17 @@ agg_move (Agg    *a,
 }
 
 /* Applies the next point of the sorted curve. */
-static void
+static inline void
 release (HlAggregate *self,
          const Point *p)
 {
   guint64 e = ++self->epoch;
-
-  Agg *s = agg_at (self->stacks, p->stack), *pair;
+  /* every point's stack and thread had their Agg made by its allocation */
+  Agg *s = &g_array_index (self->stacks, Agg, p->stack), *pair;
 
   agg_move (s, self->peak_epoch, e, p->size, p->is_free);
-  agg_move (agg_at (self->threads, p->thread), self->peak_epoch, e, p->size, p->is_free);
-  if ((pair = pair_at (self, s, p->stack, p->thread)) != NULL)
+  agg_move (&g_array_index (self->threads, Agg, p->thread), self->peak_epoch, e, p->size, p->is_free);
+  if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
     agg_move (pair, self->peak_epoch, e, p->size, p->is_free);
   self->heap_bytes = p->is_free ? self->heap_bytes - p->size : self->heap_bytes + p->size;
   if (self->heap_bytes > self->peak_bytes)
@@ -510,12 +619,72 @@ release (HlAggregate *self,
   self->released_any = TRUE;
 }
 
+/* release_until_keep() when every point waiting is in the FIFO (the
+ * usual case: a packet's events are in time order): release() of each in
+ * turn, in place, the curve's state in locals. */
+static void
+release_fifo (HlAggregate *self,
+              guint64      bound,
+              guint64      keep)
+{
+  const Point *queue = self->queue, *last = NULL;
+  guint64 head = self->q_head, len = self->q_len, mask = self->q_mask;
+  Agg *stacks = (Agg *) (void *) self->stacks->data, *threads = (Agg *) (void *) self->threads->data;
+  guint64 e = self->epoch, peak_epoch = self->peak_epoch;
+  guint64 heap = self->heap_bytes, peak = self->peak_bytes, peak_time = self->peak_time_ns;
+
+  while (len > 0)
+    {
+      const Point *p = &queue[head];
+      Agg *s, *pair;
+
+      if (p->time_ns > (len > keep ? G_MAXUINT64 : bound))
+        break;
+      e++;
+      /* every point's stack and thread had their Agg made by its allocation */
+      s = &stacks[p->stack];
+      agg_move (s, peak_epoch, e, p->size, p->is_free);
+      agg_move (&threads[p->thread], peak_epoch, e, p->size, p->is_free);
+      if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
+        agg_move (pair, peak_epoch, e, p->size, p->is_free);
+      heap = p->is_free ? heap - p->size : heap + p->size;
+      if (heap > peak)
+        {
+          peak = heap;
+          peak_epoch = e;
+          peak_time = p->time_ns;
+        }
+      last = p;
+      head = (head + 1) & mask;
+      len--;
+    }
+  self->q_head = head;
+  self->q_len = len;
+  self->epoch = e;
+  self->peak_epoch = peak_epoch;
+  self->heap_bytes = heap;
+  self->peak_bytes = peak;
+  self->peak_time_ns = peak_time;
+  if (last != NULL)
+    {
+      self->last_time = last->time_ns;
+      self->last_seq = last->seq;
+      self->released_any = TRUE;
+    }
+}
+
 static void
 release_until_keep (HlAggregate *self,
                     guint64      bound,
                     guint64      keep)
 {
   Point p;
+
+  if (self->n_heap == 0)
+    {
+      release_fifo (self, bound, keep);
+      return;
+    }
 
   for (;;)
     {
@@ -589,9 +758,8 @@ hl_aggregate_alloc (HlAggregate *self,
                     guint64      address)
 {
   LiveRec rec = { id + 1, address, time_ns, size, stack, thread };
-  Point p = { time_ns, size, seq, stack, thread, FALSE };
   Agg *s = agg_at (self->stacks, stack), *t = agg_at (self->threads, thread);
-  Agg *pair = pair_at (self, s, stack, thread);
+  Agg *pair = pair_of (self, s, stack, thread);
   guint b = size_bucket (size);
 
   mark_seen (self, id);
@@ -609,7 +777,7 @@ hl_aggregate_alloc (HlAggregate *self,
     }
   self->histogram.count[b]++;
   self->histogram.bytes[b] += size;
-  point_push (self, &p);
+  point_add (self, time_ns, size, seq, stack, thread, FALSE);
 }
 
 gboolean
@@ -622,20 +790,13 @@ hl_aggregate_free_id (HlAggregate   *self,
                       gboolean      *temporary)
 {
   LiveRec *r = live_find (self, id);
-  Point p;
 
   *temporary = FALSE;
   if (r == NULL)
     return FALSE;
-  p.time_ns = MAX (time_ns, r->time_ns);
-  p.size = r->size;
-  p.seq = seq;
-  p.stack = r->stack;
-  p.thread = r->thread;
-  p.is_free = TRUE;
   if (!late && thread_last[r->thread] == id)
     {
-      Agg *s = agg_at (self->stacks, r->stack), *pair = pair_at (self, s, r->stack, r->thread);
+      Agg *s = agg_at (self->stacks, r->stack), *pair = pair_of (self, s, r->stack, r->thread);
 
       *temporary = TRUE;
       s->costs.temporary++;
@@ -645,8 +806,8 @@ hl_aggregate_free_id (HlAggregate   *self,
     }
   if (self->addr_to_id != NULL)
     hl_address_map_remove (self->addr_to_id, r->address);
+  point_add (self, MAX (time_ns, r->time_ns), r->size, seq, r->stack, r->thread, TRUE);
   live_remove (self, r);
-  point_push (self, &p);
   return TRUE;
 }
 
@@ -677,9 +838,9 @@ hl_aggregate_finish (HlAggregate *self)
     }
   self->leaked_bytes = 0;
   self->leaked_blocks = 0;
-  for (guint64 k = 0; k <= self->live_mask; k++)
+  for (guint64 k = 0; k < n_slots (self); k++)
     {
-      const LiveRec *r = &self->live[k];
+      const LiveRec *r = slot_at (self, k);
       Agg *s, *t;
 
       if (r->id_plus_1 == 0)

@@ -105,6 +105,7 @@ struct _HlCostsStream
   guint64        packets;
   guint64        keep;
   gboolean       no_give_up;    /* follow whatever the stacks (set_give_up) */
+  gboolean       short_path;    /* allocations and frees applied here (set_short_path) */
   guint64        applied_bytes, applied_ns;
   guint64        trailing;      /* bytes after the packets, as the last poll saw them */
   char          *failure;       /* why no payload, NULL while it follows */
@@ -120,6 +121,7 @@ hl_costs_stream_new (void)
   self->cursor = g_new0 (HlEventCursor, 1);
   self->writers = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->keep = HL_COSTS_STREAM_KEEP;
+  self->short_path = TRUE;
   self->max_lag_ns = DEFAULT_MAX_LAG_NS;
   self->finish_lag_ns = DEFAULT_FINISH_LAG_NS;
   self->queue = g_async_queue_new ();
@@ -202,6 +204,13 @@ hl_costs_stream_set_give_up (HlCostsStream *self,
 }
 
 void
+hl_costs_stream_set_short_path (HlCostsStream *self,
+                                gboolean       short_path)
+{
+  self->short_path = short_path;
+}
+
+void
 hl_costs_stream_set_max_lag (HlCostsStream *self,
                              guint64        running_ns,
                              guint64        finish_ns)
@@ -223,6 +232,15 @@ hl_costs_stream_set_pace (HlCostsStream *self,
 {
   __atomic_store_n (&self->ns_per_kib, ns_per_kib, __ATOMIC_RELAXED);
   self->applied_bytes = G_MAXUINT64 / 2; /* measured no further */
+}
+
+void
+hl_costs_stream_applied (const HlCostsStream *self,
+                         guint64             *cpu_ns,
+                         guint64             *bytes)
+{
+  *cpu_ns = self->applied_ns;
+  *bytes = self->applied_bytes < G_MAXUINT64 / 2 ? self->applied_bytes : 0;
 }
 
 guint64
@@ -331,6 +349,80 @@ writer_of (HlCostsStream *self,
   return w;
 }
 
+/* ---- The short path of the common events --------------------------------
+ * What hl_trace_apply_event() does with an allocation or a free by id
+ * (hl_recording_append_alloc/free on an aggregate recording), without the
+ * layers between, for the usual case: a known stack, the thread of the
+ * previous allocation, no free waiting for its allocation. Anything else
+ * (FALSE, nothing done) takes the general path. test-costs-stream checks
+ * that both give the same saved costs. */
+
+static gboolean
+short_alloc (HlRecording   *rec,
+             const HlEvent *ev)
+{
+  guint64 id = ev->u.alloc.id;
+  guint32 stack = 0;
+  guint32 t;
+  HlThreadInfo *info;
+
+  if (id >= G_MAXINT32 || (id >= rec->allocs->len && id > 16 * (rec->n_allocs + (1u << 20))) ||
+      rec->threads->len == 0 || ev->tid != rec->last_tid ||
+      (rec->pending_frees != NULL && g_hash_table_size (rec->pending_frees) > 0) ||
+      hl_aggregate_seen (rec->aggregate, id))
+    return FALSE;
+  if (ev->u.alloc.stack_id != 0)
+    {
+      guint32 found = ev->u.alloc.stack_id < rec->stack_ids->len
+                        ? g_array_index (rec->stack_ids, guint32, ev->u.alloc.stack_id) : 0;
+      if (found == 0)
+        return FALSE;
+      stack = found - 1;
+    }
+  /* thread_index() of the last thread */
+  info = &g_array_index (rec->threads, HlThreadInfo, rec->last_thread);
+  if (ev->time_ns > info->end_ns)
+    info->end_ns = ev->time_ns;
+  if (ev->time_ns < info->start_ns)
+    info->start_ns = ev->time_ns;
+  t = MIN (rec->last_thread, HL_MAX_THREADS - 1);
+  hl_aggregate_alloc (rec->aggregate, id, ev->time_ns, rec->seq++, t, stack, ev->u.alloc.size, ev->u.alloc.address);
+  g_array_index (rec->thread_last, guint64, t) = id;
+  rec->n_allocs++;
+  rec->bytes_allocated += ev->u.alloc.size;
+  if (ev->time_ns > rec->end_ns)
+    rec->end_ns = ev->time_ns;
+  return TRUE;
+}
+
+static gboolean
+short_free (HlRecording   *rec,
+            const HlEvent *ev)
+{
+  guint64 id = ev->u.free.id;
+  gboolean temporary;
+
+  if (id == HL_ID_NONE)
+    return FALSE;
+  /* a live id was seen; one not live: unknown when seen, else its free
+   * waits for the allocation (the general path) */
+  if (!hl_aggregate_free_id (rec->aggregate, id, ev->time_ns, rec->seq, (const guint64 *) rec->thread_last->data,
+                             rec->applying_pending, &temporary))
+    {
+      if (!hl_aggregate_seen (rec->aggregate, id))
+        return FALSE;
+      rec->frees_unknown++;
+      return TRUE;
+    }
+  rec->seq++;
+  if (temporary)
+    rec->temporary++;
+  rec->n_frees++;
+  if (ev->time_ns > rec->end_ns)
+    rec->end_ns = ev->time_ns;
+  return TRUE;
+}
+
 /* The packet at OFFSET of the trace, its bytes at P (at most N). */
 static gsize
 apply_packet (HlCostsStream *self,
@@ -363,6 +455,13 @@ apply_packet (HlCostsStream *self,
   hl_event_cursor_init (self->cursor, &pkt);
   while ((rc = hl_event_cursor_next (self->cursor, &ev, &err)) > 0)
     {
+      if (self->short_path)
+        {
+          if ((ev.type == HL_EVENT_ALLOC || ev.type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, &ev))
+            continue;
+          if (ev.type == HL_EVENT_FREE && short_free (self->rec, &ev))
+            continue;
+        }
       hl_trace_apply_event (self->rec, &ev);
       if (ev.type == HL_EVENT_THREAD && (ev.u.thread.flags & HL_THREAD_FLAG_EXIT) != 0 &&
           ev.u.thread.tid == pkt.header.tid)

@@ -86,6 +86,18 @@ void           hl_costs_stream_set_keep (HlCostsStream *self,
 void           hl_costs_stream_set_give_up (HlCostsStream *self,
                                             gboolean       give_up);
 
+/* Whether allocations and frees by id take the short path (the default);
+ * without it every event goes through hl_trace_apply_event(), as a load
+ * does: the tests compare the two. */
+void           hl_costs_stream_set_short_path (HlCostsStream *self,
+                                               gboolean       short_path);
+
+/* After hl_costs_stream_finish(): the CPU time its threads took applying
+ * the packets, and the bytes of packets they applied (for benchmarks). */
+void           hl_costs_stream_applied (const HlCostsStream *self,
+                                        guint64             *cpu_ns,
+                                        guint64             *bytes);
+
 /* The lag allowed (the CPU time the packets queued and not applied yet
  * would take the stream's thread, at its pace so far): RUNNING_NS at the
  * end of a poll (default 0.5 s), FINISH_NS when finish() is called (the

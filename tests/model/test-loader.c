@@ -1322,6 +1322,22 @@ test_load_costs_stream_equals_prepare (void)
               hurried++;
             }
         }
+      /* Every event through hl_trace_apply_event(), as a load applies
+       * them (no short path for allocations and frees): the same payload. */
+      {
+        HlCostsStream *costs = hl_costs_stream_new ();
+        g_autoptr (HlRecording) rec = NULL;
+
+        hl_costs_stream_set_short_path (costs, FALSE);
+        rec = follow_costs_with (bytes, path, out, rand, 1, costs);
+        hl_costs_stream_free (costs);
+        g_assert_nonnull (rec);
+        {
+          g_autoptr (GBytes) payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, &error);
+          g_assert_no_error (error);
+          g_assert_true (g_bytes_equal (payload, expected));
+        }
+      }
       /* Points released early (2 may wait): caught, or still right. */
       {
         g_autoptr (HlRecording) rec = follow_costs (bytes, path, out, rand, 40, 2);
