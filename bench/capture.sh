@@ -10,6 +10,8 @@
 # Also the medians of the CPU time (user+sys of the whole process tree)
 # and, for Heaplens, of the wait after the program exited (the compression
 # left for then: `record` prints it with HEAPLENS_DEBUG=timing).
+# The configurations take turns run by run (plain, libunwind, fp, ...,
+# then again), so that a slow spell of the shared machine falls on all.
 # BASE=OTHER_BUILD_DIR adds a column "base": Heaplens (libunwind) of
 # another build (before/after a change, side by side in the same run).
 # Also `record --no-costs` (config nocosts: without the saved costs it
@@ -89,16 +91,25 @@ size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "
 configs="plain libunwind fp heaptrack nocosts${base:+ base}"
 declare -A T S C P Q SAVED M
 for w in $workloads; do
-  for cfg in $configs; do
-    : > "$tmp/runs"
-    for r in $(seq "$runs"); do
+  # the configurations take turns, run by run: a slow spell of the shared
+  # machine falls on all of them, not on the five runs of one
+  for cfg in $configs; do : > "$tmp/runs-$cfg"; done
+  for r in $(seq "$runs"); do
+    for cfg in $configs; do
       for try in 1 2 3; do
         line=$(run_one "$cfg" "$w")
         [ "${line##* }" = 1 ] && break
         echo "# $w $cfg: the trace was left plain (session pruned meanwhile?): again" >&2
       done
-      echo "${line% *}" >> "$tmp/runs"
+      echo "${line% *}" >> "$tmp/runs-$cfg"
+      case $cfg in
+        libunwind|fp|base|nocosts) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
+        heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
+      esac
     done
+  done
+  for cfg in $configs; do
+    cp "$tmp/runs-$cfg" "$tmp/runs"
     T[$cfg,$w]=$(awk '{print $1}' "$tmp/runs" | median)
     C[$cfg,$w]=$(awk '{print $2}' "$tmp/runs" | median)
     P[$cfg,$w]=$(awk '{print $3}' "$tmp/runs" | median)
@@ -108,10 +119,6 @@ for w in $workloads; do
     lagged=$(awk '$6 == "L"' "$tmp/runs" | wc -l)
     SAVED[$cfg,$w]="$(awk '$6 == 1' "$tmp/runs" | wc -l)/$runs"
     [ "$lagged" -gt 0 ] && SAVED[$cfg,$w]="${SAVED[$cfg,$w]} ($lagged lag)"
-    case $cfg in
-      libunwind|fp|base|nocosts) S[$cfg,$w]=$(size_of "$tmp"/trace.hltrace*) ;;
-      heaptrack) S[$cfg,$w]=$(size_of "$tmp"/ht.*) ;;
-    esac
     echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU, record RSS ${M[$cfg,$w]} MiB, costs saved ${SAVED[$cfg,$w]} (wall cpu after after-cpu rss saved:" $(cat "$tmp/runs") ")" >&2
   done
 done
