@@ -1,6 +1,6 @@
 #!/bin/sh
 # costs-stream.sh [BUILD] — the saved-costs stream's CPU on the three
-# workloads of capture.sh (not a test): records each plain trace under the
+# workloads of capture.sh, its sqlite3 script included (not a test): records each plain trace under the
 # preload, then runs bench/costs-stream on it (the costs thread's own CPU
 # time and its pace in ns a KiB of trace), following python3 too (record
 # gives it up for its many stacks: its cost per event is measured all the
@@ -13,13 +13,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PYTHONMALLOC=malloc HL_BENCH_NO_GIVE_UP=1
 gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
-python3 -c 'print("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);\nBEGIN;")
-for i in range(60000): print("INSERT INTO t VALUES (%d, %r);" % (i, "x" * (i % 41)))
-print("COMMIT;\nCREATE INDEX t_v ON t (v);\nDELETE FROM t WHERE id % 5 = 0;")' > "$tmp/work.sql"
+python3 "$here/sqlite-work.py" > "$tmp/work.sql"
 HEAPLENS_OUTPUT="$tmp/churn.t" HEAPLENS_FOLLOW=none LD_PRELOAD="$build/src/capture/libheaplens-preload.so" "$tmp/churn" 2000000 > /dev/null
 HEAPLENS_OUTPUT="$tmp/sqlite.t" HEAPLENS_FOLLOW=none LD_PRELOAD="$build/src/capture/libheaplens-preload.so" sqlite3 "$tmp/db" -init "$tmp/work.sql" .quit > /dev/null
-# python3 runs through execs: its workload's trace is the largest one
-HEAPLENS_OUTPUT="$tmp/py.t" LD_PRELOAD="$build/src/capture/libheaplens-preload.so" python3 "$here/workload.py" > /dev/null
+# /usr/bin/python3 (python3 on PATH may be a pyenv shim that runs others):
+# the largest trace, should it exec
+HEAPLENS_OUTPUT="$tmp/py.t" LD_PRELOAD="$build/src/capture/libheaplens-preload.so" /usr/bin/python3 "$here/workload.py" > /dev/null
 mv "$(ls -S "$tmp"/py.t* | head -1)" "$tmp/python.t"
 for w in churn sqlite python; do
   for i in $(seq "${RUNS:-3}"); do

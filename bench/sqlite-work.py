@@ -1,5 +1,5 @@
 # bench/sqlite-work.py — prints the SQL script the capture benchmarks run
-# with sqlite3 (bench/capture.sh, bench/live-drops.sh): 60,000 inserts,
+# with sqlite3 (bench/capture.sh, bench/live-drops.sh, bench/costs-stream.sh): 60,000 inserts,
 # two indexes, queries, an update and a delete; the same script each time.
 import random
 random.seed(7)
