@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
-#include <threads.h>
+#include <stdatomic.h>
 
 /* ZSTD_c_stableInBuffer (experimental in 1.5, a parameter value only) */
 #define ZSTD_STATIC_LINKING_ONLY
@@ -23,58 +23,56 @@ bound (void *user, size_t n)
  * one-shot decompression of a frame accepts any window up to 2^27. */
 #define WINDOW_LOG 24
 
-/* One context per thread for the one-shot compressions of inputs up to
- * CACHED_MAX bytes (the streams' probes, the small columns: a dozen per
- * frame), kept between them: a new context's tables are fresh pages to
- * fault in and clear each time. The output does not depend on the
- * context's past (ZSTD_CCtx_reset). Freed when the thread exits (not the
- * main thread's: the process ends). A larger input gets a context of its
- * own, not kept (its tables are as large as the input). */
+/* Contexts for the one-shot compressions of inputs up to CACHED_MAX bytes
+ * (the streams' probes, the small columns: a dozen per frame), kept in a
+ * pool of POOL_SIZE between them: a new context's tables are fresh pages
+ * to fault in and clear each time. The pool, not a context per thread:
+ * a frame's columns are packed by the compress thread and a helper thread
+ * made for the frame, and the last frame, after the program's exit, by
+ * `record`'s main thread: contexts of their own were all new (python3:
+ * about 3 ms of page faults in the last frame, while the user waited).
+ * The output does not depend on the context's past (ZSTD_CCtx_reset). A
+ * larger input gets a context of its own, not kept (its tables are as
+ * large as the input). The pool's contexts live as long as the process. */
 #define CACHED_MAX ((size_t) 1 << 20)
+#define POOL_SIZE  2
 
-static tss_t     cctx_key;
-static bool      cctx_key_ok;
-static once_flag cctx_once = ONCE_FLAG_INIT;
+static ZSTD_CCtx *_Atomic cctx_pool[POOL_SIZE];
 
-static void
-cctx_free (void *cx)
-{
-  ZSTD_freeCCtx (cx);
-}
-
-static void
-cctx_key_make (void)
-{
-  cctx_key_ok = tss_create (&cctx_key, cctx_free) == thrd_success;
-}
-
-/* The thread's context, reset; NULL when there is none. */
+/* A context from the pool (reset) or a new one; NULL without memory. */
 static ZSTD_CCtx *
-cctx_of_thread (void)
+cctx_take (void)
 {
-  call_once (&cctx_once, cctx_key_make);
-  if (!cctx_key_ok)
-    return NULL;
-  ZSTD_CCtx *cx = tss_get (cctx_key);
-  if (cx == NULL)
+  for (int k = 0; k < POOL_SIZE; k++)
     {
-      cx = ZSTD_createCCtx ();
-      if (cx != NULL && tss_set (cctx_key, cx) != thrd_success)
+      ZSTD_CCtx *cx = atomic_exchange (&cctx_pool[k], NULL);
+      if (cx != NULL)
         {
-          ZSTD_freeCCtx (cx);
-          cx = NULL;
+          ZSTD_CCtx_reset (cx, ZSTD_reset_session_and_parameters);
+          return cx;
         }
     }
-  if (cx != NULL)
-    ZSTD_CCtx_reset (cx, ZSTD_reset_session_and_parameters);
-  return cx;
+  return ZSTD_createCCtx ();
+}
+
+/* CX back to the pool, or freed when the pool is full. */
+static void
+cctx_give (ZSTD_CCtx *cx)
+{
+  for (int k = 0; k < POOL_SIZE; k++)
+    {
+      ZSTD_CCtx *empty = NULL;
+      if (atomic_compare_exchange_strong (&cctx_pool[k], &empty, cx))
+        return;
+    }
+  ZSTD_freeCCtx (cx);
 }
 
 static size_t
 compress_at (int level, const void *src, size_t n, void *dst, size_t cap)
 {
-  ZSTD_CCtx *kept = n <= CACHED_MAX ? cctx_of_thread () : NULL;
-  ZSTD_CCtx *cx = kept != NULL ? kept : ZSTD_createCCtx ();
+  bool pooled = n <= CACHED_MAX;
+  ZSTD_CCtx *cx = pooled ? cctx_take () : ZSTD_createCCtx ();
   if (cx == NULL)
     return 0;
   size_t r = ZSTD_CCtx_setParameter (cx, ZSTD_c_compressionLevel, level);
@@ -84,7 +82,9 @@ compress_at (int level, const void *src, size_t n, void *dst, size_t cap)
     r = ZSTD_CCtx_setParameter (cx, ZSTD_c_windowLog, WINDOW_LOG);
   if (!ZSTD_isError (r))
     r = ZSTD_compress2 (cx, dst, cap, src, n);
-  if (cx != kept)
+  if (pooled)
+    cctx_give (cx);
+  else
     ZSTD_freeCCtx (cx);
   return ZSTD_isError (r) ? 0 : r;
 }
