@@ -167,12 +167,16 @@ shoot_attach() {
 	"$app" >/dev/null 2>&1 & pid=$!
 	win=$(wait_window '^Heaplens$')
 	size "$win" 1000 700
-	# "Attach to a Running Session…" on the start page (a click before the
-	# page has settled is lost: clicked again)
-	for try in 1 2 3; do
-		xdotool mousemove --window "$win" 650 547 click 1
+	# "Attach to a Running Session…" on the start page: 150 px right of the
+	# window's centre and 197 px below it, found from the window's size at
+	# each try (a resize not applied yet moved it once, and a click before
+	# the page has settled is lost: clicked again)
+	for try in 1 2 3 4 5; do
+		sleep 0.5
+		eval "$(xdotool getwindowgeometry --shell "$win")"
+		xdotool mousemove --window "$win" $((WIDTH / 2 + 150)) $((HEIGHT / 2 + 197)) click 1
 		wait_window 'Attach to a Running Session' >/dev/null && break
-		[ "$try" -lt 3 ] || exit 1
+		[ "$try" -lt 5 ] || exit 1
 	done
 	xdotool mousemove 1590 990   # no hover, no tooltip
 	sleep 1.5
