@@ -118,6 +118,22 @@ eq "full stack table: every allocation still in the trace" "$(field "$WORK/f.sum
 check "full stack table: at most 16 stacks interned" test "$(field "$WORK/f.sum" stacks)" -le 16
 check "full stack table: drops counted" test "$(field "$WORK/f.sum" dropped)" -ge 1
 
+# the stack index's levels (hl-capture-stacks.c): 500 stacks, found again
+# by a second and a third thread (whose own caches are empty) in whichever
+# level holds them, with 2^10 stacks allowed (levels of 4, 64 and 512
+# buckets: all three used) and with the default 2^20: never interned twice
+for max in 1024 1048576; do
+  for passes in 1 3; do
+    HEAPLENS_MAX_STACKS=$max under_preload "$WORK/s.hltrace" "$D/t-stacks" 500 $passes > /dev/null 2>&1
+    summarize "$WORK/s.hltrace" "$WORK/s$passes.sum"
+  done
+  eq "stack index, $max stacks allowed: allocations of 1 and 3 threads" \
+    "$(field "$WORK/s1.sum" allocs)/$(field "$WORK/s3.sum" allocs)" "501/1501"
+  eq "stack index, $max stacks allowed: the 3 threads' stacks are the 1 thread's, none dropped" \
+    "$(field "$WORK/s3.sum" stacks)/$(field "$WORK/s3.sum" dropped)" "$(field "$WORK/s1.sum" stacks)/0"
+  check "stack index, $max stacks allowed: at least the 500 stacks" test "$(field "$WORK/s1.sum" stacks)" -ge 500
+done
+
 # the live table maps 16 or 32 bytes of addresses per entry (auto: 32 with
 # glibc): every free finds its allocation either way, also in a small table
 # where neighbouring blocks probe into each other's entries
