@@ -196,30 +196,10 @@ reserve_node (size_t length)
  * twice (two ids, both valid), as two racing inserts may. A table of under
  * 256 words is one level. */
 
-#define LEVELS 3
-
 static inline uint64_t
 n_buckets (void)
 {
   return (uint64_t) hl_g.res_bucket_mask + 1;
-}
-
-/* Level K's first word and mask. */
-static inline void
-level_of (unsigned  k,
-          uint32_t *first,
-          uint32_t *mask)
-{
-  uint64_t n = n_buckets ();
-  if (n < 256)
-    {
-      *first = 0;
-      *mask = (uint32_t) (n - 1);
-      return;
-    }
-  static const unsigned shift[LEVELS] = { 8, 4, 1 };
-  *first = k == 0 ? 0 : k == 1 ? (uint32_t) (n >> 8) : (uint32_t) (n >> 1);
-  *mask = (uint32_t) ((n >> shift[k]) - 1);
 }
 
 /* The level of a stack of id ID (1-based). */
@@ -232,13 +212,19 @@ level_for_id (uint64_t id)
   return id <= n >> 4 ? 1 : 2;
 }
 
+/* The bucket of HASH in level K: level 0 is the first n/256 words, level 1
+ * the n/16 after them, level 2 the second half. */
 static inline uint32_t *
 bucket_at (unsigned k,
            uint64_t hash)
 {
-  uint32_t first, mask;
-  level_of (k, &first, &mask);
-  return &hl_g.res_buckets[first + ((hash >> 20) & mask)];
+  uint64_t n = n_buckets (), first = 0, size = n;
+  if (n >= 256)
+    {
+      first = k == 0 ? 0 : k == 1 ? n >> 8 : n >> 1;
+      size = k == 0 ? n >> 8 : k == 1 ? n >> 4 : n >> 1;
+    }
+  return &hl_g.res_buckets[first + ((hash >> 20) & (size - 1))];
 }
 
 uint32_t
