@@ -87,9 +87,18 @@ run_one () {
 
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 size_of () { local s=0; for f in "$@"; do [ -f "$f" ] && s=$((s + $(stat -c %s "$f"))); done; echo $s; }
+# paired NUM DEN: the wall time of NUM over DEN's of the same round, round
+# by round (from $tmp/runs-NUM and $tmp/runs-DEN, line r = round r); prints
+# the median of these ratios and their range, "1.52 (1.40–1.61)"
+paired () {
+  awk 'NR == FNR {d[FNR] = $1; next} {printf "%.3f\n", $1 / d[FNR]}' "$tmp/runs-$2" "$tmp/runs-$1" > "$tmp/paired"
+  echo "# $w paired $1/$2: $(tr "\n" " " < "$tmp/paired")" >&2
+  echo "$(median < "$tmp/paired") $(sort -n "$tmp/paired" | head -1) $(sort -n "$tmp/paired" | tail -1)" |
+    awk '{printf "%.2f (%.2f–%.2f)\n", $1, $2, $3}'
+}
 
 configs="plain libunwind fp heaptrack nocosts${base:+ base}"
-declare -A T S C P Q SAVED M
+declare -A T S C P Q SAVED M R
 for w in $workloads; do
   # the configurations take turns, run by run: a slow spell of the shared
   # machine falls on all of them, not on the five runs of one
@@ -121,6 +130,11 @@ for w in $workloads; do
     [ "$lagged" -gt 0 ] && SAVED[$cfg,$w]="${SAVED[$cfg,$w]} ($lagged lag)"
     echo "# $w $cfg: ${T[$cfg,$w]} s, cpu ${C[$cfg,$w]} s, after exit ${P[$cfg,$w]} s, ${Q[$cfg,$w]} s CPU, record RSS ${M[$cfg,$w]} MiB, costs saved ${SAVED[$cfg,$w]} (wall cpu after after-cpu rss saved:" $(cat "$tmp/runs") ")" >&2
   done
+  # paired ratios: each run against the plain (heaptrack) run of its round
+  for cfg in $configs; do
+    [ "$cfg" = plain ] || R[$cfg,$w]=$(paired "$cfg" plain)
+  done
+  R[lu-ht,$w]=$(paired libunwind heaptrack)
 done
 
 ratio () { echo "scale=2; $1 / $2" | bc; }
@@ -164,6 +178,17 @@ out=$here/results/capture-$(date -u +%Y%m%d-%H%M).md
   for w in $workloads; do
     amax=$(printf '%s\n' ${P[libunwind,$w]} ${P[fp,$w]} ${P[nocosts,$w]} | sort -n | tail -1)
     echo "| $w | $(ratio ${T[fp,$w]} ${T[libunwind,$w]}) | $(ratio ${T[libunwind,$w]} ${T[plain,$w]}) | $(ratio ${T[libunwind,$w]} ${T[nocosts,$w]}) | $amax s | ${M[libunwind,$w]} / ${M[fp,$w]} MiB | ${SAVED[fp,$w]} |"
+  done
+  echo
+  echo "Paired ratios: in each round, a configuration's wall time over the plain run of the same round"
+  echo "(libunwind / heaptrack: over heaptrack's of the same round); the median of these $runs ratios, and"
+  echo "their range (min–max). A round's runs follow each other closely, so a slow spell of the shared"
+  echo "machine tends to fall on both runs of a pair: steadier than the ratios of the separate medians above."
+  echo
+  echo "| workload | libunwind / plain | fp / plain | nocosts / plain | heaptrack / plain | libunwind / heaptrack |${base:+ base / plain |}"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |${base:+ ---: |}"
+  for w in $workloads; do
+    echo "| $w | ${R[libunwind,$w]} | ${R[fp,$w]} | ${R[nocosts,$w]} | ${R[heaptrack,$w]} | ${R[lu-ht,$w]} |${base:+ ${R[base,$w]} |}"
   done
 } | tee "$out"
 echo "written to $out" >&2
