@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 HlRealAlloc hl_real;
-HlGlobal hl_g = { .trace_fd = -1, .live_dir = hl_live_dir_none };
+HlGlobal hl_g = { .trace_fd = -1, .live_dir = hl_live_dir_none, .clock_word = hl_clock_none };
 __thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
 
 /* ---- Bootstrap buffer --------------------------------------------------- *

@@ -219,6 +219,9 @@ typedef struct
   _Atomic int        ended;
   /* Modules */
   _Atomic int        modules_dirty;
+  /* The recorder's clock: the session's clock_ns_atomic, or hl_clock_none
+   * (hl-capture-clock.c) */
+  uint64_t          *clock_word;
   /* Own text range: frames inside it are never recorded */
   uintptr_t          self_lo, self_hi;
   /* operator new ranges (libstdc++), skipped at the top of a stack */
@@ -416,6 +419,8 @@ struct HlThreadBlock
   uint32_t             fp_check_tick;  /* HEAPLENS_UNWIND=fp: stacks counted, */
   uint32_t             fp_check_at;    /* and the next to check (hl_fp_check_due) */
   uint64_t             pending_flush_ns;
+  uint64_t             clock_floor;  /* hl_now_for: the last time given (absolute) */
+  uint32_t             clock_budget; /* events left before the clock word is checked */
   HlPendingSite        pending[HL_PENDING_SITES];
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
   uint64_t             rule_word[256];
@@ -659,4 +664,25 @@ hl_now (void)
 {
   uint64_t t = hl_sys_now_ns ();
   return t > hl_g.start_mono_ns ? t - hl_g.start_mono_ns : 0;
+}
+
+/* ---- The recorder's clock (hl-capture-clock.c) -------------------------- */
+
+extern uint64_t hl_clock_none[1]; /* the word without a session: 0 */
+uint64_t hl_now_slow (HlThreadBlock *b, uint64_t word);
+
+/* The time of an event of B: the recorder's clock word while it is kept
+ * (a load where the clock is a call of about 6 ns), checked against the
+ * clock every HL_CLOCK_BUDGET events; else hl_now (). Never less than the
+ * thread's last time. */
+static inline uint64_t
+hl_now_for (HlThreadBlock *b)
+{
+  uint64_t w = __atomic_load_n (hl_g.clock_word, __ATOMIC_RELAXED);
+  if (HL_LIKELY (b->clock_budget != 0 && w >= b->clock_floor))
+    {
+      b->clock_budget--;
+      return w - hl_g.start_mono_ns;
+    }
+  return hl_now_slow (b, w);
 }

@@ -254,7 +254,7 @@ hl_record_alloc (void   *p,
     }
   uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   enter (b);
-  uint64_t now = hl_now ();
+  uint64_t now = hl_now_for (b);
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
   callsite_alloc (b, stack, size);
@@ -281,7 +281,7 @@ hl_record_free (void *p)
       return;
     }
   enter (b);
-  uint64_t now = hl_now ();
+  uint64_t now = hl_now_for (b);
   uint64_t id, size;
   uint32_t stack;
   if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, home, &id, &size, &stack)))
@@ -324,7 +324,7 @@ hl_record_realloc_end (void           *old,
       return;
     }
   enter (b);
-  uint64_t now = hl_now ();
+  uint64_t now = hl_now_for (b);
   if (p == NULL)
     {
       if (size == 0)

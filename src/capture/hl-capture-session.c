@@ -153,6 +153,7 @@ hl_session_create (void)
 
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
+  hl_g.clock_word = &h->clock_ns_atomic; /* 0 until a recorder keeps it */
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_STARTING, __ATOMIC_RELEASE);
   /* The magic last: a reader that sees it sees the whole header. */
   uint64_t magic;
@@ -200,6 +201,7 @@ hl_session_end (int  exit_status,
 void
 hl_session_detach (void)
 {
+  hl_g.clock_word = hl_clock_none;
   if (hl_g.seg != NULL)
     munmap (hl_g.seg, hl_g.seg_size);
   hl_g.seg = NULL;

@@ -149,6 +149,8 @@ claim_block (void)
   b->is_shadow = 0;
   b->strip_self = 0;
   b->id_next = b->id_end = 0;
+  b->clock_budget = 0; /* hl_now_for checks the word first */
+  b->clock_floor = 0;
   b->last_flush_ns = hl_now ();
   b->pending_flush_ns = b->last_flush_ns;
   memset (b->pending, 0, sizeof b->pending);

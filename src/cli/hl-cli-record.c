@@ -22,6 +22,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#include "hl-cli-record-clock.h"
 #include "hl-model-error.h"
 #include "hl-record-env.h"
 #include "hl-recording-costs-packet.h"
@@ -518,6 +519,11 @@ hl_cli_record (int    argc,
     }
   child_pid = pid;
   g_strfreev (record_env);
+  /* HEAPLENS_RECORD_CLOCK=0 (tests, bench): the preload reads the clock
+   * itself, as without record */
+  HlRecordClock *clock = g_strcmp0 (g_getenv ("HEAPLENS_RECORD_CLOCK"), "0") != 0
+                           ? hl_record_clock_start (pid, start_wall_ns)
+                           : NULL;
   void *streams = NULL;
 #ifdef HL_HAVE_ZSTD
   if (compress)
@@ -543,6 +549,7 @@ hl_cli_record (int    argc,
   gint64 exited_us = g_get_monotonic_time ();
   exited_at_us = exited_us;
   double exited_cpu = self_cpu_seconds ();
+  hl_record_clock_stop (clock);
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
   timing_step ("compress thread stopped");

@@ -26,8 +26,9 @@
 
 #define HL_SHM_MAGIC          "HLSHMEM" /* 8 bytes with its NUL */
 #define HL_SHM_MAGIC_SIZE     8
-#define HL_SHM_VERSION        2         /* readers refuse another version
-                                         * (2: 32-byte packed live entries) */
+#define HL_SHM_VERSION        3         /* readers refuse another version
+                                         * (2: 32-byte packed live entries;
+                                         * 3: the recorder's clock word) */
 #define HL_SHM_NAME_PREFIX    "heaplens-"
 #define HL_SHM_HEADER_SIZE    4096
 #define HL_SHM_EXE_MAX        512
@@ -81,8 +82,9 @@ typedef struct
   char        exe[HL_SHM_EXE_MAX];          /* NUL-terminated */
   char        cmdline[HL_SHM_CMDLINE_MAX];  /* arguments separated by NUL, ends with two NULs */
   char        trace_path[HL_SHM_PATH_MAX];  /* "" when no trace is written */
+  uint64_t    clock_ns_atomic;              /* CLOCK_MONOTONIC, kept by the recorder; 0: not kept */
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");

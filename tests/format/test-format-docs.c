@@ -71,7 +71,7 @@ static Field fields[] = {
   F (HlShmHeader, state_atomic), F (HlShmHeader, exit_status), F (HlShmHeader, ended_ns),
   F (HlShmHeader, resources), F (HlShmHeader, callsites), F (HlShmHeader, live), F (HlShmHeader, metadata),
   F (HlShmHeader, counters), F (HlShmHeader, exe), F (HlShmHeader, cmdline), F (HlShmHeader, trace_path),
-  F (HlShmHeader, reserved),
+  F (HlShmHeader, clock_ns_atomic), F (HlShmHeader, reserved),
   F (HlShmResourcesHeader, n_buckets), F (HlShmResourcesHeader, nodes_offset),
   F (HlShmResourcesHeader, watermark_atomic), F (HlShmResourcesHeader, n_stacks_atomic),
   F (HlShmResourcesHeader, n_dropped_atomic),

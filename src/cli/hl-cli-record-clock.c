@@ -1,0 +1,234 @@
+/* hl-cli-record-clock.c — `record` keeps the clock of the program it runs
+ * (hl-cli-record-clock.h).
+ *
+ * The thread wakes every millisecond (absolute deadlines: a late wake-up
+ * does not shift the next) and stores CLOCK_MONOTONIC into the clock word
+ * of every session it keeps. It looks for sessions in /dev/shm at every
+ * tick of the first 64, then every DISCOVER_TICKS: the program's own
+ * (its pid; a new one after each exec) and its descendants' (their ppid is
+ * a pid already found), as hl-cli-record-stream.c finds them. A session is
+ * validated by the shm reader first, then its header page alone is mapped
+ * for writing; an ended session is let go. */
+#define _GNU_SOURCE
+#include "hl-cli-record-clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl-cli-session-file.h"
+#include "hl-shm-reader.h"
+
+#define TICK_NS         1000000L /* the clock word's period */
+#define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ms */
+#define MAX_TRIES       8u       /* a session not known to be ours is looked at this often */
+
+typedef struct
+{
+  char        *name;
+  HlShmHeader *header; /* its first page, mapped for writing */
+} Kept;
+
+struct HlRecordClock
+{
+  GThread    *thread;
+  atomic_int  stop;
+  pid_t       root;
+  uint64_t    since_wall_ns;
+  GHashTable *tries;   /* name -> times looked at without a decision; G_MAXUINT: decided */
+  GHashTable *pids;    /* pids of the program and its descendants found so far */
+  GArray     *kept;    /* Kept */
+};
+
+static uint64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* The header page of segment NAME, mapped for writing, when it is still
+ * the session described by EXPECTED; NULL otherwise. */
+static HlShmHeader *
+map_header (const char        *name,
+            const HlShmHeader *expected)
+{
+  g_autofree char *path = g_strconcat ("/dev/shm/", name, NULL);
+  int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == getuid ()
+      && st.st_size >= HL_SHM_HEADER_SIZE)
+    map = mmap (NULL, HL_SHM_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close (fd);
+  if (map == MAP_FAILED)
+    return NULL;
+  HlShmHeader *h = map;
+  /* the same session the reader validated, not a new one of that name */
+  if (memcmp (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) != 0 || h->version != HL_SHM_VERSION
+      || h->pid != expected->pid || h->start_wall_ns != expected->start_wall_ns)
+    {
+      munmap (map, HL_SHM_HEADER_SIZE);
+      return NULL;
+    }
+  return h;
+}
+
+static void
+decide (HlRecordClock *c,
+        const char    *name)
+{
+  g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (G_MAXUINT));
+}
+
+static void
+discover_cb (const char *name,
+             void       *user_data)
+{
+  HlRecordClock *c = user_data;
+  guint tries = GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, name));
+  if (tries == G_MAXUINT)
+    return;
+  HlShmReader *r;
+  HlFormatError err;
+  if (hl_shm_reader_open (name, &r, &err) != 0)
+    {
+      /* not ready yet (being created), or not a session of ours */
+      if (++tries >= MAX_TRIES)
+        decide (c, name);
+      else
+        g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (tries));
+      return;
+    }
+  HlShmHeader h = *hl_shm_reader_header (r);
+  HlShmState state = hl_shm_reader_state (r, NULL);
+  hl_shm_reader_free (r);
+  if (h.start_wall_ns < c->since_wall_ns || state == HL_SHM_STATE_ENDED)
+    {
+      decide (c, name);
+      return;
+    }
+  bool ours = h.pid == (uint32_t) c->root || g_hash_table_contains (c->pids, GUINT_TO_POINTER (h.ppid));
+  if (!ours)
+    {
+      /* another program's, or a descendant whose parent is not found yet */
+      if (++tries >= MAX_TRIES)
+        decide (c, name);
+      else
+        g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (tries));
+      return;
+    }
+  g_hash_table_add (c->pids, GUINT_TO_POINTER (h.pid));
+  decide (c, name);
+  Kept k = { .name = g_strdup (name), .header = map_header (name, &h) };
+  if (k.header == NULL)
+    {
+      g_free (k.name);
+      return;
+    }
+  g_array_append_val (c->kept, k);
+}
+
+static void
+let_go (Kept *k,
+        bool  zero)
+{
+  if (zero)
+    __atomic_store_n (&k->header->clock_ns_atomic, 0, __ATOMIC_RELEASE);
+  munmap (k->header, HL_SHM_HEADER_SIZE);
+  g_free (k->name);
+}
+
+static gpointer
+keep_clock (gpointer data)
+{
+  HlRecordClock *c = data;
+  struct timespec next;
+  clock_gettime (CLOCK_MONOTONIC, &next);
+  for (guint tick = 0; !atomic_load (&c->stop); tick++)
+    {
+      /* the program's session appears within milliseconds of its start */
+      if (tick < DISCOVER_TICKS * 4 || tick % DISCOVER_TICKS == 0)
+        hl_cli_session_foreach (discover_cb, c);
+      uint64_t now = monotonic_ns ();
+      for (guint i = 0; i < c->kept->len;)
+        {
+          Kept *k = &g_array_index (c->kept, Kept, i);
+          if (__atomic_load_n (&k->header->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED)
+            {
+              let_go (k, false);
+              g_array_remove_index_fast (c->kept, i);
+              continue;
+            }
+          __atomic_store_n (&k->header->clock_ns_atomic, now, __ATOMIC_RELEASE);
+          i++;
+        }
+      next.tv_nsec += TICK_NS;
+      if (next.tv_nsec >= 1000000000L)
+        {
+          next.tv_sec++;
+          next.tv_nsec -= 1000000000L;
+        }
+      /* behind (the thread was not run): the next tick from now */
+      uint64_t deadline = (uint64_t) next.tv_sec * 1000000000u + (uint64_t) next.tv_nsec;
+      if (deadline < now)
+        {
+          next.tv_sec = (time_t) (now / 1000000000u);
+          next.tv_nsec = (long) (now % 1000000000u) + TICK_NS;
+          if (next.tv_nsec >= 1000000000L)
+            {
+              next.tv_sec++;
+              next.tv_nsec -= 1000000000L;
+            }
+        }
+      while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+        ;
+    }
+  return NULL;
+}
+
+HlRecordClock *
+hl_record_clock_start (pid_t    pid,
+                       uint64_t since_wall_ns)
+{
+  HlRecordClock *c = g_new0 (HlRecordClock, 1);
+  c->root = pid;
+  c->since_wall_ns = since_wall_ns;
+  c->tries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  c->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+  c->thread = g_thread_try_new ("hl-clock", keep_clock, c, NULL);
+  if (c->thread == NULL)
+    {
+      hl_record_clock_stop (c);
+      return NULL;
+    }
+  return c;
+}
+
+void
+hl_record_clock_stop (HlRecordClock *c)
+{
+  if (c == NULL)
+    return;
+  if (c->thread != NULL)
+    {
+      atomic_store (&c->stop, 1);
+      g_thread_join (c->thread);
+    }
+  for (guint i = 0; i < c->kept->len; i++)
+    let_go (&g_array_index (c->kept, Kept, i), true);
+  g_array_unref (c->kept);
+  g_hash_table_unref (c->pids);
+  g_hash_table_unref (c->tries);
+  g_free (c);
+}

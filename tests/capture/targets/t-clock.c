@@ -1,0 +1,149 @@
+/* t-clock — event times and the recorder's clock word (hl-capture-clock.c).
+ * Each step allocates blocks of its own size, so that the test finds their
+ * times in `heaplens-cli dump`.
+ *
+ *   t-clock sleep   1001, 200 ms of sleep, 1002: under `record` (the word
+ *                   kept) and without it, the times are 200 ms apart.
+ *   t-clock kept    prints whether the session's clock word is kept (by
+ *                   `record`) within half a second.
+ *   t-clock word    run under the preload alone: the target keeps its own
+ *                   session's clock word, as a recorder would, and checks
+ *                   what the preload makes of it:
+ *                   - 2001: the word set to now: the time is the word's;
+ *                   - 2002 (300 blocks), 100 ms later: the word is stale;
+ *                     at most 255 of them carry it, then the preload sets
+ *                     it to 0 (checked here) and reads the clock;
+ *                   - 2003: the word set to now + 3 s: its time;
+ *                   - 2004: the word 0, the clock 3 s behind the thread's
+ *                     last time: the time does not go back.
+ * Prints "t-clock: ok", or what failed (exit 1). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 4096
+#define CLOCK_WORD  3232 /* offset of clock_ns_atomic (docs/shm-layout.md) */
+
+static uint64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void
+keep (size_t size)
+{
+  void *volatile p = malloc (size);
+  (void) p; /* leaked on purpose: the dump shows its ALLOC */
+}
+
+/* This process's session header, mapped for writing; NULL when none. */
+static uint64_t *
+own_clock_word (void)
+{
+  char prefix[64];
+  snprintf (prefix, sizeof prefix, "heaplens-%u-%u-", (unsigned) getuid (), (unsigned) getpid ());
+  DIR *d = opendir ("/dev/shm");
+  if (d == NULL)
+    return NULL;
+  uint8_t *header = NULL;
+  struct dirent *e;
+  while (header == NULL && (e = readdir (d)) != NULL)
+    {
+      if (strncmp (e->d_name, prefix, strlen (prefix)) != 0)
+        continue;
+      int fd = openat (dirfd (d), e->d_name, O_RDWR | O_NOFOLLOW);
+      if (fd < 0)
+        continue;
+      void *m = mmap (NULL, HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      close (fd);
+      if (m != MAP_FAILED)
+        header = m;
+    }
+  closedir (d);
+  return header != NULL ? (uint64_t *) (void *) (header + CLOCK_WORD) : NULL;
+}
+
+static int
+word (void)
+{
+  uint64_t *w = own_clock_word ();
+  if (w == NULL)
+    {
+      printf ("t-clock: no session of this process in /dev/shm\n");
+      return 1;
+    }
+  if (__atomic_load_n (w, __ATOMIC_RELAXED) != 0)
+    {
+      printf ("t-clock: the clock word is kept already (run without record)\n");
+      return 1;
+    }
+  /* 2001: the word frozen now: fresh, its time */
+  __atomic_store_n (w, monotonic_ns (), __ATOMIC_RELEASE);
+  keep (2001);
+  /* 2002: 100 ms later the word is stale: at most 255 blocks carry it,
+   * then the preload sets it to 0 and reads the clock */
+  usleep (100000);
+  for (int i = 0; i < 300; i++)
+    keep (2002);
+  if (__atomic_load_n (w, __ATOMIC_RELAXED) != 0)
+    {
+      printf ("t-clock: the stale word was not set to 0\n");
+      return 1;
+    }
+  /* 2003: a word 3 s ahead is fresh (the clock is not past it): its time */
+  __atomic_store_n (w, monotonic_ns () + 3000000000u, __ATOMIC_RELEASE);
+  keep (2003);
+  /* 2004: no word, and the clock 3 s behind the thread's last time: the
+   * time does not go back */
+  __atomic_store_n (w, 0, __ATOMIC_RELEASE);
+  keep (2004);
+  return 0;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "sleep";
+  if (strcmp (mode, "sleep") == 0)
+    {
+      keep (1001);
+      usleep (200000);
+      keep (1002);
+    }
+  else if (strcmp (mode, "word") == 0)
+    {
+      if (word () != 0)
+        return 1;
+    }
+  else if (strcmp (mode, "kept") == 0)
+    {
+      /* is the word kept (by a recorder) within half a second? */
+      uint64_t *w = own_clock_word ();
+      int kept = 0;
+      for (int i = 0; i < 50 && w != NULL && !kept; i++)
+        {
+          usleep (10000);
+          kept = __atomic_load_n (w, __ATOMIC_RELAXED) != 0;
+        }
+      printf ("t-clock: word %s\n", kept ? "kept" : "not kept");
+      return 0;
+    }
+  else
+    {
+      printf ("usage: t-clock sleep|word|kept\n");
+      return 2;
+    }
+  printf ("t-clock: ok\n");
+  return 0;
+}
