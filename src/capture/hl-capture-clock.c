@@ -3,7 +3,7 @@
  * Reading the clock (libc's clock_gettime, then the vDSO's coarse clock)
  * costs about 6 ns, twice per allocation: a tenth of what the preload
  * adds to python3. While `heaplens-cli record` runs, a thread of its own
- * stores CLOCK_MONOTONIC into the session header's clock_ns_atomic every
+ * stores CLOCK_MONOTONIC_COARSE into the session header's clock_ns_atomic every
  * millisecond (hl-cli-record-clock.c); an event then takes its time from
  * that word, one load of a line that changes a thousand times a second
  * (hl_now_for, inline). This file is the rest: the check every

@@ -1,5 +1,5 @@
 /* hl-cli-record-clock.h — `record` keeps the clock of the program it runs:
- * a thread of its own stores CLOCK_MONOTONIC into the clock word of each
+ * a thread of its own stores CLOCK_MONOTONIC_COARSE into the clock word of each
  * session of the program and its descendants every millisecond, and the
  * preload stamps events with it instead of reading the clock itself
  * (hl-capture-clock.c; the rules: docs/shm-layout.md, "The recorder's

@@ -82,7 +82,7 @@ typedef struct
   char        exe[HL_SHM_EXE_MAX];          /* NUL-terminated */
   char        cmdline[HL_SHM_CMDLINE_MAX];  /* arguments separated by NUL, ends with two NULs */
   char        trace_path[HL_SHM_PATH_MAX];  /* "" when no trace is written */
-  uint64_t    clock_ns_atomic;              /* CLOCK_MONOTONIC, kept by the recorder; 0: not kept */
+  uint64_t    clock_ns_atomic;              /* CLOCK_MONOTONIC_COARSE, kept by the recorder; 0: not kept */
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
                        - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8];
 } HlShmHeader;
