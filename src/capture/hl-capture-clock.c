@@ -16,9 +16,12 @@
  *   ahead of it; a stale word is set to 0 (the recorder stopped or
  *   stalls), so that every thread reads the clock itself until the
  *   recorder stores it again;
- * - a thread's times never go back (the writer's packets expect times in
- *   order): after a spell on the clock, whose coarse time may be ahead of
- *   the word, the thread keeps its last time until the word passes it;
+ * - once a thread has used the word, its times never go back: after a
+ *   spell on the clock, which may be ahead of the word, the thread keeps
+ *   its last time until the word passes it (before, a thread that never
+ *   saw the word reads the clock inline, as without a recorder; its first
+ *   word may be a millisecond behind its last clock reading, which the
+ *   writer's packets absorb: their times only go forward);
  * - a thread checks the word at least every HL_CLOCK_BUDGET events: after
  *   a recorder died, at most that many events of a thread carry its last
  *   word. */

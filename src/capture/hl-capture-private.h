@@ -673,16 +673,22 @@ uint64_t hl_now_slow (HlThreadBlock *b, uint64_t word);
 
 /* The time of an event of B: the recorder's clock word while it is kept
  * (a load where the clock is a call of about 6 ns), checked against the
- * clock every HL_CLOCK_BUDGET events; else hl_now (). Never less than the
- * thread's last time. */
+ * clock every HL_CLOCK_BUDGET events; else hl_now (). Once the thread has
+ * used the word, never less than the thread's last time (clock_floor, 0
+ * until then). */
 static inline uint64_t
 hl_now_for (HlThreadBlock *b)
 {
   uint64_t w = __atomic_load_n (hl_g.clock_word, __ATOMIC_RELAXED);
-  if (HL_LIKELY (b->clock_budget != 0 && w >= b->clock_floor))
+  if (HL_LIKELY (w != 0))
     {
-      b->clock_budget--;
-      return w - hl_g.start_mono_ns;
+      if (HL_LIKELY (b->clock_budget != 0 && w >= b->clock_floor))
+        {
+          b->clock_budget--;
+          return w - hl_g.start_mono_ns;
+        }
     }
+  else if (b->clock_floor == 0)
+    return hl_now (); /* never kept for this thread (no recorder): the clock */
   return hl_now_slow (b, w);
 }
