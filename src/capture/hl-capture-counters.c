@@ -7,42 +7,20 @@
  * peak is exact: the thread whose add makes a new maximum publishes it. */
 #include "hl-capture-private.h"
 
+/* A new maximum of the heap (hl_counters_alloc): published unless another
+ * thread's add made a higher one meanwhile. */
 void
-hl_counters_alloc (HlThreadBlock *b,
-                   uint64_t       size,
-                   uint64_t       now)
+hl_counters_new_peak (uint64_t heap,
+                      uint64_t peak,
+                      uint64_t now)
 {
-  HlShmThreadCounters *c = b->counters;
-  __atomic_store_n (&c->n_allocs, c->n_allocs + 1, __ATOMIC_RELAXED);
-  __atomic_store_n (&c->bytes_allocated, c->bytes_allocated + size, __ATOMIC_RELAXED);
   HlShmCounters *g = hl_g.counters;
-  uint64_t heap = hl_rmw_add_fetch (&g->heap_bytes_atomic, size);
-  uint64_t peak = __atomic_load_n (&g->peak_heap_bytes_atomic, __ATOMIC_RELAXED);
-  if (HL_UNLIKELY (heap > peak && (int64_t) heap > 0))
-    {
-      while (heap > peak)
-        if (hl_rmw_cas (&g->peak_heap_bytes_atomic, &peak, heap))
-          {
-            __atomic_store_n (&g->peak_heap_time_ns_atomic, now, __ATOMIC_RELAXED);
-            break;
-          }
-    }
-}
-
-void
-hl_counters_free (HlThreadBlock *b,
-                  uint64_t       size,
-                  bool           known)
-{
-  HlShmThreadCounters *c = b->counters;
-  __atomic_store_n (&c->n_frees, c->n_frees + 1, __ATOMIC_RELAXED);
-  if (known)
-    {
-      __atomic_store_n (&c->bytes_freed, c->bytes_freed + size, __ATOMIC_RELAXED);
-      hl_rmw_sub (&hl_g.counters->heap_bytes_atomic, size);
-    }
-  else
-    __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);
+  while (heap > peak)
+    if (hl_rmw_cas (&g->peak_heap_bytes_atomic, &peak, heap))
+      {
+        __atomic_store_n (&g->peak_heap_time_ns_atomic, now, __ATOMIC_RELAXED);
+        break;
+      }
 }
 
 void
