@@ -3,10 +3,10 @@
  * Reading the clock (libc's clock_gettime, then the vDSO's coarse clock)
  * costs about 6 ns, twice per allocation: a tenth of what the preload
  * adds to python3. While `heaplens-cli record` runs, a thread of its own
- * stores CLOCK_MONOTONIC_COARSE into the session header's clock_ns_atomic every
- * millisecond (hl-cli-record-clock.c); an event then takes its time from
- * that word, one load of a line that changes a thousand times a second
- * (hl_now_for, inline). This file is the rest: the check every
+ * stores CLOCK_MONOTONIC_COARSE into the session header's clock_ns_atomic
+ * every 1 to 4 ms (hl-cli-record-clock.c); an event then takes its time
+ * from that word, one load of a line that changes a few hundred times a
+ * second (hl_now_for, inline). This file is the rest: the check every
  * HL_CLOCK_BUDGET events, and the clock itself when nobody keeps the word
  * (no recorder: LD_PRELOAD alone, a forked child the recorder has not
  * found yet) or when it is stale.
@@ -20,7 +20,7 @@
  *   spell on the clock, which may be ahead of the word, the thread keeps
  *   its last time until the word passes it (before, a thread that never
  *   saw the word reads the clock inline, as without a recorder; its first
- *   word may be a millisecond behind its last clock reading, which the
+ *   word may be a tick of the recorder behind its last clock reading, which the
  *   writer's packets absorb: their times only go forward);
  * - a thread checks the word at least every HL_CLOCK_BUDGET events: after
  *   a recorder died, at most that many events of a thread carry its last

@@ -1,13 +1,13 @@
 /* hl-cli-record-clock.c — `record` keeps the clock of the program it runs
  * (hl-cli-record-clock.h).
  *
- * The thread wakes every millisecond (absolute deadlines: a late wake-up
- * does not shift the next) and stores CLOCK_MONOTONIC_COARSE into the
- * clock word of every session it keeps: the clock the preload reads
- * without a recorder, so the times are the same (the finer
- * CLOCK_MONOTONIC made python3's trace 6 % larger: more distinct time
- * deltas). It looks for sessions in /dev/shm at every
- * tick of the first 64, then every DISCOVER_TICKS: the program's own
+ * The thread wakes every tick_ns () (half the coarse clock's resolution,
+ * 1 to 4 ms; absolute deadlines: a late wake-up does not shift the next)
+ * and stores CLOCK_MONOTONIC_COARSE into the clock word of every session
+ * it keeps: the clock the preload reads without a recorder, so the times
+ * are the same (the finer CLOCK_MONOTONIC made python3's trace 6 %
+ * larger: more distinct time deltas). It looks for sessions in /dev/shm
+ * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
  * (its pid; a new one after each exec) and its descendants' (their ppid is
  * a pid already found), as hl-cli-record-stream.c finds them. A session is
  * validated by the shm reader first, then its header page alone is mapped
@@ -28,8 +28,7 @@
 #include "hl-cli-session-file.h"
 #include "hl-shm-reader.h"
 
-#define TICK_NS         1000000L /* the clock word's period */
-#define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ms */
+#define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ticks */
 #define MAX_TRIES       8u       /* a session not known to be ours is looked at this often */
 
 typedef struct
@@ -151,10 +150,21 @@ let_go (Kept *k,
   g_free (k->name);
 }
 
+/* The clock word's period: half the coarse clock's resolution (its value
+ * changes once a tick of the kernel: 4 ms with HZ=250), 1 to 4 ms. */
+static long
+tick_ns (void)
+{
+  struct timespec res;
+  long half = clock_getres (CLOCK_MONOTONIC_COARSE, &res) == 0 && res.tv_sec == 0 ? res.tv_nsec / 2 : 0;
+  return half < 1000000L ? 1000000L : half > 4000000L ? 4000000L : half;
+}
+
 static gpointer
 keep_clock (gpointer data)
 {
   HlRecordClock *c = data;
+  long period = tick_ns ();
   struct timespec next;
   clock_gettime (CLOCK_MONOTONIC, &next);
   for (guint tick = 0; !atomic_load (&c->stop); tick++)
@@ -175,7 +185,7 @@ keep_clock (gpointer data)
           __atomic_store_n (&k->header->clock_ns_atomic, now, __ATOMIC_RELEASE);
           i++;
         }
-      next.tv_nsec += TICK_NS;
+      next.tv_nsec += period;
       if (next.tv_nsec >= 1000000000L)
         {
           next.tv_sec++;
@@ -186,7 +196,7 @@ keep_clock (gpointer data)
       if (deadline < now)
         {
           next.tv_sec = (time_t) (now / 1000000000u);
-          next.tv_nsec = (long) (now % 1000000000u) + TICK_NS;
+          next.tv_nsec = (long) (now % 1000000000u) + period;
           if (next.tv_nsec >= 1000000000L)
             {
               next.tv_sec++;

@@ -1,6 +1,6 @@
 /* hl-cli-record-clock.h — `record` keeps the clock of the program it runs:
  * a thread of its own stores CLOCK_MONOTONIC_COARSE into the clock word of each
- * session of the program and its descendants every millisecond, and the
+ * session of the program and its descendants every 1 to 4 ms, and the
  * preload stamps events with it instead of reading the clock itself
  * (hl-capture-clock.c; the rules: docs/shm-layout.md, "The recorder's
  * clock"). */
