@@ -12,23 +12,23 @@
  * found yet) or when it is stale.
  *
  * The rules (docs/shm-layout.md, "The recorder's clock"):
- * - the word is fresh while the coarse clock is at most HL_CLOCK_STALE_NS
- *   ahead of it; a stale word is set to 0 (the recorder stopped or
- *   stalls), so that every thread reads the clock itself until the
- *   recorder stores it again;
+ * - the word is fresh while it is at most HL_CLOCK_STALE_NS from the
+ *   coarse clock, either way; a stale word is set to 0 (the recorder
+ *   stopped or stalls), so that every thread reads the clock itself until
+ *   the recorder stores it again;
  * - once a thread has used the word, its times never go back: after a
  *   spell on the clock, which may be ahead of the word, the thread keeps
  *   its last time until the word passes it (before, a thread that never
  *   saw the word reads the clock inline, as without a recorder; its first
  *   word may be a tick of the recorder behind its last clock reading, which the
  *   writer's packets absorb: their times only go forward);
- * - a thread checks the word at least every HL_CLOCK_BUDGET events: after
- *   a recorder died, at most that many events of a thread carry its last
- *   word. */
+ * - a thread checks the word at least every HL_CLOCK_BUDGET events: when
+ *   the recorder stalls or dies, at most that many events of a thread
+ *   carry its last word, however long they take. */
 #include "hl-capture-private.h"
 
 #define HL_CLOCK_BUDGET   256u
-#define HL_CLOCK_STALE_NS 10000000u /* 10 ms: ten of the recorder's ticks */
+#define HL_CLOCK_STALE_NS 10000000u /* 10 ms: five of the recorder's ticks (HZ=250) */
 
 uint64_t hl_clock_none[1];
 
@@ -37,7 +37,9 @@ hl_now_slow (HlThreadBlock *b,
              uint64_t       word)
 {
   uint64_t real = hl_sys_now_ns (), t;
-  if (word != 0 && real <= word + HL_CLOCK_STALE_NS)
+  /* fresh: at most HL_CLOCK_STALE_NS from the clock, either way (a word
+   * ahead is another clock: a recorder in another time namespace) */
+  if (word != 0 && real <= word + HL_CLOCK_STALE_NS && word <= real + HL_CLOCK_STALE_NS)
     {
       t = word;
       /* below the thread's last time: the clock was ahead; wait for the

@@ -151,7 +151,9 @@ claim_block (void)
   b->id_next = b->id_end = 0;
   b->clock_budget = 0; /* hl_now_for checks the word first */
   b->clock_floor = 0;
-  b->last_flush_ns = hl_now ();
+  /* the events' clock: a time from hl_now () may be ahead of the word,
+   * and the flush checks subtract */
+  b->last_flush_ns = hl_now_for (b);
   b->pending_flush_ns = b->last_flush_ns;
   memset (b->pending, 0, sizeof b->pending);
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include "hl-cli-record-clock.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <stdatomic.h>
@@ -29,7 +28,7 @@
 #include "hl-shm-reader.h"
 
 #define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ticks */
-#define MAX_TRIES       8u       /* a session not known to be ours is looked at this often */
+#define MAX_TRIES       64u      /* a session not known to be ours is looked at this often */
 
 typedef struct
 {
@@ -40,6 +39,8 @@ typedef struct
 struct HlRecordClock
 {
   GThread    *thread;
+  GMutex      lock;    /* stop, and the wait between ticks */
+  GCond       wake;
   atomic_int  stop;
   pid_t       root;
   uint64_t    since_wall_ns;
@@ -49,10 +50,10 @@ struct HlRecordClock
 };
 
 static uint64_t
-monotonic_ns (void)
+now_ns (clockid_t id)
 {
   struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
+  clock_gettime (id, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
@@ -103,23 +104,24 @@ discover_cb (const char *name,
   HlShmReader *r;
   HlFormatError err;
   if (hl_shm_reader_open (name, &r, &err) != 0)
-    {
-      /* not ready yet (being created), or not a session of ours */
-      if (++tries >= MAX_TRIES)
-        decide (c, name);
-      else
-        g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (tries));
-      return;
-    }
+    return; /* not ready yet (being created), or not a session: looked at again */
   HlShmHeader h = *hl_shm_reader_header (r);
   HlShmState state = hl_shm_reader_state (r, NULL);
   hl_shm_reader_free (r);
-  if (h.start_wall_ns < c->since_wall_ns || state == HL_SHM_STATE_ENDED)
+  if (h.start_wall_ns < c->since_wall_ns)
     {
       decide (c, name);
       return;
     }
   bool ours = h.pid == (uint32_t) c->root || g_hash_table_contains (c->pids, GUINT_TO_POINTER (h.ppid));
+  if (ours && state == HL_SHM_STATE_ENDED)
+    {
+      /* over already (a short-lived child): nothing to keep, but its
+       * children are ours */
+      g_hash_table_add (c->pids, GUINT_TO_POINTER (h.pid));
+      decide (c, name);
+      return;
+    }
   if (!ours)
     {
       /* another program's, or a descendant whose parent is not found yet */
@@ -160,51 +162,57 @@ tick_ns (void)
   return half < 1000000L ? 1000000L : half > 4000000L ? 4000000L : half;
 }
 
+/* Sleeps until DEADLINE (CLOCK_MONOTONIC ns, as g_get_monotonic_time's
+ * microseconds) or the stop, whichever comes first: the program's exit
+ * does not wait for a tick. */
+static void
+sleep_until (HlRecordClock *c,
+             uint64_t       deadline)
+{
+  gint64 until = (gint64) (deadline / 1000u);
+  g_mutex_lock (&c->lock);
+  while (!atomic_load (&c->stop) && g_cond_wait_until (&c->wake, &c->lock, until))
+    ;
+  g_mutex_unlock (&c->lock);
+}
+
 static gpointer
 keep_clock (gpointer data)
 {
   HlRecordClock *c = data;
-  long period = tick_ns ();
-  struct timespec next;
-  clock_gettime (CLOCK_MONOTONIC, &next);
+  uint64_t period = (uint64_t) tick_ns ();
+  /* ticks are scheduled on CLOCK_MONOTONIC; the word gets the coarse clock */
+  uint64_t deadline = now_ns (CLOCK_MONOTONIC);
   for (guint tick = 0; !atomic_load (&c->stop); tick++)
     {
       /* the program's session appears within milliseconds of its start */
-      if (tick < DISCOVER_TICKS * 4 || tick % DISCOVER_TICKS == 0)
+      bool early = tick < DISCOVER_TICKS * 4;
+      if (early || tick % DISCOVER_TICKS == 0)
         hl_cli_session_foreach (discover_cb, c);
-      uint64_t now = monotonic_ns ();
+      uint64_t coarse = now_ns (CLOCK_MONOTONIC_COARSE);
       for (guint i = 0; i < c->kept->len;)
         {
           Kept *k = &g_array_index (c->kept, Kept, i);
           if (__atomic_load_n (&k->header->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED)
             {
-              let_go (k, false);
+              /* 0: what runs after the end (destructors, a failed exec
+               * that goes on) reads the clock itself at once */
+              let_go (k, true);
               g_array_remove_index_fast (c->kept, i);
               continue;
             }
-          __atomic_store_n (&k->header->clock_ns_atomic, now, __ATOMIC_RELEASE);
+          __atomic_store_n (&k->header->clock_ns_atomic, coarse, __ATOMIC_RELEASE);
           i++;
         }
-      next.tv_nsec += period;
-      if (next.tv_nsec >= 1000000000L)
-        {
-          next.tv_sec++;
-          next.tv_nsec -= 1000000000L;
-        }
-      /* behind (the thread was not run): the next tick from now */
-      uint64_t deadline = (uint64_t) next.tv_sec * 1000000000u + (uint64_t) next.tv_nsec;
-      if (deadline < now)
-        {
-          next.tv_sec = (time_t) (now / 1000000000u);
-          next.tv_nsec = (long) (now % 1000000000u) + period;
-          if (next.tv_nsec >= 1000000000L)
-            {
-              next.tv_sec++;
-              next.tv_nsec -= 1000000000L;
-            }
-        }
-      while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-        ;
+      /* nothing to keep (no session yet, or all ended): only look for
+       * new ones, every DISCOVER_TICKS */
+      guint skip = !early && c->kept->len == 0 ? DISCOVER_TICKS - tick % DISCOVER_TICKS : 1;
+      tick += skip - 1;
+      deadline += skip * period;
+      uint64_t now = now_ns (CLOCK_MONOTONIC);
+      if (deadline <= now)
+        deadline = now + period; /* behind (the thread was not run): from now */
+      sleep_until (c, deadline);
     }
   return NULL;
 }
@@ -219,6 +227,8 @@ hl_record_clock_start (pid_t    pid,
   c->tries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   c->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+  g_mutex_init (&c->lock);
+  g_cond_init (&c->wake);
   c->thread = g_thread_try_new ("hl-clock", keep_clock, c, NULL);
   if (c->thread == NULL)
     {
@@ -235,7 +245,10 @@ hl_record_clock_stop (HlRecordClock *c)
     return;
   if (c->thread != NULL)
     {
+      g_mutex_lock (&c->lock);
       atomic_store (&c->stop, 1);
+      g_cond_signal (&c->wake);
+      g_mutex_unlock (&c->lock);
       g_thread_join (c->thread);
     }
   for (guint i = 0; i < c->kept->len; i++)
@@ -243,5 +256,7 @@ hl_record_clock_stop (HlRecordClock *c)
   g_array_unref (c->kept);
   g_hash_table_unref (c->pids);
   g_hash_table_unref (c->tries);
+  g_cond_clear (&c->wake);
+  g_mutex_clear (&c->lock);
   g_free (c);
 }

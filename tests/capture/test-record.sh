@@ -157,8 +157,9 @@ for kept in 1 0; do
   HEAPLENS_RECORD_CLOCK=$kept "$HL_CLI" record -o "$WORK/c.hltrace" -- "$D/t-clock" sleep > "$WORK/c.out" 2> /dev/null
   eq "clock (recorder's clock $kept): exit status and output" "$?/$(cat "$WORK/c.out")" "0/t-clock: ok"
   gap=$(( $(time_of "$WORK/c.hltrace" 1002) - $(time_of "$WORK/c.hltrace" 1001) ))
-  check "clock (recorder's clock $kept): 200 ms of sleep are 190-400 ms between two events ($gap ns)" \
-    test "$gap" -ge 190000000 -a "$gap" -le 400000000
+  # (a time from the word is up to 10 ms behind the clock, a coarse one 4 ms)
+  check "clock (recorder's clock $kept): 200 ms of sleep are 180-400 ms between two events ($gap ns)" \
+    test "$gap" -ge 180000000 -a "$gap" -le 400000000
 done
 "$HL_CLI" record -o "$WORK/k.hltrace" -- "$D/t-clock" kept > "$WORK/k.out" 2> /dev/null
 eq "clock: record keeps the session's clock word" "$(cat "$WORK/k.out")" "t-clock: word kept"
@@ -168,10 +169,10 @@ under_preload "$WORK/w.hltrace" "$D/t-clock" word > "$WORK/w.out" 2>&1
 eq "clock word: the preload set a stale word to 0" "$?/$(cat "$WORK/w.out")" "0/t-clock: ok"
 t1=$(time_of "$WORK/w.hltrace" 2001)
 stale=$("$HL_CLI" dump "$WORK/w.hltrace" | awk -v t="t=$t1" '$1 == t && $2 == "ALLOC" && $4 == "size=2002"' | wc -l)
-check "clock word: at most 255 events carry a stale word ($stale)" test "$stale" -le 255
+check "clock word: 1 to 255 events carry a stale word ($stale)" test "$stale" -ge 1 -a "$stale" -le 255
 gap=$(( $(time_of "$WORK/w.hltrace" 2002 last) - t1 ))
 check "clock word: then the clock: 100 ms of sleep are 90-400 ms ($gap ns)" test "$gap" -ge 90000000 -a "$gap" -le 400000000
 gap=$(( $(time_of "$WORK/w.hltrace" 2003) - $(time_of "$WORK/w.hltrace" 2002 last) ))
-check "clock word: a word 3 s ahead gives the time ($gap ns)" test "$gap" -ge 2900000000 -a "$gap" -le 3400000000
+check "clock word: a word 6 ms ahead of the clock gives the time ($gap ns)" test "$gap" -ge 5000000 -a "$gap" -le 12000000
 eq "clock word: a thread's time does not go back" "$(time_of "$WORK/w.hltrace" 2004)" "$(time_of "$WORK/w.hltrace" 2003)"
 finish

@@ -5,7 +5,8 @@
  *   t-clock sleep   1001, 200 ms of sleep, 1002: under `record` (the word
  *                   kept) and without it, the times are 200 ms apart.
  *   t-clock kept    prints whether the session's clock word is kept (by
- *                   `record`) within half a second.
+ *                   `record`) within half a second, and holds the coarse
+ *                   clock (at most 10 ms behind it).
  *   t-clock word    run under the preload alone: the target keeps its own
  *                   session's clock word, as a recorder would, and checks
  *                   what the preload makes of it:
@@ -13,9 +14,11 @@
  *                   - 2002 (300 blocks), 100 ms later: the word is stale;
  *                     at most 255 of them carry it, then the preload sets
  *                     it to 0 (checked here) and reads the clock;
- *                   - 2003: the word set to now + 3 s: its time;
- *                   - 2004: the word 0, the clock 3 s behind the thread's
- *                     last time: the time does not go back.
+ *                   - 2003: the word set to now + 6 ms: its time;
+ *                   - 2004: the word 0, the clock behind the thread's last
+ *                     time: the time does not go back;
+ *                   - 2005: the word 3 s ahead of the clock: another
+ *                     clock, stale: set to 0 (checked here).
  * Prints "t-clock: ok", or what failed (exit 1). */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,11 +34,12 @@
 #define HEADER_SIZE 4096
 #define CLOCK_WORD  3232 /* offset of clock_ns_atomic (docs/shm-layout.md) */
 
+/* The clock the preload and the recorder use. */
 static uint64_t
-monotonic_ns (void)
+coarse_ns (void)
 {
   struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
+  clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
@@ -88,7 +92,7 @@ word (void)
       return 1;
     }
   /* 2001: the word frozen now: fresh, its time */
-  __atomic_store_n (w, monotonic_ns (), __ATOMIC_RELEASE);
+  __atomic_store_n (w, coarse_ns (), __ATOMIC_RELEASE);
   keep (2001);
   /* 2002: 100 ms later the word is stale: at most 255 blocks carry it,
    * then the preload sets it to 0 and reads the clock */
@@ -100,13 +104,21 @@ word (void)
       printf ("t-clock: the stale word was not set to 0\n");
       return 1;
     }
-  /* 2003: a word 3 s ahead is fresh (the clock is not past it): its time */
-  __atomic_store_n (w, monotonic_ns () + 3000000000u, __ATOMIC_RELEASE);
+  /* 2003: a word 6 ms ahead of the clock is fresh (within 10 ms): its time */
+  __atomic_store_n (w, coarse_ns () + 6000000u, __ATOMIC_RELEASE);
   keep (2003);
-  /* 2004: no word, and the clock 3 s behind the thread's last time: the
-   * time does not go back */
+  /* 2004: no word, and the clock behind the thread's last time: the time
+   * does not go back */
   __atomic_store_n (w, 0, __ATOMIC_RELEASE);
   keep (2004);
+  /* 2005: a word 3 s ahead is another clock: stale, set to 0 */
+  __atomic_store_n (w, coarse_ns () + 3000000000u, __ATOMIC_RELEASE);
+  keep (2005);
+  if (__atomic_load_n (w, __ATOMIC_RELAXED) != 0)
+    {
+      printf ("t-clock: a word 3 s ahead of the clock was not set to 0\n");
+      return 1;
+    }
   return 0;
 }
 
@@ -136,7 +148,17 @@ main (int    argc,
           usleep (10000);
           kept = __atomic_load_n (w, __ATOMIC_RELAXED) != 0;
         }
-      printf ("t-clock: word %s\n", kept ? "kept" : "not kept");
+      if (!kept)
+        {
+          printf ("t-clock: word not kept\n");
+          return 0;
+        }
+      /* and it holds the coarse clock, a tick or two behind at most */
+      int64_t off = (int64_t) (coarse_ns () - __atomic_load_n (w, __ATOMIC_RELAXED));
+      if (off < -1000000 || off > 10000000)
+        printf ("t-clock: word kept, %lld ns off the coarse clock\n", (long long) off);
+      else
+        printf ("t-clock: word kept\n");
       return 0;
     }
   else
