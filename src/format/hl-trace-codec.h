@@ -57,6 +57,7 @@
 #define HL_CODEC_STREAM_FAST     0
 #define HL_CODEC_STREAM_ORDINARY 1
 #define HL_CODEC_STREAM_STRONG   2
+#define HL_CODEC_STREAM_STRONG_LIGHT 3 /* the strong pass, cheaper (a codec may treat it as STRONG) */
 
 typedef struct HlTraceCodec
 {

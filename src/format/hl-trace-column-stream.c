@@ -58,7 +58,7 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
                                                                                             : 1;
   cs->z[0] = got > 0 ? codec->stream_new (codec->user, effort) : NULL;
   if (cs->z[0] != NULL && cs->strong > 0)
-    cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG);
+    cs->z[1] = codec->stream_new (codec->user, cs->strong == 1 ? HL_CODEC_STREAM_STRONG_LIGHT : HL_CODEC_STREAM_STRONG);
   if (cs->z[0] == NULL || (cs->strong > 0 && cs->z[1] == NULL))
     cs->failed = true;
 }
@@ -102,7 +102,17 @@ appended (HlColumnStream *cs, const HlTraceCodec *codec, size_t n)
        * (hl_strong_pays) */
       size_t got = probe (cs, codec, HL_STRONG_MAX_IN - HL_COLUMN_STREAM_MIN);
       if (got > 0 && got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN)
-        cs->strong = 2;
+        {
+          /* to the end: the full strong stream, fed from the first byte
+           * below (the light one's output is dropped) */
+          cs->strong = 2;
+          if (cs->z[1] != NULL)
+            codec->stream_free (cs->z[1]);
+          cs->out_len[1] = 0;
+          cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG);
+          if (cs->z[1] == NULL)
+            cs->failed = true;
+        }
       else
         end_strong (cs, codec);
     }

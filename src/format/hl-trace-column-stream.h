@@ -23,6 +23,13 @@
  * candidate, under the rule of a column compressed whole. A column that
  * stays smaller is compressed whole at the end, as before.
  *
+ * A candidate that compressed less than HL_STRONG_BIG_RATIO times gets the
+ * light strong stream (HL_CODEC_STREAM_STRONG_LIGHT: zstd's level 15
+ * where 16's optimal parsing was most of record's CPU on sqlite3, a
+ * program's whole run on a 2-core machine); when the second probe sends it
+ * to the end, the full strong stream replaces it, fed from the first byte
+ * (so a column strong at any size gets the bytes it always got).
+ *
  * A column in varint planes (docs/trace-format.md 7c) is two of these, one
  * per plane, fed with the planes of what the column gained; its packed
  * form is the two outputs one after the other (two zstd frames).

@@ -141,6 +141,16 @@ stream_free (void *stream)
   free (st);
 }
 
+/* HL_CODEC_STREAM_STRONG_LIGHT: level 15 (btlazy2), for the columns that
+ * compress 12 to 64 times (hl-trace-column-stream.c). Level 16's optimal
+ * parsing on sqlite3's 1.7 MB of such a column took 0.4 s of CPU, most of
+ * record's compress thread, which on a 2-core machine competes with the
+ * program: instructions of the whole compression 3.20 G -> 1.76 G, its
+ * trace 92.7 -> 115.3 KB (a quarter larger, .29 of heaptrack's file);
+ * python3's and churn's such columns gain nothing from the strong pass
+ * (the same bytes but 28). */
+#define STRONG_LIGHT_LEVEL 15
+
 /* HL_CODEC_STREAM_FAST: on churn's stacks and tokens (compressed 1.5 and
  * 2.5 times) level 1 gave the same sizes (-0.5%, +0.7%) for a fifth of
  * level 9's time. */
@@ -152,6 +162,8 @@ stream_new (void *user, int effort)
   int level = (int) (intptr_t) user;
   if (effort == HL_CODEC_STREAM_STRONG && level < STRONG_LEVEL)
     level = STRONG_LEVEL;
+  if (effort == HL_CODEC_STREAM_STRONG_LIGHT && level < STRONG_LIGHT_LEVEL)
+    level = STRONG_LIGHT_LEVEL;
   if (effort == HL_CODEC_STREAM_FAST && level > FAST_LEVEL)
     level = FAST_LEVEL;
   Stream *st = calloc (1, sizeof *st);
