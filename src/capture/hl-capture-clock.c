@@ -2,9 +2,10 @@
  *
  * Reading the clock (libc's clock_gettime, then the vDSO's coarse clock)
  * costs about 6 ns, twice per allocation: a tenth of what the preload
- * adds to python3. While `heaplens-cli record` runs, a thread of its own
+ * adds to python3. While `heaplens-cli record` (or the application's
+ * Record) runs the program, a thread of its own
  * stores CLOCK_MONOTONIC_COARSE into the session header's clock_ns_atomic
- * every 1 to 4 ms (hl-cli-record-clock.c); an event then takes its time
+ * every 1 to 4 ms (hl-record-clock.c); an event then takes its time
  * from that word, one load of a line that changes a few hundred times a
  * second (hl_now_for, inline). This file is the rest: the check every
  * HL_CLOCK_BUDGET events, and the clock itself when nobody keeps the word

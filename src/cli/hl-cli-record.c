@@ -22,7 +22,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
-#include "hl-cli-record-clock.h"
+#include "hl-record-clock.h"
 #include "hl-model-error.h"
 #include "hl-record-env.h"
 #include "hl-recording-costs-packet.h"

@@ -645,6 +645,45 @@ test_exec (void)
   g_object_unref (w);
 }
 
+/* Record keeps the recorded program's clock word, as `heaplens-cli record`
+ * does (hl-record-clock.h): t-clock (tests/capture) finds its own session
+ * and prints whether the word is kept and holds the coarse clock. */
+static void
+test_clock (void)
+{
+  g_autofree char *t_clock = build_path ("tests", "capture", "t-clock", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  char *argv[] = { t_clock, (char *) "kept", NULL };
+  HlLivePanel *w = record_new (argv, dir, NULL, FALSE);
+  /* a short program (the window may not watch it before it ends): its
+   * console line is enough */
+  gint64 t0 = g_get_monotonic_time ();
+  char *console = NULL;
+  while (g_get_monotonic_time () < t0 + 30 * G_USEC_PER_SEC)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+      g_free (console);
+      console = hl_live_panel_get_console (w);
+      if (strstr (console, "t-clock: word") != NULL && strchr (strstr (console, "t-clock: word"), '\n') != NULL)
+        break;
+    }
+  g_test_message ("console: %s", console);
+  g_assert_nonnull (strstr (console, "t-clock: word kept\n"));
+  g_free (console);
+  hl_app_test_spin_ms (500);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  for (const char *n; (n = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *p = g_build_filename (dir, n, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+  if (hl_live_panel_get_window (w) != NULL)
+    gtk_window_destroy (GTK_WINDOW (hl_live_panel_get_window (w)));
+  g_object_unref (w);
+}
+
 /* A shell that forks the demo: the window lists the child's session and
  * opens it in a live window of its own. */
 static void
@@ -886,6 +925,7 @@ main (int   argc,
       g_test_add_func ("/live-app/attach", test_attach);
       g_test_add_func ("/live-app/stop", test_stop);
       g_test_add_func ("/live-app/exec", test_exec);
+      g_test_add_func ("/live-app/clock", test_clock);
       g_test_add_func ("/live-app/switch-in-place", test_switch_in_place);
       g_test_add_func ("/live-app/vanished", test_vanished);
     }

@@ -1,5 +1,5 @@
-/* hl-cli-record-clock.c — `record` keeps the clock of the program it runs
- * (hl-cli-record-clock.h).
+/* hl-record-clock.c — the recorder keeps the clock of the program it runs
+ * (hl-record-clock.h).
  *
  * The thread wakes every tick_ns () (half the coarse clock's resolution,
  * 1 to 4 ms; absolute deadlines: a late wake-up does not shift the next)
@@ -9,11 +9,11 @@
  * larger: more distinct time deltas). It looks for sessions in /dev/shm
  * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
  * (its pid; a new one after each exec) and its descendants' (their ppid is
- * a pid already found), as hl-cli-record-stream.c finds them. A session is
+ * a pid already found), as record's streams find them. A session is
  * validated by the shm reader first, then its header page alone is mapped
  * for writing; an ended session is let go. */
 #define _GNU_SOURCE
-#include "hl-cli-record-clock.h"
+#include "hl-record-clock.h"
 
 #include <fcntl.h>
 #include <glib.h>
@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hl-cli-session-file.h"
 #include "hl-shm-reader.h"
 
 #define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ticks */
@@ -94,10 +93,11 @@ decide (HlRecordClock *c,
 }
 
 static void
-discover_cb (const char *name,
-             void       *user_data)
+discover_cb (void                   *user_data,
+             const HlShmSessionName *session)
 {
   HlRecordClock *c = user_data;
+  const char *name = session->name;
   guint tries = GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, name));
   if (tries == G_MAXUINT)
     return;
@@ -188,7 +188,7 @@ keep_clock (gpointer data)
       /* the program's session appears within milliseconds of its start */
       bool early = tick < DISCOVER_TICKS * 4;
       if (early || tick % DISCOVER_TICKS == 0)
-        hl_cli_session_foreach (discover_cb, c);
+        (void) hl_shm_list_sessions ((uint32_t) getuid (), discover_cb, c);
       uint64_t coarse = now_ns (CLOCK_MONOTONIC_COARSE);
       for (guint i = 0; i < c->kept->len;)
         {

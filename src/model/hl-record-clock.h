@@ -1,4 +1,5 @@
-/* hl-cli-record-clock.h — `record` keeps the clock of the program it runs:
+/* hl-record-clock.h — the recorder (`heaplens-cli record`, the
+ * application's Record) keeps the clock of the program it runs:
  * a thread of its own stores CLOCK_MONOTONIC_COARSE into the clock word of each
  * session of the program and its descendants every 1 to 4 ms, and the
  * preload stamps events with it instead of reading the clock itself
