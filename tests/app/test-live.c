@@ -139,7 +139,6 @@ watch (HlLivePanel *w,
   /* The phases come from the session's metadata history (read from the
    * segment's log), so a window that attached late, on a loaded machine,
    * still sees the phases that went by before its first poll. */
-  const char *status = hl_live_panel_get_status (w);
   HlLiveSession *s = hl_live_panel_get_session (w);
   GPtrArray *history = s != NULL ? hl_live_session_get_history (s) : NULL;
   for (guint i = 0; history != NULL && i < history->len; i++)
@@ -166,6 +165,9 @@ watch (HlLivePanel *w,
         hl_app_test_spin_ms (i == 0 ? 2000 : 600);
         save_window_png (GTK_WINDOW (hl_live_panel_get_window (w)), shots[i]);
       }
+  /* read after the screenshots: their spin sets the status anew (the
+   * text read before is freed) */
+  const char *status = hl_live_panel_get_status (w);
   if (s != NULL && status != NULL && g_str_has_prefix (status, "Running"))
     {
       HlLiveTotals t;
