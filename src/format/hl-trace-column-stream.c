@@ -58,7 +58,8 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
                                                                                             : 1;
   cs->z[0] = got > 0 ? codec->stream_new (codec->user, effort) : NULL;
   if (cs->z[0] != NULL && cs->strong > 0)
-    cs->z[1] = codec->stream_new (codec->user, cs->strong == 1 ? HL_CODEC_STREAM_STRONG_LIGHT : HL_CODEC_STREAM_STRONG);
+    cs->z[1] = codec->stream_new (codec->user,
+                                  cs->strong == 1 ? HL_CODEC_STREAM_STRONG_LIGHT : HL_CODEC_STREAM_STRONG);
   if (cs->z[0] == NULL || (cs->strong > 0 && cs->z[1] == NULL))
     cs->failed = true;
 }
