@@ -11,7 +11,10 @@
  * (its pid; a new one after each exec) and its descendants' (their ppid is
  * a pid already found), as record's streams find them. A session is
  * validated by the shm reader first, then its header page alone is mapped
- * for writing; an ended session is let go. */
+ * for writing; an ended session is let go. Every access to a mapped
+ * segment runs under hl_shm_guard_run: a segment its owner shrank raises
+ * SIGBUS, which must not take the recorder (the application) down; such a
+ * session is let go. */
 #define _GNU_SOURCE
 #include "hl-record-clock.h"
 
@@ -24,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 
 #define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ticks */
@@ -143,11 +147,8 @@ discover_cb (void                   *user_data,
 }
 
 static void
-let_go (Kept *k,
-        bool  zero)
+let_go (Kept *k)
 {
-  if (zero)
-    __atomic_store_n (&k->header->clock_ns_atomic, 0, __ATOMIC_RELEASE);
   munmap (k->header, HL_SHM_HEADER_SIZE);
   g_free (k->name);
 }
@@ -176,6 +177,35 @@ sleep_until (HlRecordClock *c,
   g_mutex_unlock (&c->lock);
 }
 
+static void
+discover_guarded (gpointer data)
+{
+  (void) hl_shm_list_sessions ((uint32_t) getuid (), discover_cb, data);
+}
+
+typedef struct
+{
+  HlShmHeader *header;
+  uint64_t     now;
+  bool         ended;
+} Tick;
+
+/* One session's tick: ended, or its word stored. */
+static void
+tick_guarded (gpointer data)
+{
+  Tick *t = data;
+  t->ended = __atomic_load_n (&t->header->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED;
+  if (!t->ended)
+    __atomic_store_n (&t->header->clock_ns_atomic, t->now, __ATOMIC_RELEASE);
+}
+
+static void
+zero_guarded (gpointer data)
+{
+  __atomic_store_n (&((Tick *) data)->header->clock_ns_atomic, 0, __ATOMIC_RELEASE);
+}
+
 static gpointer
 keep_clock (gpointer data)
 {
@@ -185,28 +215,34 @@ keep_clock (gpointer data)
   uint64_t deadline = now_ns (CLOCK_MONOTONIC);
   for (guint tick = 0; !atomic_load (&c->stop); tick++)
     {
-      /* the program's session appears within milliseconds of its start */
-      bool early = tick < DISCOVER_TICKS * 4;
-      if (early || tick % DISCOVER_TICKS == 0)
-        (void) hl_shm_list_sessions ((uint32_t) getuid (), discover_cb, c);
-      uint64_t coarse = now_ns (CLOCK_MONOTONIC_COARSE);
+      /* the program's session appears within milliseconds of its start:
+       * looked for at every tick until it is kept, then (descendants)
+       * every DISCOVER_TICKS */
+      bool looking = c->kept->len == 0 && tick < DISCOVER_TICKS * 4;
+      if (looking || tick % DISCOVER_TICKS == 0)
+        (void) hl_shm_guard_run (discover_guarded, c);
+      Tick t = { .now = now_ns (CLOCK_MONOTONIC_COARSE) };
       for (guint i = 0; i < c->kept->len;)
         {
           Kept *k = &g_array_index (c->kept, Kept, i);
-          if (__atomic_load_n (&k->header->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED)
+          t.header = k->header;
+          bool ok = hl_shm_guard_run (tick_guarded, &t);
+          if (!ok || t.ended)
             {
-              /* 0: what runs after the end (destructors, a failed exec
-               * that goes on) reads the clock itself at once */
-              let_go (k, true);
+              /* ended: 0, so that what runs after the end (destructors, a
+               * failed exec that goes on) reads the clock itself at once;
+               * shrunk (SIGBUS): not written again */
+              if (ok)
+                (void) hl_shm_guard_run (zero_guarded, &t);
+              let_go (k);
               g_array_remove_index_fast (c->kept, i);
               continue;
             }
-          __atomic_store_n (&k->header->clock_ns_atomic, coarse, __ATOMIC_RELEASE);
           i++;
         }
       /* nothing to keep (no session yet, or all ended): only look for
        * new ones, every DISCOVER_TICKS */
-      guint skip = !early && c->kept->len == 0 ? DISCOVER_TICKS - tick % DISCOVER_TICKS : 1;
+      guint skip = !looking && c->kept->len == 0 ? DISCOVER_TICKS - tick % DISCOVER_TICKS : 1;
       tick += skip - 1;
       deadline += skip * period;
       uint64_t now = now_ns (CLOCK_MONOTONIC);
@@ -252,7 +288,12 @@ hl_record_clock_stop (HlRecordClock *c)
       g_thread_join (c->thread);
     }
   for (guint i = 0; i < c->kept->len; i++)
-    let_go (&g_array_index (c->kept, Kept, i), true);
+    {
+      Tick t = { .header = g_array_index (c->kept, Kept, i).header };
+      /* 0 (a descendant that outlives the program reads the clock itself) */
+      (void) hl_shm_guard_run (zero_guarded, &t);
+      let_go (&g_array_index (c->kept, Kept, i));
+    }
   g_array_unref (c->kept);
   g_hash_table_unref (c->pids);
   g_hash_table_unref (c->tries);
