@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
+#include "hl-record-family.h"
 #include "hl-recording-costs-stream.h"
 #include "hl-shm-reader.h"
 #include "hl-trace-compress-stream.h"
@@ -40,8 +41,7 @@
 
 struct HlRecordStreams
 {
-  pid_t       root;
-  uint64_t    since_wall_ns;
+  HlRecordFamily *family;    /* the program's processes */
   int         level;
   bool        costs;
   GThread    *thread;
@@ -49,7 +49,6 @@ struct HlRecordStreams
   GCond       wake;
   bool        stop;
   GHashTable *seen;          /* segment name -> 1: read once, settled */
-  GHashTable *pids;          /* pids of the program's processes */
   GHashTable *streams;       /* trace path -> HlTraceCompressStream (NULL: failed) */
   GHashTable *costs_of;      /* trace path -> HlCostsStream */
   GHashTable *payloads;      /* trace path -> CostsResult */
@@ -116,16 +115,15 @@ discover_cb (const char *name,
   char err[256];
   if (!hl_cli_session_read (name, &s, err, sizeof err))
     return; /* not ready or not ours: read again next time */
-  if (s.header.start_wall_ns < rs->since_wall_ns)
+  HlRecordFamilyVerdict verdict = hl_record_family_judge (rs->family, s.header.pid, s.header.ppid,
+                                                          s.header.start_wall_ns);
+  if (verdict == HL_RECORD_FAMILY_BEFORE)
     {
       g_hash_table_add (rs->seen, g_strdup (name));
       return;
     }
-  bool ours = s.header.pid == (uint32_t) rs->root
-              || g_hash_table_contains (rs->pids, GUINT_TO_POINTER (s.header.ppid));
-  if (!ours)
+  if (verdict == HL_RECORD_FAMILY_OTHER)
     return; /* a descendant whose parent's session is not seen yet, or another program's */
-  g_hash_table_add (rs->pids, GUINT_TO_POINTER (s.header.pid));
   const char *trace = s.header.trace_path;
   /* the preload writes the path, then says RUNNING (release): until then
    * it may be empty or half copied; read again next time */
@@ -228,8 +226,7 @@ hl_record_streams_start (pid_t    pid,
                          bool     costs)
 {
   HlRecordStreams *rs = g_new0 (HlRecordStreams, 1);
-  rs->root = pid;
-  rs->since_wall_ns = since_wall_ns;
+  rs->family = hl_record_family_new ((uint32_t) pid, since_wall_ns);
   rs->level = level;
   rs->costs = costs;
   /* HEAPLENS_RECORD_NICE=COMPRESS[,COSTS] (bench, tests): the threads'
@@ -257,7 +254,6 @@ hl_record_streams_start (pid_t    pid,
   rs->costs_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_free);
   rs->payloads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_result_free);
   rs->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  rs->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   rs->streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, stream_free);
   g_mutex_init (&rs->lock);
   g_cond_init (&rs->wake);
@@ -388,7 +384,7 @@ hl_record_streams_free (HlRecordStreams *rs)
     return;
   hl_record_streams_stop (rs);
   g_hash_table_unref (rs->seen);
-  g_hash_table_unref (rs->pids);
+  hl_record_family_free (rs->family);
   g_hash_table_unref (rs->streams);
   g_hash_table_unref (rs->costs_of);
   g_hash_table_unref (rs->payloads);

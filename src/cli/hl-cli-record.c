@@ -25,6 +25,7 @@
 #include "hl-record-clock.h"
 #include "hl-model-error.h"
 #include "hl-record-env.h"
+#include "hl-record-family.h"
 #include "hl-recording-costs-packet.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-cli-record-stream.h"
@@ -135,13 +136,15 @@ find_cb (const char *name,
   ctx->n++;
 }
 
-/* Keeps only the sessions of PID and of its descendants (a session's ppid
- * is its parent at the time it started): another program's kept session
- * that happened to start meanwhile is not ours to compress or unlink. */
+/* Keeps only the sessions of PID and of its descendants
+ * (hl-record-family.h): another program's kept session that happened to
+ * start meanwhile is not ours to compress or unlink. A parent's session
+ * may be listed after its children's: judged again until none is added. */
 static void
 keep_descendants (FindCtx  *ctx,
                   uint32_t  pid)
 {
+  HlRecordFamily *family = hl_record_family_new (pid, ctx->since_wall_ns);
   bool ours[HL_RECORD_MAX_SESSIONS] = { false };
   bool grew = true;
   while (grew)
@@ -149,16 +152,12 @@ keep_descendants (FindCtx  *ctx,
       grew = false;
       for (unsigned k = 0; k < ctx->n; k++)
         {
-          if (ours[k])
-            continue;
           const HlShmHeader *h = &ctx->found[k].s.header;
-          bool mine = h->pid == pid || h->ppid == pid;
-          for (unsigned j = 0; !mine && j < ctx->n; j++)
-            mine = ours[j] && ctx->found[j].s.header.pid == h->ppid;
-          if (mine)
+          if (!ours[k] && hl_record_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_RECORD_FAMILY_OURS)
             ours[k] = grew = true;
         }
     }
+  hl_record_family_free (family);
   unsigned n = 0;
   for (unsigned k = 0; k < ctx->n; k++)
     if (ours[k])

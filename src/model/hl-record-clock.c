@@ -8,8 +8,7 @@
  * are the same (the finer CLOCK_MONOTONIC made python3's trace 6 %
  * larger: more distinct time deltas). It looks for sessions in /dev/shm
  * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
- * (its pid; a new one after each exec) and its descendants' (their ppid is
- * a pid already found), as record's streams find them. A session is
+ * and its descendants' (hl-record-family.h), as record's streams find them. A session is
  * validated by the shm reader first, then its header page alone is mapped
  * for writing; an ended session is let go. Every access to a mapped
  * segment runs under hl_shm_guard_run: a segment its owner shrank raises
@@ -27,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hl-record-family.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 
@@ -45,10 +45,8 @@ struct HlRecordClock
   GMutex      lock;    /* stop, and the wait between ticks */
   GCond       wake;
   atomic_int  stop;
-  pid_t       root;
-  uint64_t    since_wall_ns;
+  HlRecordFamily *family; /* the program and its descendants found so far */
   GHashTable *tries;   /* name -> times looked at without a decision; G_MAXUINT: decided */
-  GHashTable *pids;    /* pids of the program and its descendants found so far */
   GArray     *kept;    /* Kept */
 };
 
@@ -112,21 +110,15 @@ discover_cb (void                   *user_data,
   HlShmHeader h = *hl_shm_reader_header (r);
   HlShmState state = hl_shm_reader_state (r, NULL);
   hl_shm_reader_free (r);
-  if (h.start_wall_ns < c->since_wall_ns)
+  HlRecordFamilyVerdict verdict = hl_record_family_judge (c->family, h.pid, h.ppid, h.start_wall_ns);
+  if (verdict == HL_RECORD_FAMILY_BEFORE || (verdict == HL_RECORD_FAMILY_OURS && state == HL_SHM_STATE_ENDED))
     {
+      /* not the program's; or over already (a short-lived child): nothing
+       * to keep, but its children are ours (judged so) */
       decide (c, name);
       return;
     }
-  bool ours = h.pid == (uint32_t) c->root || g_hash_table_contains (c->pids, GUINT_TO_POINTER (h.ppid));
-  if (ours && state == HL_SHM_STATE_ENDED)
-    {
-      /* over already (a short-lived child): nothing to keep, but its
-       * children are ours */
-      g_hash_table_add (c->pids, GUINT_TO_POINTER (h.pid));
-      decide (c, name);
-      return;
-    }
-  if (!ours)
+  if (verdict == HL_RECORD_FAMILY_OTHER)
     {
       /* another program's, or a descendant whose parent is not found yet */
       if (++tries >= MAX_TRIES)
@@ -135,7 +127,6 @@ discover_cb (void                   *user_data,
         g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (tries));
       return;
     }
-  g_hash_table_add (c->pids, GUINT_TO_POINTER (h.pid));
   decide (c, name);
   Kept k = { .name = g_strdup (name), .header = map_header (name, &h) };
   if (k.header == NULL)
@@ -258,10 +249,8 @@ hl_record_clock_start (pid_t    pid,
                        uint64_t since_wall_ns)
 {
   HlRecordClock *c = g_new0 (HlRecordClock, 1);
-  c->root = pid;
-  c->since_wall_ns = since_wall_ns;
+  c->family = hl_record_family_new ((uint32_t) pid, since_wall_ns);
   c->tries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  c->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
   g_mutex_init (&c->lock);
   g_cond_init (&c->wake);
@@ -295,7 +284,7 @@ hl_record_clock_stop (HlRecordClock *c)
       let_go (&g_array_index (c->kept, Kept, i));
     }
   g_array_unref (c->kept);
-  g_hash_table_unref (c->pids);
+  hl_record_family_free (c->family);
   g_hash_table_unref (c->tries);
   g_cond_clear (&c->wake);
   g_mutex_clear (&c->lock);
