@@ -531,7 +531,9 @@ console_append (HlLivePanel *self,
 {
   GtkTextIter end;
   gtk_text_buffer_get_end_iter (self->console, &end);
-  gtk_text_buffer_insert (self->console, &end, text, (int) len);
+  /* a program's output as it wrote it: a line too long for the panel
+   * breaks anywhere, without the hyphens Pango adds inside words */
+  gtk_text_buffer_insert_with_tags_by_name (self->console, &end, text, (int) len, "verbatim", NULL);
 }
 
 typedef struct
@@ -931,6 +933,7 @@ hl_live_panel_init (HlLivePanel *self)
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (text), GTK_WRAP_CHAR);
   gtk_accessible_update_property (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Program output"), -1);
   self->console = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
+  gtk_text_buffer_create_tag (self->console, "verbatim", "insert-hyphens", FALSE, NULL);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), text);
   gtk_box_append (GTK_BOX (self->console_box), scroll);
   gtk_widget_set_visible (self->console_box, FALSE);
