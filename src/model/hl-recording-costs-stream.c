@@ -149,19 +149,34 @@ stop_thread (HlCostsStream *self)
   g_mutex_unlock (&self->thread_lock);
   if (thread == NULL)
     return;
-  /* Nothing more to apply (given up, or freed unfinished): the chunks
-   * still queued are freed here, not by the thread, which runs at a low
-   * priority and may be kept waiting; it only ends its packet. */
-  if (g_atomic_int_get (&self->lagged) || g_atomic_int_get (&self->dropped))
-    while ((c = g_async_queue_try_pop (self->queue)) != NULL)
-      {
-        __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
-        chunk_free (c);
-      }
   last = g_new0 (Chunk, 1);
   last->bytes = g_byte_array_new ();
   last->last = TRUE;
-  g_async_queue_push (self->queue, last);
+  g_async_queue_lock (self->queue);
+  /* Nothing more to apply (given up, or freed unfinished): the chunks
+   * still queued are freed here, not by the thread, which runs at a low
+   * priority and may be kept waiting; it only ends its packet. Not the
+   * hand-over of hurry(): the first thread, still waiting in its pop,
+   * must find it before LAST, which is the thread taking over's (THREAD,
+   * joined here). Taken, the first thread would end on LAST and the one
+   * taking over wait for a chunk forever. */
+  if (g_atomic_int_get (&self->lagged) || g_atomic_int_get (&self->dropped))
+    {
+      Chunk *handover = NULL;
+
+      while ((c = g_async_queue_try_pop_unlocked (self->queue)) != NULL)
+        if (c->handover)
+          handover = c;
+        else
+          {
+            __atomic_fetch_sub (&self->queued_bytes, (gsize) c->bytes->len, __ATOMIC_RELAXED);
+            chunk_free (c);
+          }
+      if (handover != NULL)
+        g_async_queue_push_front_unlocked (self->queue, handover);
+    }
+  g_async_queue_push_unlocked (self->queue, last);
+  g_async_queue_unlock (self->queue);
   g_thread_join (thread);
 }
 

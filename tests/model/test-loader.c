@@ -1450,6 +1450,60 @@ test_load_costs_stream_lag (void)
   g_file_delete (out_file, NULL, NULL);
 }
 
+/* The program's exit, then the stream freed unfinished at once (`record`
+ * frees the stream of a trace it did not finish, e.g. one whose session
+ * it could not read at the end, right after hurry()): the first thread,
+ * at a low priority, waits for a chunk when hurry() queues the hand-over;
+ * free() must not take that chunk from it, else the first thread takes
+ * the stop meant for the one taking over, which then waits for a chunk
+ * forever and free() joins it forever. The same with finish() after a
+ * lag give-up. Racy by nature: many rounds (before the fix, the first
+ * hung). */
+static void
+test_load_costs_stream_hurry_free (void)
+{
+  g_autoptr (GByteArray) bytes = build_trace ();
+  g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *out = g_strconcat (path, ".z", NULL);
+  guint rounds = g_test_slow () ? 2000 : 300;
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      HlCostsStream *costs = hl_costs_stream_new ();
+      HlTraceCompressStream *stream = hl_trace_compress_stream_new (path, out, hl_trace_codec_zstd (3), 0);
+      HlFormatError ferr;
+
+      g_assert_nonnull (stream);
+      hl_costs_stream_set_nice (costs, 19);
+      /* every other round: given up for its lag at the first poll, then
+       * finished (stop_thread() frees what is queued there too) */
+      if (i % 2 == 1)
+        {
+          hl_costs_stream_set_pace (costs, 1000000);
+          hl_costs_stream_set_max_lag (costs, 1, 1);
+        }
+      hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
+      /* one poll: the first thread starts, applies it, waits for more */
+      g_assert_cmpint (hl_trace_compress_stream_poll (stream, &ferr), ==, 0);
+      while (hl_costs_stream_queued (costs) > 0)
+        g_usleep (100);
+      g_usleep (200);
+      hl_costs_stream_hurry (costs);
+      if (i % 2 == 1)
+        {
+          g_autoptr (GError) error = NULL;
+          g_assert_null (hl_costs_stream_finish (costs, &error));
+          g_assert_nonnull (error);
+          g_assert_true (hl_costs_stream_lagged (costs));
+        }
+      hl_costs_stream_free (costs);
+      hl_trace_compress_stream_free (stream);
+    }
+  g_file_delete (file, NULL, NULL);
+  g_unlink (out);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1471,5 +1525,6 @@ main (int    argc,
   g_test_add_func ("/loader/costs-packet-hostile", test_load_costs_packet_hostile);
   g_test_add_func ("/loader/costs-stream-equals-prepare", test_load_costs_stream_equals_prepare);
   g_test_add_func ("/loader/costs-stream-lag", test_load_costs_stream_lag);
+  g_test_add_func ("/loader/costs-stream-hurry-free", test_load_costs_stream_hurry_free);
   return g_test_run ();
 }
