@@ -153,7 +153,8 @@ keep_descendants (FindCtx  *ctx,
       for (unsigned k = 0; k < ctx->n; k++)
         {
           const HlShmHeader *h = &ctx->found[k].s.header;
-          if (!ours[k] && hl_record_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_RECORD_FAMILY_OURS)
+          if (!ours[k]
+              && hl_record_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_RECORD_FAMILY_OURS)
             ours[k] = grew = true;
         }
     }

@@ -8,8 +8,8 @@
  * are the same (the finer CLOCK_MONOTONIC made python3's trace 6 %
  * larger: more distinct time deltas). It looks for sessions in /dev/shm
  * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
- * and its descendants' (hl-record-family.h), as record's streams find them. A session is
- * validated by the shm reader first, then its header page alone is mapped
+ * and its descendants' (hl-record-family.h), as record's streams find
+ * them. A session is validated by the shm reader first, then its header page alone is mapped
  * for writing; an ended session is let go. Every access to a mapped
  * segment runs under hl_shm_guard_run: a segment its owner shrank raises
  * SIGBUS, which must not take the recorder (the application) down; such a
