@@ -277,8 +277,13 @@ hl_record_streams_stop (HlRecordStreams *rs)
   g_mutex_unlock (&rs->lock);
   g_thread_join (rs->thread);
   rs->thread = NULL;
+  /* A program shorter than a poll has a stream too: finish then does the
+   * whole compression (and the costs) in one go, as compressing the file
+   * whole would. Found first, so that its costs are hurried too. */
+  hl_cli_session_foreach (discover_cb, rs);
   /* the program has exited: its costs are applied at record's own
-   * priority from now on, beside the compression's finish */
+   * priority from now on, beside the compression's finish (a stream
+   * whose costs thread has not started yet starts it so) */
   GHashTableIter it;
   gpointer costs;
   g_hash_table_iter_init (&it, rs->costs_of);
@@ -290,10 +295,6 @@ hl_record_streams_stop (HlRecordStreams *rs)
                  (double) hl_costs_stream_queued (costs) / 1048576.0);
       hl_costs_stream_hurry (costs);
     }
-  /* A program shorter than a poll has a stream too: finish then does the
-   * whole compression (and the costs) in one go, as compressing the file
-   * whole would. */
-  hl_cli_session_foreach (discover_cb, rs);
 }
 
 bool
