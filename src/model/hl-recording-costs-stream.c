@@ -84,6 +84,7 @@ struct _HlCostsStream
   GAsyncQueue   *queue;
   GMutex         thread_lock;   /* THREAD: replaced by hurry() on the caller's thread */
   GThread       *thread;
+  gboolean       stopped;       /* under THREAD_LOCK: stop_thread() took THREAD, hurry() is too late */
   gint           hurried;       /* atomic: hurry() was called, the first thread stops */
   gsize          queued_bytes;  /* atomic: queued, not applied yet */
   gint           failed;        /* atomic: the thread gave up */
@@ -146,6 +147,7 @@ stop_thread (HlCostsStream *self)
 
   g_mutex_lock (&self->thread_lock);
   thread = g_steal_pointer (&self->thread);
+  self->stopped = TRUE;
   g_mutex_unlock (&self->thread_lock);
   if (thread == NULL)
     return;
@@ -673,7 +675,9 @@ hl_costs_stream_hurry (HlCostsStream *self)
   Chunk *handover;
 
   g_mutex_lock (&self->thread_lock);
-  if (!g_atomic_int_get (&self->hurried))
+  /* once stop_thread() took the thread, its LAST chunk ends it: a hurry
+   * then would stop it between two packets with nobody to go on */
+  if (!g_atomic_int_get (&self->hurried) && !self->stopped)
     {
       g_atomic_int_set (&self->hurried, 1);
       if (self->thread != NULL)
