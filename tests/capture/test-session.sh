@@ -22,9 +22,9 @@ eq "session: frees = trace's" "$(field "$WORK/s.sum" frees)" "$(field "$WORK/e.s
 eq "session: bytes allocated = trace's" "$(field "$WORK/s.sum" bytes_allocated)" "$(field "$WORK/e.sum" bytes)"
 eq "session: heap at exit = trace's leaked bytes" "$(field "$WORK/s.sum" heap)" "$(field "$WORK/e.sum" leaked_bytes)"
 eq "session: exact peak = trace's" "$(field "$WORK/s.sum" peak)" "$(field "$WORK/e.sum" peak_bytes)"
-eq "session: call-site calls sum to the allocations" "$(field "$WORK/s.sum" cs_calls)" 21
-eq "session: call-site bytes sum to the bytes" "$(field "$WORK/s.sum" cs_bytes)" 10164
-eq "session: call-site frees sum to the frees" "$(field "$WORK/s.sum" cs_frees)" 18
+eq "session: call-site calls sum to the allocations" "$(field "$WORK/s.sum" cs_calls)" 23
+eq "session: call-site bytes sum to the bytes" "$(field "$WORK/s.sum" cs_bytes)" 10490
+eq "session: call-site frees sum to the frees" "$(field "$WORK/s.sum" cs_frees)" 20
 eq "session: stacks = trace's" "$(field "$WORK/s.sum" stacks)" "$(field "$WORK/e.sum" stacks)"
 eq "session: thread record" "$(field "$WORK/s.sum" thread_names)" t-entry
 eq "session: live snapshot = the leaked blocks" "$(field "$WORK/s.sum" live)/$(field "$WORK/s.sum" live_sizes)" "3/10,50,8192"

@@ -16,7 +16,9 @@ struct alignas (64) Wide
   char bytes[64];
 };
 
-__attribute__ ((noinline)) static int *
+// alone in its section: the linker's __start_/__stop_ symbols bound it
+// whatever its size (at -O0 the call to new[] ends past a fixed 48 bytes)
+__attribute__ ((noinline, section ("hl_site"))) static int *
 make_objects (int n)
 {
   int *p = new int[n];
@@ -24,11 +26,13 @@ make_objects (int n)
   return p;
 }
 
+extern "C" char __start_hl_site[], __stop_hl_site[];
+
 int
 main ()
 {
-  heaplens_metadata_set_int ("site_lo", (int64_t) (uintptr_t) &make_objects);
-  heaplens_metadata_set_int ("site_hi", (int64_t) (uintptr_t) &make_objects + 48);
+  heaplens_metadata_set_int ("site_lo", (int64_t) (uintptr_t) __start_hl_site);
+  heaplens_metadata_set_int ("site_hi", (int64_t) (uintptr_t) __stop_hl_site);
   for (int i = 0; i < 20; i++)
     delete[] make_objects (i + 1);
   int *a = new int (5);
