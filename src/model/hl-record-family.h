@@ -1,8 +1,9 @@
 /* hl-record-family.h — which sessions belong to the program a recorder
  * runs: its own (its pid, a new session after each exec) and its
- * descendants' (a session's ppid is its parent when it started, and that
- * parent's session was found first), among those that started after the
- * recorder did. The one rule of `heaplens-cli record`'s streams and its
+ * descendants' (a session's ppid is its parent when it started: the root,
+ * which counts from the start, whether its own session is seen or not, or
+ * a process whose session was found first), among those that started
+ * after the recorder did. The one rule of `heaplens-cli record`'s streams and its
  * end-of-run search, and of the recorder's clock (hl-record-clock.h). */
 #pragma once
 

@@ -84,7 +84,7 @@ main (int    argc,
   check (((uintptr_t) g & 31) == 0, "memalign alignment");
   void *h = valloc (10);
   check (((uintptr_t) h & 4095) == 0, "valloc alignment");
-  void *i = with_pvalloc ? pvalloc (5000) : malloc (8192);
+  void *i = opaque (with_pvalloc ? pvalloc (5000) : malloc (8192));
   check (((uintptr_t) i & 4095) == 0 || !with_pvalloc, "pvalloc alignment");
   check (malloc_usable_size (a) >= 100, "malloc_usable_size");
   free (NULL);
