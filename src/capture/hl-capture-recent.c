@@ -27,7 +27,12 @@
  * lookup's fixed part; 256 entries cost python3's lookups more time in
  * cache misses than they saved.) A lookup looks in the key's home set
  * (no discriminator) first, and in the key table only when nothing
- * there has its tag.
+ * there has its tag. A stack filed under a discriminator may also take a
+ * second set (hash_set2) when its first is in use: spread by the hash of
+ * the word, 24 stacks of one key put five or more into one set about
+ * once in four layouts, and those evicted each other on every round
+ * (t-wrapper at -O0: a third of the runs, 25-35 % unwound again);
+ * python3 and sqlite3 run the same instructions within 0.5 %.
  *
  * The tables are dropped when the stack ids (fork), the rules (dlclose),
  * the operator new ranges, the thread's stack (a block reused by another
@@ -80,6 +85,20 @@ hash_tag (uint64_t h)
 {
   return (uint32_t) (h >> 32) | 1u;
 }
+
+/* The second set a stack filed under a discriminator may take, never its
+ * first: a key's stacks spread over the sets by their discriminator
+ * word, and 24 stacks of one key (a wrapper's sites) put five or more in
+ * one set about once in four layouts, which then evicted each other on
+ * every round; a stack whose first set is in use goes to the second. A
+ * key without a discriminator keeps to its one set (a lookup of it looks
+ * in no other). */
+static inline uint32_t
+hash_set2 (uint64_t h)
+{
+  return (hash_set (h) + 1u + ((uint32_t) (h >> 13) & (HL_RECENT_SETS / 2 - 1))) & (HL_RECENT_SETS - 1);
+}
+
 
 /* The discriminator of (ip, sp), NULL when the key has none. */
 static inline HlRecentKey *
@@ -211,6 +230,22 @@ tag_ways (const HlThreadBlock *b,
   return (uint32_t) _mm_movemask_ps (_mm_castsi128_ps (eq));
 }
 
+/* The ways holding the tag of H: of its set, else (a discriminated key,
+ * TWO) of its second set; *FIRST: that set's first slot. */
+static inline uint32_t
+find_ways (const HlThreadBlock *b,
+           uint64_t             h,
+           bool                 two,
+           uint32_t            *first)
+{
+  *first = hash_set (h) * HL_RECENT_WAYS;
+  uint32_t ways = tag_ways (b, *first, h);
+  if (ways != 0 || !two)
+    return ways;
+  *first = hash_set2 (h) * HL_RECENT_WAYS;
+  return tag_ways (b, *first, h);
+}
+
 /* Two ways or more of the set hold the tag (of stacks that differ in the
  * key's rbp only, or a tag collision): each is compared (on its own: the
  * common case keeps few values live around its compare loop). */
@@ -261,8 +296,7 @@ hl_recent_lookup (HlThreadBlock *b,
       k->used = (uint32_t) b->recent_tick;
       dval = disc_value (k, sp);
       h = slot_hash (ip, sp, dval);
-      first = hash_set (h) * HL_RECENT_WAYS;
-      ways = tag_ways (b, first, h);
+      ways = find_ways (b, h, true, &first);
       if (ways == 0)
         return 0;
     }
@@ -403,17 +437,20 @@ recent_put (HlThreadBlock  *b,
   HlRecentKey *k = key_find (b, ip, sp);
   uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
   uint64_t h = slot_hash (ip, sp, dval);
-  uint32_t first = hash_set (h) * HL_RECENT_WAYS;
-  /* the stacks of this key in the set: when there is one already, the
+  /* the stacks of this key in its set(s): when there is one already, the
    * key gets (another) discriminator (from the one used longer ago), so
    * that a lookup compares the words of one stack, not of each of them */
-  const HlRecentStack *same[HL_RECENT_WAYS];
+  const HlRecentStack *same[2 * HL_RECENT_WAYS];
   uint32_t n_same = 0;
-  for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
+  for (uint32_t s = 0; s < (dval != 0 ? 2u : 1u); s++)
     {
-      const HlRecentStack *e = &b->recent[i];
-      if (b->recent_tag[i] == hash_tag (h) && e->ip == ip && e->sp == sp && e->dval == dval)
-        same[n_same++] = e;
+      uint32_t first = (s == 0 ? hash_set (h) : hash_set2 (h)) * HL_RECENT_WAYS;
+      for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
+        {
+          const HlRecentStack *e = &b->recent[i];
+          if (b->recent_tag[i] == hash_tag (h) && e->ip == ip && e->sp == sp && e->dval == dval)
+            same[n_same++] = e;
+        }
     }
   if (n_same >= 1)
     {
@@ -442,21 +479,25 @@ recent_put (HlThreadBlock  *b,
             b->recent_tag[same[j] - b->recent] = 0;
           dval = disc_value (k, sp);
           h = slot_hash (ip, sp, dval);
-          first = hash_set (h) * HL_RECENT_WAYS;
         }
     }
-  /* an empty way, else the one used longer ago */
-  uint32_t slot = first;
-  for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
-    {
+  /* an empty way of the set, else (under a discriminator) of the second
+   * set, else the one of them used longer ago */
+  uint32_t sets[2] = { hash_set (h) * HL_RECENT_WAYS, hash_set2 (h) * HL_RECENT_WAYS };
+  uint32_t n_sets = dval != 0 ? 2u : 1u, slot = sets[0];
+  bool empty = false;
+  for (uint32_t s = 0; s < n_sets && !empty; s++)
+    for (uint32_t i = sets[s]; i < sets[s] + HL_RECENT_WAYS; i++)
       if (b->recent_tag[i] == 0 || b->recent[i].stack_id == 0)
         {
           slot = i;
+          empty = true;
           break;
         }
+  for (uint32_t s = 0; s < n_sets && !empty; s++)
+    for (uint32_t i = sets[s]; i < sets[s] + HL_RECENT_WAYS; i++)
       if (b->recent[i].used < b->recent[slot].used)
         slot = i;
-    }
   HlRecentStack *e = &b->recent[slot];
   b->recent_tag[slot] = 0;
   e->stack_id = 0;
