@@ -74,6 +74,18 @@ slot_hash (uint64_t ip,
   return (key_mix (ip, sp) ^ dval) * 0xc2b2ae3d27d4eb4full;
 }
 
+/* The hash of a stack of a key with a discriminator whose word held
+ * DVAL: never the key's home hash, which a word of 0 gave (such a stack
+ * went to the home set, where a lookup of the key finds a tag first and
+ * then misses the key's other stacks). */
+static inline uint64_t
+keyed_hash (uint64_t ip,
+            uint64_t sp,
+            uint64_t dval)
+{
+  return slot_hash (ip, sp, dval ^ 0x6a09e667f3bcc909ull);
+}
+
 static inline uint32_t
 hash_set (uint64_t h)
 {
@@ -93,6 +105,9 @@ hash_tag (uint64_t h)
  * every round; a stack whose first set is in use goes to the second. A
  * key without a discriminator keeps to its one set (a lookup of it looks
  * in no other). */
+_Static_assert (HL_RECENT_SETS >= 2 && (HL_RECENT_SETS & (HL_RECENT_SETS - 1)) == 0,
+                "hash_set2: the sets a power of two, at least 2");
+
 static inline uint32_t
 hash_set2 (uint64_t h)
 {
@@ -295,7 +310,7 @@ hl_recent_lookup (HlThreadBlock *b,
         return 0;
       k->used = (uint32_t) b->recent_tick;
       dval = disc_value (k, sp);
-      h = slot_hash (ip, sp, dval);
+      h = keyed_hash (ip, sp, dval);
       ways = find_ways (b, h, true, &first);
       if (ways == 0)
         return 0;
@@ -352,9 +367,9 @@ first_difference (const HlRecentStack *e,
 
 /* Remembers a stack: ADDR[i] held VAL[i] (N words, then the word at ZERO_AT
  * held 0 when ZERO_AT is not 0); each word lies at or above SP. Into an
- * empty way of its set, else the one used longer ago; when the set holds
- * two stacks of its key already, the key gets (another) discriminator
- * first. */
+ * empty way of its set (or, under a discriminator, of its second set),
+ * else the one used longer ago; when its set(s) hold a stack of its key
+ * (and word) already, the key gets (another) discriminator first. */
 static void
 recent_put (HlThreadBlock  *b,
             uint64_t        ip,
@@ -436,13 +451,14 @@ recent_put (HlThreadBlock  *b,
 
   HlRecentKey *k = key_find (b, ip, sp);
   uint64_t dval = k != NULL ? disc_value (k, sp) : 0;
-  uint64_t h = slot_hash (ip, sp, dval);
-  /* the stacks of this key in its set(s): when there is one already, the
-   * key gets (another) discriminator (from the one used longer ago), so
-   * that a lookup compares the words of one stack, not of each of them */
+  uint64_t h = k != NULL ? keyed_hash (ip, sp, dval) : slot_hash (ip, sp, 0);
+  /* the stacks of this key (and word) in its set(s): when there is one
+   * already, the key gets (another) discriminator (from the one used
+   * longer ago), so that a lookup compares the words of one stack, not of
+   * each of them */
   const HlRecentStack *same[2 * HL_RECENT_WAYS];
   uint32_t n_same = 0;
-  for (uint32_t s = 0; s < (dval != 0 ? 2u : 1u); s++)
+  for (uint32_t s = 0; s < (k != NULL ? 2u : 1u); s++)
     {
       uint32_t first = (s == 0 ? hash_set (h) : hash_set2 (h)) * HL_RECENT_WAYS;
       for (uint32_t i = first; i < first + HL_RECENT_WAYS; i++)
@@ -478,15 +494,26 @@ recent_put (HlThreadBlock  *b,
           for (uint32_t j = 0; j < n_same; j++)
             b->recent_tag[same[j] - b->recent] = 0;
           dval = disc_value (k, sp);
-          h = slot_hash (ip, sp, dval);
+          h = keyed_hash (ip, sp, dval);
         }
     }
-  /* an empty way of the set, else (under a discriminator) of the second
-   * set, else the one of them used longer ago */
+  /* an empty way of the set, else the one used longer ago. Under a
+   * discriminator, of either set, the first preferred: with the stacks
+   * of its tag when a set holds some (a lookup looks in the second set
+   * only when the first holds none: a stack put there beside them would
+   * never be found), else an empty way of the first set, then of the
+   * second, then the one of them used longer ago. */
   uint32_t sets[2] = { hash_set (h) * HL_RECENT_WAYS, hash_set2 (h) * HL_RECENT_WAYS };
-  uint32_t n_sets = dval != 0 ? 2u : 1u, slot = sets[0];
+  uint32_t from = 0, to = 1;
+  if (k != NULL && tag_ways (b, sets[0], h) == 0)
+    {
+      if (tag_ways (b, sets[1], h) != 0)
+        from = 1;
+      to = 2;
+    }
+  uint32_t slot = sets[from];
   bool empty = false;
-  for (uint32_t s = 0; s < n_sets && !empty; s++)
+  for (uint32_t s = from; s < to && !empty; s++)
     for (uint32_t i = sets[s]; i < sets[s] + HL_RECENT_WAYS; i++)
       if (b->recent_tag[i] == 0 || b->recent[i].stack_id == 0)
         {
@@ -494,7 +521,7 @@ recent_put (HlThreadBlock  *b,
           empty = true;
           break;
         }
-  for (uint32_t s = 0; s < n_sets && !empty; s++)
+  for (uint32_t s = from; s < to && !empty; s++)
     for (uint32_t i = sets[s]; i < sets[s] + HL_RECENT_WAYS; i++)
       if (b->recent[i].used < b->recent[slot].used)
         slot = i;
