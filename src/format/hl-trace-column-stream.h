@@ -19,16 +19,21 @@
  * runs beside the ordinary stream until the column outgrows
  * HL_STRONG_MAX_IN (or to the end, when the probe compressed at least
  * HL_STRONG_BIG_RATIO times, or a second probe did: the last
- * HL_COLUMN_STREAM_MIN bytes before HL_STRONG_MAX_IN). At the end the strong output is used, for a
- * candidate, under the rule of a column compressed whole. A column that
- * stays smaller is compressed whole at the end, as before.
+ * HL_COLUMN_STREAM_MIN bytes before HL_STRONG_MAX_IN). At the end the
+ * strong output is used whenever it came out smaller (its cost is spent;
+ * a column compressed whole tries the strong pass only under
+ * hl_strong_pays). A column that stays smaller is compressed whole at the
+ * end, as before.
  *
- * A candidate that compressed less than HL_STRONG_BIG_RATIO times gets the
- * light strong stream (HL_CODEC_STREAM_STRONG_LIGHT: zstd's level 15
- * where 16's optimal parsing was most of record's CPU on sqlite3, a
- * program's whole run on a 2-core machine); when the second probe sends it
- * to the end, the full strong stream replaces it, fed from the first byte
- * (so a column strong at any size gets the bytes it always got).
+ * The strong pass begins with the light strong stream
+ * (HL_CODEC_STREAM_STRONG_LIGHT: zstd's level 12, where 16's optimal
+ * parsing was most of record's CPU on sqlite3, a program's whole run on a
+ * 2-core machine); a column that outgrows HL_STRONG_MAX_IN bound to the
+ * end gets the full strong stream in its place, fed from the first byte
+ * (so such a column gets the bytes it always got). Below that size the
+ * full stream's gain was small for its cost: sqlite3's four columns of 1
+ * to 2.6 MB compressed 200 to 1,600 times, 176 bytes for 10 % of its
+ * compression's instructions, and churn's two came out no smaller.
  *
  * A column in varint planes (docs/trace-format.md 7c) is two of these, one
  * per plane, fed with the planes of what the column gained; its packed
@@ -56,7 +61,9 @@ typedef struct
   void    *z[2];          /* the ordinary (or fast) and the strong stream */
   uint8_t *out[2];
   size_t   out_len[2], out_cap[2];
-  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size, -1 not (or no longer) */
+  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size (the full
+                             stream), 3 at any size (the light stream until
+                             HL_STRONG_MAX_IN), -1 not (or no longer) */
   bool     failed;        /* out of memory: compressed whole at the end */
 } HlColumnStream;
 
