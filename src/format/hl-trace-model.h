@@ -88,7 +88,7 @@ typedef struct
   /* global, across the packets of a frame */
   HlModelSlot *slots;                              /* room for 1 << HL_MODEL_SLOTS_LOG, 1 << slots_log in use */
   unsigned     slots_log;
-  bool         slots_any;                          /* an id was stored: slots_lo..slots_hi span them */
+  bool         slots_any;                          /* an id was stored: slots_lo..slots_hi span them (while they grow) */
   uint64_t     slots_lo, slots_hi;
   uint64_t     freed[HL_MODEL_CLASSES][HL_MODEL_DEPTH];
   uint8_t      head[HL_MODEL_CLASSES];
@@ -309,9 +309,10 @@ hl_model_slots_grow (HlTraceModel *m)
   m->slots_log++;
 }
 
-/* Slot of ID = (ADDR, CLS); an id of UINT64_MAX empties its entry. */
+/* Widens slots_lo..slots_hi to ID and grows the slots until they span
+ * it. */
 static inline void
-hl_model_slot_store (HlTraceModel *m, uint64_t id, uint64_t addr, unsigned cls)
+hl_model_slots_span (HlTraceModel *m, uint64_t id)
 {
   if (!m->slots_any)
     {
@@ -324,6 +325,16 @@ hl_model_slot_store (HlTraceModel *m, uint64_t id, uint64_t addr, unsigned cls)
     m->slots_hi = id;
   while (m->slots_log < HL_MODEL_SLOTS_LOG && m->slots_hi - m->slots_lo >= (uint64_t) 1 << m->slots_log)
     hl_model_slots_grow (m);
+}
+
+/* Slot of ID = (ADDR, CLS); an id of UINT64_MAX empties its entry. */
+static inline void
+hl_model_slot_store (HlTraceModel *m, uint64_t id, uint64_t addr, unsigned cls)
+{
+  /* the span of the ids stored only decides when to grow: at full size
+   * (soon, for any trace of size) it is not kept */
+  if (m->slots_log < HL_MODEL_SLOTS_LOG)
+    hl_model_slots_span (m, id);
   HlModelSlot *s = &m->slots[id & (((uint64_t) 1 << m->slots_log) - 1)];
   s->addr = addr;
   s->tag = id == UINT64_MAX ? 0 : ((id >> m->slots_log) + 1) << 8 | (cls & 0xffu);
