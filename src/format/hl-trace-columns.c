@@ -725,10 +725,14 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
       const uint8_t *a = hl_varint_get_checked (k, &av);
       const uint8_t *ae = a + (av & 1);
       w.size = copy_field (w.size, t, z, end);
+      /* the model's entries for this allocation, found once */
+      HlModelSize ms = hl_model_size (size);
+      unsigned succ = hl_model_succ_index (m->thread_stack[m->thread]);
       /* the stack */
       uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+      unsigned site = hl_model_site_index (stack);
       uint8_t tok = HL_MTOK_STACK_RAW;
-      if (stack == hl_trace_model_stack (m) && varint_canonical (z, k))
+      if (stack == hl_model_stack_in (m, succ) && varint_canonical (z, k))
         tok = 0;
       else
         w.stack = copy_field (w.stack, z, k, end);
@@ -751,8 +755,8 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
           size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
           canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
         }
-      uint64_t addr = hl_pred_base (&m->pred, hl_pred_class (size), m->prev_addr) + d;
-      unsigned at = hl_trace_model_find (m, size, addr);
+      uint64_t addr = hl_pred_base (&m->pred, ms.pred_cls, m->prev_addr) + d;
+      unsigned at = hl_model_find_in (m, ms.cls, site, addr); /* prev_stack is stack */
       if (!canonical)
         {
           at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
@@ -761,11 +765,10 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
       else if (at == HL_MTOK_ADDR_RAW)
         {
           /* near the class's last address */
-          uint64_t chunk;
           at = HL_MTOK_ADDR_LAST;
-          w.addr = hl_addr_delta_put (w.addr, addr - m->last[hl_model_chunk_class (size, &chunk)]);
+          w.addr = hl_addr_delta_put (w.addr, addr - m->last[ms.cls]);
         }
-      hl_trace_model_alloc (m, size, stack, addr, at);
+      hl_model_alloc_in (m, ms, succ, site, stack, addr, at);
       *w.mtok++ = (uint8_t) (tok | at);
       p = ae;
     }

@@ -177,6 +177,38 @@ hl_model_mix (uint64_t v)
   return v ^ (v >> 29);
 }
 
+/* Where an allocation of a size reads and updates the model, found once
+ * for hl_trace_model_find and _alloc: glibc's chunk, its class (freed
+ * list, last and step) and its class in the packet's own prediction. */
+typedef struct
+{
+  uint64_t chunk;
+  unsigned cls;
+  unsigned pred_cls; /* hl_pred_class: the same chunk, modulo its classes */
+} HlModelSize;
+
+static inline HlModelSize
+hl_model_size (uint64_t size)
+{
+  HlModelSize z;
+  z.cls = hl_model_chunk_class (size, &z.chunk);
+  z.pred_cls = (unsigned) ((z.chunk >> 4) % HL_PRED_CLASSES);
+  return z;
+}
+
+/* The entries of STACK in succ and in site (the same hash). */
+static inline unsigned
+hl_model_succ_index (uint64_t stack)
+{
+  return (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SUCC_LOG));
+}
+
+static inline unsigned
+hl_model_site_index (uint64_t stack)
+{
+  return (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
+}
+
 static inline void
 hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
 {
@@ -202,16 +234,23 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
 
 static inline bool hl_trace_model_has_last (const HlTraceModel *m);
 
+/* hl_trace_model_stack, SUCC the entry of the thread's previous stack in
+ * succ. */
 static inline uint64_t
-hl_trace_model_stack (const HlTraceModel *m)
+hl_model_stack_in (const HlTraceModel *m, unsigned succ)
 {
   /* 6.0: the stack just defined (an allocation follows the definition of
    * its new stack) */
   if (m->stack_fresh && hl_trace_model_has_last (m))
     return m->prev_stack;
   uint64_t prev = m->thread_stack[m->thread];
-  unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
-  return m->succ[i].key == prev ? m->succ[i].val : prev;
+  return m->succ[succ].key == prev ? m->succ[succ].val : prev;
+}
+
+static inline uint64_t
+hl_trace_model_stack (const HlTraceModel *m)
+{
+  return hl_model_stack_in (m, hl_model_succ_index (m->thread_stack[m->thread]));
 }
 
 static inline bool
@@ -238,7 +277,7 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
       return false;
     case HL_MTOK_ADDR_SITE:
       {
-        unsigned i = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
+        unsigned i = hl_model_site_index (m->prev_stack);
         if (m->v4 || m->site[i].key != m->prev_stack)
           return false;
         *addr = m->site[i].last + m->site[i].step;
@@ -255,11 +294,10 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
     }
 }
 
+/* hl_trace_model_find for class CLS, SITE the entry of prev_stack. */
 static inline unsigned
-hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
+hl_model_find_in (const HlTraceModel *m, unsigned cls, unsigned site, uint64_t addr)
 {
-  uint64_t chunk;
-  unsigned cls = hl_model_chunk_class (size, &chunk);
   if (m->depth[cls] > 0 && m->freed[cls][m->head[cls]] == addr)
     return HL_MTOK_ADDR_TOP;
   if (addr == m->carve)
@@ -273,10 +311,15 @@ hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
   for (unsigned k = 1; k < m->depth[cls]; k++)
     if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
       return HL_MTOK_ADDR_DEEP + k - 1;
-  unsigned si = (unsigned) (hl_model_mix (m->prev_stack) >> (64 - HL_MODEL_SITE_LOG));
-  if (!m->v4 && m->site[si].key == m->prev_stack && addr == m->site[si].last + m->site[si].step)
+  if (!m->v4 && m->site[site].key == m->prev_stack && addr == m->site[site].last + m->site[site].step)
     return HL_MTOK_ADDR_SITE;
   return HL_MTOK_ADDR_RAW;
+}
+
+static inline unsigned
+hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
+{
+  return hl_model_find_in (m, hl_model_size (size).cls, hl_model_site_index (m->prev_stack), addr);
 }
 
 /* The slots behave as a direct-mapped table of 2^HL_MODEL_SLOTS_LOG
@@ -340,16 +383,16 @@ hl_model_slot_store (HlTraceModel *m, uint64_t id, uint64_t addr, unsigned cls)
   s->tag = id == UINT64_MAX ? 0 : ((id >> m->slots_log) + 1) << 8 | (cls & 0xffu);
 }
 
+/* hl_trace_model_alloc for an allocation of Z; SUCC the entry of the
+ * thread's previous stack in succ, SITE the entry of STACK in site. */
 static inline void
-hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t addr, unsigned t)
+hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site, uint64_t stack, uint64_t addr,
+                   unsigned t)
 {
-  uint64_t chunk;
-  unsigned cls = hl_model_chunk_class (size, &chunk);
+  unsigned cls = z.cls;
   /* the stack's successor */
-  uint64_t prev = m->thread_stack[m->thread];
-  unsigned i = (unsigned) (hl_model_mix (prev) >> (64 - HL_MODEL_SUCC_LOG));
-  m->succ[i].key = prev;
-  m->succ[i].val = stack;
+  m->succ[succ].key = m->thread_stack[m->thread];
+  m->succ[succ].val = stack;
   m->thread_stack[m->thread] = stack;
   /* an address taken from a freed list leaves it: the entries above it
    * move one deeper */
@@ -362,21 +405,27 @@ hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t a
       m->depth[cls]--;
     }
   else
-    m->carve = addr + chunk;
-  m->next = addr + chunk;
+    m->carve = addr + z.chunk;
+  m->next = addr + z.chunk;
   m->step[cls] = addr - m->last[cls];
   m->last[cls] = addr;
-  unsigned si = (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
-  m->site[si].step = m->site[si].key == stack ? addr - m->site[si].last : 0;
-  m->site[si].key = stack;
-  m->site[si].last = addr;
+  m->site[site].step = m->site[site].key == stack ? addr - m->site[site].last : 0;
+  m->site[site].key = stack;
+  m->site[site].last = addr;
   /* the packet's own state */
-  hl_pred_alloc (&m->pred, hl_pred_class (size), m->next_id, addr);
+  hl_pred_alloc (&m->pred, z.pred_cls, m->next_id, addr);
   m->prev_addr = addr;
   hl_model_slot_store (m, m->next_id, addr, cls);
   m->prev_id = m->next_id++;
   m->pk_allocs = true;
   m->stack_fresh = false;
+}
+
+static inline void
+hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t addr, unsigned t)
+{
+  hl_model_alloc_in (m, hl_model_size (size), hl_model_succ_index (m->thread_stack[m->thread]),
+                     hl_model_site_index (stack), stack, addr, t);
 }
 
 static inline void
