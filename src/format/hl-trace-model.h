@@ -121,6 +121,7 @@ typedef struct
   bool         pk_allocs;                          /* it has an allocation */
   uint64_t     cur_last[HL_MODEL_CURSORS];         /* 5.0: the free cursors, most recent first */
   uint64_t     cur_step[HL_MODEL_CURSORS];
+  uint64_t     cur_next[HL_MODEL_CURSORS];         /* cur_last + cur_step: the id each predicts */
   uint32_t     n_cursors;
   bool         v4;                                 /* the model of format 4.0 (codec 3): no free cursors */
   bool         v5;                                 /* the model of format 5.0 (codec 4): no HL_MTOK_ADDR_LAST */
@@ -529,15 +530,26 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
 
 /* ---- Free cursors (5.0) ---------------------------------------------- */
 
+/* The first of the first N cursors that predicts ID, or N. Called with N
+ * a constant HL_MODEL_CURSORS from the frame's fourth free on: a loop
+ * the compiler unrolls. */
+static inline unsigned
+hl_model_cursor_at (const HlTraceModel *m, uint64_t id, unsigned n)
+{
+  unsigned j = 0;
+  while (j < n && m->cur_next[j] != id)
+    j++;
+  return j;
+}
+
 static inline unsigned
 hl_trace_model_fid_find (const HlTraceModel *m, uint64_t id)
 {
   if (id == m->prev_id)
     return HL_FTOK_PREV;
-  for (unsigned j = 0; j < m->n_cursors; j++)
-    if (m->cur_last[j] + m->cur_step[j] == id)
-      return HL_FTOK_CURSOR + j;
-  return HL_FTOK_RAW;
+  unsigned n = m->n_cursors;
+  unsigned j = n == HL_MODEL_CURSORS ? hl_model_cursor_at (m, id, HL_MODEL_CURSORS) : hl_model_cursor_at (m, id, n);
+  return j < n ? HL_FTOK_CURSOR + j : HL_FTOK_RAW;
 }
 
 static inline bool
@@ -550,7 +562,7 @@ hl_trace_model_fid (const HlTraceModel *m, unsigned t, uint64_t *id)
     }
   if (t < HL_FTOK_CURSOR || t - HL_FTOK_CURSOR >= m->n_cursors)
     return false;
-  *id = m->cur_last[t - HL_FTOK_CURSOR] + m->cur_step[t - HL_FTOK_CURSOR];
+  *id = m->cur_next[t - HL_FTOK_CURSOR];
   return true;
 }
 
@@ -567,6 +579,40 @@ hl_model_distance (uint64_t a, uint64_t b)
 {
   uint64_t d = a - b;
   return (int64_t) d < 0 ? (uint64_t) 0 - d : d;
+}
+
+/* Whether ID is within HL_MODEL_NEAR of LAST, either way: one unsigned
+ * comparison. */
+static inline bool
+hl_model_near (uint64_t id, uint64_t last)
+{
+  return id - last + (HL_MODEL_NEAR - 1) < 2 * HL_MODEL_NEAR - 1;
+}
+
+/* The cursor (of the first N) nearest to ID, within HL_MODEL_NEAR, the
+ * first on ties; else N. An id is mostly near one cursor or none: the
+ * distances are compared only among the cursors near it. Called with N a
+ * constant HL_MODEL_CURSORS from the frame's fourth free on. */
+static inline unsigned
+hl_model_cursor_near (const HlTraceModel *m, uint64_t id, unsigned n)
+{
+  unsigned best = 0;
+  while (best < n && !hl_model_near (id, m->cur_last[best]))
+    best++;
+  if (best == n)
+    return n;
+  uint64_t best_d = hl_model_distance (id, m->cur_last[best]);
+  for (unsigned j = best + 1; j < n; j++)
+    if (hl_model_near (id, m->cur_last[j]))
+      {
+        uint64_t d = hl_model_distance (id, m->cur_last[j]);
+        if (d < best_d)
+          {
+            best = j;
+            best_d = d;
+          }
+      }
+  return best;
 }
 
 /* The cursor that predicted ID moves to the front with its step; else the
@@ -594,22 +640,9 @@ hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
     }
   else
     {
-      /* the nearest cursor, the first on ties (without branches: the
-       * joiner's most common case) */
-      uint64_t best_d = UINT64_MAX;
-      unsigned best = n;
-      for (unsigned j = 0; j < n; j++)
-        {
-          uint64_t d = hl_model_distance (id, m->cur_last[j]);
-          bool nearer = d < best_d;
-          best = nearer ? j : best;
-          best_d = nearer ? d : best_d;
-        }
-      if (best < n && best_d < HL_MODEL_NEAR)
-        {
-          from = best;
-          step = id - m->cur_last[best];
-        }
+      from = n == HL_MODEL_CURSORS ? hl_model_cursor_near (m, id, HL_MODEL_CURSORS) : hl_model_cursor_near (m, id, n);
+      if (from < n)
+        step = id - m->cur_last[from];
     }
   if (from == n)
     {
@@ -621,9 +654,11 @@ hl_trace_model_fid_seen (HlTraceModel *m, uint64_t id, unsigned t)
     {
       m->cur_last[j] = m->cur_last[j - 1];
       m->cur_step[j] = m->cur_step[j - 1];
+      m->cur_next[j] = m->cur_next[j - 1];
     }
   m->cur_last[0] = id;
   m->cur_step[0] = step;
+  m->cur_next[0] = id + step;
 }
 
 /* ---- Packet headers (5.0) -------------------------------------------- */
