@@ -591,18 +591,15 @@ hl_model_near (uint64_t id, uint64_t last)
 
 /* The cursor (of the first N) nearest to ID, within HL_MODEL_NEAR, the
  * first on ties; else N. An id is mostly near one cursor or none: the
- * distances are compared only among the cursors near it. Called with N a
- * constant HL_MODEL_CURSORS from the frame's fourth free on. */
+ * distance is taken only to the cursors near it. Called with N a constant
+ * HL_MODEL_CURSORS from the frame's fourth free on (a loop the compiler
+ * unrolls). */
 static inline unsigned
 hl_model_cursor_near (const HlTraceModel *m, uint64_t id, unsigned n)
 {
-  unsigned best = 0;
-  while (best < n && !hl_model_near (id, m->cur_last[best]))
-    best++;
-  if (best == n)
-    return n;
-  uint64_t best_d = hl_model_distance (id, m->cur_last[best]);
-  for (unsigned j = best + 1; j < n; j++)
+  unsigned best = n;
+  uint64_t best_d = HL_MODEL_NEAR;
+  for (unsigned j = 0; j < n; j++)
     if (hl_model_near (id, m->cur_last[j]))
       {
         uint64_t d = hl_model_distance (id, m->cur_last[j]);
