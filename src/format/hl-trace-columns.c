@@ -635,15 +635,6 @@ copy_field (uint8_t *w, const uint8_t *from, const uint8_t *to, const uint8_t *e
   return w + k;
 }
 
-/* The types of the short paths, as bits. */
-#define FAST_TYPES ((1u << HL_EVENT_ALLOC) | (1u << HL_EVENT_FREE) | (1u << HL_EVENT_REALLOC))
-
-static inline bool
-fast_type (uint8_t type)
-{
-  return type < 32 && ((FAST_TYPES >> type) & 1u);
-}
-
 typedef struct
 {
   uint8_t *type, *time, *size, *stack, *addr, *free, *mtok, *fid;
@@ -688,21 +679,23 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
     c->data[HL_COL_ADDR] + c->len[HL_COL_ADDR],   c->data[HL_COL_FREE] + c->len[HL_COL_FREE],
     c->data[HL_COL_MTOK] + c->len[HL_COL_MTOK],   c->data[HL_COL_FID] + c->len[HL_COL_FID],
   };
+  /* hl_trace_model_event, kept here and added once: these types set no
+   * packet flag, and each is one byte of the type column */
+  uint8_t *types = w.type;
+  uint64_t time = 0;
   while (p < end)
     {
       uint8_t b = *p, type = b & 0x7f;
-      if (!fast_type (type))
+      if (type != HL_EVENT_FREE && type != HL_EVENT_ALLOC && type != HL_EVENT_REALLOC)
         break;
       const uint8_t *q = p + 1, *t = q;
-      uint64_t dt = 0;
       if (!(b & HL_EVENT_FLAG_NO_TIME))
         {
+          uint64_t dt;
           t = hl_varint_get_checked (q, &dt);
           w.time = copy_field (w.time, q, t, end);
+          time += dt;
         }
-      /* hl_trace_model_event: these types set no packet flag */
-      m->pk_time += dt;
-      m->pk_events++;
       *w.type++ = b;
       if (type == HL_EVENT_FREE)
         {
@@ -772,6 +765,8 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
       *w.mtok++ = (uint8_t) (tok | at);
       p = ae;
     }
+  m->pk_time += time;
+  m->pk_events += (uint32_t) (w.type - types);
   c->len[HL_COL_TYPE] = (size_t) (w.type - c->data[HL_COL_TYPE]);
   c->len[HL_COL_TIME] = (size_t) (w.time - c->data[HL_COL_TIME]);
   c->len[HL_COL_SIZE] = (size_t) (w.size - c->data[HL_COL_SIZE]);
@@ -835,6 +830,75 @@ event_end (const uint8_t *p, const uint8_t *end)
 /* Tests: every event through parse_event and model_event. */
 static bool slow_only;
 
+/* The 8 bytes at P as a little-endian word. */
+static inline uint64_t
+load_le64 (const uint8_t *p)
+{
+  uint64_t w;
+  memcpy (&w, p, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64 (w);
+#endif
+  return w;
+}
+
+/* The byte after the event at P when it is a FREE or an ALLOC without a
+ * time whose varints end within WORD, its first 8 bytes (the packet has 9
+ * from P on), else NULL (event_end then tells): the varints' last bytes
+ * are WORD's bytes with bit 7 clear, after the type byte, so that their
+ * ends come out of one mask. */
+static inline const uint8_t *
+common_event_end (const uint8_t *p, uint64_t word)
+{
+  /* most often (python3) the varints are one byte each */
+  if ((word & 0x80ffu) == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME))
+    return p + 2;
+  if ((word & 0x808080ffu) == (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME))
+    return p + 4 + ((word >> 24) & 1); /* the address's extra byte */
+  uint64_t ends = ~word & 0x8080808080808000u;
+  uint8_t type = (uint8_t) word;
+  if (type == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME))
+    return ends != 0 ? p + (__builtin_ctzll (ends) >> 3) + 1 : NULL;
+  if (type != (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME))
+    return NULL;
+  ends &= ends - 1; /* past the size */
+  if (ends == 0)
+    return NULL;
+  unsigned stack_end = (unsigned) __builtin_ctzll (ends) >> 3;
+  ends &= ends - 1;
+  if (ends == 0)
+    return NULL;
+  unsigned addr_end = (unsigned) __builtin_ctzll (ends) >> 3;
+  /* the address's extra byte, when its first byte's bit 0 is set */
+  unsigned extra = (unsigned) (word >> ((stack_end + 1) * 8)) & 1u;
+  return p + addr_end + 1 + extra;
+}
+
+/* Whether every event of [P, END) is well-formed (as parse_event finds
+ * it). Out of line: once a packet, and split_events' registers stay with
+ * fast_run. */
+static __attribute__ ((noinline)) bool
+events_well_formed (const uint8_t *p, const uint8_t *end)
+{
+  /* the common events are read a word at a time while 9 bytes remain */
+  const uint8_t *words_end = !slow_only && end - p >= 9 ? end - 8 : p;
+  while (p < end)
+    {
+      if (p < words_end)
+        {
+          const uint8_t *next = common_event_end (p, load_le64 (p));
+          if (next != NULL)
+            {
+              p = next;
+              continue;
+            }
+        }
+      if ((p = slow_only ? event_end_slow (p, end) : event_end (p, end)) == NULL)
+        return false;
+    }
+  return true;
+}
+
 /* Splits the packet's events; false (nothing kept) when one is malformed.
  * With a model M, a first pass checks every event before the model sees
  * one, so that a packet kept verbatim leaves the model as the joiner's. */
@@ -850,26 +914,8 @@ split_events (const uint8_t *p, const uint8_t *end, HlColumns *c, HlTraceModel *
   bool fast = false;
   if (m != NULL)
     {
-      for (const uint8_t *q = p; q < end;)
-        {
-          /* the most common forms first: FREE and ALLOC without a time,
-           * their varints one byte each */
-          if (!slow_only && end - q >= 5)
-            {
-              if (q[0] == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME) && q[1] < 0x80)
-                {
-                  q += 2;
-                  continue;
-                }
-              if (q[0] == (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME) && (q[1] | q[2] | q[3]) < 0x80)
-                {
-                  q += 4 + (q[3] & 1); /* the address's extra byte */
-                  continue;
-                }
-            }
-          if ((q = slow_only ? event_end_slow (q, end) : event_end (q, end)) == NULL)
-            return 0;
-        }
+      if (!events_well_formed (p, end))
+        return 0;
       hl_trace_model_packet (m, h->tid, h->alloc_id_begin);
       fast = hl_trace_model_has_last (m) && !slow_only;
       size_t n = (size_t) (end - p);
