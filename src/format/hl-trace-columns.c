@@ -884,15 +884,11 @@ events_well_formed (const uint8_t *p, const uint8_t *end)
   const uint8_t *words_end = !slow_only && end - p >= 9 ? end - 8 : p;
   while (p < end)
     {
-      if (p < words_end)
-        {
-          const uint8_t *next = common_event_end (p, load_le64 (p));
-          if (next != NULL)
-            {
-              p = next;
-              continue;
-            }
-        }
+      const uint8_t *next;
+      while (p < words_end && (next = common_event_end (p, load_le64 (p))) != NULL)
+        p = next;
+      if (p >= end)
+        break;
       if ((p = slow_only ? event_end_slow (p, end) : event_end (p, end)) == NULL)
         return false;
     }
