@@ -748,8 +748,8 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
           size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
           canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
         }
-      uint64_t addr = hl_pred_base (&m->pred, ms.pred_cls, m->prev_addr) + d;
-      unsigned at = hl_model_find_in (m, ms.cls, site, addr); /* prev_stack is stack */
+      uint64_t addr = hl_pred_base (&m->pred, hl_model_size_pred_class (ms), m->prev_addr) + d;
+      unsigned at = hl_model_find_in (m, hl_model_size_class (ms), site, addr); /* prev_stack is stack */
       if (!canonical)
         {
           at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
@@ -759,7 +759,7 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
         {
           /* near the class's last address */
           at = HL_MTOK_ADDR_LAST;
-          w.addr = hl_addr_delta_put (w.addr, addr - m->last[ms.cls]);
+          w.addr = hl_addr_delta_put (w.addr, addr - m->last[hl_model_size_class (ms)]);
         }
       hl_model_alloc_in (m, ms, succ, site, stack, addr, at);
       *w.mtok++ = (uint8_t) (tok | at);

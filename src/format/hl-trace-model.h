@@ -179,22 +179,39 @@ hl_model_mix (uint64_t v)
 }
 
 /* Where an allocation of a size reads and updates the model, found once
- * for hl_trace_model_find and _alloc: glibc's chunk, its class (freed
- * list, last and step) and its class in the packet's own prediction. */
+ * for hl_trace_model_find and _alloc: glibc's chunk in 16-byte units (as
+ * hl_model_chunk_class finds it), one value that gives the chunk
+ * (units << 4), the class (capped) and the class in the packet's own
+ * prediction (hl_pred_class: units modulo its classes), so that little
+ * stays live between the two. */
 typedef struct
 {
-  uint64_t chunk;
-  unsigned cls;
-  unsigned pred_cls; /* hl_pred_class: the same chunk, modulo its classes */
+  uint64_t units;
 } HlModelSize;
 
 static inline HlModelSize
 hl_model_size (uint64_t size)
 {
-  HlModelSize z;
-  z.cls = hl_model_chunk_class (size, &z.chunk);
-  z.pred_cls = (unsigned) ((z.chunk >> 4) % HL_PRED_CLASSES);
-  return z;
+  uint64_t u = size > UINT64_MAX - 23 ? 2 : (size + 23) >> 4;
+  return (HlModelSize) { u < 2 ? 2 : u };
+}
+
+static inline uint64_t
+hl_model_size_chunk (HlModelSize z)
+{
+  return z.units << 4;
+}
+
+static inline unsigned
+hl_model_size_class (HlModelSize z)
+{
+  return z.units < HL_MODEL_CLASSES ? (unsigned) z.units : HL_MODEL_CLASSES - 1;
+}
+
+static inline unsigned
+hl_model_size_pred_class (HlModelSize z)
+{
+  return (unsigned) (z.units % HL_PRED_CLASSES);
 }
 
 /* The entries of STACK in succ and in site (the same hash). */
@@ -320,7 +337,7 @@ hl_model_find_in (const HlTraceModel *m, unsigned cls, unsigned site, uint64_t a
 static inline unsigned
 hl_trace_model_find (const HlTraceModel *m, uint64_t size, uint64_t addr)
 {
-  return hl_model_find_in (m, hl_model_size (size).cls, hl_model_site_index (m->prev_stack), addr);
+  return hl_model_find_in (m, hl_model_size_class (hl_model_size (size)), hl_model_site_index (m->prev_stack), addr);
 }
 
 /* The slots behave as a direct-mapped table of 2^HL_MODEL_SLOTS_LOG
@@ -390,7 +407,8 @@ static inline void
 hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site, uint64_t stack, uint64_t addr,
                    unsigned t)
 {
-  unsigned cls = z.cls;
+  unsigned cls = hl_model_size_class (z);
+  uint64_t chunk = hl_model_size_chunk (z);
   /* the stack's successor */
   m->succ[succ].key = m->thread_stack[m->thread];
   m->succ[succ].val = stack;
@@ -406,15 +424,15 @@ hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site,
       m->depth[cls]--;
     }
   else
-    m->carve = addr + z.chunk;
-  m->next = addr + z.chunk;
+    m->carve = addr + chunk;
+  m->next = addr + chunk;
   m->step[cls] = addr - m->last[cls];
   m->last[cls] = addr;
   m->site[site].step = m->site[site].key == stack ? addr - m->site[site].last : 0;
   m->site[site].key = stack;
   m->site[site].last = addr;
   /* the packet's own state */
-  hl_pred_alloc (&m->pred, z.pred_cls, m->next_id, addr);
+  hl_pred_alloc (&m->pred, hl_model_size_pred_class (z), m->next_id, addr);
   m->prev_addr = addr;
   hl_model_slot_store (m, m->next_id, addr, cls);
   m->prev_id = m->next_id++;
