@@ -640,14 +640,25 @@ typedef struct
   uint8_t *type, *time, *size, *stack, *addr, *free, *mtok, *fid;
 } Writers;
 
-/* The free of a FREE or REALLOC (its id delta, the svarint [F, FE) of
- * value V), as model_free does for 6.0. */
-static inline void
-fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *fe, uint64_t v, const uint8_t *end)
+/* The free of a FREE or REALLOC, its id delta the svarint at F, as
+ * model_free does for 6.0; returns the byte after it. ONE_BYTE: the
+ * varint is one byte (canonical), the common case, which the compiler
+ * makes a path of its own (always_inline, a constant). */
+static inline __attribute__ ((always_inline)) const uint8_t *
+fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *end, bool one_byte)
 {
+  uint64_t v;
+  const uint8_t *fe;
+  if (one_byte)
+    {
+      v = *f;
+      fe = f + 1;
+    }
+  else
+    fe = hl_varint_get_checked (f, &v);
   uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
   unsigned t = hl_trace_model_fid_find (m, id);
-  bool canonical = varint_canonical (f, fe);
+  bool canonical = one_byte || varint_canonical (f, fe);
   if (t == HL_FTOK_RAW || !canonical)
     {
       if (canonical)
@@ -665,6 +676,85 @@ fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *fe, uin
   hl_trace_model_fid_seen (m, id, t);
   *w->fid++ = (uint8_t) t;
   hl_trace_model_free_id (m, id);
+  return fe;
+}
+
+/* The allocation of an ALLOC or REALLOC (after a REALLOC's free), its
+ * size, stack and address from T on, as model_event does for 6.0;
+ * returns the byte after the event. ONE_BYTE: the three varints are one
+ * byte each (canonical, and an addrdelta of one byte needs no check of
+ * its length), the common case, a path of its own as in fast_free. */
+static inline __attribute__ ((always_inline)) const uint8_t *
+fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, bool one_byte)
+{
+  uint64_t size, zz, av;
+  const uint8_t *z, *k, *a;
+  if (one_byte)
+    {
+      size = t[0];
+      zz = t[1];
+      av = t[2];
+      z = t + 1;
+      k = t + 2;
+      a = t + 3;
+      *w->size++ = t[0];
+    }
+  else
+    {
+      z = hl_varint_get_checked (t, &size);
+      k = hl_varint_get_checked (z, &zz);
+      a = hl_varint_get_checked (k, &av);
+      w->size = copy_field (w->size, t, z, end);
+    }
+  const uint8_t *ae = a + (av & 1);
+  /* the model's entries for this allocation, found once */
+  HlModelSize ms = hl_model_size (size);
+  unsigned succ = hl_model_succ_index (m->thread_stack[m->thread]);
+  /* the stack */
+  uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+  unsigned site = hl_model_site_index (stack);
+  uint8_t tok = HL_MTOK_STACK_RAW;
+  if (stack == hl_model_stack_in (m, succ) && (one_byte || varint_canonical (z, k)))
+    tok = 0;
+  else if (one_byte)
+    *w->stack++ = *z;
+  else
+    w->stack = copy_field (w->stack, z, k, end);
+  m->prev_stack = stack;
+  /* the address; a bad extra byte reads as 0, and is not canonical; a
+   * long varint may hold more than an addrdelta gives back */
+  uint64_t d = (uint64_t) hl_zigzag_decode (av >> 1) << 4;
+  bool canonical = one_byte || varint_canonical (k, a);
+  if (av & 1)
+    {
+      /* hl_addr_delta_get: the extra byte, 1..15 */
+      if (*a >= 1 && *a <= 15)
+        d |= *a;
+      else
+        d = 0, canonical = false;
+    }
+  if (!one_byte && canonical && a - k >= 8)
+    {
+      uint8_t buf[HL_VARINT_MAX_BYTES + 1];
+      size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
+      canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
+    }
+  uint64_t addr = hl_pred_base (&m->pred, hl_model_size_pred_class (ms), m->prev_addr) + d;
+  unsigned at = hl_model_find_in (m, hl_model_size_class (ms), site, addr); /* prev_stack is stack */
+  if (!canonical)
+    {
+      at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
+      w->addr = copy_field (w->addr, k, ae, end);
+    }
+  else if (at == HL_MTOK_ADDR_RAW)
+    {
+      /* near the class's last address */
+      at = HL_MTOK_ADDR_LAST;
+      w->addr = hl_addr_delta_put (w->addr, addr - m->last[hl_model_size_class (ms)]);
+    }
+  hl_model_alloc_in (m, ms, succ, site, stack, addr, at);
+  *w->mtok++ = (uint8_t) (tok | at);
+  return ae;
 }
 
 /* Splits the ALLOC, FREE and REALLOC events from P (all well-formed) up
@@ -697,73 +787,18 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
           time += dt;
         }
       *w.type++ = b;
-      if (type == HL_EVENT_FREE)
+      /* a FREE, a REALLOC's free, then the allocation; the varints
+       * exist (well-formed events): reading their first bytes is safe */
+      if (type != HL_EVENT_ALLOC)
         {
-          uint64_t v;
-          const uint8_t *f = hl_varint_get_checked (t, &v);
-          fast_free (m, &w, t, f, v, end);
-          p = f;
-          continue;
+          t = *t < 0x80 ? fast_free (m, &w, t, end, true) : fast_free (m, &w, t, end, false);
+          if (type == HL_EVENT_FREE)
+            {
+              p = t;
+              continue;
+            }
         }
-      if (type == HL_EVENT_REALLOC)
-        {
-          uint64_t v;
-          const uint8_t *f = hl_varint_get_checked (t, &v);
-          fast_free (m, &w, t, f, v, end);
-          t = f;
-        }
-      uint64_t size, zz, av;
-      const uint8_t *z = hl_varint_get_checked (t, &size);
-      const uint8_t *k = hl_varint_get_checked (z, &zz);
-      const uint8_t *a = hl_varint_get_checked (k, &av);
-      const uint8_t *ae = a + (av & 1);
-      w.size = copy_field (w.size, t, z, end);
-      /* the model's entries for this allocation, found once */
-      HlModelSize ms = hl_model_size (size);
-      unsigned succ = hl_model_succ_index (m->thread_stack[m->thread]);
-      /* the stack */
-      uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
-      unsigned site = hl_model_site_index (stack);
-      uint8_t tok = HL_MTOK_STACK_RAW;
-      if (stack == hl_model_stack_in (m, succ) && varint_canonical (z, k))
-        tok = 0;
-      else
-        w.stack = copy_field (w.stack, z, k, end);
-      m->prev_stack = stack;
-      /* the address; a bad extra byte reads as 0, and is not canonical; a
-       * long varint may hold more than an addrdelta gives back */
-      uint64_t d = (uint64_t) hl_zigzag_decode (av >> 1) << 4;
-      bool canonical = varint_canonical (k, a);
-      if (av & 1)
-        {
-          /* hl_addr_delta_get: the extra byte, 1..15 */
-          if (*a >= 1 && *a <= 15)
-            d |= *a;
-          else
-            d = 0, canonical = false;
-        }
-      if (canonical && a - k >= 8)
-        {
-          uint8_t buf[HL_VARINT_MAX_BYTES + 1];
-          size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);
-          canonical = bn == (size_t) (ae - k) && memcmp (buf, k, bn) == 0;
-        }
-      uint64_t addr = hl_pred_base (&m->pred, hl_model_size_pred_class (ms), m->prev_addr) + d;
-      unsigned at = hl_model_find_in (m, hl_model_size_class (ms), site, addr); /* prev_stack is stack */
-      if (!canonical)
-        {
-          at = HL_MTOK_ADDR_RAW; /* the bytes as they were */
-          w.addr = copy_field (w.addr, k, ae, end);
-        }
-      else if (at == HL_MTOK_ADDR_RAW)
-        {
-          /* near the class's last address */
-          at = HL_MTOK_ADDR_LAST;
-          w.addr = hl_addr_delta_put (w.addr, addr - m->last[hl_model_size_class (ms)]);
-        }
-      hl_model_alloc_in (m, ms, succ, site, stack, addr, at);
-      *w.mtok++ = (uint8_t) (tok | at);
-      p = ae;
+      p = ((t[0] | t[1] | t[2]) & 0x80) == 0 ? fast_alloc (m, &w, t, end, true) : fast_alloc (m, &w, t, end, false);
     }
   m->pk_time += time;
   m->pk_events += (uint32_t) (w.type - types);
