@@ -829,7 +829,8 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
 }
 
 /* The byte after the event at P when it is well-formed (as parse_event
- * finds it), else NULL: ALLOC and FREE checked here, the others parsed. */
+ * finds it), else NULL, by parse_event itself (event_end checks the
+ * common types without it). */
 static const uint8_t *
 event_end_slow (const uint8_t *p, const uint8_t *end)
 {
@@ -850,17 +851,39 @@ varint_skip (const uint8_t *p, const uint8_t *end)
   return hl_varint_get (p, end, &v);
 }
 
+/* The byte after a STACK body at P (as take_body steps over it), or
+ * NULL. */
+static const uint8_t *
+stack_body_end (const uint8_t *p, const uint8_t *end)
+{
+  uint64_t v, n_frames, n_shared;
+  if ((p = hl_varint_get (p, end, &v)) == NULL || (p = hl_varint_get (p, end, &v)) == NULL
+      || (p = hl_varint_get (p, end, &n_frames)) == NULL || (p = hl_varint_get (p, end, &n_shared)) == NULL)
+    return NULL;
+  if (n_frames > HL_TRACE_MAX_FRAMES || n_shared > n_frames)
+    return NULL;
+  for (uint64_t i = n_shared; i < n_frames && p != NULL; i++)
+    p = varint_skip (p, end);
+  return p;
+}
+
+/* ALLOC, FREE, REALLOC and STACK (python3: 0.5 M STACKs) checked here,
+ * without parse_event's segments; the others parsed. */
 static inline const uint8_t *
 event_end (const uint8_t *p, const uint8_t *end)
 {
   uint8_t b = *p, type = b & 0x7f;
   const uint8_t *q = p + 1;
-  if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE)
+  if (type != HL_EVENT_ALLOC && type != HL_EVENT_FREE && type != HL_EVENT_REALLOC && type != HL_EVENT_STACK)
     return event_end_slow (p, end);
   if (!(b & HL_EVENT_FLAG_NO_TIME) && (q = varint_skip (q, end)) == NULL)
     return NULL;
   if (type == HL_EVENT_FREE)
     return varint_skip (q, end);
+  if (type == HL_EVENT_STACK)
+    return stack_body_end (q, end);
+  if (type == HL_EVENT_REALLOC && (q = varint_skip (q, end)) == NULL)
+    return NULL;
   if ((q = varint_skip (q, end)) == NULL || (q = varint_skip (q, end)) == NULL)
     return NULL;
   /* the address: an extra byte when its value's low bit (the first
