@@ -640,6 +640,21 @@ typedef struct
   uint8_t *type, *time, *size, *stack, *addr, *free, *mtok, *fid;
 } Writers;
 
+/* hl_zigzag_decode of a one-byte varint V (0..127), and the high part of
+ * an addrdelta of one byte V (hl_addr_delta_get: zigzag (V >> 1) << 4),
+ * as tables: one load in place of four or five operations on the short
+ * paths' one-byte varints. */
+#define ZZ1(v)  ((int8_t) (((v) >> 1) ^ -((v) & 1)))
+#define ZZ4(v)  ZZ1 (v), ZZ1 (v + 1), ZZ1 (v + 2), ZZ1 (v + 3)
+#define ZZ16(v) ZZ4 (v), ZZ4 (v + 4), ZZ4 (v + 8), ZZ4 (v + 12)
+#define ZZ64(v) ZZ16 (v), ZZ16 (v + 16), ZZ16 (v + 32), ZZ16 (v + 48)
+static const int8_t zigzag_byte[128] = { ZZ64 (0), ZZ64 (64) };
+#define AD1(v)  ((int16_t) (ZZ1 ((v) >> 1) * 16))
+#define AD4(v)  AD1 (v), AD1 (v + 1), AD1 (v + 2), AD1 (v + 3)
+#define AD16(v) AD4 (v), AD4 (v + 4), AD4 (v + 8), AD4 (v + 12)
+#define AD64(v) AD16 (v), AD16 (v + 16), AD16 (v + 32), AD16 (v + 48)
+static const int16_t addr_delta_byte[128] = { AD64 (0), AD64 (64) };
+
 /* The free of a FREE or REALLOC, its id delta the svarint at F, as
  * model_free does for 6.0; returns the byte after it. ONE_BYTE: the
  * varint is one byte (canonical), the common case, which the compiler
@@ -656,7 +671,7 @@ fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *end, bo
     }
   else
     fe = hl_varint_get_checked (f, &v);
-  uint64_t id = m->prev_id - (uint64_t) hl_zigzag_decode (v);
+  uint64_t id = m->prev_id - (uint64_t) (one_byte ? zigzag_byte[v] : hl_zigzag_decode (v));
   unsigned t = hl_trace_model_fid_find (m, id);
   bool canonical = one_byte || varint_canonical (f, fe);
   if (t == HL_FTOK_RAW || !canonical)
@@ -711,7 +726,7 @@ fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, b
   HlModelSize ms = hl_model_size (size);
   unsigned succ = hl_model_succ_index (m->thread_stack[m->thread]);
   /* the stack */
-  uint64_t stack = m->prev_stack + (uint64_t) hl_zigzag_decode (zz);
+  uint64_t stack = m->prev_stack + (uint64_t) (one_byte ? zigzag_byte[zz] : hl_zigzag_decode (zz));
   unsigned site = hl_model_site_index (stack);
   uint8_t tok = HL_MTOK_STACK_RAW;
   if (stack == hl_model_stack_in (m, succ) && (one_byte || varint_canonical (z, k)))
@@ -723,7 +738,7 @@ fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, b
   m->prev_stack = stack;
   /* the address; a bad extra byte reads as 0, and is not canonical; a
    * long varint may hold more than an addrdelta gives back */
-  uint64_t d = (uint64_t) hl_zigzag_decode (av >> 1) << 4;
+  uint64_t d = one_byte ? (uint64_t) (int64_t) addr_delta_byte[av] : (uint64_t) hl_zigzag_decode (av >> 1) << 4;
   bool canonical = one_byte || varint_canonical (k, a);
   if (av & 1)
     {
