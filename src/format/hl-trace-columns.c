@@ -724,7 +724,7 @@ fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, b
   const uint8_t *ae = a + (av & 1);
   /* the model's entries for this allocation, found once */
   HlModelSize ms = hl_model_size (size);
-  unsigned succ = hl_model_succ_index (m->thread_stack[m->thread]);
+  unsigned succ = hl_model_thread_succ (m);
   /* the stack */
   uint64_t stack = m->prev_stack + (uint64_t) (one_byte ? zigzag_byte[zz] : hl_zigzag_decode (zz));
   unsigned site = hl_model_site_index (stack);

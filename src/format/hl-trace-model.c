@@ -13,6 +13,8 @@
 _Static_assert ((HL_MODEL_DEPTH & (HL_MODEL_DEPTH - 1)) == 0, "ring of a power of two");
 _Static_assert (HL_MTOK_ADDR_LAST < HL_MTOK_STACK_RAW, "address tokens fit 7 bits");
 _Static_assert (HL_MODEL_CLASSES <= 256, "a class fits a slot's tag byte");
+_Static_assert (HL_MODEL_SUCC_LOG == HL_MODEL_SITE_LOG && HL_MODEL_SUCC_LOG <= 16,
+                "a stack's site entry is its succ entry (thread_succ), and fits 16 bits");
 
 /* One anonymous mapping: its pages come zeroed when first touched, so a
  * small trace pays for the few it uses (calloc would clear all 11 MiB once

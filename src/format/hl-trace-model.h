@@ -101,6 +101,7 @@ typedef struct
   }            succ[1u << HL_MODEL_SUCC_LOG];
   uint32_t     thread_tid[HL_MODEL_THREADS];
   uint64_t     thread_stack[HL_MODEL_THREADS];
+  uint16_t     thread_succ[HL_MODEL_THREADS];      /* the succ entry of thread_stack (hl_model_succ_index) */
   uint64_t     carve, next, freed_last;
   /* child entry i (docs/trace-format.md 7d) is child_pool[child_at[i] - 1]
    * once touched, in the order touched (a small frame touches a few pages
@@ -227,6 +228,15 @@ hl_model_site_index (uint64_t stack)
   return (unsigned) (hl_model_mix (stack) >> (64 - HL_MODEL_SITE_LOG));
 }
 
+/* The succ entry of the packet's thread's previous stack: kept with the
+ * stack, as the site entry of the allocation that set it (succ and site
+ * hash a stack alike), so that an allocation hashes one stack, not two. */
+static inline unsigned
+hl_model_thread_succ (const HlTraceModel *m)
+{
+  return m->thread_succ[m->thread];
+}
+
 static inline void
 hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
 {
@@ -235,6 +245,7 @@ hl_trace_model_packet (HlTraceModel *m, uint32_t tid, uint64_t alloc_id_begin)
     {
       m->thread_tid[t] = tid;
       m->thread_stack[t] = 0;
+      m->thread_succ[t] = (uint16_t) hl_model_succ_index (0);
     }
   m->thread = t;
   m->next_id = alloc_id_begin;
@@ -268,7 +279,7 @@ hl_model_stack_in (const HlTraceModel *m, unsigned succ)
 static inline uint64_t
 hl_trace_model_stack (const HlTraceModel *m)
 {
-  return hl_model_stack_in (m, hl_model_succ_index (m->thread_stack[m->thread]));
+  return hl_model_stack_in (m, hl_model_thread_succ (m));
 }
 
 static inline bool
@@ -413,6 +424,7 @@ hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site,
   m->succ[succ].key = m->thread_stack[m->thread];
   m->succ[succ].val = stack;
   m->thread_stack[m->thread] = stack;
+  m->thread_succ[m->thread] = (uint16_t) site; /* hl_model_succ_index (stack): the same hash */
   /* an address taken from a freed list leaves it: the entries above it
    * move one deeper */
   unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t >= HL_MTOK_ADDR_DEEP ? t - HL_MTOK_ADDR_DEEP + 1 : HL_MODEL_DEPTH;
@@ -443,7 +455,7 @@ hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site,
 static inline void
 hl_trace_model_alloc (HlTraceModel *m, uint64_t size, uint64_t stack, uint64_t addr, unsigned t)
 {
-  hl_model_alloc_in (m, hl_model_size (size), hl_model_succ_index (m->thread_stack[m->thread]),
+  hl_model_alloc_in (m, hl_model_size (size), hl_model_thread_succ (m),
                      hl_model_site_index (stack), stack, addr, t);
 }
 
