@@ -323,6 +323,27 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
     }
 }
 
+/* The shallowest depth k (1 <= k < depth) at which class CLS's freed list
+ * holds ADDR, or 0. Entry k is at ring position head - k (mod the ring):
+ * the positions head - 1 down to 0, then the ring's last down, each run
+ * scanned by pointer without a mask an entry. */
+static inline unsigned
+hl_model_freed_deep (const HlTraceModel *m, unsigned cls, uint64_t addr)
+{
+  const uint64_t *ring = m->freed[cls];
+  unsigned head = m->head[cls], depth = m->depth[cls];
+  if (depth <= 1)
+    return 0;
+  unsigned first = head < depth - 1 ? head : depth - 1; /* entries 1..first before the wrap */
+  for (unsigned k = 1; k <= first; k++)
+    if (ring[head - k] == addr)
+      return k;
+  for (unsigned k = first + 1; k < depth; k++)
+    if (ring[HL_MODEL_RING + 1 + head - k] == addr)
+      return k;
+  return 0;
+}
+
 /* hl_trace_model_find for class CLS, SITE the entry of prev_stack. */
 static inline unsigned
 hl_model_find_in (const HlTraceModel *m, unsigned cls, unsigned site, uint64_t addr)
@@ -337,9 +358,9 @@ hl_model_find_in (const HlTraceModel *m, unsigned cls, unsigned site, uint64_t a
     return HL_MTOK_ADDR_STEP;
   if (addr == m->freed_last)
     return HL_MTOK_ADDR_FREED;
-  for (unsigned k = 1; k < m->depth[cls]; k++)
-    if (m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
-      return HL_MTOK_ADDR_DEEP + k - 1;
+  unsigned k = hl_model_freed_deep (m, cls, addr);
+  if (k > 0)
+    return HL_MTOK_ADDR_DEEP + k - 1;
   if (!m->v4 && m->site[site].key == m->prev_stack && addr == m->site[site].last + m->site[site].step)
     return HL_MTOK_ADDR_SITE;
   return HL_MTOK_ADDR_RAW;
@@ -430,8 +451,13 @@ hl_model_alloc_in (HlTraceModel *m, HlModelSize z, unsigned succ, unsigned site,
   unsigned k = t == HL_MTOK_ADDR_TOP ? 0 : t >= HL_MTOK_ADDR_DEEP ? t - HL_MTOK_ADDR_DEEP + 1 : HL_MODEL_DEPTH;
   if (k < m->depth[cls] && m->freed[cls][(m->head[cls] - k) & HL_MODEL_RING] == addr)
     {
-      for (unsigned j = k; j > 0; j--)
-        m->freed[cls][(m->head[cls] - j) & HL_MODEL_RING] = m->freed[cls][(m->head[cls] - j + 1) & HL_MODEL_RING];
+      uint64_t *ring = m->freed[cls];
+      for (unsigned j = k, to = (m->head[cls] - k) & HL_MODEL_RING; j > 0; j--)
+        {
+          unsigned from = (to + 1) & HL_MODEL_RING;
+          ring[to] = ring[from];
+          to = from;
+        }
       m->head[cls] = (uint8_t) ((m->head[cls] - 1u) & HL_MODEL_RING);
       m->depth[cls]--;
     }
