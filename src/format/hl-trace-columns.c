@@ -656,24 +656,30 @@ static const int8_t zigzag_byte[128] = { ZZ64 (0), ZZ64 (64) };
 static const int16_t addr_delta_byte[128] = { AD64 (0), AD64 (64) };
 
 /* The free of a FREE or REALLOC, its id delta the svarint at F, as
- * model_free does for 6.0; returns the byte after it. ONE_BYTE: the
- * varint is one byte (canonical), the common case, which the compiler
- * makes a path of its own (always_inline, a constant). */
+ * model_free does for 6.0; returns the byte after it. BYTES: the varint's
+ * length when the caller knows it, 1 (canonical) or 2 (the common cases,
+ * python3 and churn), else 0; the compiler makes each known length a path
+ * of its own (always_inline, a constant). */
 static inline __attribute__ ((always_inline)) const uint8_t *
-fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *end, bool one_byte)
+fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *end, unsigned bytes)
 {
   uint64_t v;
   const uint8_t *fe;
-  if (one_byte)
+  if (bytes == 1)
     {
       v = *f;
       fe = f + 1;
     }
+  else if (bytes == 2)
+    {
+      v = (f[0] & 0x7fu) | (uint64_t) f[1] << 7;
+      fe = f + 2;
+    }
   else
     fe = hl_varint_get_checked (f, &v);
-  uint64_t id = m->prev_id - (uint64_t) (one_byte ? zigzag_byte[v] : hl_zigzag_decode (v));
+  uint64_t id = m->prev_id - (uint64_t) (bytes == 1 ? zigzag_byte[v] : hl_zigzag_decode (v));
   unsigned t = hl_trace_model_fid_find (m, id);
-  bool canonical = one_byte || varint_canonical (f, fe);
+  bool canonical = bytes == 1 || (bytes == 2 ? f[1] != 0 : varint_canonical (f, fe));
   if (t == HL_FTOK_RAW || !canonical)
     {
       if (canonical)
@@ -796,7 +802,9 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
       if (b == (HL_EVENT_FREE | HL_EVENT_FLAG_NO_TIME))
         {
           *w.type++ = b;
-          p = p[1] < 0x80 ? fast_free (m, &w, p + 1, end, true) : fast_free (m, &w, p + 1, end, false);
+          p = p[1] < 0x80   ? fast_free (m, &w, p + 1, end, 1)
+              : p[2] < 0x80 ? fast_free (m, &w, p + 1, end, 2) /* the varint goes on: p[2] is in it */
+                            : fast_free (m, &w, p + 1, end, 0);
           continue;
         }
       if (b == (HL_EVENT_ALLOC | HL_EVENT_FLAG_NO_TIME))
@@ -821,7 +829,7 @@ fast_run (HlTraceModel *m, HlColumns *c, const uint8_t *p, const uint8_t *end)
        * exist (well-formed events): reading their first bytes is safe */
       if (type != HL_EVENT_ALLOC)
         {
-          t = fast_free (m, &w, t, end, false);
+          t = fast_free (m, &w, t, end, 0);
           if (type == HL_EVENT_FREE)
             {
               p = t;
