@@ -29,7 +29,7 @@ end_strong (HlColumnStream *cs, const HlTraceCodec *codec)
   if (cs->z[1] != NULL)
     codec->stream_free (cs->z[1]);
   cs->z[1] = NULL;
-  cs->strong = -1;
+  cs->strong = HL_STRONG_NONE;
 }
 
 /* HL_COLUMN_STREAM_MIN bytes of the copy from AT, compressed whole: their
@@ -52,14 +52,15 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
   size_t got = probe (cs, codec, 0);
   int effort = got * HL_COLUMN_STREAM_FAST_RATIO > HL_COLUMN_STREAM_MIN ? HL_CODEC_STREAM_FAST
                                                                         : HL_CODEC_STREAM_ORDINARY;
-  /* 3: compressible enough for the strong pass at any size */
-  cs->strong = codec->compress_strong == NULL || got * HL_STRONG_RATIO > HL_COLUMN_STREAM_MIN ? -1
-               : got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN                          ? 3
-                                                                                            : 1;
+  /* bound to the end: compressible enough for the strong pass at any size */
+  cs->strong = codec->compress_strong == NULL || got * HL_STRONG_RATIO > HL_COLUMN_STREAM_MIN ? HL_STRONG_NONE
+               : got * HL_STRONG_BIG_RATIO <= HL_COLUMN_STREAM_MIN ? HL_STRONG_BOUND_LIGHT
+                                                                   : HL_STRONG_CANDIDATE;
+  bool strong = cs->strong != HL_STRONG_NONE;
   cs->z[0] = got > 0 ? codec->stream_new (codec->user, effort) : NULL;
-  if (cs->z[0] != NULL && cs->strong > 0)
+  if (cs->z[0] != NULL && strong)
     cs->z[1] = codec->stream_new (codec->user, HL_CODEC_STREAM_STRONG_LIGHT);
-  if (cs->z[0] == NULL || (cs->strong > 0 && cs->z[1] == NULL))
+  if (cs->z[0] == NULL || (strong && cs->z[1] == NULL))
     cs->failed = true;
 }
 
@@ -68,7 +69,7 @@ start (HlColumnStream *cs, const HlTraceCodec *codec)
 static void
 go_full_strong (HlColumnStream *cs, const HlTraceCodec *codec)
 {
-  cs->strong = 2;
+  cs->strong = HL_STRONG_FULL;
   if (cs->z[1] != NULL)
     codec->stream_free (cs->z[1]);
   cs->out_len[1] = 0;
@@ -105,11 +106,11 @@ appended (HlColumnStream *cs, const HlTraceCodec *codec, size_t n)
   cs->len += n;
   if (cs->len < HL_COLUMN_STREAM_MIN)
     return;
-  if (cs->strong == 0)
+  if (cs->strong == HL_STRONG_UNPROBED)
     start (cs, codec);
-  if (cs->strong == 3 && cs->len > HL_STRONG_MAX_IN)
+  if (cs->strong == HL_STRONG_BOUND_LIGHT && cs->len > HL_STRONG_MAX_IN)
     go_full_strong (cs, codec);
-  if (cs->strong == 1 && cs->len > HL_STRONG_MAX_IN)
+  if (cs->strong == HL_STRONG_CANDIDATE && cs->len > HL_STRONG_MAX_IN)
     {
       /* a program's start compresses worse than its steady state
        * (python3: the imports): the strong stream goes on to the end
@@ -178,10 +179,10 @@ hl_column_stream_finish (HlColumnStream     *cs,
   if (codec->stream_feed (cs->z[0], cs->copy, n, 1, &cs->out[0], &cs->out_len[0], &cs->out_cap[0]) != 0)
     return hl_column_compress_whole (codec, all, n, dst, cap);
   /* a strong stream that ran to here is used whenever it came out
-   * smaller: its cost is spent (hl_strong_pays decides whether to spend
-   * it; its HL_STRONG_MIN_OUT threw away sqlite3's three strong columns
-   * of 1 to 1.3 MB, 3,680 -> 1,268 bytes and the like: 4.5 KB, 4 % of
-   * its trace) */
+   * smaller: the probes decided to spend its cost, and it is spent
+   * (hl_strong_pays, the rule of a column compressed whole, threw away
+   * sqlite3's finished strong output on three columns with its
+   * HL_STRONG_MIN_OUT: 875 bytes) */
   int use = 0;
   size_t got = cs->out_len[0];
   if (cs->z[1] != NULL

@@ -54,6 +54,18 @@
 #define HL_COLUMN_STREAM_MIN        ((size_t) 256 << 10)
 #define HL_COLUMN_STREAM_FAST_RATIO 3u
 
+/* Where a column's strong pass stands. */
+typedef enum
+{
+  HL_STRONG_UNPROBED = 0,  /* under HL_COLUMN_STREAM_MIN bytes: not probed yet */
+  HL_STRONG_CANDIDATE,     /* the light stream; the second probe at
+                              HL_STRONG_MAX_IN sends it to the end or ends it */
+  HL_STRONG_BOUND_LIGHT,   /* bound to the end by the first probe: the light
+                              stream until HL_STRONG_MAX_IN, then the full one */
+  HL_STRONG_FULL,          /* the full strong stream, to the end */
+  HL_STRONG_NONE,          /* no strong pass (or no longer) */
+} HlStrongState;
+
 typedef struct
 {
   uint8_t *copy;          /* the bytes so far, at a fixed address */
@@ -61,9 +73,7 @@ typedef struct
   void    *z[2];          /* the ordinary (or fast) and the strong stream */
   uint8_t *out[2];
   size_t   out_len[2], out_cap[2];
-  int      strong;        /* 0 not probed yet, 1 candidate, 2 at any size (the full
-                             stream), 3 at any size (the light stream until
-                             HL_STRONG_MAX_IN), -1 not (or no longer) */
+  HlStrongState strong;
   bool     failed;        /* out of memory: compressed whole at the end */
 } HlColumnStream;
 

@@ -710,10 +710,12 @@ fast_free (HlTraceModel *m, Writers *w, const uint8_t *f, const uint8_t *end, un
 static inline __attribute__ ((always_inline)) const uint8_t *
 fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, unsigned size_bytes)
 {
-  bool one_byte = size_bytes != 0; /* the stack and the address */
+  /* the short form: the size in SIZE_BYTES, the stack and the address in
+   * one byte each */
+  bool short_form = size_bytes != 0;
   uint64_t size, zz, av;
   const uint8_t *z, *k, *a;
-  if (one_byte)
+  if (short_form)
     {
       size = size_bytes == 1 ? t[0] : (t[0] & 0x7fu) | (uint64_t) t[1] << 7;
       for (unsigned i = 0; i < size_bytes; i++)
@@ -736,20 +738,20 @@ fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, u
   HlModelSize ms = hl_model_size (size);
   unsigned succ = hl_model_thread_succ (m);
   /* the stack */
-  uint64_t stack = m->prev_stack + (uint64_t) (one_byte ? zigzag_byte[zz] : hl_zigzag_decode (zz));
+  uint64_t stack = m->prev_stack + (uint64_t) (short_form ? zigzag_byte[zz] : hl_zigzag_decode (zz));
   unsigned site = hl_model_site_index (stack);
   uint8_t tok = HL_MTOK_STACK_RAW;
-  if (stack == hl_model_stack_in (m, succ) && (one_byte || varint_canonical (z, k)))
+  if (stack == hl_model_stack_in (m, succ) && (short_form || varint_canonical (z, k)))
     tok = 0;
-  else if (one_byte)
+  else if (short_form)
     *w->stack++ = *z;
   else
     w->stack = copy_field (w->stack, z, k, end);
   m->prev_stack = stack;
   /* the address; a bad extra byte reads as 0, and is not canonical; a
    * long varint may hold more than an addrdelta gives back */
-  uint64_t d = one_byte ? (uint64_t) (int64_t) addr_delta_byte[av] : (uint64_t) hl_zigzag_decode (av >> 1) << 4;
-  bool canonical = one_byte || varint_canonical (k, a);
+  uint64_t d = short_form ? (uint64_t) (int64_t) addr_delta_byte[av] : (uint64_t) hl_zigzag_decode (av >> 1) << 4;
+  bool canonical = short_form || varint_canonical (k, a);
   if (av & 1)
     {
       /* hl_addr_delta_get: the extra byte, 1..15 */
@@ -758,7 +760,7 @@ fast_alloc (HlTraceModel *m, Writers *w, const uint8_t *t, const uint8_t *end, u
       else
         d = 0, canonical = false;
     }
-  if (!one_byte && canonical && a - k >= 8)
+  if (!short_form && canonical && a - k >= 8)
     {
       uint8_t buf[HL_VARINT_MAX_BYTES + 1];
       size_t bn = (size_t) (hl_addr_delta_put (buf, d) - buf);

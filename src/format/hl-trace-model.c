@@ -31,6 +31,10 @@ hl_trace_model_new (void)
   HlTraceModel *m = p;
   m->slots = (HlModelSlot *) ((uint8_t *) p + ((sizeof (HlTraceModel) + 4095) & ~(size_t) 4095));
   m->slots_log = HL_MODEL_SLOTS_MIN_LOG;
+  /* a thread slot's previous stack is 0 until its first packet resets it
+   * (tid 0's never does): its succ entry is 0's, whatever the hash */
+  for (unsigned t = 0; t < HL_MODEL_THREADS; t++)
+    m->thread_succ[t] = (uint16_t) hl_model_succ_index (0);
   return m;
 }
 

@@ -326,7 +326,7 @@ hl_trace_model_addr (const HlTraceModel *m, uint64_t size, unsigned t, uint64_t 
 /* The shallowest depth k (1 <= k < depth) at which class CLS's freed list
  * holds ADDR, or 0. Entry k is at ring position head - k (mod the ring):
  * the positions head - 1 down to 0, then the ring's last down, each run
- * scanned by pointer without a mask an entry. */
+ * indexed directly, without masking every index. */
 static inline unsigned
 hl_model_freed_deep (const HlTraceModel *m, unsigned cls, uint64_t addr)
 {
@@ -587,8 +587,8 @@ hl_trace_model_stack_def (HlTraceModel *m, const uint64_t *frames, uint32_t n)
 /* ---- Free cursors (5.0) ---------------------------------------------- */
 
 /* The first of the first N cursors that predicts ID, or N. Called with N
- * a constant HL_MODEL_CURSORS from the frame's fourth free on: a loop
- * the compiler unrolls. */
+ * a constant HL_MODEL_CURSORS once all HL_MODEL_CURSORS cursors are in
+ * use: a loop the compiler unrolls. */
 static inline unsigned
 hl_model_cursor_at (const HlTraceModel *m, uint64_t id, unsigned n)
 {
@@ -648,8 +648,8 @@ hl_model_near (uint64_t id, uint64_t last)
 /* The cursor (of the first N) nearest to ID, within HL_MODEL_NEAR, the
  * first on ties; else N. An id is mostly near one cursor or none: the
  * distance is taken only to the cursors near it. Called with N a constant
- * HL_MODEL_CURSORS from the frame's fourth free on (a loop the compiler
- * unrolls). */
+ * HL_MODEL_CURSORS once all HL_MODEL_CURSORS cursors are in use (a loop
+ * the compiler unrolls). */
 static inline unsigned
 hl_model_cursor_near (const HlTraceModel *m, uint64_t id, unsigned n)
 {

@@ -141,15 +141,16 @@ stream_free (void *stream)
   free (st);
 }
 
-/* HL_CODEC_STREAM_STRONG_LIGHT: level 12 (lazy2), for the columns that
- * compress 12 to 64 times (hl-trace-column-stream.c). Level 16's optimal
- * parsing on sqlite3's 1.7 MB of such a column took 0.4 s of CPU, most of
- * record's compress thread, which on a 2-core machine competes with the
- * program: instructions of the whole compression 3.20 G -> 1.76 G with
- * level 15 (btlazy2), its trace 92.7 -> 115.3 KB. Level 15 was still
- * 0.2 s of that thread's 0.4 s for sqlite3, and 0.33 G instructions of
- * python3's 4.68 G for nothing (its such columns come out the same at
- * any strong level): level 12 (bench/compress-stream under callgrind)
+/* HL_CODEC_STREAM_STRONG_LIGHT: level 12 (lazy2), the strong pass of a
+ * column until it passes 4 MiB, and to its end unless it is then bound
+ * to the end (hl-trace-column-stream.h). Level 16's optimal parsing on
+ * sqlite3's 1.7 MB of such a column took 0.4 s of CPU, most of record's
+ * compress thread, which on a 2-core machine competes with the program:
+ * instructions of the whole compression 3.20 G -> 1.76 G with level 15
+ * (btlazy2), its trace 92.7 -> 115.3 KB. Level 15 was still 0.2 s of
+ * that thread's 0.4 s for sqlite3, and 0.33 G instructions of python3's
+ * 4.68 G for nothing (its such columns come out the same at any strong
+ * level). Level 12 alone (bench/compress-stream under callgrind):
  * sqlite3 1.75 -> 1.40 G, its trace 115.1 -> 117.3 KB (+2 %; level 10:
  * 121.7 KB, level 13, btlazy2 with these tables: 120.6 KB); python3
  * 4.68 -> 4.34 G, the same bytes within 3. */

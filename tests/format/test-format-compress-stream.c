@@ -14,6 +14,7 @@
 
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
+#include "hl-trace-column-stream.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
@@ -152,7 +153,7 @@ codec_streams (const HlTraceCodec *zstd)
   bool same = src != NULL && back != NULL, decodes = same;
   uint8_t *cat = NULL;
   size_t cat_len = 0;
-  for (int effort = HL_CODEC_STREAM_FAST; effort <= HL_CODEC_STREAM_STRONG && same; effort++)
+  for (int effort = HL_CODEC_STREAM_FAST; effort <= HL_CODEC_STREAM_STRONG_LIGHT && same; effort++)
     {
       uint8_t *out[2] = { NULL, NULL };
       size_t len[2] = { 0, 0 }, cap[2] = { 0, 0 };
@@ -198,10 +199,61 @@ codec_streams (const HlTraceCodec *zstd)
   free (back);
 }
 
+/* 7. a column bound to the end of the strong pass (its first 256 KiB
+ * compress at least 64 times): the light stream until 4 MiB, then the
+ * full one from the first byte; and one that ends before 4 MiB on the
+ * light stream. The same packed bytes whole, in pieces up to 300 KB, and
+ * in pieces that step over 4 MiB at once. */
+static void
+strong_column_cuts (const HlTraceCodec *zstd)
+{
+  size_t total_max = (size_t) 6 << 20;
+  uint8_t *col = malloc (total_max);
+  uint32_t seed = 5;
+  for (size_t i = 0; col != NULL && i < total_max; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      col[i] = (uint8_t) (i % 1000 < 990 ? (i / 3) % 5 : seed >> 24);
+    }
+  bool same = col != NULL;
+  HlStrongState end_state[2] = { HL_STRONG_UNPROBED, HL_STRONG_UNPROBED };
+  for (int c = 0; c < 2 && same; c++)
+    {
+      size_t total = c == 0 ? (size_t) 3 << 20 : total_max;
+      uint8_t *dst[3] = { NULL, NULL, NULL };
+      size_t len[3] = { 0, 0, 0 };
+      for (int way = 0; way < 3; way++)
+        {
+          HlColumnStream cs;
+          memset (&cs, 0, sizeof cs);
+          for (size_t at = 0; at < total;)
+            {
+              seed = seed * 1103515245u + 12345u;
+              size_t next = way == 0 ? total : way == 1 ? at + 1 + (seed >> 8) % 300000 : at + ((size_t) 4 << 20) + 1;
+              next = next < total ? next : total;
+              hl_column_stream_append (&cs, zstd, col + at, next - at);
+              at = next;
+            }
+          end_state[c] = cs.strong;
+          dst[way] = malloc (total);
+          len[way] = dst[way] != NULL ? hl_column_stream_finish (&cs, zstd, col, total, dst[way], total) : 0;
+          hl_column_stream_clear (&cs, zstd);
+        }
+      same &= len[0] > 0 && len[0] == len[1] && len[1] == len[2] && memcmp (dst[0], dst[1], len[0]) == 0
+              && memcmp (dst[0], dst[2], len[0]) == 0;
+      for (int way = 0; way < 3; way++)
+        free (dst[way]);
+    }
+  hl_tap_ok (same && end_state[0] == HL_STRONG_BOUND_LIGHT && end_state[1] == HL_STRONG_FULL,
+             "a strong column of 3 MiB (light to the end) and of 6 MiB (full from 4 MiB): the same bytes "
+             "however it grew (end states %d %d)", (int) end_state[0], (int) end_state[1]);
+  free (col);
+}
+
 int
 main (void)
 {
-  hl_tap_plan (14);
+  hl_tap_plan (15);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -292,6 +344,7 @@ main (void)
 
   large_columns (dir, zstd);
   codec_streams (zstd);
+  strong_column_cuts (zstd);
 
   free (d_plain);
   free (data);
