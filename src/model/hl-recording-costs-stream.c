@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "hl-crc32c.h"
+#include "hl-event-cursor-common.h"
 #include "hl-model-error.h"
 #include "hl-recording-aggregate.h"
 #include "hl-recording-struct.h"
@@ -470,7 +471,7 @@ apply_packet (HlCostsStream *self,
   pkt.offset = offset;
   pkt.content = p + pkt.header.header_size;
   hl_event_cursor_init (self->cursor, &pkt);
-  while ((rc = hl_event_cursor_next (self->cursor, &ev, &err)) > 0)
+  while ((rc = hl_event_cursor_next_inline (self->cursor, &ev, &err)) > 0)
     {
       if (self->short_path)
         {
