@@ -21,11 +21,10 @@ typedef struct
 typedef struct
 {
   guint64 time_ns;
-  guint64 size;
+  guint64 change;   /* the size, minus it for a free (modulo 2^64): added as is */
   guint32 seq;
   guint32 stack;
   guint32 thread;
-  guint32 is_free;
 } Point;
 
 /* Costs of one stack or thread, and its live bytes along the sorted
@@ -539,6 +538,7 @@ point_add (HlAggregate *self,
            gboolean     is_free)
 {
   const Point *tail = &self->queue[(self->q_head + self->q_len - 1) & self->q_mask];
+  guint64 change = is_free ? -size : size;
   gboolean after_tail = self->q_len > 0 && !(time_ns < tail->time_ns || (time_ns == tail->time_ns && seq < tail->seq));
 
   if (G_UNLIKELY (!after_tail) && self->released_any &&
@@ -550,21 +550,20 @@ point_add (HlAggregate *self,
 
       if (G_UNLIKELY (self->q_len == self->q_mask + 1))
         {
-          Point p = { time_ns, size, seq, stack, thread, is_free };
+          Point p = { time_ns, change, seq, stack, thread };
           queue_push (self, &p);
           return;
         }
       d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
       d->time_ns = time_ns;
-      d->size = size;
+      d->change = change;
       d->seq = seq;
       d->stack = stack;
       d->thread = thread;
-      d->is_free = is_free;
     }
   else
     {
-      Point p = { time_ns, size, seq, stack, thread, is_free };
+      Point p = { time_ns, change, seq, stack, thread };
       heap_push (self, &p);
     }
 }
@@ -623,12 +622,11 @@ static inline void
 agg_move (Agg    *a,
           guint64 peak_epoch,
           guint64 epoch,
-          guint64 size,
-          gboolean is_free)
+          guint64 change)
 {
   if (a->last_epoch <= peak_epoch)
     a->at_peak = a->live;
-  a->live = is_free ? a->live - size : a->live + size;
+  a->live += change;
   a->last_epoch = epoch;
 }
 
@@ -641,11 +639,11 @@ release (HlAggregate *self,
   /* every point's stack and thread had their Agg made by its allocation */
   Agg *s = &g_array_index (self->stacks, Agg, p->stack), *pair;
 
-  agg_move (s, self->peak_epoch, e, p->size, p->is_free);
-  agg_move (&g_array_index (self->threads, Agg, p->thread), self->peak_epoch, e, p->size, p->is_free);
+  agg_move (s, self->peak_epoch, e, p->change);
+  agg_move (&g_array_index (self->threads, Agg, p->thread), self->peak_epoch, e, p->change);
   if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
-    agg_move (pair, self->peak_epoch, e, p->size, p->is_free);
-  self->heap_bytes = p->is_free ? self->heap_bytes - p->size : self->heap_bytes + p->size;
+    agg_move (pair, self->peak_epoch, e, p->change);
+  self->heap_bytes += p->change;
   if (self->heap_bytes > self->peak_bytes)
     {
       self->peak_bytes = self->heap_bytes;
@@ -681,11 +679,11 @@ release_fifo (HlAggregate *self,
       e++;
       /* every point's stack and thread had their Agg made by its allocation */
       s = &stacks[p->stack];
-      agg_move (s, peak_epoch, e, p->size, p->is_free);
-      agg_move (&threads[p->thread], peak_epoch, e, p->size, p->is_free);
+      agg_move (s, peak_epoch, e, p->change);
+      agg_move (&threads[p->thread], peak_epoch, e, p->change);
       if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
-        agg_move (pair, peak_epoch, e, p->size, p->is_free);
-      heap = p->is_free ? heap - p->size : heap + p->size;
+        agg_move (pair, peak_epoch, e, p->change);
+      heap += p->change;
       if (heap > peak)
         {
           peak = heap;
