@@ -60,6 +60,11 @@ struct _HlAggregate
    * (time, seq); released by merging the two. */
   Point     *queue;
   guint64    q_head, q_len, q_mask;
+  /* The (time, seq) a point must not be before to join the FIFO: its
+   * tail's, or the last released point's while it is empty (0, 0 before
+   * any), kept apart so that point_add() need not find the tail. */
+  guint64    tail_time;
+  guint32    tail_seq;
   Point     *heap;
   guint64    n_heap, heap_cap;
 
@@ -527,7 +532,9 @@ static void heap_push (HlAggregate *self,
  * A point not before the FIFO's tail is not before the last one released
  * either, while the order holds: the FIFO is sorted, and a point released
  * came before all that still wait. Only the others are checked against
- * it (the check was a seventh of the point's cost). */
+ * it (the check was a seventh of the point's cost). With the FIFO empty,
+ * the key it is compared with is the last released point's: one before
+ * it breaks the order and goes to the FIFO all the same. */
 static inline __attribute__ ((always_inline)) void
 point_add (HlAggregate *self,
            guint64      time_ns,
@@ -537,35 +544,34 @@ point_add (HlAggregate *self,
            guint32      thread,
            gboolean     is_free)
 {
-  const Point *tail = &self->queue[(self->q_head + self->q_len - 1) & self->q_mask];
   guint64 change = is_free ? -size : size;
-  gboolean after_tail = self->q_len > 0 && !(time_ns < tail->time_ns || (time_ns == tail->time_ns && seq < tail->seq));
 
-  if (G_UNLIKELY (!after_tail) && self->released_any &&
-      (time_ns < self->last_time || (time_ns == self->last_time && seq < self->last_seq)))
-    self->order_broken = TRUE;
-  if (G_LIKELY (after_tail) || self->q_len == 0)
+  if (G_UNLIKELY (time_ns < self->tail_time || (time_ns == self->tail_time && seq < self->tail_seq)))
     {
-      Point *d;
-
-      if (G_UNLIKELY (self->q_len == self->q_mask + 1))
+      if (self->released_any &&
+          (time_ns < self->last_time || (time_ns == self->last_time && seq < self->last_seq)))
+        self->order_broken = TRUE;
+      if (self->q_len > 0)
         {
           Point p = { time_ns, change, seq, stack, thread };
-          queue_push (self, &p);
+          heap_push (self, &p);
           return;
         }
-      d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
-      d->time_ns = time_ns;
-      d->change = change;
-      d->seq = seq;
-      d->stack = stack;
-      d->thread = thread;
     }
-  else
+  self->tail_time = time_ns;
+  self->tail_seq = seq;
+  if (G_UNLIKELY (self->q_len == self->q_mask + 1))
     {
       Point p = { time_ns, change, seq, stack, thread };
-      heap_push (self, &p);
+      queue_push (self, &p);
+      return;
     }
+  Point *d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
+  d->time_ns = time_ns;
+  d->change = change;
+  d->seq = seq;
+  d->stack = stack;
+  d->thread = thread;
 }
 
 static void
@@ -655,6 +661,18 @@ release (HlAggregate *self,
   self->released_any = TRUE;
 }
 
+/* After points were released: with the FIFO empty, point_add()'s key is
+ * the last one released. */
+static inline void
+fifo_key_after_release (HlAggregate *self)
+{
+  if (self->q_len == 0)
+    {
+      self->tail_time = self->last_time;
+      self->tail_seq = self->last_seq;
+    }
+}
+
 /* release_until_keep() when every point waiting is in the FIFO (the
  * usual case: a packet's events are in time order): release() of each in
  * turn, in place, the curve's state in locals. */
@@ -707,6 +725,7 @@ release_fifo (HlAggregate *self,
       self->last_seq = last->seq;
       self->released_any = TRUE;
     }
+  fifo_key_after_release (self);
 }
 
 static void
@@ -744,6 +763,7 @@ release_until_keep (HlAggregate *self,
         break;
       release (self, &p);
     }
+  fifo_key_after_release (self);
 }
 
 static void
