@@ -27,7 +27,7 @@
 #include "hl-crc32c.h"
 #include "hl-event-cursor-common.h"
 #include "hl-model-error.h"
-#include "hl-recording-aggregate.h"
+#include "hl-recording-aggregate-private.h"
 #include "hl-recording-struct.h"
 #include "hl-trace-load-private.h"
 
@@ -387,7 +387,7 @@ short_alloc (HlRecording   *rec,
   if (id >= G_MAXINT32 || (id >= rec->allocs->len && id > 16 * (rec->n_allocs + (1u << 20))) ||
       rec->threads->len == 0 || ev->tid != rec->last_tid ||
       (rec->pending_frees != NULL && g_hash_table_size (rec->pending_frees) > 0) ||
-      hl_aggregate_seen (rec->aggregate, id))
+      hl_aggregate_seen_inline (rec->aggregate, id))
     return FALSE;
   if (ev->u.alloc.stack_id != 0)
     {
@@ -404,7 +404,7 @@ short_alloc (HlRecording   *rec,
   if (ev->time_ns < info->start_ns)
     info->start_ns = ev->time_ns;
   t = MIN (rec->last_thread, HL_MAX_THREADS - 1);
-  hl_aggregate_alloc (rec->aggregate, id, ev->time_ns, rec->seq++, t, stack, ev->u.alloc.size, ev->u.alloc.address);
+  hl_aggregate_alloc_inline (rec->aggregate, id, ev->time_ns, rec->seq++, t, stack, ev->u.alloc.size, ev->u.alloc.address);
   g_array_index (rec->thread_last, guint64, t) = id;
   rec->n_allocs++;
   rec->bytes_allocated += ev->u.alloc.size;
@@ -424,10 +424,10 @@ short_free (HlRecording   *rec,
     return FALSE;
   /* a live id was seen; one not live: unknown when seen, else its free
    * waits for the allocation (the general path) */
-  if (!hl_aggregate_free_id (rec->aggregate, id, ev->time_ns, rec->seq, (const guint64 *) rec->thread_last->data,
-                             rec->applying_pending, &temporary))
+  if (!hl_aggregate_free_id_inline (rec->aggregate, id, ev->time_ns, rec->seq, (const guint64 *) rec->thread_last->data,
+                                    rec->applying_pending, &temporary))
     {
-      if (!hl_aggregate_seen (rec->aggregate, id))
+      if (!hl_aggregate_seen_inline (rec->aggregate, id))
         return FALSE;
       rec->frees_unknown++;
       return TRUE;
