@@ -21,7 +21,7 @@ typedef struct
   guint64 size;
   guint32 stack;
   guint32 thread;
-} LiveRec;
+} HlAggLive;
 
 /* A point of the heap curve waiting for its turn. */
 typedef struct
@@ -31,7 +31,7 @@ typedef struct
   guint32 seq;
   guint32 stack;
   guint32 thread;
-} Point;
+} HlAggPoint;
 
 /* Costs of one stack or thread, and its live bytes along the sorted
  * curve with the snapshot taken at the latest peak. */
@@ -42,19 +42,20 @@ typedef struct
   guint64 at_peak;
   guint64 last_epoch;
   guint32 owner_plus_1;   /* stacks: the first thread that allocated there */
-} Agg;
+} HlAggTotals;
 
-/* The recent ids' live allocations: slot id % RING_SLOTS (see live_insert). */
-#define RING_BITS  14
-#define RING_SLOTS ((guint64) 1 << RING_BITS)
-#define RING_MASK  (RING_SLOTS - 1)
+/* The recent ids' live allocations: slot id % HL_AGG_RING_SLOTS (see
+ * hl_agg_live_insert). */
+#define HL_AGG_RING_BITS  14
+#define HL_AGG_RING_SLOTS ((guint64) 1 << HL_AGG_RING_BITS)
+#define HL_AGG_RING_MASK  (HL_AGG_RING_SLOTS - 1)
 
 struct _HlAggregate
 {
   /* Live allocations: the ring of recent ids, and the older ones pushed
    * out of it in a table of open addressing, linear probing. */
-  LiveRec   *ring;
-  LiveRec   *live;
+  HlAggLive *ring;
+  HlAggLive *live;
   guint64    live_mask;        /* capacity - 1 */
   guint64    n_live;
   HlAddressMap *addr_to_id;    /* built on the first free by address */
@@ -64,14 +65,14 @@ struct _HlAggregate
   /* Points waiting: those that came in order in a FIFO (most of them:
    * a packet's events are in time order), the others in a min-heap on
    * (time, seq); released by merging the two. */
-  Point     *queue;
+  HlAggPoint *queue;
   guint64    q_head, q_len, q_mask;
   /* The (time, seq) a point must not be before to join the FIFO: its
    * tail's, or the last released point's while it is empty (0, 0 before
-   * any), kept apart so that point_add() need not find the tail. */
+   * any), kept apart so that hl_agg_point_add() need not find the tail. */
   guint64    tail_time;
   guint32    tail_seq;
-  Point     *heap;
+  HlAggPoint *heap;
   guint64    n_heap, heap_cap;
 
   /* Release bounds, by packet offset. */
@@ -79,13 +80,13 @@ struct _HlAggregate
   guint64   *bound_after;      /* least first time of the packets after offsets[i] */
   gsize      n_offsets, next_offset;
 
-  GArray    *stacks;           /* Agg per internal stack */
-  GArray    *threads;          /* Agg per thread index */
+  GArray    *stacks;           /* HlAggTotals per internal stack */
+  GArray    *threads;          /* HlAggTotals per thread index */
   /* Costs per (stack, thread) for the threads other than the stack's
    * owner (the owner's are the stack's minus these: every cost adds up),
    * so single-threaded programs pay one comparison per event. */
   GHashTable *pair_index;      /* stack << 32 | thread → index + 1 */
-  GArray    *pairs;            /* Agg */
+  GArray    *pairs;            /* HlAggTotals */
   GArray    *pair_keys;        /* guint64 stack << 32 | thread, parallel */
   HlSizeHistogram histogram;
 
@@ -99,30 +100,30 @@ struct _HlAggregate
 };
 
 /* Out of line: the rare paths. */
-Agg     *hl_aggregate_pair_at           (HlAggregate   *self,
-                                         Agg           *stack_agg,
-                                         guint32        stack,
-                                         guint32        thread);
-void     hl_aggregate_grow_seen         (HlAggregate   *self,
-                                         guint64        id);
-LiveRec *hl_aggregate_hash_find         (HlAggregate   *self,
-                                         guint64        id);
-void     hl_aggregate_hash_remove       (HlAggregate   *self,
-                                         LiveRec       *r);
-void     hl_aggregate_live_insert_taken (HlAggregate   *self,
-                                         LiveRec       *r,
-                                         const LiveRec *rec);
-void     hl_aggregate_queue_push        (HlAggregate   *self,
-                                         const Point   *p);
-void     hl_aggregate_heap_push         (HlAggregate   *self,
-                                         const Point   *p);
+HlAggTotals *hl_aggregate_pair_at           (HlAggregate      *self,
+                                             HlAggTotals      *stack_agg,
+                                             guint32           stack,
+                                             guint32           thread);
+void         hl_aggregate_grow_seen         (HlAggregate      *self,
+                                             guint64           id);
+HlAggLive   *hl_aggregate_hash_find         (HlAggregate      *self,
+                                             guint64           id);
+void         hl_aggregate_hash_remove       (HlAggregate      *self,
+                                             HlAggLive        *r);
+void         hl_aggregate_live_insert_taken (HlAggregate      *self,
+                                             HlAggLive        *r,
+                                             const HlAggLive  *rec);
+void         hl_aggregate_queue_push        (HlAggregate      *self,
+                                             const HlAggPoint *p);
+void         hl_aggregate_heap_push         (HlAggregate      *self,
+                                             const HlAggPoint *p);
 
 /* hl_aggregate_pair_at() with the usual case (THREAD is the stack's owner) inline. */
-static inline Agg *
-pair_of (HlAggregate *self,
-         Agg         *stack_agg,
-         guint32      stack,
-         guint32      thread)
+static inline HlAggTotals *
+hl_agg_pair_of (HlAggregate *self,
+                HlAggTotals *stack_agg,
+                guint32      stack,
+                guint32      thread)
 {
   if (G_LIKELY (stack_agg->owner_plus_1 == thread + 1))
     return NULL;
@@ -130,8 +131,8 @@ pair_of (HlAggregate *self,
 }
 
 static inline void
-mark_seen (HlAggregate *self,
-           guint64      id)
+hl_agg_mark_seen (HlAggregate *self,
+                  guint64      id)
 {
   if (G_UNLIKELY ((id >> 6) >= self->seen->len))
     hl_aggregate_grow_seen (self, id);
@@ -141,14 +142,14 @@ mark_seen (HlAggregate *self,
 /* Ids come in order and most blocks die young (churn: a ring of 256 live
  * ones; sqlite3 and python3 likewise for most): a block lives in the ring
  * slot of its id, found and freed with no hashing and no probe; a block
- * still live when an id RING_SLOTS later takes its slot moves to the
+ * still live when an id HL_AGG_RING_SLOTS later takes its slot moves to the
  * table. Of two ids for one slot (threads' packets come out of order) the
  * ring keeps the later one. Each live id is in exactly one of them. */
-static inline LiveRec *
-live_find (HlAggregate *self,
-           guint64      id)
+static inline HlAggLive *
+hl_agg_live_find (HlAggregate *self,
+                  guint64      id)
 {
-  LiveRec *r = &self->ring[id & RING_MASK];
+  HlAggLive *r = &self->ring[id & HL_AGG_RING_MASK];
 
   if (G_LIKELY (r->id_plus_1 == id + 1))
     return r;
@@ -159,15 +160,15 @@ live_find (HlAggregate *self,
  * else on the way (a record built and copied was a tenth of an
  * allocation's cost). */
 static inline void
-live_insert (HlAggregate *self,
-             guint64      id,
-             guint64      address,
-             guint64      time_ns,
-             guint64      size,
-             guint32      stack,
-             guint32      thread)
+hl_agg_live_insert (HlAggregate *self,
+                    guint64      id,
+                    guint64      address,
+                    guint64      time_ns,
+                    guint64      size,
+                    guint32      stack,
+                    guint32      thread)
 {
-  LiveRec *r = &self->ring[id & RING_MASK];
+  HlAggLive *r = &self->ring[id & HL_AGG_RING_MASK];
 
   if (G_LIKELY (r->id_plus_1 == 0))
     {
@@ -179,30 +180,31 @@ live_insert (HlAggregate *self,
       r->thread = thread;
     }
   else
-    hl_aggregate_live_insert_taken (self, r, &(LiveRec) { id + 1, address, time_ns, size, stack, thread });
+    hl_aggregate_live_insert_taken (self, r,
+                                    &(HlAggLive) { id + 1, address, time_ns, size, stack, thread });
 }
 
 static inline void
-live_remove (HlAggregate *self,
-             LiveRec     *r)
+hl_agg_live_remove (HlAggregate *self,
+                    HlAggLive   *r)
 {
-  if (r >= self->ring && r < self->ring + RING_SLOTS)
+  if (r >= self->ring && r < self->ring + HL_AGG_RING_SLOTS)
     r->id_plus_1 = 0;
   else
     hl_aggregate_hash_remove (self, r);
 }
 
-static inline Agg *
-agg_at (GArray *array,
-        guint32 index)
+static inline HlAggTotals *
+hl_agg_at (GArray *array,
+           guint32 index)
 {
   if (index >= array->len)
     g_array_set_size (array, MAX (index + 1, array->len * 2));
-  return &g_array_index (array, Agg, index);
+  return &g_array_index (array, HlAggTotals, index);
 }
 
 static inline guint
-size_bucket (guint64 size)
+hl_agg_size_bucket (guint64 size)
 {
   return size == 0 ? 0 : 64 - __builtin_clzll (size);
 }
@@ -218,13 +220,13 @@ size_bucket (guint64 size)
  * the key it is compared with is the last released point's: one before
  * it breaks the order and goes to the FIFO all the same. */
 static inline __attribute__ ((always_inline)) void
-point_add (HlAggregate *self,
-           guint64      time_ns,
-           guint64      size,
-           guint32      seq,
-           guint32      stack,
-           guint32      thread,
-           gboolean     is_free)
+hl_agg_point_add (HlAggregate *self,
+                  guint64      time_ns,
+                  guint64      size,
+                  guint32      seq,
+                  guint32      stack,
+                  guint32      thread,
+                  gboolean     is_free)
 {
   guint64 change = is_free ? -size : size;
 
@@ -235,7 +237,7 @@ point_add (HlAggregate *self,
         self->order_broken = TRUE;
       if (self->q_len > 0)
         {
-          Point p = { time_ns, change, seq, stack, thread };
+          HlAggPoint p = { time_ns, change, seq, stack, thread };
           hl_aggregate_heap_push (self, &p);
           return;
         }
@@ -244,11 +246,11 @@ point_add (HlAggregate *self,
   self->tail_seq = seq;
   if (G_UNLIKELY (self->q_len == self->q_mask + 1))
     {
-      Point p = { time_ns, change, seq, stack, thread };
+      HlAggPoint p = { time_ns, change, seq, stack, thread };
       hl_aggregate_queue_push (self, &p);
       return;
     }
-  Point *d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
+  HlAggPoint *d = &self->queue[(self->q_head + self->q_len++) & self->q_mask];
   d->time_ns = time_ns;
   d->change = change;
   d->seq = seq;
@@ -274,12 +276,12 @@ hl_aggregate_alloc_inline (HlAggregate *self,
                            guint64      size,
                            guint64      address)
 {
-  Agg *s = agg_at (self->stacks, stack), *t = agg_at (self->threads, thread);
-  Agg *pair = pair_of (self, s, stack, thread);
-  guint b = size_bucket (size);
+  HlAggTotals *s = hl_agg_at (self->stacks, stack), *t = hl_agg_at (self->threads, thread);
+  HlAggTotals *pair = hl_agg_pair_of (self, s, stack, thread);
+  guint b = hl_agg_size_bucket (size);
 
-  mark_seen (self, id);
-  live_insert (self, id, address, time_ns, size, stack, thread);
+  hl_agg_mark_seen (self, id);
+  hl_agg_live_insert (self, id, address, time_ns, size, stack, thread);
   if (self->addr_to_id != NULL)
     hl_address_map_set (self->addr_to_id, address, id + 1);
   s->costs.allocations++;
@@ -293,7 +295,7 @@ hl_aggregate_alloc_inline (HlAggregate *self,
     }
   self->histogram.count[b]++;
   self->histogram.bytes[b] += size;
-  point_add (self, time_ns, size, seq, stack, thread, FALSE);
+  hl_agg_point_add (self, time_ns, size, seq, stack, thread, FALSE);
 }
 
 static inline gboolean
@@ -305,25 +307,26 @@ hl_aggregate_free_id_inline (HlAggregate   *self,
                              gboolean       late,
                              gboolean      *temporary)
 {
-  LiveRec *r = live_find (self, id);
+  HlAggLive *r = hl_agg_live_find (self, id);
 
   *temporary = FALSE;
   if (r == NULL)
     return FALSE;
   if (!late && thread_last[r->thread] == id)
     {
-      Agg *s = agg_at (self->stacks, r->stack), *pair = pair_of (self, s, r->stack, r->thread);
+      HlAggTotals *s = hl_agg_at (self->stacks, r->stack);
+      HlAggTotals *pair = hl_agg_pair_of (self, s, r->stack, r->thread);
 
       *temporary = TRUE;
       s->costs.temporary++;
-      agg_at (self->threads, r->thread)->costs.temporary++;
+      hl_agg_at (self->threads, r->thread)->costs.temporary++;
       if (pair != NULL)
         pair->costs.temporary++;
     }
   if (self->addr_to_id != NULL)
     hl_address_map_remove (self->addr_to_id, r->address);
-  point_add (self, MAX (time_ns, r->time_ns), r->size, seq, r->stack, r->thread, TRUE);
-  live_remove (self, r);
+  hl_agg_point_add (self, MAX (time_ns, r->time_ns), r->size, seq, r->stack, r->thread, TRUE);
+  hl_agg_live_remove (self, r);
   return TRUE;
 }
 

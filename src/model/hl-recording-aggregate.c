@@ -25,18 +25,18 @@ hl_aggregate_new (const HlTraceIndex *index)
   HlAggregate *self = g_new0 (HlAggregate, 1);
 
   self->live_mask = 1023;
-  self->live = g_new0 (LiveRec, self->live_mask + 1);
+  self->live = g_new0 (HlAggLive, self->live_mask + 1);
   /* calloc'd: pages untouched until ids reach them */
-  self->ring = g_new0 (LiveRec, RING_SLOTS);
+  self->ring = g_new0 (HlAggLive, HL_AGG_RING_SLOTS);
   self->seen = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->q_mask = 4095;
-  self->queue = g_new (Point, self->q_mask + 1);
+  self->queue = g_new (HlAggPoint, self->q_mask + 1);
   self->heap_cap = 4096;
-  self->heap = g_new (Point, self->heap_cap);
-  self->stacks = g_array_new (FALSE, TRUE, sizeof (Agg));
-  self->threads = g_array_new (FALSE, TRUE, sizeof (Agg));
+  self->heap = g_new (HlAggPoint, self->heap_cap);
+  self->stacks = g_array_new (FALSE, TRUE, sizeof (HlAggTotals));
+  self->threads = g_array_new (FALSE, TRUE, sizeof (HlAggTotals));
   self->pair_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  self->pairs = g_array_new (FALSE, TRUE, sizeof (Agg));
+  self->pairs = g_array_new (FALSE, TRUE, sizeof (HlAggTotals));
   self->pair_keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   if (index != NULL && index->n_entries > 0)
     {
@@ -79,12 +79,12 @@ hl_aggregate_new_settled (const HlCosts         *stacks,
   g_array_set_size (self->stacks, n_stacks);
   for (guint i = 0; i < n_stacks; i++)
     {
-      g_array_index (self->stacks, Agg, i).costs = stacks[i];
-      g_array_index (self->stacks, Agg, i).owner_plus_1 = owners[i];
+      g_array_index (self->stacks, HlAggTotals, i).costs = stacks[i];
+      g_array_index (self->stacks, HlAggTotals, i).owner_plus_1 = owners[i];
     }
   g_array_set_size (self->threads, n_threads);
   for (guint i = 0; i < n_threads; i++)
-    g_array_index (self->threads, Agg, i).costs = threads[i];
+    g_array_index (self->threads, HlAggTotals, i).costs = threads[i];
   self->histogram = *histogram;
   return self;
 }
@@ -102,12 +102,12 @@ hl_aggregate_add_settled_pair (HlAggregate   *self,
                                guint32        thread,
                                const HlCosts *costs)
 {
-  Agg *pair;
+  HlAggTotals *pair;
   guint n = self->pairs->len;
 
   if (stack >= self->stacks->len || thread >= self->threads->len)
     return FALSE;
-  pair = hl_aggregate_pair_at (self, &g_array_index (self->stacks, Agg, stack), stack, thread);
+  pair = hl_aggregate_pair_at (self, &g_array_index (self->stacks, HlAggTotals, stack), stack, thread);
   if (pair == NULL || self->pairs->len == n)
     return FALSE; /* the owner, or a pair given twice */
   pair->costs = *costs;
@@ -153,13 +153,13 @@ hl_aggregate_grow_seen (HlAggregate *self,
 
 /* ---- Live table ---------------------------------------------------------- */
 
-LiveRec *
+HlAggLive *
 hl_aggregate_hash_find (HlAggregate *self,
                         guint64      id)
 {
   for (guint64 i = hash_id (id) & self->live_mask;; i = (i + 1) & self->live_mask)
     {
-      LiveRec *r = &self->live[i];
+      HlAggLive *r = &self->live[i];
       if (r->id_plus_1 == id + 1)
         return r;
       if (r->id_plus_1 == 0)
@@ -168,18 +168,18 @@ hl_aggregate_hash_find (HlAggregate *self,
 }
 
 static void
-hash_insert (HlAggregate   *self,
-             const LiveRec *rec)
+hash_insert (HlAggregate     *self,
+             const HlAggLive *rec)
 {
   guint64 i;
 
   if ((self->n_live + 1) * 4 > (self->live_mask + 1) * 3)
     {
-      LiveRec *old = self->live;
+      HlAggLive *old = self->live;
       guint64 old_cap = self->live_mask + 1;
 
       self->live_mask = old_cap * 2 - 1;
-      self->live = g_new0 (LiveRec, old_cap * 2);
+      self->live = g_new0 (HlAggLive, old_cap * 2);
       for (guint64 k = 0; k < old_cap; k++)
         if (old[k].id_plus_1 != 0)
           {
@@ -200,7 +200,7 @@ hash_insert (HlAggregate   *self,
 /* Removes slot R of the table, shifting back the entries of its probe run. */
 void
 hl_aggregate_hash_remove (HlAggregate *self,
-                          LiveRec     *r)
+                          HlAggLive   *r)
 {
   guint64 hole = (guint64) (r - self->live);
 
@@ -219,11 +219,11 @@ hl_aggregate_hash_remove (HlAggregate *self,
   self->n_live--;
 }
 
-/* live_insert() when ring slot R is taken. */
+/* hl_agg_live_insert() when ring slot R is taken. */
 void
-hl_aggregate_live_insert_taken (HlAggregate   *self,
-                                LiveRec       *r,
-                                const LiveRec *rec)
+hl_aggregate_live_insert_taken (HlAggregate     *self,
+                                HlAggLive       *r,
+                                const HlAggLive *rec)
 {
   if (r->id_plus_1 < rec->id_plus_1)
     {
@@ -239,14 +239,14 @@ hl_aggregate_live_insert_taken (HlAggregate   *self,
 static inline guint64
 n_slots (const HlAggregate *self)
 {
-  return RING_SLOTS + self->live_mask + 1;
+  return HL_AGG_RING_SLOTS + self->live_mask + 1;
 }
 
-static inline const LiveRec *
+static inline const HlAggLive *
 slot_at (const HlAggregate *self,
          guint64            k)
 {
-  return k < RING_SLOTS ? &self->ring[k] : &self->live[k - RING_SLOTS];
+  return k < HL_AGG_RING_SLOTS ? &self->ring[k] : &self->live[k - HL_AGG_RING_SLOTS];
 }
 
 static gint
@@ -286,9 +286,9 @@ hl_aggregate_lookup_address (HlAggregate *self,
 
 /* The (STACK, THREAD) costs when THREAD is not the stack's owner, else
  * NULL. */
-Agg *
+HlAggTotals *
 hl_aggregate_pair_at (HlAggregate *self,
-                      Agg         *stack_agg,
+                      HlAggTotals *stack_agg,
                       guint32      stack,
                       guint32      thread)
 {
@@ -309,26 +309,26 @@ hl_aggregate_pair_at (HlAggregate *self,
       /* keys live in pair_keys; it may move, so the table gets its own */
       g_hash_table_insert (self->pair_index, g_memdup2 (&key, sizeof key), found);
     }
-  return &g_array_index (self->pairs, Agg, GPOINTER_TO_UINT (found) - 1);
+  return &g_array_index (self->pairs, HlAggTotals, GPOINTER_TO_UINT (found) - 1);
 }
 
 /* ---- The curve ----------------------------------------------------------- */
 
 static inline gboolean
-point_before (const Point *a,
-              const Point *b)
+point_before (const HlAggPoint *a,
+              const HlAggPoint *b)
 {
   return a->time_ns < b->time_ns || (a->time_ns == b->time_ns && a->seq < b->seq);
 }
 
 void
-hl_aggregate_queue_push (HlAggregate *self,
-                         const Point *p)
+hl_aggregate_queue_push (HlAggregate      *self,
+                         const HlAggPoint *p)
 {
   if (self->q_len == self->q_mask + 1)
     {
       guint64 cap = self->q_mask + 1;
-      Point *bigger = g_new (Point, 2 * cap);
+      HlAggPoint *bigger = g_new (HlAggPoint, 2 * cap);
 
       for (guint64 k = 0; k < self->q_len; k++)
         bigger[k] = self->queue[(self->q_head + k) & self->q_mask];
@@ -341,15 +341,15 @@ hl_aggregate_queue_push (HlAggregate *self,
 }
 
 void
-hl_aggregate_heap_push (HlAggregate *self,
-                        const Point *p)
+hl_aggregate_heap_push (HlAggregate      *self,
+                        const HlAggPoint *p)
 {
   guint64 i;
 
   if (self->n_heap == self->heap_cap)
     {
       self->heap_cap *= 2;
-      self->heap = g_renew (Point, self->heap, self->heap_cap);
+      self->heap = g_renew (HlAggPoint, self->heap, self->heap_cap);
     }
   i = self->n_heap++;
   while (i > 0)
@@ -365,9 +365,9 @@ hl_aggregate_heap_push (HlAggregate *self,
 
 static void
 heap_pop (HlAggregate *self,
-          Point       *out)
+          HlAggPoint  *out)
 {
-  Point last;
+  HlAggPoint last;
   guint64 i = 0, n;
 
   *out = self->heap[0];
@@ -391,10 +391,10 @@ heap_pop (HlAggregate *self,
 }
 
 static inline void
-agg_move (Agg    *a,
-          guint64 peak_epoch,
-          guint64 epoch,
-          guint64 change)
+agg_move (HlAggTotals *a,
+          guint64      peak_epoch,
+          guint64      epoch,
+          guint64      change)
 {
   if (a->last_epoch <= peak_epoch)
     a->at_peak = a->live;
@@ -404,16 +404,16 @@ agg_move (Agg    *a,
 
 /* Applies the next point of the sorted curve. */
 static inline void
-release (HlAggregate *self,
-         const Point *p)
+release (HlAggregate      *self,
+         const HlAggPoint *p)
 {
   guint64 e = ++self->epoch;
-  /* every point's stack and thread had their Agg made by its allocation */
-  Agg *s = &g_array_index (self->stacks, Agg, p->stack), *pair;
+  /* every point's stack and thread had their HlAggTotals made by its allocation */
+  HlAggTotals *s = &g_array_index (self->stacks, HlAggTotals, p->stack), *pair;
 
   agg_move (s, self->peak_epoch, e, p->change);
-  agg_move (&g_array_index (self->threads, Agg, p->thread), self->peak_epoch, e, p->change);
-  if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
+  agg_move (&g_array_index (self->threads, HlAggTotals, p->thread), self->peak_epoch, e, p->change);
+  if ((pair = hl_agg_pair_of (self, s, p->stack, p->thread)) != NULL)
     agg_move (pair, self->peak_epoch, e, p->change);
   self->heap_bytes += p->change;
   if (self->heap_bytes > self->peak_bytes)
@@ -427,7 +427,7 @@ release (HlAggregate *self,
   self->released_any = TRUE;
 }
 
-/* After points were released: with the FIFO empty, point_add()'s key is
+/* After points were released: with the FIFO empty, hl_agg_point_add()'s key is
  * the last one released. */
 static inline void
 fifo_key_after_release (HlAggregate *self)
@@ -447,25 +447,26 @@ release_fifo (HlAggregate *self,
               guint64      bound,
               guint64      keep)
 {
-  const Point *queue = self->queue, *last = NULL;
+  const HlAggPoint *queue = self->queue, *last = NULL;
   guint64 head = self->q_head, len = self->q_len, mask = self->q_mask;
-  Agg *stacks = (Agg *) (void *) self->stacks->data, *threads = (Agg *) (void *) self->threads->data;
+  HlAggTotals *stacks = (HlAggTotals *) (void *) self->stacks->data;
+  HlAggTotals *threads = (HlAggTotals *) (void *) self->threads->data;
   guint64 e = self->epoch, peak_epoch = self->peak_epoch;
   guint64 heap = self->heap_bytes, peak = self->peak_bytes, peak_time = self->peak_time_ns;
 
   while (len > 0)
     {
-      const Point *p = &queue[head];
-      Agg *s, *pair;
+      const HlAggPoint *p = &queue[head];
+      HlAggTotals *s, *pair;
 
       if (p->time_ns > (len > keep ? G_MAXUINT64 : bound))
         break;
       e++;
-      /* every point's stack and thread had their Agg made by its allocation */
+      /* every point's stack and thread had their HlAggTotals made by its allocation */
       s = &stacks[p->stack];
       agg_move (s, peak_epoch, e, p->change);
       agg_move (&threads[p->thread], peak_epoch, e, p->change);
-      if ((pair = pair_of (self, s, p->stack, p->thread)) != NULL)
+      if ((pair = hl_agg_pair_of (self, s, p->stack, p->thread)) != NULL)
         agg_move (pair, peak_epoch, e, p->change);
       heap += p->change;
       if (heap > peak)
@@ -499,7 +500,7 @@ release_until_keep (HlAggregate *self,
                     guint64      bound,
                     guint64      keep)
 {
-  Point p;
+  HlAggPoint p;
 
   if (self->n_heap == 0)
     {
@@ -509,8 +510,8 @@ release_until_keep (HlAggregate *self,
 
   for (;;)
     {
-      const Point *q = self->q_len > 0 ? &self->queue[self->q_head] : NULL;
-      const Point *h = self->n_heap > 0 ? &self->heap[0] : NULL;
+      const HlAggPoint *q = self->q_len > 0 ? &self->queue[self->q_head] : NULL;
+      const HlAggPoint *h = self->n_heap > 0 ? &self->heap[0] : NULL;
 
       /* past KEEP waiting, the earliest one goes whatever its time */
       guint64 b = self->q_len + self->n_heap > keep ? G_MAXUINT64 : bound;
@@ -600,21 +601,21 @@ hl_aggregate_finish (HlAggregate *self)
   release_until (self, G_MAXUINT64);
   for (guint i = 0; i < self->stacks->len; i++)
     {
-      Agg *a = &g_array_index (self->stacks, Agg, i);
+      HlAggTotals *a = &g_array_index (self->stacks, HlAggTotals, i);
       if (a->last_epoch <= self->peak_epoch)
         a->at_peak = a->live;
       a->costs.peak_bytes = self->peak_epoch > 0 ? a->at_peak : 0;
     }
   for (guint i = 0; i < self->threads->len; i++)
     {
-      Agg *a = &g_array_index (self->threads, Agg, i);
+      HlAggTotals *a = &g_array_index (self->threads, HlAggTotals, i);
       if (a->last_epoch <= self->peak_epoch)
         a->at_peak = a->live;
       a->costs.peak_bytes = self->peak_epoch > 0 ? a->at_peak : 0;
     }
   for (guint i = 0; i < self->pairs->len; i++)
     {
-      Agg *a = &g_array_index (self->pairs, Agg, i);
+      HlAggTotals *a = &g_array_index (self->pairs, HlAggTotals, i);
       if (a->last_epoch <= self->peak_epoch)
         a->at_peak = a->live;
       a->costs.peak_bytes = self->peak_epoch > 0 ? a->at_peak : 0;
@@ -623,15 +624,15 @@ hl_aggregate_finish (HlAggregate *self)
   self->leaked_blocks = 0;
   for (guint64 k = 0; k < n_slots (self); k++)
     {
-      const LiveRec *r = slot_at (self, k);
-      Agg *s, *t;
+      const HlAggLive *r = slot_at (self, k);
+      HlAggTotals *s, *t;
 
       if (r->id_plus_1 == 0)
         continue;
-      s = agg_at (self->stacks, r->stack);
-      t = agg_at (self->threads, r->thread);
+      s = hl_agg_at (self->stacks, r->stack);
+      t = hl_agg_at (self->threads, r->thread);
       {
-        Agg *pair = hl_aggregate_pair_at (self, s, r->stack, r->thread);
+        HlAggTotals *pair = hl_aggregate_pair_at (self, s, r->stack, r->thread);
         if (pair != NULL)
           {
             pair->costs.leaked_bytes += r->size;
@@ -681,7 +682,7 @@ dup_costs (GArray *array,
   HlCosts *out = g_new0 (HlCosts, n + 1);
 
   for (guint i = 0; i < MIN (n, array->len); i++)
-    out[i] = g_array_index (array, Agg, i).costs;
+    out[i] = g_array_index (array, HlAggTotals, i).costs;
   return out;
 }
 
@@ -703,7 +704,7 @@ guint32
 hl_aggregate_get_stack_owner (const HlAggregate *self,
                               guint32            stack)
 {
-  return stack < self->stacks->len ? g_array_index (self->stacks, Agg, stack).owner_plus_1 : 0;
+  return stack < self->stacks->len ? g_array_index (self->stacks, HlAggTotals, stack).owner_plus_1 : 0;
 }
 
 guint
@@ -723,7 +724,7 @@ hl_aggregate_get_pair (const HlAggregate *self,
 
   *stack = (guint32) (key >> 32);
   *thread = (guint32) key;
-  *costs = g_array_index (self->pairs, Agg, i).costs;
+  *costs = g_array_index (self->pairs, HlAggTotals, i).costs;
 }
 
 void
