@@ -85,6 +85,13 @@ hl_event_cursor_next_common (HlEventCursor *c,
   return true;
 }
 
+/* Every other event, the end of the packet and the cursor's failure: the
+ * general decoding (hl-event-cursor.c), which reports what is wrong. */
+int hl_event_cursor_next_general (HlEventCursor *c,
+                                  HlEvent       *ev,
+                                  HlFormatError *err);
+
+/* hl_event_cursor_next(), which is this. */
 static inline int
 hl_event_cursor_next_inline (HlEventCursor *c,
                              HlEvent       *ev,
@@ -92,5 +99,5 @@ hl_event_cursor_next_inline (HlEventCursor *c,
 {
   if (!c->failed && c->pos < c->size && hl_event_cursor_next_common (c, ev))
     return 1;
-  return hl_event_cursor_next (c, ev, err);
+  return hl_event_cursor_next_general (c, ev, err);
 }

@@ -233,12 +233,12 @@ fail (HlEventCursor *c, HlFormatError *err, HlFormatStatus code, uint64_t offset
   return -1;
 }
 
-/* Any event, the cursor's end and its failure: hl_event_cursor_next()
- * without the common events' path. */
-static int __attribute__ ((noinline))
-next_general (HlEventCursor *c,
-              HlEvent       *ev,
-              HlFormatError *err)
+/* Any event, the cursor's end and its failure (hl-event-cursor-common.h):
+ * out of line, so that the common events' path saves no registers for it. */
+int __attribute__ ((noinline))
+hl_event_cursor_next_general (HlEventCursor *c,
+                              HlEvent       *ev,
+                              HlFormatError *err)
 {
   if (c->failed)
     {
@@ -429,14 +429,10 @@ next_general (HlEventCursor *c,
     }
 }
 
-/* The general path apart, out of line: the common events' path then
- * saves no registers for it. */
 int
 hl_event_cursor_next (HlEventCursor *c,
                       HlEvent       *ev,
                       HlFormatError *err)
 {
-  if (!c->failed && c->pos < c->size && hl_event_cursor_next_common (c, ev))
-    return 1;
-  return next_general (c, ev, err);
+  return hl_event_cursor_next_inline (c, ev, err);
 }
