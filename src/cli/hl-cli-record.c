@@ -102,20 +102,23 @@ forward_signal (int        sig,
     kill (child_pid, sig);
 }
 
-#define HL_RECORD_MAX_SESSIONS 64
-
 typedef struct
 {
   char         name[256];
   HlCliSession s;
 } Found;
 
+/* The sessions of the program and of its children, as many as there were
+ * (a shell script, make or a pyenv shim start dozens or hundreds): each is
+ * compressed and unlinked at the end; one left out would stay a plain
+ * trace and a segment in /dev/shm. */
 typedef struct
 {
   uint64_t since_wall_ns;
-  unsigned n;
-  Found    found[HL_RECORD_MAX_SESSIONS];
+  GArray  *found;  /* Found */
 } FindCtx;
+
+#define FOUND(ctx, k) (&g_array_index ((ctx)->found, Found, (k)))
 
 /* Sessions that started after `record` did and whose process is gone (or
  * is the program, which has exited): the program's and its children's. */
@@ -124,16 +127,14 @@ find_cb (const char *name,
          void       *user_data)
 {
   FindCtx *ctx = user_data;
-  if (ctx->n == HL_RECORD_MAX_SESSIONS)
-    return;
-  Found *f = &ctx->found[ctx->n];
+  g_autofree Found *f = g_new0 (Found, 1);
   char err[256];
   if (!hl_cli_session_read (name, &f->s, err, sizeof err))
     return;
   if (f->s.header.start_wall_ns < ctx->since_wall_ns || hl_cli_pid_alive (f->s.header.pid))
     return;
   snprintf (f->name, sizeof f->name, "%s", name);
-  ctx->n++;
+  g_array_append_vals (ctx->found, f, 1);
 }
 
 /* Keeps only the sessions of PID and of its descendants
@@ -145,25 +146,46 @@ keep_descendants (FindCtx  *ctx,
                   uint32_t  pid)
 {
   HlRecordFamily *family = hl_record_family_new (pid, ctx->since_wall_ns);
-  bool ours[HL_RECORD_MAX_SESSIONS] = { false };
+  guint n_found = ctx->found->len;
+  g_autofree bool *ours = g_new0 (bool, n_found + 1);
   bool grew = true;
   while (grew)
     {
       grew = false;
-      for (unsigned k = 0; k < ctx->n; k++)
+      for (guint k = 0; k < n_found; k++)
         {
-          const HlShmHeader *h = &ctx->found[k].s.header;
+          const HlShmHeader *h = &FOUND (ctx, k)->s.header;
           if (!ours[k]
               && hl_record_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_RECORD_FAMILY_OURS)
             ours[k] = grew = true;
         }
     }
   hl_record_family_free (family);
-  unsigned n = 0;
-  for (unsigned k = 0; k < ctx->n; k++)
+  guint n = 0;
+  for (guint k = 0; k < n_found; k++)
     if (ours[k])
-      ctx->found[n++] = ctx->found[k];
-  ctx->n = n;
+      {
+        if (n != k)
+          *FOUND (ctx, n) = *FOUND (ctx, k);
+        n++;
+      }
+  g_array_set_size (ctx->found, n);
+}
+
+/* The processes other than PID among the sessions found (a process that
+ * exec'ed has a session per image: counted once). */
+static guint
+count_children (const FindCtx *ctx,
+                uint32_t       pid)
+{
+  g_autoptr (GHashTable) pids = g_hash_table_new (NULL, NULL);
+  for (guint k = 0; k < ctx->found->len; k++)
+    {
+      uint32_t p = FOUND (ctx, k)->s.header.pid;
+      if (p != pid)
+        g_hash_table_add (pids, GUINT_TO_POINTER (p));
+    }
+  return g_hash_table_size (pids);
 }
 
 /* The names of the sessions found are unlinked once their final counters
@@ -175,10 +197,10 @@ keep_descendants (FindCtx  *ctx,
 static void
 unlink_sessions (const FindCtx *ctx)
 {
-  for (unsigned k = 0; k < ctx->n; k++)
+  for (guint k = 0; k < ctx->found->len; k++)
     {
       char path[512];
-      snprintf (path, sizeof path, "/dev/shm/%s", ctx->found[k].name);
+      snprintf (path, sizeof path, "/dev/shm/%s", FOUND (ctx, k)->name);
       unlink (path);
     }
 }
@@ -555,9 +577,7 @@ hl_cli_record (int    argc,
   timing_step ("compress thread stopped");
 #endif
 
-  static FindCtx ctx;
-  memset (&ctx, 0, sizeof ctx);
-  ctx.since_wall_ns = start_wall_ns;
+  FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)) };
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
@@ -566,9 +586,9 @@ hl_cli_record (int    argc,
   /* the program's session: its pid, and of its images the one that did not
    * end by exec'ing another (`record -- sh -c PROG` reports PROG) */
   Found *root = NULL;
-  for (unsigned k = 0; k < ctx.n; k++)
+  for (guint k = 0; k < ctx.found->len; k++)
     {
-      Found *f = &ctx.found[k];
+      Found *f = FOUND (&ctx, k);
       if (f->s.header.pid != (uint32_t) pid)
         continue;
       bool final = !(f->s.header.flags & HL_SHM_FLAG_ENDED_BY_EXEC);
@@ -578,12 +598,12 @@ hl_cli_record (int    argc,
         root = f;
     }
   char root_lagged[256] = "";
-  for (unsigned k = 0; k < ctx.n; k++)
+  for (guint k = 0; k < ctx.found->len; k++)
     if (compress)
       {
         char lagged[256];
-        compress_and_save_costs (streams, ctx.found[k].s.header.trace_path, costs, lagged);
-        if (&ctx.found[k] == root)
+        compress_and_save_costs (streams, FOUND (&ctx, k)->s.header.trace_path, costs, lagged);
+        if (FOUND (&ctx, k) == root)
           snprintf (root_lagged, sizeof root_lagged, "%s", lagged);
       }
 #ifdef HL_HAVE_ZSTD
@@ -620,9 +640,10 @@ hl_cli_record (int    argc,
                bound, leaked, bound,
                (unsigned long long) blocks, (unsigned long long) s->dropped,
                s->dropped > 0 ? " (the exact numbers: heaplens-cli report)" : "");
-      if (ctx.n > 1)
+      guint children = count_children (&ctx, (uint32_t) pid);
+      if (children > 0)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
-                                   ctx.n - 1), ctx.n - 1);
+                                   children), children);
       /* the report will decode the events: slower, the same numbers */
       if (root_lagged[0] != '\0')
         fprintf (stderr, _("; costs not saved (%s)"), root_lagged);
@@ -634,6 +655,7 @@ hl_cli_record (int    argc,
     g_thread_join (unlinker);
   else
     unlink_sessions (&ctx);
+  g_array_unref (ctx.found);
 
   if (WIFSIGNALED (status))
     {

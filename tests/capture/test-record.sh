@@ -44,6 +44,22 @@ eq "record --no-children: only the program's own trace" "$(ls "$WORK"/n.hltrace*
 check "record: children recorded and mentioned" grep -q "child process" "$WORK/f.err"
 check "record: child traces written next to the trace" test "$(ls "$WORK"/f.hltrace* | wc -l)" -ge 3
 
+# Many children (a shell loop, make, a pyenv shim): every session is
+# compressed and unlinked, however many (record kept the first 64 once, and
+# left the others' traces plain and their segments in /dev/shm). sh's
+# child execs true before it allocates: one session each.
+ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.before"
+(cd "$WORK" && "$HL_CLI" record -o m.hltrace -- /bin/sh -c 'i=0; while [ $i -lt 70 ]; do /bin/true; i=$((i + 1)); done' > /dev/null 2> "$WORK/m.err")
+eq "record, 70 children: exit status" "$?" 0
+check "record, 70 children: all counted" grep -q "; 70 child processes recorded too" "$WORK/m.err"
+eq "record, 70 children: a trace per session" "$(ls "$WORK"/m.hltrace* | wc -l)" 71
+plain=0
+for f in "$WORK"/m.hltrace*; do [ $(( $(od -An -tu4 -j20 -N4 "$f" | tr -d ' ') & 2 )) -ne 0 ] || plain=$((plain + 1)); done
+eq "record, 70 children: every trace compressed" "$plain" 0
+ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.after"
+eq "record, 70 children: no segment left in /dev/shm" "$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | wc -l)" 0
+rm -f "$WORK"/m.hltrace*
+
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 
