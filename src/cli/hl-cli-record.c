@@ -536,8 +536,10 @@ hl_cli_record (int    argc,
       for (char **v = record_env; *v != NULL; v++)
         putenv (*v);
       execvp (argv[i], argv + i);
+      /* as a shell says it: 127 not found, 126 found but not runnable */
+      int not_found = errno == ENOENT || errno == ENOTDIR;
       fprintf (stderr, _("heaplens-cli record: cannot run %s: %s\n"), argv[i], strerror (errno));
-      _exit (127);
+      _exit (not_found ? 127 : 126);
     }
   child_pid = pid;
   g_strfreev (record_env);

@@ -87,7 +87,11 @@ eq "record through exec (env PROG): the status of the final image" "$?" 3
 check "record through exec: the summary is the final image's" grep -q "^heaplens: $WORK/x.hltrace.[0-9]*: 23 allocations, 20 frees" "$WORK/x.err"
 
 "$HL_CLI" record -- /nonexistent/program > /dev/null 2>&1
-eq "record: a program that cannot run gives 127" "$?" 127
+eq "record: a program that does not exist gives 127" "$?" 127
+printf 'not a program\n' > "$WORK/not-executable"
+chmod 0644 "$WORK/not-executable"
+"$HL_CLI" record -- "$WORK/not-executable" > /dev/null 2>&1
+eq "record: a file that cannot be run gives 126 (as a shell)" "$?" 126
 "$HL_CLI" record --unwind sideways -- "$D/t-entry" > /dev/null 2>&1
 eq "record: a bad --unwind value is a usage error" "$?" 2
 "$HL_CLI" record > /dev/null 2>&1
