@@ -204,6 +204,8 @@ typedef struct
   /* Trace */
   int                trace_fd;       /* -1: no trace */
   uint64_t           trace_dev, trace_ino; /* to notice a program closing it */
+  int                trace_lost;     /* the program closed it and it could not be
+                                      * opened again: events count as dropped */
   int                forked;         /* this process is a forked child */
   char               trace_path[1024];
   _Atomic uint64_t   next_id_block;  /* allocation ids are handed out in blocks */

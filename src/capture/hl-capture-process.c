@@ -37,14 +37,15 @@ hl_flush_all_for_exit (void)
 static void
 write_end (int status)
 {
-  if (hl_g.trace_fd < 0)
+  int fd = hl_trace_fd_checked ();
+  if (fd < 0)
     return;
   uint64_t now = hl_now ();
   hl_packet_writer_init (&emergency.w, emergency.buf, sizeof emergency.buf, hl_g.pid, hl_sys_gettid ());
   hl_packet_writer_begin (&emergency.w, now);
   hl_packet_writer_end (&emergency.w, now, status);
   size_t len = hl_packet_writer_finish (&emergency.w);
-  (void) hl_sys_write_all (hl_g.trace_fd, emergency.buf, len);
+  (void) hl_sys_write_all (fd, emergency.buf, len);
 }
 
 /* Writes what is buffered, the END event, and marks the session ended.
@@ -100,9 +101,7 @@ atfork_child (void)
   atomic_store (&hl_g.state, HL_STATE_INIT);
   hl_g.forked = 1;
   hl_g.pid = (uint32_t) getpid ();
-  if (hl_g.trace_fd >= 0)
-    close (hl_g.trace_fd);
-  hl_g.trace_fd = -1;
+  hl_trace_forget ();
   hl_session_detach ();
   hl_sys_rss_reset ();
   hl_modules_reset ();

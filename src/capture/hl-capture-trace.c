@@ -184,17 +184,72 @@ hl_trace_flush (HlThreadBlock *b,
   uint32_t n_events = b->trace.w.n_events;
   size_t len = hl_packet_writer_finish (&b->trace.w);
   int saved = errno;
-  struct stat st;
-  if (fstat (hl_g.trace_fd, &st) != 0 || (uint64_t) st.st_ino != hl_g.trace_ino
-      || (uint64_t) st.st_dev != hl_g.trace_dev)
-    {
-      /* the program closed our descriptor (and may have reused its number) */
-      hl_g.trace_fd = -1;
-      hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
-      errno = saved;
-      return;
-    }
-  if (hl_sys_write_all (hl_g.trace_fd, b->trace.buf, len) != 0)
+  int fd = hl_trace_fd_checked ();
+  if (fd < 0 || hl_sys_write_all (fd, b->trace.buf, len) != 0)
     hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
   errno = saved;
+}
+
+/* The trace opened again by its path, for appending, when the path still
+ * names the trace (its device and inode), on a high descriptor; else -1. */
+static int
+reopen_same_trace (void)
+{
+  int fd = open (hl_g.trace_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat (fd, &st) != 0 || (uint64_t) st.st_ino != hl_g.trace_ino || (uint64_t) st.st_dev != hl_g.trace_dev)
+    {
+      close (fd);
+      return -1;
+    }
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0)
+    {
+      close (fd);
+      fd = high;
+    }
+  return fd;
+}
+
+void
+hl_trace_forget (void)
+{
+  int fd = hl_g.trace_fd;
+  struct stat st;
+  if (fd >= 0 && fstat (fd, &st) == 0 && (uint64_t) st.st_ino == hl_g.trace_ino
+      && (uint64_t) st.st_dev == hl_g.trace_dev)
+    close (fd);
+  hl_g.trace_fd = -1;
+  hl_g.trace_lost = 0;
+}
+
+int
+hl_trace_fd_checked (void)
+{
+  int fd = __atomic_load_n (&hl_g.trace_fd, __ATOMIC_ACQUIRE);
+  if (fd < 0)
+    return -1;
+  int saved = errno;
+  struct stat st;
+  if (fstat (fd, &st) == 0 && (uint64_t) st.st_ino == hl_g.trace_ino && (uint64_t) st.st_dev == hl_g.trace_dev)
+    {
+      errno = saved;
+      return fd;
+    }
+  /* closed by the program, its number maybe reused for a file of the
+   * program's: never written again, never closed by us */
+  int again = reopen_same_trace ();
+  if (again < 0)
+    __atomic_store_n (&hl_g.trace_lost, 1, __ATOMIC_RELAXED);
+  if (!__atomic_compare_exchange_n (&hl_g.trace_fd, &fd, again, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    {
+      /* another thread found it closed first: its descriptor (FD now) */
+      if (again >= 0)
+        close (again);
+      again = fd;
+    }
+  errno = saved;
+  return again;
 }

@@ -18,6 +18,18 @@ typedef struct
 struct HlThreadBlock;
 
 int  hl_trace_open        (void);
+/* The trace's descriptor, checked before each write: a program may close it
+ * (a daemon's closefrom (3), say) and reuse its number for a file of its
+ * own, which must never receive a packet. The trace is then opened again
+ * by its path, when that still names the same file, so that nothing is
+ * lost; -1 when there is no trace, or it could not be (then
+ * hl_g.trace_lost is set and later events count as dropped). errno is
+ * kept. */
+int  hl_trace_fd_checked  (void);
+/* In a forked child: the parent's trace is not the child's. Its
+ * descriptor is closed when it is still the trace (the program may have
+ * put a file of its own on that number), and forgotten. */
+void hl_trace_forget      (void);
 void hl_trace_buffer_init (HlTraceBuffer *t, uint32_t pid, uint32_t tid);
 /* Writes the packet being built, if any, and begins a new one. */
 void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);
@@ -38,5 +50,7 @@ HlPacketWriter *hl_trace_writer (struct HlThreadBlock *b, uint64_t now);
               break;                                                   \
             hl_trace_flush ((b), (now));                               \
           }                                                            \
+      else if (HL_UNLIKELY (hl_g.trace_lost))                          \
+        hl_counters_drop (HL_DROP_TRACE_WRITE, 1);                     \
     }                                                                  \
   while (0)
