@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,23 +84,59 @@ hl_sys_map_anon (size_t size)
   return p == MAP_FAILED ? NULL : p;
 }
 
+/* The descriptor of /proc/self/statm, kept between samples above 500 (as
+ * the trace's: the program's descriptors keep their usual numbers), with
+ * its device and inode: a program may close it and put a file of its own
+ * on the number, which we then neither read nor close. */
 static int statm_fd = -1;
 static uint32_t statm_pid;
+static dev_t statm_dev;
+static ino_t statm_ino;
+
+static bool
+statm_is_ours (void)
+{
+  struct stat st;
+  return statm_fd >= 0 && fstat (statm_fd, &st) == 0 && st.st_dev == statm_dev && st.st_ino == statm_ino;
+}
 
 void
 hl_sys_rss_reset (void)
 {
-  if (statm_fd >= 0)
+  if (statm_is_ours ())
     close (statm_fd);
   statm_fd = -1;
+}
+
+static int
+statm_open (void)
+{
+  int fd = open ("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0)
+    {
+      close (fd);
+      fd = high;
+    }
+  struct stat st;
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return -1;
+    }
+  statm_dev = st.st_dev;
+  statm_ino = st.st_ino;
+  return fd;
 }
 
 uint64_t
 hl_sys_rss_bytes (void)
 {
-  if (statm_fd < 0 || statm_pid != hl_g.pid)
+  if (statm_fd < 0 || statm_pid != hl_g.pid || !statm_is_ours ())
     {
-      statm_fd = open ("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+      statm_fd = statm_open ();
       statm_pid = hl_g.pid;
       if (statm_fd < 0)
         return 0;

@@ -79,7 +79,7 @@ eq "allocating SIGPROF handler: trace clean, frees paired" "$(field "$WORK/p.sum
 # own on each number up to 599 (the trace's among them): the preload opens
 # its trace again by path and loses nothing, never writes into the
 # program's file, and its forked child does not close the program's
-# descriptor that had been the trace's.
+# descriptor that had been the trace's (or the RSS sampler's).
 mkdir -p "$WORK/cf"
 under_preload "$WORK/cf/t.hltrace" "$D/t-closefrom" "$WORK/cf" > "$WORK/cf.out" 2>&1
 eq "closefrom: status and output (the child found its descriptors)" "$?/$(cat "$WORK/cf.out")" "0/t-closefrom: ok"
@@ -87,7 +87,7 @@ eq "closefrom: the program's file holds its line alone" "$(cat "$WORK/cf/own")" 
 summarize "$WORK/cf/t.hltrace" "$WORK/cf.sum"
 eq "closefrom: every allocation in the trace, nothing dropped, one END" \
   "$(field "$WORK/cf.sum" allocs)/$(field "$WORK/cf.sum" frees)/$(field "$WORK/cf.sum" dropped)/$(field "$WORK/cf.sum" ends)/$(field "$WORK/cf.sum" bad_events)" \
-  "4001/4000/0/1/0"
+  "5001/5000/0/1/0"
 child_trace=$(ls "$WORK"/cf/t.hltrace.* 2> /dev/null | head -n 1)
 summarize "$child_trace" "$WORK/cf-child.sum"
 eq "closefrom: the child's own trace, its 500 allocations" "$(field "$WORK/cf-child.sum" allocs)/$(field "$WORK/cf-child.sum" other_pid)" "500/0"
