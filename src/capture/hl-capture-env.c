@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool
 parse_u64 (const char *s,
@@ -106,5 +107,17 @@ hl_config_load (HlConfig *cfg)
       hl_sys_warn ("ignoring HEAPLENS_OUTPUT: path too long", NULL, NULL);
       o = "heaplens.%e.%p.hltrace";
     }
-  hl_strlcpy (cfg->output, o, sizeof cfg->output);
+  /* a relative template against the directory the program starts in: a
+   * forked child that changed directory writes beside its parent's trace */
+  char cwd[sizeof cfg->output];
+  size_t c;
+  if (cfg->trace && o[0] != '/' && getcwd (cwd, sizeof cwd) != NULL
+      && (c = strlen (cwd)) + 1 + strlen (o) < sizeof cfg->output - 32)
+    {
+      memcpy (cfg->output, cwd, c);
+      cfg->output[c] = '/';
+      hl_strlcpy (cfg->output + c + 1, o, sizeof cfg->output - c - 1);
+    }
+  else
+    hl_strlcpy (cfg->output, o, sizeof cfg->output);
 }

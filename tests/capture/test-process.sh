@@ -80,8 +80,10 @@ eq "allocating SIGPROF handler: trace clean, frees paired" "$(field "$WORK/p.sum
 # its trace again by path and loses nothing, never writes into the
 # program's file, and its forked child does not close the program's
 # descriptor that had been the trace's (or the RSS sampler's).
+# It changes directory first, and its trace name is relative: the name
+# is taken against the directory it started in.
 mkdir -p "$WORK/cf"
-under_preload "$WORK/cf/t.hltrace" "$D/t-closefrom" "$WORK/cf" > "$WORK/cf.out" 2>&1
+(cd "$WORK/cf" && under_preload t.hltrace "$D/t-closefrom" "$WORK/cf" > "$WORK/cf.out" 2>&1)
 eq "closefrom: status and output (the child found its descriptors)" "$?/$(cat "$WORK/cf.out")" "0/t-closefrom: ok"
 eq "closefrom: the program's file holds its line alone" "$(cat "$WORK/cf/own")" "the program's own line"
 summarize "$WORK/cf/t.hltrace" "$WORK/cf.sum"

@@ -5,7 +5,9 @@
  * line into the file. The file must hold that line alone: the preload never writes
  * into, nor closes, a descriptor that is no longer its own (its trace's,
  * nor the one it samples RSS through: 30 ms pass before the close, so
- * that a sample was taken). 2000 allocations and frees before the close,
+ * that a sample was taken). It changes directory first: a relative trace
+ * name still finds the trace, and the child's trace is written beside
+ * the program's. 2000 allocations and frees before the close,
  * 3000 after, 500 in the child. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,6 +38,8 @@ main (int argc, char **argv)
   struct timespec pause = { 0, 30 * 1000 * 1000 };
   nanosleep (&pause, NULL);
   churn (1000);
+  if (chdir ("/") != 0)
+    return 8;
   for (int fd = 3; fd < 1024; fd++)
     close (fd);
   char path[4096];
