@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 
+#include <sys/resource.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -192,6 +194,64 @@ hl_capture_ensure_init (void)
   hl_capture_init ();
 }
 
+/* Under a finite address-space limit (RLIMIT_AS, `ulimit -v`) the tables'
+ * reservations (about 1.5 GiB with the defaults: the session's 650 MiB,
+ * the thread blocks' 900 MiB; touched only as used) would count against
+ * the program's limit, and a program near it would fail to allocate where
+ * it did not without us. They are shrunk to an eighth of the limit at
+ * most, halving the largest part each time (the live table, the thread
+ * blocks, the stacks) down to a floor, and one line says so. */
+#define HL_FIT_MIN_LIVE    (UINT64_C (1) << 16)
+#define HL_FIT_MIN_STACKS  (UINT64_C (1) << 14)
+#define HL_FIT_MIN_THREADS 64u
+
+static void
+fit_address_space_limit (void)
+{
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return;
+  HlConfig *cfg = &hl_g.cfg;
+  uint64_t budget = (uint64_t) rl.rlim_cur / 8;
+  bool shrunk = false;
+  for (;;)
+    {
+      uint64_t live = hl_live_region_size (cfg->live_slots);
+      uint64_t blocks = (uint64_t) hl_g.max_threads * HL_BLOCK_STRIDE;
+      uint64_t total = hl_session_size (cfg) + blocks;
+      if (total <= budget)
+        break;
+      uint64_t stacks = total - live - blocks;
+      if (live >= blocks && live >= stacks && cfg->live_slots > HL_FIT_MIN_LIVE)
+        cfg->live_slots /= 2;
+      else if (blocks >= stacks && hl_g.max_threads > HL_FIT_MIN_THREADS)
+        hl_g.max_threads /= 2;
+      else if (cfg->max_stacks > HL_FIT_MIN_STACKS)
+        cfg->max_stacks /= 2;
+      else if (cfg->live_slots > HL_FIT_MIN_LIVE)
+        cfg->live_slots /= 2;
+      else if (hl_g.max_threads > HL_FIT_MIN_THREADS)
+        hl_g.max_threads /= 2;
+      else
+        break;
+      shrunk = true;
+    }
+  if (!shrunk)
+    return;
+  char what[160], num[24];
+  size_t n = hl_strlcpy (what, "; tables shrunk to ", sizeof what);
+  hl_fmt_u64 (num, cfg->max_stacks);
+  n += hl_strlcpy (what + n, num, sizeof what - n);
+  n += hl_strlcpy (what + n, " stacks, ", sizeof what - n);
+  hl_fmt_u64 (num, cfg->live_slots);
+  n += hl_strlcpy (what + n, num, sizeof what - n);
+  n += hl_strlcpy (what + n, " live blocks, ", sizeof what - n);
+  hl_fmt_u64 (num, hl_g.max_threads);
+  n += hl_strlcpy (what + n, num, sizeof what - n);
+  hl_strlcpy (what + n, " threads", sizeof what - n);
+  hl_sys_warn ("the address space is limited (ulimit -v)", what, NULL);
+}
+
 void
 hl_capture_init (void)
 {
@@ -215,7 +275,11 @@ hl_capture_init (void)
   dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
 
   if (hl_g.blocks == NULL)
-    hl_g.blocks = hl_sys_map_anon ((size_t) HL_MAX_THREADS * HL_BLOCK_STRIDE);
+    {
+      hl_g.max_threads = HL_MAX_THREADS;
+      fit_address_space_limit ();
+      hl_g.blocks = hl_sys_map_anon ((size_t) hl_g.max_threads * HL_BLOCK_STRIDE);
+    }
   if (hl_g.blocks == NULL || hl_session_create () != 0)
     {
       hl_sys_warn ("cannot create the shared-memory session; not recording", NULL, NULL);

@@ -215,6 +215,8 @@ typedef struct
   uint8_t           *blocks;
   _Atomic uint32_t   blocks_hint;
   _Atomic uint32_t   blocks_max;     /* blocks [0, blocks_max) were ever claimed */
+  uint32_t           max_threads;    /* blocks reserved: HL_MAX_THREADS, fewer under
+                                      * an address-space limit */
   /* Exit */
   _Atomic int        exit_status_known;
   int                exit_status;
@@ -467,6 +469,8 @@ hl_thread_block (void)
 /* ---- Session (hl-capture-session.c) ------------------------------------ */
 
 int  hl_session_create   (void);
+/* Bytes of the session segment for CFG's table sizes. */
+uint64_t hl_session_size (const HlConfig *cfg);
 void hl_session_running  (void);
 void hl_session_end      (int exit_status, bool by_exec);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */

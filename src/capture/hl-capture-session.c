@@ -54,10 +54,18 @@ make_name (char *out,
   hl_strlcpy (out + n, num, cap - n);
 }
 
-int
-hl_session_create (void)
+/* The regions of a session for CFG, laid out from HL_SHM_HEADER_SIZE. */
+typedef struct
 {
-  const HlConfig *cfg = &hl_g.cfg;
+  uint64_t     n_buckets, res_nodes;
+  HlShmRegion  res, cs, live, meta, cnt;
+  uint64_t     total;
+} SessionLayout;
+
+static void
+session_layout (const HlConfig *cfg,
+                SessionLayout  *l)
+{
   uint64_t n_buckets = pow2_at_least (cfg->max_stacks);
   uint64_t res_nodes = sizeof (HlShmResourcesHeader) + n_buckets * 4u;
   res_nodes = align_up (res_nodes, 64);
@@ -71,17 +79,37 @@ hl_session_create (void)
   uint64_t cnt_size = align_up (sizeof (HlShmCounters), 4096);
 
   uint64_t off = HL_SHM_HEADER_SIZE;
-  HlShmRegion r_res = { off, res_size };
+  l->n_buckets = n_buckets;
+  l->res_nodes = res_nodes;
+  l->res = (HlShmRegion) { off, res_size };
   off += res_size;
-  HlShmRegion r_cs = { off, cs_size };
+  l->cs = (HlShmRegion) { off, cs_size };
   off += cs_size;
-  HlShmRegion r_live = { off, live_size };
+  l->live = (HlShmRegion) { off, live_size };
   off += live_size;
-  HlShmRegion r_meta = { off, meta_size };
+  l->meta = (HlShmRegion) { off, meta_size };
   off += meta_size;
-  HlShmRegion r_cnt = { off, cnt_size };
+  l->cnt = (HlShmRegion) { off, cnt_size };
   off += cnt_size;
-  uint64_t total = off;
+  l->total = off;
+}
+
+uint64_t
+hl_session_size (const HlConfig *cfg)
+{
+  SessionLayout l;
+  session_layout (cfg, &l);
+  return l.total;
+}
+
+int
+hl_session_create (void)
+{
+  const HlConfig *cfg = &hl_g.cfg;
+  SessionLayout l;
+  session_layout (cfg, &l);
+  uint64_t n_buckets = l.n_buckets, res_nodes = l.res_nodes, total = l.total;
+  HlShmRegion r_res = l.res, r_cs = l.cs, r_live = l.live, r_meta = l.meta, r_cnt = l.cnt;
 
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; attempt++)
@@ -141,9 +169,9 @@ hl_session_create (void)
   __atomic_store_n (&hl_g.res->watermark_atomic, res_nodes, __ATOMIC_RELEASE);
 
   HlShmCallsitesHeader *ch = (HlShmCallsitesHeader *) (hl_g.seg + r_cs.offset);
-  ch->n_slots = n_sites;
+  ch->n_slots = cfg->max_stacks + 1;
   hl_g.callsites = (HlShmCallsite *) (ch + 1);
-  hl_g.n_callsites = n_sites;
+  hl_g.n_callsites = cfg->max_stacks + 1;
 
   hl_g.live = (HlShmLiveHeader *) (hl_g.seg + r_live.offset);
   hl_g.live->n_slots = cfg->live_slots;

@@ -115,9 +115,10 @@ claim_block (void)
 {
   uint32_t start = atomic_load_explicit (&hl_g.blocks_hint, memory_order_relaxed);
   HlThreadBlock *b = NULL;
-  for (uint32_t i = 0; i < HL_MAX_THREADS; i++)
+  uint32_t n = hl_g.max_threads;
+  for (uint32_t i = 0; i < n; i++)
     {
-      uint32_t idx = (start + i) % HL_MAX_THREADS;
+      uint32_t idx = (start + i) % n;
       HlThreadBlock *c = hl_thread_block_at (idx);
       uint32_t zero = 0;
       if (atomic_load_explicit (&c->in_use, memory_order_relaxed) == 0

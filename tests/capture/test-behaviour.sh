@@ -101,6 +101,19 @@ eq "t-nofp under fp: output and status" "$?/$(cat "$WORK/nofp.out")" "0/t-nofp: 
 check "t-nofp under fp: switched to DWARF" grep -q "switching to the DWARF unwinder" "$WORK/nofp.err"
 check "t-nofp under fp: stacks after the switch = fresh unwinds ($(grep 'unwind check' "$WORK/nofp.err"))" grep -q "unwind check: [1-9][0-9]* stacks compared, 0 differ" "$WORK/nofp.err"
 
+# Under an address-space limit (ulimit -v) the tables' reservations
+# (1.5 GiB by default, touched as used) would count against the program's
+# limit: they shrink to an eighth of it, one line says so, and the program
+# is recorded (with the defaults, 1 GB left no room for the session: not
+# recorded).
+(ulimit -v 1000000 && under_preload "$WORK/as.hltrace" "$D/t-churn" 3000 > "$WORK/as.out" 2> "$WORK/as.err")
+eq "ulimit -v 1000000: status and output" "$?/$(cat "$WORK/as.out")" "0/t-churn: done"
+check "ulimit -v 1000000: one line names the shrunk tables" \
+  grep -q "^heaplens: the address space is limited (ulimit -v); tables shrunk to [0-9]* stacks, [0-9]* live blocks, [0-9]* threads$" "$WORK/as.err"
+eq "ulimit -v 1000000: nothing else on stderr" "$(wc -l < "$WORK/as.err")" 1
+summarize "$WORK/as.hltrace" "$WORK/as.sum"
+eq "ulimit -v 1000000: every allocation recorded, none dropped" "$(field "$WORK/as.sum" allocs)/$(field "$WORK/as.sum" dropped)" "3000/0"
+
 # stacks: depth, truncation
 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"
