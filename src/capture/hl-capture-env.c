@@ -96,6 +96,12 @@ hl_config_load (HlConfig *cfg)
         hl_sys_warn ("ignoring malformed HEAPLENS_LIVE_GRANULE (use auto, 16 or 32)", NULL, NULL);
     }
 
+  /* read now, not at the end: a program may clear its environment before
+   * it exits (clearenv), and the launcher would find no session */
+  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
+  cfg->keep_session = keep != NULL && strcmp (keep, "1") == 0;
+  cfg->launcher_pid = (uint32_t) env_u64 ("HEAPLENS_LAUNCHER", 0, 1, UINT32_MAX);
+
   const char *o = getenv ("HEAPLENS_OUTPUT");
   cfg->trace = true;
   if (o == NULL || *o == '\0')

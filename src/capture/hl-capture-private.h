@@ -117,6 +117,8 @@ typedef struct
   uint32_t     live_granule_shift; /* bytes an entry maps: 4 (16), 5 (32), 0 (by allocator) */
   uint32_t     sample_ms;        /* counters sampling period */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
+  bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
+  uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
 } HlConfig;
 
 void hl_config_load (HlConfig *cfg);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -208,8 +209,13 @@ hl_session_end (int  exit_status,
   HlShmHeader *h = hl_g.hdr;
   if (h == NULL)
     return;
-  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
-  bool kept = keep != NULL && strcmp (keep, "1") == 0;
+  /* left to the launcher while it runs: one that is gone (a program that
+   * outlived `record`, a daemon) would leave the segment in /dev/shm */
+  bool kept = hl_g.cfg.keep_session;
+  int saved = errno;
+  if (kept && hl_g.cfg.launcher_pid != 0 && kill ((pid_t) hl_g.cfg.launcher_pid, 0) != 0 && errno == ESRCH)
+    kept = false;
+  errno = saved;
   uint32_t flags = __atomic_load_n (&h->flags, __ATOMIC_RELAXED);
   if (kept)
     flags |= HL_SHM_FLAG_KEPT;

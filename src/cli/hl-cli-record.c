@@ -106,6 +106,7 @@ typedef struct
 {
   char         name[256];
   HlCliSession s;
+  bool         running;  /* its process still runs (it outlived the program) */
 } Found;
 
 /* The sessions of the program and of its children, as many as there were
@@ -115,13 +116,16 @@ typedef struct
 typedef struct
 {
   uint64_t since_wall_ns;
-  GArray  *found;  /* Found */
+  GArray  *found;    /* Found */
+  guint    running;  /* of the family, still running: left as they are */
 } FindCtx;
 
 #define FOUND(ctx, k) (&g_array_index ((ctx)->found, Found, (k)))
 
-/* Sessions that started after `record` did and whose process is gone (or
- * is the program, which has exited): the program's and its children's. */
+/* Sessions that started after `record` did: the program's and its
+ * children's among them (keep_descendants), of which those whose process
+ * is gone (or is the program, which has exited) are compressed and
+ * unlinked. */
 static void
 find_cb (const char *name,
          void       *user_data)
@@ -131,8 +135,10 @@ find_cb (const char *name,
   char err[256];
   if (!hl_cli_session_read (name, &f->s, err, sizeof err))
     return;
-  if (f->s.header.start_wall_ns < ctx->since_wall_ns || hl_cli_pid_alive (f->s.header.pid))
+  if (f->s.header.start_wall_ns < ctx->since_wall_ns)
     return;
+  /* an image that ended by exec'ing another is done, its process runs on */
+  f->running = f->s.header.state_atomic != HL_SHM_STATE_ENDED && hl_cli_pid_alive (f->s.header.pid);
   snprintf (f->name, sizeof f->name, "%s", name);
   g_array_append_vals (ctx->found, f, 1);
 }
@@ -161,9 +167,13 @@ keep_descendants (FindCtx  *ctx,
         }
     }
   hl_record_family_free (family);
+  /* a process that outlived the program (a daemon) keeps its session,
+   * which it unlinks at its end (HEAPLENS_LAUNCHER: we are gone then) */
   guint n = 0;
   for (guint k = 0; k < n_found; k++)
-    if (ours[k])
+    if (ours[k] && FOUND (ctx, k)->running)
+      ctx->running++; /* one running session a process */
+    else if (ours[k])
       {
         if (n != k)
           *FOUND (ctx, n) = *FOUND (ctx, k);
@@ -579,7 +589,7 @@ hl_cli_record (int    argc,
   timing_step ("compress thread stopped");
 #endif
 
-  FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)) };
+  FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)), 0 };
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
@@ -646,6 +656,10 @@ hl_cli_record (int    argc,
       if (children > 0)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
                                    children), children);
+      if (ctx.running > 0)
+        fprintf (stderr, ngettext ("; %u process still running (its trace is left uncompressed)",
+                                   "; %u processes still running (their traces are left uncompressed)",
+                                   ctx.running), ctx.running);
       /* the report will decode the events: slower, the same numbers */
       if (root_lagged[0] != '\0')
         fprintf (stderr, _("; costs not saved (%s)"), root_lagged);

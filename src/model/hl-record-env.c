@@ -49,7 +49,11 @@ hl_record_env_build (const char               *preload,
   g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_OUTPUT=%s",
                                          options->trace_path != NULL ? options->trace_path : "none"));
   if (options->keep_session)
-    g_ptr_array_add (out, g_strdup ("HEAPLENS_KEEP_SESSION=1"));
+    {
+      g_ptr_array_add (out, g_strdup ("HEAPLENS_KEEP_SESSION=1"));
+      /* a program that outlives us (a daemon) unlinks its own segment */
+      g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_LAUNCHER=%d", (int) getpid ()));
+    }
   if (options->unwind != NULL)
     g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_UNWIND=%s", options->unwind));
   if (options->depth != NULL)

@@ -60,6 +60,25 @@ ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.after"
 eq "record, 70 children: no segment left in /dev/shm" "$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | wc -l)" 0
 rm -f "$WORK"/m.hltrace*
 
+# A program that clears its environment before it exits: the preload read
+# HEAPLENS_KEEP_SESSION at the start, so the session is still there for
+# record (it was unlinked at the exit: "not recorded", trace left plain).
+"$HL_CLI" record -o "$WORK/ce.hltrace" -- "$D/t-clearenv" > "$WORK/ce.out" 2> "$WORK/ce.err"
+eq "record, a program that clears its environment: status and output" "$?/$(cat "$WORK/ce.out")" "0/t-clearenv: ok"
+check "record, a program that clears its environment: recorded" grep -q "^heaplens: $WORK/ce.hltrace: 201 allocations, 200 frees" "$WORK/ce.err"
+check "record, a program that clears its environment: trace compressed" test $(( $(od -An -tu4 -j20 -N4 "$WORK/ce.hltrace" | tr -d ' ') & 2 )) -ne 0
+
+# Processes that outlive the program (a daemon): record says so and leaves
+# them running; each unlinks its own segment at its end, record being gone
+# (HEAPLENS_LAUNCHER), instead of leaving it in /dev/shm.
+ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.before"
+"$HL_CLI" record -o "$WORK/dm.hltrace" -- /bin/sh -c '/bin/sh -c "sleep 1; exec /bin/true" & sleep 0.3' > /dev/null 2> "$WORK/dm.err"
+check "record, a daemon: the line says it still runs" grep -q "; 2 processes still running (their traces are left uncompressed)$" "$WORK/dm.err"
+sleep 2
+ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.after"
+eq "record, a daemon: its segments gone once it ended" "$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | wc -l)" 0
+rm -f "$WORK"/dm.hltrace*
+
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 
