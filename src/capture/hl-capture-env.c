@@ -114,16 +114,24 @@ hl_config_load (HlConfig *cfg)
       o = "heaplens.%e.%p.hltrace";
     }
   /* a relative template against the directory the program starts in: a
-   * forked child that changed directory writes beside its parent's trace */
+   * forked child that changed directory writes beside its parent's trace
+   * (the directory's own '%' doubled: the template expands them) */
   char cwd[sizeof cfg->output];
-  size_t c;
-  if (cfg->trace && o[0] != '/' && getcwd (cwd, sizeof cwd) != NULL
-      && (c = strlen (cwd)) + 1 + strlen (o) < sizeof cfg->output - 32)
+  size_t c = 0;
+  if (cfg->trace && o[0] != '/' && getcwd (cwd, sizeof cwd) != NULL)
     {
-      memcpy (cfg->output, cwd, c);
-      cfg->output[c] = '/';
-      hl_strlcpy (cfg->output + c + 1, o, sizeof cfg->output - c - 1);
+      for (const char *d = cwd; *d != '\0' && c < sizeof cfg->output - 2; d++)
+        {
+          if (*d == '%')
+            cfg->output[c++] = '%';
+          cfg->output[c++] = *d;
+        }
+      if (c + 1 + strlen (o) < sizeof cfg->output - 32)
+        {
+          cfg->output[c] = '/';
+          hl_strlcpy (cfg->output + c + 1, o, sizeof cfg->output - c - 1);
+          return;
+        }
     }
-  else
-    hl_strlcpy (cfg->output, o, sizeof cfg->output);
+  hl_strlcpy (cfg->output, o, sizeof cfg->output);
 }

@@ -94,6 +94,12 @@ child_trace=$(ls "$WORK"/cf/t.hltrace.* 2> /dev/null | head -n 1)
 summarize "$child_trace" "$WORK/cf-child.sum"
 eq "closefrom: the child's own trace, its 500 allocations" "$(field "$WORK/cf-child.sum" allocs)/$(field "$WORK/cf-child.sum" other_pid)" "500/0"
 
+# A relative trace name in a directory whose name holds '%' (the
+# template's escape): the trace lands there under its own name.
+mkdir -p "$WORK/50%done"
+(cd "$WORK/50%done" && under_preload rel.%p.hltrace "$D/t-entry" > /dev/null 2>&1)
+check "a relative trace name in a directory named with '%'" test -n "$(ls "$WORK/50%done"/rel.[0-9]*.hltrace 2> /dev/null)"
+
 for how in segv term abort exit handler; do
   "$D/t-crash" $how > /dev/null 2>&1
   want=$?
