@@ -96,9 +96,9 @@ eq "closefrom: the child's own trace, its 500 allocations" "$(field "$WORK/cf-ch
 
 # A relative trace name in a directory whose name holds '%' (the
 # template's escape): the trace lands there under its own name.
-mkdir -p "$WORK/50%done"
-(cd "$WORK/50%done" && under_preload rel.%p.hltrace "$D/t-entry" > /dev/null 2>&1)
-check "a relative trace name in a directory named with '%'" test -n "$(ls "$WORK/50%done"/rel.[0-9]*.hltrace 2> /dev/null)"
+mkdir -p "$WORK/at%p"
+(cd "$WORK/at%p" && under_preload rel.%p.hltrace "$D/t-entry" > /dev/null 2>&1)
+check "a relative trace name in a directory named at%p (a template escape)" test -n "$(ls "$WORK/at%p"/rel.[0-9]*.hltrace 2> /dev/null)"
 
 for how in segv term abort exit handler; do
   "$D/t-crash" $how > /dev/null 2>&1
