@@ -198,30 +198,46 @@ hl_capture_ensure_init (void)
  * reservations (about 1.5 GiB with the defaults: the session's 650 MiB,
  * the thread blocks' 900 MiB; touched only as used) would count against
  * the program's limit, and a program near it would fail to allocate where
- * it did not without us. They are shrunk to an eighth of the limit at
- * most, halving the largest part each time (the live table, the thread
- * blocks, the stacks) down to a floor, and one line says so. */
-#define HL_FIT_MIN_LIVE    (UINT64_C (1) << 16)
-#define HL_FIT_MIN_STACKS  (UINT64_C (1) << 14)
+ * it did not without us. Under a finite file-size limit (RLIMIT_FSIZE,
+ * `ulimit -f`) the session's segment, a file in /dev/shm, must not be
+ * larger (sizing it past the limit sends the program SIGXFSZ). The tables
+ * are shrunk until the reservations take an eighth of the address space
+ * at most and the segment fits the file size, halving the largest part
+ * each time (the live table, the thread blocks, the stacks) down to a
+ * floor, and one line says so. */
+#define HL_FIT_MIN_LIVE    (UINT64_C (1) << 14)
+#define HL_FIT_MIN_STACKS  (UINT64_C (1) << 12)
 #define HL_FIT_MIN_THREADS 64u
 
-static void
-fit_address_space_limit (void)
+static uint64_t
+soft_limit (int resource)
 {
   struct rlimit rl;
-  if (getrlimit (RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-    return;
+  if (getrlimit (resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  return (uint64_t) rl.rlim_cur;
+}
+
+static bool
+fit_limits (void)
+{
+  uint64_t as = soft_limit (RLIMIT_AS), fsize = soft_limit (RLIMIT_FSIZE);
+  if (as == UINT64_MAX && fsize == UINT64_MAX)
+    return true;
   HlConfig *cfg = &hl_g.cfg;
-  uint64_t budget = (uint64_t) rl.rlim_cur / 8;
+  uint64_t budget = as == UINT64_MAX ? UINT64_MAX : as / 8;
   bool shrunk = false;
   for (;;)
     {
       uint64_t live = hl_live_region_size (cfg->live_slots);
       uint64_t blocks = (uint64_t) hl_g.max_threads * HL_BLOCK_STRIDE;
-      uint64_t total = hl_session_size (cfg) + blocks;
-      if (total <= budget)
+      uint64_t session = hl_session_size (cfg);
+      bool over_as = session + blocks > budget, over_fsize = session > fsize;
+      if (!over_as && !over_fsize)
         break;
-      uint64_t stacks = total - live - blocks;
+      uint64_t stacks = session - live;
+      if (!over_as)
+        blocks = 0; /* the file size: only the session's parts */
       if (live >= blocks && live >= stacks && cfg->live_slots > HL_FIT_MIN_LIVE)
         cfg->live_slots /= 2;
       else if (blocks >= stacks && hl_g.max_threads > HL_FIT_MIN_THREADS)
@@ -230,14 +246,18 @@ fit_address_space_limit (void)
         cfg->max_stacks /= 2;
       else if (cfg->live_slots > HL_FIT_MIN_LIVE)
         cfg->live_slots /= 2;
-      else if (hl_g.max_threads > HL_FIT_MIN_THREADS)
+      else if (over_as && hl_g.max_threads > HL_FIT_MIN_THREADS)
         hl_g.max_threads /= 2;
       else
-        break;
+        {
+          hl_sys_warn (over_fsize ? "the file size limit (ulimit -f)" : "the address space limit (ulimit -v)",
+                       " leaves no room for the smallest tables; not recording", NULL);
+          return false;
+        }
       shrunk = true;
     }
   if (!shrunk)
-    return;
+    return true;
   char what[160], num[24];
   size_t n = hl_strlcpy (what, "; tables shrunk to ", sizeof what);
   hl_fmt_u64 (num, cfg->max_stacks);
@@ -249,7 +269,12 @@ fit_address_space_limit (void)
   hl_fmt_u64 (num, hl_g.max_threads);
   n += hl_strlcpy (what + n, num, sizeof what - n);
   hl_strlcpy (what + n, " threads", sizeof what - n);
-  hl_sys_warn ("the address space is limited (ulimit -v)", what, NULL);
+  hl_sys_warn (as != UINT64_MAX && fsize != UINT64_MAX ? "the address space and the file size are limited "
+                                                         "(ulimit -v, ulimit -f)"
+               : as != UINT64_MAX ? "the address space is limited (ulimit -v)"
+                                  : "the file size is limited (ulimit -f)",
+               what, NULL);
+  return true;
 }
 
 void
@@ -274,15 +299,18 @@ hl_capture_init (void)
 
   dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
 
+  bool fits = true;
   if (hl_g.blocks == NULL)
     {
       hl_g.max_threads = HL_MAX_THREADS;
-      fit_address_space_limit ();
-      hl_g.blocks = hl_sys_map_anon ((size_t) hl_g.max_threads * HL_BLOCK_STRIDE);
+      fits = fit_limits ();
+      if (fits)
+        hl_g.blocks = hl_sys_map_anon ((size_t) hl_g.max_threads * HL_BLOCK_STRIDE);
     }
-  if (hl_g.blocks == NULL || hl_session_create () != 0)
+  if (!fits || hl_g.blocks == NULL || hl_session_create () != 0)
     {
-      hl_sys_warn ("cannot create the shared-memory session; not recording", NULL, NULL);
+      if (fits)
+        hl_sys_warn ("cannot create the shared-memory session; not recording", NULL, NULL);
       atomic_store (&hl_g.state, HL_STATE_DISABLED);
       hl_tls.guard--;
       errno = saved_errno;

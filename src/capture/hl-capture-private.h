@@ -208,6 +208,8 @@ typedef struct
   uint64_t           trace_dev, trace_ino; /* to notice a program closing it */
   int                trace_lost;     /* the program closed it and it could not be
                                       * opened again: events count as dropped */
+  _Atomic uint64_t   trace_size;     /* bytes written: kept under RLIMIT_FSIZE */
+  _Atomic int        trace_full;     /* a write would have passed RLIMIT_FSIZE */
   int                forked;         /* this process is a forked child */
   char               trace_path[1024];
   _Atomic uint64_t   next_id_block;  /* allocation ids are handed out in blocks */

@@ -45,7 +45,7 @@ write_end (int status)
   hl_packet_writer_begin (&emergency.w, now);
   hl_packet_writer_end (&emergency.w, now, status);
   size_t len = hl_packet_writer_finish (&emergency.w);
-  (void) hl_sys_write_all (fd, emergency.buf, len);
+  (void) hl_trace_write (fd, emergency.buf, len);
 }
 
 /* Writes what is buffered, the END event, and marks the session ended.

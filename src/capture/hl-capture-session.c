@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +113,15 @@ hl_session_create (void)
   uint64_t n_buckets = l.n_buckets, res_nodes = l.res_nodes, total = l.total;
   HlShmRegion r_res = l.res, r_cs = l.cs, r_live = l.live, r_meta = l.meta, r_cnt = l.cnt;
 
+  /* a segment past the file-size limit: sizing it would send SIGXFSZ
+   * (fit_limits shrank the tables; the program may have lowered the
+   * limit since, before a fork) */
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && total > (uint64_t) rl.rlim_cur)
+    {
+      errno = EFBIG;
+      return -1;
+    }
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; attempt++)
     {

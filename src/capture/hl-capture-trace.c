@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -86,6 +87,29 @@ open_trace (void)
   return fd;
 }
 
+/* Appends LEN bytes to the trace, unless that would take the file past
+ * the file-size limit (RLIMIT_FSIZE, `ulimit -f`): the kernel would send
+ * the program SIGXFSZ, which kills it. Then nothing is written (the
+ * packet's events count as dropped), and one line says so, once. -1 when
+ * not written. */
+int
+hl_trace_write (int         fd,
+                const void *buf,
+                size_t      len)
+{
+  uint64_t end = atomic_fetch_add (&hl_g.trace_size, len) + len;
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && end > (uint64_t) rl.rlim_cur)
+    {
+      atomic_fetch_sub (&hl_g.trace_size, len);
+      if (atomic_exchange (&hl_g.trace_full, 1) == 0)
+        hl_sys_warn ("the trace reached the file size limit (ulimit -f): the events after it are dropped, "
+                     "the program goes on", NULL, NULL);
+      return -1;
+    }
+  return hl_sys_write_all (fd, buf, len);
+}
+
 /* hl_g.trace_path made absolute (against the working directory now), when
  * it fits: the session names the trace for a reader elsewhere, and the
  * trace is opened again by that path after a program closed it, maybe
@@ -122,7 +146,9 @@ hl_trace_open (void)
   HlTraceFileHeader fh;
   hl_trace_file_header_init (&fh, hl_g.pid, hl_g.start_wall_ns, hl_g.start_mono_ns,
                              HL_TRACE_FLAG_COARSE_CLOCK);
-  if (hl_sys_write_all (fd, &fh, sizeof fh) != 0)
+  atomic_store (&hl_g.trace_size, 0);
+  atomic_store (&hl_g.trace_full, 0);
+  if (hl_trace_write (fd, &fh, sizeof fh) != 0)
     {
       close (fd);
       return -1;
@@ -155,7 +181,7 @@ hl_trace_open (void)
                            hl_g.cfg.follow ? "follow=all" : "follow=none" };
   hl_packet_writer_init (&info_buf.w, info_buf.buf, sizeof info_buf.buf, hl_g.pid, hl_sys_gettid ());
   size_t len = hl_packet_writer_info (&info_buf.w, 0, keys, values, sizeof keys / sizeof keys[0]);
-  if (len > 0 && hl_sys_write_all (fd, info_buf.buf, len) != 0)
+  if (len > 0 && hl_trace_write (fd, info_buf.buf, len) != 0)
     {
       close (fd);
       return -1;
@@ -205,7 +231,7 @@ hl_trace_flush (HlThreadBlock *b,
   size_t len = hl_packet_writer_finish (&b->trace.w);
   int saved = errno;
   int fd = hl_trace_fd_checked ();
-  if (fd < 0 || hl_sys_write_all (fd, b->trace.buf, len) != 0)
+  if (fd < 0 || hl_trace_write (fd, b->trace.buf, len) != 0)
     hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
   errno = saved;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hl-trace-writer.h"
@@ -30,6 +31,10 @@ int  hl_trace_fd_checked  (void);
  * descriptor is closed when it is still the trace (the program may have
  * put a file of its own on that number), and forgotten. */
 void hl_trace_forget      (void);
+/* Appends LEN bytes of BUF to the trace on FD, within the file-size limit
+ * (RLIMIT_FSIZE: past it the program would get SIGXFSZ); -1 when not
+ * written. */
+int  hl_trace_write       (int fd, const void *buf, size_t len);
 void hl_trace_buffer_init (HlTraceBuffer *t, uint32_t pid, uint32_t tid);
 /* Writes the packet being built, if any, and begins a new one. */
 void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);

@@ -534,6 +534,13 @@ hl_cli_record (int    argc,
   clock_gettime (CLOCK_REALTIME, &ts);
   uint64_t start_wall_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 
+  /* Under a file-size limit (ulimit -f) a compressed trace past it would
+   * kill record with SIGXFSZ: record ignores it (the write fails, the
+   * trace is left plain with a warning); the program gets the disposition
+   * record was given. */
+  struct sigaction xfsz_ign = { 0 }, xfsz_was;
+  xfsz_ign.sa_handler = SIG_IGN;
+  sigaction (SIGXFSZ, &xfsz_ign, &xfsz_was);
   fflush (NULL);
   pid_t pid = fork ();
   if (pid < 0)
@@ -543,6 +550,7 @@ hl_cli_record (int    argc,
     }
   if (pid == 0)
     {
+      sigaction (SIGXFSZ, &xfsz_was, NULL);
       for (char **v = record_env; *v != NULL; v++)
         putenv (*v);
       execvp (argv[i], argv + i);

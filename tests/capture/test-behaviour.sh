@@ -114,6 +114,28 @@ eq "ulimit -v 1000000: nothing else on stderr" "$(wc -l < "$WORK/as.err")" 1
 summarize "$WORK/as.hltrace" "$WORK/as.sum"
 eq "ulimit -v 1000000: every allocation recorded, none dropped" "$(field "$WORK/as.sum" allocs)/$(field "$WORK/as.sum" dropped)" "3000/0"
 
+# Under a file-size limit (ulimit -f) a file past it gets the program
+# SIGXFSZ, which kills it: the session's segment (a file in /dev/shm,
+# 650 MiB by default) is shrunk to fit, or not made when the smallest
+# does not fit (512 KB: killed at the start before), and the trace stops
+# at the limit (its later events dropped and counted). dash counts
+# `ulimit -f` in 512-byte blocks: 16000 is 8,192,000 bytes.
+"$D/t-churn" 1000000 > "$WORK/fs.plain" 2>&1
+(ulimit -f 1000 && under_preload "$WORK/fs1.hltrace" "$D/t-churn" 1000000 > "$WORK/fs1.out" 2> "$WORK/fs1.err")
+eq "ulimit -f 1000 (512 KB): status and output" "$?/$(cat "$WORK/fs1.out")" "0/$(cat "$WORK/fs.plain")"
+eq "ulimit -f 1000 (512 KB): one line, not recording" "$(cat "$WORK/fs1.err")" \
+  "heaplens: the file size limit (ulimit -f) leaves no room for the smallest tables; not recording"
+(ulimit -f 16000 && under_preload "$WORK/fs8.hltrace" "$D/t-churn" 1000000 > "$WORK/fs8.out" 2> "$WORK/fs8.err")
+eq "ulimit -f 16000: status and output" "$?/$(cat "$WORK/fs8.out")" "0/$(cat "$WORK/fs.plain")"
+check "ulimit -f 16000: the tables shrunk" grep -q "^heaplens: the file size is limited (ulimit -f); tables shrunk to " "$WORK/fs8.err"
+check "ulimit -f 16000: the trace stopped at the limit, said once" \
+  test "$(grep -c "^heaplens: the trace reached the file size limit (ulimit -f): the events after it are dropped, the program goes on$" "$WORK/fs8.err")" = 1
+check "ulimit -f 16000: the trace within the limit ($(stat -c %s "$WORK/fs8.hltrace") bytes)" test "$(stat -c %s "$WORK/fs8.hltrace")" -le 8192000
+summarize "$WORK/fs8.hltrace" "$WORK/fs8.sum"
+eq "ulimit -f 16000: the trace reads, whole packets" "$(field "$WORK/fs8.sum" bad_events)/$(field "$WORK/fs8.sum" bad_checksum)" "0/0"
+check "ulimit -f 16000: its first events are there ($(field "$WORK/fs8.sum" allocs) allocations)" test "$(field "$WORK/fs8.sum" allocs)" -ge 100000
+rm -f "$WORK"/fs*.hltrace
+
 # stacks: depth, truncation
 under_preload "$WORK/c.hltrace" "$D/t-churn" 3000 > /dev/null 2>&1
 summarize "$WORK/c.hltrace" "$WORK/c.sum"

@@ -79,6 +79,15 @@ ls /dev/shm | grep "^heaplens-$uid-" | sort > "$WORK/shm.after"
 eq "record, a daemon: its segments gone once it ended" "$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | wc -l)" 0
 rm -f "$WORK"/dm.hltrace*
 
+# Under a file-size limit record ignores SIGXFSZ itself (a compressed trace
+# past it fails to be written, with a warning), but the program gets the
+# disposition record was given: a writer past the limit dies as without us.
+(ulimit -f 1000 && /bin/sh -c 'head -c 2000000 /dev/zero > "$1"' sh "$WORK/big" > /dev/null 2>&1)
+want=$?
+(ulimit -f 1000 && "$HL_CLI" record -o "$WORK/xf.hltrace" -- /bin/sh -c 'head -c 2000000 /dev/zero > "$1"' sh "$WORK/big" > /dev/null 2>&1)
+eq "record under ulimit -f: a writer past the limit ends as without us ($want)" "$?" "$want"
+rm -f "$WORK/big" "$WORK"/xf.hltrace*
+
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 
