@@ -13,6 +13,7 @@
 #include "hl-model-adapter.h"
 #include "hl-record-clock.h"
 #include "hl-record-env.h"
+#include "hl-record-sanitizer.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-timeline.h"
@@ -636,6 +637,21 @@ hl_live_panel_new_record (HlApplication             *app,
       return NULL;
     }
   g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
+  /* as `heaplens-cli record`: a program whose sanitizer runtime must be
+   * loaded first would abort under the preload */
+  const char *program = options->argv[0];
+  g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
+                                  : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
+                                                                  : g_find_program_in_path (program);
+  const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
+  if (sanitizer != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s is built with %s, whose runtime replaces the allocator and must be loaded first: it cannot "
+                     "be recorded (build it without -fsanitize)"),
+                   program, sanitizer);
+      return NULL;
+    }
   g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
   HlRecordEnvOptions env_options = {
     .trace_path = trace,

@@ -25,6 +25,7 @@
 #include "hl-record-clock.h"
 #include "hl-model-error.h"
 #include "hl-record-env.h"
+#include "hl-record-sanitizer.h"
 #include "hl-record-family.h"
 #include "hl-recording-costs-packet.h"
 #ifdef HL_HAVE_ZSTD
@@ -533,6 +534,20 @@ hl_cli_record (int    argc,
   struct timespec ts;
   clock_gettime (CLOCK_REALTIME, &ts);
   uint64_t start_wall_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+
+  /* A program whose sanitizer runtime must be loaded first (ASan and its
+   * kin) aborts under the preload: said, and not run. */
+  g_autofree char *program_path = strchr (argv[i], '/') != NULL ? g_strdup (argv[i]) : g_find_program_in_path (argv[i]);
+  const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
+  if (sanitizer != NULL)
+    {
+      fprintf (stderr,
+               _("heaplens-cli record: %s is built with %s, whose runtime replaces the allocator and must be "
+                 "loaded first: it cannot be recorded (build it without -fsanitize)\n"),
+               argv[i], sanitizer);
+      g_strfreev (record_env);
+      return 2;
+    }
 
   /* Under a file-size limit (ulimit -f) a compressed trace past it would
    * kill record with SIGXFSZ: record ignores it (the write fails, the

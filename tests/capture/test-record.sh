@@ -88,6 +88,15 @@ want=$?
 eq "record under ulimit -f: a writer past the limit ends as without us ($want)" "$?" "$want"
 rm -f "$WORK/big" "$WORK"/xf.hltrace*
 
+# A program built with AddressSanitizer aborts when our preload comes
+# before its runtime ("ASan runtime does not come first"): record says why
+# it cannot record it and does not run it.
+"$HL_CLI" record -o "$WORK/asan.hltrace" -- "$D/t-asan" > "$WORK/asan.out" 2> "$WORK/asan.err"
+eq "record, an ASan program: a usage error, not run" "$?/$(cat "$WORK/asan.out")" "2/"
+eq "record, an ASan program: the reason" "$(cat "$WORK/asan.err")" \
+  "heaplens-cli record: $D/t-asan is built with AddressSanitizer, whose runtime replaces the allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)"
+check "record, an ASan program: no trace" test ! -e "$WORK/asan.hltrace"
+
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 

@@ -1,0 +1,17 @@
+/* hl-record-sanitizer.h — whether a program is built with a sanitizer
+ * whose runtime replaces the allocator and must be the first library
+ * loaded (AddressSanitizer and its kin): the preload, loaded before it,
+ * makes it abort, so such a program cannot be recorded. Shared by
+ * `heaplens-cli record` and the application's Record dialog. No GTK. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The sanitizer the ELF executable at PATH is built with ("AddressSanitizer",
+ * "ThreadSanitizer", ...), from its DT_NEEDED runtimes and its dynamic
+ * symbols, or NULL (none, or not an ELF file: a script). */
+const char *hl_record_sanitizer_of (const char *path);
+
+G_END_DECLS
