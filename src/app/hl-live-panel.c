@@ -646,10 +646,9 @@ hl_live_panel_new_record (HlApplication             *app,
   const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
   if (sanitizer != NULL)
     {
+      /* short: a toast shows one line ("Cannot record PROG: …") */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s is built with %s, whose runtime replaces the allocator and must be loaded first: it cannot "
-                     "be recorded (build it without -fsanitize)"),
-                   program, sanitizer);
+                   _("built with %s, which replaces the allocator: rebuild it without -fsanitize"), sanitizer);
       return NULL;
     }
   g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
