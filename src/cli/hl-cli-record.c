@@ -689,7 +689,19 @@ hl_cli_record (int    argc,
       fprintf (stderr, "\n");
     }
   else
-    fprintf (stderr, _("heaplens: %s was not recorded (no session found)\n"), argv[i]);
+    {
+      /* the loader ignores LD_PRELOAD for a program that changes its
+       * user or group (secure execution) */
+      struct stat pst;
+      bool secure = program_path != NULL && stat (program_path, &pst) == 0
+                    && (((pst.st_mode & S_ISUID) && pst.st_uid != geteuid ())
+                        || ((pst.st_mode & S_ISGID) && pst.st_gid != getegid ()));
+      if (secure)
+        fprintf (stderr, _("heaplens: %s was not recorded: it is set-user-ID or set-group-ID, and the loader ignores "
+                           "LD_PRELOAD for such a program\n"), argv[i]);
+      else
+        fprintf (stderr, _("heaplens: %s was not recorded (no session found)\n"), argv[i]);
+    }
   if (unlinker != NULL)
     g_thread_join (unlinker);
   else

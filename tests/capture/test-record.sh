@@ -97,6 +97,19 @@ eq "record, an ASan program: the reason" "$(cat "$WORK/asan.err")" \
   "heaplens-cli record: $D/t-asan is built with AddressSanitizer, whose runtime replaces the allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)"
 check "record, an ASan program: no trace" test ! -e "$WORK/asan.hltrace"
 
+# A set-group-ID program run by another user: the loader ignores
+# LD_PRELOAD (secure execution), and record says so instead of "no session
+# found". Needs root (to run as nobody) and passwd's expiry.
+if [ "$(id -u)" = 0 ] && command -v runuser > /dev/null && [ -g /usr/bin/expiry ] \
+   && runuser -u nobody -- test -x "$HL_CLI" 2> /dev/null; then
+  chmod 0755 "$WORK"
+  runuser -u nobody -- "$HL_CLI" record -o "$WORK/sg.hltrace" -- /usr/bin/expiry -c > /dev/null 2> "$WORK/sg.err"
+  eq "record, a set-group-ID program: the reason it is not recorded" "$(cat "$WORK/sg.err")" \
+    "heaplens: /usr/bin/expiry was not recorded: it is set-user-ID or set-group-ID, and the loader ignores LD_PRELOAD for such a program"
+else
+  ok 0 "record, a set-group-ID program # SKIP needs root, runuser, /usr/bin/expiry and a build nobody can run"
+fi
+
 (cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
 check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
 
