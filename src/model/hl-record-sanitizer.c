@@ -35,14 +35,23 @@ static const struct
   { "__msan_init", "MemorySanitizer" },
 };
 
-static const char *
-in_dynamic (Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
+/* The data of section SCN and its number of entries (*N), or NULL. */
+static Elf_Data *
+entries_of (Elf_Scn *scn, const GElf_Shdr *sh, size_t *n)
 {
   Elf_Data *d = elf_getdata (scn, NULL);
   if (d == NULL || sh->sh_entsize == 0)
     return NULL;
-  size_t n = sh->sh_size / sh->sh_entsize;
-  for (size_t k = 0; k < n; k++)
+  *n = sh->sh_size / sh->sh_entsize;
+  return d;
+}
+
+static const char *
+in_dynamic (Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+  size_t n = 0;
+  Elf_Data *d = entries_of (scn, sh, &n);
+  for (size_t k = 0; d != NULL && k < n; k++)
     {
       GElf_Dyn dyn;
       if (gelf_getdyn (d, (int) k, &dyn) == NULL || dyn.d_tag == DT_NULL)
@@ -60,11 +69,9 @@ in_dynamic (Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 static const char *
 in_dynsym (Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-  Elf_Data *d = elf_getdata (scn, NULL);
-  if (d == NULL || sh->sh_entsize == 0)
-    return NULL;
-  size_t n = sh->sh_size / sh->sh_entsize;
-  for (size_t k = 0; k < n; k++)
+  size_t n = 0;
+  Elf_Data *d = entries_of (scn, sh, &n);
+  for (size_t k = 0; d != NULL && k < n; k++)
     {
       GElf_Sym sym;
       if (gelf_getsym (d, (int) k, &sym) == NULL)
