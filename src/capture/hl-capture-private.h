@@ -391,6 +391,9 @@ typedef struct
 #define HL_PENDING_SITES 256u
 #define HL_PENDING_FLUSH_NS 10000000u /* at most 10 ms behind */
 
+#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
+#define HL_UNWIND_BUF (HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4u)
+
 struct HlThreadBlock
 {
   _Atomic uint32_t     in_use;      /* slot claimed */
@@ -433,6 +436,13 @@ struct HlThreadBlock
   uint64_t             rule_ip[256];   /* per-thread first level of the CFI rule cache */
   uint64_t             rule_word[256];
   HlCfiFrame           head[HL_CFI_MEMO_MAX]; /* frames of this unwind, innermost first */
+  /* Scratch of a stack not among the recent ones: kept here, not on the
+   * program's stack (4.6 KiB there made a thread on a 16 KiB stack
+   * overflow where glibc alone did not); one user at a time (the guard; a
+   * signal handler that interrupts us records on the shadow block). */
+  uint64_t             scratch_frames[HL_UNWIND_BUF];
+  HlStackWords         scratch_words;
+  uint8_t              scratch_payload[HL_TRACE_MAX_FRAMES * HL_VARINT_MAX_BYTES];
 };
 
 typedef struct
@@ -484,8 +494,6 @@ void hl_session_detach   (void);  /* child after fork: forget the parent's mappi
 int      hl_unwind_init    (void);
 /* Fills FRAMES (innermost first, preload frames removed); returns the count,
  * sets *TRUNCATED. */
-#define HL_SELF_FRAMES_MAX 8u  /* preload frames above the unwinder's caller */
-#define HL_UNWIND_BUF (HL_TRACE_MAX_FRAMES + HL_SELF_FRAMES_MAX + 4u)
 /* FRAMES must have room for HL_UNWIND_BUF entries. */
 /* ENTRY: the frame of the interposed function the unwind starts from (NULL:
  * the caller's); frames of the preload above it are skipped. */

@@ -47,7 +47,7 @@ capture_stack_shadow (HlThreadBlock *b,
                       uint64_t       now,
                       void          *entry)
 {
-  uint64_t frames[HL_UNWIND_BUF];
+  uint64_t *frames = b->scratch_frames;
   bool truncated = false;
   uint64_t h;
   uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);
@@ -107,10 +107,10 @@ capture_stack_fp (HlThreadBlock *b,
                   uint32_t       recent,
                   bool           check)
 {
-  uint64_t frames[HL_UNWIND_BUF];
-  HlStackWords words;
+  uint64_t *frames = b->scratch_frames;
+  HlStackWords *words = &b->scratch_words;
   bool truncated = false;
-  uint32_t n = hl_unwind_fp_entry (frames, hl_g.cfg.depth, &truncated, b, entry, &words);
+  uint32_t n = hl_unwind_fp_entry (frames, hl_g.cfg.depth, &truncated, b, entry, words);
   if (HL_UNLIKELY (n == UINT32_MAX))
     {
       uint64_t h;
@@ -122,7 +122,7 @@ capture_stack_fp (HlThreadBlock *b,
   if (HL_UNLIKELY (recent != 0))
     hl_unwind_check_recent (recent, id);
   else
-    hl_recent_put (b, &words, id);
+    hl_recent_put (b, words, id);
   return id;
 }
 
@@ -151,7 +151,7 @@ capture_stack (HlThreadBlock *b,
     }
   if (fp)
     return capture_stack_fp (b, now, entry, recent, check);
-  uint64_t frames[HL_UNWIND_BUF];
+  uint64_t *frames = b->scratch_frames;
   bool truncated = false;
   uint64_t h;
   uint32_t n = hl_unwind (frames, hl_g.cfg.depth, &truncated, &h, b, entry);

@@ -237,7 +237,7 @@ hl_stack_intern (HlThreadBlock  *b,
 {
   if (hl_g.res == NULL)
     return 0;
-  uint8_t payload[HL_TRACE_MAX_FRAMES * HL_VARINT_MAX_BYTES];
+  uint8_t *payload = b->scratch_payload; /* not on the program's stack */
   size_t len = encode_frames (payload, frames, n);
   uint32_t h32 = (uint32_t) (hash >> 32) ^ (flags << 31);
   unsigned top = level_for_id (__atomic_load_n (&hl_g.res->n_stacks_atomic, __ATOMIC_ACQUIRE));

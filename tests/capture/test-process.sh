@@ -100,6 +100,22 @@ mkdir -p "$WORK/at%p"
 (cd "$WORK/at%p" && under_preload rel.%p.hltrace "$D/t-entry" > /dev/null 2>&1)
 check "a relative trace name in a directory named at%p (a template escape)" test -n "$(ls "$WORK/at%p"/rel.[0-9]*.hltrace 2> /dev/null)"
 
+# A thread on a minimal stack (16 KiB) that is nearly full at its first
+# allocation: the deepest it can be and still get through without us,
+# found by bisection, less 768 bytes, must get through under the preload
+# too (its unwind buffers on that stack needed about 1.8 KiB more than
+# glibc's malloc, 2.3 KiB in fp mode).
+lo=0 hi=16384
+while [ $((hi - lo)) -gt 128 ]; do
+  mid=$(( (lo + hi) / 2 ))
+  if [ "$("$D/t-smallstack" $mid 2> /dev/null)" = ok ]; then lo=$mid; else hi=$mid; fi
+done
+used=$((lo - 768))
+eq "a nearly full 16 KiB thread stack ($used of $lo bytes): through under the preload" \
+  "$(under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used 2> /dev/null)" ok
+eq "a nearly full 16 KiB thread stack: through in fp mode" \
+  "$(HEAPLENS_UNWIND=fp under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used 2> /dev/null)" ok
+
 for how in segv term abort exit handler; do
   "$D/t-crash" $how > /dev/null 2>&1
   want=$?
