@@ -194,17 +194,19 @@ hl_capture_ensure_init (void)
   hl_capture_init ();
 }
 
-/* Under a finite address-space limit (RLIMIT_AS, `ulimit -v`) the tables'
- * reservations (about 1.5 GiB with the defaults: the session's 650 MiB,
- * the thread blocks' 900 MiB; touched only as used) would count against
- * the program's limit, and a program near it would fail to allocate where
- * it did not without us. Under a finite file-size limit (RLIMIT_FSIZE,
- * `ulimit -f`) the session's segment, a file in /dev/shm, must not be
- * larger (sizing it past the limit sends the program SIGXFSZ). The tables
- * are shrunk until the reservations take an eighth of the address space
- * at most and the segment fits the file size, halving the largest part
- * each time (the live table, the thread blocks, the stacks) down to a
- * floor, and one line says so. */
+/* The tables' room. Under a finite address-space limit (RLIMIT_AS,
+ * `ulimit -v`) their reservations (about 1.5 GiB with the defaults: the
+ * session's 650 MiB, the thread blocks' 900 MiB; touched only as used)
+ * would count against the program's limit. Under a finite file-size
+ * limit (RLIMIT_FSIZE, `ulimit -f`) the session's segment, a file, must
+ * not be larger (sizing it past the limit sends the program SIGXFSZ).
+ * And /dev/shm may be small (a container's is 64 MiB by default): a page
+ * of the segment touched past its free space is SIGBUS in the program.
+ * The tables are shrunk until the reservations take an eighth of the
+ * address space at most, and the segment fits the file size and half of
+ * /dev/shm's free space (what a second recorded program leaves to a
+ * third, and so on), halving the largest part each time (the live table,
+ * the thread blocks, the stacks) down to a floor; one line says so. */
 #define HL_FIT_MIN_LIVE    (UINT64_C (1) << 14)
 #define HL_FIT_MIN_STACKS  (UINT64_C (1) << 12)
 #define HL_FIT_MIN_THREADS 64u
@@ -218,26 +220,53 @@ soft_limit (int resource)
   return (uint64_t) rl.rlim_cur;
 }
 
+/* "the address space is limited (ulimit -v)" and the others that hold,
+ * joined, into OUT. */
+static void
+limits_text (char *out, size_t cap, bool as, bool fsize, bool shm, uint64_t shm_free)
+{
+  size_t n = 0;
+  out[0] = '\0';
+  char small[64], num[24];
+  hl_fmt_u64 (num, shm_free >> 20);
+  size_t k0 = hl_strlcpy (small, "/dev/shm is small (", sizeof small);
+  k0 += hl_strlcpy (small + k0, num, sizeof small - k0);
+  hl_strlcpy (small + k0, " MiB free)", sizeof small - k0);
+  const char *parts[3] = { as ? "the address space is limited (ulimit -v)" : NULL,
+                           fsize ? "the file size is limited (ulimit -f)" : NULL,
+                           shm ? small : NULL };
+  for (int k = 0; k < 3; k++)
+    if (parts[k] != NULL)
+      {
+        if (n > 0)
+          n += hl_strlcpy (out + n, " and ", cap - n);
+        n += hl_strlcpy (out + n, parts[k], cap - n);
+      }
+}
+
 static bool
 fit_limits (void)
 {
   uint64_t as = soft_limit (RLIMIT_AS), fsize = soft_limit (RLIMIT_FSIZE);
-  if (as == UINT64_MAX && fsize == UINT64_MAX)
-    return true;
+  uint64_t shm = hl_session_shm_free ();
+  uint64_t shm_room = shm == UINT64_MAX ? UINT64_MAX : shm / 2;
   HlConfig *cfg = &hl_g.cfg;
   uint64_t budget = as == UINT64_MAX ? UINT64_MAX : as / 8;
-  bool shrunk = false;
+  bool shrunk = false, by_as = false, by_fsize = false, by_shm = false;
   for (;;)
     {
       uint64_t live = hl_live_region_size (cfg->live_slots);
       uint64_t blocks = (uint64_t) hl_g.max_threads * HL_BLOCK_STRIDE;
       uint64_t session = hl_session_size (cfg);
-      bool over_as = session + blocks > budget, over_fsize = session > fsize;
-      if (!over_as && !over_fsize)
+      bool over_as = session + blocks > budget, over_fsize = session > fsize, over_shm = session > shm_room;
+      if (!over_as && !over_fsize && !over_shm)
         break;
+      by_as |= over_as;
+      by_fsize |= over_fsize;
+      by_shm |= over_shm;
       uint64_t stacks = session - live;
       if (!over_as)
-        blocks = 0; /* the file size: only the session's parts */
+        blocks = 0; /* the file size, /dev/shm: only the session's parts */
       if (live >= blocks && live >= stacks && cfg->live_slots > HL_FIT_MIN_LIVE)
         cfg->live_slots /= 2;
       else if (blocks >= stacks && hl_g.max_threads > HL_FIT_MIN_THREADS)
@@ -250,15 +279,17 @@ fit_limits (void)
         hl_g.max_threads /= 2;
       else
         {
-          hl_sys_warn (over_fsize ? "the file size limit (ulimit -f)" : "the address space limit (ulimit -v)",
-                       " leaves no room for the smallest tables; not recording", NULL);
+          char why[160];
+          limits_text (why, sizeof why, over_as, over_fsize, over_shm, shm);
+          hl_sys_warn (why, ": no room for the smallest tables; not recording", NULL);
           return false;
         }
       shrunk = true;
     }
   if (!shrunk)
     return true;
-  char what[160], num[24];
+  char why[160], what[160], num[24];
+  limits_text (why, sizeof why, by_as, by_fsize, by_shm, shm);
   size_t n = hl_strlcpy (what, "; tables shrunk to ", sizeof what);
   hl_fmt_u64 (num, cfg->max_stacks);
   n += hl_strlcpy (what + n, num, sizeof what - n);
@@ -269,11 +300,7 @@ fit_limits (void)
   hl_fmt_u64 (num, hl_g.max_threads);
   n += hl_strlcpy (what + n, num, sizeof what - n);
   hl_strlcpy (what + n, " threads", sizeof what - n);
-  hl_sys_warn (as != UINT64_MAX && fsize != UINT64_MAX ? "the address space and the file size are limited "
-                                                         "(ulimit -v, ulimit -f)"
-               : as != UINT64_MAX ? "the address space is limited (ulimit -v)"
-                                  : "the file size is limited (ulimit -f)",
-               what, NULL);
+  hl_sys_warn (why, what, NULL);
   return true;
 }
 

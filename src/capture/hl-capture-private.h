@@ -485,6 +485,8 @@ hl_thread_block (void)
 int  hl_session_create   (void);
 /* Bytes of the session segment for CFG's table sizes. */
 uint64_t hl_session_size (const HlConfig *cfg);
+/* Bytes free in /dev/shm (UINT64_MAX: unknown). */
+uint64_t hl_session_shm_free (void);
 void hl_session_running  (void);
 void hl_session_end      (int exit_status, bool by_exec);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +98,15 @@ session_layout (const HlConfig *cfg,
 }
 
 uint64_t
+hl_session_shm_free (void)
+{
+  struct statvfs v;
+  if (statvfs ("/dev/shm", &v) != 0)
+    return UINT64_MAX;
+  return (uint64_t) v.f_bavail * (uint64_t) v.f_frsize;
+}
+
+uint64_t
 hl_session_size (const HlConfig *cfg)
 {
   SessionLayout l;
@@ -120,6 +130,14 @@ hl_session_create (void)
   if (getrlimit (RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && total > (uint64_t) rl.rlim_cur)
     {
       errno = EFBIG;
+      return -1;
+    }
+  /* nor one larger than /dev/shm's free space: a page touched past it
+   * would be SIGBUS in the program (a forked child, /dev/shm fuller than
+   * at the start: unrecorded) */
+  if (total > hl_session_shm_free ())
+    {
+      errno = ENOSPC;
       return -1;
     }
   int fd = -1;
