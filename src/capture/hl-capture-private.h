@@ -133,6 +133,9 @@ void     hl_sys_warn          (const char *a, const char *b, const char *c);
 void    *hl_sys_map_anon      (size_t size);
 uint64_t hl_sys_rss_bytes     (void);
 void     hl_sys_rss_reset     (void);
+/* FD is open on the file DEV/INO still (a program may have closed ours
+ * and put a file of its own on the number). */
+bool     hl_sys_fd_is         (int fd, uint64_t dev, uint64_t ino);
 size_t   hl_sys_read_file     (const char *path, char *buf, size_t cap);
 uint64_t hl_sys_random64      (void);
 /* Small formatting helpers (no stdio in the preload). */

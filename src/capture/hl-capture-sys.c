@@ -90,14 +90,21 @@ hl_sys_map_anon (size_t size)
  * on the number, which we then neither read nor close. */
 static int statm_fd = -1;
 static uint32_t statm_pid;
-static dev_t statm_dev;
-static ino_t statm_ino;
+static uint64_t statm_dev, statm_ino;
+
+bool
+hl_sys_fd_is (int      fd,
+              uint64_t dev,
+              uint64_t ino)
+{
+  struct stat st;
+  return fd >= 0 && fstat (fd, &st) == 0 && (uint64_t) st.st_dev == dev && (uint64_t) st.st_ino == ino;
+}
 
 static bool
 statm_is_ours (void)
 {
-  struct stat st;
-  return statm_fd >= 0 && fstat (statm_fd, &st) == 0 && st.st_dev == statm_dev && st.st_ino == statm_ino;
+  return hl_sys_fd_is (statm_fd, statm_dev, statm_ino);
 }
 
 void

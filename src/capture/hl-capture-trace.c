@@ -244,8 +244,7 @@ reopen_same_trace (void)
   int fd = open (hl_g.trace_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  struct stat st;
-  if (fstat (fd, &st) != 0 || (uint64_t) st.st_ino != hl_g.trace_ino || (uint64_t) st.st_dev != hl_g.trace_dev)
+  if (!hl_sys_fd_is (fd, hl_g.trace_dev, hl_g.trace_ino))
     {
       close (fd);
       return -1;
@@ -263,9 +262,7 @@ void
 hl_trace_forget (void)
 {
   int fd = hl_g.trace_fd;
-  struct stat st;
-  if (fd >= 0 && fstat (fd, &st) == 0 && (uint64_t) st.st_ino == hl_g.trace_ino
-      && (uint64_t) st.st_dev == hl_g.trace_dev)
+  if (hl_sys_fd_is (fd, hl_g.trace_dev, hl_g.trace_ino))
     close (fd);
   hl_g.trace_fd = -1;
   hl_g.trace_lost = 0;
@@ -278,8 +275,7 @@ hl_trace_fd_checked (void)
   if (fd < 0)
     return -1;
   int saved = errno;
-  struct stat st;
-  if (fstat (fd, &st) == 0 && (uint64_t) st.st_ino == hl_g.trace_ino && (uint64_t) st.st_dev == hl_g.trace_dev)
+  if (hl_sys_fd_is (fd, hl_g.trace_dev, hl_g.trace_ino))
     {
       errno = saved;
       return fd;
