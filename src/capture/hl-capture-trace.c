@@ -110,32 +110,12 @@ hl_trace_write (int         fd,
   return hl_sys_write_all (fd, buf, len);
 }
 
-/* hl_g.trace_path made absolute (against the working directory now), when
- * it fits: the session names the trace for a reader elsewhere, and the
- * trace is opened again by that path after a program closed it, maybe
- * from another directory by then. */
-static void
-absolute_trace_path (void)
-{
-  char *path = hl_g.trace_path;
-  char cwd[sizeof hl_g.trace_path];
-  if (path[0] == '/' || getcwd (cwd, sizeof cwd) == NULL)
-    return;
-  size_t c = strlen (cwd), n = strlen (path);
-  if (c + 1 + n + 1 > sizeof hl_g.trace_path)
-    return;
-  memmove (path + c + 1, path, n + 1);
-  memcpy (path, cwd, c);
-  path[c] = '/';
-}
-
 int
 hl_trace_open (void)
 {
   int fd = open_trace ();
   if (fd < 0)
     return -1;
-  absolute_trace_path ();
   /* keep the descriptor away from the low numbers a program may dup2 onto */
   int high = fcntl (fd, F_DUPFD_CLOEXEC, 500);
   if (high >= 0)
