@@ -2,33 +2,176 @@
  * (resumed if the exec fails); with HEAPLENS_FOLLOW=none the preload is
  * removed from the process's LD_PRELOAD at start, and from the
  * environments passed to exec* and posix_spawn*.
+ *
+ * A program that cannot take the preload is started without it, whatever
+ * HEAPLENS_FOLLOW says: one built with a sanitizer whose runtime must be
+ * the first library loaded (AddressSanitizer aborts: "ASan runtime does
+ * not come first"), or one of another ELF class or machine (the loader
+ * ignores the preload with an error on stderr). The image is probed
+ * (hl-elf-probe.c: a few preads, no allocation) before each exec* and
+ * posix_spawn*; the trace gets a mark that names it and why, and the
+ * session the flag UNFOLLOWED, which `heaplens-cli record` reports.
  */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 
+#include "hl-elf-probe.h"
+
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- exec -------------------------------------------------------------------- */
 
+/* ---- programs that cannot take the preload ---------------------------------- */
+
+#define HL_OPEN_PROBE (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* Why the image open as FD cannot take the preload, NULL when it can. */
+static const char *
+refusal_of_fd (int fd)
+{
+  HlElfProbe p;
+  if (fd < 0 || !hl_elf_probe (fd, &p))
+    return NULL;
+  if (p.sanitizer != NULL)
+    return p.sanitizer;
+  return p.foreign ? "another ELF class or machine" : NULL;
+}
+
+/* The same for the program FILE names: a path, or with SEARCH and no
+ * slash in it, the first executable file of that name in the directories
+ * of PATH, as execvp and posix_spawnp look (an empty PATH entry is the
+ * working directory; no PATH: /bin:/usr/bin). */
+static const char *
+refusal_of (const char *file,
+            bool        search)
+{
+  if (file == NULL || file[0] == '\0')
+    return NULL;
+  int e = errno;
+  int fd = -1;
+  if (!search || strchr (file, '/') != NULL)
+    fd = open (file, HL_OPEN_PROBE);
+  else
+    {
+      const char *dirs = getenv ("PATH");
+      if (dirs == NULL)
+        dirs = "/bin:/usr/bin";
+      size_t flen = strlen (file);
+      char cand[PATH_MAX];
+      for (const char *p = dirs; fd < 0; p++)
+        {
+          const char *end = strchrnul (p, ':');
+          size_t dlen = (size_t) (end - p);
+          if (dlen + 2 + flen <= sizeof cand)
+            {
+              memcpy (cand, p, dlen);
+              size_t n = dlen;
+              if (n > 0)
+                cand[n++] = '/';
+              memcpy (cand + n, file, flen + 1);
+              struct stat st;
+              if (access (cand, X_OK) == 0 && stat (cand, &st) == 0 && S_ISREG (st.st_mode))
+                {
+                  fd = open (cand, HL_OPEN_PROBE);
+                  break;
+                }
+            }
+          if (*end == '\0')
+            break;
+          p = end;
+        }
+    }
+  const char *why = refusal_of_fd (fd);
+  if (fd >= 0)
+    close (fd);
+  errno = e;
+  return why;
+}
+
+/* TEXT: "VERB PATH", and when the program runs without the preload, why. */
+static void
+start_text (char       *text,
+            size_t      cap,
+            const char *verb,
+            const char *path,
+            const char *refusal)
+{
+  size_t n = hl_strlcpy (text, verb, cap);
+  n += hl_strlcpy (text + n, path ? path : "", cap - (n < cap ? n : cap));
+  if (refusal == NULL || n >= cap)
+    return;
+  n += hl_strlcpy (text + n, strncmp (refusal, "another", 7) == 0 ? " (run without the preload: "
+                                                                  : " (run without the preload: built with ",
+                   cap - n);
+  if (n < cap)
+    n += hl_strlcpy (text + n, refusal, cap - n);
+  if (n < cap)
+    hl_strlcpy (text + n, ")", cap - n);
+}
+
+/* A program started without the preload: the session's flag. Also from a
+ * vfork child (or one cloned without the atfork handlers), whose mapping is
+ * the parent's segment: the parent's session gets it, where its marks
+ * cannot be written (the buffers are the parent's). */
+static void
+flag_unfollowed (void)
+{
+  HlShmHeader *hdr = hl_g.hdr;
+  if (hdr != NULL)
+    __atomic_fetch_or (&hdr->flags, (uint32_t) HL_SHM_FLAG_UNFOLLOWED, __ATOMIC_RELAXED);
+}
+
+/* posix_spawn* of a program that runs without the preload: said in the
+ * session and the trace. */
+static void
+note_spawn_unfollowed (const char *path,
+                       const char *refusal)
+{
+  flag_unfollowed ();
+  if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
+    return;
+  int e = errno;
+  hl_tls.guard++;
+  HlThreadBlock *b = hl_thread_block ();
+  if (b != NULL)
+    {
+      uint64_t now = hl_now ();
+      char text[300];
+      start_text (text, sizeof text, "spawn ", path, refusal);
+      atomic_store_explicit (&b->busy, 1, memory_order_relaxed);
+      HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
+      atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
+    }
+  hl_tls.guard--;
+  errno = e;
+}
+
 /* Before the image is replaced: everything written, the session ended. */
 static void
-before_exec (const char *path)
+before_exec (const char *path,
+             const char *refusal)
 {
+  if (refusal != NULL)
+    flag_unfollowed ();
   if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
     return;
   hl_tls.guard++;
-  HlThreadBlock *b = hl_tls.block;
+  /* (a forked child that exec's at once has no block yet) */
+  HlThreadBlock *b = hl_thread_block ();
   uint64_t now = hl_now ();
   if (b != NULL)
     {
       char text[300];
-      size_t n = hl_strlcpy (text, "exec ", sizeof text);
-      hl_strlcpy (text + n, path ? path : "", sizeof text - n);
+      start_text (text, sizeof text, "exec ", path, refusal);
       HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
     }
   hl_tls.guard--;
@@ -78,16 +221,18 @@ preload_without_us (const char *value,
   return len;
 }
 
-/* With HEAPLENS_FOLLOW=none, a copy of ENVP whose LD_PRELOAD lacks the
- * preload, built in the caller-provided arrays. */
+/* With HEAPLENS_FOLLOW=none or a REFUSAL (the program cannot take the
+ * preload), a copy of ENVP whose LD_PRELOAD lacks the preload, built in
+ * the caller-provided arrays. */
 static char *const *
 filter_env (char *const *envp,
+            const char  *refusal,
             char       **out,
             size_t       cap,
             char        *value,
             size_t       value_cap)
 {
-  if (hl_g.cfg.follow || envp == NULL)
+  if ((hl_g.cfg.follow && refusal == NULL) || envp == NULL)
     return envp;
   size_t n = 0;
   for (size_t i = 0; envp[i] != NULL && n + 1 < cap; i++)
@@ -145,8 +290,9 @@ execve (const char  *path,
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execve");
   char *env[HL_ENV_MAX];
   char value[4096];
-  before_exec (path);
-  int rc = real (path, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
+  before_exec (path, refusal);
+  int rc = real (path, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
   int e = errno;
   after_failed_exec ();
   errno = e;
@@ -163,8 +309,9 @@ execvpe (const char  *file,
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execvpe");
   char *env[HL_ENV_MAX];
   char value[4096];
-  before_exec (file);
-  int rc = real (file, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
+  before_exec (file, refusal);
+  int rc = real (file, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
   int e = errno;
   after_failed_exec ();
   errno = e;
@@ -195,8 +342,9 @@ fexecve (int          fd,
     real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
   char *env[HL_ENV_MAX];
   char value[4096];
-  before_exec ("(fd)");
-  int rc = real (fd, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  const char *refusal = hl_g.cfg.follow ? refusal_of_fd (fd) : NULL;
+  before_exec ("(fd)", refusal);
+  int rc = real (fd, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
   int e = errno;
   after_failed_exec ();
   errno = e;
@@ -276,7 +424,10 @@ posix_spawn (pid_t                            *pid,
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawn");
   char *env[HL_ENV_MAX];
   char value[4096];
-  return real (pid, path, actions, attr, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
+  if (refusal != NULL)
+    note_spawn_unfollowed (path, refusal);
+  return real (pid, path, actions, attr, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
 }
 
 HL_EXPORT int
@@ -292,5 +443,8 @@ posix_spawnp (pid_t                            *pid,
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawnp");
   char *env[HL_ENV_MAX];
   char value[4096];
-  return real (pid, file, actions, attr, argv, filter_env (envp, env, HL_ENV_MAX, value, sizeof value));
+  const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
+  if (refusal != NULL)
+    note_spawn_unfollowed (file, refusal);
+  return real (pid, file, actions, attr, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
 }

@@ -679,6 +679,13 @@ hl_cli_record (int    argc,
       if (children > 0)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
                                    children), children);
+      /* the preload started them without itself (hl-capture-exec.c) */
+      bool unfollowed = false;
+      for (guint k = 0; k < ctx.found->len; k++)
+        unfollowed |= (FOUND (&ctx, k)->s.header.flags & HL_SHM_FLAG_UNFOLLOWED) != 0;
+      if (unfollowed)
+        fprintf (stderr, _("; programs it started that cannot take the preload (built with a sanitizer, or for "
+                           "another machine) ran unrecorded"));
       if (ctx.running > 0)
         fprintf (stderr, ngettext ("; %u process still running (its trace is left uncompressed)",
                                    "; %u processes still running (their traces are left uncompressed)",

@@ -44,12 +44,15 @@ typedef enum
 } HlShmState;
 
 /* HlShmHeader.flags (written once before the state becomes RUNNING, except
- * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED). */
+ * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED, and
+ * UNFOLLOWED, set at any time). */
 enum
 {
   HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
   HL_SHM_FLAG_ENDED_BY_EXEC = 1u << 1, /* ENDED because the process exec'd (a new session follows) */
   HL_SHM_FLAG_KEPT          = 1u << 2, /* the name is left for the launcher to unlink */
+  HL_SHM_FLAG_UNFOLLOWED    = 1u << 3, /* the process started a program without the preload,
+                                        * which it cannot take (a mark in the trace says which) */
 };
 
 typedef struct

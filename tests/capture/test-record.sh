@@ -97,6 +97,56 @@ eq "record, an ASan program: the reason" "$(cat "$WORK/asan.err")" \
   "heaplens-cli record: $D/t-asan is built with AddressSanitizer, whose runtime replaces the allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)"
 check "record, an ASan program: no trace" test ! -e "$WORK/asan.hltrace"
 
+# A recorded program that starts an ASan program (make running tests, a
+# shell script): the preload starts it without itself, however it is
+# started, and it runs as it does without us; the traces mark it, record's
+# line says so. t-starter starts it seven ways (exec* after fork and vfork,
+# fexecve, posix_spawn*, system()).
+PATH="$D:$PATH" "$D/t-starter" t-asan "$D/t-asan" > "$WORK/st.want" 2>&1
+want=$?
+PATH="$D:$PATH" "$HL_CLI" record -o "$WORK/st.hltrace" -- "$D/t-starter" t-asan "$D/t-asan" > "$WORK/st.out" 2> "$WORK/st.err"
+eq "record, a program that starts an ASan program: its exit status" "$?" "$want"
+eq "record, a program that starts an ASan program: its output, as without us" "$(cat "$WORK/st.out")" "$(cat "$WORK/st.want")"
+eq "record, a program that starts an ASan program: every start succeeds" "$(grep -c ': exit 0$' "$WORK/st.out")/$(grep -c '^t-clearenv: ok$' "$WORK/st.out")" "7/7"
+check "record, a program that starts an ASan program: the line says it ran unrecorded" \
+  grep -q "; programs it started that cannot take the preload (built with a sanitizer, or for another machine) ran unrecorded$" "$WORK/st.err"
+for f in "$WORK"/st.hltrace*; do "$HL_CLI" dump "$f"; done > "$WORK/st.dump" 2>&1
+eq "record, a program that starts an ASan program: a mark for each exec and spawn (not vfork's)" \
+  "$(grep -o 'MARK "[a-z]* [^ ]* (run without the preload: built with AddressSanitizer)"' "$WORK/st.dump" | sed 's|'"$D"'/||' | sort | tr '\n' '|')" \
+  'MARK "exec (fd) (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|'
+rm -f "$WORK"/st.hltrace*
+# the same starts of a program that takes the preload: each one recorded
+PATH="$D:$PATH" "$HL_CLI" record -o "$WORK/st.hltrace" -- "$D/t-starter" t-clearenv "$D/t-clearenv" > "$WORK/st.out" 2> "$WORK/st.err"
+eq "record, a program that starts a plain program: status and starts" "$?/$(grep -c ': exit 0$' "$WORK/st.out")" "0/7"
+check "record, a program that starts a plain program: nothing said unrecorded" sh -c "! grep -q unrecorded '$WORK/st.err'"
+n=0
+for f in "$WORK"/st.hltrace.*; do
+  summarize "$f" "$WORK/st.sum"
+  [ "$(field "$WORK/st.sum" allocs)" = 201 ] && n=$((n + 1))
+done
+eq "record, a program that starts a plain program: seven traces of its 201 allocations (puts: 1)" "$n" 7
+rm -f "$WORK"/st.hltrace*
+
+# clang links the ASan runtime into the program (found by its exported
+# __asan_init), or with -shared-libasan needs libclang_rt.asan: started
+# without the preload too.
+if command -v clang > /dev/null && printf 'int main(void){return 5;}\n' > "$WORK/c.c" \
+   && clang -fsanitize=address -o "$WORK/casan" "$WORK/c.c" 2> /dev/null \
+   && clang -fsanitize=address -shared-libasan -Wl,-rpath,"$(dirname "$(clang -print-file-name=libclang_rt.asan-x86_64.so)")" \
+        -o "$WORK/cshasan" "$WORK/c.c" 2> /dev/null && "$WORK/cshasan"; [ $? = 5 ]; then
+  for p in casan cshasan; do
+    "$HL_CLI" record -o "$WORK/cl.hltrace" -- /bin/sh -c '"$1"; echo "status $?"' sh "$WORK/$p" > "$WORK/cl.out" 2> "$WORK/cl.err"
+    eq "record, a shell that runs a clang ASan program ($p): its output" "$?/$(cat "$WORK/cl.out")" "0/status 5"
+    check "record, a shell that runs a clang ASan program ($p): the line says it ran unrecorded" grep -q "ran unrecorded" "$WORK/cl.err"
+    rm -f "$WORK"/cl.hltrace*
+  done
+else
+  ok 0 "record, a clang ASan program # SKIP clang -fsanitize=address cannot build here"
+  ok 0 "record, a clang ASan program # SKIP clang -fsanitize=address cannot build here"
+  ok 0 "record, a clang ASan program # SKIP clang -fsanitize=address cannot build here"
+  ok 0 "record, a clang ASan program # SKIP clang -fsanitize=address cannot build here"
+fi
+
 # A set-group-ID program run by another user: the loader ignores
 # LD_PRELOAD (secure execution), and record says so instead of "no session
 # found". Needs root (to run as nobody) and passwd's expiry.
