@@ -97,6 +97,19 @@ refusal_of (const char *file,
   return why;
 }
 
+/* The same for fexecve's FD, opened again for reading through /proc: it
+ * may be an O_PATH descriptor, which cannot be read. */
+static const char *
+refusal_of_image_fd (int fd)
+{
+  if (fd < 0)
+    return NULL;
+  char path[40];
+  size_t n = hl_strlcpy (path, "/proc/self/fd/", sizeof path);
+  hl_fmt_u64 (path + n, (uint64_t) fd);
+  return refusal_of (path, false);
+}
+
 /* TEXT: "VERB PATH", and when the program runs without the preload, why. */
 static void
 start_text (char       *text,
@@ -342,7 +355,7 @@ fexecve (int          fd,
     real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
   char *env[HL_ENV_MAX];
   char value[4096];
-  const char *refusal = hl_g.cfg.follow ? refusal_of_fd (fd) : NULL;
+  const char *refusal = hl_g.cfg.follow ? refusal_of_image_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
   int rc = real (fd, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
   int e = errno;

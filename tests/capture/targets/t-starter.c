@@ -1,8 +1,8 @@
 /* t-starter NAME PATH: starts the program PATH (NAME: its name, found
  * through PATH) in each way a program can, one after the other, and
  * prints each one's exit status: fork and execv, fork and execvp (by
- * name), vfork and execv, fork and fexecve, posix_spawn, posix_spawnp,
- * system(). Output is deterministic. With the preload, a program that
+ * name), vfork and execv, fork and fexecve (of an O_PATH descriptor),
+ * posix_spawn, posix_spawnp, system(). Output is deterministic. With the preload, a program that
  * cannot take it (t-asan) must run as without it in every case. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -69,7 +69,9 @@ main (int    argc,
     }
   report ("vfork+execv", pid);
 
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  /* an O_PATH descriptor, which cannot be read (the preload reads the
+   * image through /proc/self/fd) */
+  int fd = open (path, O_PATH | O_CLOEXEC);
   pid = fork ();
   if (pid == 0)
     {
