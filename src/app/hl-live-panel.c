@@ -638,7 +638,8 @@ hl_live_panel_new_record (HlApplication             *app,
     }
   g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
   /* as `heaplens-cli record`: a program whose sanitizer runtime must be
-   * loaded first would abort under the preload */
+   * loaded first would abort under the preload; one of another ELF class
+   * or machine cannot load it */
   const char *program = options->argv[0];
   g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
                                   : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
@@ -648,7 +649,14 @@ hl_live_panel_new_record (HlApplication             *app,
     {
       /* short: a toast shows one line ("Cannot record PROG: …") */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("built with %s, which replaces the allocator: rebuild it without -fsanitize"), sanitizer);
+                   /* (a non-breaking hyphen: a wrapped line never starts with "fsanitize") */
+                   _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"), sanitizer);
+      return NULL;
+    }
+  if (program_path != NULL && hl_record_is_foreign (program_path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("built for another machine or word size (32-bit?): the preload cannot be loaded into it"));
       return NULL;
     }
   g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);

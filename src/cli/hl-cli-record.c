@@ -548,6 +548,15 @@ hl_cli_record (int    argc,
       g_strfreev (record_env);
       return 2;
     }
+  if (program_path != NULL && hl_record_is_foreign (program_path))
+    {
+      fprintf (stderr,
+               _("heaplens-cli record: %s is built for another machine or word size (a 32-bit program?): the "
+                 "preload cannot be loaded into it, so it cannot be recorded\n"),
+               argv[i]);
+      g_strfreev (record_env);
+      return 2;
+    }
 
   /* Under a file-size limit (ulimit -f) a compressed trace past it would
    * kill record with SIGXFSZ: record ignores it (the write fails, the

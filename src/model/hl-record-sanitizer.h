@@ -14,4 +14,9 @@ G_BEGIN_DECLS
  * symbols, or NULL (none, or not an ELF file: a script). */
 const char *hl_record_sanitizer_of (const char *path);
 
+/* Whether the ELF file at PATH is of another class or machine than the
+ * preload (a 32-bit program): the loader would ignore the preload, with an
+ * error on the program's stderr. */
+gboolean hl_record_is_foreign (const char *path);
+
 G_END_DECLS

@@ -96,6 +96,12 @@ eq "record, an ASan program: a usage error, not run" "$?/$(cat "$WORK/asan.out")
 eq "record, an ASan program: the reason" "$(cat "$WORK/asan.err")" \
   "heaplens-cli record: $D/t-asan is built with AddressSanitizer, whose runtime replaces the allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)"
 check "record, an ASan program: no trace" test ! -e "$WORK/asan.hltrace"
+# A program of another ELF class (a 32-bit one: here t-entry with its class
+# byte flipped): the loader would ignore the preload with an error. Refused.
+cp "$D/t-entry" "$WORK/other-class" && printf '\001' | dd of="$WORK/other-class" bs=1 seek=4 conv=notrunc 2> /dev/null
+"$HL_CLI" record -o "$WORK/oc.hltrace" -- "$WORK/other-class" > "$WORK/oc.out" 2> "$WORK/oc.err"
+eq "record, a program of another ELF class: refused with the reason" "$?/$(cat "$WORK/oc.err")" \
+  "2/heaplens-cli record: $WORK/other-class is built for another machine or word size (a 32-bit program?): the preload cannot be loaded into it, so it cannot be recorded"
 
 # A recorded program that starts an ASan program (make running tests, a
 # shell script): the preload starts it without itself, however it is
