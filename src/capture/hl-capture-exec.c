@@ -34,13 +34,33 @@
 
 #define HL_OPEN_PROBE (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
+static const char *refusal_of (const char *file, bool search);
+
+/* A script: its interpreter is what runs, and what must take the
+ * preload. One level: an interpreter that is itself a script is not
+ * looked into. */
+static const char *
+refusal_of_interpreter (int fd)
+{
+  static _Thread_local int depth;
+  char interpreter[256];
+  if (depth > 0 || !hl_script_interpreter (fd, interpreter, sizeof interpreter))
+    return NULL;
+  depth++;
+  const char *why = refusal_of (interpreter, false);
+  depth--;
+  return why;
+}
+
 /* Why the image open as FD cannot take the preload, NULL when it can. */
 static const char *
 refusal_of_fd (int fd)
 {
   HlElfProbe p;
-  if (fd < 0 || !hl_elf_probe (fd, &p))
+  if (fd < 0)
     return NULL;
+  if (!hl_elf_probe (fd, &p))
+    return refusal_of_interpreter (fd);
   if (p.sanitizer != NULL)
     return p.sanitizer;
   return p.foreign ? "another ELF class or machine" : NULL;

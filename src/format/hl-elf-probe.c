@@ -372,3 +372,32 @@ out:
   errno = saved;
   return ok;
 }
+
+bool
+hl_script_interpreter (int     fd,
+                       char   *buf,
+                       size_t  cap)
+{
+  int saved = errno;
+  char line[256];
+  ssize_t n;
+  do
+    n = pread (fd, line, sizeof line - 1, 0);
+  while (n < 0 && errno == EINTR);
+  errno = saved;
+  if (n < 3 || line[0] != '#' || line[1] != '!' || cap == 0)
+    return false;
+  line[n] = '\0';
+  const char *p = line + 2;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  const char *end = p;
+  while (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n')
+    end++;
+  /* no interpreter, or a first line longer than the kernel reads */
+  if (end == p || *end == '\0' || (size_t) (end - p) >= cap)
+    return false;
+  memcpy (buf, p, (size_t) (end - p));
+  buf[end - p] = '\0';
+  return true;
+}

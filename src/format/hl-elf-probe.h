@@ -13,6 +13,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct
 {
@@ -29,3 +30,9 @@ typedef struct
  * alone). False (and *OUT zeroed) when it is not an ELF file (a script) or
  * cannot be read. */
 bool hl_elf_probe (int fd, HlElfProbe *out);
+
+/* The interpreter the script open as FD names on its "#!" line, as the
+ * kernel reads it (the first word after "#!"), into BUF (CAP bytes, NUL
+ * terminated): what runs when the script is exec'd. False when FD is not
+ * such a script (or the line does not fit in 255 bytes). */
+bool hl_script_interpreter (int fd, char *buf, size_t cap);

@@ -10,14 +10,18 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+/* The program at PATH, or for a script its interpreter (one level). */
 static HlElfProbe
-probe_path (const char *path)
+probe_path (const char *path,
+            gboolean    script)
 {
   HlElfProbe probe = { NULL, false };
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     return probe;
-  hl_elf_probe (fd, &probe);
+  char interpreter[256];
+  if (!hl_elf_probe (fd, &probe) && script && hl_script_interpreter (fd, interpreter, sizeof interpreter))
+    probe = probe_path (interpreter, FALSE);
   close (fd);
   return probe;
 }
@@ -25,11 +29,11 @@ probe_path (const char *path)
 const char *
 hl_record_sanitizer_of (const char *path)
 {
-  return probe_path (path).sanitizer;
+  return probe_path (path, TRUE).sanitizer;
 }
 
 gboolean
 hl_record_is_foreign (const char *path)
 {
-  return probe_path (path).foreign;
+  return probe_path (path, TRUE).foreign;
 }

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 
 /* The sanitizer the ELF executable at PATH is built with ("AddressSanitizer",
  * "ThreadSanitizer", ...), from its DT_NEEDED runtimes and its dynamic
- * symbols, or NULL (none, or not an ELF file: a script). */
+ * symbols, or NULL (none, or not an ELF file). For a script ("#!"), its
+ * interpreter's. */
 const char *hl_record_sanitizer_of (const char *path);
 
 /* Whether the ELF file at PATH is of another class or machine than the

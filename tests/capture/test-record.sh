@@ -132,6 +132,16 @@ for f in "$WORK"/st.hltrace.*; do
 done
 eq "record, a program that starts a plain program: seven traces of its 201 allocations (puts: 1)" "$n" 7
 rm -f "$WORK"/st.hltrace*
+# a script whose interpreter is an ASan program: the interpreter is what
+# runs, started without the preload; record refuses the script itself
+printf '#!%s\n' "$D/t-asan" > "$WORK/asan-script" && chmod +x "$WORK/asan-script"
+"$HL_CLI" record -o "$WORK/as.hltrace" -- /bin/sh -c '"$1"; echo "status $?"' sh "$WORK/asan-script" > "$WORK/as.out" 2> "$WORK/as.err"
+eq "record, a shell that runs a script with an ASan interpreter: its output" "$?/$(cat "$WORK/as.out")" "0/t-clearenv: ok
+status 0"
+check "record, a shell that runs a script with an ASan interpreter: the line says it ran unrecorded" grep -q "ran unrecorded" "$WORK/as.err"
+"$HL_CLI" record -o "$WORK/as.hltrace" -- "$WORK/asan-script" > /dev/null 2> "$WORK/as.err"
+eq "record, a script with an ASan interpreter: refused" "$?/$(grep -c 'is built with AddressSanitizer' "$WORK/as.err")" "2/1"
+rm -f "$WORK"/as.hltrace*
 
 # clang links the ASan runtime into the program (found by its exported
 # __asan_init), or with -shared-libasan needs libclang_rt.asan: started

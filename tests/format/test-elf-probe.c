@@ -3,7 +3,7 @@
  * plain one), on copies made foreign (another class, another machine),
  * on files that are not ELF, and on every truncation and many corruptions
  * of the seeds (under ASan/UBSan in the test build: no read out of
- * bounds). */
+ * bounds); the "#!" line of scripts. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -122,6 +122,39 @@ main (void)
   static const char script[] = "#!/bin/sh\nexit 0\n";
   hl_tap_ok (!probe_bytes (script, sizeof script - 1, &p) && p.sanitizer == NULL && !p.foreign, "a script: not ELF");
   hl_tap_ok (!probe_bytes ("", 0, &p), "an empty file: not ELF");
+  /* a script's interpreter, as the kernel reads the "#!" line */
+  static const struct
+  {
+    const char *text, *want; /* NULL: none */
+  } scripts[] = {
+    { "#!/bin/sh\nexit 0\n", "/bin/sh" },
+    { "#! /usr/bin/env python3 -u\n", "/usr/bin/env" },
+    { "#!\t/opt/x\targ\n", "/opt/x" },
+    { "#!\n", NULL },
+    { "#!", NULL },
+    { "# not a script\n", NULL },
+    { "#!/no/newline/within/the/first/255/bytes/"
+      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", NULL },
+  };
+  for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
+    {
+      char got[256] = "";
+      if (ftruncate (mem_fd, 0) != 0
+          || pwrite (mem_fd, scripts[i].text, strlen (scripts[i].text), 0) != (ssize_t) strlen (scripts[i].text))
+        abort ();
+      bool found = hl_script_interpreter (mem_fd, got, sizeof got);
+      hl_tap_ok (scripts[i].want == NULL ? !found : found && strcmp (got, scripts[i].want) == 0,
+                 "script %zu: interpreter %s (got %s)", i, scripts[i].want ? scripts[i].want : "none",
+                 found ? got : "none");
+    }
+  char small[4];
+  static const char sh[] = "#!/bin/sh\n";
+  if (ftruncate (mem_fd, 0) != 0 || pwrite (mem_fd, sh, sizeof sh - 1, 0) != (ssize_t) sizeof sh - 1)
+    abort ();
+  hl_tap_ok (!hl_script_interpreter (mem_fd, small, sizeof small), "an interpreter longer than the buffer: none");
+
   int dir = open ("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   hl_tap_ok (dir >= 0 && !hl_elf_probe (dir, &p), "a directory: not probed");
   close (dir);

@@ -1,11 +1,13 @@
 /* fuzz-elf-probe.c — libFuzzer target for the ELF probe the preload runs on
  * every program it exec's or spawns (hl-elf-probe.c): the input is the
- * file, written to a memfd (the probe reads with pread). The seeds are
+ * file, written to a memfd (the probe reads with pread); also a script's
+ * "#!" line. The seeds are
  * small shared objects: one needs libasan, one exports __asan_init, one
  * neither. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -33,5 +35,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   HlElfProbe p;
   if (!hl_elf_probe (fd, &p) && (p.sanitizer != NULL || p.foreign))
     abort (); /* not an ELF file: nothing found */
+  char interpreter[64];
+  if (hl_script_interpreter (fd, interpreter, sizeof interpreter) && strlen (interpreter) >= sizeof interpreter)
+    abort ();
   return 0;
 }
