@@ -25,10 +25,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- exec -------------------------------------------------------------------- */
 
 /* ---- programs that cannot take the preload ---------------------------------- */
 
@@ -52,6 +51,10 @@ refusal_of_interpreter (int fd)
   return why;
 }
 
+/* The refusal of a program of another ELF class or machine (the others
+ * are the name of a sanitizer). */
+static const char foreign_class[] = "another ELF class or machine";
+
 /* Why the image open as FD cannot take the preload, NULL when it can. */
 static const char *
 refusal_of_fd (int fd)
@@ -63,7 +66,7 @@ refusal_of_fd (int fd)
     return refusal_of_interpreter (fd);
   if (p.sanitizer != NULL)
     return p.sanitizer;
-  return p.foreign ? "another ELF class or machine" : NULL;
+  return p.foreign ? foreign_class : NULL;
 }
 
 /* The same for the program FILE names: a path, or with SEARCH and no
@@ -86,13 +89,13 @@ refusal_of (const char *file,
       if (dirs == NULL)
         dirs = "/bin:/usr/bin";
       size_t flen = strlen (file);
-      char cand[PATH_MAX];
       for (const char *p = dirs; fd < 0; p++)
         {
           const char *end = strchrnul (p, ':');
           size_t dlen = (size_t) (end - p);
-          if (dlen + 2 + flen <= sizeof cand)
+          if (dlen + 2 + flen <= PATH_MAX)
             {
+              char cand[dlen + 2 + flen]; /* (not PATH_MAX: the stack may be small) */
               memcpy (cand, p, dlen);
               size_t n = dlen;
               if (n > 0)
@@ -142,8 +145,8 @@ start_text (char       *text,
   n += hl_strlcpy (text + n, path ? path : "", cap - (n < cap ? n : cap));
   if (refusal == NULL || n >= cap)
     return;
-  n += hl_strlcpy (text + n, strncmp (refusal, "another", 7) == 0 ? " (run without the preload: "
-                                                                  : " (run without the preload: built with ",
+  n += hl_strlcpy (text + n, refusal == foreign_class ? " (run without the preload: "
+                                                     : " (run without the preload: built with ",
                    cap - n);
   if (n < cap)
     n += hl_strlcpy (text + n, refusal, cap - n);
@@ -187,6 +190,8 @@ note_spawn_unfollowed (const char *path,
   hl_tls.guard--;
   errno = e;
 }
+
+/* ---- exec -------------------------------------------------------------------- */
 
 /* Before the image is replaced: everything written, the session ended. */
 static void
@@ -254,32 +259,85 @@ preload_without_us (const char *value,
   return len;
 }
 
+/* A copy of an environment whose LD_PRELOAD lacks the preload. Small
+ * ones live in the struct (1.3 KiB of the caller's stack: the exec and
+ * spawn functions run on whatever stack the program gives them, a 16 KiB
+ * thread's among them, where 20 KiB of fixed arrays crashed); larger ones
+ * in pages of their own, unmapped by env_copy_release (an exec that
+ * succeeds takes them with the image; in a vfork child they stay in the
+ * parent, a rare and small loss). */
+#define HL_ENV_SMALL   96u
+#define HL_VALUE_SMALL 512u
+
+typedef struct
+{
+  char  *small_env[HL_ENV_SMALL];
+  char   small_value[HL_VALUE_SMALL];
+  void  *map;
+  size_t map_len;
+} HlEnvCopy;
+
+static void
+env_copy_release (HlEnvCopy *c)
+{
+  if (c->map == NULL)
+    return;
+  int e = errno;
+  munmap (c->map, c->map_len);
+  c->map = NULL;
+  errno = e;
+}
+
 /* With HEAPLENS_FOLLOW=none or a REFUSAL (the program cannot take the
- * preload), a copy of ENVP whose LD_PRELOAD lacks the preload, built in
- * the caller-provided arrays. */
+ * preload), ENVP without the preload in its LD_PRELOAD (an LD_PRELOAD left
+ * empty is dropped), built in C; else ENVP itself. */
 static char *const *
 filter_env (char *const *envp,
             const char  *refusal,
-            char       **out,
-            size_t       cap,
-            char        *value,
-            size_t       value_cap)
+            HlEnvCopy   *c)
 {
+  c->map = NULL;
   if ((hl_g.cfg.follow && refusal == NULL) || envp == NULL)
     return envp;
-  size_t n = 0;
-  for (size_t i = 0; envp[i] != NULL && n + 1 < cap; i++)
+  size_t n = 0, value_len = 0;
+  for (; envp[n] != NULL; n++)
+    if (strncmp (envp[n], "LD_PRELOAD=", 11) == 0)
+      value_len += strlen (envp[n]) + 1;
+  char **out = c->small_env;
+  char *value = c->small_value;
+  size_t value_cap = sizeof c->small_value;
+  if (n + 1 > HL_ENV_SMALL || value_len > HL_VALUE_SMALL)
+    {
+      size_t len = (n + 1) * sizeof (char *) + value_len + 16;
+      void *m = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED)
+        return envp; /* (no memory: the exec is as the program asked) */
+      c->map = m;
+      c->map_len = len;
+      out = m;
+      value = (char *) m + (n + 1) * sizeof (char *);
+      value_cap = value_len + 16;
+    }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
     {
       if (strncmp (envp[i], "LD_PRELOAD=", 11) != 0)
         {
-          out[n++] = envp[i];
+          out[k++] = envp[i];
           continue;
         }
+      /* each LD_PRELOAD entry gets its own part of VALUE (a program may
+       * pass two; the loader takes the first) */
       size_t len = hl_strlcpy (value, "LD_PRELOAD=", value_cap);
-      if (preload_without_us (envp[i] + 11, value + len, value_cap - len) > 0)
-        out[n++] = value;
+      size_t kept = preload_without_us (envp[i] + 11, value + len, value_cap - len);
+      if (kept > 0)
+        {
+          out[k++] = value;
+          value += len + kept + 1;
+          value_cap -= len + kept + 1;
+        }
     }
-  out[n] = NULL;
+  out[k] = NULL;
   return out;
 }
 
@@ -309,8 +367,6 @@ hl_exec_unfollow_environ (void)
     }
 }
 
-#define HL_ENV_MAX 2048
-
 typedef int (*ExecveFunc) (const char *, char *const[], char *const[]);
 
 HL_EXPORT int
@@ -321,12 +377,12 @@ execve (const char  *path,
   static ExecveFunc real;
   if (real == NULL)
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execve");
-  char *env[HL_ENV_MAX];
-  char value[4096];
+  HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
   before_exec (path, refusal);
-  int rc = real (path, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
+  int rc = real (path, argv, filter_env (envp, refusal, &env));
   int e = errno;
+  env_copy_release (&env);
   after_failed_exec ();
   errno = e;
   return rc;
@@ -340,12 +396,12 @@ execvpe (const char  *file,
   static ExecveFunc real;
   if (real == NULL)
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execvpe");
-  char *env[HL_ENV_MAX];
-  char value[4096];
+  HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
   before_exec (file, refusal);
-  int rc = real (file, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
+  int rc = real (file, argv, filter_env (envp, refusal, &env));
   int e = errno;
+  env_copy_release (&env);
   after_failed_exec ();
   errno = e;
   return rc;
@@ -373,41 +429,53 @@ fexecve (int          fd,
   static int (*real) (int, char *const[], char *const[]);
   if (real == NULL)
     real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
-  char *env[HL_ENV_MAX];
-  char value[4096];
+  HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? refusal_of_image_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
-  int rc = real (fd, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
+  int rc = real (fd, argv, filter_env (envp, refusal, &env));
   int e = errno;
+  env_copy_release (&env);
   after_failed_exec ();
   errno = e;
   return rc;
 }
 
-#define HL_ARGS_MAX 1024
+/* execl, execlp, execle: the variadic arguments, counted first (a copy of
+ * the list), then gathered into an array of their number on the stack:
+ * no fixed 8 KiB array on a stack that may be a small thread's. */
+static size_t
+count_args (const char *first,
+            va_list     ap)
+{
+  va_list cp;
+  va_copy (cp, ap);
+  size_t n = 1;
+  for (const char *a = first; a != NULL; a = va_arg (cp, const char *))
+    n++;
+  va_end (cp);
+  return n; /* with the NULL */
+}
 
-/* execl, execlp, execle: collect the variadic arguments. */
-#define COLLECT_ARGS(first, ap, argv, n)                   \
-  do                                                       \
-    {                                                      \
-      argv[0] = (char *) (first);                          \
-      n = 1;                                               \
-      while (argv[n - 1] != NULL && n < HL_ARGS_MAX)       \
-        argv[n++] = va_arg (ap, char *);                   \
-      argv[HL_ARGS_MAX - 1] = NULL;                        \
-    }                                                      \
-  while (0)
+static void
+gather_args (char       **argv,
+             const char  *first,
+             va_list      ap)
+{
+  size_t n = 0;
+  argv[n++] = (char *) first;
+  while (argv[n - 1] != NULL)
+    argv[n++] = va_arg (ap, char *);
+}
 
 HL_EXPORT int
 execl (const char *path,
        const char *arg,
        ...)
 {
-  char *argv[HL_ARGS_MAX];
-  size_t n;
   va_list ap;
   va_start (ap, arg);
-  COLLECT_ARGS (arg, ap, argv, n);
+  char *argv[count_args (arg, ap)];
+  gather_args (argv, arg, ap);
   va_end (ap);
   return execve (path, argv, environ);
 }
@@ -417,11 +485,10 @@ execlp (const char *file,
         const char *arg,
         ...)
 {
-  char *argv[HL_ARGS_MAX];
-  size_t n;
   va_list ap;
   va_start (ap, arg);
-  COLLECT_ARGS (arg, ap, argv, n);
+  char *argv[count_args (arg, ap)];
+  gather_args (argv, arg, ap);
   va_end (ap);
   return execvpe (file, argv, environ);
 }
@@ -431,11 +498,10 @@ execle (const char *path,
         const char *arg,
         ...)
 {
-  char *argv[HL_ARGS_MAX];
-  size_t n;
   va_list ap;
   va_start (ap, arg);
-  COLLECT_ARGS (arg, ap, argv, n);
+  char *argv[count_args (arg, ap)];
+  gather_args (argv, arg, ap);
   char *const *envp = va_arg (ap, char *const *);
   va_end (ap);
   return execve (path, argv, envp);
@@ -455,12 +521,13 @@ posix_spawn (pid_t                            *pid,
   static SpawnFunc real;
   if (real == NULL)
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawn");
-  char *env[HL_ENV_MAX];
-  char value[4096];
+  HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
   if (refusal != NULL)
     note_spawn_unfollowed (path, refusal);
-  return real (pid, path, actions, attr, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
+  int rc = real (pid, path, actions, attr, argv, filter_env (envp, refusal, &env));
+  env_copy_release (&env);
+  return rc;
 }
 
 HL_EXPORT int
@@ -474,10 +541,11 @@ posix_spawnp (pid_t                            *pid,
   static SpawnFunc real;
   if (real == NULL)
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawnp");
-  char *env[HL_ENV_MAX];
-  char value[4096];
+  HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
   if (refusal != NULL)
     note_spawn_unfollowed (file, refusal);
-  return real (pid, file, actions, attr, argv, filter_env (envp, refusal, env, HL_ENV_MAX, value, sizeof value));
+  int rc = real (pid, file, actions, attr, argv, filter_env (envp, refusal, &env));
+  env_copy_release (&env);
+  return rc;
 }

@@ -13,14 +13,26 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+/* hl_trace_open runs at the start and in a fork child, one thread at a
+ * time: its buffers are static, not on the stack, which in a fork child
+ * is the forking thread's and may be a small thread's (they took 3.5 KiB
+ * of it). */
 static HlTraceBuffer info_buf;
+static struct
+{
+  char           exe_for_name[256]; /* expand_template */
+  char           base[1024];        /* open_trace */
+  char           cmdline[2048];
+  char           exe[1024];
+  struct utsname un;
+} open_scratch;
 
 /* Expands %p (pid), %e (executable name) and %% of the template. */
 static void
 expand_template (char *out, size_t cap, const char *tmpl, bool *had_pid)
 {
-  char exe[256] = "";
-  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  char *exe = open_scratch.exe_for_name;
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof open_scratch.exe_for_name - 1);
   exe[n > 0 ? n : 0] = '\0';
   const char *base = strrchr (exe, '/');
   base = base ? base + 1 : exe;
@@ -61,9 +73,9 @@ open_exclusive (const char *path)
 static int
 open_trace (void)
 {
-  char base[1024];
+  char *base = open_scratch.base;
   bool had_pid;
-  expand_template (base, sizeof base - 48, hl_g.cfg.output, &had_pid);
+  expand_template (base, sizeof open_scratch.base - 48, hl_g.cfg.output, &had_pid);
   char *path = hl_g.trace_path;
   int fd = -1;
   for (int attempt = 0; attempt < 100; attempt++)
@@ -135,18 +147,18 @@ hl_trace_open (void)
     }
 
   /* INFO */
-  char cmdline[2048];
-  size_t c = hl_sys_read_file ("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
+  char *cmdline = open_scratch.cmdline;
+  size_t c = hl_sys_read_file ("/proc/self/cmdline", cmdline, sizeof open_scratch.cmdline - 1);
   for (size_t i = 0; i + 1 < c; i++)
     if (cmdline[i] == '\0')
       cmdline[i] = ' ';
   cmdline[c] = '\0';
-  char exe[1024] = "";
-  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  char *exe = open_scratch.exe;
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof open_scratch.exe - 1);
   exe[n > 0 ? n : 0] = '\0';
-  struct utsname un;
-  if (uname (&un) != 0)
-    memset (&un, 0, sizeof un);
+  struct utsname *un = &open_scratch.un;
+  if (uname (un) != 0)
+    memset (un, 0, sizeof *un);
   char page[24], pid[24], ppid[24], depth[24];
   hl_fmt_u64 (page, (uint64_t) sysconf (_SC_PAGESIZE));
   hl_fmt_u64 (pid, hl_g.pid);
@@ -156,7 +168,7 @@ hl_trace_open (void)
                          : hl_g.cfg.unwind == HL_UNWIND_NONE ? "none" : "libunwind";
   const char *keys[] = { "exe", "cmdline", "host", "page_size", "clock", "unwinder",
                          "depth", "pid", "ppid", "session", "options" };
-  const char *values[] = { exe, cmdline, un.nodename, page, "monotonic_coarse", unwinder,
+  const char *values[] = { exe, cmdline, un->nodename, page, "monotonic_coarse", unwinder,
                            depth, pid, ppid, hl_g.seg_name + 1,
                            hl_g.cfg.follow ? "follow=all" : "follow=none" };
   hl_packet_writer_init (&info_buf.w, info_buf.buf, sizeof info_buf.buf, hl_g.pid, hl_sys_gettid ());

@@ -44,6 +44,15 @@ rm -f "$WORK"/life.hltrace*
 HEAPLENS_FOLLOW=none under_preload "$WORK/life.hltrace" "$D/t-life" "$plugin" > "$WORK/pre.out" 2>&1
 eq "HEAPLENS_FOLLOW=none: same exit status" "$?" "$want"
 eq "HEAPLENS_FOLLOW=none: only the parent's trace" "$(ls "$WORK"/life.hltrace* | wc -l)" 1
+# A large environment (3000 variables) passed to exec with
+# HEAPLENS_FOLLOW=none: the copy without the preload holds all of it (it
+# was cut at 2047), and the exec'd image has no preload.
+big=$(i=0; while [ $i -lt 3000 ]; do printf 'HLV%d=%d ' $i $i; i=$((i + 1)); done)
+env $big HEAPLENS_FOLLOW=none HEAPLENS_OUTPUT="$WORK/env.hltrace" LD_PRELOAD="$HL_PRELOAD" \
+  /bin/sh -c 'exec env' > "$WORK/env.out" 2>&1
+eq "HEAPLENS_FOLLOW=none, 3000 variables: all passed to exec, without the preload" \
+  "$(grep -c '^HLV[0-9]*=' "$WORK/env.out")/$(grep -c '^HLV2999=2999$' "$WORK/env.out")/$(grep -c '^LD_PRELOAD=.*libheaplens-preload' "$WORK/env.out")" "3000/1/0"
+rm -f "$WORK"/env.hltrace*
 
 # stress: threads x fork x exec x signals x dlopen, several runs at once
 rm -f "$WORK"/s*.hltrace*
@@ -104,17 +113,25 @@ check "a relative trace name in a directory named at%p (a template escape)" test
 # allocation: the deepest it can be and still get through without us,
 # found by bisection, less 768 bytes, must get through under the preload
 # too (its unwind buffers on that stack needed about 1.8 KiB more than
-# glibc's malloc, 2.3 KiB in fp mode).
-lo=0 hi=16384
-while [ $((hi - lo)) -gt 128 ]; do
-  mid=$(( (lo + hi) / 2 ))
-  if [ "$("$D/t-smallstack" $mid 2> /dev/null)" = ok ]; then lo=$mid; else hi=$mid; fi
+# glibc's malloc, 2.3 KiB in fp mode). The same for a thread that starts a
+# program there with posix_spawnp, or forks and runs one with execlp (the
+# exec and spawn functions had 20 KiB of fixed arrays on the stack, execl
+# 8 KiB more, and a fork child's trace opened with 3.5 KiB: they crashed
+# at any depth).
+for mode in malloc spawn execl; do
+  lo=0 hi=16384
+  while [ $((hi - lo)) -gt 128 ]; do
+    mid=$(( (lo + hi) / 2 ))
+    if [ "$("$D/t-smallstack" $mid $mode 2> /dev/null)" = ok ]; then lo=$mid; else hi=$mid; fi
+  done
+  used=$((lo - 768))
+  eq "a nearly full 16 KiB thread stack, $mode ($used of $lo bytes): through under the preload" \
+    "$(under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used $mode 2> /dev/null)" ok
+  eq "a nearly full 16 KiB thread stack, $mode: through in fp mode" \
+    "$(HEAPLENS_UNWIND=fp under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used $mode 2> /dev/null)" ok
+  eq "a nearly full 16 KiB thread stack, $mode: through with HEAPLENS_FOLLOW=none" \
+    "$(HEAPLENS_FOLLOW=none under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used $mode 2> /dev/null)" ok
 done
-used=$((lo - 768))
-eq "a nearly full 16 KiB thread stack ($used of $lo bytes): through under the preload" \
-  "$(under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used 2> /dev/null)" ok
-eq "a nearly full 16 KiB thread stack: through in fp mode" \
-  "$(HEAPLENS_UNWIND=fp under_preload "$WORK/ss.hltrace" "$D/t-smallstack" $used 2> /dev/null)" ok
 
 for how in segv term abort exit handler; do
   "$D/t-crash" $how > /dev/null 2>&1
