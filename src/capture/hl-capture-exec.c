@@ -510,6 +510,26 @@ execle (const char *path,
 typedef int (*SpawnFunc) (pid_t *, const char *, const posix_spawn_file_actions_t *,
                           const posix_spawnattr_t *, char *const[], char *const[]);
 
+/* posix_spawn (SEARCH false) and posix_spawnp (true), through REAL. */
+static int
+spawn_common (SpawnFunc                         real,
+              bool                              search,
+              pid_t                            *pid,
+              const char                       *file,
+              const posix_spawn_file_actions_t *actions,
+              const posix_spawnattr_t          *attr,
+              char *const                       argv[],
+              char *const                       envp[])
+{
+  HlEnvCopy env;
+  const char *refusal = hl_g.cfg.follow ? refusal_of (file, search) : NULL;
+  if (refusal != NULL)
+    note_spawn_unfollowed (file, refusal);
+  int rc = real (pid, file, actions, attr, argv, filter_env (envp, refusal, &env));
+  env_copy_release (&env);
+  return rc;
+}
+
 HL_EXPORT int
 posix_spawn (pid_t                            *pid,
              const char                       *path,
@@ -521,13 +541,7 @@ posix_spawn (pid_t                            *pid,
   static SpawnFunc real;
   if (real == NULL)
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawn");
-  HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
-  if (refusal != NULL)
-    note_spawn_unfollowed (path, refusal);
-  int rc = real (pid, path, actions, attr, argv, filter_env (envp, refusal, &env));
-  env_copy_release (&env);
-  return rc;
+  return spawn_common (real, false, pid, path, actions, attr, argv, envp);
 }
 
 HL_EXPORT int
@@ -541,11 +555,5 @@ posix_spawnp (pid_t                            *pid,
   static SpawnFunc real;
   if (real == NULL)
     real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawnp");
-  HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
-  if (refusal != NULL)
-    note_spawn_unfollowed (file, refusal);
-  int rc = real (pid, file, actions, attr, argv, filter_env (envp, refusal, &env));
-  env_copy_release (&env);
-  return rc;
+  return spawn_common (real, true, pid, file, actions, attr, argv, envp);
 }
