@@ -132,8 +132,14 @@ state_line (HlLivePanel *self)
     }
   /* Translators: the live status line: state · heap · peak · RSS ·
    * allocations per second · calls · dropped events (numbers come formatted) */
-  return g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
-                          state, heap, peak, rss, per_second, allocs, dropped);
+  g_autofree char *line = g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
+                                           state, heap, peak, rss, per_second, allocs, dropped);
+  if (!hl_live_session_get_unfollowed (self->session))
+    return g_steal_pointer (&line);
+  /* the preload started them without itself (hl-capture-exec.c); the
+   * trace's marks name them */
+  return g_strdup_printf ("%s · %s", line,
+                          _("programs it started ran unrecorded (built with a sanitizer, or for another machine)"));
 }
 
 static void

@@ -30,6 +30,7 @@ struct _HlLiveSession
   char         *next_session;
   HlLiveState   state;
   int           exit_status;
+  gboolean      unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED seen (set at any time) */
   guint64       heartbeat_ns;
   guint         n_polls;
   GPtrArray    *warnings;       /* char*, NULL-terminated view built on demand */
@@ -834,6 +835,10 @@ update_state (HlLiveSession *self)
   guint64 hb = 0;
   HlShmState st = hl_shm_reader_state (self->reader, &hb);
   self->heartbeat_ns = hb;
+  guint32 now_flags = 0;
+  hl_shm_reader_end_info (self->reader, NULL, NULL, &now_flags);
+  if (now_flags & HL_SHM_FLAG_UNFOLLOWED)
+    self->unfollowed = TRUE;
   if (st == HL_SHM_STATE_ENDED)
     {
       gint32 status = 0;
@@ -1397,6 +1402,7 @@ const char *hl_live_session_get_exe (HlLiveSession *self) { return self->header.
 const char *hl_live_session_get_cmdline (HlLiveSession *self) { return self->cmdline; }
 const char *hl_live_session_get_trace_path (HlLiveSession *self) { return self->header.trace_path; }
 const char *hl_live_session_get_next_session (HlLiveSession *self) { return self->next_session; }
+gboolean hl_live_session_get_unfollowed (HlLiveSession *self) { return self->unfollowed; }
 guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return self->header.start_wall_ns; }
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }

@@ -148,6 +148,9 @@ const char      *hl_live_session_get_cmdline  (HlLiveSession *self);
 const char      *hl_live_session_get_trace_path (HlLiveSession *self);
 /* The session that followed an exec, or NULL. */
 const char      *hl_live_session_get_next_session (HlLiveSession *self);
+/* The process started programs that cannot take the preload (built with a
+ * sanitizer, or for another machine) without it (HL_SHM_FLAG_UNFOLLOWED). */
+gboolean         hl_live_session_get_unfollowed (HlLiveSession *self);
 guint64          hl_live_session_get_start_wall_ns (HlLiveSession *self);
 /* Problems met while reading (a malformed region...), NULL-terminated. */
 const char * const *hl_live_session_get_warnings (HlLiveSession *self);

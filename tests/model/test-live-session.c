@@ -626,6 +626,13 @@ test_memory_segment (void)
   g_assert_cmpuint (((HlLiveMetaInterval *) g_ptr_array_index (h, 0))->end_ns, !=, G_MAXUINT64);
   g_assert_cmpstr (((HlLiveMetaInterval *) g_ptr_array_index (h, 2))->value, ==, "query");
 
+  /* a program it started ran without the preload: the flag, set while it
+   * runs, is seen at the next poll */
+  g_assert_false (hl_live_session_get_unfollowed (s));
+  __atomic_fetch_or (&seg.h->flags, (guint32) HL_SHM_FLAG_UNFOLLOWED, __ATOMIC_RELAXED);
+  hl_live_session_poll (s);
+  g_assert_true (hl_live_session_get_unfollowed (s));
+
   /* ended: exit status through the state */
   seg.h->exit_status = 3;
   __atomic_store_n (&seg.h->state_atomic, HL_SHM_STATE_ENDED, __ATOMIC_RELEASE);
