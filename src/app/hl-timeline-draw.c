@@ -131,7 +131,7 @@ draw_axis (cairo_t                  *cr,
       cairo_set_line_width (cr, 1);
       cairo_stroke (cr);
 
-      text = hl_format_time (t);
+      text = hl_format_time_tick (t, step);
       pango_layout_set_text (layout, text, -1);
       int text_w;
       pango_layout_get_pixel_size (layout, &text_w, NULL);

@@ -96,6 +96,38 @@ hl_format_time (guint64 time_ns)
   return g_strdup_printf ("%u:%04.1f", (guint) (s / 60.0), s - 60.0 * (guint) (s / 60.0));
 }
 
+/* Decimals of UNIT_NS that show every multiple of STEP_NS exactly (down
+ * to the nanosecond: a tick 1 µs after 1:05 reads 1:05.000001), at least
+ * MIN. */
+static int
+tick_decimals (guint64 step_ns,
+               guint64 unit_ns,
+               int     min)
+{
+  int d = 0;
+  for (guint64 u = unit_ns; u > 1 && step_ns % u != 0; u /= 10)
+    d++;
+  return MAX (d, min);
+}
+
+char *
+hl_format_time_tick (guint64 time_ns,
+                     guint64 step_ns)
+{
+  double s = (double) time_ns / 1e9;
+
+  if (time_ns == 0 || step_ns == 0)
+    return hl_format_time (time_ns);
+  if (time_ns < G_GUINT64_CONSTANT (1000000))
+    return g_strdup_printf ("%.*f µs", tick_decimals (step_ns, 1000, 0), (double) time_ns / 1e3);
+  if (time_ns < G_GUINT64_CONSTANT (1000000000))
+    return g_strdup_printf ("%.*f ms", tick_decimals (step_ns, 1000000, 0), (double) time_ns / 1e6);
+  int d = tick_decimals (step_ns, G_GUINT64_CONSTANT (1000000000), 1);
+  if (s < 60.0)
+    return g_strdup_printf ("%.*f s", d, s);
+  return g_strdup_printf ("%u:%0*.*f", (guint) (s / 60.0), d + 3, d, s - 60.0 * (guint) (s / 60.0));
+}
+
 char *
 hl_format_percentage (guint64 part,
                       guint64 total)

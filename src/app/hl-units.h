@@ -13,6 +13,11 @@ char *hl_format_count      (guint64 count);
 char *hl_format_duration   (guint64 time_ns);
 /* Time on a timeline axis: "0 s", "1.5 s", "2:05.3" (shorter than a duration). */
 char *hl_format_time       (guint64 time_ns);
+/* An axis tick at TIME_NS on ticks STEP_NS apart: hl_format_time's unit,
+ * with the decimals the step needs, so that neighbouring ticks never read
+ * the same ("1.5 ms", not "2 ms" beside "2 ms"). */
+char *hl_format_time_tick  (guint64 time_ns,
+                            guint64 step_ns);
 /* "45.0 %", "0.12 %", "< 0.01 %", "100 %"; TOTAL 0 gives "–". */
 char *hl_format_percentage (guint64 part,
                             guint64 total);

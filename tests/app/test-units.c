@@ -45,6 +45,44 @@ test_duration (void)
   CHECK (hl_format_duration (G_GUINT64_CONSTANT (3720000000000)), "1 h 02 min");
 }
 
+/* Axis ticks: the decimals the step needs, so that neighbours differ (a
+ * 4 ms trace's 500 µs ticks read 1 ms, 2 ms, 2 ms, 2 ms, 3 ms, 4 ms). */
+static void
+test_time_tick (void)
+{
+  CHECK (hl_format_time_tick (0, 500000), "0 s");
+  CHECK (hl_format_time_tick (500000, 500000), "500 µs");
+  CHECK (hl_format_time_tick (1000000, 500000), "1.0 ms");
+  CHECK (hl_format_time_tick (1500000, 500000), "1.5 ms");
+  CHECK (hl_format_time_tick (2500000, 500000), "2.5 ms");
+  CHECK (hl_format_time_tick (2000000, 1000000), "2 ms");
+  CHECK (hl_format_time_tick (1500, 500), "1.5 µs");
+  CHECK (hl_format_time_tick (250000000, 50000000), "250 ms");
+  CHECK (hl_format_time_tick (1050000000, 50000000), "1.05 s");
+  CHECK (hl_format_time_tick (1500000000, 500000000), "1.5 s");
+  CHECK (hl_format_time_tick (2000000000, 1000000000), "2.0 s");
+  CHECK (hl_format_time_tick (G_GUINT64_CONSTANT (65500000000), 500000000), "1:05.5");
+  CHECK (hl_format_time_tick (G_GUINT64_CONSTANT (65250000000), 250000000), "1:05.25");
+  CHECK (hl_format_time_tick (G_GUINT64_CONSTANT (65000001000), 1000), "1:05.000001");
+  CHECK (hl_format_time_tick (G_GUINT64_CONSTANT (2000000002), 2), "2.000000002 s");
+  for (guint64 step = 1; step <= G_GUINT64_CONSTANT (100000000000); step *= 10)
+    for (guint64 m = 1; m <= 5; m += m == 1 ? 1 : 3)
+      {
+        /* every 1-2-5 step: consecutive ticks read differently */
+        guint64 st = step * m;
+        for (guint64 k = 1; k < 30; k++)
+          {
+            /* near the start, and deep into a long trace (zoomed in) */
+            for (guint64 at = 0; at <= G_GUINT64_CONSTANT (3700000000000); at += G_GUINT64_CONSTANT (3700000000000))
+              {
+                g_autofree char *a = hl_format_time_tick (at + k * st, st);
+                g_autofree char *b = hl_format_time_tick (at + (k + 1) * st, st);
+                g_assert_cmpstr (a, !=, b);
+              }
+          }
+      }
+}
+
 static void
 test_percentage (void)
 {
@@ -64,6 +102,7 @@ main (int   argc,
   g_test_add_func ("/units/size", test_size);
   g_test_add_func ("/units/count", test_count);
   g_test_add_func ("/units/duration", test_duration);
+  g_test_add_func ("/units/time-tick", test_time_tick);
   g_test_add_func ("/units/percentage", test_percentage);
   return g_test_run ();
 }
