@@ -87,10 +87,13 @@ hl_format_time (guint64 time_ns)
 
   if (time_ns == 0)
     return g_strdup ("0 s");
-  if (time_ns < G_GUINT64_CONSTANT (1000000))
-    return g_strdup_printf ("%.0f µs", (double) time_ns / 1e3);
-  if (time_ns < G_GUINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.0f ms", (double) time_ns / 1e6);
+  /* below a second, three significant digits without trailing zeros
+   * ("4 ms", "1.5 ms", "12.3 ms": a 4 ms trace's times were whole
+   * milliseconds); the unit's boundary where %.3g would round up to 1000 */
+  if (time_ns < G_GUINT64_CONSTANT (999500))
+    return g_strdup_printf ("%.3g µs", (double) time_ns / 1e3);
+  if (time_ns < G_GUINT64_CONSTANT (999500000))
+    return g_strdup_printf ("%.3g ms", (double) time_ns / 1e6);
   if (s < 60.0)
     return g_strdup_printf ("%.1f s", s);
   return g_strdup_printf ("%u:%04.1f", (guint) (s / 60.0), s - 60.0 * (guint) (s / 60.0));

@@ -11,7 +11,8 @@ char *hl_format_size       (guint64 size_bytes);
 char *hl_format_count      (guint64 count);
 /* "0 ns", "850 µs", "12.5 ms", "3.20 s", "2 min 05 s", "1 h 02 min". */
 char *hl_format_duration   (guint64 time_ns);
-/* Time on a timeline axis: "0 s", "1.5 s", "2:05.3" (shorter than a duration). */
+/* A time since the start: "0 s", "850 µs", "1.5 ms", "12.3 ms", "1.5 s",
+ * "2:05.3" (shorter than a duration). */
 char *hl_format_time       (guint64 time_ns);
 /* An axis tick at TIME_NS on ticks STEP_NS apart: hl_format_time's unit,
  * with the decimals the step needs, so that neighbouring ticks never read

@@ -45,6 +45,21 @@ test_duration (void)
   CHECK (hl_format_duration (G_GUINT64_CONSTANT (3720000000000)), "1 h 02 min");
 }
 
+static void
+test_time (void)
+{
+  CHECK (hl_format_time (0), "0 s");
+  CHECK (hl_format_time (850), "0.85 µs");
+  CHECK (hl_format_time (850000), "850 µs");
+  CHECK (hl_format_time (999700), "1 ms");
+  CHECK (hl_format_time (1500000), "1.5 ms");
+  CHECK (hl_format_time (4000000), "4 ms");
+  CHECK (hl_format_time (12345678), "12.3 ms");
+  CHECK (hl_format_time (999700000), "1.0 s");
+  CHECK (hl_format_time (1500000000), "1.5 s");
+  CHECK (hl_format_time (G_GUINT64_CONSTANT (125300000000)), "2:05.3");
+}
+
 /* Axis ticks: the decimals the step needs, so that neighbours differ (a
  * 4 ms trace's 500 µs ticks read 1 ms, 2 ms, 2 ms, 2 ms, 3 ms, 4 ms). */
 static void
@@ -102,6 +117,7 @@ main (int   argc,
   g_test_add_func ("/units/size", test_size);
   g_test_add_func ("/units/count", test_count);
   g_test_add_func ("/units/duration", test_duration);
+  g_test_add_func ("/units/time", test_time);
   g_test_add_func ("/units/time-tick", test_time_tick);
   g_test_add_func ("/units/percentage", test_percentage);
   return g_test_run ();
