@@ -3,135 +3,24 @@
  * removed from the process's LD_PRELOAD at start, and from the
  * environments passed to exec* and posix_spawn*.
  *
- * A program that cannot take the preload is started without it, whatever
- * HEAPLENS_FOLLOW says: one built with a sanitizer whose runtime must be
- * the first library loaded (AddressSanitizer aborts: "ASan runtime does
- * not come first"), or one of another ELF class or machine (the loader
- * ignores the preload with an error on stderr). The image is probed
- * (hl-elf-probe.c: a few preads, no allocation) before each exec* and
- * posix_spawn*; the trace gets a mark that names it and why, and the
- * session the flag UNFOLLOWED, which `heaplens-cli record` reports.
+ * A program that cannot take the preload (hl-capture-refusal.c) is
+ * started without it, whatever HEAPLENS_FOLLOW says; the trace gets a
+ * mark that names it and why, and the session the flag UNFOLLOWED, which
+ * `heaplens-cli record` and the live panel report.
  */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 
-#include "hl-elf-probe.h"
-
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- programs that cannot take the preload ---------------------------------- */
-
-#define HL_OPEN_PROBE (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-
-static const char *refusal_of (const char *file, bool search);
-
-/* A script: its interpreter is what runs, and what must take the
- * preload. One level: an interpreter that is itself a script is not
- * looked into. */
-static const char *
-refusal_of_interpreter (int fd)
-{
-  static _Thread_local int depth;
-  char interpreter[256];
-  if (depth > 0 || !hl_script_interpreter (fd, interpreter, sizeof interpreter))
-    return NULL;
-  depth++;
-  const char *why = refusal_of (interpreter, false);
-  depth--;
-  return why;
-}
-
-/* The refusal of a program of another ELF class or machine (the others
- * are the name of a sanitizer). */
-static const char foreign_class[] = "another ELF class or machine";
-
-/* Why the image open as FD cannot take the preload, NULL when it can. */
-static const char *
-refusal_of_fd (int fd)
-{
-  HlElfProbe p;
-  if (fd < 0)
-    return NULL;
-  if (!hl_elf_probe (fd, &p))
-    return refusal_of_interpreter (fd);
-  if (p.sanitizer != NULL)
-    return p.sanitizer;
-  return p.foreign ? foreign_class : NULL;
-}
-
-/* The same for the program FILE names: a path, or with SEARCH and no
- * slash in it, the first executable file of that name in the directories
- * of PATH, as execvp and posix_spawnp look (an empty PATH entry is the
- * working directory; no PATH: /bin:/usr/bin). */
-static const char *
-refusal_of (const char *file,
-            bool        search)
-{
-  if (file == NULL || file[0] == '\0')
-    return NULL;
-  int e = errno;
-  int fd = -1;
-  if (!search || strchr (file, '/') != NULL)
-    fd = open (file, HL_OPEN_PROBE);
-  else
-    {
-      const char *dirs = getenv ("PATH");
-      if (dirs == NULL)
-        dirs = "/bin:/usr/bin";
-      size_t flen = strlen (file);
-      for (const char *p = dirs; fd < 0; p++)
-        {
-          const char *end = strchrnul (p, ':');
-          size_t dlen = (size_t) (end - p);
-          if (dlen + 2 + flen <= PATH_MAX)
-            {
-              char cand[dlen + 2 + flen]; /* (not PATH_MAX: the stack may be small) */
-              memcpy (cand, p, dlen);
-              size_t n = dlen;
-              if (n > 0)
-                cand[n++] = '/';
-              memcpy (cand + n, file, flen + 1);
-              struct stat st;
-              if (access (cand, X_OK) == 0 && stat (cand, &st) == 0 && S_ISREG (st.st_mode))
-                {
-                  fd = open (cand, HL_OPEN_PROBE);
-                  break;
-                }
-            }
-          if (*end == '\0')
-            break;
-          p = end;
-        }
-    }
-  const char *why = refusal_of_fd (fd);
-  if (fd >= 0)
-    close (fd);
-  errno = e;
-  return why;
-}
-
-/* The same for fexecve's FD, opened again for reading through /proc: it
- * may be an O_PATH descriptor, which cannot be read. */
-static const char *
-refusal_of_image_fd (int fd)
-{
-  if (fd < 0)
-    return NULL;
-  char path[40];
-  size_t n = hl_strlcpy (path, "/proc/self/fd/", sizeof path);
-  hl_fmt_u64 (path + n, (uint64_t) fd);
-  return refusal_of (path, false);
-}
+/* ---- programs that cannot take the preload (hl-capture-refusal.c) ----------- */
 
 /* TEXT: "VERB PATH", and when the program runs without the preload, why. */
 static void
@@ -145,7 +34,7 @@ start_text (char       *text,
   n += hl_strlcpy (text + n, path ? path : "", cap - (n < cap ? n : cap));
   if (refusal == NULL || n >= cap)
     return;
-  n += hl_strlcpy (text + n, refusal == foreign_class ? " (run without the preload: "
+  n += hl_strlcpy (text + n, hl_refusal_is_foreign (refusal) ? " (run without the preload: "
                                                      : " (run without the preload: built with ",
                    cap - n);
   if (n < cap)
@@ -378,7 +267,7 @@ execve (const char  *path,
   if (real == NULL)
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execve");
   HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of (path, false) : NULL;
+  const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (path, false) : NULL;
   before_exec (path, refusal);
   int rc = real (path, argv, filter_env (envp, refusal, &env));
   int e = errno;
@@ -397,7 +286,7 @@ execvpe (const char  *file,
   if (real == NULL)
     real = (ExecveFunc) dlsym (RTLD_NEXT, "execvpe");
   HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of (file, true) : NULL;
+  const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (file, true) : NULL;
   before_exec (file, refusal);
   int rc = real (file, argv, filter_env (envp, refusal, &env));
   int e = errno;
@@ -430,7 +319,7 @@ fexecve (int          fd,
   if (real == NULL)
     real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
   HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of_image_fd (fd) : NULL;
+  const char *refusal = hl_g.cfg.follow ? hl_refusal_of_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
   int rc = real (fd, argv, filter_env (envp, refusal, &env));
   int e = errno;
@@ -522,7 +411,7 @@ spawn_common (SpawnFunc                         real,
               char *const                       envp[])
 {
   HlEnvCopy env;
-  const char *refusal = hl_g.cfg.follow ? refusal_of (file, search) : NULL;
+  const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (file, search) : NULL;
   if (refusal != NULL)
     note_spawn_unfollowed (file, refusal);
   int rc = real (pid, file, actions, attr, argv, filter_env (envp, refusal, &env));

@@ -714,6 +714,18 @@ void hl_process_atfork          (void);
 void hl_flush_all_for_exit      (void);
 void hl_exec_unfollow_environ   (void);  /* hl-capture-exec.c */
 
+/* ---- Programs that cannot take the preload (hl-capture-refusal.c) -------- */
+
+/* Why the program FILE names cannot take the preload ("AddressSanitizer"
+ * and its kin, or another ELF class: hl_refusal_is_foreign), NULL when it
+ * can: a path, or with SEARCH and no slash in it, the first executable
+ * file of that name in PATH's directories, as execvp and posix_spawnp look
+ * (an empty entry is the working directory; no PATH: /bin:/usr/bin). */
+const char *hl_refusal_of_file    (const char *file, bool search);
+/* The same for the program open as FD (fexecve). */
+const char *hl_refusal_of_fd      (int fd);
+bool        hl_refusal_is_foreign (const char *refusal);
+
 /* ---- Time --------------------------------------------------------------- */
 
 static inline uint64_t

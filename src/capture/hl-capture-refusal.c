@@ -1,0 +1,123 @@
+/* hl-capture-refusal.c — the programs the preload must not be loaded
+ * into, judged before exec* and posix_spawn* start them: one built with a
+ * sanitizer whose runtime must be the first library loaded
+ * (AddressSanitizer aborts: "ASan runtime does not come first"), or one of
+ * another ELF class or machine (the loader ignores the preload with an
+ * error on stderr); for a script, its "#!" interpreter. The image is read
+ * by the ELF probe (src/format/hl-elf-probe.c: a few preads, no
+ * allocation); the stack used stays small (the caller may be a small
+ * thread). errno is kept. */
+#define _GNU_SOURCE
+#include "hl-capture-private.h"
+
+#include "hl-elf-probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HL_OPEN_PROBE (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* A script: its interpreter is what runs, and what must take the
+ * preload. One level: an interpreter that is itself a script is not
+ * looked into. */
+static const char *
+refusal_of_interpreter (int fd)
+{
+  static _Thread_local int depth;
+  char interpreter[256];
+  if (depth > 0 || !hl_script_interpreter (fd, interpreter, sizeof interpreter))
+    return NULL;
+  depth++;
+  const char *why = hl_refusal_of_file (interpreter, false);
+  depth--;
+  return why;
+}
+
+/* The refusal of a program of another ELF class or machine (the others
+ * are the name of a sanitizer). */
+static const char foreign_class[] = "another ELF class or machine";
+
+/* Why the image open as FD cannot take the preload, NULL when it can. */
+static const char *
+refusal_of_open (int fd)
+{
+  HlElfProbe p;
+  if (fd < 0)
+    return NULL;
+  if (!hl_elf_probe (fd, &p))
+    return refusal_of_interpreter (fd);
+  if (p.sanitizer != NULL)
+    return p.sanitizer;
+  return p.foreign ? foreign_class : NULL;
+}
+
+const char *
+hl_refusal_of_file (const char *file,
+                    bool        search)
+{
+  if (file == NULL || file[0] == '\0')
+    return NULL;
+  int e = errno;
+  int fd = -1;
+  if (!search || strchr (file, '/') != NULL)
+    fd = open (file, HL_OPEN_PROBE);
+  else
+    {
+      const char *dirs = getenv ("PATH");
+      if (dirs == NULL)
+        dirs = "/bin:/usr/bin";
+      size_t flen = strlen (file);
+      for (const char *p = dirs; fd < 0; p++)
+        {
+          const char *end = strchrnul (p, ':');
+          size_t dlen = (size_t) (end - p);
+          if (dlen + 2 + flen <= PATH_MAX)
+            {
+              char cand[dlen + 2 + flen]; /* (not PATH_MAX: the stack may be small) */
+              memcpy (cand, p, dlen);
+              size_t n = dlen;
+              if (n > 0)
+                cand[n++] = '/';
+              memcpy (cand + n, file, flen + 1);
+              struct stat st;
+              if (access (cand, X_OK) == 0 && stat (cand, &st) == 0 && S_ISREG (st.st_mode))
+                {
+                  fd = open (cand, HL_OPEN_PROBE);
+                  break;
+                }
+            }
+          if (*end == '\0')
+            break;
+          p = end;
+        }
+    }
+  const char *why = refusal_of_open (fd);
+  if (fd >= 0)
+    close (fd);
+  errno = e;
+  return why;
+}
+
+/* (opened again for reading through /proc: it may be an O_PATH
+ * descriptor, which cannot be read) */
+const char *
+hl_refusal_of_fd (int fd)
+{
+  if (fd < 0)
+    return NULL;
+  char path[40];
+  size_t n = hl_strlcpy (path, "/proc/self/fd/", sizeof path);
+  hl_fmt_u64 (path + n, (uint64_t) fd);
+  return hl_refusal_of_file (path, false);
+}
+
+bool
+hl_refusal_is_foreign (const char *refusal)
+{
+  return refusal == foreign_class;
+}
