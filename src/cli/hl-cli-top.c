@@ -372,6 +372,11 @@ render (Top     *top,
                           alloc_rate (top, &t), t.n_allocs, t.n_frees);
   g_string_append_printf (out, _("live       %" PRIu64 " blocks\n"), t.n_allocs > t.n_frees ? t.n_allocs - t.n_frees : 0);
   g_string_append_printf (out, _("dropped    %" PRIu64 " events, %" PRIu64 " stacks\n"), dropped, t.stacks_dropped);
+  guint32 flags = 0;
+  hl_shm_reader_end_info (top->reader, NULL, NULL, &flags);
+  if (flags & HL_SHM_FLAG_UNFOLLOWED)
+    g_string_append (out, _("unrecorded programs it started that cannot take the preload (built with a sanitizer, or for "
+                            "another machine)\n"));
   g_string_append (out, _("metadata\n"));
   gsize before = out->len;
   if (hl_shm_reader_metadata (top->reader, meta_cb, out, &err) != 0)

@@ -65,6 +65,17 @@ cp --sparse=always "/dev/shm/$seg" "$ended"
 "$CLI" top "$ended" --once > "$WORK/ended.txt" 2>&1
 has "top on an ended session: final numbers" "$WORK/ended.txt" '^state +ended \(exit status 0\)'
 has "top on an ended session: metadata still readable" "$WORK/ended.txt" '^  seed = 1$'
+if grep -q '^unrecorded programs' "$WORK/ended.txt"; then ok 1 "top: no unrecorded programs said when none"; else ok 0 "top: no unrecorded programs said when none"; fi
+# the flag UNFOLLOWED (header flags, offset 36, bit 3): the process started
+# programs without the preload (built with a sanitizer, or 32-bit)
+cp --sparse=always "$ended" "$WORK/unfollowed-session"
+python3 -c "
+p='$WORK/unfollowed-session'
+with open(p,'r+b') as f:
+    f.seek(36); b=bytearray(f.read(1)); b[0] |= 8; f.seek(36); f.write(b)"
+"$CLI" top "$WORK/unfollowed-session" --once > "$WORK/unf.txt" 2>&1
+has "top: programs started without the preload are said" "$WORK/unf.txt" \
+  '^unrecorded programs it started that cannot take the preload \(built with a sanitizer, or for another machine\)$'
 
 # damaged copies of the real segment, in $WORK
 bad () { # bad NAME PYTHON-PATCH (on b, the first 4 KiB, or f, the file) → runs top on it
