@@ -15,6 +15,7 @@ typedef struct
   guint64     addr;
   guint64     size;
   const char *name;     /* demangled, interned */
+  guint       rank;     /* among symbols at one address: lower names it (sym_rank) */
 } Sym;
 
 typedef struct
@@ -147,6 +148,20 @@ hl_symbolizer_add_module (HlSymbolizer *self,
   return (int) self->modules->len - 1;
 }
 
+/* Several symbols at one address (aliases): the one a person knows names
+ * it. Global or weak before local, which drops glibc's internal aliases
+ * (__GI___strdup, __libc_start_main_alias_2, _IO_*); then the fewest
+ * leading underscores (strdup before __strdup). */
+static guint
+sym_rank (const GElf_Sym *sym,
+          const char     *name)
+{
+  guint underscores = 0;
+  while (name[underscores] == '_' && underscores < 15)
+    underscores++;
+  return (GELF_ST_BIND (sym->st_info) == STB_LOCAL ? 16u : 0u) + underscores;
+}
+
 static int
 compare_syms (gconstpointer a,
               gconstpointer b)
@@ -155,8 +170,10 @@ compare_syms (gconstpointer a,
 
   if (x->addr != y->addr)
     return x->addr < y->addr ? -1 : 1;
-  /* Sized symbols first. */
-  return (x->size == 0) - (y->size == 0);
+  /* Sized symbols first, then by rank (find_sym takes the first). */
+  if ((x->size == 0) != (y->size == 0))
+    return (x->size == 0) - (y->size == 0);
+  return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
 static void
@@ -184,9 +201,15 @@ load_module (HlSymbolizer *self,
         continue;
       if (type != STT_FUNC && type != STT_GNU_IFUNC)
         continue;
+      /* a debug file's symbol table spells versioned symbols with their
+       * version (__libc_start_main@@GLIBC_2.34): the name without it */
+      g_autofree char *unversioned = strchr (sname, '@') != NULL ? g_strndup (sname, strcspn (sname, "@")) : NULL;
+      if (unversioned != NULL)
+        sname = unversioned;
       s.addr = addr;
       s.size = sym.st_size;
       s.name = intern_demangled (self, sname);
+      s.rank = sym_rank (&sym, sname);
       g_array_append_val (m->syms, s);
     }
   g_array_sort (m->syms, compare_syms);

@@ -56,6 +56,18 @@ rust_function (void)
   after ();
 }
 
+/* One function under three names, as glibc has them: global, global with
+ * leading underscores, and a local internal alias. */
+__attribute__((noinline)) void aliased_function (void);
+void
+aliased_function (void)
+{
+  capture_return_address ();
+  after ();
+}
+extern void __aliased_function (void) __attribute__((alias ("aliased_function")));
+static void __GI_aliased_function (void) __attribute__((alias ("aliased_function"), used));
+
 static guint
 line_of (const char *marker)
 {
@@ -138,6 +150,23 @@ test_mangled_names (void)
   n = hl_symbolizer_resolve (sym, captured, TRUE, frames, G_N_ELEMENTS (frames));
   g_assert_cmpuint (n, ==, 1);
   g_assert_cmpstr (frames[0].function, ==, "mycrate::inner::foo");
+  hl_symbolizer_free (sym);
+}
+
+/* Several symbols at one address: the global one with the fewest
+ * leading underscores names it, never a local alias (libc's frames read
+ * __GI___strdup and __libc_start_main_alias_2). */
+static void
+test_aliases (void)
+{
+  HlSymbolizer *sym = symbolizer_for_self ();
+  HlSymbol frames[8];
+  guint n;
+
+  aliased_function ();
+  n = hl_symbolizer_resolve (sym, captured, TRUE, frames, G_N_ELEMENTS (frames));
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpstr (frames[0].function, ==, "aliased_function");
   hl_symbolizer_free (sym);
 }
 
@@ -253,6 +282,7 @@ main (int    argc,
   g_unsetenv ("DEBUGINFOD_URLS");
   g_test_add_func ("/symbols/inline-frames", test_inline_frames);
   g_test_add_func ("/symbols/mangled-names", test_mangled_names);
+  g_test_add_func ("/symbols/aliases", test_aliases);
   g_test_add_func ("/symbols/module-status", test_module_status);
   g_test_add_func ("/symbols/demangle", test_demangle);
   g_test_add_func ("/symbols/recording", test_recording_symbolize);
