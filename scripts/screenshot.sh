@@ -171,12 +171,15 @@ shoot_attach() {
 	# window's centre and 197 px below it, found from the window's size at
 	# each try (a resize not applied yet moved it once, and a click before
 	# the page has settled is lost: clicked again)
-	for try in 1 2 3 4 5; do
+	# (after the light and dark shots a loaded machine once needed more than
+	# five tries: ten, the later ones a second longer)
+	for try in 1 2 3 4 5 6 7 8 9 10; do
 		sleep 0.5
+		[ "$try" -le 3 ] || sleep 1
 		eval "$(xdotool getwindowgeometry --shell "$win")"
 		xdotool mousemove --window "$win" $((WIDTH / 2 + 150)) $((HEIGHT / 2 + 197)) click 1
 		wait_window 'Attach to a Running Session' >/dev/null && break
-		[ "$try" -lt 5 ] || exit 1
+		[ "$try" -lt 10 ] || exit 1
 	done
 	xdotool mousemove 1590 990   # no hover, no tooltip
 	sleep 1.5
