@@ -292,8 +292,12 @@ die_name (HlSymbolizer *self,
   if (dwarf_attr_integrate (die, DW_AT_linkage_name, &attr) != NULL ||
       dwarf_attr_integrate (die, DW_AT_MIPS_linkage_name, &attr) != NULL)
     name = dwarf_formstring (&attr);
-  if (name != NULL)
+  /* a mangled name (C++, Rust) demangles to the full signature; any other
+   * linkage name is an assembler label, which C code uses for internal
+   * aliases (glibc's __GI__IO_doallocbuf): the source name then */
+  if (name != NULL && (g_str_has_prefix (name, "_Z") || g_str_has_prefix (name, "_R")))
     return intern_demangled (self, name);
+  name = NULL;
   if (dwarf_attr_integrate (die, DW_AT_name, &attr) != NULL)
     name = dwarf_formstring (&attr);
   return name != NULL ? g_string_chunk_insert_const (self->strings, name) : NULL;

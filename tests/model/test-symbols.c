@@ -68,6 +68,25 @@ aliased_function (void)
 extern void __aliased_function (void) __attribute__((alias ("aliased_function")));
 static void __GI_aliased_function (void) __attribute__((alias ("aliased_function"), used));
 
+/* An inlined function under an assembler label (glibc's internal calls
+ * go to __GI_ labels): its DWARF linkage name is the label. */
+void labelled_helper (void) __asm__ ("__GI_labelled_helper");
+__attribute__((always_inline)) inline void
+labelled_helper (void)
+{
+  capture_return_address ();
+  sink += 3;
+}
+extern void labelled_helper (void) __asm__ ("__GI_labelled_helper");
+
+__attribute__((noinline)) void labelled_outer (void);
+void
+labelled_outer (void)
+{
+  labelled_helper ();
+  after ();
+}
+
 static guint
 line_of (const char *marker)
 {
@@ -155,7 +174,8 @@ test_mangled_names (void)
 
 /* Several symbols at one address: the global one with the fewest
  * leading underscores names it, never a local alias (libc's frames read
- * __GI___strdup and __libc_start_main_alias_2). */
+ * __GI___strdup and __libc_start_main_alias_2); an inlined frame under an
+ * assembler label is named by its source name (__GI__IO_doallocbuf). */
 static void
 test_aliases (void)
 {
@@ -167,6 +187,14 @@ test_aliases (void)
   n = hl_symbolizer_resolve (sym, captured, TRUE, frames, G_N_ELEMENTS (frames));
   g_assert_cmpuint (n, >=, 1);
   g_assert_cmpstr (frames[0].function, ==, "aliased_function");
+
+  /* an inlined frame: its source name, not the label */
+  labelled_outer ();
+  n = hl_symbolizer_resolve (sym, captured, TRUE, frames, G_N_ELEMENTS (frames));
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_true (frames[0].is_inline);
+  g_assert_cmpstr (frames[0].function, ==, "labelled_helper");
+  g_assert_cmpstr (frames[1].function, ==, "labelled_outer");
   hl_symbolizer_free (sym);
 }
 
