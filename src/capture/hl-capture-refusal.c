@@ -64,8 +64,10 @@ hl_refusal_of_file (const char *file,
     return NULL;
   int e = errno;
   int fd = -1;
+  struct stat st;
+  /* only a regular file is opened: opening a device can act on it */
   if (!search || strchr (file, '/') != NULL)
-    fd = open (file, HL_OPEN_PROBE);
+    fd = stat (file, &st) == 0 && S_ISREG (st.st_mode) ? open (file, HL_OPEN_PROBE) : -1;
   else
     {
       const char *dirs = getenv ("PATH");
@@ -84,7 +86,6 @@ hl_refusal_of_file (const char *file,
               if (n > 0)
                 cand[n++] = '/';
               memcpy (cand + n, file, flen + 1);
-              struct stat st;
               if (access (cand, X_OK) == 0 && stat (cand, &st) == 0 && S_ISREG (st.st_mode))
                 {
                   fd = open (cand, HL_OPEN_PROBE);
