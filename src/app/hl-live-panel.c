@@ -659,6 +659,12 @@ hl_live_panel_new_record (HlApplication             *app,
                    _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"), sanitizer);
       return NULL;
     }
+  if (program_path != NULL && hl_record_is_static (program_path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
+      return NULL;
+    }
   if (program_path != NULL && hl_record_is_foreign (program_path))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,

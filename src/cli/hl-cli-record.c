@@ -548,6 +548,15 @@ hl_cli_record (int    argc,
       g_strfreev (record_env);
       return 2;
     }
+  if (program_path != NULL && hl_record_is_static (program_path))
+    {
+      fprintf (stderr,
+               _("heaplens-cli record: %s is statically linked: no dynamic loader runs for it, so nothing can "
+                 "load the preload: it cannot be recorded\n"),
+               argv[i]);
+      g_strfreev (record_env);
+      return 2;
+    }
   if (program_path != NULL && hl_record_is_foreign (program_path))
     {
       fprintf (stderr,

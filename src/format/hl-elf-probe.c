@@ -253,10 +253,12 @@ static bool
 read_segments (Image      *im,
                const Ehdr *eh,
                uint64_t   *dyn_off,
-               uint64_t   *dyn_size)
+               uint64_t   *dyn_size,
+               bool       *has_interp)
 {
   *dyn_off = 0;
   *dyn_size = 0;
+  *has_interp = false;
   if (eh->e_phentsize != sizeof (Phdr))
     return false;
   uint32_t n = eh->e_phnum < MAX_PHDRS ? eh->e_phnum : MAX_PHDRS;
@@ -272,6 +274,8 @@ read_segments (Image      *im,
           *dyn_off = ph.p_offset;
           *dyn_size = ph.p_filesz;
         }
+      else if (ph.p_type == PT_INTERP)
+        *has_interp = true;
     }
   return true;
 }
@@ -339,7 +343,7 @@ bool
 hl_elf_probe (int         fd,
               HlElfProbe *out)
 {
-  *out = (HlElfProbe) { NULL, false };
+  *out = (HlElfProbe) { NULL, false, false };
   int saved = errno;
   struct stat st;
   Image im = { .fd = fd };
@@ -365,9 +369,13 @@ hl_elf_probe (int         fd,
       goto out;
     }
   uint64_t dyn_off, dyn_size;
-  if ((eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && read_segments (&im, &eh, &dyn_off, &dyn_size)
-      && dyn_size != 0)
-    out->sanitizer = sanitizer_of (&im, dyn_off, dyn_size);
+  bool has_interp;
+  if ((eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && read_segments (&im, &eh, &dyn_off, &dyn_size, &has_interp))
+    {
+      out->static_linked = !has_interp;
+      if (dyn_size != 0)
+        out->sanitizer = sanitizer_of (&im, dyn_off, dyn_size);
+    }
 out:
   errno = saved;
   return ok;

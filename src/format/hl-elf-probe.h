@@ -24,6 +24,9 @@ typedef struct
   /* an ELF file of another class, byte order or machine than the preload's
    * (a 32-bit program): the loader would refuse the preload */
   bool        foreign;
+  /* an executable without a PT_INTERP (statically linked): no dynamic
+   * loader runs for it, so nothing loads a preload */
+  bool        static_linked;
 } HlElfProbe;
 
 /* Probes the regular file open as FD (read with pread: its offset is left

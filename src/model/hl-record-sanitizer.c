@@ -15,7 +15,7 @@ static HlElfProbe
 probe_path (const char *path,
             gboolean    script)
 {
-  HlElfProbe probe = { NULL, false };
+  HlElfProbe probe = { NULL, false, false };
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     return probe;
@@ -36,4 +36,11 @@ gboolean
 hl_record_is_foreign (const char *path)
 {
   return probe_path (path, TRUE).foreign;
+}
+
+gboolean
+hl_record_is_static (const char *path)
+{
+  HlElfProbe probe = probe_path (path, TRUE);
+  return probe.static_linked && probe.sanitizer == NULL && !probe.foreign;
 }

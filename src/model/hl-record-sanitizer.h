@@ -20,4 +20,8 @@ const char *hl_record_sanitizer_of (const char *path);
  * error on the program's stderr. */
 gboolean hl_record_is_foreign (const char *path);
 
+/* Whether the executable at PATH (or a script's interpreter) is statically
+ * linked: no dynamic loader runs for it, so nothing loads the preload. */
+gboolean hl_record_is_static (const char *path);
+
 G_END_DECLS

@@ -96,6 +96,15 @@ eq "record, an ASan program: a usage error, not run" "$?/$(cat "$WORK/asan.out")
 eq "record, an ASan program: the reason" "$(cat "$WORK/asan.err")" \
   "heaplens-cli record: $D/t-asan is built with AddressSanitizer, whose runtime replaces the allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)"
 check "record, an ASan program: no trace" test ! -e "$WORK/asan.hltrace"
+# A statically linked program: no dynamic loader, so nothing loads the
+# preload (record ran it and said "no session found"). Refused, not run.
+if [ -x "$D/t-static" ]; then
+  "$HL_CLI" record -o "$WORK/static.hltrace" -- "$D/t-static" > "$WORK/static.out" 2> "$WORK/static.err"
+  eq "record, a statically linked program: refused with the reason, not run" "$?/$(cat "$WORK/static.out")/$(cat "$WORK/static.err")" \
+    "2//heaplens-cli record: $D/t-static is statically linked: no dynamic loader runs for it, so nothing can load the preload: it cannot be recorded"
+else
+  ok 0 "record, a statically linked program # SKIP no static libc to build t-static"
+fi
 # A program of another ELF class (a 32-bit one: here t-entry with its class
 # byte flipped): the loader would ignore the preload with an error. Refused.
 cp "$D/t-entry" "$WORK/other-class" && printf '\001' | dd of="$WORK/other-class" bs=1 seek=4 conv=notrunc 2> /dev/null

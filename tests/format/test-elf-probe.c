@@ -122,6 +122,20 @@ main (void)
   static const char script[] = "#!/bin/sh\nexit 0\n";
   hl_tap_ok (!probe_bytes (script, sizeof script - 1, &p) && p.sanitizer == NULL && !p.foreign, "a script: not ELF");
   hl_tap_ok (!probe_bytes ("", 0, &p), "an empty file: not ELF");
+  /* a dynamically linked program has a loader (PT_INTERP), the seeds
+   * (shared objects) none */
+  int shell = open ("/bin/sh", O_RDONLY | O_CLOEXEC);
+  hl_tap_ok (shell >= 0 && hl_elf_probe (shell, &p) && !p.static_linked && p.sanitizer == NULL && !p.foreign,
+             "/bin/sh: dynamically linked, nothing to refuse");
+  if (shell >= 0)
+    close (shell);
+  {
+    size_t len;
+    char *data = seed ("plain.so", &len);
+    hl_tap_ok (probe_bytes (data, len, &p) && p.static_linked, "plain.so: no PT_INTERP");
+    free (data);
+  }
+
   /* a script's interpreter, as the kernel reads the "#!" line */
   static const struct
   {
