@@ -651,6 +651,15 @@ hl_live_panel_new_record (HlApplication             *app,
                                   : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
                                                                   : g_find_program_in_path (program);
   const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
+  g_autofree char *interpreter = program_path != NULL ? hl_record_interpreter_of (program_path) : NULL;
+  if (sanitizer != NULL && interpreter != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("its interpreter %s is built with %s, which replaces the allocator: rebuild it without "
+                     "\u2011fsanitize"),
+                   interpreter, sanitizer);
+      return NULL;
+    }
   if (sanitizer != NULL)
     {
       /* short: a toast shows one line ("Cannot record PROG: …") */

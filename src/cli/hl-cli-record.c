@@ -539,12 +539,19 @@ hl_cli_record (int    argc,
    * kin) aborts under the preload: said, and not run. */
   g_autofree char *program_path = strchr (argv[i], '/') != NULL ? g_strdup (argv[i]) : g_find_program_in_path (argv[i]);
   const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
+  g_autofree char *interpreter = program_path != NULL ? hl_record_interpreter_of (program_path) : NULL;
+  if (sanitizer != NULL && interpreter != NULL)
+    fprintf (stderr,
+             _("heaplens-cli record: %s runs under %s, which is built with %s, whose runtime replaces the allocator "
+               "and must be loaded first: it cannot be recorded (build it without -fsanitize)\n"),
+             argv[i], interpreter, sanitizer);
+  else if (sanitizer != NULL)
+    fprintf (stderr,
+             _("heaplens-cli record: %s is built with %s, whose runtime replaces the allocator and must be "
+               "loaded first: it cannot be recorded (build it without -fsanitize)\n"),
+             argv[i], sanitizer);
   if (sanitizer != NULL)
     {
-      fprintf (stderr,
-               _("heaplens-cli record: %s is built with %s, whose runtime replaces the allocator and must be "
-                 "loaded first: it cannot be recorded (build it without -fsanitize)\n"),
-               argv[i], sanitizer);
       g_strfreev (record_env);
       return 2;
     }

@@ -44,3 +44,16 @@ hl_record_is_static (const char *path)
   HlElfProbe probe = probe_path (path, TRUE);
   return probe.static_linked && probe.sanitizer == NULL && !probe.foreign;
 }
+
+char *
+hl_record_interpreter_of (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return NULL;
+  char interpreter[256];
+  HlElfProbe probe;
+  gboolean script = !hl_elf_probe (fd, &probe) && hl_script_interpreter (fd, interpreter, sizeof interpreter);
+  close (fd);
+  return script ? g_strdup (interpreter) : NULL;
+}

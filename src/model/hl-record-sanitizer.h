@@ -24,4 +24,8 @@ gboolean hl_record_is_foreign (const char *path);
  * linked: no dynamic loader runs for it, so nothing loads the preload. */
 gboolean hl_record_is_static (const char *path);
 
+/* The interpreter of the script at PATH (its "#!" line), which the checks
+ * above judge in its place, or NULL when PATH is not a script. Free it. */
+char *hl_record_interpreter_of (const char *path);
+
 G_END_DECLS
