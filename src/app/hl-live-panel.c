@@ -643,41 +643,32 @@ hl_live_panel_new_record (HlApplication             *app,
       return NULL;
     }
   g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
-  /* as `heaplens-cli record`: a program whose sanitizer runtime must be
-   * loaded first would abort under the preload; one of another ELF class
-   * or machine cannot load it */
+  /* as `heaplens-cli record`: a program that cannot take the preload is
+   * refused with the reason (hl-record-sanitizer.h) */
   const char *program = options->argv[0];
   g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
                                   : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
                                                                   : g_find_program_in_path (program);
-  const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
-  g_autofree char *interpreter = program_path != NULL ? hl_record_interpreter_of (program_path) : NULL;
-  if (sanitizer != NULL && interpreter != NULL)
+  HlRecordRefusal refusal;
+  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("its interpreter %s is built with %s, which replaces the allocator: rebuild it without "
-                     "\u2011fsanitize"),
-                   interpreter, sanitizer);
-      return NULL;
-    }
-  if (sanitizer != NULL)
-    {
-      /* short: a toast shows one line ("Cannot record PROG: …") */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   /* (a non-breaking hyphen: a wrapped line never starts with "fsanitize") */
-                   _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"), sanitizer);
-      return NULL;
-    }
-  if (program_path != NULL && hl_record_is_static (program_path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
-      return NULL;
-    }
-  if (program_path != NULL && hl_record_is_foreign (program_path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("built for another machine or word size (32-bit?): the preload cannot be loaded into it"));
+      /* short: a toast shows one line ("Cannot record PROG: …"); a
+       * non-breaking hyphen: a wrapped line never starts with "fsanitize" */
+      if (refusal.sanitizer != NULL && refusal.interpreter[0] != '\0')
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     _("its interpreter %s is built with %s, which replaces the allocator: rebuild it without "
+                       "\u2011fsanitize"),
+                     refusal.interpreter, refusal.sanitizer);
+      else if (refusal.sanitizer != NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"),
+                     refusal.sanitizer);
+      else if (refusal.foreign)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     _("built for another machine or word size (32-bit?): the preload cannot be loaded into it"));
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
       return NULL;
     }
   g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);

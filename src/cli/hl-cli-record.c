@@ -535,41 +535,33 @@ hl_cli_record (int    argc,
   clock_gettime (CLOCK_REALTIME, &ts);
   uint64_t start_wall_ns = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 
-  /* A program whose sanitizer runtime must be loaded first (ASan and its
-   * kin) aborts under the preload: said, and not run. */
+  /* A program that cannot take the preload (a sanitizer runtime that must
+   * be loaded first aborts under it; another machine's; statically linked):
+   * said, and not run. */
   g_autofree char *program_path = strchr (argv[i], '/') != NULL ? g_strdup (argv[i]) : g_find_program_in_path (argv[i]);
-  const char *sanitizer = program_path != NULL ? hl_record_sanitizer_of (program_path) : NULL;
-  g_autofree char *interpreter = program_path != NULL ? hl_record_interpreter_of (program_path) : NULL;
-  if (sanitizer != NULL && interpreter != NULL)
-    fprintf (stderr,
-             _("heaplens-cli record: %s runs under %s, which is built with %s, whose runtime replaces the allocator "
-               "and must be loaded first: it cannot be recorded (build it without -fsanitize)\n"),
-             argv[i], interpreter, sanitizer);
-  else if (sanitizer != NULL)
-    fprintf (stderr,
-             _("heaplens-cli record: %s is built with %s, whose runtime replaces the allocator and must be "
-               "loaded first: it cannot be recorded (build it without -fsanitize)\n"),
-             argv[i], sanitizer);
-  if (sanitizer != NULL)
+  HlRecordRefusal refusal;
+  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
     {
-      g_strfreev (record_env);
-      return 2;
-    }
-  if (program_path != NULL && hl_record_is_static (program_path))
-    {
-      fprintf (stderr,
-               _("heaplens-cli record: %s is statically linked: no dynamic loader runs for it, so nothing can "
-                 "load the preload: it cannot be recorded\n"),
-               argv[i]);
-      g_strfreev (record_env);
-      return 2;
-    }
-  if (program_path != NULL && hl_record_is_foreign (program_path))
-    {
-      fprintf (stderr,
-               _("heaplens-cli record: %s is built for another machine or word size (a 32-bit program?): the "
-                 "preload cannot be loaded into it, so it cannot be recorded\n"),
-               argv[i]);
+      if (refusal.sanitizer != NULL && refusal.interpreter[0] != '\0')
+        fprintf (stderr,
+                 _("heaplens-cli record: %s runs under %s, which is built with %s, whose runtime replaces the "
+                   "allocator and must be loaded first: it cannot be recorded (build it without -fsanitize)\n"),
+                 argv[i], refusal.interpreter, refusal.sanitizer);
+      else if (refusal.sanitizer != NULL)
+        fprintf (stderr,
+                 _("heaplens-cli record: %s is built with %s, whose runtime replaces the allocator and must be "
+                   "loaded first: it cannot be recorded (build it without -fsanitize)\n"),
+                 argv[i], refusal.sanitizer);
+      else if (refusal.foreign)
+        fprintf (stderr,
+                 _("heaplens-cli record: %s is built for another machine or word size (a 32-bit program?): the "
+                   "preload cannot be loaded into it, so it cannot be recorded\n"),
+                 argv[i]);
+      else
+        fprintf (stderr,
+                 _("heaplens-cli record: %s is statically linked: no dynamic loader runs for it, so nothing can "
+                   "load the preload: it cannot be recorded\n"),
+                 argv[i]);
       g_strfreev (record_env);
       return 2;
     }

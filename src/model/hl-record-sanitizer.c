@@ -8,52 +8,42 @@
 #include "hl-elf-probe.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
-/* The program at PATH, or for a script its interpreter (one level). */
-static HlElfProbe
+/* The ELF file at PATH into *PROBE; FALSE when it is not one (or cannot
+ * be read), then a script's interpreter into INTERPRETER when it is one. */
+static gboolean
 probe_path (const char *path,
-            gboolean    script)
+            HlElfProbe *probe,
+            char       *interpreter,
+            size_t      cap)
 {
-  HlElfProbe probe = { NULL, false, false };
+  *probe = (HlElfProbe) { NULL, false, false };
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
-    return probe;
-  char interpreter[256];
-  if (!hl_elf_probe (fd, &probe) && script && hl_script_interpreter (fd, interpreter, sizeof interpreter))
-    probe = probe_path (interpreter, FALSE);
+    return FALSE;
+  gboolean elf = hl_elf_probe (fd, probe);
+  if (!elf && interpreter != NULL && !hl_script_interpreter (fd, interpreter, cap))
+    interpreter[0] = '\0';
   close (fd);
-  return probe;
-}
-
-const char *
-hl_record_sanitizer_of (const char *path)
-{
-  return probe_path (path, TRUE).sanitizer;
+  return elf;
 }
 
 gboolean
-hl_record_is_foreign (const char *path)
+hl_record_refusal_of (const char      *path,
+                      HlRecordRefusal *out)
 {
-  return probe_path (path, TRUE).foreign;
-}
-
-gboolean
-hl_record_is_static (const char *path)
-{
-  HlElfProbe probe = probe_path (path, TRUE);
-  return probe.static_linked && probe.sanitizer == NULL && !probe.foreign;
-}
-
-char *
-hl_record_interpreter_of (const char *path)
-{
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
-    return NULL;
-  char interpreter[256];
   HlElfProbe probe;
-  gboolean script = !hl_elf_probe (fd, &probe) && hl_script_interpreter (fd, interpreter, sizeof interpreter);
-  close (fd);
-  return script ? g_strdup (interpreter) : NULL;
+  memset (out, 0, sizeof *out);
+  if (!probe_path (path, &probe, out->interpreter, sizeof out->interpreter)
+      && (out->interpreter[0] == '\0' || !probe_path (out->interpreter, &probe, NULL, 0)))
+    {
+      out->interpreter[0] = '\0';
+      return FALSE;
+    }
+  out->sanitizer = probe.sanitizer;
+  out->foreign = probe.foreign;
+  out->static_linked = probe.static_linked && probe.sanitizer == NULL && !probe.foreign;
+  return out->sanitizer != NULL || out->foreign || out->static_linked;
 }

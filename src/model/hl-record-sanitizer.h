@@ -1,7 +1,9 @@
-/* hl-record-sanitizer.h — whether a program is built with a sanitizer
- * whose runtime replaces the allocator and must be the first library
- * loaded (AddressSanitizer and its kin): the preload, loaded before it,
- * makes it abort, so such a program cannot be recorded. Shared by
+/* hl-record-sanitizer.h — whether a program can be recorded at all, read
+ * from its ELF file before it is run: one built with a sanitizer whose
+ * runtime replaces the allocator and must be the first library loaded
+ * (AddressSanitizer and its kin) aborts under the preload; the loader
+ * ignores the preload for one of another ELF class or machine (a 32-bit
+ * program); no loader runs for a statically linked one. Shared by
  * `heaplens-cli record` and the application's Record dialog. No GTK. */
 #pragma once
 
@@ -9,23 +11,22 @@
 
 G_BEGIN_DECLS
 
-/* The sanitizer the ELF executable at PATH is built with ("AddressSanitizer",
- * "ThreadSanitizer", ...), from its DT_NEEDED runtimes and its dynamic
- * symbols, or NULL (none, or not an ELF file). For a script ("#!"), its
- * interpreter's. */
-const char *hl_record_sanitizer_of (const char *path);
+typedef struct
+{
+  /* "AddressSanitizer", "ThreadSanitizer", ... (from its DT_NEEDED
+   * runtimes and its dynamic symbols), NULL when none */
+  const char *sanitizer;
+  gboolean    foreign;        /* another ELF class or machine */
+  gboolean    static_linked;  /* no PT_INTERP: no dynamic loader */
+  /* for a script ("#!"), the interpreter judged in its place, else "" */
+  char        interpreter[256];
+} HlRecordRefusal;
 
-/* Whether the ELF file at PATH is of another class or machine than the
- * preload (a 32-bit program): the loader would ignore the preload, with an
- * error on the program's stderr. */
-gboolean hl_record_is_foreign (const char *path);
-
-/* Whether the executable at PATH (or a script's interpreter) is statically
- * linked: no dynamic loader runs for it, so nothing loads the preload. */
-gboolean hl_record_is_static (const char *path);
-
-/* The interpreter of the script at PATH (its "#!" line), which the checks
- * above judge in its place, or NULL when PATH is not a script. Free it. */
-char *hl_record_interpreter_of (const char *path);
+/* Reads the program at PATH once (a script: its interpreter, one level).
+ * TRUE when it cannot be recorded, *OUT saying why (a sanitizer first,
+ * then another machine, then static linking); FALSE when it can, or is
+ * not an ELF file or cannot be read (then running it tells). */
+gboolean hl_record_refusal_of (const char      *path,
+                               HlRecordRefusal *out);
 
 G_END_DECLS
