@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- programs that cannot take the preload (hl-capture-refusal.c) ----------- */
@@ -322,6 +323,37 @@ fexecve (int          fd,
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
   int rc = real (fd, argv, filter_env (envp, refusal, &env));
+  int e = errno;
+  env_copy_release (&env);
+  after_failed_exec ();
+  errno = e;
+  return rc;
+}
+
+/* execveat (glibc 2.34): PATH relative to DIRFD, or DIRFD itself with
+ * AT_EMPTY_PATH. Without it in libc (older glibc), the system call. */
+typedef int (*ExecveatFunc) (int, const char *, char *const[], char *const[], int);
+
+HL_EXPORT int
+execveat (int          dirfd,
+          const char  *path,
+          char *const  argv[],
+          char *const  envp[],
+          int          flags)
+{
+  static ExecveatFunc real;
+  if (real == NULL)
+    real = (ExecveatFunc) dlsym (RTLD_NEXT, "execveat");
+  /* (glibc declares PATH nonnull; a program that passes NULL gets EFAULT
+   * from the kernel, not a crash from us) */
+  const char *volatile path_v = path;
+  const char *name = path_v;
+  HlEnvCopy env;
+  const char *refusal = hl_g.cfg.follow ? hl_refusal_of_at (dirfd, name, flags) : NULL;
+  before_exec (name != NULL && name[0] != '\0' ? name : "(fd)", refusal);
+  char *const *use_env = filter_env (envp, refusal, &env);
+  int rc = real != NULL ? real (dirfd, path, argv, use_env, flags)
+                        : (int) syscall (SYS_execveat, dirfd, path, argv, use_env, flags);
   int e = errno;
   env_copy_release (&env);
   after_failed_exec ();

@@ -724,6 +724,8 @@ void hl_exec_unfollow_environ   (void);  /* hl-capture-exec.c */
 const char *hl_refusal_of_file    (const char *file, bool search);
 /* The same for the program open as FD (fexecve). */
 const char *hl_refusal_of_fd      (int fd);
+/* The same for execveat's (DIRFD, PATH, FLAGS). */
+const char *hl_refusal_of_at      (int dirfd, const char *path, int flags);
 bool        hl_refusal_is_foreign (const char *refusal);
 
 /* ---- Time --------------------------------------------------------------- */

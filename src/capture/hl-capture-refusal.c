@@ -117,6 +117,33 @@ hl_refusal_of_fd (int fd)
   return hl_refusal_of_file (path, false);
 }
 
+/* execveat's program: PATH relative to the directory DIRFD (read through
+ * /proc/self/fd, which names it without a second descriptor), or the file
+ * DIRFD itself with AT_EMPTY_PATH and an empty PATH. */
+const char *
+hl_refusal_of_at (int         dirfd,
+                  const char *path,
+                  int         flags)
+{
+  if (path == NULL)
+    return NULL;
+  if (path[0] == '\0')
+    return (flags & AT_EMPTY_PATH) ? hl_refusal_of_fd (dirfd) : NULL;
+  if (path[0] == '/' || dirfd == AT_FDCWD)
+    return hl_refusal_of_file (path, false);
+  if (dirfd < 0)
+    return NULL;
+  size_t len = strlen (path);
+  if (len > PATH_MAX)
+    return NULL;
+  char full[24 + len + 2]; /* (not PATH_MAX: the stack may be small) */
+  size_t n = hl_strlcpy (full, "/proc/self/fd/", sizeof full);
+  n += hl_fmt_u64 (full + n, (uint64_t) dirfd);
+  full[n++] = '/';
+  memcpy (full + n, path, len + 1);
+  return hl_refusal_of_file (full, false);
+}
+
 bool
 hl_refusal_is_foreign (const char *refusal)
 {

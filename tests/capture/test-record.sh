@@ -115,31 +115,31 @@ eq "record, a program of another ELF class: refused with the reason" "$?/$(cat "
 # A recorded program that starts an ASan program (make running tests, a
 # shell script): the preload starts it without itself, however it is
 # started, and it runs as it does without us; the traces mark it, record's
-# line says so. t-starter starts it seven ways (exec* after fork and vfork,
-# fexecve, posix_spawn*, system()).
+# line says so. t-starter starts it eight ways (exec* after fork and vfork,
+# fexecve, execveat, posix_spawn*, system()).
 PATH="$D:$PATH" "$D/t-starter" t-asan "$D/t-asan" > "$WORK/st.want" 2>&1
 want=$?
 PATH="$D:$PATH" "$HL_CLI" record -o "$WORK/st.hltrace" -- "$D/t-starter" t-asan "$D/t-asan" > "$WORK/st.out" 2> "$WORK/st.err"
 eq "record, a program that starts an ASan program: its exit status" "$?" "$want"
 eq "record, a program that starts an ASan program: its output, as without us" "$(cat "$WORK/st.out")" "$(cat "$WORK/st.want")"
-eq "record, a program that starts an ASan program: every start succeeds" "$(grep -c ': exit 0$' "$WORK/st.out")/$(grep -c '^t-clearenv: ok$' "$WORK/st.out")" "7/7"
+eq "record, a program that starts an ASan program: every start succeeds" "$(grep -c ': exit 0$' "$WORK/st.out")/$(grep -c '^t-clearenv: ok$' "$WORK/st.out")" "8/8"
 check "record, a program that starts an ASan program: the line says it ran unrecorded" \
   grep -q "; programs it started that cannot take the preload (built with a sanitizer, or for another machine) ran unrecorded$" "$WORK/st.err"
 for f in "$WORK"/st.hltrace*; do "$HL_CLI" dump "$f"; done > "$WORK/st.dump" 2>&1
 eq "record, a program that starts an ASan program: a mark for each exec and spawn (not vfork's)" \
   "$(grep -o 'MARK "[a-z]* [^ ]* (run without the preload: built with AddressSanitizer)"' "$WORK/st.dump" | sed 's|'"$D"'/||' | sort | tr '\n' '|')" \
-  'MARK "exec (fd) (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|'
+  'MARK "exec (fd) (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "exec t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|MARK "spawn t-asan (run without the preload: built with AddressSanitizer)"|'
 rm -f "$WORK"/st.hltrace*
 # the same starts of a program that takes the preload: each one recorded
 PATH="$D:$PATH" "$HL_CLI" record -o "$WORK/st.hltrace" -- "$D/t-starter" t-clearenv "$D/t-clearenv" > "$WORK/st.out" 2> "$WORK/st.err"
-eq "record, a program that starts a plain program: status and starts" "$?/$(grep -c ': exit 0$' "$WORK/st.out")" "0/7"
+eq "record, a program that starts a plain program: status and starts" "$?/$(grep -c ': exit 0$' "$WORK/st.out")" "0/8"
 check "record, a program that starts a plain program: nothing said unrecorded" sh -c "! grep -q unrecorded '$WORK/st.err'"
 n=0
 for f in "$WORK"/st.hltrace.*; do
   summarize "$f" "$WORK/st.sum"
   [ "$(field "$WORK/st.sum" allocs)" = 201 ] && n=$((n + 1))
 done
-eq "record, a program that starts a plain program: seven traces of its 201 allocations (puts: 1)" "$n" 7
+eq "record, a program that starts a plain program: eight traces of its 201 allocations (puts: 1)" "$n" 8
 rm -f "$WORK"/st.hltrace*
 # a script whose interpreter is an ASan program: the interpreter is what
 # runs, started without the preload; record refuses the script itself

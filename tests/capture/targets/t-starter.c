@@ -2,7 +2,7 @@
  * through PATH) in each way a program can, one after the other, and
  * prints each one's exit status: fork and execv, fork and execvp (by
  * name), vfork and execv, fork and fexecve (of an O_PATH descriptor),
- * posix_spawn, posix_spawnp, system(). Output is deterministic. With the preload, a program that
+ * fork and execveat (relative to a directory descriptor), posix_spawn, posix_spawnp, system(). Output is deterministic. With the preload, a program that
  * cannot take it (t-asan) must run as without it in every case. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -80,6 +80,26 @@ main (int    argc,
     }
   report ("fork+fexecve", pid);
   close (fd);
+
+  /* execveat: the name relative to a descriptor of its directory */
+  char dir[4096];
+  snprintf (dir, sizeof dir, "%s", path);
+  char *slash = strrchr (dir, '/');
+  const char *base = path;
+  if (slash != NULL)
+    {
+      *slash = '\0';
+      base = path + (slash - dir) + 1;
+    }
+  int dirfd = open (slash != NULL ? (dir[0] != '\0' ? dir : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  pid = fork ();
+  if (pid == 0)
+    {
+      execveat (dirfd, base, args, environ, 0);
+      _exit (127);
+    }
+  report ("fork+execveat", pid);
+  close (dirfd);
 
   if (posix_spawn (&pid, path, NULL, NULL, args, environ) != 0)
     pid = -1;
