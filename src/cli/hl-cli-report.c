@@ -36,6 +36,36 @@ print_costs_line (const HlCosts *c)
           (uint64_t) c->allocations, bytes, (uint64_t) c->temporary, peak, leaked);
 }
 
+/* The marks the program set (heaplens_mark, and the preload's own: an
+ * exec, a program started without the preload), as reference points for
+ * --from/--to; the first MAX_MARKS, the text made printable. */
+#define MAX_MARKS 20
+
+static void
+print_marks (HlRecording *rec)
+{
+  guint n;
+  const HlMark *marks = hl_recording_get_marks (rec, &n);
+  guint shown = MIN (n, MAX_MARKS);
+  int width = 0;
+  for (guint i = 0; i < shown; i++)
+    width = MAX (width, g_snprintf (NULL, 0, "%.3f", marks[i].time_ns / 1e9));
+  for (guint i = 0; i < shown; i++)
+    {
+      g_autofree char *text = g_utf8_make_valid (marks[i].text != NULL ? marks[i].text : "", -1);
+      for (char *c = text; *c != '\0'; c++)
+        if ((guchar) *c < 0x20 || *c == 0x7f)
+          *c = ' ';
+      /* Translators: the label of the list of marks, in the column of
+       * the labels above it ("threads:") */
+      printf ("  %-18s%*.3f s  %s\n", i == 0 ? _("marks:") : "", width, marks[i].time_ns / 1e9, text);
+    }
+  if (n > shown)
+    printf (ngettext ("                    and %u more mark (heaplens-cli dump lists them all)\n",
+                      "                    and %u more marks (heaplens-cli dump lists them all)\n", n - shown),
+            n - shown);
+}
+
 static void
 print_text (const char  *path,
             HlRecording *rec,
@@ -76,6 +106,7 @@ print_text (const char  *path,
   printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   printf (_("  threads:          %u\n"), s.n_threads);
+  print_marks (rec);
   if (filter_text[0] != '\0')
     {
       printf (_("  selection:        %s\n                    "), filter_text);

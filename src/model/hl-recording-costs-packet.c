@@ -286,10 +286,12 @@ serialize (HlRecording    *self,
       put (b, m->end_ns);
       put (b, m->tid);
     }
-  put (b, self->marks->len);
-  for (guint i = 0; i < self->marks->len; i++)
+  guint n_marks;
+  const HlMark *marks = hl_recording_get_marks (self, &n_marks);
+  put (b, n_marks);
+  for (guint i = 0; i < n_marks; i++)
     {
-      const HlMark *m = &g_array_index (self->marks, HlMark, i);
+      const HlMark *m = &marks[i];
       put (b, m->time_ns);
       put_string (b, m->text);
       put (b, m->tid);
@@ -748,7 +750,7 @@ deserialize (HlRecording  *self,
       m.tid = (guint32) get (&c);
       if (m.text == NULL)
         return FALSE;
-      g_array_append_val (self->marks, m);
+      hl_recording_insert_mark (self, &m);
     }
 
   if (c.bad || (guint64) (c.end - c.p) < n_spans * 8 + n_threads * 7)

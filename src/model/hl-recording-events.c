@@ -510,9 +510,19 @@ hl_recording_append_mark (HlRecording *self,
 
   g_return_if_fail (HL_IS_RECORDING (self));
   m.text = hl_recording_intern (self, text != NULL ? text : "");
-  g_array_append_val (self->marks, m);
+  hl_recording_insert_mark (self, &m);
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
+}
+
+void
+hl_recording_insert_mark (HlRecording  *self,
+                          const HlMark *m)
+{
+  guint n = self->marks->len;
+  if (n > 0 && g_array_index (self->marks, HlMark, n - 1).time_ns > m->time_ns)
+    self->marks_unsorted = TRUE;
+  g_array_append_val (self->marks, *m);
 }
 
 void

@@ -58,6 +58,7 @@ struct _HlRecording
   GArray       *meta;            /* HlMetaInterval */
   GHashTable   *meta_open;       /* key → index + 1 of the open interval */
   GArray       *marks;           /* HlMark */
+  gboolean      marks_unsorted;  /* sorted (stable, by time) when asked for */
   HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
 
   /* Stacks: trace id → internal index; addresses per stack. */
@@ -112,6 +113,10 @@ void hl_recording_expand_stack_frames (HlRecording *self,
 /* hl-recording-commit.c: sorts new curve points, recomputes heap, peak,
  * leaks and the live-at-peak flags. */
 void hl_recording_update_curve        (HlRecording *self);
+/* Adds M to the marks; hl_recording_get_marks() gives them in time order
+ * (packets of several threads reach the model out of time order). */
+void hl_recording_insert_mark        (HlRecording  *self,
+                                      const HlMark *m);
 /* hl-recording.c: emits ::changed. */
 void hl_recording_emit_changed        (HlRecording *self,
                                       guint64      n_new);

@@ -295,11 +295,24 @@ hl_recording_metadata_selects (HlRecording *self,
   return FALSE;
 }
 
+static int
+compare_mark_times (gconstpointer a,
+                    gconstpointer b)
+{
+  guint64 ta = ((const HlMark *) a)->time_ns, tb = ((const HlMark *) b)->time_ns;
+  return ta < tb ? -1 : ta > tb;
+}
+
 const HlMark *
 hl_recording_get_marks (HlRecording *self,
                         guint       *n_marks)
 {
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
+  if (self->marks_unsorted)
+    {
+      g_array_sort (self->marks, compare_mark_times); /* stable */
+      self->marks_unsorted = FALSE;
+    }
   *n_marks = self->marks->len;
   return (const HlMark *) self->marks->data;
 }

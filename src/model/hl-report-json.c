@@ -108,6 +108,17 @@ hl_report_to_json (const char       *path,
     g_string_append_printf (out, "%d}", s.exit_status);
   else
     g_string_append (out, "null}");
+  g_string_append (out, ",\n  \"marks\": [");
+  guint n_marks;
+  const HlMark *marks = hl_recording_get_marks (rec, &n_marks);
+  for (guint i = 0; i < n_marks; i++)
+    {
+      g_string_append_printf (out, "%s\n    {\"time_ns\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"text\": ",
+                              i ? "," : "", marks[i].time_ns, marks[i].tid);
+      hl_json_append_string (out, marks[i].text != NULL ? marks[i].text : "");
+      g_string_append_c (out, '}');
+    }
+  g_string_append (out, n_marks ? "\n  ]" : "]");
   g_string_append (out, ",\n  \"selection\": ");
   json_costs (out, &t);
   g_string_append (out, ",\n  \"top\": {");

@@ -279,6 +279,33 @@ test_metadata_and_marks (void)
   g_assert_cmpstr (marks[0].text, ==, "done");
 }
 
+/* Marks reach the model in packet order, not time order (a thread's
+ * packet with older marks after another thread's): they are given in time
+ * order, those of one time in the order they came. */
+static void
+test_marks_time_order (void)
+{
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
+  static const char *const want[] = { "a", "b", "c1", "c2", "done", "e" };
+  guint n;
+  const HlMark *marks;
+
+  hl_recording_append_mark (rec, 120, 101, "e");
+  hl_recording_append_mark (rec, 30, 102, "c1");
+  hl_recording_append_mark (rec, 10, 102, "a");
+  hl_recording_append_mark (rec, 30, 101, "c2");
+  hl_recording_append_mark (rec, 20, 101, "b");
+  marks = hl_recording_get_marks (rec, &n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr (marks[i].text, ==, want[i]);
+  /* (sorted once: appending in order keeps it) */
+  hl_recording_append_mark (rec, 130, 101, "f");
+  marks = hl_recording_get_marks (rec, &n);
+  g_assert_cmpuint (n, ==, 7);
+  g_assert_cmpstr (marks[6].text, ==, "f");
+}
+
 static gint
 compare_sizes_down (gconstpointer a,
                     gconstpointer b)
@@ -749,6 +776,7 @@ main (int    argc,
   g_test_add_func ("/costs/largest-in-range", test_largest_in_range);
   g_test_add_func ("/costs/changed-signal", test_changed_signal);
   g_test_add_func ("/costs/incremental-commits", test_incremental_commits);
+  g_test_add_func ("/costs/marks-time-order", test_marks_time_order);
   g_test_add_func ("/costs/curve-checkpoints", test_curve_checkpoints);
   g_test_add_func ("/costs/curve-first-commit-unsorted", test_curve_first_commit_unsorted);
   g_test_add_func ("/costs/series-live-counters", test_series_live_counters);
