@@ -297,19 +297,30 @@ draw_series (cairo_t                  *cr,
 
   if (have_rss)
     {
+      guint last = n;
+
       hl_timeline_rss_color (style->dark, rgb);
-      for (guint i = 0, started = 0; i < n; i++)
+      for (guint i = 0; i < n; i++)
         {
           const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
           double x = hl_timeline_x_for_time (vp, b->time_ns);
 
           if (b->rss == 0)
             continue;
-          if (!started++)
+          if (last == n)
             cairo_move_to (cr, x, Y_RSS (b->rss));
           else
             cairo_line_to (cr, x, Y_RSS (b->rss));
+          last = i;
         }
+      /* the last sample holds to the end of its bucket, as the heap does
+       * (a recording with one sample gets a line, not a lone point) */
+      {
+        const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, last);
+        guint64 next = last + 1 < n ? hl_timeline_data_get_bucket (data, last + 1)->time_ns
+                                    : hl_timeline_data_get_duration (data);
+        cairo_line_to (cr, hl_timeline_x_for_time (vp, next), Y_RSS (b->rss));
+      }
       cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
       cairo_set_line_width (cr, 1.5);
       cairo_stroke (cr);

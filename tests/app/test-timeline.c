@@ -77,6 +77,44 @@ test_draw (void)
   cairo_surface_destroy (s);
 }
 
+/* A recording with a single RSS sample (a short or truncated one): the
+ * sample is drawn as a line across its bucket, as the heap is, not as a
+ * path of one point, which draws nothing. */
+static void
+test_draw_one_rss_sample (void)
+{
+  HlTimelineData *data = hl_timeline_data_new (1000 * MS);
+  HlTimelineViewport vp = { .width = 400, .height = 200, .row_height = 16,
+                            .start_ns = 0, .end_ns = 1000 * MS };
+  HlTimelineStyle style = { .dark = FALSE };
+  HlTimelineLayout lay;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  cairo_t *cr = cairo_create (s);
+
+  for (guint i = 0; i < 10; i++)
+    {
+      HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = 1024, .heap_max = i == 9 ? 65536 : 1024,
+                             .rss = i == 3 ? 4096 * 1024 : 0, .n_allocs = 1 };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  hl_timeline_draw (cr, data, &vp, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("HL_TEST_SAVE_PNG"))
+    cairo_surface_write_to_png (s, "timeline-one-rss.png");
+  hl_timeline_layout (data, &vp, &lay);
+  /* the sample is the largest RSS: the top of the chart (the heap is low
+   * there: its largest value is at the end), over its bucket
+   * [300, 400) ms = x [120, 160); nothing there before or after it */
+  g_assert_cmpuint (hl_app_test_pixel (s, 140, (int) lay.chart_y), !=, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 100, (int) lay.chart_y), ==, 0xffffff);
+  g_assert_cmpuint (hl_app_test_pixel (s, 180, (int) lay.chart_y), ==, 0xffffff);
+  cairo_surface_destroy (s);
+  hl_timeline_data_unref (data);
+}
+
 typedef struct
 {
   guint   n_changed;
@@ -150,6 +188,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/timeline/data", test_data);
   g_test_add_func ("/timeline/draw", test_draw);
+  g_test_add_func ("/timeline/draw-one-rss-sample", test_draw_one_rss_sample);
   if (gtk_init_check ())
     {
       adw_init ();
