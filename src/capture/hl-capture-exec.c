@@ -83,6 +83,28 @@ note_spawn_unfollowed (const char *path,
 
 /* ---- exec -------------------------------------------------------------------- */
 
+/* An exec in a child that shares its parent's memory (vfork, as dash and
+ * system()'s shell start commands) of a program run without the preload:
+ * the mark goes into the buffer of the parent's thread, suspended in
+ * vfork outside the preload, which writes it with its next packet. Only
+ * when it fits: a flush here would write the buffer twice were this a
+ * child with a copy of the parent's memory (a raw clone without the fork
+ * handlers), where the mark is lost with the copy instead. */
+static void
+mark_in_parent_buffer (const char *path,
+                       const char *refusal)
+{
+  HlThreadBlock *b = hl_tls.block;
+  if (b == NULL || hl_g.trace_fd < 0 || hl_tls.guard > 0 || hl_tls.dead)
+    return;
+  hl_tls.guard++;
+  uint64_t now = hl_now_for (b);
+  char text[300];
+  start_text (text, sizeof text, "exec ", path, refusal);
+  (void) hl_packet_writer_mark (hl_trace_writer (b, now), now, text);
+  hl_tls.guard--;
+}
+
 /* Before the image is replaced: everything written, the session ended. */
 static void
 before_exec (const char *path,
@@ -90,8 +112,14 @@ before_exec (const char *path,
 {
   if (refusal != NULL)
     flag_unfollowed ();
-  if (!hl_active () || hl_tls.guard > 0 || (uint32_t) getpid () != hl_g.pid)
+  if (!hl_active () || hl_tls.guard > 0)
     return;
+  if ((uint32_t) getpid () != hl_g.pid)
+    {
+      if (refusal != NULL)
+        mark_in_parent_buffer (path, refusal);
+      return;
+    }
   hl_tls.guard++;
   /* (a forked child that exec's at once has no block yet) */
   HlThreadBlock *b = hl_thread_block ();
