@@ -40,30 +40,42 @@ test_data (void)
   g_assert_cmpuint (hl_timeline_data_get_max_rate (data), ==, 90);
 }
 
+/* The viewport of the drawing tests: 400 x 200 px over the first second. */
+static const HlTimelineViewport draw_vp = { .width = 400, .height = 200, .row_height = 16,
+                                            .start_ns = 0, .end_ns = 1000 * MS };
+
+/* DATA drawn in light style on white; saved as PNG with HL_TEST_SAVE_PNG. */
+static cairo_surface_t *
+draw_to_surface (HlTimelineData *data,
+                 const char     *png)
+{
+  HlTimelineStyle style = { .dark = FALSE };
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  cairo_t *cr = cairo_create (s);
+
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  hl_timeline_draw (cr, data, &draw_vp, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("HL_TEST_SAVE_PNG"))
+    cairo_surface_write_to_png (s, png);
+  return s;
+}
+
 static void
 test_draw (void)
 {
   g_autoptr(HlTimelineData) data = make_data ();
-  HlTimelineViewport vp = { .width = 400, .height = 200, .row_height = 16,
-                            .start_ns = 0, .end_ns = 1000 * MS };
-  HlTimelineStyle style = { .dark = FALSE };
   HlTimelineLayout lay;
-  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
-  cairo_t *cr = cairo_create (s);
+  cairo_surface_t *s;
   double chart_bottom;
 
-  g_assert_cmpfloat (hl_timeline_x_for_time (&vp, 500 * MS), ==, 200.0);
-  g_assert_cmpuint (hl_timeline_time_for_x (&vp, 100.0), ==, 250 * MS);
+  g_assert_cmpfloat (hl_timeline_x_for_time (&draw_vp, 500 * MS), ==, 200.0);
+  g_assert_cmpuint (hl_timeline_time_for_x (&draw_vp, 100.0), ==, 250 * MS);
 
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
-  hl_timeline_draw (cr, data, &vp, &style);
-  cairo_destroy (cr);
-  cairo_surface_flush (s);
-  if (g_getenv ("HL_TEST_SAVE_PNG"))
-    cairo_surface_write_to_png (s, "timeline-draw.png");
-
-  hl_timeline_layout (data, &vp, &lay);
+  s = draw_to_surface (data, "timeline-draw.png");
+  hl_timeline_layout (data, &draw_vp, &lay);
   g_assert_cmpfloat (lay.bands_height, ==, 32.0);
   chart_bottom = lay.chart_y + lay.chart_height;
   /* Heap at 800 KiB (full scale) between 800 and 900 ms: just under the
@@ -83,13 +95,9 @@ test_draw (void)
 static void
 test_draw_one_rss_sample (void)
 {
-  HlTimelineData *data = hl_timeline_data_new (1000 * MS);
-  HlTimelineViewport vp = { .width = 400, .height = 200, .row_height = 16,
-                            .start_ns = 0, .end_ns = 1000 * MS };
-  HlTimelineStyle style = { .dark = FALSE };
+  g_autoptr(HlTimelineData) data = hl_timeline_data_new (1000 * MS);
   HlTimelineLayout lay;
-  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
-  cairo_t *cr = cairo_create (s);
+  cairo_surface_t *s;
 
   for (guint i = 0; i < 10; i++)
     {
@@ -97,14 +105,8 @@ test_draw_one_rss_sample (void)
                              .rss = i == 3 ? 4096 * 1024 : 0, .n_allocs = 1 };
       hl_timeline_data_add_bucket (data, &b);
     }
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
-  hl_timeline_draw (cr, data, &vp, &style);
-  cairo_destroy (cr);
-  cairo_surface_flush (s);
-  if (g_getenv ("HL_TEST_SAVE_PNG"))
-    cairo_surface_write_to_png (s, "timeline-one-rss.png");
-  hl_timeline_layout (data, &vp, &lay);
+  s = draw_to_surface (data, "timeline-one-rss.png");
+  hl_timeline_layout (data, &draw_vp, &lay);
   /* the sample is the largest RSS: the top of the chart (the heap is low
    * there: its largest value is at the end), over its bucket
    * [300, 400) ms = x [120, 160); nothing there before or after it */
@@ -112,7 +114,6 @@ test_draw_one_rss_sample (void)
   g_assert_cmpuint (hl_app_test_pixel (s, 100, (int) lay.chart_y), ==, 0xffffff);
   g_assert_cmpuint (hl_app_test_pixel (s, 180, (int) lay.chart_y), ==, 0xffffff);
   cairo_surface_destroy (s);
-  hl_timeline_data_unref (data);
 }
 
 typedef struct
