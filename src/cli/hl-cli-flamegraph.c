@@ -125,6 +125,7 @@ hl_cli_flamegraph (int    argc,
   HlCliFilterOptions fopts = { 0 };
   g_autofree char *cost = NULL, *format = NULL, *output = NULL, *text = NULL;
   gboolean inverted = FALSE, svg;
+  int status;
   double min_width = 0;
   HlCostKind kind = HL_COST_KIND_BYTES;
   const GOptionEntry entries[] = {
@@ -172,14 +173,10 @@ hl_cli_flamegraph (int    argc,
     }
   if (svg && min_width == 0)
     min_width = 0.0002;
-  filter = hl_cli_filter_build ("flamegraph", &fopts);
+  rec = hl_cli_load_filtered ("flamegraph", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
-  if (filter == NULL)
-    return 2;
-
-  rec = hl_cli_load_recording_for ("flamegraph", argv[1], filter);
   if (rec == NULL)
-    return 1;
+    return status;
   analysis = hl_analysis_new (rec, filter);
   tree = hl_analysis_get_call_tree (analysis, inverted ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN, kind);
   layout = hl_flame_layout_new (tree, kind, min_width);

@@ -102,8 +102,8 @@ hl_cli_filter_add_entries (GOptionContext     *ctx,
                            HlCliFilterOptions *opts)
 {
   const GOptionEntry entries[] = {
-    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, N_("Only allocations made from time T (ns, or 20ms, 1.5s)"), "T" },
-    { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, N_("Only allocations made until time T"), "T" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, N_("Only allocations made from time T (ns, or 20ms, 1.5s, or @MARK: the time of the first mark MARK)"), "T" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, N_("Only allocations made until time T (or @MARK)"), "T" },
     { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, N_("Only allocations of thread TID (repeatable)"), "TID" },
     { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, N_("Only while metadata KEY had VALUE (repeatable)"), "KEY=VALUE" },
     { "filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->filters, N_("module=M, function=SUB, function~=REGEX, ... (repeatable)"), "EXPR" },
@@ -126,19 +126,36 @@ apply (const char *cmd,
   return g;
 }
 
+char *
+hl_cli_printable (const char *text)
+{
+  char *out = g_utf8_make_valid (text != NULL ? text : "", -1);
+  for (char *c = out; *c != '\0'; c++)
+    if ((guchar) *c < 0x20 || *c == 0x7f)
+      *c = ' ';
+  return out;
+}
+
+/* A time given as "@TEXT": the time of the recording's first mark TEXT. */
+static gboolean
+is_mark_ref (const char *t)
+{
+  return t != NULL && t[0] == '@';
+}
+
 HlFilter *
 hl_cli_filter_build (const char         *cmd,
                      HlCliFilterOptions *opts)
 {
   HlFilter *f = hl_filter_new ();
 
-  if (opts->from != NULL)
+  if (opts->from != NULL && !is_mark_ref (opts->from))
     {
       g_autofree char *e = g_strconcat ("from=", opts->from, NULL);
       if ((f = apply (cmd, f, e)) == NULL)
         return NULL;
     }
-  if (opts->to != NULL)
+  if (opts->to != NULL && !is_mark_ref (opts->to))
     {
       g_autofree char *e = g_strconcat ("to=", opts->to, NULL);
       if ((f = apply (cmd, f, e)) == NULL)
@@ -170,6 +187,80 @@ hl_cli_filter_build (const char         *cmd,
     if ((f = apply (cmd, f, opts->filters[i])) == NULL)
       return NULL;
   return f;
+}
+
+/* F with KEY ("from", "to") at the time of the first mark REF + 1 of REC
+ * (REF: "@TEXT"); F itself when REF is not a mark reference. */
+static HlFilter *
+apply_mark (const char  *cmd,
+            const char  *path,
+            HlFilter    *f,
+            const char  *key,
+            const char  *ref,
+            HlRecording *rec)
+{
+  guint n;
+  const HlMark *marks;
+
+  if (!is_mark_ref (ref))
+    return f;
+  marks = hl_recording_get_marks (rec, &n);
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (marks[i].text, ref + 1) == 0)
+      {
+        g_autofree char *e = g_strdup_printf ("%s=%" G_GUINT64_FORMAT, key, marks[i].time_ns);
+        return apply (cmd, f, e);
+      }
+
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (guint i = 0; i < n && i < 10; i++)
+    {
+      g_autofree char *text = hl_cli_printable (marks[i].text);
+      g_string_append_printf (known, "%s'%s'", i ? ", " : "", text);
+    }
+  if (n > 10)
+    g_string_append (known, ", …");
+  if (n == 0)
+    fprintf (stderr, _("heaplens-cli %s: --%s %s: %s has no marks\n"), cmd, key, ref, path);
+  else
+    fprintf (stderr, _("heaplens-cli %s: --%s %s: %s has no mark '%s' (its marks: %s)\n"), cmd, key, ref, path,
+             ref + 1, known->str);
+  hl_filter_unref (f);
+  return NULL;
+}
+
+HlRecording *
+hl_cli_load_filtered (const char         *cmd,
+                      const char         *path,
+                      HlCliFilterOptions *opts,
+                      HlFilter          **filter,
+                      int                *status)
+{
+  gboolean by_mark = is_mark_ref (opts->from) || is_mark_ref (opts->to);
+  HlFilter *f = hl_cli_filter_build (cmd, opts);
+  HlRecording *rec;
+
+  *filter = NULL;
+  *status = 2;
+  if (f == NULL)
+    return NULL;
+  /* (a range between marks selects by time: every allocation is loaded) */
+  rec = by_mark ? hl_cli_load_recording (cmd, path) : hl_cli_load_recording_for (cmd, path, f);
+  if (rec == NULL)
+    {
+      hl_filter_unref (f);
+      *status = 1;
+      return NULL;
+    }
+  if ((f = apply_mark (cmd, path, f, "from", opts->from, rec)) == NULL
+      || (f = apply_mark (cmd, path, f, "to", opts->to, rec)) == NULL)
+    {
+      g_object_unref (rec);
+      return NULL;
+    }
+  *filter = f;
+  *status = 0;
+  return rec;
 }
 
 void

@@ -23,6 +23,9 @@ char        *hl_cli_format_cost     (HlCostKind     kind,
                                      guint64        value);
 /* "function (file:line) [module]" with " [inline]" when inlined. */
 char        *hl_cli_format_frame    (const HlFrame *frame);
+/* TEXT of a trace (a mark, say) fit for a terminal: valid UTF-8, control
+ * characters as spaces. */
+char        *hl_cli_printable       (const char    *text);
 /* Appends S as a JSON string literal (with quotes). */
 void         hl_cli_json_string     (GString       *out,
                                      const char    *s);
@@ -42,4 +45,14 @@ void         hl_cli_filter_add_entries (GOptionContext     *ctx,
 /* NULL and a printed error on a bad expression. */
 HlFilter    *hl_cli_filter_build       (const char         *cmd,
                                         HlCliFilterOptions *opts);
+/* PATH loaded for the filter of OPTS (hl_cli_load_recording_for), and that
+ * filter in *FILTER. A time given as "@TEXT" (--from, --to) is the time of
+ * the recording's first mark TEXT (every allocation is loaded then). On
+ * failure prints the error and returns NULL with *STATUS the exit status:
+ * 2 a bad option or an unknown mark, 1 an unreadable trace. */
+HlRecording *hl_cli_load_filtered      (const char         *cmd,
+                                        const char         *path,
+                                        HlCliFilterOptions *opts,
+                                        HlFilter          **filter,
+                                        int                *status);
 void         hl_cli_filter_clear       (HlCliFilterOptions *opts);

@@ -52,10 +52,7 @@ print_marks (HlRecording *rec)
     width = MAX (width, g_snprintf (NULL, 0, "%.3f", marks[i].time_ns / 1e9));
   for (guint i = 0; i < shown; i++)
     {
-      g_autofree char *text = g_utf8_make_valid (marks[i].text != NULL ? marks[i].text : "", -1);
-      for (char *c = text; *c != '\0'; c++)
-        if ((guchar) *c < 0x20 || *c == 0x7f)
-          *c = ' ';
+      g_autofree char *text = hl_cli_printable (marks[i].text);
       /* Translators: the label of the list of marks, in the column of
        * the labels above it ("threads:") */
       printf ("  %-18s%*.3f s  %s\n", i == 0 ? _("marks:") : "", width, marks[i].time_ns / 1e9, text);
@@ -172,7 +169,7 @@ hl_cli_report (int    argc,
   HlCliFilterOptions fopts = { 0 };
   g_autofree char *cost = NULL;
   gboolean json = FALSE;
-  int top = 10;
+  int top = 10, status;
   HlCostKind kinds[HL_N_COST_KINDS];
   guint n_kinds = 0;
   const GOptionEntry entries[] = {
@@ -212,14 +209,10 @@ hl_cli_report (int    argc,
       const HlCostKind *defaults = hl_report_default_costs (&n_kinds);
       memcpy (kinds, defaults, n_kinds * sizeof *defaults);
     }
-  filter = hl_cli_filter_build ("report", &fopts);
+  rec = hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
-  if (filter == NULL)
-    return 2;
-
-  rec = hl_cli_load_recording_for ("report", argv[1], filter);
   if (rec == NULL)
-    return 1;
+    return status;
   analysis = hl_analysis_new (rec, filter);
   if (json)
     {

@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..67"
+echo "1..70"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -48,6 +48,21 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
     eq "$name: the report lists the program's marks (JSON/text)" \
       "$($PY -c 'import json,sys; print("|".join(m["text"] for m in json.load(open(sys.argv[1]))["marks"]))' "$WORK/$name.json")/$("$CLI" report --top 1 "$WORK/$name.hltrace" | sed -n 's/^  \(marks:\)\{0,1\} *[0-9][0-9.]* s  //p' | tr '\n' '|')" \
       "load started|index started|peak|queries started/load started|index started|peak|queries started|"
+    # a range between marks (--from @TEXT, --to @TEXT) is the range of
+    # their times
+    t1=$($PY -c 'import json,sys; print([m["time_ns"] for m in json.load(open(sys.argv[1]))["marks"] if m["text"] == "index started"][0])' "$WORK/$name.json")
+    t2=$($PY -c 'import json,sys; print([m["time_ns"] for m in json.load(open(sys.argv[1]))["marks"] if m["text"] == "peak"][0])' "$WORK/$name.json")
+    "$CLI" report --json --from "@index started" --to @peak "$WORK/$name.hltrace" > "$WORK/$name.marks.json"
+    "$CLI" report --json --from "$t1" --to "$t2" "$WORK/$name.hltrace" > "$WORK/$name.times.json"
+    eq "$name: report --from @MARK --to @MARK selects the range of their times" \
+      "$(cmp -s "$WORK/$name.marks.json" "$WORK/$name.times.json" && echo same)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["selection"]["allocations"] > 0)' "$WORK/$name.marks.json")" "same/True"
+    "$CLI" flamegraph --from @peak "$WORK/$name.hltrace" > "$WORK/$name.marks.folded"
+    "$CLI" flamegraph --from "$t2" "$WORK/$name.hltrace" > "$WORK/$name.times.folded"
+    eq "$name: flamegraph --from @MARK is flamegraph --from its time" \
+      "$(cmp -s "$WORK/$name.marks.folded" "$WORK/$name.times.folded" && echo same)/$(wc -l < "$WORK/$name.marks.folded")" "same/$(wc -l < "$WORK/$name.times.folded")"
+    "$CLI" report --to @nope "$WORK/$name.hltrace" > /dev/null 2> "$WORK/$name.nomark.err"
+    eq "$name: an unknown mark is a usage error that names the marks" "$?/$(cat "$WORK/$name.nomark.err")" \
+      "2/heaplens-cli report: --to @nope: $WORK/$name.hltrace has no mark 'nope' (its marks: 'load started', 'index started', 'peak', 'queries started')"
   fi
   # The report's costs-only load (the default without a filter) and the
   # full model give the same text and JSON.
