@@ -28,6 +28,7 @@ struct _HlTimeline
   /* A drag in progress */
   gboolean dragging;
   double   drag_x;
+  double   drag_y;
   gboolean has_cursor;
   guint64  cursor_ns;
   gboolean compact;
@@ -258,6 +259,53 @@ hl_timeline_drag (HlTimeline *self,
   hl_timeline_set_selection (self, hl_timeline_time_for_x (&vp, x0), hl_timeline_time_for_x (&vp, x1));
 }
 
+/* The metadata band under (X, Y), NULL when there is none. */
+static const HlTimelineBand *
+band_at (HlTimeline *self,
+         double      x,
+         double      y)
+{
+  HlTimelineViewport vp;
+  HlTimelineLayout lay;
+  guint64 t;
+  guint row;
+
+  if (self->data == NULL || y < 0)
+    return NULL;
+  hl_timeline_get_viewport (self, &vp);
+  hl_timeline_layout (self->data, &vp, &lay);
+  if (y >= lay.bands_height || vp.row_height <= 0)
+    return NULL;
+  row = (guint) (y / vp.row_height);
+  t = hl_timeline_time_for_x (&vp, x);
+  for (guint i = 0; i < hl_timeline_data_get_n_bands (self->data); i++)
+    {
+      const HlTimelineBand *band = hl_timeline_data_get_band (self->data, i);
+      if (band->row == row && band->start_ns <= t && t < band->end_ns)
+        return band;
+    }
+  return NULL;
+}
+
+void
+hl_timeline_click (HlTimeline *self,
+                   double      x,
+                   double      y)
+{
+  const HlTimelineBand *band;
+
+  g_return_if_fail (HL_IS_TIMELINE (self));
+  band = band_at (self, x, y);
+  if (band == NULL)
+    {
+      hl_timeline_drag (self, x, x);
+      return;
+    }
+  /* a band: its interval (phase=load) becomes the selection */
+  self->has_selection = FALSE;  /* so that set_selection emits */
+  hl_timeline_set_selection (self, band->start_ns, band->end_ns);
+}
+
 /* ---- Gestures --------------------------------------------------------- */
 
 static void
@@ -268,6 +316,7 @@ on_drag_begin (GtkGestureDrag *gesture,
 {
   self->dragging = TRUE;
   self->drag_x = x;
+  self->drag_y = y;
 }
 
 static void
@@ -297,8 +346,12 @@ on_drag_end (GtkGestureDrag *gesture,
   if (!self->dragging)
     return;
   self->dragging = FALSE;
-  if (fabs (dx) >= DRAG_THRESHOLD)
-    self->has_selection = FALSE;  /* so that set_selection emits */
+  if (fabs (dx) < DRAG_THRESHOLD)
+    {
+      hl_timeline_click (self, self->drag_x, self->drag_y);
+      return;
+    }
+  self->has_selection = FALSE;  /* so that set_selection emits */
   hl_timeline_drag (self, self->drag_x, self->drag_x + dx);
 }
 
@@ -369,6 +422,9 @@ on_query_tooltip (GtkWidget  *widget,
       if (band->start_ns <= t && t < band->end_ns)
         g_string_append_printf (bands, "\n%s", band->label);
     }
+  if (band_at (self, x, y) != NULL)
+    /* Translators: in the tooltip of a metadata band of the timeline */
+    g_string_append_printf (bands, "\n%s", _("Click to select this band's time range"));
   if (found != NULL)
     {
       g_autofree char *rss = found->rss ? hl_format_size (found->rss) : NULL;

@@ -41,6 +41,12 @@ void            hl_timeline_reset_zoom     (HlTimeline     *self);
 void            hl_timeline_drag           (HlTimeline     *self,
                                             double          x0,
                                             double          x1);
+/* What a click at (X, Y) does (the gesture calls this; tests too): on a
+ * metadata band, its interval becomes the selection; elsewhere, the
+ * cursor (as a drag too short to select). */
+void            hl_timeline_click          (HlTimeline     *self,
+                                            double          x,
+                                            double          y);
 /* Compact: no metadata bands (a small chart). */
 void            hl_timeline_set_compact    (HlTimeline     *self,
                                             gboolean        compact);

@@ -138,6 +138,7 @@ test_widget_selection (void)
   GtkWidget *window = gtk_window_new ();
   GtkWidget *timeline = hl_timeline_new ();
   Emitted e = { 0 };
+  HlTimelineViewport vp;
   guint64 start, end;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 500, 150);
@@ -160,6 +161,21 @@ test_widget_selection (void)
   hl_timeline_drag (HL_TIMELINE (timeline), 50, 51);
   g_assert_cmpuint (e.n_changed, ==, 1);
 
+  /* A click on a metadata band selects its interval: phase=load (row 0,
+   * [0, 300) ms) at 100 ms, request=1 (row 1, [500, 600) ms) at 550 ms;
+   * in row 1 at 100 ms there is no band: the cursor, no selection. */
+  hl_timeline_get_viewport (HL_TIMELINE (timeline), &vp);
+  hl_timeline_click (HL_TIMELINE (timeline), 50, vp.row_height / 2);
+  g_assert_cmpuint (e.n_changed, ==, 2);
+  g_assert_cmpuint (e.start_ns, ==, 0);
+  g_assert_cmpuint (e.end_ns, ==, 300 * MS);
+  hl_timeline_click (HL_TIMELINE (timeline), 275, vp.row_height * 1.5);
+  g_assert_cmpuint (e.n_changed, ==, 3);
+  g_assert_cmpuint (e.start_ns, ==, 500 * MS);
+  g_assert_cmpuint (e.end_ns, ==, 600 * MS);
+  hl_timeline_click (HL_TIMELINE (timeline), 50, vp.row_height * 1.5);
+  g_assert_cmpuint (e.n_changed, ==, 3);
+
   /* Zoom in ×2 around the centre, then the same drag selects half as much. */
   hl_timeline_zoom (HL_TIMELINE (timeline), 2.0, 250);
   hl_timeline_get_visible_range (HL_TIMELINE (timeline), &start, &end);
@@ -176,7 +192,7 @@ test_widget_selection (void)
   g_assert_cmpuint (start, ==, 500 * MS);
 
   hl_timeline_clear_selection (HL_TIMELINE (timeline));
-  g_assert_cmpuint (e.n_changed, ==, 3);
+  g_assert_cmpuint (e.n_changed, ==, 5);
   g_assert_false (e.has);
 
   gtk_window_destroy (GTK_WINDOW (window));
