@@ -552,7 +552,7 @@ hl_adapter_fill_summary (HlSummaryView       *view,
   g_autofree char *duration = NULL, *calls = NULL, *frees = NULL, *peak = NULL, *peak_at = NULL;
   g_autofree char *peak_time = NULL, *rss = NULL, *leaked = NULL, *blocks = NULL, *temporary = NULL;
   g_autofree char *temp_pct = NULL, *temp_detail = NULL, *dropped = NULL, *bytes = NULL;
-  g_autofree char *leaked_detail = NULL;
+  g_autofree char *leaked_detail = NULL, *range_title = NULL, *range_most_title = NULL;
 
   hl_recording_get_summary (recording, &s);
   hl_analysis_get_totals (analysis, &t);
@@ -596,6 +596,23 @@ hl_adapter_fill_summary (HlSummaryView       *view,
       not_freed_title = _("Not Freed");
       most_not_freed_title = _("Most Not Freed");
     }
+  else if (hl_filter_has_time_range (hl_analysis_get_filter (analysis)))
+    {
+      /* a range that ends before the recording: what its allocations had
+       * not freed by its end, not what leaked */
+      guint64 t0, t1;
+      hl_filter_get_time_range (hl_analysis_get_filter (analysis), &t0, &t1);
+      if (t1 < s.duration_ns)
+        {
+          g_autofree char *end = hl_format_time (t1);
+          /* Translators: a summary card's title, e.g. "Not Freed by 4.6 s" */
+          range_title = g_strdup_printf (_("Not Freed by %s"), end);
+          /* Translators: the title of a list of call sites, e.g. "Most Not Freed by 4.6 s" */
+          range_most_title = g_strdup_printf (_("Most Not Freed by %s"), end);
+          not_freed_title = range_title;
+          most_not_freed_title = range_most_title;
+        }
+    }
 
   calls = hl_format_count (n_calls);
   bytes = hl_format_size (n_bytes);
@@ -604,8 +621,9 @@ hl_adapter_fill_summary (HlSummaryView       *view,
 
   peak = hl_format_size (peak_bytes);
   peak_time = hl_format_time (peak_ns);
-  /* Translators: when the heap peak happened, e.g. "at 1.5 s" */
-  peak_at = g_strdup_printf (_("at %s"), peak_time);
+  /* Translators: when the heap peak happened, e.g. "at 1.5 s"; with a
+   * selection, the peak of the selected allocations */
+  peak_at = g_strdup_printf (filtered ? _("at %s, of the selected allocations") : _("at %s"), peak_time);
   hl_summary_view_set_stat (view, "peak", _("Peak Heap"), peak, peak_at);
 
   rss = peak_rss > 0 ? hl_format_size (peak_rss) : g_strdup (_("not sampled"));

@@ -130,6 +130,30 @@ test_exact_top (void)
   g_object_unref (view);
 }
 
+/* A saved trace with a time range that ends before the recording: the
+ * allocations' "leaked" is what they had not freed by its end (the cards
+ * say so), and the peak is theirs; a range to the end leaks. */
+static void
+test_range_titles (void)
+{
+  g_autoptr(HlRecording) rec = sampled_recording ();
+  HlSummaryView *view = g_object_ref_sink (g_object_new (HL_TYPE_SUMMARY_VIEW, NULL));
+  g_autoptr(HlFilter) f = hl_filter_new ();
+  g_autoptr(HlFilter) part = hl_filter_with_time_range (f, 0, 25);
+  g_autoptr(HlFilter) to_end = hl_filter_with_time_range (f, 0, 30);
+  g_autoptr(HlAnalysis) a_part = hl_analysis_new (rec, part);
+  g_autoptr(HlAnalysis) a_end = hl_analysis_new (rec, to_end);
+  g_autofree char *end = hl_format_time (25);
+  g_autofree char *want = g_strdup_printf ("Most Not Freed by %s", end);
+
+  hl_adapter_fill_summary (view, rec, a_part, NULL);
+  g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, want);
+  g_assert_true (g_str_has_suffix (hl_summary_view_get_stat_detail (view, "peak"), ", of the selected allocations"));
+  hl_adapter_fill_summary (view, rec, a_end, NULL);
+  g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, "Most Leaked");
+  g_object_unref (view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -142,5 +166,6 @@ main (int   argc,
     }
   adw_init ();
   g_test_add_func ("/summary-live/exact-top", test_exact_top);
+  g_test_add_func ("/summary-live/range-titles", test_range_titles);
   return g_test_run ();
 }
