@@ -25,15 +25,35 @@ cost_title (HlCostKind kind)
     }
 }
 
+/* The end of FILTER's time range when it ends before the recording (its
+ * allocations' "leaked" is then what they had not freed by that time);
+ * G_MAXUINT64 otherwise. */
+static guint64
+range_end_before_exit (const HlFilter *filter,
+                       const HlSummary *s)
+{
+  guint64 t0, t1;
+
+  if (!hl_filter_has_time_range (filter))
+    return G_MAXUINT64;
+  hl_filter_get_time_range (filter, &t0, &t1);
+  return t1 < s->duration_ns ? t1 : G_MAXUINT64;
+}
+
 static void
-print_costs_line (const HlCosts *c)
+print_costs_line (const HlCosts *c,
+                  guint64        not_freed_by)
 {
   g_autofree char *bytes = hl_cli_format_size (c->bytes);
   g_autofree char *peak = hl_cli_format_size (c->peak_bytes);
   g_autofree char *leaked = hl_cli_format_size (c->leaked_bytes);
 
-  printf (_("%" PRIu64 " calls, %s allocated, %" PRIu64 " temporary, %s at peak, %s leaked\n"),
-          (uint64_t) c->allocations, bytes, (uint64_t) c->temporary, peak, leaked);
+  if (not_freed_by != G_MAXUINT64)
+    printf (_("%" PRIu64 " calls, %s allocated, %" PRIu64 " temporary, %s at peak, %s not freed by %.3f s\n"),
+            (uint64_t) c->allocations, bytes, (uint64_t) c->temporary, peak, leaked, not_freed_by / 1e9);
+  else
+    printf (_("%" PRIu64 " calls, %s allocated, %" PRIu64 " temporary, %s at peak, %s leaked\n"),
+            (uint64_t) c->allocations, bytes, (uint64_t) c->temporary, peak, leaked);
 }
 
 /* The marks the program set (heaplens_mark, and the preload's own: an
@@ -73,6 +93,7 @@ print_text (const char  *path,
 {
   HlSummary s;
   HlCosts t;
+  guint64 not_freed_by;
   const char *exe = hl_recording_get_info (rec, "exe");
   const char * const *warnings = hl_recording_get_warnings (rec);
   g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
@@ -81,6 +102,7 @@ print_text (const char  *path,
 
   hl_recording_get_summary (rec, &s);
   hl_analysis_get_totals (analysis, &t);
+  not_freed_by = range_end_before_exit (hl_analysis_get_filter (analysis), &s);
   bytes = hl_cli_format_size (s.bytes_allocated);
   peak = hl_cli_format_size (s.peak_heap_bytes);
   rss = hl_cli_format_size (s.peak_rss_bytes);
@@ -107,7 +129,7 @@ print_text (const char  *path,
   if (filter_text[0] != '\0')
     {
       printf (_("  selection:        %s\n                    "), filter_text);
-      print_costs_line (&t);
+      print_costs_line (&t, not_freed_by);
     }
 
   for (guint k = 0; k < n_costs; k++)
@@ -115,7 +137,11 @@ print_text (const char  *path,
       g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
       guint64 total = hl_costs_get (&t, costs[k]);
 
-      printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));
+      if (costs[k] == HL_COST_KIND_LEAKED && not_freed_by != G_MAXUINT64)
+        printf (_("\nmost memory not freed by %.3f s, the end of the range (%s):\n"), not_freed_by / 1e9,
+                hl_cost_kind_to_string (costs[k]));
+      else
+        printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));
       if (stacks->len == 0)
         printf (_("  (none)\n"));
       for (guint i = 0; i < stacks->len; i++)

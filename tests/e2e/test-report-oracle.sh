@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..70"
+echo "1..71"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -56,6 +56,12 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
     "$CLI" report --json --from "$t1" --to "$t2" "$WORK/$name.hltrace" > "$WORK/$name.times.json"
     eq "$name: report --from @MARK --to @MARK selects the range of their times" \
       "$(cmp -s "$WORK/$name.marks.json" "$WORK/$name.times.json" && echo same)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["selection"]["allocations"] > 0)' "$WORK/$name.marks.json")" "same/True"
+    # a range that ends before the exit: "leaked" is what was not freed by
+    # its end, and the text says so; a range to the end leaks
+    "$CLI" report --cost leaked --top 1 --from "@index started" --to @peak "$WORK/$name.hltrace" > "$WORK/$name.range.txt"
+    "$CLI" report --cost leaked --top 1 --from "@index started" "$WORK/$name.hltrace" > "$WORK/$name.toend.txt"
+    eq "$name: a range before the exit counts 'not freed by' its end, not 'leaked'" \
+      "$(grep -c 'not freed by [0-9.]* s$\|^most memory not freed by [0-9.]* s, the end of the range (leaked):$' "$WORK/$name.range.txt")/$(grep -c ' leaked$\|^most memory leaked (leaked):$' "$WORK/$name.toend.txt")" "2/2"
     "$CLI" flamegraph --from @peak "$WORK/$name.hltrace" > "$WORK/$name.marks.folded"
     "$CLI" flamegraph --from "$t2" "$WORK/$name.hltrace" > "$WORK/$name.times.folded"
     eq "$name: flamegraph --from @MARK is flamegraph --from its time" \
