@@ -1530,7 +1530,7 @@ update_timeline_legend (HlWindow *self)
                             "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
                             "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
                             HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
-                            _("Drag to select a time range, or click a band; Ctrl+scroll to zoom"));
+                            _("Drag or click a band to select; Ctrl+scroll to zoom"));
 #undef HEX
   gtk_label_set_markup (self->timeline_legend, markup);
 }
