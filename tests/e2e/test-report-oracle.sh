@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..71"
+echo "1..72"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -44,6 +44,10 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   "$CLI" report --json --top 3 "$WORK/$name.hltrace" > "$WORK/$name.json"
   eq "$name: report --json exits 0 and parses" "$($PY -c 'import json,sys; json.load(open(sys.argv[1])); print("ok")' "$WORK/$name.json" 2>&1)" ok
   if [ "$name" = heaplens-demo ]; then
+    # the JSON's keys are those docs/cli.md lists
+    eq "$name: report --json has the keys docs/cli.md lists" \
+      "$($PY -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.argv[1])).keys())))' "$WORK/$name.json")" \
+      "$(awk '/^### `--json`/ { f = 1 } f && /^```/ { n++; if (n == 2) exit } f && n == 1' "${HL_SOURCE_ROOT:?}/docs/cli.md" | grep -o '^  "[a-z_]*"' | tr -d ' "' | sort | tr '\n' ' ' | sed 's/ $//')"
     # its heaplens_mark() calls, in order, in the JSON and the summary
     eq "$name: the report lists the program's marks (JSON/text)" \
       "$($PY -c 'import json,sys; print("|".join(m["text"] for m in json.load(open(sys.argv[1]))["marks"]))' "$WORK/$name.json")/$("$CLI" report --top 1 "$WORK/$name.hltrace" | sed -n 's/^  \(marks:\)\{0,1\} *[0-9][0-9.]* s  //p' | tr '\n' '|')" \
