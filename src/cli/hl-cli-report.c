@@ -83,6 +83,69 @@ print_marks (HlRecording *rec)
             n - shown);
 }
 
+/* The metadata the program set (heaplens_metadata_set_*), a line a key:
+ * its first MAX_VALUES distinct values in the order they were set, and how
+ * many there were; the values --where KEY=VALUE takes. */
+#define MAX_VALUES 5
+
+/* A metadata key's distinct values: how many, and the first ones. */
+typedef struct
+{
+  GHashTable *seen;                 /* value -> itself */
+  const char *first[MAX_VALUES];
+} KeyValues;
+
+static void
+key_values_free (KeyValues *kv)
+{
+  g_hash_table_unref (kv->seen);
+  g_free (kv);
+}
+
+static void
+print_metadata (HlRecording *rec)
+{
+  guint n;
+  const HlMetaInterval *iv = hl_recording_get_metadata_intervals (rec, &n);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                         (GDestroyNotify) key_values_free);
+
+  /* keys in the order they were first set; each key's distinct values */
+  for (guint i = 0; i < n; i++)
+    {
+      KeyValues *kv = g_hash_table_lookup (values, iv[i].key);
+      if (kv == NULL)
+        {
+          kv = g_new0 (KeyValues, 1);
+          kv->seen = g_hash_table_new (g_str_hash, g_str_equal);
+          g_hash_table_insert (values, (gpointer) iv[i].key, kv);
+          g_ptr_array_add (keys, (gpointer) iv[i].key);
+        }
+      guint count = g_hash_table_size (kv->seen);
+      if (g_hash_table_add (kv->seen, (gpointer) iv[i].value) && count < MAX_VALUES)
+        kv->first[count] = iv[i].value;
+    }
+  for (guint k = 0; k < keys->len; k++)
+    {
+      const KeyValues *kv = g_hash_table_lookup (values, keys->pdata[k]);
+      guint count = g_hash_table_size (kv->seen);
+      g_autoptr (GString) line = g_string_new (NULL);
+      g_autofree char *key = hl_cli_printable (keys->pdata[k]);
+      for (guint v = 0; v < count && v < MAX_VALUES; v++)
+        {
+          g_autofree char *value = hl_cli_printable (kv->first[v]);
+          g_string_append_printf (line, "%s%s", v ? ", " : "", value);
+        }
+      if (count > MAX_VALUES)
+        /* Translators: after the first values of a metadata key, e.g. "0, 1, 2, 3, 4, … (240 values)" */
+        g_string_append_printf (line, _(", … (%u values)"), count);
+      /* Translators: the label of the metadata lines, in the column of
+       * the labels above it ("threads:") */
+      printf ("  %-18s%s: %s\n", k == 0 ? _("metadata:") : "", key, line->str);
+    }
+}
+
 static void
 print_text (const char  *path,
             HlRecording *rec,
@@ -126,6 +189,7 @@ print_text (const char  *path,
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   printf (_("  threads:          %u\n"), s.n_threads);
   print_marks (rec);
+  print_metadata (rec);
   if (filter_text[0] != '\0')
     {
       printf (_("  selection:        %s\n                    "), filter_text);

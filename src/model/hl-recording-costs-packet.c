@@ -740,6 +740,10 @@ deserialize (HlRecording  *self,
       if (m.key == NULL || m.value == NULL)
         return FALSE;
       g_array_append_val (self->meta, m);
+      /* still set at the end (saved open): ends with the recording, as
+       * hl_recording_get_metadata_intervals() gives it from the events */
+      if (m.end_ns == G_MAXUINT64)
+        g_hash_table_insert (self->meta_open, (char *) m.key, GUINT_TO_POINTER (self->meta->len));
     }
   n = get_count (&c);
   for (guint64 i = 0; i < n && !c.bad; i++)

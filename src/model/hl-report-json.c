@@ -119,6 +119,19 @@ hl_report_to_json (const char       *path,
       g_string_append_c (out, '}');
     }
   g_string_append (out, n_marks ? "\n  ]" : "]");
+  g_string_append (out, ",\n  \"metadata\": [");
+  guint n_meta;
+  const HlMetaInterval *meta = hl_recording_get_metadata_intervals (rec, &n_meta);
+  for (guint i = 0; i < n_meta; i++)
+    {
+      g_string_append_printf (out, "%s\n    {\"key\": ", i ? "," : "");
+      hl_json_append_string (out, meta[i].key);
+      g_string_append (out, ", \"value\": ");
+      hl_json_append_string (out, meta[i].value);
+      g_string_append_printf (out, ", \"start_ns\": %" G_GUINT64_FORMAT ", \"end_ns\": %" G_GUINT64_FORMAT
+                              ", \"thread\": %u}", meta[i].start_ns, meta[i].end_ns, meta[i].tid);
+    }
+  g_string_append (out, n_meta ? "\n  ]" : "]");
   g_string_append (out, ",\n  \"selection\": ");
   json_costs (out, &t);
   g_string_append (out, ",\n  \"top\": {");
