@@ -285,6 +285,19 @@ hl_exec_unfollow_environ (void)
     }
 }
 
+/* An exec* that returned (it failed): the environment copy released, the
+ * session resumed, errno as the exec left it. */
+static int
+exec_returned (int        rc,
+               HlEnvCopy *env)
+{
+  int e = errno;
+  env_copy_release (env);
+  after_failed_exec ();
+  errno = e;
+  return rc;
+}
+
 typedef int (*ExecveFunc) (const char *, char *const[], char *const[]);
 
 HL_EXPORT int
@@ -299,11 +312,7 @@ execve (const char  *path,
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (path, false) : NULL;
   before_exec (path, refusal);
   int rc = real (path, argv, filter_env (envp, refusal, &env));
-  int e = errno;
-  env_copy_release (&env);
-  after_failed_exec ();
-  errno = e;
-  return rc;
+  return exec_returned (rc, &env);
 }
 
 HL_EXPORT int
@@ -318,11 +327,7 @@ execvpe (const char  *file,
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (file, true) : NULL;
   before_exec (file, refusal);
   int rc = real (file, argv, filter_env (envp, refusal, &env));
-  int e = errno;
-  env_copy_release (&env);
-  after_failed_exec ();
-  errno = e;
-  return rc;
+  return exec_returned (rc, &env);
 }
 
 HL_EXPORT int
@@ -351,11 +356,7 @@ fexecve (int          fd,
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
   int rc = real (fd, argv, filter_env (envp, refusal, &env));
-  int e = errno;
-  env_copy_release (&env);
-  after_failed_exec ();
-  errno = e;
-  return rc;
+  return exec_returned (rc, &env);
 }
 
 /* execveat (glibc 2.34): PATH relative to DIRFD, or DIRFD itself with
@@ -382,11 +383,7 @@ execveat (int          dirfd,
   char *const *use_env = filter_env (envp, refusal, &env);
   int rc = real != NULL ? real (dirfd, path, argv, use_env, flags)
                         : (int) syscall (SYS_execveat, dirfd, path, argv, use_env, flags);
-  int e = errno;
-  env_copy_release (&env);
-  after_failed_exec ();
-  errno = e;
-  return rc;
+  return exec_returned (rc, &env);
 }
 
 /* execl, execlp, execle: the variadic arguments, counted first (a copy of
