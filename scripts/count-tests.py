@@ -9,6 +9,8 @@ binary planned but never reached (it crashed) as failed, and prints one line:
 
 With --skip-is-failure SUITE (repeatable), a skipped case of that suite
 counts as failed: in CI a GUI test that skipped tested nothing.
+Before that line, each failing binary's last lines of output (the failed
+case and its assertion) and a "failed:" line naming it.
 Exit status: 0 when nothing failed, 1 otherwise.
 """
 import json
@@ -19,6 +21,7 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 CASE = re.compile(r"^(not ok|ok)\b(.*)$")
 SKIP = re.compile(r"#\s*skip", re.IGNORECASE)
 TODO = re.compile(r"#\s*todo", re.IGNORECASE)
+TAIL_LINES = 15
 
 
 def count_one(test, skip_is_failure):
@@ -67,6 +70,16 @@ def count_one(test, skip_is_failure):
     return passed, failed, skipped
 
 
+def log_tail(test, n_lines=TAIL_LINES):
+    """The last lines of a failing binary's output, stdout then stderr, so
+    that a CI log names the case and the assertion that failed."""
+    lines = []
+    for stream in ("stdout", "stderr"):
+        text = test.get(stream) or ""
+        lines += text.splitlines()[-n_lines:]
+    return lines
+
+
 def main(argv):
     skip_is_failure = set()
     paths = []
@@ -83,6 +96,7 @@ def main(argv):
         return 2
     totals = [0, 0, 0]
     failing = []
+    tails = []
     try:
         with open(paths[0], encoding="utf-8") as log:
             for line in log:
@@ -95,9 +109,14 @@ def main(argv):
                     totals[k] += counts[k]
                 if counts[1]:
                     failing.append("%s (%d failed)" % (test.get("name"), counts[1]))
+                    tails.append((test.get("name"), log_tail(test)))
     except (OSError, ValueError) as e:
         print("count-tests: cannot read %s: %s" % (paths[0], e), file=sys.stderr)
         totals[1] += 1
+    for name, tail in tails:
+        print("--- the end of %s's output:" % name)
+        for line in tail:
+            print("  | " + line)
     for name in failing:
         print("failed: " + name)
     print("tests: %d passed, %d failed, %d skipped" % tuple(totals))

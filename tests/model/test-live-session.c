@@ -172,13 +172,20 @@ run_until_final (HlLiveSession *s,
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* Returns with no worker in flight and nothing pending. Draining the
+ * pending events can dispatch a poll that starts a new scan (and a scan
+ * refuses a hold), so it waits and drains until both hold at once. */
 static void
 wait_idle (HlLiveSession *s)
 {
-  while (hl_live_session_is_busy (s))
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  do
+    {
+      while (hl_live_session_is_busy (s))
+        g_main_context_iteration (NULL, TRUE);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+  while (hl_live_session_is_busy (s));
 }
 
 /* Runs the main loop for MS milliseconds (the session polls meanwhile). */

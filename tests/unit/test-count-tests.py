@@ -52,14 +52,14 @@ def run(tests, extra):
                            capture_output=True, text=True, check=False)
     finally:
         os.unlink(path)
-    return p.stdout.strip().splitlines()[-1], p.returncode
+    return p.stdout.strip().splitlines()[-1], p.returncode, p.stdout
 
 
-print("1..%d" % (len(CASES) + 1))
+print("1..%d" % (len(CASES) + 2))
 n = 0
 for name, tests, extra, line, status in CASES:
     n += 1
-    got_line, got_status = run(tests, extra)
+    got_line, got_status, _ = run(tests, extra)
     ok = got_line == line and got_status == status
     print("%s %d - %s" % ("ok" if ok else "not ok", n, name))
     if not ok:
@@ -69,3 +69,16 @@ p = subprocess.run([sys.executable, COUNTER, "/nonexistent/testlog.json"],
                    capture_output=True, text=True, check=False)
 ok = p.returncode == 1 and p.stdout.strip().endswith("tests: 0 passed, 1 failed, 0 skipped")
 print("%s %d - a missing log is a failure, not a pass" % ("ok" if ok else "not ok", n))
+n += 1
+# a failing binary's last lines (the assertion) are shown, a passing one's not
+_, _, out = run([{"name": "crashed", "suite": ["heaplens:model"], "result": "FAIL",
+                  "stdout": "1..2\nok 1 - x\n",
+                  "stderr": "\n".join("line %d" % i for i in range(40)) + "\nERROR: assertion failed (a > b)\n"},
+                 {"name": "fine", "suite": ["heaplens:model"], "result": "OK",
+                  "stdout": "1..1\nok 1 - quiet\n"}], [])
+ok = ("  | ERROR: assertion failed (a > b)" in out and "  | line 39" in out
+      and "  | line 0\n" not in out and "quiet" not in out
+      and "failed: crashed (1 failed)" in out)
+print("%s %d - a failing binary's last lines of output are printed" % ("ok" if ok else "not ok", n))
+if not ok:
+    print("# got " + repr(out))
