@@ -61,6 +61,17 @@ print_costs_line (const HlCosts *c,
  * --from/--to; the first MAX_MARKS, the text made printable. */
 #define MAX_MARKS 20
 
+/* The summary's label column: LABEL padded to LABEL_WIDTH characters (not
+ * bytes: a translated label may hold multibyte letters). */
+#define LABEL_WIDTH 18
+
+static void
+print_label (const char *label)
+{
+  glong n = g_utf8_strlen (label, -1);
+  printf ("  %s%*s", label, (int) MAX (LABEL_WIDTH - n, 0), "");
+}
+
 static void
 print_marks (HlRecording *rec)
 {
@@ -75,7 +86,8 @@ print_marks (HlRecording *rec)
       g_autofree char *text = hl_cli_printable (marks[i].text);
       /* Translators: the label of the list of marks, in the column of
        * the labels above it ("threads:") */
-      printf ("  %-18s%*.3f s  %s\n", i == 0 ? _("marks:") : "", width, marks[i].time_ns / 1e9, text);
+      print_label (i == 0 ? _("marks:") : "");
+      printf ("%*.3f s  %s\n", width, marks[i].time_ns / 1e9, text);
     }
   if (n > shown)
     printf (ngettext ("                    and %u more mark (heaplens-cli dump lists them all)\n",
@@ -142,7 +154,8 @@ print_metadata (HlRecording *rec)
         g_string_append_printf (line, _(", … (%u values)"), count);
       /* Translators: the label of the metadata lines, in the column of
        * the labels above it ("threads:") */
-      printf ("  %-18s%s: %s\n", k == 0 ? _("metadata:") : "", key, line->str);
+      print_label (k == 0 ? _("metadata:") : "");
+      printf ("%s: %s\n", key, line->str);
     }
 }
 
