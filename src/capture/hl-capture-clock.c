@@ -12,6 +12,10 @@
  * (no recorder: LD_PRELOAD alone, a forked child the recorder has not
  * found yet) or when it is stale.
  *
+ * The first 50 ms of a process (HL_CLOCK_FINE_NS) read CLOCK_MONOTONIC
+ * at every event instead, word or not: a short program's events get
+ * distinct times; then the coarse clock, never below the spell's end.
+ *
  * The rules (docs/shm-layout.md, "The recorder's clock"):
  * - the word is fresh while it is at most HL_CLOCK_STALE_NS from the
  *   coarse clock, either way; a stale word is set to 0 (the recorder
@@ -37,10 +41,18 @@ uint64_t
 hl_now_slow (HlThreadBlock *b,
              uint64_t       word)
 {
-  uint64_t real = hl_sys_now_ns (), t;
+  uint64_t real = hl_clock_read (), t;
+  bool fine = __atomic_load_n (&hl_g.fine_until_ns, __ATOMIC_RELAXED) != 0;
+  if (fine)
+    {
+      /* the fine clock's spell (hl_clock_read): every event reads it,
+       * the word is coarse */
+      t = real;
+      b->clock_budget = 0;
+    }
   /* fresh: at most HL_CLOCK_STALE_NS from the clock, either way (a word
    * ahead is another clock: a recorder in another time namespace) */
-  if (word != 0 && real <= word + HL_CLOCK_STALE_NS && word <= real + HL_CLOCK_STALE_NS)
+  else if (word != 0 && real <= word + HL_CLOCK_STALE_NS && word <= real + HL_CLOCK_STALE_NS)
     {
       t = word;
       /* below the thread's last time: the clock was ahead; wait for the
@@ -59,8 +71,34 @@ hl_now_slow (HlThreadBlock *b,
     }
   if (t < b->clock_floor)
     t = b->clock_floor;
-  if (t < hl_g.start_mono_ns)
-    t = hl_g.start_mono_ns;
+  /* after the fine spell, nothing before its end: the word is coarse */
+  uint64_t low = fine ? hl_g.start_mono_ns : hl_g.fine_end_ns;
+  if (t < low)
+    t = low;
   b->clock_floor = t;
   return t - hl_g.start_mono_ns;
+}
+
+/* The process starts: its start time, and the fine clock's spell. */
+uint64_t
+hl_clock_start (void)
+{
+  uint64_t start = hl_sys_fine_ns ();
+  hl_g.fine_end_ns = start + HL_CLOCK_FINE_NS;
+  __atomic_store_n (&hl_g.fine_until_ns, hl_g.fine_end_ns, __ATOMIC_RELAXED);
+  return start;
+}
+
+/* hl_clock_read during the fine spell: CLOCK_MONOTONIC, until a reading
+ * reaches the spell's end, which ends it for every thread (and gives the
+ * end itself: a coarse reading after it may lag that reading). */
+uint64_t
+hl_clock_read_slow (void)
+{
+  uint64_t t = hl_sys_fine_ns ();
+  if (t < hl_g.fine_end_ns)
+    return t;
+  __atomic_store_n (&hl_g.fine_until_ns, 0, __ATOMIC_RELAXED);
+  uint64_t coarse = hl_sys_coarse_ns ();
+  return coarse > hl_g.fine_end_ns ? coarse : hl_g.fine_end_ns;
 }

@@ -125,7 +125,8 @@ void hl_config_load (HlConfig *cfg);
 
 /* ---- OS access (hl-capture-sys.c) -------------------------------------- */
 
-uint64_t hl_sys_now_ns        (void);  /* CLOCK_MONOTONIC_COARSE */
+uint64_t hl_sys_coarse_ns     (void);  /* CLOCK_MONOTONIC_COARSE */
+uint64_t hl_sys_fine_ns       (void);  /* CLOCK_MONOTONIC */
 uint64_t hl_sys_wall_ns       (void);
 uint32_t hl_sys_gettid        (void);
 int      hl_sys_write_all     (int fd, const void *buf, size_t len);
@@ -183,6 +184,8 @@ typedef struct
   HlConfig           cfg;
   uint32_t           pid;
   uint64_t           start_mono_ns;
+  uint64_t           fine_end_ns;   /* start_mono_ns + HL_CLOCK_FINE_NS (hl_clock_read) */
+  uint64_t           fine_until_ns; /* fine_end_ns while the fine clock is read, then 0 (atomic) */
   uint64_t           start_wall_ns;
   /* Session segment */
   uint8_t           *seg;
@@ -730,10 +733,32 @@ bool        hl_refusal_is_foreign (const char *refusal);
 
 /* ---- Time --------------------------------------------------------------- */
 
+/* The first HL_CLOCK_FINE_NS of a process read CLOCK_MONOTONIC (about 40
+ * ns a read, where the coarse clock is 6): a program that ends within it,
+ * or the start of any program, gets times finer than the coarse clock's
+ * 4 ms tick, which put every event of a short run at one time. */
+#define HL_CLOCK_FINE_NS 50000000u /* 50 ms */
+
+uint64_t hl_clock_start       (void);
+uint64_t hl_clock_read_slow   (void);
+
+/* The preload's clock, absolute: CLOCK_MONOTONIC until fine_end_ns, then
+ * CLOCK_MONOTONIC_COARSE and never less than fine_end_ns (the coarse clock
+ * lags the fine one by up to a tick), so that times never go back when
+ * the one gives way to the other. */
+static inline uint64_t
+hl_clock_read (void)
+{
+  if (HL_UNLIKELY (__atomic_load_n (&hl_g.fine_until_ns, __ATOMIC_RELAXED) != 0))
+    return hl_clock_read_slow ();
+  uint64_t t = hl_sys_coarse_ns ();
+  return t > hl_g.fine_end_ns ? t : hl_g.fine_end_ns;
+}
+
 static inline uint64_t
 hl_now (void)
 {
-  uint64_t t = hl_sys_now_ns ();
+  uint64_t t = hl_clock_read ();
   return t > hl_g.start_mono_ns ? t - hl_g.start_mono_ns : 0;
 }
 

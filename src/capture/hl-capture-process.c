@@ -114,7 +114,7 @@ atfork_child (void)
       hl_tls.guard--;
       return;
     }
-  hl_g.start_mono_ns = hl_sys_now_ns ();
+  hl_g.start_mono_ns = hl_clock_start ();
   hl_g.start_wall_ns = hl_sys_wall_ns ();
   atomic_store (&hl_g.next_id_block, 1);
   atomic_store (&hl_g.next_sample_ns, 0);

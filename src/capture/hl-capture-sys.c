@@ -14,10 +14,18 @@
 #include <unistd.h>
 
 uint64_t
-hl_sys_now_ns (void)
+hl_sys_coarse_ns (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+uint64_t
+hl_sys_fine_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 

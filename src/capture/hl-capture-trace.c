@@ -168,7 +168,7 @@ hl_trace_open (void)
                          : hl_g.cfg.unwind == HL_UNWIND_NONE ? "none" : "libunwind";
   const char *keys[] = { "exe", "cmdline", "host", "page_size", "clock", "unwinder",
                          "depth", "pid", "ppid", "session", "options" };
-  const char *values[] = { exe, cmdline, un->nodename, page, "monotonic_coarse", unwinder,
+  const char *values[] = { exe, cmdline, un->nodename, page, "monotonic_50ms_then_coarse", unwinder,
                            depth, pid, ppid, hl_g.seg_name + 1,
                            hl_g.cfg.follow ? "follow=all" : "follow=none" };
   hl_packet_writer_init (&info_buf.w, info_buf.buf, sizeof info_buf.buf, hl_g.pid, hl_sys_gettid ());

@@ -48,7 +48,7 @@ typedef enum
  * UNFOLLOWED, set at any time). */
 enum
 {
-  HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times from CLOCK_MONOTONIC_COARSE, after the first 50 ms */
   HL_SHM_FLAG_ENDED_BY_EXEC = 1u << 1, /* ENDED because the process exec'd (a new session follows) */
   HL_SHM_FLAG_KEPT          = 1u << 2, /* the name is left for the launcher to unlink */
   HL_SHM_FLAG_UNFOLLOWED    = 1u << 3, /* the process started a program without the preload,

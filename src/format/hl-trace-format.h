@@ -59,7 +59,7 @@ _Static_assert (sizeof (HlTraceFileHeader) == HL_TRACE_FILE_HEADER_SIZE,
 
 enum
 {
-  HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times come from CLOCK_MONOTONIC_COARSE */
+  HL_TRACE_FLAG_COARSE_CLOCK = 1u << 0, /* times from CLOCK_MONOTONIC_COARSE, after the first 50 ms */
   HL_TRACE_FLAG_COMPRESSED   = 1u << 1, /* the packets are in ZFRAME packets (hl-trace-codec.h) */
 };
 

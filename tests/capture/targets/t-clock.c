@@ -19,6 +19,13 @@
  *                     time: the time does not go back;
  *                   - 2005: the word 3 s ahead of the clock: another
  *                     clock, stale: set to 0 (checked here).
+ *                   (All after 60 ms: the first 50 read the fine clock.)
+ *   t-clock fine    run under the preload alone, the word kept fresh by
+ *                   the target: 20 blocks of 3001, 200 µs of spinning
+ *                   apart, in the process's first 50 ms read
+ *                   CLOCK_MONOTONIC (distinct times, the word ignored);
+ *                   3002, 60 ms later, with the word 6 ms ahead: the
+ *                   word's time again.
  * Prints "t-clock: ok", or what failed (exit 1). */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -48,6 +55,14 @@ keep (size_t size)
 {
   void *volatile p = malloc (size);
   (void) p; /* leaked on purpose: the dump shows its ALLOC */
+}
+
+static uint64_t
+fine_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
 /* This process's session header, mapped for writing; NULL when none. */
@@ -91,6 +106,8 @@ word (void)
       printf ("t-clock: the clock word is kept already (run without record)\n");
       return 1;
     }
+  /* past the preload's first 50 ms, which read the fine clock */
+  usleep (60000);
   /* 2001: the word frozen now: fresh, its time */
   __atomic_store_n (w, coarse_ns (), __ATOMIC_RELEASE);
   keep (2001);
@@ -122,6 +139,30 @@ word (void)
   return 0;
 }
 
+static int
+fine (void)
+{
+  uint64_t *w = own_clock_word ();
+  if (w == NULL)
+    {
+      printf ("t-clock: no session of this process in /dev/shm\n");
+      return 1;
+    }
+  /* a fresh word, which the first 50 ms do not take */
+  __atomic_store_n (w, coarse_ns (), __ATOMIC_RELEASE);
+  for (int i = 0; i < 20; i++)
+    {
+      keep (3001);
+      uint64_t until = fine_ns () + 200000u;
+      while (fine_ns () < until)
+        ;
+    }
+  usleep (60000);
+  __atomic_store_n (w, coarse_ns () + 6000000u, __ATOMIC_RELEASE);
+  keep (3002);
+  return 0;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -136,6 +177,11 @@ main (int    argc,
   else if (strcmp (mode, "word") == 0)
     {
       if (word () != 0)
+        return 1;
+    }
+  else if (strcmp (mode, "fine") == 0)
+    {
+      if (fine () != 0)
         return 1;
     }
   else if (strcmp (mode, "kept") == 0)
@@ -163,7 +209,7 @@ main (int    argc,
     }
   else
     {
-      printf ("usage: t-clock sleep|word|kept\n");
+      printf ("usage: t-clock sleep|word|fine|kept\n");
       return 2;
     }
   printf ("t-clock: ok\n");
