@@ -102,7 +102,7 @@ hl_cli_filter_add_entries (GOptionContext     *ctx,
                            HlCliFilterOptions *opts)
 {
   const GOptionEntry entries[] = {
-    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, N_("Only allocations made from time T (ns, or 20ms, 1.5s, or @MARK: the time of the first mark MARK)"), "T" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &opts->from, N_("Only allocations made from time T (ns, or 20ms, 1.5s, or @MARK: the time of the first mark MARK; @MARK#N: of the Nth)"), "T" },
     { "to", 0, 0, G_OPTION_ARG_STRING, &opts->to, N_("Only allocations made until time T (or @MARK)"), "T" },
     { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, N_("Only allocations of thread TID (repeatable)"), "TID" },
     { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, N_("Only while metadata KEY had VALUE (repeatable)"), "KEY=VALUE" },
@@ -136,7 +136,8 @@ hl_cli_printable (const char *text)
   return out;
 }
 
-/* A time given as "@TEXT": the time of the recording's first mark TEXT. */
+/* A time given as "@TEXT": the time of the recording's first mark TEXT
+ * ("@TEXT#N": of its Nth). */
 static gboolean
 is_mark_ref (const char *t)
 {
@@ -189,8 +190,36 @@ hl_cli_filter_build (const char         *cmd,
   return f;
 }
 
-/* F with KEY ("from", "to") at the time of the first mark REF + 1 of REC
- * (REF: "@TEXT"); F itself when REF is not a mark reference. */
+/* The mark REF ("TEXT", or "TEXT#N": the Nth mark TEXT, counted from 1,
+ * when no mark is "TEXT#N" itself) among MARKS, in time order; NULL when
+ * there is none. *N_SAME: how many marks TEXT there are when REF asked for
+ * the Nth and there were fewer; 0 otherwise. */
+static const HlMark *
+find_mark (const HlMark *marks,
+           guint         n,
+           const char   *ref,
+           guint        *n_same)
+{
+  *n_same = 0;
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (marks[i].text, ref) == 0)
+      return &marks[i];
+  const char *hash = strrchr (ref, '#');
+  guint64 nth;
+  if (hash == NULL || !g_ascii_string_to_unsigned (hash + 1, 10, 1, G_MAXUINT, &nth, NULL))
+    return NULL;
+  gsize len = (gsize) (hash - ref);
+  guint seen = 0;
+  for (guint i = 0; i < n; i++)
+    if (marks[i].text != NULL && strlen (marks[i].text) == len && memcmp (marks[i].text, ref, len) == 0
+        && ++seen == nth)
+      return &marks[i];
+  *n_same = seen;
+  return NULL;
+}
+
+/* F with KEY ("from", "to") at the time of the mark REF + 1 of REC (REF:
+ * "@TEXT", "@TEXT#N"); F itself when REF is not a mark reference. */
 static HlFilter *
 apply_mark (const char  *cmd,
             const char  *path,
@@ -205,21 +234,40 @@ apply_mark (const char  *cmd,
   if (!is_mark_ref (ref))
     return f;
   marks = hl_recording_get_marks (rec, &n);
-  for (guint i = 0; i < n; i++)
-    if (g_strcmp0 (marks[i].text, ref + 1) == 0)
-      {
-        g_autofree char *e = g_strdup_printf ("%s=%" G_GUINT64_FORMAT, key, marks[i].time_ns);
-        return apply (cmd, f, e);
-      }
-
-  g_autoptr (GString) known = g_string_new (NULL);
-  for (guint i = 0; i < n && i < 10; i++)
+  guint n_same;
+  const HlMark *mark = find_mark (marks, n, ref + 1, &n_same);
+  if (mark != NULL)
     {
-      g_autofree char *text = hl_cli_printable (marks[i].text);
-      g_string_append_printf (known, "%s'%s'", i ? ", " : "", text);
+      g_autofree char *e = g_strdup_printf ("%s=%" G_GUINT64_FORMAT, key, mark->time_ns);
+      return apply (cmd, f, e);
     }
-  if (n > 10)
-    g_string_append (known, ", …");
+  if (n_same > 0)
+    {
+      g_autofree char *text = g_strndup (ref + 1, (gsize) (strrchr (ref, '#') - (ref + 1)));
+      g_autofree char *shown = hl_cli_printable (text);
+      fprintf (stderr, ngettext ("heaplens-cli %s: --%s %s: %s has %u mark '%s'\n",
+                                 "heaplens-cli %s: --%s %s: %s has %u marks '%s'\n", n_same),
+               cmd, key, ref, path, n_same, shown);
+      hl_filter_unref (f);
+      return NULL;
+    }
+
+  /* the first 10 distinct texts (a repeated mark once) */
+  g_autoptr (GString) known = g_string_new (NULL);
+  g_autoptr (GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
+  guint i = 0;
+  for (; i < n && g_hash_table_size (listed) < 10; i++)
+    if (marks[i].text != NULL && g_hash_table_add (listed, (gpointer) marks[i].text))
+      {
+        g_autofree char *text = hl_cli_printable (marks[i].text);
+        g_string_append_printf (known, "%s'%s'", g_hash_table_size (listed) > 1 ? ", " : "", text);
+      }
+  for (; i < n; i++)
+    if (marks[i].text != NULL && !g_hash_table_contains (listed, marks[i].text))
+      {
+        g_string_append (known, ", …");
+        break;
+      }
   if (n == 0)
     fprintf (stderr, _("heaplens-cli %s: --%s %s: %s has no marks\n"), cmd, key, ref, path);
   else

@@ -344,4 +344,29 @@ check "fine clock: the 20 events fall in the first 50 ms ($last ns)" test "$last
 t2=$(time_of "$WORK/f.hltrace" 3002)
 check "fine clock: then the word's time again, after the spell ($t2 ns)" test "$t2" -ge 50000000 -a "$t2" -gt "$last"
 
+# a repeated mark: "@TEXT#N" is the Nth, "@TEXT" the first; the range
+# between the 2nd and 3rd "round" is the second round's three blocks
+"$HL_CLI" record -o "$WORK/m.hltrace" -- "$D/t-marks" > "$WORK/m.out" 2> /dev/null
+eq "marks: t-marks ran" "$?/$(cat "$WORK/m.out")" "0/t-marks: ok"
+mark_time () {
+  "$HL_CLI" report --json "$WORK/m.hltrace" | python3 -c "
+import json, sys
+print([m['time_ns'] for m in json.load(sys.stdin)['marks'] if m['text'] == 'round'][$1])"
+}
+"$HL_CLI" report --json --from "@round#2" --to "@round#3" "$WORK/m.hltrace" > "$WORK/m.nth.json"
+"$HL_CLI" report --json --from "$(mark_time 1)" --to "$(mark_time 2)" "$WORK/m.hltrace" > "$WORK/m.times.json"
+eq "marks: --from @TEXT#2 --to @TEXT#3 is the range of the 2nd and 3rd mark TEXT" \
+  "$(cmp -s "$WORK/m.nth.json" "$WORK/m.times.json" && echo same)/$(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['selection']
+print(s['allocations'], s['bytes'])" "$WORK/m.nth.json")" "same/3 3006"
+"$HL_CLI" report --json --from "@round" "$WORK/m.hltrace" > "$WORK/m.first.json"
+"$HL_CLI" report --json --from "@round#1" "$WORK/m.hltrace" > "$WORK/m.one.json"
+eq "marks: @TEXT is @TEXT#1" "$(cmp -s "$WORK/m.first.json" "$WORK/m.one.json" && echo same)" "same"
+"$HL_CLI" report --from "@round#4" "$WORK/m.hltrace" > /dev/null 2> "$WORK/m.err"
+eq "marks: @TEXT#N past the last is a usage error that says how many there are" "$?/$(cat "$WORK/m.err")" \
+  "2/heaplens-cli report: --from @round#4: $WORK/m.hltrace has 3 marks 'round'"
+"$HL_CLI" report --to "@nope" "$WORK/m.hltrace" > /dev/null 2> "$WORK/m.err"
+eq "marks: an unknown mark's error lists a repeated mark once" "$?/$(cat "$WORK/m.err")" \
+  "2/heaplens-cli report: --to @nope: $WORK/m.hltrace has no mark 'nope' (its marks: 'round')"
 finish
