@@ -738,11 +738,14 @@ bool        hl_refusal_is_foreign (const char *refusal);
  * or the start of any program, gets times finer than the coarse clock's
  * 4 ms tick, which put every event of a short run at one time. */
 #define HL_CLOCK_FINE_NS 50000000u /* 50 ms */
+/* ... rounded down to 32.8 µs: most events share their time with the
+ * previous one and carry no delta, as with the coarse clock */
+#define HL_CLOCK_FINE_GRAIN_NS (UINT64_C (1) << 15)
 
 uint64_t hl_clock_start       (void);
 uint64_t hl_clock_read_slow   (void);
 
-/* The preload's clock, absolute: CLOCK_MONOTONIC until fine_end_ns, then
+/* The preload's clock, absolute: CLOCK_MONOTONIC (in grains) until fine_end_ns, then
  * CLOCK_MONOTONIC_COARSE and never less than fine_end_ns (the coarse clock
  * lags the fine one by up to a tick), so that times never go back when
  * the one gives way to the other. */

@@ -339,6 +339,9 @@ done
 eq "fine clock: exit status and output" "$status/$(cat "$WORK/f.out")" "0/t-clock: ok"
 eq "fine clock: the first 50 ms give 20 events 20 distinct, rising times" \
   "$(sort -n -u "$WORK/f.times" | wc -l)/$(sort -n -c "$WORK/f.times" 2>&1 && echo sorted)" "20/sorted"
+# in grains of 2^15 ns (32.8 us): nanosecond times gave every event a delta
+# of its own and tripled sqlite3's trace
+eq "fine clock: the times are whole grains of 32768 ns" "$(awk '$1 % 32768 != 0' "$WORK/f.times" | wc -l)" 0
 last=$(tail -n 1 "$WORK/f.times")
 check "fine clock: the 20 events fall in the first 50 ms ($last ns)" test "$last" -lt 50000000
 t2=$(time_of "$WORK/f.hltrace" 3002)
