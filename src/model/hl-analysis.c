@@ -1,5 +1,6 @@
 /* hl-analysis.c — costs of the allocations a filter selects. */
 #include "hl-analysis.h"
+#include "hl-call-site.h"
 #include "hl-call-tree-private.h"
 #include "hl-filter-private.h"
 #include "hl-recording-aggregate.h"
@@ -653,40 +654,6 @@ compare_stack_costs (gconstpointer a,
   return 0;
 }
 
-static const HlFrame *
-first_resolved_frame (HlRecording *rec,
-                      guint32      stack)
-{
-  guint n;
-  const HlFrameEntry * const *f = hl_recording_get_stack_entries (rec, stack, &n);
-
-  for (guint i = 0; i < n; i++)
-    if (f[i]->pub.resolved)
-      return &f[i]->pub;
-  return n > 0 ? &f[0]->pub : NULL;
-}
-
-static guint
-frames_hash (gconstpointer key)
-{
-  const GPtrArray *frames = key;
-  guint h = frames->len;
-
-  for (guint i = 0; i < frames->len; i++)
-    h = h * 31 + g_direct_hash (frames->pdata[i]);
-  return h;
-}
-
-static gboolean
-frames_equal (gconstpointer a,
-              gconstpointer b)
-{
-  const GPtrArray *x = a, *y = b;
-
-  /* a stack without frames has no pdata: memcmp must not see NULL */
-  return x->len == y->len && (x->len == 0 || memcmp (x->pdata, y->pdata, x->len * sizeof (gpointer)) == 0);
-}
-
 /* Stacks whose symbolized frames are the same (different return addresses
  * on the same lines) are one call site: their costs are summed under the
  * first stack's id. */
@@ -708,8 +675,7 @@ hl_analysis_get_top_stacks_by (HlAnalysis    *self,
                                guint          n)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
-  g_autoptr (GHashTable) groups = g_hash_table_new_full (frames_hash, frames_equal,
-                                                          (GDestroyNotify) g_ptr_array_unref, NULL);
+  g_autoptr (GHashTable) groups = hl_call_site_table_new ();
 
   g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
   g_return_val_if_fail (stack_costs != NULL || n_stacks == 0, out);
@@ -719,13 +685,9 @@ hl_analysis_get_top_stacks_by (HlAnalysis    *self,
   for (guint s = 0; s < n_stacks; s++)
     if (hl_costs_get (&stack_costs[s], kind) > 0)
       {
-        guint nf;
-        const HlFrameEntry * const *f = hl_recording_get_stack_entries (self->recording, s, &nf);
-        GPtrArray *key = g_ptr_array_sized_new (nf);
+        GPtrArray *key = hl_call_site_key (self->recording, s);
         gpointer index;
 
-        for (guint i = 0; i < nf; i++)
-          g_ptr_array_add (key, (gpointer) f[i]);
         index = s == 0 ? NULL : g_hash_table_lookup (groups, key);
         if (index != NULL)
           {
@@ -735,7 +697,7 @@ hl_analysis_get_top_stacks_by (HlAnalysis    *self,
           }
         else
           {
-            HlStackCosts e = { .stack = s, .frame = first_resolved_frame (self->recording, s),
+            HlStackCosts e = { .stack = s, .frame = hl_call_site_frame (self->recording, s),
                                .costs = stack_costs[s] };
             g_array_append_val (out, e);
             if (s != 0)

@@ -275,4 +275,36 @@ GArray              *hl_recording_get_series      (HlRecording *self,
                                                    guint64      t1_ns,
                                                    guint        n_buckets);
 
+/* The heap over time by call site (stacks with the same symbolized frames,
+ * as hl_analysis_get_top_stacks groups them): the MAX_SITES call sites that
+ * held the most memory at once over the whole recording, largest first,
+ * each one's live bytes at the end of each of the N buckets of
+ * [t0_ns, t1_ns) (the buckets of hl_recording_get_series), and the whole
+ * heap's. NULL when there is nothing to show, and for a live session's
+ * recording (it holds samples of the allocations). */
+typedef struct
+{
+  HlStackId      stack;       /* the call site's first stack (0: stack not recorded) */
+  const HlFrame *frame;       /* its first resolved frame; NULL without frames */
+  guint64        peak_bytes;  /* the most it held at once */
+} HlSiteInfo;
+
+typedef struct
+{
+  GArray *sites;      /* HlSiteInfo */
+  GArray *bytes;      /* guint64 [n_buckets][sites->len + 1]: per bucket,
+                       * each site's live bytes, then the heap's */
+  guint   n_buckets;
+  guint64 t0_ns;      /* the range, HL_TIME_END resolved */
+  guint64 t1_ns;
+} HlSiteSeries;
+
+HlSiteSeries        *hl_recording_get_site_series (HlRecording *self,
+                                                   guint64      t0_ns,
+                                                   guint64      t1_ns,
+                                                   guint        n_buckets,
+                                                   guint        max_sites);
+void                 hl_site_series_free          (HlSiteSeries *series);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlSiteSeries, hl_site_series_free)
+
 G_END_DECLS

@@ -260,6 +260,73 @@ test_series (void)
   g_assert_cmpuint (total_allocs, ==, 6);
 }
 
+/* The heap by call site: each site's live bytes at every bucket's end,
+ * the sites chosen by their own peak over the whole recording. */
+static void
+check_row (const HlSiteSeries *ss,
+           guint               bucket,
+           const guint64      *want)
+{
+  guint n = ss->sites->len + 1;
+  const guint64 *row = &g_array_index (ss->bytes, guint64, bucket * n);
+
+  for (guint k = 0; k < n; k++)
+    if (row[k] != want[k])
+      g_error ("bucket %u, column %u: %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
+               bucket, k, row[k], want[k]);
+}
+
+static void
+test_site_series (void)
+{
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
+  g_autoptr (HlSiteSeries) two = hl_recording_get_site_series (rec, 0, 100, 10, 2);
+  const HlSiteInfo *site;
+  /* stack 1: 100 at 10-20, 1000 at 60-80; stack 2: 200 at 30-50, 10 from
+   * 70; stack 3: 50 from 40, 5 more from 90 (peak 55) */
+  const guint64 want[10][3] = {
+    { 0, 0, 0 }, { 100, 0, 100 }, { 0, 0, 0 }, { 0, 200, 200 }, { 0, 200, 250 },
+    { 0, 0, 50 }, { 1000, 0, 1050 }, { 1000, 10, 1060 }, { 0, 10, 60 }, { 0, 10, 65 },
+  };
+
+  g_assert_nonnull (two);
+  g_assert_cmpuint (two->n_buckets, ==, 10);
+  g_assert_cmpuint (two->sites->len, ==, 2);
+  site = &g_array_index (two->sites, HlSiteInfo, 0);
+  g_assert_cmpuint (site->stack, ==, hl_recording_lookup_stack (rec, 1));
+  g_assert_cmpuint (site->peak_bytes, ==, 1000);
+  g_assert_nonnull (site->frame);
+  site = &g_array_index (two->sites, HlSiteInfo, 1);
+  g_assert_cmpuint (site->stack, ==, hl_recording_lookup_stack (rec, 2));
+  g_assert_cmpuint (site->peak_bytes, ==, 200);
+  for (guint b = 0; b < 10; b++)
+    check_row (two, b, want[b]);
+
+  /* all three sites, over a zoomed range: the same sites in the same
+   * order, their bytes at 60 and at 80 (the free at 80 is not before it) */
+  g_autoptr (HlSiteSeries) zoom = hl_recording_get_site_series (rec, 40, 80, 2, 10);
+  g_assert_cmpuint (zoom->sites->len, ==, 3);
+  g_assert_cmpuint (g_array_index (zoom->sites, HlSiteInfo, 2).stack, ==, hl_recording_lookup_stack (rec, 3));
+  g_assert_cmpuint (g_array_index (zoom->sites, HlSiteInfo, 2).peak_bytes, ==, 55);
+  check_row (zoom, 0, (const guint64[]) { 0, 0, 50, 50 });
+  check_row (zoom, 1, (const guint64[]) { 1000, 10, 50, 1060 });
+
+  /* to the end: the last bucket holds what was never freed */
+  g_autoptr (HlSiteSeries) whole = hl_recording_get_site_series (rec, 0, HL_TIME_END, 3, 10);
+  check_row (whole, 2, (const guint64[]) { 0, 10, 55, 65 });
+  g_assert_cmpuint (whole->t0_ns, ==, 0);
+  g_assert_cmpuint (whole->t1_ns, ==, 96); /* the end (the mark at 95) + 1 */
+
+  /* nothing to show without sites; a live session's samples: none */
+  g_assert_null (hl_recording_get_site_series (rec, 0, 100, 10, 0));
+  g_autoptr (HlRecording) live = hl_recording_new ();
+  hl_recording_append_info (live, "live", "1");
+  hl_recording_append_stack (live, 1, (const guint64[]) { 0x1000 }, 1);
+  hl_recording_append_alloc (live, 0, 10, 1, 100, 0xa0, 1);
+  hl_recording_commit (live);
+  g_assert_null (hl_recording_get_site_series (live, 0, HL_TIME_END, 10, 5));
+}
+
 static void
 test_metadata_and_marks (void)
 {
@@ -771,6 +838,7 @@ main (int    argc,
   g_test_add_func ("/costs/free-before-alloc-arrives", test_free_before_alloc_arrives);
   g_test_add_func ("/costs/impossible-ids", test_impossible_ids);
   g_test_add_func ("/costs/series", test_series);
+  g_test_add_func ("/costs/site-series", test_site_series);
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
   g_test_add_func ("/costs/largest-in-range", test_largest_in_range);
