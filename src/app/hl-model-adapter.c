@@ -178,6 +178,53 @@ hl_adapter_timeline_data (HlRecording *recording,
   return data;
 }
 
+static const HlFrame *caller_frame_of (HlRecording *recording, HlStackId stack, const HlFrame *frame);
+
+void
+hl_adapter_timeline_set_sites (HlTimelineData     *data,
+                               HlRecording        *recording,
+                               const HlSiteSeries *sites)
+{
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  guint n;
+
+  if (sites == NULL)
+    return;
+  n = sites->sites->len;
+  for (guint k = 0; k < n; k++)
+    {
+      const HlSiteInfo *site = &g_array_index (sites->sites, HlSiteInfo, k);
+      const char *function = site->stack != 0 && site->frame != NULL ? site->frame->function : NULL;
+      gboolean shared = FALSE;
+      const HlFrame *caller;
+
+      if (function == NULL)
+        {
+          g_ptr_array_add (labels, g_strdup (_("(stack not recorded)")));
+          continue;
+        }
+      /* a function among the sites twice (a wrapper such as xmalloc) is
+       * told apart by its callers */
+      for (guint j = 0; j < n && !shared; j++)
+        {
+          const HlSiteInfo *other = &g_array_index (sites->sites, HlSiteInfo, j);
+          shared = j != k && other->stack != 0 && other->frame != NULL
+                   && g_strcmp0 (other->frame->function, function) == 0;
+        }
+      caller = shared ? caller_frame_of (recording, site->stack, site->frame) : NULL;
+      if (caller != NULL && caller->line > 0)
+        /* Translators: a call site in the timeline's legend: its function, and the function and line that called it */
+        g_ptr_array_add (labels, g_strdup_printf (_("%s ← %s:%u"), function, caller->function, caller->line));
+      else if (caller != NULL)
+        /* Translators: a call site in the timeline's legend: its function and the function that called it */
+        g_ptr_array_add (labels, g_strdup_printf (_("%s ← %s"), function, caller->function));
+      else
+        g_ptr_array_add (labels, g_strdup (function));
+    }
+  hl_timeline_data_set_sites (data, sites->t0_ns, sites->t1_ns, sites->n_buckets, n,
+                              (const char * const *) labels->pdata, (const guint64 *) (void *) sites->bytes->data);
+}
+
 /* ---- Call trees ------------------------------------------------------- */
 
 static void
@@ -377,10 +424,10 @@ same_source_function (const char *a,
 
 /* The first function that called FRAME's function in STACK (its clones
  * and inlined copies skipped), or NULL. */
-static const char *
-caller_of (HlRecording   *recording,
-           HlStackId      stack,
-           const HlFrame *frame)
+static const HlFrame *
+caller_frame_of (HlRecording   *recording,
+                 HlStackId      stack,
+                 const HlFrame *frame)
 {
   const HlFrame * const *frames;
   guint n = 0, i;
@@ -392,8 +439,18 @@ caller_of (HlRecording   *recording,
     ;
   for (i++; i < n; i++)
     if (frames[i]->function != NULL && !same_source_function (frames[i]->function, frame->function))
-      return frames[i]->function;
+      return frames[i];
   return NULL;
+}
+
+static const char *
+caller_of (HlRecording   *recording,
+           HlStackId      stack,
+           const HlFrame *frame)
+{
+  const HlFrame *caller = caller_frame_of (recording, stack, frame);
+
+  return caller != NULL ? caller->function : NULL;
 }
 
 GListModel *

@@ -33,6 +33,11 @@ HlTimelineData *hl_adapter_timeline_data  (HlRecording   *recording,
                                            guint64        t0_ns,
                                            guint64        t1_ns,
                                            guint          n_buckets);
+/* Gives DATA the heap by call site of SITES, of RECORDING (NULL: none):
+ * each named by its function, and its caller when two share one. */
+void            hl_adapter_timeline_set_sites (HlTimelineData     *data,
+                                               HlRecording        *recording,
+                                               const HlSiteSeries *sites);
 
 /* Root row of a call tree (its children are made on demand). */
 HlTreeRow      *hl_adapter_call_tree      (HlCallTree    *tree);

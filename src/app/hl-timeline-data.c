@@ -15,6 +15,12 @@ struct _HlTimelineData
   guint64       max_heap;
   guint64       max_rss;
   guint64       max_rate;
+  /* call sites */
+  GPtrArray    *site_labels;  /* borrowed from strings */
+  GArray       *site_bytes;   /* guint64 [site_buckets][n_sites + 1] */
+  guint         site_buckets;
+  guint64       sites_t0_ns;
+  guint64       sites_t1_ns;
 };
 
 static void
@@ -24,6 +30,8 @@ hl_timeline_data_free (HlTimelineData *data)
   g_array_unref (data->bands);
   g_array_unref (data->marks);
   g_ptr_array_unref (data->keys);
+  g_ptr_array_unref (data->site_labels);
+  g_array_unref (data->site_bytes);
   g_string_chunk_free (data->strings);
 }
 
@@ -39,6 +47,8 @@ hl_timeline_data_new (guint64 duration_ns)
   data->bands = g_array_new (FALSE, FALSE, sizeof (HlTimelineBand));
   data->marks = g_array_new (FALSE, FALSE, sizeof (HlTimelineMark));
   data->keys = g_ptr_array_new ();
+  data->site_labels = g_ptr_array_new ();
+  data->site_bytes = g_array_new (FALSE, FALSE, sizeof (guint64));
   data->strings = g_string_chunk_new (1024);
   return data;
 }
@@ -183,4 +193,60 @@ guint64
 hl_timeline_data_get_max_rss (const HlTimelineData *data)
 {
   return data->max_rss;
+}
+
+void
+hl_timeline_data_set_sites (HlTimelineData     *data,
+                            guint64             t0_ns,
+                            guint64             t1_ns,
+                            guint               n_buckets,
+                            guint               n_sites,
+                            const char * const *labels,
+                            const guint64      *bytes)
+{
+  g_ptr_array_set_size (data->site_labels, 0);
+  g_array_set_size (data->site_bytes, 0);
+  data->site_buckets = 0;
+  if (n_sites == 0 || n_buckets == 0 || t1_ns <= t0_ns)
+    return;
+  for (guint k = 0; k < n_sites; k++)
+    g_ptr_array_add (data->site_labels, g_string_chunk_insert_const (data->strings, labels[k] ? labels[k] : ""));
+  g_array_append_vals (data->site_bytes, bytes, n_buckets * (n_sites + 1));
+  data->site_buckets = n_buckets;
+  data->sites_t0_ns = t0_ns;
+  data->sites_t1_ns = t1_ns;
+}
+
+guint
+hl_timeline_data_get_n_sites (const HlTimelineData *data)
+{
+  return data->site_labels->len;
+}
+
+const char *
+hl_timeline_data_get_site_label (const HlTimelineData *data,
+                                 guint                 site)
+{
+  g_return_val_if_fail (site < data->site_labels->len, NULL);
+  return g_ptr_array_index (data->site_labels, site);
+}
+
+const guint64 *
+hl_timeline_data_get_sites_at (const HlTimelineData *data,
+                               guint64               time_ns)
+{
+  guint n = data->site_labels->len;
+
+  if (n == 0 || time_ns < data->sites_t0_ns || time_ns >= data->sites_t1_ns)
+    return NULL;
+  /* the bucket b whose [start, end) holds TIME_NS, as the model divides */
+  guint64 width = data->sites_t1_ns - data->sites_t0_ns;
+  guint b = (guint) ((double) (time_ns - data->sites_t0_ns) / (double) width * data->site_buckets);
+  b = MIN (b, data->site_buckets - 1);
+  while (b + 1 < data->site_buckets
+         && data->sites_t0_ns + (guint64) ((double) width * (b + 1) / data->site_buckets) <= time_ns)
+    b++;
+  while (b > 0 && data->sites_t0_ns + (guint64) ((double) width * b / data->site_buckets) > time_ns)
+    b--;
+  return &g_array_index (data->site_bytes, guint64, (gsize) b * (n + 1));
 }

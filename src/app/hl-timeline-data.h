@@ -1,5 +1,6 @@
 /* hl-timeline-data.h — what the timeline draws: heap, RSS and allocation
- * rate per time bucket, metadata intervals (bands) and marks.
+ * rate per time bucket, metadata intervals (bands) and marks, and the
+ * heap's largest call sites over time.
  * Built from the model, immutable afterwards, reference counted. */
 #pragma once
 
@@ -71,6 +72,25 @@ guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *da
 /* Largest heap_max / rss alone: each series has its own scale. */
 guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
+
+/* The heap by call site (hl_recording_get_site_series): N_SITES labels,
+ * and BYTES, N_BUCKETS rows of N_SITES + 1 values (each site's live
+ * bytes at the end of the bucket, then the heap's), the buckets dividing
+ * [T0_NS, T1_NS) evenly. Copied. */
+void            hl_timeline_data_set_sites  (HlTimelineData     *data,
+                                             guint64             t0_ns,
+                                             guint64             t1_ns,
+                                             guint               n_buckets,
+                                             guint               n_sites,
+                                             const char * const *labels,
+                                             const guint64      *bytes);
+guint           hl_timeline_data_get_n_sites    (const HlTimelineData *data);
+const char     *hl_timeline_data_get_site_label (const HlTimelineData *data,
+                                                 guint                 site);
+/* The row of the bucket holding TIME_NS (n_sites values, then the heap);
+ * NULL without sites or outside their range. */
+const guint64  *hl_timeline_data_get_sites_at   (const HlTimelineData *data,
+                                                 guint64               time_ns);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlTimelineData, hl_timeline_data_unref)
 

@@ -27,6 +27,25 @@ hl_timeline_rss_color (gboolean dark,
 }
 
 void
+hl_timeline_site_color (gboolean dark,
+                        guint    site,
+                        double   rgb[3])
+{
+  /* Adwaita purple, yellow, red, dark blue, brown, light purple, a cyan
+   * and a grey: apart from the heap's blue, RSS's orange and the rate's
+   * green */
+  static const double palette[][3] = {
+    { 0.57, 0.25, 0.67 }, { 0.90, 0.65, 0.04 }, { 0.93, 0.20, 0.23 }, { 0.10, 0.37, 0.71 },
+    { 0.71, 0.51, 0.35 }, { 0.86, 0.54, 0.87 }, { 0.13, 0.56, 0.64 }, { 0.47, 0.46, 0.48 },
+  };
+  const double *c = palette[site % G_N_ELEMENTS (palette)];
+  double lift = dark ? 0.12 : 0.0;
+
+  for (guint i = 0; i < 3; i++)
+    rgb[i] = MIN (c[i] + lift, 1.0);
+}
+
+void
 hl_timeline_rate_color (gboolean dark,
                         double   rgb[3])
 {
@@ -235,6 +254,54 @@ draw_plate (cairo_t               *cr,
   cairo_fill (cr);
 }
 
+/* The largest call sites stacked from the bottom of the heap's area, the
+ * first (largest) lowest, each bucket showing their bytes at its end;
+ * what is left up to the heap is the rest ("other"). */
+static void
+draw_sites (cairo_t                  *cr,
+            const HlTimelineData     *data,
+            const HlTimelineViewport *vp,
+            const HlTimelineStyle    *style,
+            double                    bottom,
+            double                    height,
+            guint64                   max_bytes)
+{
+  guint n = hl_timeline_data_get_n_buckets (data);
+  guint n_sites = hl_timeline_data_get_n_sites (data);
+  double rgb[3];
+
+  for (guint k = 0; k < n_sites; k++)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+          guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
+                                   : hl_timeline_data_get_duration (data);
+          const guint64 *row = hl_timeline_data_get_sites_at (data, next > b->time_ns ? next - 1 : b->time_ns);
+          guint64 below = 0, top;
+          double x0, x1, y0, y1;
+
+          if (row == NULL || row[k] == 0)
+            continue;
+          for (guint j = 0; j < k; j++)
+            below += row[j];
+          /* never above the bucket's heap (a site row may end later) */
+          top = MIN (below + row[k], b->heap_max);
+          below = MIN (below, b->heap_max);
+          if (top <= below)
+            continue;
+          x0 = hl_timeline_x_for_time (vp, b->time_ns);
+          x1 = hl_timeline_x_for_time (vp, next);
+          y0 = bottom - (double) below / (double) max_bytes * height;
+          y1 = bottom - (double) top / (double) max_bytes * height;
+          cairo_rectangle (cr, x0, y1, MAX (x1 - x0, 0.5), y0 - y1);
+        }
+      hl_timeline_site_color (style->dark, k, rgb);
+      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.85);
+      cairo_fill (cr);
+    }
+}
+
 static void
 draw_series (cairo_t                  *cr,
              const HlTimelineData     *data,
@@ -276,6 +343,8 @@ draw_series (cairo_t                  *cr,
   cairo_close_path (cr);
   cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.45);
   cairo_fill (cr);
+  if (vp->by_site)
+    draw_sites (cr, data, vp, style, bottom, lay->chart_height, max_bytes);
 
   cairo_set_line_width (cr, 1.5);
   for (guint i = 0; i < n; i++)

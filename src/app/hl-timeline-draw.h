@@ -1,7 +1,8 @@
 /* hl-timeline-draw.h — draws the timeline with cairo, no widget needed.
  *
  * From top to bottom: one row of labelled bands per metadata key, the chart
- * (heap as a min/max area, RSS as a line, marks as ticks), the allocation
+ * (heap as a min/max area, RSS as a line, marks as ticks; with by_site the
+ * heap's largest call sites stacked inside its area), the allocation
  * rate lane, the time axis. The selected range is shaded.
  */
 #pragma once
@@ -26,6 +27,7 @@ typedef struct
   gboolean has_cursor;
   guint64  cursor_ns;
   gboolean hide_bands;       /* compact: the chart and the axis only */
+  gboolean by_site;          /* the heap split into its largest call sites */
 } HlTimelineViewport;
 
 typedef struct
@@ -58,5 +60,7 @@ void    hl_timeline_draw        (cairo_t                  *cr,
 void    hl_timeline_heap_color  (gboolean dark, double rgb[3]);
 void    hl_timeline_rss_color   (gboolean dark, double rgb[3]);
 void    hl_timeline_rate_color  (gboolean dark, double rgb[3]);
+/* The colour of call site SITE (0 the largest) when by_site. */
+void    hl_timeline_site_color  (gboolean dark, guint site, double rgb[3]);
 
 G_END_DECLS

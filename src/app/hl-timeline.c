@@ -32,6 +32,7 @@ struct _HlTimeline
   gboolean has_cursor;
   guint64  cursor_ns;
   gboolean compact;
+  gboolean by_site;
 };
 
 enum {
@@ -79,6 +80,23 @@ hl_timeline_get_viewport (HlTimeline         *self,
   vp->has_cursor = self->has_cursor;
   vp->cursor_ns = self->cursor_ns;
   vp->hide_bands = self->compact;
+  vp->by_site = self->by_site;
+}
+
+void
+hl_timeline_set_by_site (HlTimeline *self,
+                         gboolean    by_site)
+{
+  g_return_if_fail (HL_IS_TIMELINE (self));
+  self->by_site = !!by_site;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+hl_timeline_get_by_site (HlTimeline *self)
+{
+  g_return_val_if_fail (HL_IS_TIMELINE (self), FALSE);
+  return self->by_site;
 }
 
 void
@@ -386,6 +404,38 @@ on_scroll (GtkEventControllerScroll *controller,
   return TRUE;
 }
 
+/* The call sites' bytes at T, largest site first, then the rest. */
+static void
+append_sites (GString              *text,
+              const HlTimelineData *data,
+              guint64               t)
+{
+  guint n = hl_timeline_data_get_n_sites (data);
+  const guint64 *row = hl_timeline_data_get_sites_at (data, t);
+  guint64 sum = 0;
+
+  if (row == NULL)
+    return;
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *bytes = NULL;
+      g_autofree char *shown = NULL;
+
+      sum += row[k];
+      if (row[k] == 0)
+        continue;
+      bytes = hl_format_size (row[k]);
+      shown = hl_format_shortened (hl_timeline_data_get_site_label (data, k), 80);
+      g_string_append_printf (text, "\n%s: %s", shown, bytes);
+    }
+  if (row[n] > sum)
+    {
+      g_autofree char *bytes = hl_format_size (row[n] - sum);
+      /* Translators: in the timeline's tooltip, the heap outside its largest call sites */
+      g_string_append_printf (text, "\n%s: %s", _("Other call sites"), bytes);
+    }
+}
+
 static gboolean
 on_query_tooltip (GtkWidget  *widget,
                   int         x,
@@ -416,6 +466,8 @@ on_query_tooltip (GtkWidget  *widget,
     }
   time = hl_format_time (t);
   bands = g_string_new (NULL);
+  if (found != NULL && self->by_site)
+    append_sites (bands, self->data, t);
   for (guint i = 0; i < hl_timeline_data_get_n_bands (self->data); i++)
     {
       const HlTimelineBand *band = hl_timeline_data_get_band (self->data, i);

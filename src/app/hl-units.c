@@ -148,3 +148,17 @@ hl_format_percentage (guint64 part,
     return g_strdup_printf ("%.2f %%", p);
   return g_strdup_printf ("%.1f %%", p);
 }
+
+char *
+hl_format_shortened (const char *text,
+                     glong       max)
+{
+  glong n = g_utf8_strlen (text, -1);
+  glong head = (max - 1) / 2, tail = max - 1 - head;
+
+  if (n <= max)
+    return g_strdup (text);
+  return g_strdup_printf ("%.*s…%s", (int) (g_utf8_offset_to_pointer (text, head) - text), text,
+                          g_utf8_offset_to_pointer (text, n - tail));
+}
+

@@ -7,6 +7,10 @@ G_BEGIN_DECLS
 
 /* "0 B", "812 B", "1.50 KiB", "23.4 MiB", "117 GiB" (IEC units, 3 significant digits). */
 char *hl_format_size       (guint64 size_bytes);
+/* TEXT in at most MAX characters, its middle left out ("…"), so that both
+ * ends stay in sight (a call site's function and its caller's line). */
+char *hl_format_shortened  (const char *text,
+                            glong       max);
 /* "7", "12,345", "1,234,567" (thousands grouped). */
 char *hl_format_count      (guint64 count);
 /* "0 ns", "850 µs", "12.5 ms", "3.20 s", "2 min 05 s", "1 h 02 min". */

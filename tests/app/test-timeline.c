@@ -116,6 +116,84 @@ test_draw_one_rss_sample (void)
   cairo_surface_destroy (s);
 }
 
+/* The heap by call site: two sites stacked from the bottom of the heap's
+ * area in their colours, the first lowest; the rest in the heap's colour;
+ * nothing of them without by_site. The sites' rows are looked up by time
+ * as the model divides its buckets. */
+static void
+test_draw_sites (void)
+{
+  g_autoptr(HlTimelineData) data = hl_timeline_data_new (1000 * MS);
+  HlTimelineViewport vp = draw_vp;
+  HlTimelineStyle style = { .dark = FALSE };
+  HlTimelineLayout lay;
+  const char *labels[] = { "parse_file", "intern_string" };
+  /* 4 buckets of 250 ms; the heap is 800 KiB throughout: site 0 holds
+   * 400 KiB, site 1 200 KiB, the rest 200 KiB */
+  guint64 bytes[4 * 3];
+  cairo_surface_t *s;
+  double bottom, rgb[3];
+  guint32 site0, site1;
+
+  for (guint i = 0; i < 10; i++)
+    {
+      HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = 800 * 1024, .heap_max = 800 * 1024, .n_allocs = 1 };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  for (guint b = 0; b < 4; b++)
+    {
+      bytes[b * 3] = 400 * 1024;
+      bytes[b * 3 + 1] = 200 * 1024;
+      bytes[b * 3 + 2] = 800 * 1024;
+    }
+  bytes[3 * 3 + 1] = 0; /* site 1 gone in the last quarter */
+  hl_timeline_data_set_sites (data, 0, 1000 * MS, 4, 2, labels, bytes);
+  g_assert_cmpuint (hl_timeline_data_get_n_sites (data), ==, 2);
+  g_assert_cmpstr (hl_timeline_data_get_site_label (data, 1), ==, "intern_string");
+  g_assert_true (hl_timeline_data_get_sites_at (data, 0) == &bytes[0] ? FALSE : TRUE); /* copied */
+  g_assert_cmpuint (hl_timeline_data_get_sites_at (data, 249 * MS)[0], ==, 400 * 1024);
+  g_assert_cmpuint (hl_timeline_data_get_sites_at (data, 750 * MS)[1], ==, 0);
+  g_assert_cmpuint (hl_timeline_data_get_sites_at (data, 749 * MS)[1], ==, 200 * 1024);
+  g_assert_null (hl_timeline_data_get_sites_at (data, 1000 * MS));
+
+  vp.by_site = TRUE;
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  {
+    cairo_t *cr = cairo_create (s);
+    cairo_set_source_rgb (cr, 1, 1, 1);
+    cairo_paint (cr);
+    hl_timeline_draw (cr, data, &vp, &style);
+    cairo_destroy (cr);
+  }
+  cairo_surface_flush (s);
+  if (g_getenv ("HL_TEST_SAVE_PNG"))
+    cairo_surface_write_to_png (s, "timeline-sites.png");
+  hl_timeline_layout (data, &vp, &lay);
+  bottom = lay.chart_y + lay.chart_height;
+  hl_timeline_site_color (FALSE, 0, rgb);
+  site0 = ((guint32) (rgb[0] * 255) << 16) | ((guint32) (rgb[1] * 255) << 8) | (guint32) (rgb[2] * 255);
+  hl_timeline_site_color (FALSE, 1, rgb);
+  site1 = ((guint32) (rgb[0] * 255) << 16) | ((guint32) (rgb[1] * 255) << 8) | (guint32) (rgb[2] * 255);
+  /* at x 50 (125 ms): site 0 in the lower half, site 1 above it to 3/4,
+   * then the heap's lighter fill (not a site colour) */
+  guint32 low = hl_app_test_pixel (s, 50, (int) (bottom - lay.chart_height * 0.25));
+  guint32 mid = hl_app_test_pixel (s, 50, (int) (bottom - lay.chart_height * 0.62));
+  guint32 high = hl_app_test_pixel (s, 50, (int) (bottom - lay.chart_height * 0.88));
+  g_assert_true (hl_app_test_color_near (low, site0, 40));
+  g_assert_true (hl_app_test_color_near (mid, site1, 40));
+  g_assert_false (hl_app_test_color_near (high, site0, 40) || hl_app_test_color_near (high, site1, 40));
+  g_assert_cmpuint (high, !=, 0xffffff);
+  /* at x 350 (875 ms) site 1 is gone: above site 0, the heap's fill */
+  guint32 gone = hl_app_test_pixel (s, 350, (int) (bottom - lay.chart_height * 0.62));
+  g_assert_false (hl_app_test_color_near (gone, site1, 40));
+  cairo_surface_destroy (s);
+
+  /* without by_site, no site colour anywhere in the chart */
+  s = draw_to_surface (data, "timeline-sites-off.png");
+  g_assert_false (hl_app_test_color_near (hl_app_test_pixel (s, 50, (int) (bottom - lay.chart_height * 0.25)), site0, 40));
+  cairo_surface_destroy (s);
+}
+
 typedef struct
 {
   guint   n_changed;
@@ -206,6 +284,7 @@ main (int   argc,
   g_test_add_func ("/timeline/data", test_data);
   g_test_add_func ("/timeline/draw", test_draw);
   g_test_add_func ("/timeline/draw-one-rss-sample", test_draw_one_rss_sample);
+  g_test_add_func ("/timeline/draw-sites", test_draw_sites);
   if (gtk_init_check ())
     {
       adw_init ();

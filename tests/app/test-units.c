@@ -60,6 +60,18 @@ test_time (void)
   CHECK (hl_format_time (G_GUINT64_CONSTANT (125300000000)), "2:05.3");
 }
 
+/* Long labels keep both ends: a call site's function and its caller's
+ * line; characters, not bytes, are counted. */
+static void
+test_shortened (void)
+{
+  CHECK (hl_format_shortened ("demo_xmalloc", 36), "demo_xmalloc");
+  CHECK (hl_format_shortened ("abcdefghij", 10), "abcdefghij");
+  CHECK (hl_format_shortened ("abcdefghijk", 10), "abcd…ghijk");
+  CHECK (hl_format_shortened ("demo_xmalloc ← demo_load_thread:139", 20), "demo_xmal…thread:139");
+  CHECK (hl_format_shortened ("ääääääääääää", 5), "ää…ää");
+}
+
 /* Axis ticks: the decimals the step needs, so that neighbours differ (a
  * 4 ms trace's 500 µs ticks read 1 ms, 2 ms, 2 ms, 2 ms, 3 ms, 4 ms). */
 static void
@@ -119,6 +131,7 @@ main (int   argc,
   g_test_add_func ("/units/duration", test_duration);
   g_test_add_func ("/units/time", test_time);
   g_test_add_func ("/units/time-tick", test_time_tick);
+  g_test_add_func ("/units/shortened", test_shortened);
   g_test_add_func ("/units/percentage", test_percentage);
   return g_test_run ();
 }

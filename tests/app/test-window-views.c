@@ -5,6 +5,7 @@
 #include "hl-config.h"
 
 #include <adwaita.h>
+#include <string.h>
 #include <glib/gstdio.h>
 
 #include "hl-app-test.h"
@@ -23,8 +24,9 @@ static HlApplication *app;
 /* Stacks (innermost first) 1: a←b←main, 2: c←b←main, 3: d←main.
  * Allocations: t=10 100 B (s1, freed t=20), t=30 200 B (s2, freed 50),
  * t=40 50 B (s3), t=60 1000 B (s1, freed 80), t=70 10 B (s2), t=90 5 B (s3). */
+/* The same with times in UNITs of ns (1: ns; 1000000: ms). */
 static HlRecording *
-build_recording (void)
+build_recording_at (guint64 u)
 {
   HlRecording *rec = hl_recording_new ();
   const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
@@ -35,20 +37,26 @@ build_recording (void)
   hl_recording_append_stack (rec, 2, s2, 3);
   hl_recording_append_stack (rec, 3, s3, 2);
   hl_recording_append_thread (rec, 0, 100, "main", FALSE);
-  hl_recording_append_metadata (rec, 0, 100, "phase", "load");
-  hl_recording_append_alloc (rec, 0, 10, 100, 100, 0xa0, 1);
-  hl_recording_append_free (rec, 0, 0, 20, 100);
-  hl_recording_append_alloc (rec, 1, 30, 100, 200, 0xa1, 2);
-  hl_recording_append_alloc (rec, 2, 40, 100, 50, 0xa2, 3);
-  hl_recording_append_free (rec, 1, 0, 50, 100);
-  hl_recording_append_metadata (rec, 55, 100, "phase", "query");
-  hl_recording_append_alloc (rec, 3, 60, 100, 1000, 0xa3, 1);
-  hl_recording_append_alloc (rec, 4, 70, 100, 10, 0xa4, 2);
-  hl_recording_append_free (rec, 3, 0, 80, 100);
-  hl_recording_append_alloc (rec, 5, 90, 100, 5, 0xa5, 3);
-  hl_recording_append_end (rec, 100, 0);
+  hl_recording_append_metadata (rec, 0 * u, 100, "phase", "load");
+  hl_recording_append_alloc (rec, 0, 10 * u, 100, 100, 0xa0, 1);
+  hl_recording_append_free (rec, 0, 0, 20 * u, 100);
+  hl_recording_append_alloc (rec, 1, 30 * u, 100, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 40 * u, 100, 50, 0xa2, 3);
+  hl_recording_append_free (rec, 1, 0, 50 * u, 100);
+  hl_recording_append_metadata (rec, 55 * u, 100, "phase", "query");
+  hl_recording_append_alloc (rec, 3, 60 * u, 100, 1000, 0xa3, 1);
+  hl_recording_append_alloc (rec, 4, 70 * u, 100, 10, 0xa4, 2);
+  hl_recording_append_free (rec, 3, 0, 80 * u, 100);
+  hl_recording_append_alloc (rec, 5, 90 * u, 100, 5, 0xa5, 3);
+  hl_recording_append_end (rec, 100 * u, 0);
   hl_recording_commit (rec);
   return rec;
+}
+
+static HlRecording *
+build_recording (void)
+{
+  return build_recording_at (1);
 }
 
 typedef struct
@@ -293,6 +301,96 @@ test_views (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static HlTimeline *zoomed;
+
+static gboolean
+timeline_data_changed (gpointer old)
+{
+  return hl_timeline_get_data (zoomed) != old;
+}
+
+/* The first HlTimeline under WIDGET showing the heap by call site, or NULL. */
+static HlTimeline *
+find_by_site_timeline (GtkWidget *widget)
+{
+  if (HL_IS_TIMELINE (widget) && hl_timeline_get_by_site (HL_TIMELINE (widget)))
+    return HL_TIMELINE (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      HlTimeline *found = find_by_site_timeline (c);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first label under WIDGET whose text contains PART, or NULL. */
+static GtkLabel *
+find_label_containing (GtkWidget  *widget,
+                       const char *part)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), part) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *found = find_label_containing (c, part);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* "By Call Site": the timeline's heap split into its largest call sites
+ * (the model's site series: s1 held 1000 B at once, s2 200 B, s3 55 B),
+ * named in the legend; off again, the plain legend. */
+static void
+test_by_site (void)
+{
+  /* in ms, so that the timeline can zoom (its shortest span is 1 µs) */
+  g_autoptr(HlRecording) rec = build_recording_at (1000000);
+  HlWindow *window = hl_window_new (app);
+  GtkToggleButton *button;
+  HlTimeline *timeline;
+  HlTimelineData *data;
+  const guint64 *row;
+
+  gtk_window_present (GTK_WINDOW (window));
+  hl_window_set_recording (window, rec);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
+  button = GTK_TOGGLE_BUTTON (hl_app_test_find_text (GTK_WIDGET (window), "By Call _Site"));
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (button)));
+  g_assert_null (find_by_site_timeline (GTK_WIDGET (window)));
+  g_assert_null (find_label_containing (GTK_WIDGET (window), "Other call sites"));
+
+  gtk_toggle_button_set_active (button, TRUE);
+  timeline = find_by_site_timeline (GTK_WIDGET (window));
+  g_assert_nonnull (timeline);
+  data = hl_timeline_get_data (timeline);
+  g_assert_cmpuint (hl_timeline_data_get_n_sites (data), ==, 3);
+  /* at 65 ms: s1's 1000 B, s2's 0, s3's 50 B, a heap of 1050 B */
+  row = hl_timeline_data_get_sites_at (data, 65000000);
+  g_assert_nonnull (row);
+  g_assert_cmpuint (row[0], ==, 1000);
+  g_assert_cmpuint (row[1], ==, 0);
+  g_assert_cmpuint (row[2], ==, 50);
+  g_assert_cmpuint (row[3], ==, 1050);
+  /* the legend names the sites (their functions) and the rest */
+  g_assert_nonnull (find_label_containing (GTK_WIDGET (window), "Other call sites"));
+  g_assert_nonnull (find_label_containing (GTK_WIDGET (window), hl_timeline_data_get_site_label (data, 0)));
+
+  /* a zoomed timeline's new data keeps the sites */
+  zoomed = timeline;
+  hl_timeline_set_visible_range (timeline, 20000000, 60000000);
+  hl_app_test_spin_until (timeline_data_changed, (gpointer) data);
+  g_assert_cmpuint (hl_timeline_data_get_n_sites (hl_timeline_get_data (timeline)), ==, 3);
+
+  gtk_toggle_button_set_active (button, FALSE);
+  g_assert_null (find_by_site_timeline (GTK_WIDGET (window)));
+  g_assert_null (find_label_containing (GTK_WIDGET (window), "Other call sites"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -303,6 +401,7 @@ main (int   argc,
   if (app == NULL)
     return g_test_run ();
   g_test_add_func ("/window-views/views", test_views);
+  g_test_add_func ("/window-views/by-site", test_by_site);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;

@@ -143,3 +143,17 @@ hl_app_test_pixel (cairo_surface_t *surface,
 
   return ((const guint32 *) (gconstpointer) row)[x] & 0xffffff;
 }
+
+gboolean
+hl_app_test_color_near (guint32 a,
+                        guint32 b,
+                        guint   tolerance)
+{
+  for (guint shift = 0; shift < 24; shift += 8)
+    {
+      int ca = (int) ((a >> shift) & 0xff), cb = (int) ((b >> shift) & 0xff);
+      if ((guint) ABS (ca - cb) > tolerance)
+        return FALSE;
+    }
+  return TRUE;
+}

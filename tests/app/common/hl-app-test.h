@@ -46,6 +46,11 @@ GtkWidget     *hl_app_test_find_text     (GtkWidget   *widget,
 guint32        hl_app_test_pixel         (cairo_surface_t *surface,
                                           int              x,
                                           int              y);
+/* Whether 0xRRGGBB colours A and B differ by at most TOLERANCE in each
+ * channel (a fill blended over another). */
+gboolean       hl_app_test_color_near    (guint32          a,
+                                          guint32          b,
+                                          guint            tolerance);
 /* tests/format/data/NAME in the source tree ($HL_SOURCE_ROOT). */
 GFile         *hl_app_test_fixture       (const char  *name);
 
