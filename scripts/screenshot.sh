@@ -7,6 +7,7 @@
 #   STYLE-start.png            the start page
 #   STYLE-view1..4.png         summary, flame graph, call tree, allocations (1400×900)
 #   STYLE-narrow-view1..4.png  the same at 800×600
+#   STYLE-by-site.png          the timeline's heap by call site (By Call Site)
 #   STYLE-filters.png          the filter menu open
 #   STYLE-range.png            a time range dragged on the timeline (its chip)
 #   STYLE-compare-dialog.png   Compare With… (Ctrl+D), the file chooser over its window
@@ -94,6 +95,13 @@ shoot_style() {
 		sleep 1.5
 		import -window "$win" "$out/$style-view$view.png"
 	done
+	# The timeline by call site (By Call Site, Alt+S), then back.
+	key "$win" ctrl+1
+	key "$win" alt+s
+	sleep 1.5
+	import -window "$win" "$out/$style-by-site.png"
+	key "$win" alt+s
+	sleep 0.5
 	# Filters: the menu button left of the main menu (header bar, right).
 	key "$win" ctrl+1
 	xdotool mousemove --window "$win" 1217 28 click 1
