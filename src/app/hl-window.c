@@ -1558,7 +1558,8 @@ update_timeline_legend (HlWindow *self)
   double heap[3], rss[3], rate[3];
   g_autofree char *markup = NULL;
 
-  if (hl_timeline_get_by_site (self->timeline))
+  if (hl_timeline_get_by_site (self->timeline) && hl_timeline_get_data (self->timeline) != NULL
+      && hl_timeline_data_get_n_sites (hl_timeline_get_data (self->timeline)) > 0)
     {
       markup = sites_legend (self);
       gtk_label_set_markup (self->timeline_legend, markup);
@@ -1731,6 +1732,8 @@ hl_window_set_recording (HlWindow    *self,
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   /* a live session's recording holds samples: no call sites over time */
+  if (self->live_session != NULL)
+    gtk_toggle_button_set_active (self->by_site_button, FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button), self->live_session == NULL);
   if (gtk_toggle_button_get_active (self->by_site_button))
     show_sites (self);
