@@ -98,6 +98,7 @@ struct _HlWindow
   guint               timeline_refetch_id;
   HlSiteSeries       *site_series;           /* of the recording, once asked for */
   gboolean            site_series_done;
+  gboolean            site_series_running;   /* a worker computes it */
   gboolean            timeline_whole;        /* its data covers the whole recording */
   /* Views not shown are refreshed when they are shown. */
   gboolean            summary_stale;
@@ -1666,21 +1667,66 @@ on_costs_loaded (GObject      *source,
   gtk_label_set_label (self->timeline_legend, _("The heap over time is drawn once the events are loaded"));
 }
 
-/* The heap by call site of the recording, computed the first time it is
- * shown (one pass over the allocations and frees: 0.3 s for python3's
- * 10 M events), and given to the timeline's data. */
+/* The heap by call site of the recording: computed on a worker the first
+ * time it is shown (two passes over the allocations and frees: 0.3 s for
+ * python3's 10 M events; the recording is only read, as by the analyses'
+ * workers), then given to every timeline data the window builds. */
 static void
-show_sites (HlWindow *self)
+give_sites (HlWindow *self)
 {
   HlTimelineData *data = hl_timeline_get_data (self->timeline);
 
-  if (self->recording != NULL && !self->site_series_done)
-    {
-      self->site_series = hl_recording_get_site_series (self->recording, 0, HL_TIME_END, SITE_BUCKETS, SITE_MAX);
-      self->site_series_done = TRUE;
-    }
-  if (data != NULL && hl_timeline_data_get_n_sites (data) == 0)
+  if (data != NULL && self->site_series != NULL && hl_timeline_data_get_n_sites (data) == 0)
     hl_adapter_timeline_set_sites (data, self->recording, self->site_series);
+  gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
+  update_timeline_legend (self);
+}
+
+static void
+site_series_thread (GTask        *task,
+                    gpointer      source,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  HlSiteSeries *series = hl_recording_get_site_series (task_data, 0, HL_TIME_END, SITE_BUCKETS, SITE_MAX);
+
+  g_task_return_pointer (task, series, (GDestroyNotify) hl_site_series_free);
+}
+
+static void
+on_site_series (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  HlSiteSeries *series = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  /* another recording since (or the window closed): not this one's */
+  if (g_task_get_task_data (G_TASK (result)) != (gpointer) self->recording)
+    {
+      hl_site_series_free (series);
+      return;
+    }
+  self->site_series = series;
+  self->site_series_done = TRUE;
+  self->site_series_running = FALSE;
+  give_sites (self);
+}
+
+static void
+show_sites (HlWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->site_series_done || self->site_series_running || self->recording == NULL)
+    {
+      give_sites (self);
+      return;
+    }
+  self->site_series_running = TRUE;
+  task = g_task_new (NULL, NULL, on_site_series, g_object_ref (self));
+  g_task_set_task_data (task, g_object_ref (self->recording), g_object_unref);
+  g_task_run_in_thread (task, site_series_thread);
 }
 
 static void
@@ -1688,6 +1734,7 @@ forget_sites (HlWindow *self)
 {
   g_clear_pointer (&self->site_series, hl_site_series_free);
   self->site_series_done = FALSE;
+  self->site_series_running = FALSE;
 }
 
 static void

@@ -309,6 +309,12 @@ timeline_data_changed (gpointer old)
   return hl_timeline_get_data (zoomed) != old;
 }
 
+static gboolean
+timeline_has_sites (gpointer unused)
+{
+  return hl_timeline_data_get_n_sites (hl_timeline_get_data (zoomed)) > 0;
+}
+
 /* The first HlTimeline under WIDGET showing the heap by call site, or NULL. */
 static HlTimeline *
 find_by_site_timeline (GtkWidget *widget)
@@ -366,6 +372,9 @@ test_by_site (void)
   gtk_toggle_button_set_active (button, TRUE);
   timeline = find_by_site_timeline (GTK_WIDGET (window));
   g_assert_nonnull (timeline);
+  /* computed on a worker, then given to the timeline */
+  zoomed = timeline;
+  hl_app_test_spin_until (timeline_has_sites, NULL);
   data = hl_timeline_get_data (timeline);
   g_assert_cmpuint (hl_timeline_data_get_n_sites (data), ==, 3);
   /* at 65 ms: s1's 1000 B, s2's 0, s3's 50 B, a heap of 1050 B */
@@ -380,7 +389,6 @@ test_by_site (void)
   g_assert_nonnull (find_label_containing (GTK_WIDGET (window), hl_timeline_data_get_site_label (data, 0)));
 
   /* a zoomed timeline's new data keeps the sites */
-  zoomed = timeline;
   hl_timeline_set_visible_range (timeline, 20000000, 60000000);
   hl_app_test_spin_until (timeline_data_changed, (gpointer) data);
   g_assert_cmpuint (hl_timeline_data_get_n_sites (hl_timeline_get_data (timeline)), ==, 3);
