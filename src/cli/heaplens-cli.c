@@ -17,6 +17,7 @@ static const HlCliCommand commands[] = {
   { "report", hl_cli_report, N_("summary and top call sites of a recording") },
   { "flamegraph", hl_cli_flamegraph, N_("flame graph of a recording (collapsed stacks or SVG)") },
   { "diff", hl_cli_diff, N_("differences between two recordings, per call path") },
+  { "timeline", hl_cli_timeline, N_("the heap over time (CSV or JSON), by call site with --sites") },
   { NULL, NULL, NULL },
 };
 

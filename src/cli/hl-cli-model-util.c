@@ -277,14 +277,15 @@ apply_mark (const char  *cmd,
   return NULL;
 }
 
-HlRecording *
-hl_cli_load_filtered (const char         *cmd,
-                      const char         *path,
-                      HlCliFilterOptions *opts,
-                      HlFilter          **filter,
-                      int                *status)
+static HlRecording *
+load_filtered (const char         *cmd,
+               const char         *path,
+               HlCliFilterOptions *opts,
+               gboolean            full,
+               HlFilter          **filter,
+               int                *status)
 {
-  gboolean by_mark = is_mark_ref (opts->from) || is_mark_ref (opts->to);
+  gboolean by_mark = full || is_mark_ref (opts->from) || is_mark_ref (opts->to);
   HlFilter *f = hl_cli_filter_build (cmd, opts);
   HlRecording *rec;
 
@@ -292,7 +293,8 @@ hl_cli_load_filtered (const char         *cmd,
   *status = 2;
   if (f == NULL)
     return NULL;
-  /* (a range between marks selects by time: every allocation is loaded) */
+  /* (a range between marks selects by time: every allocation is loaded;
+   * so FULL, for what needs them all: the heap over time) */
   rec = by_mark ? hl_cli_load_recording (cmd, path) : hl_cli_load_recording_for (cmd, path, f);
   if (rec == NULL)
     {
@@ -309,6 +311,26 @@ hl_cli_load_filtered (const char         *cmd,
   *filter = f;
   *status = 0;
   return rec;
+}
+
+HlRecording *
+hl_cli_load_filtered (const char         *cmd,
+                      const char         *path,
+                      HlCliFilterOptions *opts,
+                      HlFilter          **filter,
+                      int                *status)
+{
+  return load_filtered (cmd, path, opts, FALSE, filter, status);
+}
+
+HlRecording *
+hl_cli_load_filtered_full (const char         *cmd,
+                           const char         *path,
+                           HlCliFilterOptions *opts,
+                           HlFilter          **filter,
+                           int                *status)
+{
+  return load_filtered (cmd, path, opts, TRUE, filter, status);
 }
 
 void

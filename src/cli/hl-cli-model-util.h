@@ -55,4 +55,10 @@ HlRecording *hl_cli_load_filtered      (const char         *cmd,
                                         HlCliFilterOptions *opts,
                                         HlFilter          **filter,
                                         int                *status);
+/* The same with every allocation loaded, whatever the filter. */
+HlRecording *hl_cli_load_filtered_full (const char         *cmd,
+                                        const char         *path,
+                                        HlCliFilterOptions *opts,
+                                        HlFilter          **filter,
+                                        int                *status);
 void         hl_cli_filter_clear       (HlCliFilterOptions *opts);

@@ -33,7 +33,7 @@ print(sys.argv[2] if ok else sys.argv[1])' "$1" "$2" "$3"
 
 json_field () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$1" "$2"; }
 
-echo "1..73"
+echo "1..85"
 for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" "tests/capture/t-strings" "tests/capture/t-cxx" "tests/capture/t-tree"; do
   set -- $prog
   name=$(basename "$1")
@@ -90,6 +90,41 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
   else
     not_ok "$name: costs-only report equals the full model's (text and JSON)" \
       "$(diff "$WORK/$name.json" "$WORK/$name.full.json" | head -5)" "$(diff "$WORK/$name.txt" "$WORK/$name.full.txt" | head -5)"
+  fi
+
+  # timeline: the heap over time adds up to the report's numbers (checked
+  # against Valgrind above): the largest heap_max is the peak, the last
+  # bucket's heap is what was never freed, the buckets' allocations and
+  # bytes are the totals; the sites' bytes fit in the heap at each end;
+  # the JSON holds the CSV's numbers
+  "$CLI" timeline --buckets 50 --sites 4 "$WORK/$name.hltrace" > "$WORK/$name.timeline.csv"
+  "$CLI" timeline --buckets 50 --sites 4 --json "$WORK/$name.hltrace" > "$WORK/$name.timeline.json"
+  eq "$name: timeline's CSV adds up to the report (peak, never freed, allocations, bytes, sites within the heap)" \
+    "$($PY -c '
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head, rows = rows[0], [[int(v) for v in r] for r in rows[1:]]
+s = json.load(open(sys.argv[2]))["summary"]
+sites = len(head) - 8
+fit = all(sum(r[7:7 + sites]) <= r[-1] and r[2] <= r[-1] <= r[3] for r in rows)
+print(len(rows), max(r[3] for r in rows) == s["peak_heap_bytes"], rows[-1][-1] == s["leaked_bytes"],
+      sum(r[5] for r in rows) == s["allocations"], sum(r[6] for r in rows) == s["bytes_allocated"], fit, 0 < sites <= 4)
+' "$WORK/$name.timeline.csv" "$WORK/$name.json" 2>&1)" "50 True True True True True True"
+  eq "$name: timeline --json holds the CSV's numbers" \
+    "$($PY -c '
+import csv, json, sys
+rows = [[int(v) for v in r] for r in list(csv.reader(open(sys.argv[1])))[1:]]
+j = json.load(open(sys.argv[2]))
+flat = [[b["start_ns"], b["end_ns"], b["heap_min"], b["heap_max"], b["rss"], b["allocations"], b["bytes_allocated"]]
+        + b["sites"] + [b["heap_end"]] for b in j["buckets"]]
+print(flat == rows and len(j["sites"]) == len(rows[0]) - 8)
+' "$WORK/$name.timeline.csv" "$WORK/$name.timeline.json" 2>&1)" "True"
+  if [ "$name" = heaplens-demo ]; then
+    t_peak=$($PY -c 'import json,sys; print([m["time_ns"] for m in json.load(open(sys.argv[1]))["marks"] if m["text"] == "peak"][0])' "$WORK/$name.json")
+    eq "$name: timeline --from @MARK starts at the mark" \
+      "$("$CLI" timeline --buckets 5 --from @peak "$WORK/$name.hltrace" | sed -n 2p | cut -d, -f1)" "$t_peak"
+    "$CLI" timeline --buckets 0 "$WORK/$name.hltrace" > "$WORK/$name.tl.out" 2>&1
+    eq "$name: timeline with no buckets is a usage error" "$?/$(wc -c < "$WORK/$name.tl.out" | tr -d ' ' | sed 's/^[1-9][0-9]*$/message/')" "2/message"
   fi
 
   # A compressed recording made with --costs carries the costs

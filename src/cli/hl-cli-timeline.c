@@ -1,0 +1,193 @@
+/* hl-cli-timeline.c — `heaplens-cli timeline FILE`: the heap over time as
+ * CSV or JSON, per time bucket: the heap's least and most, RSS, the
+ * allocations made; with --sites N, the N call sites that held the most at
+ * once and their bytes at each bucket's end (the application's By Call
+ * Site), then the heap's. For a spreadsheet, gnuplot or a script. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+
+#include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
+
+#define MAX_BUCKETS 100000
+#define MAX_SITES   64
+
+/* The name of call site SITE, a function with its file and line. */
+static char *
+site_name (const HlSiteInfo *site)
+{
+  if (site->stack == 0 || site->frame == NULL)
+    return g_strdup (_("(stack not recorded)"));
+  return hl_cli_format_frame (site->frame);
+}
+
+/* S as one CSV field (RFC 4180: quoted, quotes doubled). */
+static void
+csv_field (GString    *out,
+           const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+/* The RSS of each bucket: its largest sample, else the last one before. */
+static void
+fill_rss (GArray *series)
+{
+  guint64 last = 0;
+
+  for (guint i = 0; i < series->len; i++)
+    {
+      HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
+      if (b->rss_max > 0)
+        last = b->rss_max;
+      b->rss_max = last;
+    }
+}
+
+static void
+print_csv (GArray             *series,
+           const HlSiteSeries *sites)
+{
+  g_autoptr (GString) out = g_string_new ("start_ns,end_ns,heap_min_bytes,heap_max_bytes,rss_bytes,allocations,bytes_allocated");
+  guint n_sites = sites != NULL ? sites->sites->len : 0;
+
+  if (sites != NULL)
+    {
+      for (guint k = 0; k < n_sites; k++)
+        {
+          g_autofree char *name = site_name (&g_array_index (sites->sites, HlSiteInfo, k));
+          g_autofree char *shown = hl_cli_printable (name);
+          g_string_append_c (out, ',');
+          csv_field (out, shown);
+        }
+      g_string_append (out, ",heap_end_bytes");
+    }
+  g_string_append_c (out, '\n');
+  for (guint i = 0; i < series->len; i++)
+    {
+      const HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                              ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+                              b->start_ns, b->end_ns, b->heap_min, b->heap_max, b->rss_max, b->allocations,
+                              b->bytes_allocated);
+      for (guint k = 0; sites != NULL && k <= n_sites; k++)
+        g_string_append_printf (out, ",%" G_GUINT64_FORMAT,
+                                g_array_index (sites->bytes, guint64, (gsize) i * (n_sites + 1) + k));
+      g_string_append_c (out, '\n');
+    }
+  fwrite (out->str, 1, out->len, stdout);
+}
+
+static void
+print_json (const char         *path,
+            GArray             *series,
+            const HlSiteSeries *sites)
+{
+  g_autoptr (GString) out = g_string_new ("{\"file\": ");
+  guint n_sites = sites != NULL ? sites->sites->len : 0;
+
+  hl_cli_json_string (out, path);
+  g_string_append (out, ",\n \"sites\": [");
+  for (guint k = 0; k < n_sites; k++)
+    {
+      const HlSiteInfo *site = &g_array_index (sites->sites, HlSiteInfo, k);
+      g_autofree char *name = site_name (site);
+      g_string_append (out, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+      hl_cli_json_string (out, name);
+      g_string_append (out, ", \"function\": ");
+      hl_cli_json_string (out, site->frame != NULL && site->stack != 0 ? site->frame->function : "");
+      g_string_append_printf (out, ", \"peak_bytes\": %" G_GUINT64_FORMAT "}", site->peak_bytes);
+    }
+  g_string_append (out, "],\n \"buckets\": [");
+  for (guint i = 0; i < series->len; i++)
+    {
+      const HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
+      g_string_append_printf (out, "%s\n  {\"start_ns\": %" G_GUINT64_FORMAT ", \"end_ns\": %" G_GUINT64_FORMAT
+                              ", \"heap_min\": %" G_GUINT64_FORMAT ", \"heap_max\": %" G_GUINT64_FORMAT
+                              ", \"rss\": %" G_GUINT64_FORMAT ", \"allocations\": %" G_GUINT64_FORMAT
+                              ", \"bytes_allocated\": %" G_GUINT64_FORMAT,
+                              i ? "," : "", b->start_ns, b->end_ns, b->heap_min, b->heap_max, b->rss_max,
+                              b->allocations, b->bytes_allocated);
+      if (sites != NULL)
+        {
+          const guint64 *row = &g_array_index (sites->bytes, guint64, (gsize) i * (n_sites + 1));
+          g_string_append (out, ", \"sites\": [");
+          for (guint k = 0; k < n_sites; k++)
+            g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, k ? ", " : "", row[k]);
+          g_string_append_printf (out, "], \"heap_end\": %" G_GUINT64_FORMAT, row[n_sites]);
+        }
+      g_string_append_c (out, '}');
+    }
+  g_string_append (out, "]}\n");
+  fwrite (out->str, 1, out->len, stdout);
+}
+
+int
+hl_cli_timeline (int    argc,
+                 char **argv)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) rec = NULL;
+  g_autoptr (HlFilter) filter = NULL;
+  g_autoptr (GArray) series = NULL;
+  g_autoptr (HlSiteSeries) sites = NULL;
+  HlCliFilterOptions opts = { 0 };
+  int buckets = 100, n_sites = 0, status;
+  gboolean json = FALSE;
+  guint64 t0 = 0, t1 = HL_TIME_END;
+  GOptionEntry entries[] = {
+    { "buckets", 'n', 0, G_OPTION_ARG_INT, &buckets, N_("Time buckets (default 100)"), "N" },
+    { "sites", 's', 0, G_OPTION_ARG_INT, &n_sites, N_("Also the N call sites that held the most at once, and their bytes"), "N" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &opts.from, N_("From time T (ns, or 20ms, 1.5s, or @MARK, @MARK#N)"), "T" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &opts.to, N_("Until time T (or @MARK)"), "T" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("JSON instead of CSV"), NULL },
+    { NULL }
+  };
+
+  g_option_context_set_summary (ctx, _("The heap over time, as CSV (or JSON): per time bucket the heap's least and\n"
+                                       "most, RSS and the allocations made; with --sites N, the N call sites that\n"
+                                       "held the most at once, their bytes at each bucket's end, and the heap's."));
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, _("heaplens-cli timeline: %s\n"), error->message);
+      hl_cli_filter_clear (&opts);
+      return 2;
+    }
+  if (argc != 2 || buckets < 1 || buckets > MAX_BUCKETS || n_sites < 0 || n_sites > MAX_SITES)
+    {
+      fprintf (stderr, _("heaplens-cli timeline: expected one trace FILE, 1 to %d buckets and 0 to %d sites "
+                         "(see 'heaplens-cli timeline --help')\n"), MAX_BUCKETS, MAX_SITES);
+      hl_cli_filter_clear (&opts);
+      return 2;
+    }
+  rec = hl_cli_load_filtered_full ("timeline", argv[1], &opts, &filter, &status);
+  hl_cli_filter_clear (&opts);
+  if (rec == NULL)
+    return status;
+  if (hl_filter_has_time_range (filter))
+    hl_filter_get_time_range (filter, &t0, &t1);
+  /* a range's end is inclusive: the buckets end after it */
+  if (t1 != HL_TIME_END)
+    t1++;
+  series = hl_recording_get_series (rec, t0, t1, (guint) buckets);
+  if (series == NULL)
+    return 1;
+  fill_rss (series);
+  if (n_sites > 0)
+    sites = hl_recording_get_site_series (rec, t0, t1, (guint) buckets, (guint) n_sites);
+  if (json)
+    print_json (argv[1], series, sites);
+  else
+    print_csv (series, sites);
+  return 0;
+}
