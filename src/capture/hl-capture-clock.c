@@ -12,7 +12,7 @@
  * (no recorder: LD_PRELOAD alone, a forked child the recorder has not
  * found yet) or when it is stale.
  *
- * The first 50 ms of a process (HL_CLOCK_FINE_NS) read CLOCK_MONOTONIC
+ * The first 50 ms of a process (HEAPLENS_FINE_CLOCK_MS) read CLOCK_MONOTONIC
  * at every event instead, word or not: a short program's events get
  * distinct times; then the coarse clock, never below the spell's end.
  *
@@ -79,13 +79,14 @@ hl_now_slow (HlThreadBlock *b,
   return t - hl_g.start_mono_ns;
 }
 
-/* The process starts: its start time, and the fine clock's spell. */
+/* The process starts: its start time, and the fine clock's spell
+ * (HEAPLENS_FINE_CLOCK_MS; 0: none). */
 uint64_t
 hl_clock_start (void)
 {
   uint64_t start = hl_sys_fine_ns ();
-  hl_g.fine_end_ns = start + HL_CLOCK_FINE_NS;
-  __atomic_store_n (&hl_g.fine_until_ns, hl_g.fine_end_ns, __ATOMIC_RELAXED);
+  hl_g.fine_end_ns = start + (uint64_t) hl_g.cfg.fine_clock_ms * 1000000u;
+  __atomic_store_n (&hl_g.fine_until_ns, hl_g.cfg.fine_clock_ms > 0 ? hl_g.fine_end_ns : 0, __ATOMIC_RELAXED);
   return start;
 }
 

@@ -84,6 +84,7 @@ hl_config_load (HlConfig *cfg)
   cfg->max_stacks = env_u64 ("HEAPLENS_MAX_STACKS", 1u << 20, 16, 1u << 24);
   cfg->live_slots = round_pow2 (env_u64 ("HEAPLENS_LIVE_SLOTS", 1u << 24, 64, 1u << 28));
   cfg->sample_ms = (uint32_t) env_u64 ("HEAPLENS_SAMPLE_MS", 10, 1, 60000);
+  cfg->fine_clock_ms = (uint32_t) env_u64 ("HEAPLENS_FINE_CLOCK_MS", 50, 0, 86400000);
 
   const char *g = getenv ("HEAPLENS_LIVE_GRANULE");
   if (g != NULL)

@@ -116,6 +116,7 @@ typedef struct
   uint64_t     live_slots;       /* live table slots (power of two) */
   uint32_t     live_granule_shift; /* bytes an entry maps: 4 (16), 5 (32), 0 (by allocator) */
   uint32_t     sample_ms;        /* counters sampling period */
+  uint32_t     fine_clock_ms;    /* the first ms read CLOCK_MONOTONIC (hl_clock_start) */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
   bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
   uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
@@ -184,7 +185,7 @@ typedef struct
   HlConfig           cfg;
   uint32_t           pid;
   uint64_t           start_mono_ns;
-  uint64_t           fine_end_ns;   /* start_mono_ns + HL_CLOCK_FINE_NS (hl_clock_read) */
+  uint64_t           fine_end_ns;   /* start_mono_ns + HEAPLENS_FINE_CLOCK_MS (hl_clock_read) */
   uint64_t           fine_until_ns; /* fine_end_ns while the fine clock is read, then 0 (atomic) */
   uint64_t           start_wall_ns;
   /* Session segment */
@@ -733,13 +734,12 @@ bool        hl_refusal_is_foreign (const char *refusal);
 
 /* ---- Time --------------------------------------------------------------- */
 
-/* The first HL_CLOCK_FINE_NS of a process read CLOCK_MONOTONIC (about 40
- * ns a read, where the coarse clock is 6): a program that ends within it,
- * or the start of any program, gets times finer than the coarse clock's
- * 4 ms tick, which put every event of a short run at one time. */
-#define HL_CLOCK_FINE_NS 50000000u /* 50 ms */
-/* ... rounded down to 32.8 µs: most events share their time with the
- * previous one and carry no delta, as with the coarse clock */
+/* The first HEAPLENS_FINE_CLOCK_MS (50) of a process read CLOCK_MONOTONIC
+ * (about 40 ns a read, where the coarse clock is 6): a program that ends
+ * within them, or the start of any program, gets times finer than the
+ * coarse clock's 4 ms tick, which put every event of a short run at one
+ * time. Rounded down to 32.8 µs: most events share their time with the
+ * previous one and carry no delta, as with the coarse clock. */
 #define HL_CLOCK_FINE_GRAIN_NS (UINT64_C (1) << 15)
 
 uint64_t hl_clock_start       (void);

@@ -346,6 +346,16 @@ last=$(tail -n 1 "$WORK/f.times")
 check "fine clock: the 20 events fall in the first 50 ms ($last ns)" test "$last" -lt 50000000
 t2=$(time_of "$WORK/f.hltrace" 3002)
 check "fine clock: then the word's time again, after the spell ($t2 ns)" test "$t2" -ge 50000000 -a "$t2" -gt "$last"
+# HEAPLENS_FINE_CLOCK_MS: 0, no fine spell: the 20 events take the fresh
+# word, or the coarse clock (one to three times); 1000: still in grains
+# after 60 ms
+HEAPLENS_FINE_CLOCK_MS=0 under_preload "$WORK/f0.hltrace" "$D/t-clock" fine > /dev/null 2>&1
+n0=$("$HL_CLI" dump "$WORK/f0.hltrace" | awk '$2 == "ALLOC" && $4 == "size=3001" { print substr($1, 3) }' | sort -u | wc -l)
+check "HEAPLENS_FINE_CLOCK_MS=0: the coarse clock from the start (20 events, $n0 times)" test "$n0" -ge 1 -a "$n0" -le 3
+HEAPLENS_FINE_CLOCK_MS=1000 under_preload "$WORK/f1.hltrace" "$D/t-clock" fine > /dev/null 2>&1
+t2=$(time_of "$WORK/f1.hltrace" 3002)
+check "HEAPLENS_FINE_CLOCK_MS=1000: 60 ms in, still the fine clock in grains ($t2 ns)" \
+  test "$t2" -ge 60000000 -a $((t2 % 32768)) -eq 0
 
 # a repeated mark: "@TEXT#N" is the Nth, "@TEXT" the first; the range
 # between the 2nd and 3rd "round" is the second round's three blocks
