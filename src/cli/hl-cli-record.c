@@ -62,6 +62,9 @@ usage (FILE *out)
            "  -o, --output FILE        write the trace to FILE (default: heaplens.PROG.PID.hltrace)\n"
            "  --unwind fp|libunwind    stack unwinder (default: libunwind)\n"
            "  --depth N                at most N frames per stack (default: 128)\n"
+           "  --fine-clock MS          time the first MS milliseconds with the fine clock\n"
+           "                           (32.8 us grains; default 50, 0 for none; after\n"
+           "                           them the coarse clock's 4 ms ticks)\n"
            "  --no-follow, --no-children\n"
            "                           do not record forked children and exec'd programs\n"
            "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
@@ -437,7 +440,7 @@ int
 hl_cli_record (int    argc,
                char **argv)
 {
-  const char *output = NULL, *unwind = NULL, *depth = NULL;
+  const char *output = NULL, *unwind = NULL, *depth = NULL, *fine_clock = NULL;
   bool follow = true;
   bool compress = true;
   /* Saved costs are computed while the program runs, from the packets the
@@ -470,6 +473,10 @@ hl_cli_record (int    argc,
         unwind = a + 9;
       else if (strcmp (a, "--depth") == 0 && i + 1 < argc)
         depth = argv[++i];
+      else if (strcmp (a, "--fine-clock") == 0 && i + 1 < argc)
+        fine_clock = argv[++i];
+      else if (strncmp (a, "--fine-clock=", 13) == 0)
+        fine_clock = a + 13;
       else if (strcmp (a, "--no-follow") == 0 || strcmp (a, "--no-children") == 0)
         follow = false;
       else if (strcmp (a, "--no-compress") == 0)
@@ -494,6 +501,14 @@ hl_cli_record (int    argc,
   if (unwind != NULL && strcmp (unwind, "fp") != 0 && strcmp (unwind, "libunwind") != 0)
     {
       fprintf (stderr, _("heaplens-cli record: --unwind takes fp or libunwind, not '%s'\n"), unwind);
+      return 2;
+    }
+
+  guint64 fine_ms;
+  if (fine_clock != NULL && !g_ascii_string_to_unsigned (fine_clock, 10, 0, 86400000, &fine_ms, NULL))
+    {
+      fprintf (stderr, _("heaplens-cli record: --fine-clock takes milliseconds from 0 to 86400000, not '%s'\n"),
+               fine_clock);
       return 2;
     }
 
@@ -526,6 +541,7 @@ hl_cli_record (int    argc,
     .trace_path = out_path,
     .unwind = unwind,
     .depth = depth,
+    .fine_clock_ms = fine_clock,
     .follow = follow,
     .keep_session = true,
   };

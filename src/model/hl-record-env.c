@@ -58,6 +58,8 @@ hl_record_env_build (const char               *preload,
     g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_UNWIND=%s", options->unwind));
   if (options->depth != NULL)
     g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_DEPTH=%s", options->depth));
+  if (options->fine_clock_ms != NULL)
+    g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_FINE_CLOCK_MS=%s", options->fine_clock_ms));
   g_ptr_array_add (out, g_strdup_printf ("HEAPLENS_FOLLOW=%s", options->follow ? "all" : "none"));
   g_ptr_array_add (out, NULL);
   return (char **) g_ptr_array_free (out, FALSE);

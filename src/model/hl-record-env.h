@@ -13,6 +13,7 @@ typedef struct
   const char *trace_path;  /* absolute; may hold %p and %e (the preload expands them); NULL: "none" */
   const char *unwind;      /* "fp", "libunwind" or NULL (the preload's default) */
   const char *depth;       /* frames per stack, or NULL */
+  const char *fine_clock_ms; /* HEAPLENS_FINE_CLOCK_MS, or NULL (the preload's 50) */
   gboolean    follow;      /* record forked children and exec'd programs */
   gboolean    keep_session;/* leave the ended session for the launcher (it unlinks it) */
 } HlRecordEnvOptions;

@@ -356,6 +356,13 @@ HEAPLENS_FINE_CLOCK_MS=1000 under_preload "$WORK/f1.hltrace" "$D/t-clock" fine >
 t2=$(time_of "$WORK/f1.hltrace" 3002)
 check "HEAPLENS_FINE_CLOCK_MS=1000: 60 ms in, still the fine clock in grains ($t2 ns)" \
   test "$t2" -ge 60000000 -a $((t2 % 32768)) -eq 0
+# record --fine-clock MS sets it; a value not in milliseconds is refused
+"$HL_CLI" record --fine-clock 1000 -o "$WORK/f2.hltrace" -- "$D/t-clock" fine > /dev/null 2>&1
+t2=$(time_of "$WORK/f2.hltrace" 3002)
+check "record --fine-clock 1000: 60 ms in, still in grains ($t2 ns)" test "$t2" -ge 60000000 -a $((t2 % 32768)) -eq 0
+"$HL_CLI" record --fine-clock soon -- "$D/t-clock" fine > /dev/null 2> "$WORK/f2.err"
+eq "record --fine-clock soon: a usage error" "$?/$(cat "$WORK/f2.err")" \
+  "2/heaplens-cli record: --fine-clock takes milliseconds from 0 to 86400000, not 'soon'"
 
 # a repeated mark: "@TEXT#N" is the Nth, "@TEXT" the first; the range
 # between the 2nd and 3rd "round" is the second round's three blocks
