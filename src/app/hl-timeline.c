@@ -404,12 +404,24 @@ on_scroll (GtkEventControllerScroll *controller,
   return TRUE;
 }
 
-/* The call sites' bytes at T, largest site first, then the rest. */
+/* Appends TEXT to OUT, escaped for Pango markup. */
+static void
+append_escaped (GString    *out,
+                             const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_string_append (out, escaped);
+}
+
+/* The call sites' bytes at T, largest site first, each after a square
+ * of its colour, then the rest (markup). */
 static void
 append_sites (GString              *text,
               const HlTimelineData *data,
               guint64               t)
 {
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  double rgb[3];
   guint n = hl_timeline_data_get_n_sites (data);
   const guint64 *row = hl_timeline_data_get_sites_at (data, t);
   guint64 sum = 0;
@@ -426,25 +438,27 @@ append_sites (GString              *text,
         continue;
       bytes = hl_format_size (row[k]);
       shown = hl_format_shortened (hl_timeline_data_get_site_label (data, k), 80);
-      g_string_append_printf (text, "\n%s: %s", shown, bytes);
+      hl_timeline_site_color (dark, k, rgb);
+      g_string_append_printf (text, "\n<span foreground=\"#%02x%02x%02x\">■</span> ",
+                              (int) (rgb[0] * 255), (int) (rgb[1] * 255), (int) (rgb[2] * 255));
+      append_escaped (text, shown);
+      g_string_append_printf (text, ": %s", bytes);
     }
   if (row[n] > sum)
     {
       g_autofree char *bytes = hl_format_size (row[n] - sum);
       /* Translators: in the timeline's tooltip, the heap outside its largest call sites */
-      g_string_append_printf (text, "\n%s: %s", _("Other call sites"), bytes);
+      g_string_append (text, "\n   ");
+      append_escaped (text, _("Other call sites"));
+      g_string_append_printf (text, ": %s", bytes);
     }
 }
 
-static gboolean
-on_query_tooltip (GtkWidget  *widget,
-                  int         x,
-                  int         y,
-                  gboolean    keyboard,
-                  GtkTooltip *tooltip,
-                  gpointer    user_data)
+char *
+hl_timeline_describe (HlTimeline *self,
+                      double      x,
+                      double      y)
 {
-  HlTimeline *self = HL_TIMELINE (widget);
   HlTimelineViewport vp;
   guint64 t;
   g_autofree char *time = NULL;
@@ -453,8 +467,9 @@ on_query_tooltip (GtkWidget  *widget,
   const HlTimelineBucket *found = NULL;
   GString *bands;
 
-  if (self->data == NULL || keyboard)
-    return FALSE;
+  g_return_val_if_fail (HL_IS_TIMELINE (self), NULL);
+  if (self->data == NULL)
+    return NULL;
   hl_timeline_get_viewport (self, &vp);
   t = hl_timeline_time_for_x (&vp, x);
   for (guint i = 0; i < hl_timeline_data_get_n_buckets (self->data); i++)
@@ -472,24 +487,50 @@ on_query_tooltip (GtkWidget  *widget,
     {
       const HlTimelineBand *band = hl_timeline_data_get_band (self->data, i);
       if (band->start_ns <= t && t < band->end_ns)
-        g_string_append_printf (bands, "\n%s", band->label);
+        {
+          g_string_append_c (bands, '\n');
+          append_escaped (bands, band->label);
+        }
     }
   if (band_at (self, x, y) != NULL)
-    /* Translators: in the tooltip of a metadata band of the timeline */
-    g_string_append_printf (bands, "\n%s", _("Click to select this band's time range"));
+    {
+      g_string_append_c (bands, '\n');
+      /* Translators: in the tooltip of a metadata band of the timeline */
+      append_escaped (bands, _("Click to select this band's time range"));
+    }
   if (found != NULL)
     {
       g_autofree char *rss = found->rss ? hl_format_size (found->rss) : NULL;
       g_autofree char *allocs = hl_format_count (found->n_allocs);
       heap = hl_format_size (found->heap_max);
       text = rss ? g_strdup_printf (_("%s\nHeap: %s\nRSS: %s\nAllocations: %s%s"), time, heap, rss,
-                                    allocs, bands->str)
-                 : g_strdup_printf (_("%s\nHeap: %s%s"), time, heap, bands->str);
+                                    allocs, "")
+                 : g_strdup_printf (_("%s\nHeap: %s%s"), time, heap, "");
     }
   else
-    text = g_strdup_printf ("%s%s", time, bands->str);
-  g_string_free (bands, TRUE);
-  gtk_tooltip_set_text (tooltip, text);
+    text = g_strdup (time);
+  /* the fixed lines escaped, then the sites' and bands' (markup already) */
+  {
+    g_autofree char *escaped = g_markup_escape_text (text, -1);
+    char *markup = g_strconcat (escaped, bands->str, NULL);
+    g_string_free (bands, TRUE);
+    return markup;
+  }
+}
+
+static gboolean
+on_query_tooltip (GtkWidget  *widget,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard,
+                  GtkTooltip *tooltip,
+                  gpointer    user_data)
+{
+  g_autofree char *markup = keyboard ? NULL : hl_timeline_describe (HL_TIMELINE (widget), x, y);
+
+  if (markup == NULL)
+    return FALSE;
+  gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }
 

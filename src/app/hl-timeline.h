@@ -55,6 +55,12 @@ void            hl_timeline_set_compact    (HlTimeline     *self,
 void            hl_timeline_set_by_site    (HlTimeline     *self,
                                             gboolean        by_site);
 gboolean        hl_timeline_get_by_site    (HlTimeline     *self);
+/* The tooltip at (X, Y), Pango markup: the time, the heap, RSS and the
+ * allocations there, with by_site each call site's bytes after a square
+ * of its colour, and the metadata bands there. NULL without data. */
+char           *hl_timeline_describe       (HlTimeline     *self,
+                                            double          x,
+                                            double          y);
 void            hl_timeline_get_viewport   (HlTimeline         *self,
                                             HlTimelineViewport *viewport);
 

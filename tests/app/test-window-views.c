@@ -17,6 +17,7 @@
 #include "hl-session.h"
 #include "hl-summary-view.h"
 #include "hl-timeline.h"
+#include "hl-timeline-draw.h"
 #include "hl-window.h"
 
 static HlApplication *app;
@@ -310,6 +311,12 @@ timeline_data_changed (gpointer old)
 }
 
 static gboolean
+timeline_has_width (gpointer unused)
+{
+  return gtk_widget_get_width (GTK_WIDGET (zoomed)) > 100;
+}
+
+static gboolean
 timeline_has_sites (gpointer unused)
 {
   return hl_timeline_data_get_n_sites (hl_timeline_get_data (zoomed)) > 0;
@@ -387,6 +394,24 @@ test_by_site (void)
   /* the legend names the sites (their functions) and the rest */
   g_assert_nonnull (find_label_containing (GTK_WIDGET (window), "Other call sites"));
   g_assert_nonnull (find_label_containing (GTK_WIDGET (window), hl_timeline_data_get_site_label (data, 0)));
+
+  /* the tooltip at 65 ms: each site's bytes after a square of its colour,
+   * then the band there; valid markup */
+  {
+    HlTimelineViewport vp;
+    g_autofree char *markup = NULL;
+    g_autofree char *label = g_markup_escape_text (hl_timeline_data_get_site_label (data, 0), -1);
+    g_autofree char *line = NULL;
+
+    hl_app_test_spin_until (timeline_has_width, NULL);
+    hl_timeline_get_viewport (timeline, &vp);
+    markup = hl_timeline_describe (timeline, hl_timeline_x_for_time (&vp, 65000000), vp.height / 2);
+    line = g_strdup_printf ("■</span> %s: 1000 B", label);
+    if (strstr (markup, line) == NULL)
+      g_error ("%s not in %s", line, markup);
+    g_assert_nonnull (strstr (markup, "\nphase=query"));
+    g_assert_true (pango_parse_markup (markup, -1, 0, NULL, NULL, NULL, NULL));
+  }
 
   /* a zoomed timeline's new data keeps the sites */
   hl_timeline_set_visible_range (timeline, 20000000, 60000000);
