@@ -144,11 +144,12 @@ hl_adapter_timeline_data (HlRecording *recording,
   const HlMetaInterval *intervals;
   const HlMark *marks;
   guint n;
-  guint64 last_rss = 0;
 
   hl_recording_get_summary (recording, &summary);
   data = hl_timeline_data_new (MAX (summary.duration_ns, 1));
   series = hl_recording_get_series (recording, t0_ns, t1_ns, MAX (n_buckets, 1));
+  /* no RSS sample in a bucket: the previous value still holds */
+  hl_series_hold_rss (series);
   for (guint i = 0; series != NULL && i < series->len; i++)
     {
       const HlSeriesBucket *s = &g_array_index (series, HlSeriesBucket, i);
@@ -157,12 +158,9 @@ hl_adapter_timeline_data (HlRecording *recording,
         .heap_min = s->heap_min,
         .heap_max = s->heap_max,
         .n_allocs = s->allocations,
+        .rss = s->rss_max,
       };
 
-      /* No RSS sample in the bucket: the previous value still holds. */
-      if (s->rss_max > 0)
-        last_rss = s->rss_max;
-      b.rss = last_rss;
       hl_timeline_data_add_bucket (data, &b);
     }
 

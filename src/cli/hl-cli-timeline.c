@@ -37,21 +37,6 @@ csv_field (GString    *out,
   g_string_append_c (out, '"');
 }
 
-/* The RSS of each bucket: its largest sample, else the last one before. */
-static void
-fill_rss (GArray *series)
-{
-  guint64 last = 0;
-
-  for (guint i = 0; i < series->len; i++)
-    {
-      HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
-      if (b->rss_max > 0)
-        last = b->rss_max;
-      b->rss_max = last;
-    }
-}
-
 static void
 print_csv (GArray             *series,
            const HlSiteSeries *sites)
@@ -182,7 +167,7 @@ hl_cli_timeline (int    argc,
   series = hl_recording_get_series (rec, t0, t1, (guint) buckets);
   if (series == NULL)
     return 1;
-  fill_rss (series);
+  hl_series_hold_rss (series); /* the largest sample in a bucket, else the last one before */
   if (n_sites > 0)
     sites = hl_recording_get_site_series (rec, t0, t1, (guint) buckets, (guint) n_sites);
   if (json)

@@ -23,7 +23,7 @@ hl_recording_get_series (HlRecording *self,
   /* A live session's recording holds the allocations that lived through
    * one of its polls, and their frees at the poll's time: a sample. Its
    * heap is the preload's counter, sampled every few milliseconds. */
-  gboolean sampled = g_strcmp0 (hl_recording_get_info (self, "live"), "1") == 0 && n_counters > 0;
+  gboolean sampled = hl_recording_is_sampled (self) && n_counters > 0;
   guint64 counter_heap = 0;
 
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
@@ -94,4 +94,20 @@ hl_recording_get_series (HlRecording *self,
     }
   (void) rss_prev;
   return out;
+}
+
+void
+hl_series_hold_rss (GArray *series)
+{
+  guint64 last = 0;
+
+  for (guint i = 0; series != NULL && i < series->len; i++)
+    {
+      HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
+
+      if (b->rss_max > 0)
+        last = b->rss_max;
+      else
+        b->rss_min = b->rss_max = last;
+    }
 }

@@ -174,6 +174,14 @@ hl_heap_point_apply (const HlAllocRec  *allocs,
   guint64 size = allocs[HL_HEAP_POINT_ALLOC (p)].size;
   return HL_HEAP_POINT_IS_FREE (p) ? heap - size : heap + size;
 }
+/* A live session's recording (info "live" = "1"): it holds samples of the
+ * allocations (those that lived through a poll), not every one. */
+static inline gboolean
+hl_recording_is_sampled (HlRecording *self)
+{
+  return g_strcmp0 (hl_recording_get_info (self, "live"), "1") == 0;
+}
+
 /* Expanded frames of an internal stack, innermost first. */
 const HlFrameEntry * const *hl_recording_get_stack_entries (HlRecording *self,
                                                      guint32      stack,

@@ -274,6 +274,9 @@ GArray              *hl_recording_get_series      (HlRecording *self,
                                                    guint64      t0_ns,
                                                    guint64      t1_ns,
                                                    guint        n_buckets);
+/* SERIES with each bucket that had no RSS sample (rss 0/0) given the
+ * previous one's RSS (rss_min = rss_max = it): the value still held. */
+void                 hl_series_hold_rss           (GArray      *series);
 
 /* The heap over time by call site (stacks with the same symbolized frames,
  * as hl_analysis_get_top_stacks groups them): the MAX_SITES call sites that

@@ -96,7 +96,7 @@ hl_recording_get_site_series (HlRecording *self,
 
   /* a live session's recording holds samples of the allocations, not
    * every one: its call sites' curves would not add up to the heap */
-  if (g_strcmp0 (hl_recording_get_info (self, "live"), "1") == 0)
+  if (hl_recording_is_sampled (self))
     return NULL;
   allocs = hl_recording_get_allocs (self, &n_allocs);
   pts = hl_recording_get_heap_curve (self, &n_points);

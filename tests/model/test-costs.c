@@ -260,6 +260,22 @@ test_series (void)
   g_assert_cmpuint (total_allocs, ==, 6);
 }
 
+/* A bucket without an RSS sample holds the previous one's. */
+static void
+test_series_hold_rss (void)
+{
+  g_autoptr (GArray) series = g_array_new (FALSE, TRUE, sizeof (HlSeriesBucket));
+  HlSeriesBucket b[4] = { { .rss_max = 0 }, { .rss_min = 3, .rss_max = 5 }, { .rss_max = 0 }, { .rss_min = 7, .rss_max = 7 } };
+
+  g_array_append_vals (series, b, 4);
+  hl_series_hold_rss (series);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 0).rss_max, ==, 0);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 1).rss_min, ==, 3);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 2).rss_min, ==, 5);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 2).rss_max, ==, 5);
+  g_assert_cmpuint (g_array_index (series, HlSeriesBucket, 3).rss_max, ==, 7);
+}
+
 /* The heap by call site: each site's live bytes at every bucket's end,
  * the sites chosen by their own peak over the whole recording. */
 static void
@@ -839,6 +855,7 @@ main (int    argc,
   g_test_add_func ("/costs/impossible-ids", test_impossible_ids);
   g_test_add_func ("/costs/series", test_series);
   g_test_add_func ("/costs/site-series", test_site_series);
+  g_test_add_func ("/costs/series-hold-rss", test_series_hold_rss);
   g_test_add_func ("/costs/metadata-and-marks", test_metadata_and_marks);
   g_test_add_func ("/costs/views", test_views);
   g_test_add_func ("/costs/largest-in-range", test_largest_in_range);
