@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hl-live-discovery.h"
 #include "hl-proc-maps.h"
 #include "hl-shm-guard.h"
 #include "hl-model-i18n.h"
@@ -417,88 +418,12 @@ hl_live_session_open_memory (const void  *data,
   return session_new (r, NULL);
 }
 
-typedef struct
-{
-  guint32  pid;
-  char    *best;
-  guint64  best_start;
-  gboolean best_final;
-  char    *refused;
-  guint32  foreign_uid;
-  gboolean foreign;
-  gboolean being_created;
-} FindPid;
-
-static void
-find_pid_cb (void                   *user_data,
-             const HlShmSessionName *s)
-{
-  FindPid *f = user_data;
-  if (s->pid != f->pid)
-    return;
-  if (s->uid != (guint32) getuid ())
-    {
-      f->foreign_uid = s->uid;
-      f->foreign = TRUE;
-      return;
-    }
-  HlShmReader *r;
-  HlFormatError err;
-  if (hl_shm_reader_open (s->name, &r, &err) != 0)
-    {
-      if (err.code == HL_FORMAT_ERROR_NOT_READY)
-        {
-          f->being_created = TRUE;
-          return;
-        }
-      g_free (f->refused);
-      f->refused = g_strdup_printf ("%s: %s", s->name, err.message);
-      return;
-    }
-  guint32 flags = 0;
-  hl_shm_reader_end_info (r, NULL, NULL, &flags);
-  gboolean final = !(flags & HL_SHM_FLAG_ENDED_BY_EXEC);
-  guint64 start = hl_shm_reader_header (r)->start_wall_ns;
-  if (f->best == NULL || (final && !f->best_final) || (final == f->best_final && start > f->best_start))
-    {
-      g_free (f->best);
-      f->best = g_strdup (s->name);
-      f->best_start = start;
-      f->best_final = final;
-    }
-  hl_shm_reader_free (r);
-}
-
-static void
-list_all_guarded (gpointer data)
-{
-  hl_shm_list_sessions (UINT32_MAX, find_pid_cb, data);
-}
-
 HlLiveSession *
 hl_live_session_open_pid (guint32   pid,
                           GError  **error)
 {
-  FindPid f = { .pid = pid };
-  HlLiveSession *self = NULL;
-  hl_shm_guard_run (list_all_guarded, &f);
-  if (f.best != NULL)
-    self = hl_live_session_open_name (f.best, error);
-  else if (f.refused != NULL)
-    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", f.refused);
-  else if (f.foreign)
-    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
-                 _("the session of pid %u belongs to uid %u, not to you (%u)"), (unsigned) pid,
-                 (unsigned) f.foreign_uid, (unsigned) getuid ());
-  else if (f.being_created)
-    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
-                 _("the session of pid %u is still being created"), (unsigned) pid);
-  else
-    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
-                 _("no session for pid %u (is it running under the Heaplens preload?)"), (unsigned) pid);
-  g_free (f.best);
-  g_free (f.refused);
-  return self;
+  g_autofree char *name = hl_live_session_find_pid (pid, error);
+  return name != NULL ? hl_live_session_open_name (name, error) : NULL;
 }
 
 /* ---- Polling ------------------------------------------------------------- */
@@ -812,21 +737,18 @@ now_since_start (HlLiveSession *self)
   return now > self->header.start_mono_ns ? now - self->header.start_mono_ns : 0;
 }
 
-typedef struct
+/* The session of the same pid that followed an exec, or NULL. */
+static char *
+find_next_session (HlLiveSession *self)
 {
-  guint32 pid;
-  const char *self_name;
-  guint64 start;
-  char *newer;
-} FindNewer;
-
-static void
-find_newer_cb (void                   *user_data,
-               const HlShmSessionName *s)
-{
-  FindNewer *f = user_data;
-  if (s->pid == f->pid && g_strcmp0 (s->name, f->self_name) != 0 && f->newer == NULL)
-    f->newer = g_strdup (s->name);
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      const HlLiveSessionInfo *info = g_ptr_array_index (list, i);
+      if (info->pid == self->header.pid && g_strcmp0 (info->name, self->name) != 0)
+        return g_strdup (info->name);
+    }
+  return NULL;
 }
 
 static void
@@ -847,10 +769,8 @@ update_state (HlLiveSession *self)
       self->exit_status = status;
       if (flags & HL_SHM_FLAG_ENDED_BY_EXEC)
         {
-          FindNewer f = { .pid = self->header.pid, .self_name = self->name };
-          hl_shm_list_sessions ((guint32) getuid (), find_newer_cb, &f);
           g_free (self->next_session);
-          self->next_session = f.newer;
+          self->next_session = find_next_session (self);
           set_state (self, HL_LIVE_STATE_RESTARTED);
         }
       else
