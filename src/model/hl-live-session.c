@@ -10,6 +10,7 @@
 
 #include "hl-live-discovery.h"
 #include "hl-live-metadata.h"
+#include "hl-live-scan.h"
 #include "hl-live-segment.h"
 #include "hl-model-i18n.h"
 #include "hl-proc-maps.h"
@@ -53,14 +54,11 @@ struct _HlLiveSession
 
   /* The recording fed from the session */
   HlRecording  *recording;
-  GHashTable   *live_ids;       /* live-table slot + 1 -> LiveFed, allocations fed and not yet freed */
-  guint32      *shadow;         /* the scans' view of the live table (hl_shm_reader_live_diff) */
-  guint64       n_shadow;
+  HlLiveScan   *scan;           /* the live table's feed */
   GArray       *modules;        /* HlProcModule, the ones fed */
   guint64       maps_read_ns;
   gboolean      need_maps;
   gboolean      need_symbols;
-  gboolean      scanning;       /* a worker copies the live table */
   gboolean      symbolizing;    /* a worker resolves addresses (the recording is not touched) */
   HlSymbolizeJob *symbols_ready; /* resolved, to store at the next poll that may append */
   gboolean      ended_fed;
@@ -138,14 +136,6 @@ timing_enabled (void)
   return enabled;
 }
 
-static double
-thread_cpu_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
 static gboolean
 state_is_final (HlLiveState s)
 {
@@ -200,8 +190,7 @@ hl_live_session_finalize (GObject *object)
   g_hash_table_destroy (self->stacks);
   g_array_unref (self->callsites);
   g_clear_object (&self->recording);
-  g_hash_table_destroy (self->live_ids);
-  g_free (self->shadow);
+  g_clear_pointer (&self->scan, hl_live_scan_free);
   g_array_unref (self->modules);
   g_array_unref (self->pending_meta);
   g_clear_pointer (&self->symbols_ready, hl_symbolize_job_free);
@@ -268,7 +257,7 @@ hl_live_session_init (HlLiveSession *self)
   self->callsites = g_array_new (FALSE, FALSE, sizeof (HlLiveCallsite));
   self->meta = hl_live_metadata_new ();
   self->recording = hl_recording_new ();
-  self->live_ids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->scan = hl_live_scan_new ();
   self->modules = g_array_new (FALSE, TRUE, sizeof (HlProcModule));
   g_array_set_clear_func (self->modules, proc_module_clear);
   self->need_maps = TRUE;
@@ -533,112 +522,9 @@ read_maps (HlLiveSession *self)
   g_array_unref (mods);
 }
 
-/* -- worker: changes of the live table ------------------------------------ */
-
-/* A worker compares the live table with the shadow of the last scan (one
- * 32-bit value per slot, owned by the scans, which run one at a time) and
- * hands back only what changed; the main thread appends those. A steady
- * table of a million allocations costs one sequential pass. */
-
-typedef struct
-{
-  guint64 index;
-  guint64 id, address, size, time_ns;
-  guint32 stack, tid;
-} LiveAdded;
-
-typedef struct
-{
-  guint64 id;
-  guint64 address;
-  guint32 tid;
-} LiveFed;
-
-typedef struct
-{
-  HlLiveSession *self;
-  HlShmReader   *reader;
-  guint32       *shadow;
-  guint64        n_shadow;
-  GArray        *added;    /* LiveAdded */
-  GArray        *removed;  /* guint64 slot index */
-  HlFormatError  err;
-  int            rc;
-  double         cpu_ms;   /* the worker's CPU time */
-} ScanCtx;
-
-static void
-scan_added (void                *user_data,
-            uint64_t             index,
-            const HlShmLiveSlot *slot)
-{
-  ScanCtx *c = user_data;
-  LiveAdded a = { index, slot->alloc_id, slot->address_atomic, slot->size, slot->time_ns, slot->stack_id, slot->tid };
-  g_array_append_val (c->added, a);
-}
-
-static void
-scan_removed (void     *user_data,
-              uint64_t  index)
-{
-  ScanCtx *c = user_data;
-  guint64 i = index;
-  g_array_append_val (c->removed, i);
-}
-
-static void
-scan_guarded (gpointer data)
-{
-  ScanCtx *c = data;
-  HlLiveSession *self = c->self;
-  if (self->shadow == NULL)
-    {
-      /* zero pages until a slot is used */
-      self->n_shadow = hl_shm_reader_live_n_slots (c->reader);
-      self->shadow = g_new0 (guint32, MAX (self->n_shadow, 1));
-    }
-  c->shadow = self->shadow;
-  c->n_shadow = self->n_shadow;
-  c->rc = hl_shm_reader_live_diff (c->reader, c->shadow, c->n_shadow, scan_added, scan_removed, c, &c->err);
-}
-
-static void
-scan_ctx_free (gpointer p)
-{
-  ScanCtx *c = p;
-  g_array_unref (c->added);
-  g_array_unref (c->removed);
-  g_free (c);
-}
-
-static void
-scan_thread (GTask        *task,
-             gpointer      source,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  HlLiveSession *self = source;
-  ScanCtx *c = task_data;
-  c->self = self;
-  c->reader = hl_live_segment_get_reader (self->segment);
-  double t0 = thread_cpu_ms ();
-  gboolean ran = hl_shm_guard_run (scan_guarded, c);
-  c->cpu_ms = thread_cpu_ms () - t0;
-  if (!ran)
-    {
-      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
-                               _("the session segment shrank while it was read (SIGBUS)"));
-      return;
-    }
-  if (c->rc != 0)
-    {
-      g_task_return_new_error (task, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s", c->err.message);
-      return;
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
 static void start_symbolize (HlLiveSession *self);
+
+/* -- worker: changes of the live table (hl-live-scan.h) -------------------- */
 
 static void
 scan_done (GObject      *source,
@@ -647,42 +533,11 @@ scan_done (GObject      *source,
 {
   HlLiveSession *self = HL_LIVE_SESSION (source);
   g_autoptr(GError) error = NULL;
-  ScanCtx *c = g_task_get_task_data (G_TASK (result));
-  self->scanning = FALSE;
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  if (!hl_live_scan_finish (self->scan, result, self->recording, self->heartbeat_ns, &error))
     {
       warn (self, error->message);
       return;
     }
-  /* the allocations gone since the last scan (freed at this poll's time),
-   * then the ones seen for the first time */
-  guint64 t = self->heartbeat_ns;
-  double t0 = thread_cpu_ms ();
-  for (guint i = 0; i < c->removed->len; i++)
-    {
-      gpointer key = GSIZE_TO_POINTER ((gsize) g_array_index (c->removed, guint64, i) + 1);
-      LiveFed *fed = g_hash_table_lookup (self->live_ids, key);
-      if (fed == NULL)
-        continue;
-      hl_recording_append_free (self->recording, fed->id, fed->address, t, fed->tid);
-      g_hash_table_remove (self->live_ids, key);
-    }
-  for (guint i = 0; i < c->added->len; i++)
-    {
-      const LiveAdded *a = &g_array_index (c->added, LiveAdded, i);
-      LiveFed *fed = g_new (LiveFed, 1);
-      fed->id = a->id;
-      fed->address = a->address;
-      fed->tid = a->tid;
-      g_hash_table_replace (self->live_ids, GSIZE_TO_POINTER ((gsize) a->index + 1), fed);
-      hl_recording_append_alloc (self->recording, a->id, a->time_ns, a->tid, a->size, a->address, a->stack);
-    }
-  hl_recording_commit (self->recording);
-  if (timing_enabled ())
-    g_printerr ("heaplens: timing: live table snapshot of %" G_GUINT64_FORMAT " slots: worker %.1f ms CPU, "
-                "%u new and %u gone applied in %.1f ms CPU, %u live\n",
-                c->n_shadow, c->cpu_ms, c->added->len, c->removed->len, thread_cpu_ms () - t0,
-                g_hash_table_size (self->live_ids));
   if (self->need_symbols)
     start_symbolize (self);
   g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
@@ -691,14 +546,7 @@ scan_done (GObject      *source,
 static void
 start_scan (HlLiveSession *self)
 {
-  ScanCtx *c = g_new0 (ScanCtx, 1);
-  c->added = g_array_new (FALSE, FALSE, sizeof (LiveAdded));
-  c->removed = g_array_new (FALSE, FALSE, sizeof (guint64));
-  self->scanning = TRUE;
-  GTask *task = g_task_new (self, NULL, scan_done, NULL);
-  g_task_set_task_data (task, c, scan_ctx_free);
-  g_task_run_in_thread (task, scan_thread);
-  g_object_unref (task);
+  hl_live_scan_async (self->scan, hl_live_segment_get_reader (self->segment), self, scan_done, NULL);
 }
 
 /* -- worker: symbols ------------------------------------------------------ */
@@ -924,7 +772,7 @@ poll_segment (HlLiveSession *self)
     {
       hl_recording_commit (self->recording);
       store_symbols (self);
-      if (self->need_symbols && !self->scanning)
+      if (self->need_symbols && !hl_live_scan_is_running (self->scan))
         start_symbolize (self);
       /* fairness: a reader refused a hold goes before the next scan (one
        * scan skipped, so that neither starves the other) */
@@ -933,7 +781,7 @@ poll_segment (HlLiveSession *self)
           self->hold_wanted = FALSE;
           self->scan_skipped = TRUE;
         }
-      else if (!self->scanning && !self->broken)
+      else if (!hl_live_scan_is_running (self->scan) && !self->broken)
         {
           self->scan_skipped = FALSE;
           start_scan (self);
@@ -1004,7 +852,7 @@ const char *hl_live_session_get_next_session (HlLiveSession *self) { return self
 gboolean hl_live_session_get_unfollowed (HlLiveSession *self) { return self->unfollowed; }
 guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return hl_live_segment_get_header (self->segment)->start_wall_ns; }
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
-gboolean hl_live_session_is_busy (HlLiveSession *self) { return self->scanning || self->symbolizing; }
+gboolean hl_live_session_is_busy (HlLiveSession *self) { return hl_live_scan_is_running (self->scan) || self->symbolizing; }
 gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return self->symbolizing; }
 
 gboolean
@@ -1012,7 +860,7 @@ hl_live_session_hold (HlLiveSession *self)
 {
   g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
   /* a scan in flight appends when it lands, a symbolizer rewrites frames */
-  if (self->feed_waiting || (self->holds == 0 && self->scanning))
+  if (self->feed_waiting || (self->holds == 0 && hl_live_scan_is_running (self->scan)))
     {
       self->hold_wanted = TRUE;
       return FALSE;
