@@ -9,8 +9,7 @@
 
 #include "hl-live-actions.h"
 #include "hl-live-panel.h"
-#include "hl-shm-guard.h"
-#include "hl-shm-reader.h"
+#include "hl-live-discovery.h"
 #include "hl-window.h"
 
 static void
@@ -203,15 +202,16 @@ typedef struct
 } AttachCtx;
 
 static const char *
-shm_state_name (HlShmState st)
+live_state_name (HlLiveState st)
 {
   switch (st)
     {
-    case HL_SHM_STATE_RUNNING:
+    case HL_LIVE_STATE_RUNNING:
       return _("running");
-    case HL_SHM_STATE_ENDED:
+    case HL_LIVE_STATE_ENDED:
+    case HL_LIVE_STATE_RESTARTED:
       return _("ended");
-    case HL_SHM_STATE_STARTING:
+    case HL_LIVE_STATE_STARTING:
     default:
       return _("starting");
     }
@@ -229,52 +229,31 @@ attach_row_activated (AdwActionRow *row,
 }
 
 static void
-add_session_row (void                   *user_data,
-                 const HlShmSessionName *s)
+add_session_row (AttachCtx               *ctx,
+                 const HlLiveSessionInfo *s)
 {
-  AttachCtx *ctx = user_data;
   GtkWidget *row = adw_action_row_new ();
   g_autofree char *title = NULL, *subtitle = NULL;
-  HlShmReader *r = NULL;
-  HlFormatError err;
-  gboolean ok = FALSE;
+  gboolean ok = s->readable;
   guint rank = 3;          /* running, then ended, then stale, then refused */
   guint64 start_ns = 0;
-  if (s->uid != (uint32_t) getuid ())
+  if (!ok)
     {
+      /* the model says why: another user's, an invalid segment... */
       title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
-      subtitle = g_strdup_printf (_("Refused: the session of another user (uid %u)"), (unsigned) s->uid);
-    }
-  else if (hl_shm_reader_open (s->name, &r, &err) != 0)
-    {
-      title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
-      subtitle = g_strdup_printf (_("Refused: %s"), err.message);
+      subtitle = g_strdup_printf (_("Refused: %s"), s->refusal);
     }
   else
     {
-      const HlShmHeader *h = hl_shm_reader_header (r);
-      GString *cmd = g_string_new (NULL);
-      const char *c = h->cmdline;
-      while (c < h->cmdline + sizeof h->cmdline && *c)
-        {
-          if (cmd->len)
-            g_string_append_c (cmd, ' ');
-          g_string_append (cmd, c);
-          c += strlen (c) + 1;
-        }
-      g_autoptr(GDateTime) start = g_date_time_new_from_unix_local ((gint64) (h->start_wall_ns / 1000000000u));
+      g_autoptr(GDateTime) start = g_date_time_new_from_unix_local ((gint64) (s->start_wall_ns / 1000000000u));
       g_autofree char *when = start != NULL ? g_date_time_format (start, "%X") : g_strdup ("?");
-      HlShmState st = hl_shm_reader_state (r, NULL);
-      gboolean alive = kill ((pid_t) h->pid, 0) == 0;
-      const char *state = st != HL_SHM_STATE_ENDED && !alive ? _("stale") : shm_state_name (st);
-      rank = st != HL_SHM_STATE_ENDED && alive ? 0 : st == HL_SHM_STATE_ENDED ? 1 : 2;
-      start_ns = h->start_wall_ns;
-      const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
-      title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
-      subtitle = g_strdup_printf (_("%s · started %s · %s"), cmd->str, when, state);
-      g_string_free (cmd, TRUE);
-      ok = TRUE;
-      hl_shm_reader_free (r);
+      gboolean ended = s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED;
+      const char *state = !ended && !s->alive ? _("stale") : live_state_name (s->state);
+      rank = !ended && s->alive ? 0 : ended ? 1 : 2;
+      start_ns = s->start_wall_ns;
+      const char *base = strrchr (s->exe, '/') ? strrchr (s->exe, '/') + 1 : s->exe;
+      title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) s->pid);
+      subtitle = g_strdup_printf (_("%s · started %s · %s"), s->cmdline, when, state);
     }
   g_autofree char *t = g_markup_escape_text (title, -1);
   g_autofree char *st = g_markup_escape_text (subtitle, -1);
@@ -310,12 +289,6 @@ compare_rows (GtkListBoxRow *a,
   return sa > sb ? -1 : sa < sb;
 }
 
-static void
-list_sessions_guarded (gpointer data)
-{
-  hl_shm_list_sessions (UINT32_MAX, add_session_row, data);
-}
-
 GtkWindow *
 hl_attach_dialog_new (HlApplication *app,
                       GtkWindow     *parent)
@@ -328,8 +301,10 @@ hl_attach_dialog_new (HlApplication *app,
   gtk_window_set_transient_for (dialog, parent);
   gtk_list_box_set_sort_func (list, compare_rows, NULL, NULL);
   AttachCtx ctx = { list, g_ptr_array_new_with_free_func (g_free) };
-  /* a segment shrunk by its owner while read raises SIGBUS: guarded */
-  hl_shm_guard_run (list_sessions_guarded, &ctx);
+  /* other users' sessions too: greyed, saying why they are refused */
+  g_autoptr(GPtrArray) sessions = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, NULL);
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
+    add_session_row (&ctx, g_ptr_array_index (sessions, i));
   g_ptr_array_add (ctx.lines, NULL);
   g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
                           (GDestroyNotify) g_strfreev);

@@ -8,14 +8,13 @@
 #include <unistd.h>
 
 #include "hl-flame-graph.h"
+#include "hl-live-discovery.h"
 #include "hl-live-panel.h"
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
 #include "hl-record-clock.h"
 #include "hl-record-env.h"
 #include "hl-record-sanitizer.h"
-#include "hl-shm-guard.h"
-#include "hl-shm-reader.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
 #include "hl-window.h"
@@ -210,48 +209,27 @@ refresh_views (HlLivePanel *self)
 
 /* ---- Child processes: one session each --------------------------------- */
 
-typedef struct
-{
-  HlLivePanel *self;
-  guint32       pid;
-} ChildScan;
-
+/* The sessions of the process's children not listed yet go into the
+ * children menu. */
 static void
-child_cb (void                   *user_data,
-          const HlShmSessionName *s)
+list_children (HlLivePanel *self,
+               guint32      pid)
 {
-  ChildScan *scan = user_data;
-  HlLivePanel *self = scan->self;
-  if (g_hash_table_contains (self->children, s->name))
-    return;
-  HlShmReader *r;
-  HlFormatError err;
-  if (hl_shm_reader_open (s->name, &r, &err) != 0)
-    return;
-  const HlShmHeader *h = hl_shm_reader_header (r);
-  if (h->ppid == scan->pid && h->pid != scan->pid)
+  g_autoptr(GPtrArray) sessions = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
     {
-      const char *base = strrchr (h->exe, '/') ? strrchr (h->exe, '/') + 1 : h->exe;
-      g_autofree char *label = g_strdup_printf (_("%s — pid %u"), base, (unsigned) h->pid);
-      g_autofree char *action = g_strdup_printf ("live.open-process('%s')", s->name);
+      const char *name = ((const HlLiveSessionInfo *) g_ptr_array_index (sessions, i))->name;
+      if (g_hash_table_contains (self->children, name))
+        continue;
+      g_autoptr(HlLiveSessionInfo) s = hl_live_session_info_read (name);
+      if (!s->readable || s->ppid != pid || s->pid == pid)
+        continue;
+      const char *base = strrchr (s->exe, '/') ? strrchr (s->exe, '/') + 1 : s->exe;
+      g_autofree char *label = g_strdup_printf (_("%s — pid %u"), base, (unsigned) s->pid);
+      g_autofree char *action = g_strdup_printf ("live.open-process('%s')", name);
       g_menu_append (self->children_menu, label, action);
-      g_hash_table_add (self->children, g_strdup (s->name));
+      g_hash_table_add (self->children, g_strdup (name));
     }
-  hl_shm_reader_free (r);
-}
-
-static void
-list_children_guarded (gpointer data)
-{
-  hl_shm_list_sessions ((guint32) getuid (), child_cb, data);
-}
-
-static void unlink_exec_cb (void *user_data, const HlShmSessionName *s);
-
-static void
-list_exec_guarded (gpointer data)
-{
-  hl_shm_list_sessions ((guint32) getuid (), unlink_exec_cb, data);
 }
 
 static void
@@ -259,8 +237,7 @@ scan_children_now (HlLivePanel *self)
 {
   if (self->session == NULL)
     return;
-  ChildScan scan = { self, hl_live_session_get_pid (self->session) };
-  hl_shm_guard_run (list_children_guarded, &scan);
+  list_children (self, hl_live_session_get_pid (self->session));
   guint n = g_hash_table_size (self->children);
   if (n > 0)
     {
@@ -273,23 +250,20 @@ scan_children_now (HlLivePanel *self)
 /* Ended sessions of PID's earlier images (before an exec): record keeps
  * them for the launcher, which removes them. */
 static void
-unlink_exec_cb (void                   *user_data,
-                const HlShmSessionName *s)
+unlink_exec_ended (guint32 pid)
 {
-  if (s->pid != GPOINTER_TO_UINT (user_data))
-    return;
-  HlShmReader *r;
-  HlFormatError err;
-  if (hl_shm_reader_open (s->name, &r, &err) != 0)
-    return;
-  guint32 flags = 0;
-  hl_shm_reader_end_info (r, NULL, NULL, &flags);
-  gboolean exec_ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED && (flags & HL_SHM_FLAG_ENDED_BY_EXEC);
-  hl_shm_reader_free (r);
-  if (exec_ended)
+  g_autoptr(GPtrArray) sessions = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
     {
-      g_autofree char *path = g_strdup_printf ("/dev/shm/%s", s->name);
-      g_unlink (path);
+      const HlLiveSessionInfo *listed = g_ptr_array_index (sessions, i);
+      if (listed->pid != pid)
+        continue;
+      g_autoptr(HlLiveSessionInfo) s = hl_live_session_info_read (listed->name);
+      if (s->readable && s->state == HL_LIVE_STATE_RESTARTED)
+        {
+          g_autofree char *path = g_strdup_printf ("/dev/shm/%s", listed->name);
+          g_unlink (path);
+        }
     }
 }
 
@@ -403,21 +377,15 @@ open_trace_idle (gpointer user_data)
 
 /* Removes the kept sessions of the children that ended. */
 static void
-unlink_ended_children (gpointer data)
+unlink_ended_children (HlLivePanel *self)
 {
-  HlLivePanel *self = data;
   GHashTableIter it;
   gpointer name;
   g_hash_table_iter_init (&it, self->children);
   while (g_hash_table_iter_next (&it, &name, NULL))
     {
-      HlShmReader *r;
-      HlFormatError err;
-      if (hl_shm_reader_open (name, &r, &err) != 0)
-        continue;
-      gboolean ended = hl_shm_reader_state (r, NULL) == HL_SHM_STATE_ENDED;
-      hl_shm_reader_free (r);
-      if (ended)
+      g_autoptr(HlLiveSessionInfo) s = hl_live_session_info_read (name);
+      if (s->readable && (s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED))
         {
           g_autofree char *child = g_strdup_printf ("/dev/shm/%s", (const char *) name);
           g_unlink (child);
@@ -455,9 +423,9 @@ maybe_finish (HlLivePanel *self)
       g_unlink (path);
       /* and those of its children that ended (the running ones unlink
        * theirs when their own window is done, or `sessions --prune`) */
-      hl_shm_guard_run (list_exec_guarded, GUINT_TO_POINTER (hl_live_session_get_pid (self->session)));
+      unlink_exec_ended (hl_live_session_get_pid (self->session));
       scan_children_now (self);
-      hl_shm_guard_run (unlink_ended_children, self);
+      unlink_ended_children (self);
     }
   /* a session removed by its recorder as the program ended (heaplens-cli
    * record does) leaves its trace too */

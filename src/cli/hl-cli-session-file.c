@@ -1,5 +1,6 @@
-/* hl-cli-session-file.c — what `record` and `sessions` read from a session
- * segment, through the format's validated shm reader (hl-shm-reader.h). */
+/* hl-cli-session-file.c — what `record` reads from a session segment,
+ * through the format's validated shm reader (hl-shm-reader.h); the
+ * segments are found by the model (hl-live-discovery.h). */
 #define _GNU_SOURCE
 #include "hl-cli-session-file.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hl-live-discovery.h"
 #include "hl-shm-reader.h"
 
 bool
@@ -51,26 +53,13 @@ hl_cli_session_read (const char   *name,
   return ok;
 }
 
-typedef struct
-{
-  HlCliSessionFunc func;
-  void            *user_data;
-} ForeachCtx;
-
-static void
-foreach_cb (void                   *user_data,
-            const HlShmSessionName *session)
-{
-  ForeachCtx *ctx = user_data;
-  ctx->func (session->name, ctx->user_data);
-}
-
 void
 hl_cli_session_foreach (HlCliSessionFunc func,
                         void            *user_data)
 {
-  ForeachCtx ctx = { func, user_data };
-  (void) hl_shm_list_sessions ((uint32_t) getuid (), foreach_cb, &ctx);
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    func (((const HlLiveSessionInfo *) g_ptr_array_index (list, i))->name, user_data);
 }
 
 bool

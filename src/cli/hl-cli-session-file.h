@@ -1,4 +1,4 @@
-/* hl-cli-session-file.h — what `record` and `sessions` read from a session
+/* hl-cli-session-file.h — what `record` reads from a session
  * segment (through hl-shm-reader.h): a validated copy of its header, with
  * the changing fields (state, heartbeat, exit status, flags) as they are
  * now, and its totals. */
@@ -28,7 +28,8 @@ typedef struct
  * ERR (at least 128 bytes) when it is not a valid segment of ours. */
 bool hl_cli_session_read (const char *name, HlCliSession *out, char *err, size_t err_size);
 
-/* Calls FUNC for every heaplens segment name of the current user. */
+/* Calls FUNC for every heaplens segment name of the current user
+ * (hl_live_session_list). */
 typedef void (*HlCliSessionFunc) (const char *name, void *user_data);
 void hl_cli_session_foreach (HlCliSessionFunc func, void *user_data);
 

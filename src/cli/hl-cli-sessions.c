@@ -8,13 +8,13 @@
 
 #include <glib/gi18n.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
+#include "hl-live-discovery.h"
 
 typedef struct
 {
@@ -24,33 +24,20 @@ typedef struct
 } SessionsCtx;
 
 static const char *
-state_name (uint32_t state)
+state_name (HlLiveState state)
 {
   switch (state)
     {
-    case HL_SHM_STATE_STARTING:
+    case HL_LIVE_STATE_STARTING:
       return "starting";
-    case HL_SHM_STATE_RUNNING:
+    case HL_LIVE_STATE_RUNNING:
       return "running";
-    case HL_SHM_STATE_ENDED:
+    case HL_LIVE_STATE_ENDED:
+    case HL_LIVE_STATE_RESTARTED:
       return "ended";
     default:
       return "unknown";
     }
-}
-
-/* The pid in a segment's name ("heaplens-UID-PID-NONCE"), 0 if none. */
-static uint32_t
-pid_of_name (const char *name)
-{
-  const char *p = strchr (name, '-');
-  char *end;
-  unsigned long pid;
-
-  if (p == NULL || (p = strchr (p + 1, '-')) == NULL)
-    return 0;
-  pid = strtoul (p + 1, &end, 10);
-  return *end == '-' && pid <= UINT32_MAX ? (uint32_t) pid : 0;
 }
 
 /* A session its launcher (`heaplens-cli record`, the application, a
@@ -62,39 +49,38 @@ pid_of_name (const char *name)
 #define HL_KEPT_GRACE_NS (60ull * 1000000000ull)
 
 static bool
-kept_for_launcher (const HlCliSession *s)
+kept_for_launcher (const HlLiveSessionInfo *s)
 {
   struct timespec ts;
 
-  if (!(s->header.flags & HL_SHM_FLAG_KEPT) || s->header.state_atomic != HL_SHM_STATE_ENDED)
+  if (!s->kept || (s->state != HL_LIVE_STATE_ENDED && s->state != HL_LIVE_STATE_RESTARTED))
     return false;
-  if (s->header.ppid > 1 && hl_cli_pid_alive (s->header.ppid))
+  if (s->ppid > 1 && hl_cli_pid_alive (s->ppid))
     return true;
   if (clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
     return false;
   uint64_t now = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-  uint64_t ended = s->header.start_mono_ns + s->header.ended_ns;
-  return ended >= s->header.start_mono_ns && now < ended + HL_KEPT_GRACE_NS;
+  uint64_t ended = s->start_mono_ns + s->ended_ns;
+  return ended >= s->start_mono_ns && now < ended + HL_KEPT_GRACE_NS;
 }
 
 static void
-session_cb (const char *name,
-            void       *user_data)
+session_cb (const HlLiveSessionInfo *s,
+            SessionsCtx             *ctx)
 {
-  SessionsCtx *ctx = user_data;
-  HlCliSession s;
-  char err[256];
-  bool ok = hl_cli_session_read (name, &s, err, sizeof err);
-  bool alive = ok && hl_cli_pid_alive (s.header.pid);
+  const char *name = s->name;
+  const char *err = s->refusal;
+  bool ok = s->readable;
+  bool alive = ok && s->alive;
   /* A segment this reader refuses (a version of Heaplens from the future,
    * or one being created) is still the session of the process its name
    * gives: removed only when that process is gone too. */
-  if (ctx->prune && !ok && pid_of_name (name) != 0 && hl_cli_pid_alive (pid_of_name (name)))
+  if (ctx->prune && !ok && s->pid != 0 && hl_cli_pid_alive (s->pid))
     {
-      printf (_("%-40s invalid: %s (kept: pid %u is running)\n"), name, err, (unsigned) pid_of_name (name));
+      printf (_("%-40s invalid: %s (kept: pid %u is running)\n"), name, err, (unsigned) s->pid);
       return;
     }
-  if (ctx->prune && ok && !alive && kept_for_launcher (&s))
+  if (ctx->prune && ok && !alive && kept_for_launcher (s))
     {
       printf (_("%-40s ended, kept for its launcher (pruned a minute after its end)\n"), name);
       return;
@@ -115,10 +101,10 @@ session_cb (const char *name,
       printf (_("%-40s invalid: %s\n"), name, err);
       return;
     }
-  printf (_("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n"), name, (unsigned) s.header.pid,
-          state_name (s.header.state_atomic), alive ? "" : " (dead)",
-          (unsigned long long) s.n_allocs, s.header.exe,
-          s.header.trace_path[0] ? " -> " : "", s.header.trace_path);
+  printf (_("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n"), name, (unsigned) s->pid,
+          state_name (s->state), alive ? "" : " (dead)",
+          (unsigned long long) s->totals.n_allocs, s->exe,
+          s->trace_path[0] ? " -> " : "", s->trace_path);
   ctx->listed++;
 }
 
@@ -144,7 +130,9 @@ hl_cli_sessions (int    argc,
           return 2;
         }
     }
-  hl_cli_session_foreach (session_cb, &ctx);
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_OWN, NULL);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    session_cb (g_ptr_array_index (list, i), &ctx);
   if (ctx.prune)
     printf (ngettext ("%u session removed\n", "%u sessions removed\n", ctx.pruned), ctx.pruned);
   else if (ctx.listed == 0)

@@ -19,6 +19,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-live-discovery.h"
 #include "hl-proc-maps.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
@@ -82,52 +83,6 @@ pid_alive (uint32_t pid)
 
 /* ---- Finding the session of a pid ---------------------------------------- */
 
-typedef struct
-{
-  uint32_t pid;
-  char     best[256];
-  uint64_t best_start;
-  bool     best_final;
-  char     foreign[256];
-  uint32_t foreign_uid;
-  char     refused[600];
-} FindCtx;
-
-static void
-find_cb (void                   *user_data,
-         const HlShmSessionName *s)
-{
-  FindCtx *ctx = user_data;
-  if (s->pid != ctx->pid)
-    return;
-  if (s->uid != (uint32_t) getuid ())
-    {
-      snprintf (ctx->foreign, sizeof ctx->foreign, "%s", s->name);
-      ctx->foreign_uid = s->uid;
-      return;
-    }
-  HlShmReader *r;
-  HlFormatError err;
-  if (hl_shm_reader_open (s->name, &r, &err) != 0)
-    {
-      snprintf (ctx->refused, sizeof ctx->refused, "%s: %s", s->name, err.message);
-      return;
-    }
-  const HlShmHeader *h = hl_shm_reader_header (r);
-  uint32_t flags = 0;
-  hl_shm_reader_end_info (r, NULL, NULL, &flags);
-  /* the newest image of the pid, preferring one that did not exec away */
-  bool final = !(flags & HL_SHM_FLAG_ENDED_BY_EXEC);
-  if (ctx->best[0] == '\0' || (final && !ctx->best_final)
-      || (final == ctx->best_final && h->start_wall_ns > ctx->best_start))
-    {
-      snprintf (ctx->best, sizeof ctx->best, "%s", s->name);
-      ctx->best_start = h->start_wall_ns;
-      ctx->best_final = final;
-    }
-  hl_shm_reader_free (r);
-}
-
 static bool
 is_pid (const char *s)
 {
@@ -139,12 +94,6 @@ is_pid (const char *s)
   return true;
 }
 
-static void
-find_guarded (gpointer data)
-{
-  hl_shm_list_sessions (UINT32_MAX, find_cb, data);
-}
-
 /* The session name for TARGET (a pid, a segment name or a path), or NULL
  * with the reason printed. */
 static char *
@@ -152,16 +101,33 @@ resolve_target (const char *target)
 {
   if (!is_pid (target))
     return g_strdup (target);
-  FindCtx ctx = { .pid = (uint32_t) strtoul (target, NULL, 10) };
-  hl_shm_guard_run (find_guarded, &ctx);
-  if (ctx.best[0] != '\0')
-    return g_strdup (ctx.best);
-  if (ctx.refused[0] != '\0')
-    fprintf (stderr, _("heaplens-cli top: %s\n"), ctx.refused);
-  else if (ctx.foreign[0] != '\0')
+  guint32 pid = (guint32) strtoul (target, NULL, 10);
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, NULL);
+  if (list == NULL)
+    list = g_ptr_array_new ();
+  const HlLiveSessionInfo *best = hl_live_session_list_find_pid (list, pid);
+  if (best != NULL)
+    return g_strdup (best->name);
+  const HlLiveSessionInfo *refused = NULL, *foreign = NULL;
+  for (guint i = 0; i < list->len; i++)
+    {
+      const HlLiveSessionInfo *info = g_ptr_array_index (list, i);
+      if (info->pid != pid)
+        continue;
+      if (!info->same_user)
+        foreign = info;
+      else if (info->refusal != NULL)
+        refused = info;
+    }
+  if (refused != NULL)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: %s", refused->name, refused->refusal);
+      fprintf (stderr, _("heaplens-cli top: %s\n"), why);
+    }
+  else if (foreign != NULL)
     fprintf (stderr, _("heaplens-cli top: the session of pid %s (%s) belongs to uid %u, not to you (%u); "
                        "only your own sessions can be read\n"),
-             target, ctx.foreign, (unsigned) ctx.foreign_uid, (unsigned) getuid ());
+             target, foreign->name, (unsigned) foreign->uid, (unsigned) getuid ());
   else
     fprintf (stderr, _("heaplens-cli top: no session for pid %s (was it started under the preload? "
                        "see 'heaplens-cli sessions')\n"),

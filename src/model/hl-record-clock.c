@@ -9,7 +9,7 @@
  * larger: more distinct time deltas). It looks for sessions in /dev/shm
  * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
  * and its descendants' (hl-record-family.h), as record's streams find
- * them. A session is validated by the shm reader first, then its header page alone is mapped
+ * them (hl_live_session_list). A session is validated by the shm reader first, then its header page alone is mapped
  * for writing; an ended session is let go. Every access to a mapped
  * segment runs under hl_shm_guard_run: a segment its owner shrank raises
  * SIGBUS, which must not take the recorder (the application) down; such a
@@ -26,9 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hl-live-discovery.h"
 #include "hl-record-family.h"
 #include "hl-shm-guard.h"
-#include "hl-shm-reader.h"
+#include "hl-shm-layout.h"
 
 #define DISCOVER_TICKS  16u      /* once a session is kept: look for new ones every 16 ticks */
 #define MAX_TRIES       64u      /* a session not known to be ours is looked at this often */
@@ -59,10 +60,11 @@ now_ns (clockid_t id)
 }
 
 /* The header page of segment NAME, mapped for writing, when it is still
- * the session described by EXPECTED; NULL otherwise. */
+ * the session of PID started at START_WALL_NS; NULL otherwise. */
 static HlShmHeader *
-map_header (const char        *name,
-            const HlShmHeader *expected)
+map_header (const char *name,
+            guint32     pid,
+            guint64     start_wall_ns)
 {
   g_autofree char *path = g_strconcat ("/dev/shm/", name, NULL);
   int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -79,7 +81,7 @@ map_header (const char        *name,
   HlShmHeader *h = map;
   /* the same session the reader validated, not a new one of that name */
   if (memcmp (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) != 0 || h->version != HL_SHM_VERSION
-      || h->pid != expected->pid || h->start_wall_ns != expected->start_wall_ns)
+      || h->pid != pid || h->start_wall_ns != start_wall_ns)
     {
       munmap (map, HL_SHM_HEADER_SIZE);
       return NULL;
@@ -94,24 +96,20 @@ decide (HlRecordClock *c,
   g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (G_MAXUINT));
 }
 
+/* Session NAME, found in /dev/shm: kept, let go, or looked at again. */
 static void
-discover_cb (void                   *user_data,
-             const HlShmSessionName *session)
+discover (HlRecordClock *c,
+          const char    *name)
 {
-  HlRecordClock *c = user_data;
-  const char *name = session->name;
   guint tries = GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, name));
   if (tries == G_MAXUINT)
     return;
-  HlShmReader *r;
-  HlFormatError err;
-  if (hl_shm_reader_open (name, &r, &err) != 0)
+  g_autoptr(HlLiveSessionInfo) info = hl_live_session_info_read (name);
+  if (!info->readable)
     return; /* not ready yet (being created), or not a session: looked at again */
-  HlShmHeader h = *hl_shm_reader_header (r);
-  HlShmState state = hl_shm_reader_state (r, NULL);
-  hl_shm_reader_free (r);
-  HlRecordFamilyVerdict verdict = hl_record_family_judge (c->family, h.pid, h.ppid, h.start_wall_ns);
-  if (verdict == HL_RECORD_FAMILY_BEFORE || (verdict == HL_RECORD_FAMILY_OURS && state == HL_SHM_STATE_ENDED))
+  HlRecordFamilyVerdict verdict = hl_record_family_judge (c->family, info->pid, info->ppid, info->start_wall_ns);
+  gboolean ended = info->state == HL_LIVE_STATE_ENDED || info->state == HL_LIVE_STATE_RESTARTED;
+  if (verdict == HL_RECORD_FAMILY_BEFORE || (verdict == HL_RECORD_FAMILY_OURS && ended))
     {
       /* not the program's; or over already (a short-lived child): nothing
        * to keep, but its children are ours (judged so) */
@@ -128,13 +126,23 @@ discover_cb (void                   *user_data,
       return;
     }
   decide (c, name);
-  Kept k = { .name = g_strdup (name), .header = map_header (name, &h) };
+  Kept k = { .name = g_strdup (name), .header = map_header (name, info->pid, info->start_wall_ns) };
   if (k.header == NULL)
     {
       g_free (k.name);
       return;
     }
   g_array_append_val (c->kept, k);
+}
+
+/* The caller's sessions in /dev/shm (each read under the SIGBUS guard,
+ * hl-live-discovery.h). */
+static void
+discover_all (HlRecordClock *c)
+{
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    discover (c, ((const HlLiveSessionInfo *) g_ptr_array_index (list, i))->name);
 }
 
 static void
@@ -166,12 +174,6 @@ sleep_until (HlRecordClock *c,
   while (!atomic_load (&c->stop) && g_cond_wait_until (&c->wake, &c->lock, until))
     ;
   g_mutex_unlock (&c->lock);
-}
-
-static void
-discover_guarded (gpointer data)
-{
-  (void) hl_shm_list_sessions ((uint32_t) getuid (), discover_cb, data);
 }
 
 typedef struct
@@ -211,7 +213,7 @@ keep_clock (gpointer data)
        * every DISCOVER_TICKS */
       bool looking = c->kept->len == 0 && tick < DISCOVER_TICKS * 4;
       if (looking || tick % DISCOVER_TICKS == 0)
-        (void) hl_shm_guard_run (discover_guarded, c);
+        discover_all (c);
       Tick t = { .now = now_ns (CLOCK_MONOTONIC_COARSE) };
       for (guint i = 0; i < c->kept->len;)
         {

@@ -1,0 +1,259 @@
+/* hl-live-discovery.c — see hl-live-discovery.h. */
+#define _GNU_SOURCE
+#include "hl-live-discovery.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl-live-segment.h"
+#include "hl-model-i18n.h"
+#include "hl-shm-guard.h"
+
+G_DEFINE_BOXED_TYPE (HlLiveSessionInfo, hl_live_session_info, hl_live_session_info_copy, hl_live_session_info_free)
+
+HlLiveSessionInfo *
+hl_live_session_info_copy (const HlLiveSessionInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  HlLiveSessionInfo *copy = g_memdup2 (info, sizeof *info);
+  copy->name = g_strdup (info->name);
+  copy->refusal = g_strdup (info->refusal);
+  copy->exe = g_strdup (info->exe);
+  copy->cmdline = g_strdup (info->cmdline);
+  copy->trace_path = g_strdup (info->trace_path);
+  return copy;
+}
+
+void
+hl_live_session_info_free (HlLiveSessionInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->name);
+  g_free (info->refusal);
+  g_free (info->exe);
+  g_free (info->cmdline);
+  g_free (info->trace_path);
+  g_free (info);
+}
+
+/* What the segment says: state, header, totals (the mapping is read:
+ * guarded). */
+typedef struct
+{
+  HlLiveSegment     *segment;
+  HlLiveSessionInfo *info;
+  HlFormatError      err;
+  int                rc;
+} ReadCtx;
+
+static void
+read_guarded (gpointer data)
+{
+  ReadCtx *c = data;
+  HlLiveSessionInfo *info = c->info;
+  const HlShmHeader *h = hl_live_segment_get_header (c->segment);
+  guint32 flags = 0;
+  HlShmTotals t;
+
+  info->pid = h->pid;
+  info->ppid = h->ppid;
+  info->exe = g_strdup (h->exe);
+  info->cmdline = g_strdup (hl_live_segment_get_cmdline (c->segment));
+  info->trace_path = g_strdup (hl_live_segment_get_trace_path (c->segment));
+  info->start_wall_ns = h->start_wall_ns;
+  info->start_mono_ns = h->start_mono_ns;
+  info->state = hl_live_segment_read_state (c->segment, &info->heartbeat_ns, &info->exit_status, &flags);
+  hl_shm_reader_end_info (hl_live_segment_get_reader (c->segment), NULL, &info->ended_ns, NULL);
+  info->kept = (flags & HL_SHM_FLAG_KEPT) != 0;
+  info->unfollowed = (flags & HL_SHM_FLAG_UNFOLLOWED) != 0;
+  info->alive = hl_live_segment_pid_alive (c->segment);
+  c->rc = hl_shm_reader_totals (hl_live_segment_get_reader (c->segment), &t, &c->err);
+  if (c->rc != 0)
+    return;
+  guint64 dropped = 0;
+  for (int i = 0; i < HL_DROP_REASONS_MAX; i++)
+    dropped += t.dropped[i];
+  HlLiveTotals totals = {
+    t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
+    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads,
+  };
+  info->totals = totals;
+  info->frees_unknown = t.frees_unknown;
+}
+
+/* Reads the segment at PATH into INFO (name, uid and pid set). */
+static void
+info_fill (HlLiveSessionInfo *info,
+           const char        *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HlLiveSegment) segment = hl_live_segment_open (path, &error);
+
+  if (segment == NULL)
+    {
+      /* the reader's reason, without the name hl_live_segment_open adds */
+      const char *why = error->message;
+      gsize n = strlen (path);
+      if (strncmp (why, path, n) == 0 && strncmp (why + n, ": ", 2) == 0)
+        why += n + 2;
+      info->refusal = g_strdup (why);
+      info->being_created = g_error_matches (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND);
+      return;
+    }
+  ReadCtx c = { segment, info, { 0 }, 0 };
+  if (!hl_shm_guard_run (read_guarded, &c))
+    info->refusal = g_strdup (_("the session segment shrank while it was read (SIGBUS)"));
+  else if (c.rc != 0)
+    info->refusal = g_strdup (c.err.message);
+  else
+    info->readable = TRUE;
+}
+
+static char *
+foreign_reason (guint32 uid)
+{
+  return g_strdup_printf (_("the session of another user (uid %u)"), (unsigned) uid);
+}
+
+/* NAME's uid and pid ("heaplens-UID-PID-NONCE"); FALSE when it is not
+ * such a name. */
+static gboolean
+parse_name (const char *name,
+            guint32    *uid,
+            guint32    *pid)
+{
+  static const char prefix[] = "heaplens-";
+  char *end;
+  guint64 v;
+
+  if (!g_str_has_prefix (name, prefix))
+    return FALSE;
+  name += sizeof prefix - 1;
+  if (!g_ascii_isdigit (*name) || (v = g_ascii_strtoull (name, &end, 10)) > G_MAXUINT32 || *end != '-')
+    return FALSE;
+  *uid = (guint32) v;
+  name = end + 1;
+  if (!g_ascii_isdigit (*name) || (v = g_ascii_strtoull (name, &end, 10)) > G_MAXUINT32 || *end != '-')
+    return FALSE;
+  *pid = (guint32) v;
+  return TRUE;
+}
+
+HlLiveSessionInfo *
+hl_live_session_info_read (const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+  HlLiveSessionInfo *info = g_new0 (HlLiveSessionInfo, 1);
+  const char *base = strrchr (name, '/') != NULL ? strrchr (name, '/') + 1 : name;
+  info->name = g_strdup (base);
+  if (!parse_name (base, &info->uid, &info->pid))
+    info->uid = (guint32) getuid ();
+  info->same_user = info->uid == (guint32) getuid ();
+  /* opened whatever its name says: the reader checks the owner */
+  info_fill (info, name);
+  return info;
+}
+
+typedef struct
+{
+  HlLiveListFlags flags;
+  GPtrArray      *list;
+} ListCtx;
+
+static void
+list_cb (void                   *user_data,
+         const HlShmSessionName *s)
+{
+  ListCtx *ctx = user_data;
+  HlLiveSessionInfo *info = g_new0 (HlLiveSessionInfo, 1);
+  info->name = g_strdup (s->name);
+  info->uid = s->uid;
+  info->pid = s->pid;
+  info->same_user = s->uid == (guint32) getuid ();
+  if (!info->same_user)
+    info->refusal = foreign_reason (info->uid);
+  else if (!(ctx->flags & HL_LIVE_LIST_NAMES_ONLY))
+    info_fill (info, info->name);
+  g_ptr_array_add (ctx->list, info);
+}
+
+GPtrArray *
+hl_live_session_list (HlLiveListFlags   flags,
+                      GError          **error)
+{
+  ListCtx ctx = { flags, g_ptr_array_new_with_free_func ((GDestroyNotify) hl_live_session_info_free) };
+  guint32 uid = (flags & HL_LIVE_LIST_ALL_USERS) ? UINT32_MAX : (guint32) getuid ();
+  if (hl_shm_list_sessions (uid, list_cb, &ctx) < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot read /dev/shm"));
+      g_ptr_array_unref (ctx.list);
+      return NULL;
+    }
+  return ctx.list;
+}
+
+HlLiveSessionInfo *
+hl_live_session_list_find_pid (GPtrArray *list,
+                               guint32    pid)
+{
+  HlLiveSessionInfo *best = NULL;
+  gboolean best_final = FALSE;
+
+  g_return_val_if_fail (list != NULL, NULL);
+  for (guint i = 0; i < list->len; i++)
+    {
+      HlLiveSessionInfo *info = g_ptr_array_index (list, i);
+      if (info->pid != pid || !info->readable)
+        continue;
+      /* the newest image of the pid, preferring one that did not exec away */
+      gboolean final = info->state != HL_LIVE_STATE_RESTARTED;
+      if (best == NULL || (final && !best_final) || (final == best_final && info->start_wall_ns > best->start_wall_ns))
+        {
+          best = info;
+          best_final = final;
+        }
+    }
+  return best;
+}
+
+char *
+hl_live_session_find_pid (guint32   pid,
+                          GError  **error)
+{
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, error);
+  const HlLiveSessionInfo *best, *refused = NULL, *foreign = NULL;
+  gboolean being_created = FALSE;
+
+  if (list == NULL)
+    return NULL;
+  best = hl_live_session_list_find_pid (list, pid);
+  if (best != NULL)
+    return g_strdup (best->name);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const HlLiveSessionInfo *info = g_ptr_array_index (list, i);
+      if (info->pid != pid)
+        continue;
+      if (!info->same_user)
+        foreign = info;
+      else if (info->being_created)
+        being_created = TRUE;
+      else if (info->refusal != NULL)
+        refused = info;
+    }
+  if (refused != NULL)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED, "%s: %s", refused->name, refused->refusal);
+  else if (foreign != NULL)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_REFUSED,
+                 _("the session of pid %u belongs to uid %u, not to you (%u)"), (unsigned) pid,
+                 (unsigned) foreign->uid, (unsigned) getuid ());
+  else if (being_created)
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
+                 _("the session of pid %u is still being created"), (unsigned) pid);
+  else
+    g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
+                 _("no session for pid %u (is it running under the Heaplens preload?)"), (unsigned) pid);
+  return NULL;
+}

@@ -1,0 +1,88 @@
+/* hl-live-discovery.h — the live sessions there are: the one way the
+ * application and heaplens-cli find the shared-memory segments of
+ * profiled processes (/dev/shm/heaplens-UID-PID-NONCE), and what each
+ * says about its process.
+ *
+ * Every segment is opened through the format's validating reader, under
+ * the SIGBUS guard (hl-shm-guard.h): a segment its owner shrinks while
+ * it is read is reported as refused, never a crash. Only the caller's
+ * own sessions can be read (the reader checks the owner); another
+ * user's are listed, when asked for, as refused with the reason, so that
+ * a caller can say why it does not attach to them.
+ *
+ * Plain data, no main loop: callable from any thread (heaplens-cli
+ * record's compress thread and the recorder's clock thread list every
+ * few milliseconds; see docs/live.md).
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "hl-live-session.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  HL_LIVE_LIST_OWN        = 0,       /* the caller's sessions, each read */
+  HL_LIVE_LIST_ALL_USERS  = 1 << 0,  /* other users' too, refused with the reason */
+  HL_LIVE_LIST_NAMES_ONLY = 1 << 1,  /* not opened: name, uid, pid, same_user only */
+} HlLiveListFlags;
+
+/* One segment and what it said when it was read. Fields are read-only. */
+typedef struct
+{
+  char        *name;           /* "heaplens-1000-4242-ab12cd" */
+  guint32      uid;            /* from the name */
+  guint32      pid;            /* from the name; once readable, the segment's own */
+  gboolean     same_user;      /* uid is the caller's */
+  gboolean     readable;       /* opened and read: the fields below are valid */
+  /* Why it cannot be read (another user's, invalid, being created, shrank
+   * while read); NULL when readable or not opened (NAMES_ONLY). */
+  char        *refusal;
+  gboolean     being_created;  /* not ready yet (refusal says so): not refused for good */
+
+  /* From the segment (readable only) */
+  guint32      ppid;
+  char        *exe;
+  char        *cmdline;        /* arguments joined by spaces */
+  char        *trace_path;     /* "" when none (yet: it comes with RUNNING) */
+  guint64      start_wall_ns;  /* CLOCK_REALTIME */
+  guint64      start_mono_ns;  /* CLOCK_MONOTONIC */
+  HlLiveState  state;          /* as the segment says: STARTING, RUNNING, ENDED, RESTARTED (ended by exec) */
+  gboolean     alive;          /* a process with its pid exists */
+  gboolean     kept;           /* HL_SHM_FLAG_KEPT: its launcher removes it after the end */
+  gboolean     unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED */
+  int          exit_status;    /* once ended */
+  guint64      ended_ns;       /* since the start, once ended */
+  guint64      heartbeat_ns;   /* since the start */
+  HlLiveTotals totals;
+  guint64      frees_unknown;  /* frees of blocks the live table did not hold */
+} HlLiveSessionInfo;
+
+GType               hl_live_session_info_get_type (void) G_GNUC_CONST;
+#define HL_TYPE_LIVE_SESSION_INFO (hl_live_session_info_get_type ())
+HlLiveSessionInfo  *hl_live_session_info_copy     (const HlLiveSessionInfo *info);
+void                hl_live_session_info_free     (HlLiveSessionInfo       *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlLiveSessionInfo, hl_live_session_info_free)
+
+/* The segments in /dev/shm, in directory order: a GPtrArray of
+ * HlLiveSessionInfo (freed with it), or NULL with ERROR when /dev/shm
+ * cannot be read. */
+GPtrArray          *hl_live_session_list          (HlLiveListFlags  flags,
+                                                   GError         **error);
+/* Reads one segment, NAME as in /dev/shm or a path; never NULL (refusal
+ * says why it cannot be read). */
+HlLiveSessionInfo  *hl_live_session_info_read     (const char      *name);
+
+/* PID's session in LIST (borrowed): of the readable ones, the image that
+ * did not end by exec'ing another, the newest first; NULL when none. */
+HlLiveSessionInfo  *hl_live_session_list_find_pid (GPtrArray       *list,
+                                                   guint32          pid);
+/* The name of PID's session, or NULL with ERROR (HL_LIVE_ERROR):
+ * NOT_FOUND when there is none or it is still being created, REFUSED
+ * with the reason (another user's, an invalid segment). */
+char               *hl_live_session_find_pid      (guint32          pid,
+                                                   GError         **error);
+
+G_END_DECLS
