@@ -53,7 +53,7 @@ hl_symbolizer_prefetch_start (const HlTraceReader *reader,
       if (hl_trace_reader_packet_at (reader, index->entries[i].offset, &pkt, &err) != 0)
         break; /* the load will stop there too, or find another map */
       hl_event_cursor_init (cursor, &pkt);
-      /* The loader's rule (hl_trace_apply_event): loaded modules with a path. */
+      /* The loader's rule (hl_recording_load_apply_event): loaded modules with a path. */
       while (hl_event_cursor_next (cursor, &ev, &err) > 0)
         if (ev.type == HL_EVENT_MODULE && (ev.u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 &&
             ev.u.module.path != NULL)
