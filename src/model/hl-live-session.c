@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hl-proc-maps.h"
+#include "hl-recording-builder.h"
 #include "hl-shm-guard.h"
 #include "hl-model-i18n.h"
 #include "hl-shm-reader.h"

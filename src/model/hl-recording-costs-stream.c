@@ -28,7 +28,7 @@
 #include "hl-event-cursor-common.h"
 #include "hl-model-error.h"
 #include "hl-recording-aggregate-private.h"
-#include "hl-recording-struct.h"
+#include "hl-recording-private.h"
 #include "hl-recording-loader-private.h"
 
 /* The thread's lag: the CPU time the bytes queued and not applied yet

@@ -1,7 +1,6 @@
 /* hl-recording-load-batch.c — decoded events kept past their cursor (strings and
  * frames copied), and how an event goes into a recording. */
 #include "hl-recording-loader-private.h"
-#include "hl-recording-aggregate.h"
 
 void
 hl_recording_load_apply_event (HlRecording   *rec,

@@ -3,7 +3,7 @@
  * (hl-recording-load-parallel.c). */
 #pragma once
 
-#include "hl-recording-private.h"
+#include "hl-recording-builder.h"
 
 #include "hl-trace-reader.h"
 #include "hl-trace-index.h"

@@ -1,7 +1,6 @@
 /* hl-recording-loader.c — reads a trace file into an HlRecording, on a worker
  * thread for load_async(), with progress and cancellation. */
-#include "hl-recording-private.h"
-#include "hl-recording-aggregate.h"
+#include "hl-recording-builder.h"
 #include "hl-model-error.h"
 #include "hl-model-i18n.h"
 #include "hl-symbolizer.h"
@@ -300,7 +299,7 @@ add_symbols (LoadData             *data,
       hl_symbolizer_prefetch_finish (prefetch, rec);
       hl_recording_symbolize (rec, cancellable);
       /* A saved trace is complete: let libdw's memory go. */
-      hl_recording_set_symbolizer (rec, NULL, 0);
+      hl_frame_table_set_symbolizer (hl_recording_get_frame_table (rec), NULL, 0);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
           g_object_unref (rec);

@@ -1,7 +1,7 @@
 /* hl-symbolizer-prefetch.c — the symbolizer made on its own thread while
  * the events load; see hl-symbolizer-prefetch.h. */
 #include "hl-symbolizer-prefetch.h"
-#include "hl-recording-private.h"
+#include "hl-recording-builder.h"
 #include "hl-symbolizer.h"
 
 #include <string.h>
@@ -113,7 +113,7 @@ hl_symbolizer_prefetch_finish (HlSymbolizerPrefetch *self,
           m[i].debug_file = hl_recording_intern (rec, debug_file);
           m[i].hint = hl_recording_intern (rec, hint);
         }
-      hl_recording_set_symbolizer (rec, g_steal_pointer (&self->sym), n);
+      hl_frame_table_set_symbolizer (hl_recording_get_frame_table (rec), g_steal_pointer (&self->sym), n);
     }
   g_clear_pointer (&self->sym, hl_symbolizer_free);
   g_object_unref (self->modules);
