@@ -5,6 +5,7 @@
  *   model-bench [N_ALLOCATIONS]   (default 1000000)
  */
 #include "hl-model.h"
+#include "hl-recording-builder.h"
 
 #include <stdio.h>
 #include <stdlib.h>

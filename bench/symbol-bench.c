@@ -15,7 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench-cpu.h"
 #include "hl-model.h"
-#include "hl-recording-private.h"
+#include "hl-recording-builder.h"
 #include "hl-symbolizer.h"
 
 #include <elfutils/libdwelf.h>

@@ -14,6 +14,7 @@
 #include "hl-call-tree.h"
 #include "hl-filter.h"
 #include "hl-recording.h"
+#include "hl-size-histogram.h"
 
 G_BEGIN_DECLS
 
@@ -45,14 +46,6 @@ typedef struct
   const char *name;
   HlCosts  costs;
 } HlThreadCosts;
-
-/* Bucket i holds sizes in [2^(i-1), 2^i) (bucket 0: size 0, bucket 1: 1). */
-#define HL_SIZE_HISTOGRAM_BUCKETS 65
-typedef struct
-{
-  guint64 count[HL_SIZE_HISTOGRAM_BUCKETS];
-  guint64 bytes[HL_SIZE_HISTOGRAM_BUCKETS];
-} HlSizeHistogram;
 
 HlAnalysis      *hl_analysis_new              (HlRecording        *recording,
                                                const HlFilter     *filter);

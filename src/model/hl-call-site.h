@@ -4,7 +4,7 @@
  * HlFrameEntry pointers), hashed and compared by pointer. */
 #pragma once
 
-#include "hl-recording-private.h"
+#include "hl-recording-tables.h"
 
 G_BEGIN_DECLS
 

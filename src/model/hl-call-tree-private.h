@@ -3,7 +3,7 @@
 #pragma once
 
 #include "hl-call-tree.h"
-#include "hl-recording-private.h"
+#include "hl-stack-trie.h"
 
 /* STACK_COSTS: n_stacks entries. */
 HlCallTree *hl_call_tree_build (const HlTrie   *trie,

@@ -14,6 +14,7 @@
 #include "hl-live-segment.h"
 #include "hl-model-i18n.h"
 #include "hl-proc-maps.h"
+#include "hl-recording-builder.h"
 #include "hl-shm-guard.h"
 #include "hl-symbolize-job.h"
 

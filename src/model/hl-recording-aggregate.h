@@ -6,7 +6,8 @@
  * per internal stack and thread, so memory grows with what is live, not
  * with what was allocated. The numbers are the full model's by
  * construction: allocations and frees are applied in the same file order
- * with the same sequence numbers (hl-recording-events.c calls in here),
+ * with the same sequence numbers (hl-recording-builder.c calls in here;
+ * the recording's side is in hl-recording-builder.h),
  * and the heap-curve points go through a min-heap on (time, seq) that
  * releases them in the order the full model sorts them into. A point may
  * leave the heap once no packet still to come can hold an earlier one:
@@ -21,8 +22,8 @@
 
 #include <glib.h>
 
-#include "hl-analysis.h"
 #include "hl-cost-kind.h"
+#include "hl-size-histogram.h"
 #include "hl-trace-index.h"
 
 G_BEGIN_DECLS
@@ -123,17 +124,5 @@ void         hl_aggregate_get_pair        (const HlAggregate *self,
                                            guint32           *stack,
                                            guint32           *thread,
                                            HlCosts           *costs);
-
-/* The recording's side (hl-recording-events.c). */
-/* Before the first event: REC keeps costs, not allocations. */
-void               hl_recording_begin_aggregate        (HlRecording        *rec,
-                                                        const HlTraceIndex *index);
-void               hl_recording_aggregate_packets_done (HlRecording        *rec,
-                                                        guint64             offset);
-/* After the last event: settles peak and leaks. FALSE when the trace broke
- * the time order the index promised: its numbers are not to be used. */
-gboolean           hl_recording_end_aggregate          (HlRecording        *rec);
-/* NULL for a recording with allocation records. */
-const HlAggregate *hl_recording_get_aggregate          (HlRecording        *rec);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* hl-recording-commit.c — commit: the sorted heap curve, peak, leaks
  * and the ::changed signal. */
-#include "hl-recording-struct.h"
+#include "hl-recording-private.h"
 #include "hl-model-i18n.h"
 
 #include <string.h>
@@ -273,9 +273,9 @@ hl_recording_commit (HlRecording *self)
       hl_recording_symbols_changed (self);
       self->frames_dirty = FALSE;
     }
-  else if (self->stacks_expanded < self->stack_spans->len)
+  else if (hl_frame_table_get_n_stacks (self->frame_table) < self->stack_spans->len)
     {
-      hl_recording_expand_stack_frames (self, self->stacks_expanded);
+      hl_recording_expand_stack_frames (self, FALSE);
       g_clear_pointer (&self->tries[0], hl_stack_trie_free);
       g_clear_pointer (&self->tries[1], hl_stack_trie_free);
     }

@@ -3,7 +3,7 @@
  * and docs/trace-format.md section 7e for the layout. */
 #define _GNU_SOURCE
 #include "hl-recording-costs-packet.h"
-#include "hl-recording-struct.h"
+#include "hl-recording-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

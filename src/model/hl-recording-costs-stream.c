@@ -28,8 +28,8 @@
 #include "hl-event-cursor-common.h"
 #include "hl-model-error.h"
 #include "hl-recording-aggregate-private.h"
-#include "hl-recording-struct.h"
-#include "hl-trace-load-private.h"
+#include "hl-recording-private.h"
+#include "hl-recording-loader-private.h"
 
 /* The thread's lag: the CPU time the bytes queued and not applied yet
  * would take it, at the pace it has kept so far (its own CPU time, not
@@ -368,7 +368,7 @@ writer_of (HlCostsStream *self,
 }
 
 /* ---- The short path of the common events --------------------------------
- * What hl_trace_apply_event() does with an allocation or a free by id
+ * What hl_recording_load_apply_event() does with an allocation or a free by id
  * (hl_recording_append_alloc/free on an aggregate recording), without the
  * layers between, for the usual case: a known stack, the thread of the
  * previous allocation, no free waiting for its allocation. Anything else
@@ -480,7 +480,7 @@ apply_packet (HlCostsStream *self,
           if (ev.type == HL_EVENT_FREE && short_free (self->rec, &ev))
             continue;
         }
-      hl_trace_apply_event (self->rec, &ev);
+      hl_recording_load_apply_event (self->rec, &ev);
       if (ev.type == HL_EVENT_THREAD && (ev.u.thread.flags & HL_THREAD_FLAG_EXIT) != 0 &&
           ev.u.thread.tid == pkt.header.tid)
         writer_of (self, pkt.header.tid)->exited = TRUE;
@@ -832,7 +832,7 @@ hl_costs_stream_finish (HlCostsStream *self,
       return NULL;
     }
   rec = g_steal_pointer (&self->rec);
-  /* What a costs-only load does after the last packet (hl-trace-loader.c)
+  /* What a costs-only load does after the last packet (hl-recording-loader.c)
    * when the reader had nothing to warn about. */
   if (!hl_recording_end_aggregate (rec))
     {
@@ -841,6 +841,6 @@ hl_costs_stream_finish (HlCostsStream *self,
       return NULL;
     }
   hl_recording_commit (rec);
-  hl_trace_load_warn_dropped (rec);
+  hl_recording_load_warn_dropped (rec);
   return g_steal_pointer (&rec);
 }

@@ -1,276 +1,123 @@
-/* hl-recording-private.h — the recording's tables, for the other files of
- * the model (analysis, trees, loader, symbolizer). */
+/* hl-recording-private.h — HlRecording's instance struct, shared by the
+ * files of that one object and nobody else: hl-recording.c (life cycle,
+ * readers), hl-recording-builder.c (the event sink), hl-recording-commit.c
+ * (the sorted curve, peak, leaks) and the costs packet and stream that
+ * fill a recording from saved costs (hl-recording-costs-*.c). Other model
+ * files read it through hl-recording-tables.h and fill it through
+ * hl-recording.h's sink and hl-recording-builder.h. */
 #pragma once
 
-#include "hl-recording.h"
-#include "hl-filter.h"
+#include "hl-recording-tables.h"
+#include "hl-recording-builder.h"
+#include "hl-address-map.h"
+#include "hl-recording-aggregate.h"
 
 G_BEGIN_DECLS
 
-enum
+typedef struct
 {
-  HL_ALLOC_PRESENT      = 1 << 0,
-  HL_ALLOC_FREED        = 1 << 1,
-  HL_ALLOC_TEMPORARY    = 1 << 2,
-  HL_ALLOC_LIVE_AT_PEAK = 1 << 3,
+  guint64 begin;
+  guint32 n;
+  guint32 defined;
+} StackSpan;
+
+/* A free whose allocation is in a packet not read yet (another thread's
+ * packet reached the file later): applied when the allocation arrives. */
+typedef struct
+{
+  guint64 time_ns;
+  guint32 tid;
+} PendingFree;
+
+/* The curve's state before point k << HL_HEAP_CHECKPOINT_SHIFT. */
+typedef struct
+{
+  guint64 heap;
+  guint64 peak;          /* highest heap after any earlier point */
+  guint64 peak_i;        /* that point, G_MAXUINT64 when none */
+  guint64 chunk_max;     /* the highest heap after a point of this chunk */
+  guint64 chunk_max_i;   /* the first such point */
+} HeapCheckpoint;
+
+struct _HlRecording
+{
+  GObject parent_instance;
+
+  /* Owned */
+  GStringChunk *strings;
+  GHashTable   *info;            /* key → value, interned */
+  GPtrArray    *info_keys;       /* NULL-terminated */
+  GPtrArray    *warnings;        /* NULL-terminated, owned strings */
+  GArray       *modules;         /* HlModuleInfo */
+  GArray       *threads;         /* HlThreadInfo */
+  GHashTable   *tid_to_thread;   /* tid → index + 1 */
+  GArray       *thread_last;     /* guint64: last allocation id per thread */
+  GArray       *allocs;          /* HlAllocRec by id */
+  guint64       allocs_reserved; /* room hl_recording_reserve() made */
+  HlAddressMap *addr_to_id;      /* address → id + 1 of live blocks, once needed */
+  GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
+  GArray       *curve;           /* HlHeapPoint */
+  GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */
+  GArray       *time_blocks;     /* HlAllocTimeBlock per HL_ALLOC_BLOCK allocations */
+  GArray       *counters;        /* HlCounterSample */
+  GArray       *drops;           /* HlDropSample */
+  GArray       *meta;            /* HlMetaInterval */
+  GHashTable   *meta_open;       /* key → index + 1 of the open interval */
+  GArray       *marks;           /* HlMark */
+  gboolean      marks_unsorted;  /* sorted (stable, by time) when asked for */
+  HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
+
+  /* Stacks: trace id → internal index; addresses per stack. */
+  GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */
+  GArray       *stack_spans;     /* StackSpan per internal stack: into stack_addrs */
+  GArray       *stack_addrs;     /* guint64 */
+
+  /* Frames of the addresses, the expanded stacks and the symbolization
+   * state; it expands stacks [0, its n_stacks) of stack_spans. */
+  HlFrameTable *frame_table;
+  HlTrie       *tries[2];
+  GMutex        trie_lock;       /* analyses on worker threads build tries */
+
+  guint32       last_tid;        /* cache of thread_index() */
+  guint32       last_thread;
+
+  guint32       seq;
+  guint64       n_allocs;
+  guint64       n_frees;
+  guint64       bytes_allocated;
+  guint64       temporary;
+  guint64       frees_unknown;
+  guint64       ids_out_of_range;
+  guint64       dropped;
+  guint64       end_ns;
+  guint64       peak_heap;
+  guint64       peak_time_ns;
+  guint64       peak_rss;
+  guint64       leaked_bytes;
+  guint64       leaked_blocks;
+  guint64       committed_allocs;
+  guint64       curve_sorted;    /* points already in (time, seq) order */
+  gboolean      curve_dirty;
+  gboolean      frames_dirty;
+  gboolean      applying_pending;
+  gboolean      has_exit;
+  int           exit_status;
+  gboolean      truncated;
 };
 
-/* One allocation, indexed by its trace id. */
-typedef struct
-{
-  guint64 time_ns;
-  guint64 size;
-  guint64 address;
-  guint64 free_time_ns;   /* HL_TIME_NONE while live */
-  guint32 seq;            /* order of arrival of the allocation event */
-  guint32 free_seq;       /* order of arrival of its free */
-  guint32 stack;          /* internal stack index (0 = unknown) */
-  guint32 thread : 24;    /* index into threads (HL_MAX_THREADS) */
-  guint32 flags  : 8;     /* HL_ALLOC_* */
-} HlAllocRec;
+/* hl-recording.c: expands into frames the stacks the frame table has not
+ * expanded yet, or, with ALL, every stack again. */
+void hl_recording_expand_stack_frames (HlRecording *self,
+                                      gboolean     all);
+/* hl-recording-commit.c: sorts new curve points, recomputes heap, peak,
+ * leaks and the live-at-peak flags. */
+void hl_recording_update_curve        (HlRecording *self);
+/* Adds M to the marks; hl_recording_get_marks() gives them in time order
+ * (packets of several threads reach the model out of time order). */
+void hl_recording_insert_mark        (HlRecording  *self,
+                                      const HlMark *m);
+/* hl-recording.c: emits ::changed. */
+void hl_recording_emit_changed        (HlRecording *self,
+                                      guint64      n_new);
 
-/* 48 bytes an allocation: a 20 M-event trace keeps 10 M of them. */
-G_STATIC_ASSERT (sizeof (HlAllocRec) == 48);
-#define HL_MAX_THREADS (1u << 24)
-
-/* A point of the heap curve, in (time, seq) order: one allocation or free.
- * Only the allocation and which of its two events is stored (4 bytes a
- * point): the time and seq are the allocation's (time_ns, seq) or
- * (free_time_ns, free_seq), which never change once set. The heap after
- * each point is not stored either: it is the heap before the point's
- * checkpoint (one per HL_HEAP_CHECKPOINT_EVERY points) plus the sizes
- * since; see hl_recording_heap_before(). */
-typedef struct
-{
-  guint32 alloc_free;     /* allocation index << 1 | 1 for its free */
-} HlHeapPoint;
-
-#define HL_HEAP_CHECKPOINT_SHIFT 8
-#define HL_HEAP_CHECKPOINT_EVERY (1u << HL_HEAP_CHECKPOINT_SHIFT)
-
-#define HL_HEAP_POINT_ALLOC(p)   ((p)->alloc_free >> 1)
-#define HL_HEAP_POINT_IS_FREE(p) (((p)->alloc_free & 1) != 0)
-
-static inline guint64
-hl_heap_point_time (const HlAllocRec  *allocs,
-                    const HlHeapPoint *p)
-{
-  const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (p)];
-  return HL_HEAP_POINT_IS_FREE (p) ? a->free_time_ns : a->time_ns;
-}
-
-/* The first of the N time-sorted points PTS at or after T_NS (N if none). */
-static inline guint64
-hl_heap_points_first_at (const HlAllocRec  *allocs,
-                         const HlHeapPoint *pts,
-                         guint64            n,
-                         guint64            t_ns)
-{
-  guint64 lo = 0, hi = n;
-  while (lo < hi)
-    {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (hl_heap_point_time (allocs, &pts[mid]) < t_ns)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-static inline guint32
-hl_heap_point_seq (const HlAllocRec  *allocs,
-                   const HlHeapPoint *p)
-{
-  const HlAllocRec *a = &allocs[HL_HEAP_POINT_ALLOC (p)];
-  return HL_HEAP_POINT_IS_FREE (p) ? a->free_seq : a->seq;
-}
-
-/* Room for N_ALLOCS allocations (and their frees), when the loader knows. */
-void hl_recording_reserve (HlRecording *self,
-                           guint64      n_allocs);
-/* The memory of that room (the allocations' table, the heap curve's), for
- * hl-prefault.h: valid while the appends stay within it. */
-void hl_recording_get_reserved (HlRecording *self,
-                                gpointer     start[2],
-                                gsize        len[2]);
-
-/* A frame with the model's own keys. HlFrame must stay first. */
-typedef struct
-{
-  HlFrame  pub;
-  guint32  function_id;   /* same id ⇔ hl_frame_same_function */
-  guint32  module;        /* index into modules, G_MAXUINT32 when unknown */
-} HlFrameEntry;
-
-/* One node of a stack trie shared by every analysis of a recording. */
-typedef struct
-{
-  const HlFrameEntry *frame;   /* NULL for the root */
-  guint32 parent;
-  guint32 first_child;
-  guint32 next_sibling;
-  guint32 depth;
-} HlTrieNode;
-
-typedef struct
-{
-  GArray  *nodes;        /* HlTrieNode, [0] is the root */
-  guint32 *stack_leaf;   /* per internal stack: its deepest node */
-  guint    n_stacks;
-  guint64  serial;       /* unique per trie built (a freed trie's address is not) */
-} HlTrie;
-
-typedef struct
-{
-  guint64 time_ns;
-  guint64 heap_bytes;
-  guint64 rss_bytes;
-} HlCounterSample;
-
-typedef struct
-{
-  guint64 time_ns;
-  guint64 count;
-} HlDropSample;
-
-/* ---- Accessors for the other model files ------------------------------ */
-
-const HlAllocRec    *hl_recording_get_allocs        (HlRecording *self,
-                                                     guint64     *n_allocs);
-const HlHeapPoint   *hl_recording_get_heap_curve    (HlRecording *self,
-                                                     guint64     *n_points);
-/* The earliest and latest allocation time of each block of HL_ALLOC_BLOCK
- * allocations (by id; min > max when the block has none), so a time-range
- * filter skips the blocks outside its range: ids follow time closely. */
-typedef struct
-{
-  guint64 min_time_ns;
-  guint64 max_time_ns;
-} HlAllocTimeBlock;
-
-#define HL_ALLOC_BLOCK_SHIFT 12
-#define HL_ALLOC_BLOCK (1u << HL_ALLOC_BLOCK_SHIFT)
-
-const HlAllocTimeBlock *hl_recording_get_alloc_time_blocks (HlRecording *self,
-                                                     guint64     *n_blocks);
-/* The peak inside [T0, T1]: the first point where the heap is highest
- * (or the heap at T0 when that is higher), as (time, seq); FALSE when the
- * recording has no point up to T1. O(points / HL_HEAP_CHECKPOINT_EVERY). */
-gboolean             hl_recording_find_peak_in      (HlRecording *self,
-                                                     guint64      t0_ns,
-                                                     guint64      t1_ns,
-                                                     guint64     *time_ns,
-                                                     guint32     *seq);
-/* Heap bytes just before point I of the curve (I ≤ n_points), exact. */
-guint64              hl_recording_heap_before       (HlRecording *self,
-                                                     guint64      i);
-/* The heap after point P, given the heap before it. */
-static inline guint64
-hl_heap_point_apply (const HlAllocRec  *allocs,
-                     const HlHeapPoint *p,
-                     guint64            heap)
-{
-  guint64 size = allocs[HL_HEAP_POINT_ALLOC (p)].size;
-  return HL_HEAP_POINT_IS_FREE (p) ? heap - size : heap + size;
-}
-/* A live session's recording (info "live" = "1"): it holds samples of the
- * allocations (those that lived through a poll), not every one. */
-static inline gboolean
-hl_recording_is_sampled (HlRecording *self)
-{
-  return g_strcmp0 (hl_recording_get_info (self, "live"), "1") == 0;
-}
-
-/* Expanded frames of an internal stack, innermost first. */
-const HlFrameEntry * const *hl_recording_get_stack_entries (HlRecording *self,
-                                                     guint32      stack,
-                                                     guint       *n_frames);
-/* Built on first use after the stacks or symbols changed. */
-const HlTrie        *hl_recording_get_trie          (HlRecording *self,
-                                                     gboolean     bottom_up);
-guint32              hl_recording_get_thread_tid    (HlRecording *self,
-                                                     guint32      thread);
-guint                hl_recording_get_n_threads_internal (HlRecording *self);
-guint                hl_recording_get_n_function_ids (HlRecording *self);
-/* The internal frame of a public one (every HlFrame is an HlFrameEntry). */
-static inline const HlFrameEntry *
-hl_frame_entry (const HlFrame *frame)
-{
-  return (const HlFrameEntry *) frame;
-}
-
-/* Raw address lists of the stacks, for the symbolizer. */
-const guint64       *hl_recording_get_stack_addresses (HlRecording *self,
-                                                       guint32      stack,
-                                                       guint       *n_frames);
-/* Installs the frames for ADDRESS (innermost first); called by the
- * symbolizer, once per unique address. Strings are copied and interned. */
-typedef struct
-{
-  const char *function;
-  const char *file;
-  guint       line;
-  gboolean    is_inline;
-} HlResolvedFrame;
-
-void                 hl_recording_set_address_frames (HlRecording           *self,
-                                                      guint64                address,
-                                                      int                    module,
-                                                      const HlResolvedFrame *frames,
-                                                      guint                  n_frames);
-/* Addresses of stacks not symbolized yet (new array of guint64). */
-GArray              *hl_recording_take_unresolved_addresses (HlRecording *self);
-HlModuleInfo        *hl_recording_get_modules_mutable (HlRecording *self,
-                                                       guint       *n_modules);
-/* Module containing ADDRESS, or -1. */
-int                  hl_recording_find_module       (HlRecording *self,
-                                                     guint64      address);
-/* Finishes symbolization: rebuilds expanded stacks, warnings. */
-void                 hl_recording_symbols_changed   (HlRecording *self);
-
-/* Metadata intervals matching the filter's key=value conditions; returns
- * FALSE when the filter has none. */
-gboolean             hl_recording_metadata_selects  (HlRecording *self,
-                                                     const char  *key,
-                                                     const char  *value,
-                                                     guint64      time_ns);
-
-G_END_DECLS
-
-G_BEGIN_DECLS
-void                 hl_recording_set_truncated     (HlRecording *self,
-                                                     gboolean     truncated);
-G_END_DECLS
-
-G_BEGIN_DECLS
-const char          *hl_recording_intern            (HlRecording *self,
-                                                     const char  *s);
-G_END_DECLS
-
-G_BEGIN_DECLS
-/* hl-stack-trie.c */
-HlTrie                *hl_stack_trie_build (HlRecording *self,
-                                            gboolean     bottom_up);
-void                   hl_stack_trie_free  (HlTrie      *trie);
-const HlCounterSample *hl_recording_get_counter_samples (HlRecording *self,
-                                                         guint       *n);
-const HlDropSample    *hl_recording_get_drop_samples    (HlRecording *self,
-                                                         guint       *n);
-guint64                hl_recording_get_end_ns          (HlRecording *self);
-G_END_DECLS
-
-#include "hl-symbolizer.h"
-
-G_BEGIN_DECLS
-/* The cached symbolizer when it was made for N_MODULES modules, else NULL
- * (and the old one is freed). set_ takes ownership. */
-HlSymbolizer *hl_recording_get_symbolizer (HlRecording  *self,
-                                           guint         n_modules);
-void          hl_recording_set_symbolizer (HlRecording  *self,
-                                           HlSymbolizer *sym,
-                                           guint         n_modules);
-void          hl_recording_add_unresolved_addresses (HlRecording   *self,
-                                                     const guint64 *addresses,
-                                                     guint          n);
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* hl-recording.c — the recording object: life cycle, interning, ::changed
- * and the readers of its tables (events: hl-recording-events.c). */
-#include "hl-recording-struct.h"
+ * the readers of its tables and the expansion of its stacks into frames
+ * (events: hl-recording-builder.c). */
+#include "hl-recording-private.h"
 
 #include <string.h>
 
@@ -43,13 +44,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->stack_ids, g_array_unref);
   g_clear_pointer (&self->stack_spans, g_array_unref);
   g_clear_pointer (&self->stack_addrs, g_array_unref);
-  g_clear_pointer (&self->stack_frame_offsets, g_array_unref);
-  g_clear_pointer (&self->stack_frames, g_ptr_array_unref);
-  g_clear_pointer (&self->addr_frames, g_hash_table_unref);
-  g_clear_pointer (&self->frames, g_hash_table_unref);
-  g_clear_pointer (&self->function_ids, g_hash_table_unref);
-  g_clear_pointer (&self->unresolved, g_array_unref);
-  g_clear_pointer (&self->symbolizer, hl_symbolizer_free);
+  g_clear_pointer (&self->frame_table, hl_frame_table_free);
   g_clear_pointer (&self->strings, g_string_chunk_free);
   g_mutex_clear (&self->trie_lock);
 
@@ -77,8 +72,6 @@ hl_recording_class_init (HlRecordingClass *klass)
 static void
 hl_recording_init (HlRecording *self)
 {
-  guint64 zero = 0;
-
   self->strings = g_string_chunk_new (64 * 1024);
   self->info = g_hash_table_new (g_str_hash, g_str_equal);
   self->info_keys = g_ptr_array_new ();
@@ -101,23 +94,10 @@ hl_recording_init (HlRecording *self)
   self->stack_ids = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->stack_spans = g_array_new (FALSE, TRUE, sizeof (StackSpan));
   self->stack_addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
-  self->stack_frame_offsets = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->stack_frames = g_ptr_array_new ();
-  self->addr_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-                                             (GDestroyNotify) g_ptr_array_unref);
-  self->frames = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  self->function_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  self->unresolved = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->frame_table = hl_frame_table_new (self->modules);
 
   /* Stack 0: "not recorded", no frames. */
   g_array_set_size (self->stack_spans, 1);
-  (void) zero;
-  {
-    guint z = 0;
-    g_array_append_val (self->stack_frame_offsets, z);
-    g_array_append_val (self->stack_frame_offsets, z);
-  }
-  self->stacks_expanded = 1;
   g_mutex_init (&self->trie_lock);
 }
 
@@ -225,12 +205,7 @@ hl_recording_get_modules_without_debug_info (HlRecording *self)
   g_return_val_if_fail (HL_IS_RECORDING (self), out);
 
   used = g_new0 (gboolean, self->modules->len + 1);
-  for (guint i = 0; i < self->stack_frames->len; i++)
-    {
-      const HlFrameEntry *e = self->stack_frames->pdata[i];
-      if (e->module != G_MAXUINT32)
-        used[e->module] = TRUE;
-    }
+  hl_frame_table_mark_used_modules (self->frame_table, used);
   for (guint i = 0; i < self->modules->len; i++)
     {
       HlModuleInfo *m = &g_array_index (self->modules, HlModuleInfo, i);
@@ -335,33 +310,12 @@ hl_recording_lookup_stack (HlRecording *self,
   return found != 0 ? found - 1 : 0;
 }
 
-const guint64 *
-hl_recording_get_stack_addresses (HlRecording *self,
-                                  guint32      stack,
-                                  guint       *n_frames)
-{
-  const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, stack);
-
-  *n_frames = span->n;
-  return &g_array_index (self->stack_addrs, guint64, span->begin);
-}
-
 const HlFrameEntry * const *
 hl_recording_get_stack_entries (HlRecording *self,
                                 guint32      stack,
                                 guint       *n_frames)
 {
-  guint begin, end;
-
-  if (stack >= self->stacks_expanded)
-    {
-      *n_frames = 0;
-      return NULL;
-    }
-  begin = g_array_index (self->stack_frame_offsets, guint, stack);
-  end = g_array_index (self->stack_frame_offsets, guint, stack + 1);
-  *n_frames = end - begin;
-  return (const HlFrameEntry * const *) self->stack_frames->pdata + begin;
+  return hl_frame_table_get_stack (self->frame_table, stack, n_frames);
 }
 
 const HlFrame * const *
@@ -371,12 +325,6 @@ hl_recording_get_stack_frames (HlRecording *self,
 {
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
   return (const HlFrame * const *) hl_recording_get_stack_entries (self, stack, n_frames);
-}
-
-guint
-hl_recording_get_n_function_ids (HlRecording *self)
-{
-  return g_hash_table_size (self->function_ids);
 }
 
 const HlAllocRec *
@@ -407,7 +355,43 @@ hl_recording_get_heap_curve (HlRecording *self,
   return (const HlHeapPoint *) self->curve->data;
 }
 
-/* ---- Tries (built in hl-stack-trie.c, cached here) ---------------------- */
+/* ---- Frames and tries ---------------------------------------------------- */
+
+HlFrameTable *
+hl_recording_get_frame_table (HlRecording *self)
+{
+  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
+  return self->frame_table;
+}
+
+void
+hl_recording_expand_stack_frames (HlRecording *self,
+                                  gboolean     all)
+{
+  guint n_stacks = self->stack_spans->len;
+
+  if (all)
+    hl_frame_table_clear_stacks (self->frame_table);
+  for (guint32 s = hl_frame_table_get_n_stacks (self->frame_table); s < n_stacks; s++)
+    {
+      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, s);
+      const guint64 *addrs = (const guint64 *) self->stack_addrs->data + span->begin;
+
+      hl_frame_table_add_stack (self->frame_table, addrs, span->n);
+    }
+}
+
+void
+hl_recording_symbols_changed (HlRecording *self)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  hl_recording_expand_stack_frames (self, TRUE);
+  g_clear_pointer (&self->tries[0], hl_stack_trie_free);
+  g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+}
+
+/* Built in hl-stack-trie.c, cached here. */
 
 const HlTrie *
 hl_recording_get_trie (HlRecording *self,
@@ -418,14 +402,14 @@ hl_recording_get_trie (HlRecording *self,
   g_mutex_lock (&self->trie_lock);
   if (self->frames_dirty)
     {
-      hl_recording_expand_stack_frames (self, 1);
+      hl_recording_expand_stack_frames (self, TRUE);
       self->frames_dirty = FALSE;
     }
-  else if (self->stacks_expanded < self->stack_spans->len)
-    hl_recording_expand_stack_frames (self, self->stacks_expanded);
+  else
+    hl_recording_expand_stack_frames (self, FALSE);
   trie = self->tries[bottom_up ? 1 : 0];
   if (trie == NULL)
-    trie = self->tries[bottom_up ? 1 : 0] = hl_stack_trie_build (self, bottom_up);
+    trie = self->tries[bottom_up ? 1 : 0] = hl_stack_trie_build (self->frame_table, bottom_up);
   g_mutex_unlock (&self->trie_lock);
   return trie;
 }

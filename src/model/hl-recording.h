@@ -1,10 +1,11 @@
 /* hl-recording.h — everything a trace (or a live session) recorded.
  *
  * A recording is append-only: the loader and the live session reader feed it
- * events through the hl_recording_append_*() sink below, then call
- * hl_recording_commit(), which updates the derived data (heap peak,
- * temporary flags, series) and emits ::changed. Queries go through an
- * HlAnalysis (hl-analysis.h), an immutable result for one HlFilter.
+ * events through the sink of hl-recording-builder.h (inside the model),
+ * then commit, which updates the derived data (heap peak, temporary flags,
+ * series) and emits ::changed. This header is what the application and the
+ * command line read. Queries go through an HlAnalysis (hl-analysis.h), an
+ * immutable result for one HlFilter.
  *
  * Threads: appends, commit and the creation of analyses must not overlap
  * (the live view appends on the main thread between refreshes; the loader
@@ -21,6 +22,7 @@
 
 #include "hl-cost-kind.h"
 #include "hl-frame.h"
+#include "hl-module-info.h"
 
 G_BEGIN_DECLS
 
@@ -28,21 +30,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (HlRecording, hl_recording, HL, RECORDING, GObject)
 
 typedef guint32 HlStackId;
-
-/* A module seen in the trace, and what the symbolizer found for it. */
-typedef struct
-{
-  const char *path;            /* as mapped in the target */
-  const char *name;            /* basename */
-  const char *build_id;        /* lower-case hex, "" when unknown */
-  guint64     start;           /* load address */
-  guint64     size;
-  gboolean    has_symbols;     /* an ELF symbol table was found */
-  gboolean    has_debug_info;  /* DWARF (file:line, inline frames) was found */
-  const char *debug_file;      /* where DWARF came from, or NULL */
-  const char *hint;            /* NULL, or one line for a person, e.g.
-                                * "no debug info for libfoo.so (build-id ab12…): install its -dbg package" */
-} HlModuleInfo;
 
 typedef struct
 {
@@ -136,10 +123,7 @@ typedef enum
   HL_LOAD_FLAGS_SAVED_COSTS_ONLY = 1 << 4,
 } HlLoadFlags;
 
-/* ---- Creating ---------------------------------------------------------- */
-
-/* An empty recording, for the live session reader and for tests. */
-HlRecording        *hl_recording_new                (void);
+/* ---- Loading ----------------------------------------------------------- */
 
 void                hl_recording_load_async         (GFile               *file,
                                                      HlLoadFlags          flags,
@@ -159,75 +143,11 @@ HlRecording        *hl_recording_load               (GFile               *file,
                                                      gpointer             progress_data,
                                                      GError             **error);
 
-/* ---- Event sink (loader, live session, tests) -------------------------- *
- * Ids are the trace's allocation ids (sequential, 0-based, may arrive out
- * of order across threads). Frames are return addresses, innermost first. */
-
-void     hl_recording_append_info        (HlRecording    *self,
-                                          const char     *key,
-                                          const char     *value);
-void     hl_recording_append_module      (HlRecording    *self,
-                                          const char     *path,
-                                          guint64         start,
-                                          guint64         size,
-                                          guint64         file_offset,
-                                          const guint8   *build_id,
-                                          gsize           build_id_len);
-void     hl_recording_append_stack       (HlRecording    *self,
-                                          guint32         trace_stack_id,
-                                          const guint64  *frames,
-                                          guint           n_frames);
-void     hl_recording_append_alloc       (HlRecording    *self,
-                                          guint64         id,
-                                          guint64         time_ns,
-                                          guint32         tid,
-                                          guint64         size,
-                                          guint64         address,
-                                          guint32         trace_stack_id);
-/* A free by allocation id; by address when id is HL_ALLOC_ID_NONE. */
-void     hl_recording_append_free        (HlRecording    *self,
-                                          guint64         id,
-                                          guint64         address,
-                                          guint64         time_ns,
-                                          guint32         tid);
-void     hl_recording_append_thread      (HlRecording    *self,
-                                          guint64         time_ns,
-                                          guint32         tid,
-                                          const char     *name,
-                                          gboolean        exited);
-/* VALUE NULL removes KEY. */
-void     hl_recording_append_metadata    (HlRecording    *self,
-                                          guint64         time_ns,
-                                          guint32         tid,
-                                          const char     *key,
-                                          const char     *value);
-void     hl_recording_append_mark        (HlRecording    *self,
-                                          guint64         time_ns,
-                                          guint32         tid,
-                                          const char     *text);
-void     hl_recording_append_counters    (HlRecording    *self,
-                                          guint64         time_ns,
-                                          guint64         heap_bytes,
-                                          guint64         rss_bytes);
-void     hl_recording_append_dropped     (HlRecording    *self,
-                                          guint64         time_ns,
-                                          guint64         count);
-void     hl_recording_append_end         (HlRecording    *self,
-                                          guint64         time_ns,
-                                          int             exit_status);
-void     hl_recording_append_warning     (HlRecording    *self,
-                                          const char     *warning);
-/* Ends a batch of appends: derived data is brought up to date and
- * ::changed is emitted (on the calling thread). */
-void     hl_recording_commit             (HlRecording    *self);
-
-#define HL_ALLOC_ID_NONE G_MAXUINT64
-
 /* Symbolizes every address not yet resolved (the loader does it unless
  * HL_LOAD_FLAGS_NO_SYMBOLS). Safe to run on a worker thread while nothing
  * appends. Debuginfod is asked only when DEBUGINFOD_URLS is set. */
-void     hl_recording_symbolize          (HlRecording    *self,
-                                          GCancellable   *cancellable);
+void                hl_recording_symbolize          (HlRecording         *self,
+                                                     GCancellable        *cancellable);
 
 /* ---- Reading ------------------------------------------------------------ */
 

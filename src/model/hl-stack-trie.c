@@ -1,7 +1,7 @@
 /* hl-stack-trie.c — the tries of a recording's stacks (top-down: outermost
  * frame first; bottom-up: innermost first), shared by every analysis. Nodes
  * merge frames of the same function + module (and inline flag). */
-#include "hl-recording-private.h"
+#include "hl-stack-trie.h"
 
 /* (parent, function, inline) → child, so that finding a child does not
  * walk a sibling list (10,000 outermost frames made that quadratic). */
@@ -81,8 +81,8 @@ trie_child (GArray             *nodes,
 }
 
 HlTrie *
-hl_stack_trie_build (HlRecording *self,
-                     gboolean     bottom_up)
+hl_stack_trie_build (const HlFrameTable *frames,
+                     gboolean            bottom_up)
 {
   HlTrie *trie;
   HlTrieNode root = { 0 };
@@ -95,12 +95,12 @@ hl_stack_trie_build (HlRecording *self,
   trie->serial = __atomic_add_fetch (&serials, 1, __ATOMIC_RELAXED);
   trie->nodes = g_array_new (FALSE, TRUE, sizeof (HlTrieNode));
   g_array_append_val (trie->nodes, root);
-  trie->n_stacks = hl_recording_get_n_stacks (self);
+  trie->n_stacks = hl_frame_table_get_n_stacks (frames);
   trie->stack_leaf = g_new0 (guint32, trie->n_stacks + 1);
   for (guint32 s = 1; s < trie->n_stacks; s++)
     {
       guint n;
-      const HlFrameEntry * const *f = hl_recording_get_stack_entries (self, s, &n);
+      const HlFrameEntry * const *f = hl_frame_table_get_stack (frames, s, &n);
       guint32 node = 0;
 
       for (guint i = 0; i < n; i++)
@@ -111,7 +111,6 @@ hl_stack_trie_build (HlRecording *self,
   g_free (ix.values);
   return trie;
 }
-
 
 void
 hl_stack_trie_free (HlTrie *trie)

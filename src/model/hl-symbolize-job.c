@@ -1,7 +1,8 @@
 /* hl-symbolize-job.c — see hl-symbolize-job.h. */
 #include "hl-symbolize-job.h"
 
-#include "hl-recording-private.h"
+#include "hl-recording-tables.h"
+#include "hl-recording-builder.h"
 
 #define MAX_FRAMES 64
 
@@ -45,7 +46,7 @@ hl_symbolize_job_begin (HlRecording *recording)
 
   /* every stack's addresses known, then take the new ones */
   hl_recording_get_trie (recording, FALSE);
-  GArray *addresses = hl_recording_take_unresolved_addresses (recording);
+  GArray *addresses = hl_frame_table_take_unresolved (hl_recording_get_frame_table (recording));
   if (addresses->len == 0)
     {
       g_array_unref (addresses);
@@ -63,7 +64,7 @@ hl_symbolize_job_begin (HlRecording *recording)
       g_array_append_val (job->modules, m);
     }
   /* the recording keeps its symbolizer while the module map stays */
-  job->symbolizer = hl_recording_get_symbolizer (recording, n_modules);
+  job->symbolizer = hl_frame_table_get_symbolizer (hl_recording_get_frame_table (recording), n_modules);
   job->resolved = g_array_new (FALSE, FALSE, sizeof (Resolved));
   job->frames = g_array_new (FALSE, FALSE, sizeof (HlSymbol));
   return job;
@@ -108,6 +109,7 @@ hl_symbolize_job_finish (HlSymbolizeJob *job,
   g_return_if_fail (job != NULL);
   g_return_if_fail (HL_IS_RECORDING (recording));
 
+  HlFrameTable *table = hl_recording_get_frame_table (recording);
   guint n_modules;
   HlModuleInfo *modules = hl_recording_get_modules_mutable (recording, &n_modules);
   if (job->own_symbolizer)
@@ -138,17 +140,17 @@ hl_symbolize_job_finish (HlSymbolizeJob *job,
           resolved[j].line = f->line;
           resolved[j].is_inline = f->is_inline;
         }
-      hl_recording_set_address_frames (recording, r->address, hl_recording_find_module (recording, r->address),
-                                       resolved, r->n);
+      hl_frame_table_set_address_frames (table, r->address, hl_frame_table_find_module (table, r->address),
+                                         resolved, r->n);
     }
   if (job->n_done < job->addresses->len)
-    hl_recording_add_unresolved_addresses (recording, &g_array_index (job->addresses, guint64, job->n_done),
-                                           job->addresses->len - job->n_done);
+    hl_frame_table_put_back_unresolved (table, &g_array_index (job->addresses, guint64, job->n_done),
+                                        job->addresses->len - job->n_done);
   if (job->own_symbolizer)
     {
       /* the recording keeps it for the next jobs (its strings are
        * interned by set_address_frames, so nothing points into it) */
-      hl_recording_set_symbolizer (recording, job->symbolizer, (guint) job->modules->len);
+      hl_frame_table_set_symbolizer (table, job->symbolizer, (guint) job->modules->len);
       job->own_symbolizer = FALSE;
     }
   job->symbolizer = NULL;

@@ -1,7 +1,7 @@
 /* hl-symbolizer-prefetch.c — the symbolizer made on its own thread while
  * the events load; see hl-symbolizer-prefetch.h. */
 #include "hl-symbolizer-prefetch.h"
-#include "hl-recording-private.h"
+#include "hl-recording-builder.h"
 #include "hl-symbolizer.h"
 
 #include <string.h>
@@ -53,7 +53,7 @@ hl_symbolizer_prefetch_start (const HlTraceReader *reader,
       if (hl_trace_reader_packet_at (reader, index->entries[i].offset, &pkt, &err) != 0)
         break; /* the load will stop there too, or find another map */
       hl_event_cursor_init (cursor, &pkt);
-      /* The loader's rule (hl_trace_apply_event): loaded modules with a path. */
+      /* The loader's rule (hl_recording_load_apply_event): loaded modules with a path. */
       while (hl_event_cursor_next (cursor, &ev, &err) > 0)
         if (ev.type == HL_EVENT_MODULE && (ev.u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 &&
             ev.u.module.path != NULL)
@@ -113,7 +113,7 @@ hl_symbolizer_prefetch_finish (HlSymbolizerPrefetch *self,
           m[i].debug_file = hl_recording_intern (rec, debug_file);
           m[i].hint = hl_recording_intern (rec, hint);
         }
-      hl_recording_set_symbolizer (rec, g_steal_pointer (&self->sym), n);
+      hl_frame_table_set_symbolizer (hl_recording_get_frame_table (rec), g_steal_pointer (&self->sym), n);
     }
   g_clear_pointer (&self->sym, hl_symbolizer_free);
   g_object_unref (self->modules);

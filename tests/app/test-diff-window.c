@@ -5,6 +5,7 @@
  * of the window it was opened from, carried to both sides (threads by
  * name, the time range as offsets) and removable as chips. */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * allocating functions next to the root; the report exported as JSON
  * parses back with the recording's totals. */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <math.h>
 #include <string.h>

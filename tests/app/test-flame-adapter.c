@@ -5,6 +5,7 @@
  * to be built in the memory freed data left (hl-recycle.h), for every
  * cost, top-down and bottom-up. No display. */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * large trace, the flame graph's keys (arrows, Enter, Escape), accessible
  * names on every control, and dialogs transient for their window. */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * the program runs and after it vanished; the labels say which. Under
  * Xvfb (the summary view is a widget). */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <adwaita.h>
 

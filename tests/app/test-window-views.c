@@ -3,6 +3,7 @@
  * a time range that refilters the flame graph, export parsed back, show in
  * call tree. */
 #include "hl-config.h"
+#include "hl-recording-builder.h"
 
 #include <adwaita.h>
 #include <string.h>

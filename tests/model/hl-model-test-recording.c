@@ -1,5 +1,6 @@
 /* hl-model-test-recording.c — see hl-model-test-recording.h. */
 #include "hl-model-test-recording.h"
+#include "hl-recording-builder.h"
 
 HlRecording *
 hl_test_small_recording (guint64 leaf_size)

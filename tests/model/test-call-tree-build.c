@@ -11,6 +11,8 @@
  * and a few cut-off widths, equals the one made the plain way (recursion
  * through the public accessors, as before it was made one pass). */
 #include "hl-call-tree-private.h"
+#include "hl-recording-builder.h"
+#include "hl-recording-tables.h"
 #include "hl-flame-layout.h"
 #include "hl-model.h"
 

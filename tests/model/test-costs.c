@@ -1,6 +1,7 @@
 /* test-costs.c — the cost engine on a hand-built event stream whose answers
  * are computed by hand (the table in hl-model-test-recording.h). */
 #include "hl-model-test-recording.h"
+#include "hl-recording-builder.h"
 
 #include <string.h>
 

@@ -804,7 +804,7 @@ test_load_aggregate_equals_full (void)
     }
 }
 
-/* A costs-only load's parallel decode (hl-trace-load-parallel.c with small runs,
+/* A costs-only load's parallel decode (hl-recording-load-parallel.c with small runs,
  * recycled batches) against its serial walk on a random four-thread trace
  * of several runs with a trailing index, bytes damaged in turn (about 40
  * spread over the file, and every 23rd of its last 600: the index, so it
@@ -1322,7 +1322,7 @@ test_load_costs_stream_equals_prepare (void)
               hurried++;
             }
         }
-      /* Every event through hl_trace_apply_event(), as a load applies
+      /* Every event through hl_recording_load_apply_event(), as a load applies
        * them (no short path for allocations and frees): the same payload. */
       {
         HlCostsStream *costs = hl_costs_stream_new ();

@@ -2,6 +2,7 @@
  * -g -O2): an inlined function gets its own frame with the call site's
  * file:line, a C++-mangled and a Rust-mangled symbol come out demangled. */
 #include "hl-model.h"
+#include "hl-recording-builder.h"
 #include "hl-symbolizer.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* test-trees.c — call trees, flame layouts, callers/callees and diffs on a
  * hand-built recording; invariants checked on every node. */
 #include "hl-model-test-recording.h"
+#include "hl-recording-builder.h"
 
 #include <string.h>
 

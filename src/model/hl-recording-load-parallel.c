@@ -1,4 +1,4 @@
-/* hl-trace-load-parallel.c — loading a trace with its packet index: the
+/* hl-recording-load-parallel.c — loading a trace with its packet index: the
  * packets are cut into runs of about OPTIONS->run_events events, worker
  * threads claim runs in turn and decode each into a batch
  * (hl_trace_reader_packet_at is thread-safe), and the calling thread
@@ -9,7 +9,7 @@
  * fault in as its decoding); with OPTIONS->release_behind the reader's
  * pages behind the runs applied are given back. Full and costs-only
  * loads differ only in those options. */
-#include "hl-trace-load-private.h"
+#include "hl-recording-loader-private.h"
 
 typedef struct
 {
@@ -117,17 +117,17 @@ contiguous_entries (const HlTraceReader *reader,
 }
 
 guint64
-hl_trace_load_parallel (HlTraceReader      *reader,
-                        const HlTraceIndex *index,
-                        HlRecording        *rec,
-                        const HlParallelLoadOptions *options,
-                        guint               n_threads,
-                        GCancellable       *cancellable,
-                        HlLoadReportFunc    report,
-                        gpointer            report_data,
-                        guint64            *events,
-                        guint64            *corrupt_packets,
-                        guint64            *packets)
+hl_recording_load_parallel (HlTraceReader      *reader,
+                            const HlTraceIndex *index,
+                            HlRecording        *rec,
+                            const HlParallelLoadOptions *options,
+                            guint               n_threads,
+                            GCancellable       *cancellable,
+                            HlLoadReportFunc    report,
+                            gpointer            report_data,
+                            guint64            *events,
+                            guint64            *corrupt_packets,
+                            guint64            *packets)
 {
   gsize n = contiguous_entries (reader, index);
   g_autoptr (GArray) begins = g_array_new (FALSE, FALSE, sizeof (gsize));

@@ -1,11 +1,10 @@
-/* hl-trace-batch.c — decoded events kept past their cursor (strings and
+/* hl-recording-load-batch.c — decoded events kept past their cursor (strings and
  * frames copied), and how an event goes into a recording. */
-#include "hl-trace-load-private.h"
-#include "hl-recording-aggregate.h"
+#include "hl-recording-loader-private.h"
 
 void
-hl_trace_apply_event (HlRecording   *rec,
-             const HlEvent *ev)
+hl_recording_load_apply_event (HlRecording   *rec,
+                               const HlEvent *ev)
 {
   char num[32];
 
@@ -240,7 +239,7 @@ hl_decoded_batch_apply (HlDecodedBatch *b,
       HlEvent *ev = &g_array_index (b->events, HlEvent, i);
       if (ev->type == HL_EVENT_STACK)
         ev->u.stack.frames = &g_array_index (b->frames, guint64, (gsize) ev->u.stack.frames);
-      hl_trace_apply_event (rec, ev);
+      hl_recording_load_apply_event (rec, ev);
     }
   if (b->events->len > 0)
     hl_recording_aggregate_packets_done (rec, b->last_offset);

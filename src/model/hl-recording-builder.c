@@ -1,6 +1,6 @@
-/* hl-recording-events.c — the recording's event sink: modules, threads,
+/* hl-recording-builder.c — the recording's event sink: modules, threads,
  * stacks, allocations, frees, metadata, marks and counters. */
-#include "hl-recording-struct.h"
+#include "hl-recording-private.h"
 
 #include <string.h>
 
@@ -90,19 +90,6 @@ hl_recording_append_module (HlRecording  *self,
     m.size = end - base;
     g_array_append_val (self->modules, m);
   }
-}
-
-int
-hl_recording_find_module (HlRecording *self,
-                          guint64      address)
-{
-  for (guint i = 0; i < self->modules->len; i++)
-    {
-      const HlModuleInfo *m = &g_array_index (self->modules, HlModuleInfo, i);
-      if (address >= m->start && address - m->start < m->size)
-        return (int) i;
-    }
-  return -1;
 }
 
 static guint32
@@ -202,7 +189,7 @@ hl_recording_append_stack (HlRecording   *self,
       if (g_array_index (self->stack_spans, StackSpan, index).defined)
         return;
       /* Used before its definition (another thread's packet came first). */
-      if (index < self->stacks_expanded)
+      if (index < hl_frame_table_get_n_stacks (self->frame_table))
         self->frames_dirty = TRUE;
     }
   else

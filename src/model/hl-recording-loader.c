@@ -1,13 +1,12 @@
-/* hl-trace-loader.c — reads a trace file into an HlRecording, on a worker
+/* hl-recording-loader.c — reads a trace file into an HlRecording, on a worker
  * thread for load_async(), with progress and cancellation. */
-#include "hl-recording-private.h"
-#include "hl-recording-aggregate.h"
+#include "hl-recording-builder.h"
 #include "hl-model-error.h"
 #include "hl-model-i18n.h"
 #include "hl-symbolizer.h"
 #include "hl-symbolizer-prefetch.h"
 #include "hl-recording-costs-packet.h"
-#include "hl-trace-load-private.h"
+#include "hl-recording-loader-private.h"
 #include "hl-prefault.h"
 
 #define MAX_QUEUED 4
@@ -300,7 +299,7 @@ add_symbols (LoadData             *data,
       hl_symbolizer_prefetch_finish (prefetch, rec);
       hl_recording_symbolize (rec, cancellable);
       /* A saved trace is complete: let libdw's memory go. */
-      hl_recording_set_symbolizer (rec, NULL, 0);
+      hl_frame_table_set_symbolizer (hl_recording_get_frame_table (rec), NULL, 0);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
           g_object_unref (rec);
@@ -313,7 +312,7 @@ add_symbols (LoadData             *data,
 }
 
 void
-hl_trace_load_warn_dropped (HlRecording *rec)
+hl_recording_load_warn_dropped (HlRecording *rec)
 {
   HlSummary s;
 
@@ -433,10 +432,10 @@ load (LoadData      *data,
     {
       static const HlParallelLoadOptions full = { HL_DECODED_BATCH_EVENTS, FALSE };
       static const HlParallelLoadOptions costs_only = { 8192, TRUE };
-      guint64 resume = hl_trace_load_parallel (reader, index, rec,
-                                               (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
-                                               n_threads, cancellable, report_parallel, data, &events,
-                                               &corrupt_packets, &parallel_packets);
+      guint64 resume = hl_recording_load_parallel (reader, index, rec,
+                                                   (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
+                                                   n_threads, cancellable, report_parallel, data, &events,
+                                                   &corrupt_packets, &parallel_packets);
       g_clear_pointer (&index, hl_trace_index_free);
       if (resume == G_MAXUINT64 || g_cancellable_is_cancelled (cancellable))
         {
@@ -476,7 +475,7 @@ load (LoadData      *data,
           hl_event_cursor_init (cursor, &pkt);
           while ((erc = hl_event_cursor_next (cursor, &ev, &err)) > 0)
             {
-              hl_trace_apply_event (rec, &ev);
+              hl_recording_load_apply_event (rec, &ev);
               events++;
             }
           hl_recording_aggregate_packets_done (rec, pkt.offset);
@@ -531,7 +530,7 @@ load (LoadData      *data,
   g_clear_pointer (&prefault, hl_prefault_finish);
   load_timing_stage (&timing, "events");
   hl_recording_commit (rec);
-  hl_trace_load_warn_dropped (rec);
+  hl_recording_load_warn_dropped (rec);
   load_timing_stage (&timing, "commit");
   report (data, total, total, events, TRUE);
   {

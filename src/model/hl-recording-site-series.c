@@ -1,4 +1,4 @@
-/* hl-site-series.c — the heap over time by call site: the call sites that
+/* hl-recording-site-series.c — the heap over time by call site: the call sites that
  * held the most memory at once, each one's live bytes at the end of every
  * bucket of a range, and the whole heap's (the rest is "other").
  *

@@ -1,9 +1,9 @@
-/* hl-trace-load-private.h — the loader's parts: decoded batches
- * (hl-trace-batch.c) and the parallel load over the packet index
- * (hl-trace-load-parallel.c). */
+/* hl-recording-loader-private.h — the loader's parts: decoded batches
+ * (hl-recording-load-batch.c) and the parallel load over the packet index
+ * (hl-recording-load-parallel.c). */
 #pragma once
 
-#include "hl-recording-private.h"
+#include "hl-recording-builder.h"
 
 #include "hl-trace-reader.h"
 #include "hl-trace-index.h"
@@ -38,18 +38,18 @@ int             hl_decoded_batch_add_packet (HlDecodedBatch     *b,
 /* Applies the batch's events in order (fixes up its STACK frames). */
 void            hl_decoded_batch_apply (HlDecodedBatch *b,
                                         HlRecording    *rec);
-void            hl_trace_apply_event   (HlRecording    *rec,
-                                        const HlEvent  *ev);
+void            hl_recording_load_apply_event (HlRecording    *rec,
+                                               const HlEvent  *ev);
 
 /* After the events and hl_recording_commit(): the warning a load adds
  * when events were dropped (hl-recording-costs-stream.c does the same). */
-void            hl_trace_load_warn_dropped (HlRecording *rec);
+void            hl_recording_load_warn_dropped (HlRecording *rec);
 
 typedef void (*HlLoadReportFunc) (gpointer user_data,
                                   guint64  offset,
                                   guint64  events);
 
-/* How hl_trace_load_parallel() cuts and keeps its work. */
+/* How hl_recording_load_parallel() cuts and keeps its work. */
 typedef struct
 {
   /* Events per run (a run is decoded by one worker into one batch). A
@@ -69,16 +69,16 @@ typedef struct
  * a packet failed to load; at a gap), or G_MAXUINT64 when cancelled.
  * Adds to *EVENTS and *CORRUPT_PACKETS; *PACKETS counts packets applied.
  * The recording is the one the serial walk builds, whatever OPTIONS. */
-guint64 hl_trace_load_parallel (HlTraceReader      *reader,
-                                const HlTraceIndex *index,
-                                HlRecording        *rec,
-                                const HlParallelLoadOptions *options,
-                                guint               n_threads,
-                                GCancellable       *cancellable,
-                                HlLoadReportFunc    report,
-                                gpointer            report_data,
-                                guint64            *events,
-                                guint64            *corrupt_packets,
-                                guint64            *packets);
+guint64 hl_recording_load_parallel (HlTraceReader      *reader,
+                                    const HlTraceIndex *index,
+                                    HlRecording        *rec,
+                                    const HlParallelLoadOptions *options,
+                                    guint               n_threads,
+                                    GCancellable       *cancellable,
+                                    HlLoadReportFunc    report,
+                                    gpointer            report_data,
+                                    guint64            *events,
+                                    guint64            *corrupt_packets,
+                                    guint64            *packets);
 
 G_END_DECLS

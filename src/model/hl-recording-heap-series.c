@@ -1,6 +1,6 @@
-/* hl-heap-series.c — the heap-over-time series, downsampled to min/max per
+/* hl-recording-heap-series.c — the heap-over-time series, downsampled to min/max per
  * bucket for any range and zoom. */
-#include "hl-recording-private.h"
+#include "hl-recording-tables.h"
 
 GArray *
 hl_recording_get_series (HlRecording *self,
