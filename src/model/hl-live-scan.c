@@ -6,6 +6,7 @@
 
 #include "hl-live-session.h"
 #include "hl-model-i18n.h"
+#include "hl-recording-builder.h"
 #include "hl-shm-guard.h"
 
 /* An allocation the table gained. */
