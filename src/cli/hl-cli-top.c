@@ -102,7 +102,7 @@ resolve_target (const char *target)
   if (!is_pid (target))
     return g_strdup (target);
   guint32 pid = (guint32) strtoul (target, NULL, 10);
-  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, NULL);
+  g_autoptr(GPtrArray) list = hl_live_session_list_pid (pid, NULL);
   if (list == NULL)
     list = g_ptr_array_new ();
   const HlLiveSessionInfo *best = hl_live_session_list_find_pid (list, pid);

@@ -194,6 +194,24 @@ hl_live_session_list (HlLiveListFlags   flags,
   return ctx.list;
 }
 
+GPtrArray *
+hl_live_session_list_pid (guint32   pid,
+                          GError  **error)
+{
+  GPtrArray *list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS | HL_LIVE_LIST_NAMES_ONLY, error);
+  if (list == NULL)
+    return NULL;
+  for (guint i = list->len; i-- > 0;)
+    {
+      HlLiveSessionInfo *info = g_ptr_array_index (list, i);
+      if (info->pid != pid)
+        g_ptr_array_remove_index (list, i);
+      else if (info->same_user)
+        info_fill (info, info->name);
+    }
+  return list;
+}
+
 HlLiveSessionInfo *
 hl_live_session_list_find_pid (GPtrArray *list,
                                guint32    pid)
@@ -222,7 +240,7 @@ char *
 hl_live_session_find_pid (guint32   pid,
                           GError  **error)
 {
-  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, error);
+  g_autoptr(GPtrArray) list = hl_live_session_list_pid (pid, error);
   const HlLiveSessionInfo *best, *refused = NULL, *foreign = NULL;
   gboolean being_created = FALSE;
 

@@ -75,6 +75,11 @@ GPtrArray          *hl_live_session_list          (HlLiveListFlags  flags,
  * says why it cannot be read). */
 HlLiveSessionInfo  *hl_live_session_info_read     (const char      *name);
 
+/* The segments whose name has PID (any user's; only the caller's are
+ * opened): as hl_live_session_list (ALL_USERS), without reading the
+ * others. */
+GPtrArray          *hl_live_session_list_pid      (guint32          pid,
+                                                   GError         **error);
 /* PID's session in LIST (borrowed): of the readable ones, the image that
  * did not end by exec'ing another, the newest first; NULL when none. */
 HlLiveSessionInfo  *hl_live_session_list_find_pid (GPtrArray       *list,

@@ -182,6 +182,15 @@ test_find_pid (Fixture       *f,
   g_assert_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND);
   g_clear_error (&error);
 
+  /* the sessions of one pid only */
+  g_autoptr(GPtrArray) of_pid = hl_live_session_list_pid (f->pid, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (of_pid->len, ==, 1);
+  g_assert_true (((const HlLiveSessionInfo *) g_ptr_array_index (of_pid, 0))->readable);
+  g_autoptr(GPtrArray) of_foreign = hl_live_session_list_pid (f->pid + 1, &error);
+  g_assert_cmpuint (of_foreign->len, ==, 1);
+  g_assert_nonnull (((const HlLiveSessionInfo *) g_ptr_array_index (of_foreign, 0))->refusal);
+
   /* the session opens by pid */
   g_autoptr(HlLiveSession) session = hl_live_session_open_pid (f->pid, &error);
   g_assert_no_error (error);
