@@ -389,7 +389,7 @@ action_attach_pid (GSimpleAction *action,
                    GVariant      *param,
                    gpointer       user_data)
 {
-  start_attach (HL_APPLICATION (user_data), g_variant_get_uint32 (param), NULL);
+  start_attach ((HlApplication *) user_data, g_variant_get_uint32 (param), NULL);
 }
 
 void

@@ -323,7 +323,7 @@ action_open_process (GSimpleAction *action,
       gtk_label_set_text (self->status, self->status_text);
       return;
     }
-  HlApplication *app = self->window ? HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self->window))) : NULL;
+  HlApplication *app = self->window ? (HlApplication *) gtk_window_get_application (GTK_WINDOW (self->window)) : NULL;
   if (app != NULL)
     gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (hl_live_panel_new_attach (app, session))));
 }

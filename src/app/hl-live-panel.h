@@ -11,7 +11,6 @@
 
 #include <adwaita.h>
 
-#include "hl-application.h"
 #include "hl-live-session.h"
 #include "hl-window.h"
 
