@@ -10,6 +10,7 @@ struct _HlDocument
   /* Owned */
   GFile        *file;
   GCancellable *cancellable;       /* the load */
+  HlAnalysisScheduler *analyses;
   GAsyncResult *held_result;       /* tests: the events' recording, waiting */
   gint64        progress_time_us;  /* the last progress told */
   gboolean      partial;           /* the saved costs are shown */
@@ -247,6 +248,7 @@ hl_document_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->held_result);
+  g_clear_object (&self->analyses);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (hl_document_parent_class)->dispose (object);
 }
@@ -285,4 +287,12 @@ static void
 hl_document_init (HlDocument *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->analyses = hl_analysis_scheduler_new ();
+}
+
+HlAnalysisScheduler *
+hl_document_get_analyses (HlDocument *self)
+{
+  g_return_val_if_fail (HL_IS_DOCUMENT (self), NULL);
+  return self->analyses;
 }

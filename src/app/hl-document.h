@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 
+#include "hl-analysis-scheduler.h"
 #include "hl-model.h"
 
 G_BEGIN_DECLS
@@ -24,6 +25,10 @@ void        hl_document_cancel        (HlDocument *self);
 /* Stops the load's workers (at their next check), keeping the file. */
 void        hl_document_stop          (HlDocument *self);
 GFile      *hl_document_get_file      (HlDocument *self);
+/* The recording shown and the analysis of its current filter, shared by
+ * the views (the window sets what it shows: the saved costs, the events,
+ * or a live session's growing recording). */
+HlAnalysisScheduler *hl_document_get_analyses (HlDocument *self);
 /* TRUE while the saved costs are shown and the events still load. */
 gboolean    hl_document_get_partial   (HlDocument *self);
 /* For tests: while HOLD, the events' recording, when loaded, waits (the

@@ -12,7 +12,7 @@ on_compare_response (GtkNativeDialog *dialog,
                      int              response,
                      HlWindow        *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT && self->recording != NULL)
+  if (response == GTK_RESPONSE_ACCEPT && hl_window_recording (self) != NULL)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
@@ -31,16 +31,16 @@ hl_window_compare_with (HlWindow *self,
 
   g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
   g_return_val_if_fail (G_IS_FILE (file), NULL);
-  g_return_val_if_fail (self->recording != NULL, NULL);
+  g_return_val_if_fail (hl_window_recording (self) != NULL, NULL);
 
   window = hl_diff_window_new (gtk_window_get_application (GTK_WINDOW (self)));
   /* The filters of this window, carried over to both sides, and the
    * flame graph's cost (a diff has no "live at T"). */
-  hl_diff_window_set_filters (window, self->session, self->recording);
+  hl_diff_window_set_filters (window, self->session, hl_window_recording (self));
   cost = hl_flame_view_get_cost (self->flame_view);
   if (cost < HL_N_TREE_COSTS)
     hl_diff_view_set_cost (hl_diff_window_get_view (window), cost);
-  hl_diff_window_compare (window, hl_document_get_file (self->document), self->recording, file, NULL);
+  hl_diff_window_compare (window, hl_document_get_file (self->document), hl_window_recording (self), file, NULL);
   gtk_window_present (GTK_WINDOW (window));
   return window;
 }

@@ -124,12 +124,12 @@ hl_window_export_report (HlWindow  *self,
                          GError   **error)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  if (self->analysis == NULL)
+  if (hl_window_analysis (self) == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no report to export"));
       return FALSE;
     }
-  return hl_report_export (self->analysis, hl_document_get_file (self->document), file, error);
+  return hl_report_export (hl_window_analysis (self), hl_document_get_file (self->document), file, error);
 }
 
 void

@@ -16,7 +16,7 @@ hl_window_set_live (HlWindow      *self,
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (HL_IS_LIVE_SESSION (session));
 
-  g_set_object (&self->live_session, session);
+  hl_analysis_scheduler_set_live_session (self->analyses, session);
   if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
     gtk_box_append (self->live_slot, panel);
   gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
@@ -47,7 +47,7 @@ gboolean
 hl_window_is_live (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  return self->live_session != NULL;
+  return hl_window_live_session (self) != NULL;
 }
 
 void
@@ -59,7 +59,7 @@ hl_window_live_update (HlWindow *self)
   gboolean whole;
 
   g_return_if_fail (HL_IS_WINDOW (self));
-  if (self->live_session == NULL || self->recording == NULL)
+  if (hl_window_live_session (self) == NULL || hl_window_recording (self) == NULL)
     return;
   /* The timeline: the whole run so far stays in view as it grows, unless
    * the user zoomed in. */
@@ -67,7 +67,7 @@ hl_window_live_update (HlWindow *self)
   hl_timeline_get_visible_range (self->timeline, &start, &end);
   whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
   self->live_follow = whole;
-  timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
+  timeline = hl_adapter_timeline_data (hl_window_recording (self), 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
@@ -80,7 +80,7 @@ hl_window_live_update (HlWindow *self)
   /* new threads and metadata keys for the filter menu, now and then */
   if (self->live_updates++ % 10 == 0)
     {
-      g_autoptr(GMenuModel) menu = hl_adapter_filter_menu (self->recording);
+      g_autoptr(GMenuModel) menu = hl_adapter_filter_menu (hl_window_recording (self));
       gtk_menu_button_set_menu_model (self->filter_button, menu);
     }
   hl_window_start_analysis (self);

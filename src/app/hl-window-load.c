@@ -115,7 +115,7 @@ on_loaded (HlWindow    *self,
   hl_window_show_events_strip (self, FALSE);
   /* Live no more: the saved trace is complete (analyses in flight keep
    * their own hold of the session until they land). */
-  g_clear_object (&self->live_session);
+  hl_analysis_scheduler_set_live_session (self->analyses, NULL);
   self->call_tree_stale = TRUE;
   hl_window_set_recording (self, recording);
   /* a timeline that followed the run shows the whole trace; a zoomed one
@@ -153,7 +153,7 @@ hl_window_on_cancel_clicked (HlWindow *self)
    * the window is as a new one (the hidden views keep their last data
    * until the next recording replaces it). */
   hl_window_forget_analysis (self);
-  g_clear_object (&self->recording);
+  hl_analysis_scheduler_set_recording (self->analyses, NULL);
   hl_window_forget_sites (self);
   self->opening = FALSE;
   self->log_fully_loaded = FALSE;

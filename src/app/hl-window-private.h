@@ -12,6 +12,7 @@
 #pragma once
 
 #include "hl-allocations-view.h"
+#include "hl-analysis-scheduler.h"
 #include "hl-call-tree-view.h"
 #include "hl-document.h"
 #include "hl-filter-bar.h"
@@ -58,15 +59,11 @@ struct _HlWindow
   HlSession          *session;               /* the view state */
   HlDocument         *document;              /* the file and its load */
   GHashTable         *thread_names;          /* tid → name, from the recording */
-  HlRecording        *recording;
-  HlAnalysis         *analysis;
+  HlAnalysisScheduler *analyses;             /* the document's: recording, live session, analysis */
   char               *banner_details;
   char               *banner_title;
 
   /* The analysis of the session's filters (hl-window-views.c) */
-  GCancellable       *analysis_cancellable;  /* the analysis being built */
-  guint               analyses_running;
-  gboolean            analysis_pending;      /* live: another one after this */
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   /* Views not shown are refreshed when they are shown. */
   gboolean            summary_stale;
@@ -118,7 +115,6 @@ struct _HlWindow
   /* Live mode (hl-window-live.c): the recording grows on this thread
    * between polls; analyses and flame data are built on workers while the
    * session holds its appends back. */
-  HlLiveSession      *live_session;
   guint               live_updates;
   guint64             live_view_end_ns;      /* the timeline's end as last followed, 0 = zoomed by the user */
   gboolean            live_follow;           /* the timeline shows the whole run as it grows */
@@ -175,5 +171,25 @@ void      hl_window_log_after_paint  (HlWindow           *self,
                                       const HlTimingMark *since,
                                       guint               frames,
                                       gint64              paint_cpu_us);
+
+/* The recording shown, its live session and its current analysis (the
+ * document's HlAnalysisScheduler; NULL once the window is disposed). */
+static inline HlRecording *
+hl_window_recording (HlWindow *self)
+{
+  return self->analyses != NULL ? hl_analysis_scheduler_get_recording (self->analyses) : NULL;
+}
+
+static inline HlLiveSession *
+hl_window_live_session (HlWindow *self)
+{
+  return self->analyses != NULL ? hl_analysis_scheduler_get_live_session (self->analyses) : NULL;
+}
+
+static inline HlAnalysis *
+hl_window_analysis (HlWindow *self)
+{
+  return self->analyses != NULL ? hl_analysis_scheduler_get_analysis (self->analyses) : NULL;
+}
 
 G_END_DECLS

@@ -81,7 +81,7 @@ give_sites (HlWindow *self)
   HlTimelineData *data = hl_timeline_get_data (self->timeline);
 
   if (data != NULL && self->site_series != NULL && hl_timeline_data_get_n_sites (data) == 0)
-    hl_adapter_timeline_set_sites (data, self->recording, self->site_series);
+    hl_adapter_timeline_set_sites (data, hl_window_recording (self), self->site_series);
   gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
   hl_window_update_timeline_legend (self);
 }
@@ -106,7 +106,7 @@ on_site_series (GObject      *source,
   HlSiteSeries *series = g_task_propagate_pointer (G_TASK (result), NULL);
 
   /* another recording since (or the window closed): not this one's */
-  if (g_task_get_task_data (G_TASK (result)) != (gpointer) self->recording)
+  if (g_task_get_task_data (G_TASK (result)) != (gpointer) hl_window_recording (self))
     {
       hl_site_series_free (series);
       return;
@@ -122,14 +122,14 @@ show_sites (HlWindow *self)
 {
   g_autoptr(GTask) task = NULL;
 
-  if (self->site_series_done || self->site_series_running || self->recording == NULL)
+  if (self->site_series_done || self->site_series_running || hl_window_recording (self) == NULL)
     {
       give_sites (self);
       return;
     }
   self->site_series_running = TRUE;
   task = g_task_new (NULL, NULL, on_site_series, g_object_ref (self));
-  g_task_set_task_data (task, g_object_ref (self->recording), g_object_unref);
+  g_task_set_task_data (task, g_object_ref (hl_window_recording (self)), g_object_unref);
   g_task_run_in_thread (task, site_series_thread);
 }
 
@@ -162,7 +162,7 @@ refetch_timeline (gpointer user_data)
   guint64 start, end, duration;
 
   self->timeline_refetch_id = 0;
-  if (self->recording == NULL)
+  if (hl_window_recording (self) == NULL)
     return G_SOURCE_REMOVE;
   hl_timeline_get_visible_range (self->timeline, &start, &end);
   duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
@@ -171,11 +171,11 @@ refetch_timeline (gpointer user_data)
     return G_SOURCE_REMOVE;
   self->timeline_whole = FALSE;
   /* A margin of a screen on each side keeps panning smooth. */
-  data = hl_adapter_timeline_data (self->recording,
+  data = hl_adapter_timeline_data (hl_window_recording (self),
                                    start > end - start ? start - (end - start) : 0,
                                    MIN (end + (end - start), duration),
                                    HL_WINDOW_TIMELINE_BUCKETS * 3);
-  hl_adapter_timeline_set_sites (data, self->recording, self->site_series);
+  hl_adapter_timeline_set_sites (data, hl_window_recording (self), self->site_series);
   hl_timeline_set_data (self->timeline, data);
   return G_SOURCE_REMOVE;
 }
@@ -183,7 +183,7 @@ refetch_timeline (gpointer user_data)
 static void
 on_timeline_visible_range_changed (HlWindow *self)
 {
-  if (self->recording != NULL && self->timeline_refetch_id == 0)
+  if (hl_window_recording (self) != NULL && self->timeline_refetch_id == 0)
     self->timeline_refetch_id = g_timeout_add (50, refetch_timeline, self);
 }
 
@@ -205,14 +205,14 @@ hl_window_show_timeline (HlWindow *self)
   HlTimingMark stage;
 
   hl_timing_mark (&stage);
-  timeline = hl_adapter_timeline_data (self->recording, 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
+  timeline = hl_adapter_timeline_data (hl_window_recording (self), 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
   hl_timing_log (&stage, "  timeline data");
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
   /* a live session's recording holds samples: no call sites over time */
-  if (self->live_session != NULL)
+  if (hl_window_live_session (self) != NULL)
     gtk_toggle_button_set_active (self->by_site_button, FALSE);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button), self->live_session == NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button), hl_window_live_session (self) == NULL);
   if (gtk_toggle_button_get_active (self->by_site_button))
     show_sites (self);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);

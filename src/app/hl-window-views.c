@@ -39,7 +39,7 @@ view_wanted (HlWindow   *self,
              const char *name,
              gboolean   *stale)
 {
-  if (self->analysis == NULL)
+  if (hl_window_analysis (self) == NULL)
     return FALSE;
   if (!view_shown (self, name))
     {
@@ -64,7 +64,7 @@ on_flame_built (GObject      *source,
   data = hl_flame_build_finish (result, &tree, &unchanged, NULL);
   /* cancelled: a newer build replaces this one; or of another recording */
   if (data == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)) || self->flame_building == NULL
-      || hl_analysis_get_recording (self->flame_building) != self->recording)
+      || hl_analysis_get_recording (self->flame_building) != hl_window_recording (self))
     return;
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   self->flame_tree = g_steal_pointer (&tree);
@@ -92,7 +92,7 @@ on_flame_built (GObject      *source,
                                    &self->open_mark, self->open_frames, self->open_paint_cpu_us);
     }
   if (self->log_fully_loaded && self->flame_analysis != NULL
-      && hl_analysis_get_recording (self->flame_analysis) == self->recording)
+      && hl_analysis_get_recording (self->flame_analysis) == hl_window_recording (self))
     {
       /* the views are the events' now */
       self->log_fully_loaded = FALSE;
@@ -115,27 +115,27 @@ hl_window_refresh_flame_graph (HlWindow *self)
   gboolean same = self->flame_tree != NULL && self->flame_analysis != NULL && shown != NULL;
   HlLiveSession *held = NULL;
 
-  if (self->analysis == NULL)
+  if (hl_window_analysis (self) == NULL)
     return;
   if (kind >= HL_N_COST_KINDS)
     kind = HL_COST_KIND_BYTES;
-  if (self->live_session != NULL)
+  if (hl_window_live_session (self) != NULL)
     {
       /* the call tree reads the recording's stack trie: no appends now */
-      if (!hl_live_session_hold (self->live_session))
+      if (!hl_live_session_hold (hl_window_live_session (self)))
         {
           self->flame_pending = TRUE;
           return;
         }
-      held = self->live_session;
+      held = hl_window_live_session (self);
     }
   self->flame_pending = FALSE;
   same = same && self->flame_kind == kind && self->flame_inverted == inverted;
-  g_set_object (&self->flame_building, self->analysis);
+  g_set_object (&self->flame_building, hl_window_analysis (self));
   self->flame_building_kind = kind;
   self->flame_building_inverted = inverted;
   hl_timing_mark (&self->flame_mark);
-  hl_flame_build_async (self->analysis, kind, inverted,
+  hl_flame_build_async (hl_window_analysis (self), kind, inverted,
                         same ? self->flame_analysis : NULL, same ? self->flame_tree : NULL, same ? shown : NULL,
                         held, renew (&self->flame_cancellable), on_flame_built, g_object_ref (self));
 }
@@ -148,19 +148,19 @@ refresh_summary (HlWindow *self)
   if (!view_wanted (self, "summary", &self->summary_stale))
     return;
   self->summary_stale = FALSE;
-  if (self->live_session != NULL)
+  if (hl_window_live_session (self) != NULL)
     {
       HlAdapterLive live = {
-        .state = hl_live_session_get_state (self->live_session),
+        .state = hl_live_session_get_state (hl_window_live_session (self)),
       };
-      g_autofree HlCosts *stack_costs = hl_live_session_get_stack_costs (self->live_session, &live.n_stacks);
+      g_autofree HlCosts *stack_costs = hl_live_session_get_stack_costs (hl_window_live_session (self), &live.n_stacks);
 
       live.stack_costs = stack_costs;
-      hl_live_session_get_totals (self->live_session, &live.totals);
-      hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, &live);
+      hl_live_session_get_totals (hl_window_live_session (self), &live.totals);
+      hl_adapter_fill_summary (self->summary_view, hl_window_recording (self), hl_window_analysis (self), &live);
     }
   else
-    hl_adapter_fill_summary (self->summary_view, self->recording, self->analysis, NULL);
+    hl_adapter_fill_summary (self->summary_view, hl_window_recording (self), hl_window_analysis (self), NULL);
 }
 
 static void
@@ -207,7 +207,7 @@ hl_window_refresh_call_tree (HlWindow *self)
    * user unfolded from folding at every refresh). */
   if (!view_wanted (self, "calltree", &self->call_tree_stale))
     return;
-  if (self->live_session != NULL && !self->call_tree_stale
+  if (hl_window_live_session (self) != NULL && !self->call_tree_stale
       && g_get_monotonic_time () < self->call_tree_time_us + 2 * G_USEC_PER_SEC)
     return;
   self->call_tree_stale = FALSE;
@@ -215,15 +215,15 @@ hl_window_refresh_call_tree (HlWindow *self)
   hl_timing_mark (&self->call_tree_mark);
   g_cancellable_cancel (self->call_tree_cancellable);
   g_clear_object (&self->call_tree_cancellable);
-  if (self->live_session != NULL)
+  if (hl_window_live_session (self) != NULL)
     {
       /* a growing recording is read on this thread only */
-      g_autoptr(HlTreeRow) root = hl_call_tree_rows_new (self->analysis, mode, focus);
+      g_autoptr(HlTreeRow) root = hl_call_tree_rows_new (hl_window_analysis (self), mode, focus);
 
       show_call_tree (self, root);
     }
   else
-    hl_call_tree_rows_async (self->analysis, mode, focus, renew (&self->call_tree_cancellable),
+    hl_call_tree_rows_async (hl_window_analysis (self), mode, focus, renew (&self->call_tree_cancellable),
                              on_call_tree_rows, g_object_ref (self));
 }
 
@@ -256,16 +256,16 @@ refresh_allocations (HlWindow *self)
     return;
   self->allocations_stale = FALSE;
   hl_timing_mark (&self->allocations_mark);
-  if (self->live_session != NULL)
+  if (hl_window_live_session (self) != NULL)
     {
       /* a growing recording is read on this thread only */
-      g_autoptr(HlAllocationsData) data = hl_allocations_data_new (self->analysis);
+      g_autoptr(HlAllocationsData) data = hl_allocations_data_new (hl_window_analysis (self));
 
       g_cancellable_cancel (self->allocations_cancellable);
       hl_allocations_data_show (data, self->allocations_view);
     }
   else
-    hl_allocations_build_async (self->analysis, renew (&self->allocations_cancellable),
+    hl_allocations_build_async (hl_window_analysis (self), renew (&self->allocations_cancellable),
                                 on_allocations_built, g_object_ref (self));
 }
 
@@ -293,7 +293,7 @@ refresh_views (HlWindow *self)
 {
   HlTimingMark begin, stage;
 
-  if (self->analysis == NULL)
+  if (hl_window_analysis (self) == NULL)
     return;
   hl_timing_mark (&begin);
   stage = begin;
@@ -315,57 +315,24 @@ refresh_views (HlWindow *self)
 
 /* ---- The analysis ----------------------------------------------------- */
 
-typedef struct
-{
-  HlWindow      *self;
-  HlLiveSession *held;   /* live: the recording held still while analysed */
-} AnalysisCall;
-
+/* The scheduler's "ready": ANALYSIS is the current one; the views show it. */
 static void
-analysis_call_free (AnalysisCall *call)
+on_analysis_ready (HlWindow   *self,
+                   HlAnalysis *analysis)
 {
-  if (call->held != NULL)
-    {
-      hl_live_session_release (call->held);
-      g_object_unref (call->held);
-    }
-  g_object_unref (call->self);
-  g_free (call);
-}
-
-static void
-on_analysis_ready (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  AnalysisCall *call = user_data;
-  HlWindow *self = call->self;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HlAnalysis) analysis = hl_analysis_new_finish (result, &error);
-
-  self->analyses_running--;
-  if (analysis == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        hl_window_show_toast (self, error->message);
-      analysis_call_free (call);
-      return;
-    }
-  /* of a recording replaced since (another file opened, or the saved
-   * costs replaced by the events): the new one's analysis is on its way */
-  if (gtk_widget_in_destruction (GTK_WIDGET (self)) || hl_analysis_get_recording (analysis) != self->recording)
-    {
-      analysis_call_free (call);
-      return;
-    }
+  if (gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return;
   hl_timing_log (&self->analysis_mark, "analysis");
-  g_set_object (&self->analysis, analysis);
   /* the flame graph's worker takes its own hold while this one lasts */
   refresh_views (self);
   hl_timing_log (&self->analysis_mark, "refilter (analysis and every view but the flame graph)");
-  analysis_call_free (call);
-  if (self->live_session != NULL && self->analysis_pending)
-    hl_window_start_analysis (self);
+}
+
+static void
+on_analysis_failed (HlWindow   *self,
+                    const char *message)
+{
+  hl_window_show_toast (self, message);
 }
 
 /* A new analysis for the session's filters; the views keep showing the
@@ -375,10 +342,9 @@ hl_window_start_analysis (HlWindow *self)
 {
   g_autoptr(HlFilter) filter = NULL;
   gboolean live = hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE;
+  HlTimingMark mark;
 
-  AnalysisCall *call;
-
-  if (self->recording == NULL)
+  if (hl_window_recording (self) == NULL)
     return;
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
   if (hl_document_get_partial (self->document) && hl_filter_selects_by_time (filter))
@@ -392,32 +358,14 @@ hl_window_start_analysis (HlWindow *self)
       gtk_label_set_label (self->events_label, _("The time range applies once the events are loaded"));
       return;
     }
-  call = g_new0 (AnalysisCall, 1);
-  if (self->live_session != NULL)
-    {
-      /* A growing recording: one analysis at a time, built while the
-       * session holds its appends back (it retries at the next update). */
-      self->analysis_pending = TRUE;
-      if (self->analyses_running > 0 || !hl_live_session_hold (self->live_session))
-        {
-          g_free (call);
-          return;
-        }
-      call->held = g_object_ref (self->live_session);
-    }
-  self->analysis_pending = FALSE;
-  call->self = g_object_ref (self);
-  g_cancellable_cancel (self->analysis_cancellable);
-  g_clear_object (&self->analysis_cancellable);
+  hl_timing_mark (&mark);
+  if (!hl_analysis_scheduler_start (self->analyses, filter))
+    return; /* live: one at a time, "retry" brings this one */
   /* a call tree of the previous filter is not wanted any more */
   g_cancellable_cancel (self->call_tree_cancellable);
-  self->analysis_cancellable = g_cancellable_new ();
-  hl_timing_mark (&self->analysis_mark);
+  self->analysis_mark = mark;
   self->analysis_frames = self->frames_painted;
   self->analysis_paint_cpu_us = self->paint_cpu_us;
-  self->analyses_running++;
-  hl_analysis_new_async (self->recording, filter, self->analysis_cancellable,
-                         on_analysis_ready, call);
 }
 
 /* ---- What the views ask ------------------------------------------------ */
@@ -469,18 +417,21 @@ on_show_in_call_tree (HlWindow *self,
 void
 hl_window_forget_analysis (HlWindow *self)
 {
-  renew (&self->analysis_cancellable);
+  hl_analysis_scheduler_forget (self->analyses);
   g_cancellable_cancel (self->flame_cancellable);
   g_clear_object (&self->flame_building);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   g_clear_object (&self->flame_analysis);
-  g_clear_object (&self->analysis);
 }
 
 void
 hl_window_init_views (HlWindow *self)
 {
   self->cursor_ns = HL_TIME_NONE;
+  self->analyses = g_object_ref (hl_document_get_analyses (self->document));
+  g_signal_connect_swapped (self->analyses, "ready", G_CALLBACK (on_analysis_ready), self);
+  g_signal_connect_swapped (self->analyses, "failed", G_CALLBACK (on_analysis_failed), self);
+  g_signal_connect_swapped (self->analyses, "retry", G_CALLBACK (hl_window_start_analysis), self);
   g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "notify::inverted",
                             G_CALLBACK (hl_window_refresh_flame_graph), self);
   g_signal_connect_swapped (hl_flame_view_get_graph (self->flame_view), "show-in-call-tree",
@@ -492,8 +443,8 @@ hl_window_init_views (HlWindow *self)
 void
 hl_window_dispose_views (HlWindow *self)
 {
-  g_cancellable_cancel (self->analysis_cancellable);
-  g_clear_object (&self->analysis_cancellable);
+  if (self->analyses != NULL)
+    hl_analysis_scheduler_forget (self->analyses);
   g_cancellable_cancel (self->call_tree_cancellable);
   g_clear_object (&self->call_tree_cancellable);
   g_cancellable_cancel (self->flame_cancellable);
@@ -504,5 +455,4 @@ hl_window_dispose_views (HlWindow *self)
   g_clear_object (&self->flame_building);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   g_clear_object (&self->flame_analysis);
-  g_clear_object (&self->analysis);
 }

@@ -25,7 +25,7 @@ gboolean
 hl_window_is_empty (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
-  return hl_document_get_file (self->document) == NULL && self->recording == NULL;
+  return hl_document_get_file (self->document) == NULL && hl_window_recording (self) == NULL;
 }
 
 HlDocument *
@@ -75,14 +75,14 @@ HlRecording *
 hl_window_get_recording (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
-  return self->recording;
+  return hl_window_recording (self);
 }
 
 HlAnalysis *
 hl_window_get_analysis (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
-  return self->analysis;
+  return hl_window_analysis (self);
 }
 
 /* ---- Actions and view state ------------------------------------------ */
@@ -105,8 +105,8 @@ hl_window_update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && self->analysis != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && self->recording != NULL
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && hl_window_analysis (self) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && hl_window_recording (self) != NULL
                                  && !hl_document_get_partial (self->document));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
                                  views && hl_session_has_filters (self->session));
@@ -266,8 +266,8 @@ action_filter_module (GtkWidget  *widget,
 static void
 show_banner (HlWindow *self)
 {
-  const char * const *warnings = hl_recording_get_warnings (self->recording);
-  g_autoptr(GPtrArray) no_debug = hl_recording_get_modules_without_debug_info (self->recording);
+  const char * const *warnings = hl_recording_get_warnings (hl_window_recording (self));
+  g_autoptr(GPtrArray) no_debug = hl_recording_get_modules_without_debug_info (hl_window_recording (self));
   GString *details = g_string_new (NULL);
   g_autofree char *text = NULL;
   guint n_warnings = warnings ? g_strv_length ((char **) warnings) : 0;
@@ -319,9 +319,9 @@ hl_window_set_recording (HlWindow    *self,
   g_return_if_fail (HL_IS_RECORDING (recording));
 
   hl_timing_mark (&begin);
-  if (self->recording != recording)
+  if (hl_window_recording (self) != recording)
     hl_window_forget_sites (self);
-  g_set_object (&self->recording, recording);
+  hl_analysis_scheduler_set_recording (self->analyses, recording);
   g_hash_table_remove_all (self->thread_names);
   threads = hl_recording_get_threads (recording, &n);
   for (guint i = 0; i < n; i++)
@@ -419,10 +419,15 @@ hl_window_dispose (GObject *object)
   g_clear_object (&self->document);
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
   hl_window_dispose_views (self);
-  g_clear_object (&self->recording);
   hl_window_forget_sites (self);
   g_clear_pointer (&self->banner_title, g_free);
-  g_clear_object (&self->live_session);
+  if (self->analyses != NULL)
+    {
+      hl_analysis_scheduler_set_live_session (self->analyses, NULL);
+      hl_analysis_scheduler_set_recording (self->analyses, NULL);
+      g_signal_handlers_disconnect_by_data (self->analyses, self);
+    }
+  g_clear_object (&self->analyses);
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
