@@ -12,8 +12,6 @@
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
 #include "hl-record-clock.h"
-#include "hl-record-env.h"
-#include "hl-record-sanitizer.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-reader.h"
 #include "hl-timeline.h"
@@ -71,23 +69,10 @@ struct _HlLivePanel
 
 G_DEFINE_FINAL_TYPE (HlLivePanel, hl_live_panel, GTK_TYPE_BOX)
 
-enum
-{
-  PROP_0,
-  PROP_TITLE,
-  N_PROPS
-};
-
-enum
-{
-  SIGNAL_WAITING,
-  SIGNAL_LIVE_STARTED,
-  SIGNAL_LIVE_UPDATED,
-  SIGNAL_SWITCH_TO_FILE,
-  SIGNAL_OPEN_SESSION,
-  SIGNAL_DETACHED,
-  N_SIGNALS
-};
+enum { PROP_0, PROP_TITLE, N_PROPS };
+/* see hl-live-panel.h */
+enum { SIGNAL_WAITING, SIGNAL_LIVE_STARTED, SIGNAL_LIVE_UPDATED, SIGNAL_SWITCH_TO_FILE, SIGNAL_OPEN_SESSION,
+       SIGNAL_DETACHED, N_SIGNALS };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
@@ -661,66 +646,8 @@ hl_live_panel_record (HlLivePanel               *self,
   g_return_val_if_fail (HL_IS_LIVE_PANEL (self), FALSE);
   g_return_val_if_fail (self->process == NULL && self->session == NULL, FALSE);
   g_return_val_if_fail (options->argv != NULL && options->argv[0] != NULL, FALSE);
-  g_autofree char *preload = hl_record_env_find_preload ();
-  if (preload == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("libheaplens-preload.so was found neither in %s nor in %s"), HL_BUILD_PRELOAD_DIR,
-                   HL_PKGLIBDIR);
-      return FALSE;
-    }
-  g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
-  /* as `heaplens-cli record`: a program that cannot take the preload is
-   * refused with the reason (hl-record-sanitizer.h) */
-  const char *program = options->argv[0];
-  g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
-                                  : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
-                                                                  : g_find_program_in_path (program);
-  HlRecordRefusal refusal;
-  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
-    {
-      /* short: a toast shows one line ("Cannot record PROG: …"); a
-       * non-breaking hyphen: a wrapped line never starts with "fsanitize" */
-      if (refusal.sanitizer != NULL && refusal.interpreter[0] != '\0')
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("its interpreter %s is built with %s, which replaces the allocator: rebuild it without "
-                       "\u2011fsanitize"),
-                     refusal.interpreter, refusal.sanitizer);
-      else if (refusal.sanitizer != NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"),
-                     refusal.sanitizer);
-      else if (refusal.foreign)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("built for another machine or word size (32-bit?): the preload cannot be loaded into it"));
-      else
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
-      return FALSE;
-    }
-  g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
-  HlRecordEnvOptions env_options = {
-    .trace_path = trace,
-    .unwind = options->unwind,
-    .follow = options->follow,
-    .keep_session = TRUE,
-  };
-  char **envp = g_get_environ ();
-  for (char **e = options->extra_env; e != NULL && *e != NULL; e++)
-    {
-      g_auto(GStrv) kv = g_strsplit (*e, "=", 2);
-      if (kv[0] != NULL && kv[0][0] != '\0' && kv[1] != NULL)
-        envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
-    }
-  envp = hl_record_env_apply (envp, preload, &env_options);
-
-  g_autoptr(GSubprocessLauncher) launcher =
-      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_environ (launcher, envp);
-  g_subprocess_launcher_set_cwd (launcher, cwd);
-  g_strfreev (envp);
-  gint64 spawned_wall_ns = g_get_real_time () * 1000;
-  GSubprocess *process = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->argv, error);
+  gint64 spawned_wall_ns;
+  GSubprocess *process = hl_live_launch (options, &spawned_wall_ns, error);
   if (process == NULL)
     return FALSE;
 
@@ -939,8 +866,6 @@ hl_live_panel_class_init (HlLivePanelClass *klass)
   properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  /* see hl-live-panel.h */
   signals[SIGNAL_WAITING] = g_signal_new ("waiting", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_LIVE_STARTED] = g_signal_new ("live-started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,

@@ -25,21 +25,13 @@
 
 #include <adwaita.h>
 
+#include "hl-live-launch.h"
 #include "hl-live-session.h"
 
 G_BEGIN_DECLS
 
 #define HL_TYPE_LIVE_PANEL (hl_live_panel_get_type ())
 G_DECLARE_FINAL_TYPE (HlLivePanel, hl_live_panel, HL, LIVE_PANEL, GtkBox)
-
-typedef struct
-{
-  char        **argv;          /* program and arguments */
-  char         *cwd;           /* NULL: the application's */
-  char        **extra_env;     /* "NAME=VALUE", or NULL */
-  char         *unwind;        /* "fp", "libunwind" or NULL */
-  gboolean      follow;
-} HlLiveRecordOptions;
 
 /* A panel watching nothing yet: connect its signals, then
  * hl_live_panel_start, then record or attach. */
