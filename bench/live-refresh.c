@@ -16,7 +16,7 @@
 
 #include "bench-cpu.h"
 #include "hl-application.h"
-#include "hl-live-panel.h"
+#include "hl-live-window.h"
 #include "hl-window.h"
 
 int
@@ -45,15 +45,15 @@ main (int   argc,
   g_autofree char *dir = g_dir_make_tmp ("hl-live-refresh-XXXXXX", NULL);
   HlLiveRecordOptions options = { .argv = argv + 1, .cwd = dir, .follow = TRUE };
   g_autoptr(GError) error = NULL;
-  HlLivePanel *panel = hl_live_panel_new_record (app, &options, &error);
+  HlLivePanel *panel = hl_live_window_new_record (app, &options, &error);
   if (panel == NULL)
     {
       g_printerr ("live-refresh: %s\n", error->message);
       return 1;
     }
   g_object_ref (panel);
-  gtk_window_set_default_size (GTK_WINDOW (hl_live_panel_get_window (panel)), 1280, 860);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (panel)));
+  gtk_window_set_default_size (GTK_WINDOW (hl_live_window_get_window (panel)), 1280, 860);
+  gtk_window_present (GTK_WINDOW (hl_live_window_get_window (panel)));
 
   gboolean running = FALSE;
   guint first = 0, last = 0, seen = 0;

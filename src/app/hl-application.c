@@ -269,6 +269,63 @@ static const GActionEntry app_actions[] = {
   { "attach", hl_live_action_attach, NULL, NULL, NULL },
 };
 
+/* ---- Its trace windows ------------------------------------------------ */
+
+/* Every file a window opens goes to the recent files. */
+static void
+on_window_file (HlDocument    *document,
+                GParamSpec    *pspec,
+                HlApplication *self)
+{
+  GFile *file = hl_document_get_file (document);
+
+  if (file != NULL)
+    hl_application_add_recent (self, file);
+}
+
+static gboolean
+on_window_close_request (GtkWindow     *window,
+                         HlApplication *self)
+{
+  int width, height;
+
+  if (self->settings == NULL)
+    return FALSE;
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_delay (self->settings);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  if (!gtk_window_is_maximized (window))
+    {
+      g_settings_set_int (self->settings, "window-width", width);
+      g_settings_set_int (self->settings, "window-height", height);
+    }
+  g_settings_apply (self->settings);
+  return FALSE;
+}
+
+/* A trace window gets the size saved from the last one closed, and its
+ * files go to the recent files. */
+static void
+hl_application_window_added (GtkApplication *app,
+                             GtkWindow      *window)
+{
+  HlApplication *self = HL_APPLICATION (app);
+
+  GTK_APPLICATION_CLASS (hl_application_parent_class)->window_added (app, window);
+  if (!HL_IS_WINDOW (window))
+    return;
+  g_signal_connect_object (hl_window_get_document (HL_WINDOW (window)), "notify::file",
+                           G_CALLBACK (on_window_file), self, 0);
+  g_signal_connect_object (window, "close-request", G_CALLBACK (on_window_close_request), self, 0);
+  if (self->settings == NULL)
+    return;
+  gtk_window_set_default_size (window,
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (window);
+}
+
 /* ---- GApplication ----------------------------------------------------- */
 
 static void
@@ -410,6 +467,7 @@ hl_application_class_init (HlApplicationClass *klass)
 
   object_class->dispose = hl_application_dispose;
   app_class->startup = hl_application_startup;
+  GTK_APPLICATION_CLASS (klass)->window_added = hl_application_window_added;
   app_class->activate = hl_application_activate;
   app_class->open = hl_application_open;
   app_class->local_command_line = hl_application_local_command_line;

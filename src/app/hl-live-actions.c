@@ -8,18 +8,16 @@
 #include <unistd.h>
 
 #include "hl-live-actions.h"
-#include "hl-live-panel.h"
 #include "hl-live-discovery.h"
-#include "hl-window.h"
+#include "hl-live-window.h"
 
 static void
 show_error (HlApplication *app,
             const char    *message)
 {
+  /* a trace window shows it as a toast (its win.show-toast action) */
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
-  if (HL_IS_WINDOW (window))
-    hl_window_show_toast (HL_WINDOW (window), message);
-  else
+  if (window == NULL || !gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", message))
     g_printerr ("heaplens: %s\n", message);
 }
 
@@ -28,14 +26,14 @@ start_record (HlApplication             *app,
               const HlLiveRecordOptions *options)
 {
   g_autoptr(GError) error = NULL;
-  HlLivePanel *window = hl_live_panel_new_record (app, options, &error);
+  HlLivePanel *window = hl_live_window_new_record (app, options, &error);
   if (window == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("Cannot record %s: %s"), options->argv[0], error->message);
       show_error (app, msg);
       return NULL;
     }
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
+  gtk_window_present (GTK_WINDOW (hl_live_window_get_window (window)));
   return window;
 }
 
@@ -53,8 +51,8 @@ start_attach (HlApplication *app,
       show_error (app, msg);
       return NULL;
     }
-  HlLivePanel *window = hl_live_panel_new_attach (app, session);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
+  HlLivePanel *window = hl_live_window_new_attach (app, session);
+  gtk_window_present (GTK_WINDOW (hl_live_window_get_window (window)));
   return window;
 }
 
@@ -107,14 +105,14 @@ on_record_clicked (GtkButton    *button,
     .follow = gtk_switch_get_active (d->follow),
   };
   g_autoptr(GError) spawn_error = NULL;
-  HlLivePanel *window = hl_live_panel_new_record (d->app, &options, &spawn_error);
+  HlLivePanel *window = hl_live_window_new_record (d->app, &options, &spawn_error);
   if (window == NULL)
     {
       gtk_label_set_text (d->error, spawn_error->message);
       gtk_widget_set_visible (GTK_WIDGET (d->error), TRUE);
       return;
     }
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (window)));
+  gtk_window_present (GTK_WINDOW (hl_live_window_get_window (window)));
   gtk_window_destroy (d->dialog);
 }
 
@@ -364,7 +362,7 @@ action_attach_pid (GSimpleAction *action,
                    GVariant      *param,
                    gpointer       user_data)
 {
-  start_attach (HL_APPLICATION (user_data), g_variant_get_uint32 (param), NULL);
+  start_attach ((HlApplication *) user_data, g_variant_get_uint32 (param), NULL);
 }
 
 void

@@ -5,9 +5,10 @@
 
 #include <adwaita.h>
 
-#include "hl-application.h"
-
 G_BEGIN_DECLS
+
+/* The application, by its name only (hl-application.h is above this). */
+typedef struct _HlApplication HlApplication;
 
 /* GActionEntry callbacks for app.record and app.attach (USER_DATA: the
  * HlApplication). */

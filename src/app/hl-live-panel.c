@@ -13,11 +13,8 @@
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
 #include "hl-record-clock.h"
-#include "hl-record-env.h"
-#include "hl-record-sanitizer.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
-#include "hl-window.h"
 
 /* A poll that saw something new refreshes the views at once, unless the
  * last refresh was less than MIN_REFRESH_MS ago: then the refresh timer
@@ -33,7 +30,8 @@ struct _HlLivePanel
 {
   GtkBox           parent_instance;
 
-  HlWindow        *window;        /* borrowed: the window this panel lives in */
+  GtkWindow       *window;        /* weak: the window this panel lives in */
+  char            *title;         /* "title": the window's */
 
   HlLiveSession   *session;
   GSubprocess     *process;       /* when recording */
@@ -69,6 +67,25 @@ struct _HlLivePanel
 };
 
 G_DEFINE_FINAL_TYPE (HlLivePanel, hl_live_panel, GTK_TYPE_BOX)
+
+enum { PROP_0, PROP_TITLE, N_PROPS };
+/* see hl-live-panel.h */
+enum { SIGNAL_WAITING, SIGNAL_LIVE_STARTED, SIGNAL_LIVE_UPDATED, SIGNAL_SWITCH_TO_FILE, SIGNAL_OPEN_SESSION,
+       SIGNAL_DETACHED, N_SIGNALS };
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+set_title (HlLivePanel *self,
+           const char  *title)
+{
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
+  g_free (self->title);
+  self->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
 
 /* ---- Views ------------------------------------------------------------- */
 
@@ -202,9 +219,8 @@ static void
 refresh_views (HlLivePanel *self)
 {
   /* the window's own views (timeline, summary, flame graph...) show the
-   * session's recording; it rebuilds them off the main thread */
-  if (self->window != NULL && hl_window_is_live (self->window))
-    hl_window_live_update (self->window);
+   * session's recording (hl-live-window.c) */
+  g_signal_emit (self, signals[SIGNAL_LIVE_UPDATED], 0);
 }
 
 /* ---- Child processes: one session each --------------------------------- */
@@ -297,9 +313,7 @@ action_open_process (GSimpleAction *action,
       gtk_label_set_text (self->status, self->status_text);
       return;
     }
-  HlApplication *app = self->window ? HL_APPLICATION (gtk_window_get_application (GTK_WINDOW (self->window))) : NULL;
-  if (app != NULL)
-    gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (hl_live_panel_new_attach (app, session))));
+  g_signal_emit (self, signals[SIGNAL_OPEN_SESSION], 0, session);
 }
 
 static void
@@ -365,9 +379,9 @@ open_trace_idle (gpointer user_data)
       return G_SOURCE_REMOVE;
     }
   /* The same window goes on with the complete trace: its view, time range,
-   * filters and flame graph zoom stay (hl_window_switch_to_file). */
+   * filters and flame graph zoom stay ("switch-to-file"). */
   g_autoptr(GFile) file = g_file_new_for_path (self->trace_path);
-  hl_window_switch_to_file (self->window, file);
+  g_signal_emit (self, signals[SIGNAL_SWITCH_TO_FILE], 0, file);
   self->showing_trace = TRUE;
   gtk_widget_set_visible (self->detach_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->snapshot_button), FALSE);
@@ -434,7 +448,6 @@ maybe_finish (HlLivePanel *self)
 }
 
 static void set_session (HlLivePanel *self, HlLiveSession *session);
-static HlLivePanel *panel_new (HlApplication *app);
 
 /* The target exec'd another program: follow it into its new session. */
 static gboolean
@@ -486,11 +499,8 @@ set_session (HlLivePanel  *self,
   g_signal_connect_object (session, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   g_autofree char *title = g_strdup_printf (_("%s — pid %u"), hl_live_session_get_exe (session),
                                             (unsigned) hl_live_session_get_pid (session));
-  if (self->window != NULL)
-    {
-      gtk_window_set_title (GTK_WINDOW (self->window), title);
-      hl_window_set_live (self->window, session, GTK_WIDGET (self));
-    }
+  set_title (self, title);
+  g_signal_emit (self, signals[SIGNAL_LIVE_STARTED], 0, session);
   hl_live_session_start (session, POLL_MS);
   self->dirty = TRUE;
   refresh (self);
@@ -596,76 +606,19 @@ on_process_exited (GObject      *source,
   g_object_unref (self);
 }
 
-HlLivePanel *
-hl_live_panel_new_record (HlApplication             *app,
-                           const HlLiveRecordOptions *options,
-                           GError                   **error)
+gboolean
+hl_live_panel_record (HlLivePanel               *self,
+                      const HlLiveRecordOptions *options,
+                      GError                   **error)
 {
-  g_return_val_if_fail (options->argv != NULL && options->argv[0] != NULL, NULL);
-  g_autofree char *preload = hl_record_env_find_preload ();
-  if (preload == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("libheaplens-preload.so was found neither in %s nor in %s"), HL_BUILD_PRELOAD_DIR,
-                   HL_PKGLIBDIR);
-      return NULL;
-    }
-  g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
-  /* as `heaplens-cli record`: a program that cannot take the preload is
-   * refused with the reason (hl-record-sanitizer.h) */
-  const char *program = options->argv[0];
-  g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
-                                  : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
-                                                                  : g_find_program_in_path (program);
-  HlRecordRefusal refusal;
-  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
-    {
-      /* short: a toast shows one line ("Cannot record PROG: …"); a
-       * non-breaking hyphen: a wrapped line never starts with "fsanitize" */
-      if (refusal.sanitizer != NULL && refusal.interpreter[0] != '\0')
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("its interpreter %s is built with %s, which replaces the allocator: rebuild it without "
-                       "\u2011fsanitize"),
-                     refusal.interpreter, refusal.sanitizer);
-      else if (refusal.sanitizer != NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("built with %s, which replaces the allocator: rebuild it without \u2011fsanitize"),
-                     refusal.sanitizer);
-      else if (refusal.foreign)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("built for another machine or word size (32-bit?): the preload cannot be loaded into it"));
-      else
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
-      return NULL;
-    }
-  g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
-  HlRecordEnvOptions env_options = {
-    .trace_path = trace,
-    .unwind = options->unwind,
-    .follow = options->follow,
-    .keep_session = TRUE,
-  };
-  char **envp = g_get_environ ();
-  for (char **e = options->extra_env; e != NULL && *e != NULL; e++)
-    {
-      g_auto(GStrv) kv = g_strsplit (*e, "=", 2);
-      if (kv[0] != NULL && kv[0][0] != '\0' && kv[1] != NULL)
-        envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
-    }
-  envp = hl_record_env_apply (envp, preload, &env_options);
-
-  g_autoptr(GSubprocessLauncher) launcher =
-      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_environ (launcher, envp);
-  g_subprocess_launcher_set_cwd (launcher, cwd);
-  g_strfreev (envp);
-  gint64 spawned_wall_ns = g_get_real_time () * 1000;
-  GSubprocess *process = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->argv, error);
+  g_return_val_if_fail (HL_IS_LIVE_PANEL (self), FALSE);
+  g_return_val_if_fail (self->process == NULL && self->session == NULL, FALSE);
+  g_return_val_if_fail (options->argv != NULL && options->argv[0] != NULL, FALSE);
+  gint64 spawned_wall_ns;
+  GSubprocess *process = hl_live_launch (options, &spawned_wall_ns, error);
   if (process == NULL)
-    return NULL;
+    return FALSE;
 
-  HlLivePanel *self = panel_new (app);
   self->process = process;
   /* as `heaplens-cli record` does: the preload stamps events with the
    * word this keeps instead of reading the clock (hl-record-clock.h) */
@@ -676,21 +629,30 @@ hl_live_panel_new_record (HlApplication             *app,
   gtk_widget_set_visible (self->console_box, TRUE);
   gtk_widget_set_visible (self->stop_button, TRUE);
   g_autofree char *cmd = g_strjoinv (" ", options->argv);
-  gtk_window_set_title (GTK_WINDOW (self->window), cmd);
+  set_title (self, cmd);
   read_stream (self, g_subprocess_get_stdout_pipe (process));
   read_stream (self, g_subprocess_get_stderr_pipe (process));
   g_subprocess_wait_async (process, self->cancellable, on_process_exited, g_object_ref (self));
   self->find_id = g_timeout_add (20, find_session, self);
-  return self;
+  return TRUE;
 }
 
-HlLivePanel *
-hl_live_panel_new_attach (HlApplication *app,
-                           HlLiveSession *session)
+void
+hl_live_panel_attach (HlLivePanel   *self,
+                      HlLiveSession *session)
 {
-  HlLivePanel *self = panel_new (app);
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
+  g_return_if_fail (HL_IS_LIVE_SESSION (session));
+  g_return_if_fail (self->process == NULL && self->session == NULL);
   set_session (self, session);
-  return self;
+}
+
+void
+hl_live_panel_start (HlLivePanel *self)
+{
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
+  g_signal_emit (self, signals[SIGNAL_WAITING], 0, _("Starting the program…"));
+  refresh (self);
 }
 
 /* ---- Stop, detach, snapshot ------------------------------------------------ */
@@ -728,8 +690,7 @@ hl_live_panel_detach (HlLivePanel *self)
     hl_live_session_stop (self->session);
   /* the program goes on; its console pipes are closed with the window */
   self->finished = TRUE;
-  if (self->window != NULL)
-    gtk_window_close (GTK_WINDOW (self->window));
+  g_signal_emit (self, signals[SIGNAL_DETACHED], 0);
 }
 
 void
@@ -774,8 +735,8 @@ on_detach_clicked (GtkButton    *button,
 HlLiveSession *hl_live_panel_get_session (HlLivePanel *self) { return self->session; }
 const char *hl_live_panel_get_status (HlLivePanel *self) { return self->status_text; }
 guint hl_live_panel_get_n_refreshes (HlLivePanel *self) { return self->n_refreshes; }
-GtkWindow *hl_live_panel_get_trace_window (HlLivePanel *self) { return self->showing_trace ? GTK_WINDOW (self->window) : NULL; }
-HlWindow *hl_live_panel_get_window (HlLivePanel *self) { return self->window; }
+GtkWindow *hl_live_panel_get_trace_window (HlLivePanel *self) { return self->showing_trace ? self->window : NULL; }
+GtkWindow *hl_live_panel_get_window (HlLivePanel *self) { return self->window; }
 guint hl_live_panel_get_n_children (HlLivePanel *self) { return g_hash_table_size (self->children); }
 
 char *
@@ -824,6 +785,7 @@ hl_live_panel_finalize (GObject *object)
   g_clear_pointer (&self->children, g_hash_table_destroy);
   g_free (self->trace_path);
   g_free (self->status_text);
+  g_free (self->title);
   G_OBJECT_CLASS (hl_live_panel_parent_class)->finalize (object);
 }
 
@@ -833,11 +795,57 @@ action_open_process_cb (GtkWidget  *widget,
                         GVariant   *param);
 
 static void
+hl_live_panel_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  HlLivePanel *self = HL_LIVE_PANEL (object);
+  switch (prop_id)
+    {
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+/* The window the panel is put in: for hl_live_panel_get_window. */
+static void
+hl_live_panel_root (GtkWidget *widget)
+{
+  HlLivePanel *self = HL_LIVE_PANEL (widget);
+  GTK_WIDGET_CLASS (hl_live_panel_parent_class)->root (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  if (GTK_IS_WINDOW (root))
+    g_set_weak_pointer (&self->window, GTK_WINDOW (root));
+}
+
+static void
 hl_live_panel_class_init (HlLivePanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   object_class->dispose = hl_live_panel_dispose;
   object_class->finalize = hl_live_panel_finalize;
+  object_class->get_property = hl_live_panel_get_property;
+  GTK_WIDGET_CLASS (klass)->root = hl_live_panel_root;
+
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+  signals[SIGNAL_WAITING] = g_signal_new ("waiting", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_LIVE_STARTED] = g_signal_new ("live-started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                               NULL, NULL, G_TYPE_NONE, 1, HL_TYPE_LIVE_SESSION);
+  signals[SIGNAL_LIVE_UPDATED] = g_signal_new ("live-updated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                               NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_SWITCH_TO_FILE] = g_signal_new ("switch-to-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
+  signals[SIGNAL_OPEN_SESSION] = g_signal_new ("open-session", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                               NULL, NULL, G_TYPE_NONE, 1, HL_TYPE_LIVE_SESSION);
+  signals[SIGNAL_DETACHED] = g_signal_new ("detached", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                           NULL, G_TYPE_NONE, 0);
   gtk_widget_class_install_action (GTK_WIDGET_CLASS (klass), "live.open-process", "s", action_open_process_cb);
 }
 
@@ -862,6 +870,7 @@ static void
 hl_live_panel_init (HlLivePanel *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->title = g_strdup (_("Heaplens — Live"));
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_widget_set_size_request (GTK_WIDGET (self), 300, -1);
@@ -945,15 +954,8 @@ hl_live_panel_init (HlLivePanel *self)
   self->refresh_id = g_timeout_add (REFRESH_MS, refresh_timeout, self);
 }
 
-/* A trace window in live mode with this panel on its right. */
-static HlLivePanel *
-panel_new (HlApplication *app)
+HlLivePanel *
+hl_live_panel_new (void)
 {
-  HlLivePanel *self = g_object_new (HL_TYPE_LIVE_PANEL, NULL);
-  HlWindow *window = hl_window_new (app);
-  g_set_weak_pointer (&self->window, window);
-  gtk_window_set_title (GTK_WINDOW (window), _("Heaplens — Live"));
-  hl_window_set_live_waiting (window, GTK_WIDGET (self), _("Starting the program…"));
-  refresh (self);
-  return self;
+  return g_object_new (HL_TYPE_LIVE_PANEL, NULL);
 }

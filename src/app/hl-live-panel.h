@@ -6,37 +6,46 @@
  * that freezes the views while recording goes on, and, for a program
  * started by the Record dialog, its console and Stop / Detach. When the
  * target ends, the same window switches to the complete trace in place,
- * keeping its view, time range, filters and flame graph zoom. */
+ * keeping its view, time range, filters and flame graph zoom.
+ *
+ * The panel does not know that window: it tells through its signals
+ * (hl-live-window.c connects them to the window) and a "title" property
+ * (the window's title: the command, then "EXE — pid N"):
+ *  - "waiting" (const char *message): started, its session not there yet.
+ *  - "live-started" (HlLiveSession *session): watching SESSION (again after
+ *    an exec): the views show its growing recording.
+ *  - "live-updated": the session grew; the views refresh (not while the
+ *    views are frozen on a snapshot).
+ *  - "switch-to-file" (GFile *trace): the target ended and left TRACE,
+ *    which takes the live view's place.
+ *  - "open-session" (HlLiveSession *session): the user chose a child
+ *    process: watch SESSION in a live window of its own.
+ *  - "detached": the user stopped watching; the window closes. */
 #pragma once
 
 #include <adwaita.h>
 
-#include "hl-application.h"
+#include "hl-live-launch.h"
 #include "hl-live-session.h"
-#include "hl-window.h"
 
 G_BEGIN_DECLS
 
 #define HL_TYPE_LIVE_PANEL (hl_live_panel_get_type ())
 G_DECLARE_FINAL_TYPE (HlLivePanel, hl_live_panel, HL, LIVE_PANEL, GtkBox)
 
-typedef struct
-{
-  char        **argv;          /* program and arguments */
-  char         *cwd;           /* NULL: the application's */
-  char        **extra_env;     /* "NAME=VALUE", or NULL */
-  char         *unwind;        /* "fp", "libunwind" or NULL */
-  gboolean      follow;
-} HlLiveRecordOptions;
-
-/* Starts ARGV under the preload (hl-record-env.h) and watches it. NULL with
- * ERROR when it cannot be started. */
-HlLivePanel *hl_live_panel_new_record (HlApplication             *app,
-                                         const HlLiveRecordOptions *options,
-                                         GError                   **error);
-/* Watches SESSION (already opened). */
-HlLivePanel *hl_live_panel_new_attach (HlApplication *app,
-                                         HlLiveSession *session);
+/* A panel watching nothing yet: connect its signals, then
+ * hl_live_panel_start, then record or attach. */
+HlLivePanel *hl_live_panel_new        (void);
+/* Emits "waiting" (its window shows the panel and that message). */
+void         hl_live_panel_start      (HlLivePanel *self);
+/* Starts ARGV under the preload (hl-record-env.h) and watches it. FALSE
+ * with ERROR when it cannot be started. */
+gboolean     hl_live_panel_record     (HlLivePanel               *self,
+                                       const HlLiveRecordOptions *options,
+                                       GError                   **error);
+/* Watches SESSION (already opened): emits "live-started". */
+void         hl_live_panel_attach     (HlLivePanel   *self,
+                                       HlLiveSession *session);
 
 HlLiveSession *hl_live_panel_get_session (HlLivePanel *self);
 /* SIGINT, then SIGTERM after 2 s, then SIGKILL after 2 more (recorded
@@ -54,8 +63,8 @@ char          *hl_live_panel_get_metadata_text (HlLivePanel *self);
 guint          hl_live_panel_get_n_refreshes (HlLivePanel *self);
 /* Child processes listed so far (each opens in its own live window). */
 guint          hl_live_panel_get_n_children (HlLivePanel *self);
-/* The window the panel lives in (present it to show the live view). */
-HlWindow      *hl_live_panel_get_window (HlLivePanel *self);
+/* The window the panel lives in (weak: NULL once it is gone). */
+GtkWindow     *hl_live_panel_get_window (HlLivePanel *self);
 /* That same window once it switched to the saved trace, else NULL. */
 GtkWindow     *hl_live_panel_get_trace_window (HlLivePanel *self);
 

@@ -3,18 +3,25 @@
 
 #include <adwaita.h>
 
-#include "hl-application.h"
 #include "hl-diff-window.h"
+#include "hl-document.h"
 #include "hl-live-session.h"
 #include "hl-model.h"
 #include "hl-session.h"
 
 G_BEGIN_DECLS
 
+/* The application, by its name only: the window uses it as the
+ * GtkApplication it is (hl-application.h is above the window). */
+typedef struct _HlApplication HlApplication;
+
 #define HL_TYPE_WINDOW (hl_window_get_type ())
 G_DECLARE_FINAL_TYPE (HlWindow, hl_window, HL, WINDOW, AdwApplicationWindow)
 
 HlWindow   *hl_window_new         (HlApplication *app);
+/* The file shown and its load (the application adds each file opened to
+ * the recent files from its "file"). */
+HlDocument *hl_window_get_document (HlWindow     *self);
 /* Start loading FILE; the window shows progress, then the views or an error. */
 void        hl_window_open        (HlWindow      *self,
                                    GFile         *file);

@@ -17,7 +17,7 @@
 #include "hl-live-actions.h"
 #include "hl-flame-graph.h"
 #include "hl-flame-view.h"
-#include "hl-live-panel.h"
+#include "hl-live-window.h"
 #include "hl-shm-reader.h"
 #include "hl-summary-view.h"
 #include "hl-units.h"
@@ -87,11 +87,11 @@ record_new (char **argv, char *dir, char **env, gboolean present)
 {
   HlLiveRecordOptions options = { .argv = argv, .cwd = dir, .extra_env = env, .follow = TRUE };
   g_autoptr(GError) error = NULL;
-  HlLivePanel *w = hl_live_panel_new_record (app, &options, &error);
+  HlLivePanel *w = hl_live_window_new_record (app, &options, &error);
   g_assert_no_error (error);
   g_object_ref (w);
   if (present)
-    gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+    gtk_window_present (GTK_WINDOW (hl_live_window_get_window (w)));
   return w;
 }
 
@@ -116,7 +116,7 @@ watch_refresh (HlLivePanel *w,
                Seen        *seen)
 {
   guint n = hl_live_panel_get_n_refreshes (w);
-  HlWindow *window = hl_live_panel_get_window (w);
+  HlWindow *window = hl_live_window_get_window (w);
   if (n == seen->refresh_seen || window == NULL)
     return;
   seen->refresh_seen = n;
@@ -157,13 +157,13 @@ watch (HlLivePanel *w,
   static const char *shots[] = { "live-1-load.png", "live-2-index.png", "live-3-query.png" };
   for (guint i = 0; i < 3; i++)
     if (!seen->shot[i] && g_getenv ("HL_TEST_SCREENSHOT_DIR") != NULL && strstr (meta, phases[i]) != NULL
-        && hl_live_panel_get_window (w) != NULL
-        && g_strcmp0 (hl_window_get_page (hl_live_panel_get_window (w)), "views") == 0)
+        && hl_live_window_get_window (w) != NULL
+        && g_strcmp0 (hl_window_get_page (hl_live_window_get_window (w)), "views") == 0)
       {
         seen->shot[i] = TRUE;
         /* a moment into the phase, so that it shows */
         hl_app_test_spin_ms (i == 0 ? 2000 : 600);
-        save_window_png (GTK_WINDOW (hl_live_panel_get_window (w)), shots[i]);
+        save_window_png (GTK_WINDOW (hl_live_window_get_window (w)), shots[i]);
       }
   /* read after the screenshots: their spin sets the status anew (the
    * text read before is freed) */
@@ -213,11 +213,11 @@ run_to_trace (HlLivePanel *w,
                       hl_live_panel_get_status (w), s ? hl_live_session_get_name (s) : "-",
                       s ? hl_live_state_to_string (hl_live_session_get_state (s)) : "-",
                       s ? hl_live_session_get_trace_path (s) : "-",
-                      hl_live_panel_get_window (w) ? hl_window_get_page (hl_live_panel_get_window (w)) : "-");
+                      hl_live_window_get_window (w) ? hl_window_get_page (hl_live_window_get_window (w)) : "-");
     }
   g_assert_nonnull (trace);
   /* the same window, not a new one */
-  g_assert_true (trace == hl_live_panel_get_window (w));
+  g_assert_true (trace == hl_live_window_get_window (w));
   g_assert_false (hl_window_is_live (trace));
   g_assert_nonnull (hl_window_get_recording (trace));
   g_object_unref (w);
@@ -464,8 +464,8 @@ test_attach (void)
 
   g_autoptr(HlLiveSession) session = hl_live_session_open_pid (pid, &error);
   g_assert_no_error (error);
-  HlLivePanel *w = hl_live_panel_new_attach (app, session);
-  gtk_window_present (GTK_WINDOW (hl_live_panel_get_window (w)));
+  HlLivePanel *w = hl_live_window_new_attach (app, session);
+  gtk_window_present (GTK_WINDOW (hl_live_window_get_window (w)));
   Seen seen = { 0 };
   HlWindow *trace = run_to_trace (w, &seen, 120);
   g_test_message ("the window saw it running %.2f s after the record started",
@@ -514,7 +514,7 @@ test_stop (void)
   while (hl_live_panel_get_trace_window (w) == NULL && g_get_monotonic_time () < t0 + 30 * G_USEC_PER_SEC)
     g_main_context_iteration (NULL, TRUE);
   g_assert_nonnull (hl_live_panel_get_trace_window (w));
-  gtk_window_destroy (GTK_WINDOW (hl_live_panel_get_window (w)));
+  gtk_window_destroy (GTK_WINDOW (hl_live_window_get_window (w)));
   g_unlink (trace);
   g_rmdir (dir);
   g_object_unref (w);
@@ -564,9 +564,9 @@ test_vanished (void)
       g_usleep (20000);
     }
   g_assert_nonnull (session);
-  HlLivePanel *w = hl_live_panel_new_attach (app, session);
+  HlLivePanel *w = hl_live_window_new_attach (app, session);
   g_object_ref (w);
-  HlWindow *window = hl_live_panel_get_window (w);
+  HlWindow *window = hl_live_window_get_window (w);
   gtk_window_present (GTK_WINDOW (window));
   /* running, with some allocations in the window's views */
   HlLiveTotals t = { 0 };
@@ -681,8 +681,8 @@ test_clock (void)
       g_unlink (p);
     }
   g_rmdir (dir);
-  if (hl_live_panel_get_window (w) != NULL)
-    gtk_window_destroy (GTK_WINDOW (hl_live_panel_get_window (w)));
+  if (hl_live_window_get_window (w) != NULL)
+    gtk_window_destroy (GTK_WINDOW (hl_live_window_get_window (w)));
   g_object_unref (w);
 }
 
@@ -787,7 +787,7 @@ test_switch_in_place (void)
   g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
   char *argv[] = { demo, (char *) "--seconds", (char *) DEMO_SECONDS, NULL };
   HlLivePanel *w = record_new (argv, dir, NULL, FALSE);
-  HlWindow *window = hl_live_panel_get_window (w);
+  HlWindow *window = hl_live_window_get_window (w);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
   gtk_window_present (GTK_WINDOW (window));
 

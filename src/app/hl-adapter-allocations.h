@@ -1,0 +1,23 @@
+/* hl-adapter-allocations.h — the allocations view's lists (leaks, largest)
+ * and its size histogram. */
+#pragma once
+
+#include <gio/gio.h>
+#include "hl-model.h"
+#include "hl-histogram.h"
+
+G_BEGIN_DECLS
+
+/* Leaks grouped by stack / the largest allocations, as HlAllocItem lists. */
+GListModel     *hl_adapter_leaks          (HlAnalysis    *analysis,
+                                           guint          max);
+
+GListModel     *hl_adapter_largest        (HlAnalysis    *analysis,
+                                           guint          max);
+
+/* Power-of-two buckets from the smallest to the largest non-empty one;
+ * returns how many were written to OUT. */
+guint           hl_adapter_histogram      (HlAnalysis        *analysis,
+                                           HlHistogramBucket  out[HL_SIZE_HISTOGRAM_BUCKETS]);
+
+G_END_DECLS

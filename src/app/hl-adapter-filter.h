@@ -1,0 +1,25 @@
+/* hl-adapter-filter.h — the view state's filters as the model's HlFilter,
+ * and the filter menu. */
+#pragma once
+
+#include <gio/gio.h>
+#include "hl-model.h"
+#include "hl-session.h"
+
+G_BEGIN_DECLS
+
+/* The session's range and filters; LIVE_AT_NS (or HL_TIME_NONE) is the
+ * instant of the LIVE cost. */
+HlFilter       *hl_adapter_filter         (HlSession     *session,
+                                           guint64        live_at_ns);
+
+/* BASE with SESSION's metadata and module filters (those that mean the
+ * same in any recording, unlike thread ids); a new reference. */
+HlFilter       *hl_adapter_filter_labels  (HlSession     *session,
+                                           HlFilter      *base);
+
+/* A menu of the filters the recording offers: threads, metadata values,
+ * modules (actions win.filter-thread, win.filter-metadata, win.filter-module). */
+GMenuModel     *hl_adapter_filter_menu    (HlRecording   *recording);
+
+G_END_DECLS

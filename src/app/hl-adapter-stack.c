@@ -1,0 +1,104 @@
+/* hl-adapter-stack.c — the stacks' lines and callers, and an HlCosts as an
+ * array by cost kind, for every view's adapter. */
+#include "hl-config.h"
+
+#include <string.h>
+#include <glib/gi18n.h>
+
+#include "hl-adapter-stack.h"
+
+void
+hl_adapter_costs_to_array (const HlCosts *costs,
+                           guint64        out[HL_N_COST_KINDS])
+{
+  out[HL_COST_KIND_ALLOCATIONS] = costs->allocations;
+  out[HL_COST_KIND_BYTES] = costs->bytes;
+  out[HL_COST_KIND_TEMPORARY] = costs->temporary;
+  out[HL_COST_KIND_PEAK] = costs->peak_bytes;
+  out[HL_COST_KIND_LEAKED] = costs->leaked_bytes;
+  out[HL_COST_KIND_LIVE] = costs->live_bytes;
+}
+
+GStrv
+hl_adapter_stack_lines (HlRecording *recording,
+                        HlStackId    stack)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const HlFrame * const *frames;
+  guint n = 0;
+
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (guint i = 0; frames != NULL && i < n; i++)
+    {
+      const HlFrame *f = frames[i];
+      GString *line = g_string_new (f->function);
+
+      if (f->is_inline)
+        g_string_append (line, _(" [inline]"));
+      if (f->file != NULL)
+        g_string_append_printf (line, " — %s:%u", f->file, f->line);
+      if (f->module_name != NULL && f->module_name[0] != '\0')
+        g_string_append_printf (line, " (%s)", f->module_name);
+      g_strv_builder_add (builder, line->str);
+      g_string_free (line, TRUE);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/* Whether A and B name the same function in the source: the compiler's
+ * clones ("f.part.0", "f.cold", "f.isra.0") and an inlined frame's own
+ * outer copy are one function to a person. */
+static gboolean
+same_source_function (const char *a,
+                      const char *b)
+{
+  gsize la = strcspn (a, "."), lb = strcspn (b, ".");
+
+  return la == lb && strncmp (a, b, la) == 0;
+}
+
+/* The first function that called FRAME's function in STACK (its clones
+ * and inlined copies skipped), or NULL. */
+const HlFrame *
+hl_adapter_caller_frame (HlRecording   *recording,
+                         HlStackId      stack,
+                         const HlFrame *frame)
+{
+  const HlFrame * const *frames;
+  guint n = 0, i;
+
+  if (frame == NULL || frame->function == NULL)
+    return NULL;
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (i = 0; i < n && frames[i] != frame; i++)
+    ;
+  for (i++; i < n; i++)
+    if (frames[i]->function != NULL && !same_source_function (frames[i]->function, frame->function))
+      return frames[i];
+  return NULL;
+}
+
+const char *
+hl_adapter_caller (HlRecording   *recording,
+                   HlStackId      stack,
+                   const HlFrame *frame)
+{
+  const HlFrame *caller = hl_adapter_caller_frame (recording, stack, frame);
+
+  return caller != NULL ? caller->function : NULL;
+}
+
+
+const HlFrame *
+hl_adapter_first_resolved_frame (HlRecording *recording,
+                                 HlStackId    stack)
+{
+  const HlFrame * const *frames;
+  guint n = 0;
+
+  frames = hl_recording_get_stack_frames (recording, stack, &n);
+  for (guint i = 0; frames != NULL && i < n; i++)
+    if (frames[i]->resolved)
+      return frames[i];
+  return n > 0 ? frames[0] : NULL;
+}

@@ -1,0 +1,346 @@
+/* hl-adapter-summary.c — the summary page's numbers, chart and top call
+ * sites. */
+#include "hl-config.h"
+
+#include <string.h>
+#include <glib/gi18n.h>
+
+#include "hl-adapter-stack.h"
+#include "hl-adapter-summary.h"
+#include "hl-cost.h"
+#include "hl-units.h"
+
+#define SUMMARY_TOP 5
+
+typedef struct
+{
+  const char *function;  /* borrowed from the recording */
+  char       *subtitle;
+  guint64     value;
+} TopRow;
+
+static void
+top_row_clear (TopRow *row)
+{
+  g_free (row->subtitle);
+}
+
+static int
+compare_top_rows (gconstpointer a,
+                  gconstpointer b)
+{
+  guint64 va = ((const TopRow *) a)->value, vb = ((const TopRow *) b)->value;
+
+  return va > vb ? -1 : va < vb ? 1 : 0;
+}
+
+/* "module · from caller" for a top call site. */
+static char *
+describe_caller (HlRecording        *recording,
+                 const HlStackCosts *sc)
+{
+  const char *caller;
+
+  if (sc->frame == NULL)
+    return g_strdup ("");
+  caller = hl_adapter_caller (recording, sc->stack, sc->frame);
+  if (caller != NULL)
+    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
+    return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, caller);
+  return g_strdup (sc->frame->module_name);
+}
+
+/* The costs the call-site table of a live session counts exactly. */
+static gboolean
+exact_live_kind (HlCostKind kind)
+{
+  return kind == HL_COST_KIND_BYTES || kind == HL_COST_KIND_ALLOCATIONS || kind == HL_COST_KIND_LEAKED;
+}
+
+/* What every card and list of the summary reads. */
+typedef struct
+{
+  HlRecording         *recording;
+  HlAnalysis          *analysis;
+  const HlAdapterLive *live;
+  HlSummary            s;
+  HlCosts              t;
+  gboolean             filtered;
+  gboolean             running;     /* live, and the program still runs */
+  /* A live program's totals are the preload's own counters, exact. The
+   * recording a live session grows holds the allocations that lived
+   * through one of its polls (hl-live-session.c): its sums and its peak
+   * are a sample, right for the shares of a selection, not for totals. */
+  gboolean             exact_live;
+} Summary;
+
+static void
+summary_init (Summary             *sum,
+              HlRecording         *recording,
+              HlAnalysis          *analysis,
+              const HlAdapterLive *live)
+{
+  sum->recording = recording;
+  sum->analysis = analysis;
+  sum->live = live;
+  hl_recording_get_summary (recording, &sum->s);
+  hl_analysis_get_totals (analysis, &sum->t);
+  sum->filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
+  sum->running = live != NULL && (live->state == HL_LIVE_STATE_RUNNING || live->state == HL_LIVE_STATE_STARTING);
+  sum->exact_live = live != NULL && !sum->filtered;
+}
+
+static void
+fill_duration (HlSummaryView *view,
+               const Summary *sum)
+{
+  g_autofree char *duration = hl_format_duration (sum->s.duration_ns);
+  const char *detail;
+
+  /* A program still running has not exited yet, normally or not; what
+   * it has not freed yet is not a leak yet. A live session whose trace
+   * could not be opened keeps what was read until its program ended. */
+  if (sum->running)
+    detail = _("still running");
+  else if (sum->live != NULL && sum->live->state == HL_LIVE_STATE_ENDED)
+    detail = NULL;
+  else if (sum->live != NULL)
+    detail = _("the program vanished (killed?)");
+  else
+    detail = sum->s.has_exit_status ? NULL : _("did not exit normally");
+  hl_summary_view_set_stat (view, "duration", _("Duration"), duration, detail);
+}
+
+/* TRUE when the analysis's time range ends (at *END) before the recording. */
+static gboolean
+range_ends_early (const Summary *sum,
+                  guint64       *end)
+{
+  const HlFilter *filter = hl_analysis_get_filter (sum->analysis);
+  guint64 start;
+
+  if (!hl_filter_has_time_range (filter))
+    return FALSE;
+  hl_filter_get_time_range (filter, &start, end);
+  return *end < sum->s.duration_ns;
+}
+
+/* The titles of the "leaked" card and list: a leak is what a program that
+ * exited did not free. *MOST_TITLE NULL: the cost's own. */
+static void
+not_freed_titles (const Summary *sum,
+                  char         **title,
+                  char         **most_title)
+{
+  guint64 t1;
+
+  *most_title = NULL;
+  if (sum->running)
+    {
+      *title = g_strdup (_("Not Freed Yet"));
+      *most_title = g_strdup (_("Most Not Freed Yet"));
+    }
+  else if (sum->live != NULL && sum->live->state != HL_LIVE_STATE_ENDED)
+    {
+      *title = g_strdup (_("Not Freed"));
+      *most_title = g_strdup (_("Most Not Freed"));
+    }
+  else if (range_ends_early (sum, &t1))
+    {
+      /* a range that ends before the recording: what its allocations had
+       * not freed by its end, not what leaked */
+      g_autofree char *end = hl_format_time (t1);
+      /* Translators: a summary card's title, e.g. "Not Freed by 4.6 s" */
+      *title = g_strdup_printf (_("Not Freed by %s"), end);
+      /* Translators: the title of a list of call sites, e.g. "Most Not Freed by 4.6 s" */
+      *most_title = g_strdup_printf (_("Most Not Freed by %s"), end);
+    }
+  else
+    *title = g_strdup (_("Leaked"));
+}
+
+static void
+fill_calls (HlSummaryView *view,
+            const Summary *sum)
+{
+  guint64 n_calls = sum->exact_live ? sum->live->totals.n_allocs : sum->t.allocations;
+  guint64 n_bytes = sum->exact_live ? sum->live->totals.bytes_allocated : sum->t.bytes;
+  g_autofree char *calls = hl_format_count (n_calls);
+  g_autofree char *bytes = hl_format_size (n_bytes);
+  g_autofree char *frees = g_strdup_printf (sum->filtered ? _("%s allocated in the selection") : _("%s allocated"),
+                                            bytes);
+
+  hl_summary_view_set_stat (view, "calls", _("Allocations"), calls, frees);
+}
+
+static void
+fill_peak (HlSummaryView *view,
+           const Summary *sum)
+{
+  guint64 peak_bytes = sum->exact_live ? sum->live->totals.peak_heap_bytes : sum->t.peak_bytes;
+  guint64 peak_ns = sum->exact_live ? sum->live->totals.peak_heap_time_ns
+                                    : hl_analysis_get_peak_time_ns (sum->analysis);
+  guint64 peak_rss = sum->live != NULL ? MAX (sum->live->totals.peak_rss_bytes, sum->s.peak_rss_bytes)
+                                       : sum->s.peak_rss_bytes;
+  g_autofree char *peak = hl_format_size (peak_bytes);
+  g_autofree char *peak_time = hl_format_time (peak_ns);
+  g_autofree char *peak_at = NULL;
+  g_autofree char *rss = NULL;
+
+  /* Translators: when the heap peak happened, e.g. "at 1.5 s"; with a
+   * selection, the peak of the selected allocations */
+  peak_at = g_strdup_printf (sum->filtered ? _("at %s, of the selected allocations") : _("at %s"), peak_time);
+  hl_summary_view_set_stat (view, "peak", _("Peak Heap"), peak, peak_at);
+  rss = peak_rss > 0 ? hl_format_size (peak_rss) : g_strdup (_("not sampled"));
+  hl_summary_view_set_stat (view, "rss", _("Peak RSS"), rss, NULL);
+}
+
+static void
+fill_not_freed (HlSummaryView *view,
+                const Summary *sum,
+                const char    *title)
+{
+  const HlLiveTotals *lt = sum->exact_live ? &sum->live->totals : NULL;
+  guint64 open_bytes = lt != NULL ? lt->heap_bytes : sum->t.leaked_bytes;
+  guint64 open_blocks = lt != NULL ? (lt->n_allocs > lt->n_frees ? lt->n_allocs - lt->n_frees : 0)
+                                   : sum->t.leaked_blocks;
+  g_autofree char *leaked = hl_format_size (open_bytes);
+  g_autofree char *blocks = hl_format_count (open_blocks);
+  /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
+  g_autofree char *detail = g_strdup_printf (_("in %s blocks"), blocks);
+
+  hl_summary_view_set_stat (view, "leaked", title, leaked, detail);
+}
+
+static void
+fill_temporary (HlSummaryView *view,
+                const Summary *sum)
+{
+  g_autofree char *temporary = NULL, *pct = NULL, *detail = NULL;
+
+  /* Live, an allocation freed between two polls is never seen: temporary
+   * allocations are counted from the trace once the program ends. */
+  if (sum->live != NULL)
+    {
+      hl_summary_view_set_stat (view, "temporary", _("Temporary"), "—",
+                                sum->running ? _("counted when the program ends") : _("counted from the trace only"));
+      return;
+    }
+  temporary = hl_format_count (sum->t.temporary);
+  pct = hl_format_percentage (sum->t.temporary, sum->t.allocations);
+  /* Translators: share of allocations that were temporary, e.g. "12.5 % of allocations" */
+  detail = g_strdup_printf (_("%s of allocations"), pct);
+  hl_summary_view_set_stat (view, "temporary", _("Temporary"), temporary, detail);
+}
+
+static void
+fill_dropped (HlSummaryView *view,
+              const Summary *sum)
+{
+  guint64 n_dropped = sum->live != NULL ? MAX (sum->live->totals.dropped, sum->s.dropped_events)
+                                        : sum->s.dropped_events;
+  g_autofree char *dropped = hl_format_count (n_dropped);
+
+  hl_summary_view_set_stat (view, "dropped", _("Dropped Events"), dropped,
+                            n_dropped > 0 ? _("the counts are lower bounds") : NULL);
+}
+
+/* Stacks that look the same to a person (same function, same caller,
+ * different addresses deeper down) are one row: TOP's stacks merged,
+ * largest first. */
+static GArray *
+merge_top_rows (HlRecording *recording,
+                GArray      *top,
+                HlCostKind   kind)
+{
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (TopRow));
+
+  g_array_set_clear_func (rows, (GDestroyNotify) top_row_clear);
+  for (guint i = 0; top != NULL && i < top->len; i++)
+    {
+      const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
+      const char *function = sc->frame ? sc->frame->function : _("(no stack)");
+      g_autofree char *subtitle = describe_caller (recording, sc);
+      guint64 value = hl_costs_get (&sc->costs, kind);
+      guint r;
+
+      for (r = 0; r < rows->len; r++)
+        {
+          TopRow *row = &g_array_index (rows, TopRow, r);
+          if (g_str_equal (row->function, function) && g_str_equal (row->subtitle, subtitle))
+            {
+              row->value += value;
+              break;
+            }
+        }
+      if (r == rows->len)
+        {
+          TopRow row = { function, g_steal_pointer (&subtitle), value };
+          g_array_append_val (rows, row);
+        }
+    }
+  g_array_sort (rows, compare_top_rows);
+  return rows;
+}
+
+/* The list of the call sites that cost the most KIND (TITLE: NULL for the
+ * cost's own). */
+static void
+fill_top_list (HlSummaryView *view,
+               const Summary *sum,
+               HlCostKind     kind,
+               const char    *title)
+{
+  const HlAdapterLive *live = sum->live;
+  g_autoptr(GArray) top = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GPtrArray) functions = g_ptr_array_new ();
+  g_autoptr(GPtrArray) subtitles = g_ptr_array_new ();
+  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+
+  /* Live, the call-site table counts every call, bytes and what is not
+   * freed yet per stack; the recording has a sample of them. The peak's
+   * share and temporaries are not in the table. More stacks than shown
+   * are taken: they merge into rows. */
+  if (sum->exact_live && live->stack_costs != NULL && exact_live_kind (kind))
+    top = hl_analysis_get_top_stacks_by (sum->analysis, live->stack_costs, live->n_stacks, kind, SUMMARY_TOP * 5);
+  else
+    top = hl_analysis_get_top_stacks (sum->analysis, kind, SUMMARY_TOP * 5);
+  rows = merge_top_rows (sum->recording, top, kind);
+  for (guint i = 0; i < rows->len && i < SUMMARY_TOP; i++)
+    {
+      TopRow *row = &g_array_index (rows, TopRow, i);
+      g_ptr_array_add (functions, (gpointer) row->function);
+      g_ptr_array_add (subtitles, row->subtitle);
+      g_ptr_array_add (values, hl_cost_format (kind, row->value));
+    }
+  hl_summary_view_set_top (view, kind, title != NULL ? title : hl_cost_get_top_title (kind), functions->len,
+                           (const char * const *) functions->pdata, (const char * const *) subtitles->pdata,
+                           (const char * const *) values->pdata);
+}
+
+void
+hl_adapter_fill_summary (HlSummaryView       *view,
+                         HlRecording         *recording,
+                         HlAnalysis          *analysis,
+                         const HlAdapterLive *live)
+{
+  static const HlCostKind top_kinds[] = {
+    HL_COST_KIND_BYTES, HL_COST_KIND_PEAK, HL_COST_KIND_ALLOCATIONS,
+    HL_COST_KIND_TEMPORARY, HL_COST_KIND_LEAKED,
+  };
+  g_autofree char *not_freed_title = NULL, *most_not_freed_title = NULL;
+  Summary sum;
+
+  summary_init (&sum, recording, analysis, live);
+  not_freed_titles (&sum, &not_freed_title, &most_not_freed_title);
+  fill_duration (view, &sum);
+  fill_calls (view, &sum);
+  fill_peak (view, &sum);
+  fill_not_freed (view, &sum, not_freed_title);
+  fill_temporary (view, &sum);
+  fill_dropped (view, &sum);
+  for (guint k = 0; k < G_N_ELEMENTS (top_kinds); k++)
+    fill_top_list (view, &sum, top_kinds[k],
+                   top_kinds[k] == HL_COST_KIND_LEAKED ? most_not_freed_title : NULL);
+}

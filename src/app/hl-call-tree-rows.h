@@ -1,0 +1,28 @@
+/* hl-call-tree-rows.h — the call tree view's root row of an analysis
+ * (the heavy part: the tree over every stack of the range), in a mode:
+ * on a worker for a saved trace, on this thread for a growing one. */
+#pragma once
+
+#include "hl-call-tree-view.h"
+#include "hl-model.h"
+
+G_BEGIN_DECLS
+
+/* The root row for MODE (FOCUS: the function of the caller/callee mode),
+ * or NULL when there is nothing to show. */
+HlTreeRow *hl_call_tree_rows_new    (HlAnalysis         *analysis,
+                                      HlCallTreeMode      mode,
+                                      const char         *focus);
+void       hl_call_tree_rows_async  (HlAnalysis         *analysis,
+                                      HlCallTreeMode      mode,
+                                      const char         *focus,
+                                      GCancellable       *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer            user_data);
+/* TRUE and the root row (NULL: nothing to show), or FALSE with ERROR
+ * (G_IO_ERROR_CANCELLED when cancelled). */
+gboolean   hl_call_tree_rows_finish (GAsyncResult       *result,
+                                      HlTreeRow         **root,
+                                      GError            **error);
+
+G_END_DECLS

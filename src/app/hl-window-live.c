@@ -1,0 +1,98 @@
+/* hl-window-live.c — live mode: the views show a live session's growing
+ * recording, the live panel on the right. The panel tells the window
+ * through its signals (hl-live-window.c connects them); the window never
+ * calls the panel. */
+#include "hl-config.h"
+
+#include "hl-adapter-filter.h"
+#include "hl-adapter-timeline.h"
+#include "hl-window-private.h"
+
+void
+hl_window_set_live (HlWindow      *self,
+                    HlLiveSession *session,
+                    GtkWidget     *panel)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (HL_IS_LIVE_SESSION (session));
+
+  hl_analysis_scheduler_set_live_session (self->analyses, session);
+  if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
+    gtk_box_append (self->live_slot, panel);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  /* what is allocated now, unless the user already chose */
+  if (hl_session_get_cost (self->session) == HL_COST_KIND_BYTES)
+    hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
+  hl_window_set_recording (self, hl_live_session_get_recording (session));
+  /* live: the timeline is there at once, the other views fill in */
+  hl_window_show_page (self, "views");
+}
+
+void
+hl_window_set_live_waiting (HlWindow   *self,
+                            GtkWidget  *panel,
+                            const char *message)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
+    gtk_box_append (self->live_slot, panel);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  adw_status_page_set_description (self->loading_page, message);
+  gtk_progress_bar_set_text (self->loading_progress, message);
+  gtk_progress_bar_pulse (self->loading_progress);
+  hl_window_show_page (self, "loading");
+}
+
+gboolean
+hl_window_is_live (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  return hl_window_live_session (self) != NULL;
+}
+
+void
+hl_window_live_update (HlWindow *self)
+{
+  g_autoptr(HlTimelineData) timeline = NULL;
+  HlTimelineData *old;
+  guint64 start = 0, end = 0;
+  gboolean whole;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  if (hl_window_live_session (self) == NULL || hl_window_recording (self) == NULL)
+    return;
+  /* The timeline: the whole run so far stays in view as it grows, unless
+   * the user zoomed in. */
+  old = hl_timeline_get_data (self->timeline);
+  hl_timeline_get_visible_range (self->timeline, &start, &end);
+  whole = old == NULL || self->live_view_end_ns == 0 || (start == 0 && end >= self->live_view_end_ns);
+  self->live_follow = whole;
+  timeline = hl_adapter_timeline_data (hl_window_recording (self), 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
+  self->timeline_whole = TRUE;
+  hl_timeline_set_data (self->timeline, timeline);
+  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
+  if (whole)
+    {
+      hl_timeline_reset_zoom (self->timeline);
+      hl_timeline_get_visible_range (self->timeline, &start, &end);
+      self->live_view_end_ns = end;
+    }
+  /* new threads and metadata keys for the filter menu, now and then */
+  if (self->live_updates++ % 10 == 0)
+    {
+      g_autoptr(GMenuModel) menu = hl_adapter_filter_menu (hl_window_recording (self));
+      gtk_menu_button_set_menu_model (self->filter_button, menu);
+    }
+  hl_window_start_analysis (self);
+  if (self->flame_pending)
+    hl_window_refresh_flame_graph (self);
+}
+
+void
+hl_window_switch_to_file (HlWindow *self,
+                          GFile    *file)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+  hl_window_open_file (self, file, hl_window_has_views (self));
+}

@@ -1,0 +1,229 @@
+/* hl-window-timeline.c — the window's timeline: its data for the range
+ * shown (fetched again when zoomed or panned), its legend, the heap by
+ * call site (computed on a worker the first time it is asked for) and the
+ * cursor that the live-at-T flame graph follows. */
+#include "hl-config.h"
+
+#include <glib/gi18n.h>
+
+#include "hl-adapter-timeline.h"
+#include "hl-units.h"
+#include "hl-window-private.h"
+
+/* The heap by call site: the largest sites, over the whole recording in
+ * buckets twice the whole timeline's (a zoomed view shows them coarser) */
+#define SITE_MAX         8
+#define SITE_BUCKETS     (HL_WINDOW_TIMELINE_BUCKETS * 2)
+
+/* The legend of the heap by call site: each site's colour and function
+ * (shortened), then the rest's and RSS's. */
+static char *
+sites_legend (HlWindow *self)
+{
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  HlTimelineData *data = hl_timeline_get_data (self->timeline);
+  GString *markup = g_string_new (NULL);
+  double rgb[3];
+
+  for (guint k = 0; data != NULL && k < hl_timeline_data_get_n_sites (data); k++)
+    {
+      const char *label = hl_timeline_data_get_site_label (data, k);
+      g_autofree char *shown = hl_format_shortened (label, 36);
+      g_autofree char *escaped = g_markup_escape_text (shown, -1);
+
+      hl_timeline_site_color (dark, k, rgb);
+      g_string_append_printf (markup, "<span foreground=\"#%02x%02x%02x\">■</span> %s   ",
+                              (int) (rgb[0] * 255), (int) (rgb[1] * 255), (int) (rgb[2] * 255), escaped);
+    }
+  hl_timeline_heap_color (dark, rgb);
+  g_string_append_printf (markup, "<span foreground=\"#%02x%02x%02x\" alpha=\"55%%\">■</span> %s   ",
+                          (int) (rgb[0] * 255), (int) (rgb[1] * 255), (int) (rgb[2] * 255), _("Other call sites"));
+  hl_timeline_rss_color (dark, rgb);
+  g_string_append_printf (markup, "<span foreground=\"#%02x%02x%02x\">■</span> %s",
+                          (int) (rgb[0] * 255), (int) (rgb[1] * 255), (int) (rgb[2] * 255), _("RSS"));
+  return g_string_free (markup, FALSE);
+}
+
+void
+hl_window_update_timeline_legend (HlWindow *self)
+{
+  double heap[3], rss[3], rate[3];
+  g_autofree char *markup = NULL;
+
+  if (hl_timeline_get_by_site (self->timeline) && hl_timeline_get_data (self->timeline) != NULL
+      && hl_timeline_data_get_n_sites (hl_timeline_get_data (self->timeline)) > 0)
+    {
+      markup = sites_legend (self);
+      gtk_label_set_markup (self->timeline_legend, markup);
+      return;
+    }
+
+  hl_timeline_heap_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), heap);
+  hl_timeline_rss_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rss);
+  hl_timeline_rate_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rate);
+#define HEX(c) (int) ((c)[0] * 255), (int) ((c)[1] * 255), (int) ((c)[2] * 255)
+  markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                            HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
+                            _("Drag or click a band to select; Ctrl+scroll to zoom"));
+#undef HEX
+  gtk_label_set_markup (self->timeline_legend, markup);
+}
+
+/* The heap by call site of the recording: computed on a worker the first
+ * time it is shown (two passes over the allocations and frees: 0.3 s for
+ * python3's 10 M events; the recording is only read, as by the analyses'
+ * workers), then given to every timeline data the window builds. */
+static void
+give_sites (HlWindow *self)
+{
+  HlTimelineData *data = hl_timeline_get_data (self->timeline);
+
+  if (data != NULL && self->site_series != NULL && hl_timeline_data_get_n_sites (data) == 0)
+    hl_adapter_timeline_set_sites (data, hl_window_recording (self), self->site_series);
+  gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
+  hl_window_update_timeline_legend (self);
+}
+
+static void
+site_series_thread (GTask        *task,
+                    gpointer      source,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  HlSiteSeries *series = hl_recording_get_site_series (task_data, 0, HL_TIME_END, SITE_BUCKETS, SITE_MAX);
+
+  g_task_return_pointer (task, series, (GDestroyNotify) hl_site_series_free);
+}
+
+static void
+on_site_series (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(HlWindow) self = user_data;
+  HlSiteSeries *series = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  /* another recording since (or the window closed): not this one's */
+  if (g_task_get_task_data (G_TASK (result)) != (gpointer) hl_window_recording (self))
+    {
+      hl_site_series_free (series);
+      return;
+    }
+  self->site_series = series;
+  self->site_series_done = TRUE;
+  self->site_series_running = FALSE;
+  give_sites (self);
+}
+
+static void
+show_sites (HlWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->site_series_done || self->site_series_running || hl_window_recording (self) == NULL)
+    {
+      give_sites (self);
+      return;
+    }
+  self->site_series_running = TRUE;
+  task = g_task_new (NULL, NULL, on_site_series, g_object_ref (self));
+  g_task_set_task_data (task, g_object_ref (hl_window_recording (self)), g_object_unref);
+  g_task_run_in_thread (task, site_series_thread);
+}
+
+void
+hl_window_forget_sites (HlWindow *self)
+{
+  g_clear_pointer (&self->site_series, hl_site_series_free);
+  self->site_series_done = FALSE;
+  self->site_series_running = FALSE;
+}
+
+void
+hl_window_on_by_site_toggled (HlWindow *self)
+{
+  gboolean by_site = gtk_toggle_button_get_active (self->by_site_button);
+
+  if (by_site)
+    show_sites (self);
+  hl_timeline_set_by_site (self->timeline, by_site);
+  hl_window_update_timeline_legend (self);
+}
+
+/* Zoomed or panned: fetch the series again for the visible range, so a
+ * zoomed timeline shows detail rather than stretched buckets. */
+static gboolean
+refetch_timeline (gpointer user_data)
+{
+  HlWindow *self = user_data;
+  g_autoptr(HlTimelineData) data = NULL;
+  guint64 start, end, duration;
+
+  self->timeline_refetch_id = 0;
+  if (hl_window_recording (self) == NULL)
+    return G_SOURCE_REMOVE;
+  hl_timeline_get_visible_range (self->timeline, &start, &end);
+  duration = hl_timeline_data_get_duration (hl_timeline_get_data (self->timeline));
+  /* The whole recording is shown from its data already. */
+  if (self->timeline_whole && start == 0 && end >= duration)
+    return G_SOURCE_REMOVE;
+  self->timeline_whole = FALSE;
+  /* A margin of a screen on each side keeps panning smooth. */
+  data = hl_adapter_timeline_data (hl_window_recording (self),
+                                   start > end - start ? start - (end - start) : 0,
+                                   MIN (end + (end - start), duration),
+                                   HL_WINDOW_TIMELINE_BUCKETS * 3);
+  hl_adapter_timeline_set_sites (data, hl_window_recording (self), self->site_series);
+  hl_timeline_set_data (self->timeline, data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_timeline_visible_range_changed (HlWindow *self)
+{
+  if (hl_window_recording (self) != NULL && self->timeline_refetch_id == 0)
+    self->timeline_refetch_id = g_timeout_add (50, refetch_timeline, self);
+}
+
+static void
+on_timeline_cursor_changed (HlWindow *self,
+                            guint64   time_ns)
+{
+  self->cursor_ns = time_ns;
+  /* The live-at-T flame graph follows the cursor. */
+  if (hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE)
+    hl_window_start_analysis (self);
+}
+
+/* The timeline of the recording shown, as a whole. */
+void
+hl_window_show_timeline (HlWindow *self)
+{
+  g_autoptr(HlTimelineData) timeline = NULL;
+  HlTimingMark stage;
+
+  hl_timing_mark (&stage);
+  timeline = hl_adapter_timeline_data (hl_window_recording (self), 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
+  hl_timing_log (&stage, "  timeline data");
+  self->timeline_whole = TRUE;
+  hl_timeline_set_data (self->timeline, timeline);
+  /* a live session's recording holds samples: no call sites over time */
+  if (hl_window_live_session (self) != NULL)
+    gtk_toggle_button_set_active (self->by_site_button, FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button), hl_window_live_session (self) == NULL);
+  if (gtk_toggle_button_get_active (self->by_site_button))
+    show_sites (self);
+  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
+  hl_window_update_timeline_legend (self);
+}
+
+void
+hl_window_init_timeline (HlWindow *self)
+{
+  g_signal_connect_swapped (self->timeline, "cursor-changed",
+                            G_CALLBACK (on_timeline_cursor_changed), self);
+  g_signal_connect_swapped (self->timeline, "visible-range-changed",
+                            G_CALLBACK (on_timeline_visible_range_changed), self);
+}
