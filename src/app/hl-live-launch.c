@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "hl-live-launch.h"
-#include "hl-record-env.h"
-#include "hl-record-sanitizer.h"
+#include "hl-launch-env.h"
+#include "hl-launch-sanitizer.h"
 
 GSubprocess *
 hl_live_launch (const HlLiveRecordOptions *options,
@@ -14,7 +14,7 @@ hl_live_launch (const HlLiveRecordOptions *options,
                 GError                   **error)
 {
   g_return_val_if_fail (options->argv != NULL && options->argv[0] != NULL, NULL);
-  g_autofree char *preload = hl_record_env_find_preload ();
+  g_autofree char *preload = hl_launch_env_find_preload ();
   if (preload == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -24,13 +24,13 @@ hl_live_launch (const HlLiveRecordOptions *options,
     }
   g_autofree char *cwd = options->cwd != NULL && options->cwd[0] ? g_strdup (options->cwd) : g_get_current_dir ();
   /* as `heaplens-cli record`: a program that cannot take the preload is
-   * refused with the reason (hl-record-sanitizer.h) */
+   * refused with the reason (hl-launch-sanitizer.h) */
   const char *program = options->argv[0];
   g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
                                   : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
                                                                   : g_find_program_in_path (program);
-  HlRecordRefusal refusal;
-  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
+  HlLaunchRefusal refusal;
+  if (program_path != NULL && hl_launch_refusal_of (program_path, &refusal))
     {
       /* short: a toast shows one line ("Cannot record PROG: …"); a
        * non-breaking hyphen: a wrapped line never starts with "fsanitize" */
@@ -52,7 +52,7 @@ hl_live_launch (const HlLiveRecordOptions *options,
       return NULL;
     }
   g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
-  HlRecordEnvOptions env_options = {
+  HlLaunchEnvOptions env_options = {
     .trace_path = trace,
     .unwind = options->unwind,
     .follow = options->follow,
@@ -65,7 +65,7 @@ hl_live_launch (const HlLiveRecordOptions *options,
       if (kv[0] != NULL && kv[0][0] != '\0' && kv[1] != NULL)
         envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
     }
-  envp = hl_record_env_apply (envp, preload, &env_options);
+  envp = hl_launch_env_apply (envp, preload, &env_options);
 
   g_autoptr(GSubprocessLauncher) launcher =
       g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);

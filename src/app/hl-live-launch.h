@@ -1,6 +1,6 @@
 /* hl-live-launch.h — starting a program under the preload for a live
  * window, as `heaplens-cli record` does: refused with the reason when the
- * preload cannot work in it (hl-record-sanitizer.h), its trace written in
+ * preload cannot work in it (hl-launch-sanitizer.h), its trace written in
  * its working directory, its session kept for the window to watch. */
 #pragma once
 

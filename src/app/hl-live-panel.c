@@ -12,7 +12,7 @@
 #include "hl-live-panel.h"
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
-#include "hl-record-clock.h"
+#include "hl-launch-clock.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
 
@@ -35,7 +35,7 @@ struct _HlLivePanel
 
   HlLiveSession   *session;
   GSubprocess     *process;       /* when recording */
-  HlRecordClock   *clock;         /* keeps the recorded program's clock while it runs */
+  HlLaunchClock   *clock;         /* keeps the recorded program's clock while it runs */
   GCancellable    *cancellable;
   char            *trace_path;
   guint            find_id;       /* waiting for the session of a recorded program */
@@ -594,7 +594,7 @@ on_process_exited (GObject      *source,
 {
   HlLivePanel *self = user_data;
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  g_clear_pointer (&self->clock, hl_record_clock_stop);
+  g_clear_pointer (&self->clock, hl_launch_clock_stop);
   if (self->stop_id != 0)
     {
       g_source_remove (self->stop_id);
@@ -621,10 +621,10 @@ hl_live_panel_record (HlLivePanel               *self,
 
   self->process = process;
   /* as `heaplens-cli record` does: the preload stamps events with the
-   * word this keeps instead of reading the clock (hl-record-clock.h) */
+   * word this keeps instead of reading the clock (hl-launch-clock.h) */
   const char *pid = g_subprocess_get_identifier (process);
   if (pid != NULL)
-    self->clock = hl_record_clock_start ((pid_t) g_ascii_strtoll (pid, NULL, 10),
+    self->clock = hl_launch_clock_start ((pid_t) g_ascii_strtoll (pid, NULL, 10),
                                          (uint64_t) (spawned_wall_ns - 1000000));
   gtk_widget_set_visible (self->console_box, TRUE);
   gtk_widget_set_visible (self->stop_button, TRUE);
@@ -769,7 +769,7 @@ hl_live_panel_dispose (GObject *object)
       hl_live_session_stop (self->session);
       g_signal_handlers_disconnect_by_data (self->session, self);
     }
-  g_clear_pointer (&self->clock, hl_record_clock_stop);
+  g_clear_pointer (&self->clock, hl_launch_clock_stop);
   g_clear_object (&self->process);
   g_clear_weak_pointer (&self->window);
   G_OBJECT_CLASS (hl_live_panel_parent_class)->dispose (object);

@@ -38,7 +38,7 @@ G_DECLARE_FINAL_TYPE (HlLivePanel, hl_live_panel, HL, LIVE_PANEL, GtkBox)
 HlLivePanel *hl_live_panel_new        (void);
 /* Emits "waiting" (its window shows the panel and that message). */
 void         hl_live_panel_start      (HlLivePanel *self);
-/* Starts ARGV under the preload (hl-record-env.h) and watches it. FALSE
+/* Starts ARGV under the preload (hl-launch-env.h) and watches it. FALSE
  * with ERROR when it cannot be started. */
 gboolean     hl_live_panel_record     (HlLivePanel               *self,
                                        const HlLiveRecordOptions *options,

@@ -5,7 +5,7 @@
  * adds to python3. While `heaplens-cli record` (or the application's
  * Record) runs the program, a thread of its own
  * stores CLOCK_MONOTONIC_COARSE into the session header's clock_ns_atomic
- * every 1 to 4 ms (hl-record-clock.c); an event then takes its time
+ * every 1 to 4 ms (hl-launch-clock.c); an event then takes its time
  * from that word, one load of a line that changes a few hundred times a
  * second (hl_now_for, inline). This file is the rest: the check every
  * HL_CLOCK_BUDGET events, and the clock itself when nobody keeps the word

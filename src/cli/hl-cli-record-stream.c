@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
-#include "hl-record-family.h"
+#include "hl-launch-family.h"
 #include "hl-recording-costs-stream.h"
 #include "hl-shm-reader.h"
 #include "hl-trace-compress-stream.h"
@@ -41,7 +41,7 @@
 
 struct HlRecordStreams
 {
-  HlRecordFamily *family;    /* the program's processes */
+  HlLaunchFamily *family;    /* the program's processes */
   int         level;
   bool        costs;
   GThread    *thread;
@@ -115,14 +115,14 @@ discover_cb (const char *name,
   char err[256];
   if (!hl_cli_session_read (name, &s, err, sizeof err))
     return; /* not ready or not ours: read again next time */
-  HlRecordFamilyVerdict verdict = hl_record_family_judge (rs->family, s.header.pid, s.header.ppid,
+  HlLaunchFamilyVerdict verdict = hl_launch_family_judge (rs->family, s.header.pid, s.header.ppid,
                                                           s.header.start_wall_ns);
-  if (verdict == HL_RECORD_FAMILY_BEFORE)
+  if (verdict == HL_LAUNCH_FAMILY_BEFORE)
     {
       g_hash_table_add (rs->seen, g_strdup (name));
       return;
     }
-  if (verdict == HL_RECORD_FAMILY_OTHER)
+  if (verdict == HL_LAUNCH_FAMILY_OTHER)
     return; /* a descendant whose parent's session is not seen yet, or another program's */
   const char *trace = s.header.trace_path;
   /* the preload writes the path, then says RUNNING (release): until then
@@ -226,7 +226,7 @@ hl_record_streams_start (pid_t    pid,
                          bool     costs)
 {
   HlRecordStreams *rs = g_new0 (HlRecordStreams, 1);
-  rs->family = hl_record_family_new ((uint32_t) pid, since_wall_ns);
+  rs->family = hl_launch_family_new ((uint32_t) pid, since_wall_ns);
   rs->level = level;
   rs->costs = costs;
   /* HEAPLENS_RECORD_NICE=COMPRESS[,COSTS] (bench, tests): the threads'
@@ -385,7 +385,7 @@ hl_record_streams_free (HlRecordStreams *rs)
     return;
   hl_record_streams_stop (rs);
   g_hash_table_unref (rs->seen);
-  hl_record_family_free (rs->family);
+  hl_launch_family_free (rs->family);
   g_hash_table_unref (rs->streams);
   g_hash_table_unref (rs->costs_of);
   g_hash_table_unref (rs->payloads);

@@ -22,11 +22,11 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
-#include "hl-record-clock.h"
+#include "hl-launch-clock.h"
 #include "hl-model-error.h"
-#include "hl-record-env.h"
-#include "hl-record-sanitizer.h"
-#include "hl-record-family.h"
+#include "hl-launch-env.h"
+#include "hl-launch-sanitizer.h"
+#include "hl-launch-family.h"
 #include "hl-recording-costs-packet.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-cli-record-stream.h"
@@ -81,12 +81,12 @@ usage (FILE *out)
 }
 
 /* The preload next to this build's heaplens-cli, else the installed one
- * (shared with the application: hl-record-env.h). */
+ * (shared with the application: hl-launch-env.h). */
 static bool
 find_preload (char *out,
               size_t cap)
 {
-  char *path = hl_record_env_find_preload ();
+  char *path = hl_launch_env_find_preload ();
   if (path == NULL)
     return false;
   snprintf (out, cap, "%s", path);
@@ -148,14 +148,14 @@ find_cb (const char *name,
 }
 
 /* Keeps only the sessions of PID and of its descendants
- * (hl-record-family.h): another program's kept session that happened to
+ * (hl-launch-family.h): another program's kept session that happened to
  * start meanwhile is not ours to compress or unlink. A parent's session
  * may be listed after its children's: judged again until none is added. */
 static void
 keep_descendants (FindCtx  *ctx,
                   uint32_t  pid)
 {
-  HlRecordFamily *family = hl_record_family_new (pid, ctx->since_wall_ns);
+  HlLaunchFamily *family = hl_launch_family_new (pid, ctx->since_wall_ns);
   guint n_found = ctx->found->len;
   g_autofree bool *ours = g_new0 (bool, n_found + 1);
   bool grew = true;
@@ -166,11 +166,11 @@ keep_descendants (FindCtx  *ctx,
         {
           const HlShmHeader *h = &FOUND (ctx, k)->s.header;
           if (!ours[k]
-              && hl_record_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_RECORD_FAMILY_OURS)
+              && hl_launch_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_LAUNCH_FAMILY_OURS)
             ours[k] = grew = true;
         }
     }
-  hl_record_family_free (family);
+  hl_launch_family_free (family);
   /* a process that outlived the program (a daemon) keeps its session,
    * which it unlinks at its end (HEAPLENS_LAUNCHER: we are gone then) */
   guint n = 0;
@@ -537,7 +537,7 @@ hl_cli_record (int    argc,
   else
     snprintf (out_path, sizeof out_path, "%s/heaplens.%%e.%%p.hltrace", cwd);
 
-  HlRecordEnvOptions env_options = {
+  HlLaunchEnvOptions env_options = {
     .trace_path = out_path,
     .unwind = unwind,
     .depth = depth,
@@ -545,7 +545,7 @@ hl_cli_record (int    argc,
     .follow = follow,
     .keep_session = true,
   };
-  char **record_env = hl_record_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
+  char **record_env = hl_launch_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
 
   struct timespec ts;
   clock_gettime (CLOCK_REALTIME, &ts);
@@ -555,8 +555,8 @@ hl_cli_record (int    argc,
    * be loaded first aborts under it; another machine's; statically linked):
    * said, and not run. */
   g_autofree char *program_path = strchr (argv[i], '/') != NULL ? g_strdup (argv[i]) : g_find_program_in_path (argv[i]);
-  HlRecordRefusal refusal;
-  if (program_path != NULL && hl_record_refusal_of (program_path, &refusal))
+  HlLaunchRefusal refusal;
+  if (program_path != NULL && hl_launch_refusal_of (program_path, &refusal))
     {
       if (refusal.sanitizer != NULL && refusal.interpreter[0] != '\0')
         fprintf (stderr,
@@ -611,8 +611,8 @@ hl_cli_record (int    argc,
   g_strfreev (record_env);
   /* HEAPLENS_RECORD_CLOCK=0 (tests, bench): the preload reads the clock
    * itself, as without record */
-  HlRecordClock *clock = g_strcmp0 (g_getenv ("HEAPLENS_RECORD_CLOCK"), "0") != 0
-                           ? hl_record_clock_start (pid, start_wall_ns)
+  HlLaunchClock *clock = g_strcmp0 (g_getenv ("HEAPLENS_RECORD_CLOCK"), "0") != 0
+                           ? hl_launch_clock_start (pid, start_wall_ns)
                            : NULL;
   void *streams = NULL;
 #ifdef HL_HAVE_ZSTD
@@ -639,7 +639,7 @@ hl_cli_record (int    argc,
   gint64 exited_us = g_get_monotonic_time ();
   exited_at_us = exited_us;
   double exited_cpu = self_cpu_seconds ();
-  hl_record_clock_stop (clock);
+  hl_launch_clock_stop (clock);
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_stop (streams);
   timing_step ("compress thread stopped");

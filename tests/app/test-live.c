@@ -648,7 +648,7 @@ test_exec (void)
 }
 
 /* Record keeps the recorded program's clock word, as `heaplens-cli record`
- * does (hl-record-clock.h): t-clock (tests/capture) finds its own session
+ * does (hl-launch-clock.h): t-clock (tests/capture) finds its own session
  * and prints whether the word is kept and holds the coarse clock. */
 static void
 test_clock (void)

@@ -296,7 +296,7 @@ check "sessions --prune: leaves a kept session while its launcher runs" test -e 
 check "sessions --prune: removes a kept session whose launcher is gone, a minute after its end" \
   test ! -e /dev/shm/heaplens-$uid-99999994-orphan
 rm -f $kept /dev/shm/heaplens-$uid-99999995-launched /dev/shm/heaplens-$uid-99999994-orphan
-# The recorder's clock (hl-capture-clock.c, hl-record-clock.c): record
+# The recorder's clock (hl-capture-clock.c, hl-launch-clock.c): record
 # keeps the session's clock word; the times are right with it and without.
 # time_of TRACE SIZE [first|last|count]: the time of the first or last
 # ALLOC of SIZE bytes in the dump, or how many there are

@@ -1,7 +1,7 @@
-/* hl-record-env.c — see hl-record-env.h. */
+/* hl-launch-env.c — see hl-launch-env.h. */
 #include "hl-config.h"
 
-#include "hl-record-env.h"
+#include "hl-launch-env.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@ readable (const char *path)
 }
 
 char *
-hl_record_env_find_preload (void)
+hl_launch_env_find_preload (void)
 {
   const char *env = g_getenv ("HEAPLENS_PRELOAD");
   if (env != NULL && readable (env))
@@ -37,9 +37,9 @@ hl_record_env_find_preload (void)
 }
 
 char **
-hl_record_env_build (const char               *preload,
+hl_launch_env_build (const char               *preload,
                      const char               *old_ld_preload,
-                     const HlRecordEnvOptions *options)
+                     const HlLaunchEnvOptions *options)
 {
   GPtrArray *out = g_ptr_array_new ();
   if (old_ld_preload != NULL && old_ld_preload[0] != '\0')
@@ -66,11 +66,11 @@ hl_record_env_build (const char               *preload,
 }
 
 char **
-hl_record_env_apply (char                    **envp,
+hl_launch_env_apply (char                    **envp,
                      const char               *preload,
-                     const HlRecordEnvOptions *options)
+                     const HlLaunchEnvOptions *options)
 {
-  g_auto(GStrv) vars = hl_record_env_build (preload, g_environ_getenv (envp, "LD_PRELOAD"), options);
+  g_auto(GStrv) vars = hl_launch_env_build (preload, g_environ_getenv (envp, "LD_PRELOAD"), options);
   for (char **v = vars; *v != NULL; v++)
     {
       char *eq = strchr (*v, '=');

@@ -1,9 +1,9 @@
-/* hl-record-sanitizer.c — see hl-record-sanitizer.h. The file is read by
+/* hl-launch-sanitizer.c — see hl-launch-sanitizer.h. The file is read by
  * the format's ELF probe, the one the preload uses at exec. */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
-#include "hl-record-sanitizer.h"
+#include "hl-launch-sanitizer.h"
 
 #include "hl-elf-probe.h"
 
@@ -31,8 +31,8 @@ probe_path (const char *path,
 }
 
 gboolean
-hl_record_refusal_of (const char      *path,
-                      HlRecordRefusal *out)
+hl_launch_refusal_of (const char      *path,
+                      HlLaunchRefusal *out)
 {
   HlElfProbe probe;
   memset (out, 0, sizeof *out);

@@ -1,5 +1,5 @@
-/* hl-record-clock.c — the recorder keeps the clock of the program it runs
- * (hl-record-clock.h).
+/* hl-launch-clock.c — the recorder keeps the clock of the program it runs
+ * (hl-launch-clock.h).
  *
  * The thread wakes every tick_ns () (half the coarse clock's resolution,
  * 1 to 4 ms; absolute deadlines: a late wake-up does not shift the next)
@@ -8,14 +8,14 @@
  * are the same (the finer CLOCK_MONOTONIC made python3's trace 6 %
  * larger: more distinct time deltas). It looks for sessions in /dev/shm
  * at every tick of the first 64, then every DISCOVER_TICKS: the program's own
- * and its descendants' (hl-record-family.h), as record's streams find
+ * and its descendants' (hl-launch-family.h), as record's streams find
  * them (hl_live_session_list). A session is validated by the shm reader first, then its header page alone is mapped
  * for writing; an ended session is let go. Every access to a mapped
  * segment runs under hl_shm_guard_run: a segment its owner shrank raises
  * SIGBUS, which must not take the recorder (the application) down; such a
  * session is let go. */
 #define _GNU_SOURCE
-#include "hl-record-clock.h"
+#include "hl-launch-clock.h"
 
 #include <fcntl.h>
 #include <glib.h>
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "hl-live-discovery.h"
-#include "hl-record-family.h"
+#include "hl-launch-family.h"
 #include "hl-shm-guard.h"
 #include "hl-shm-layout.h"
 
@@ -40,13 +40,13 @@ typedef struct
   HlShmHeader *header; /* its first page, mapped for writing */
 } Kept;
 
-struct HlRecordClock
+struct HlLaunchClock
 {
   GThread    *thread;
   GMutex      lock;    /* stop, and the wait between ticks */
   GCond       wake;
   atomic_int  stop;
-  HlRecordFamily *family; /* the program and its descendants found so far */
+  HlLaunchFamily *family; /* the program and its descendants found so far */
   GHashTable *tries;   /* name -> times looked at without a decision; G_MAXUINT: decided */
   GArray     *kept;    /* Kept */
 };
@@ -90,7 +90,7 @@ map_header (const char *name,
 }
 
 static void
-decide (HlRecordClock *c,
+decide (HlLaunchClock *c,
         const char    *name)
 {
   g_hash_table_insert (c->tries, g_strdup (name), GUINT_TO_POINTER (G_MAXUINT));
@@ -98,7 +98,7 @@ decide (HlRecordClock *c,
 
 /* Session NAME, found in /dev/shm: kept, let go, or looked at again. */
 static void
-discover (HlRecordClock *c,
+discover (HlLaunchClock *c,
           const char    *name)
 {
   guint tries = GPOINTER_TO_UINT (g_hash_table_lookup (c->tries, name));
@@ -107,16 +107,16 @@ discover (HlRecordClock *c,
   g_autoptr(HlLiveSessionInfo) info = hl_live_session_info_read (name);
   if (!info->readable)
     return; /* not ready yet (being created), or not a session: looked at again */
-  HlRecordFamilyVerdict verdict = hl_record_family_judge (c->family, info->pid, info->ppid, info->start_wall_ns);
+  HlLaunchFamilyVerdict verdict = hl_launch_family_judge (c->family, info->pid, info->ppid, info->start_wall_ns);
   gboolean ended = info->state == HL_LIVE_STATE_ENDED || info->state == HL_LIVE_STATE_RESTARTED;
-  if (verdict == HL_RECORD_FAMILY_BEFORE || (verdict == HL_RECORD_FAMILY_OURS && ended))
+  if (verdict == HL_LAUNCH_FAMILY_BEFORE || (verdict == HL_LAUNCH_FAMILY_OURS && ended))
     {
       /* not the program's; or over already (a short-lived child): nothing
        * to keep, but its children are ours (judged so) */
       decide (c, name);
       return;
     }
-  if (verdict == HL_RECORD_FAMILY_OTHER)
+  if (verdict == HL_LAUNCH_FAMILY_OTHER)
     {
       /* another program's, or a descendant whose parent is not found yet */
       if (++tries >= MAX_TRIES)
@@ -138,7 +138,7 @@ discover (HlRecordClock *c,
 /* The caller's sessions in /dev/shm (each read under the SIGBUS guard,
  * hl-live-discovery.h). */
 static void
-discover_all (HlRecordClock *c)
+discover_all (HlLaunchClock *c)
 {
   g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
   for (guint i = 0; list != NULL && i < list->len; i++)
@@ -166,7 +166,7 @@ tick_ns (void)
  * microseconds) or the stop, whichever comes first: the program's exit
  * does not wait for a tick. */
 static void
-sleep_until (HlRecordClock *c,
+sleep_until (HlLaunchClock *c,
              uint64_t       deadline)
 {
   gint64 until = (gint64) (deadline / 1000u);
@@ -202,7 +202,7 @@ zero_guarded (gpointer data)
 static gpointer
 keep_clock (gpointer data)
 {
-  HlRecordClock *c = data;
+  HlLaunchClock *c = data;
   uint64_t period = (uint64_t) tick_ns ();
   /* ticks are scheduled on CLOCK_MONOTONIC; the word gets the coarse clock */
   uint64_t deadline = now_ns (CLOCK_MONOTONIC);
@@ -246,12 +246,12 @@ keep_clock (gpointer data)
   return NULL;
 }
 
-HlRecordClock *
-hl_record_clock_start (pid_t    pid,
+HlLaunchClock *
+hl_launch_clock_start (pid_t    pid,
                        uint64_t since_wall_ns)
 {
-  HlRecordClock *c = g_new0 (HlRecordClock, 1);
-  c->family = hl_record_family_new ((uint32_t) pid, since_wall_ns);
+  HlLaunchClock *c = g_new0 (HlLaunchClock, 1);
+  c->family = hl_launch_family_new ((uint32_t) pid, since_wall_ns);
   c->tries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   c->kept = g_array_new (FALSE, FALSE, sizeof (Kept));
   g_mutex_init (&c->lock);
@@ -259,14 +259,14 @@ hl_record_clock_start (pid_t    pid,
   c->thread = g_thread_try_new ("hl-clock", keep_clock, c, NULL);
   if (c->thread == NULL)
     {
-      hl_record_clock_stop (c);
+      hl_launch_clock_stop (c);
       return NULL;
     }
   return c;
 }
 
 void
-hl_record_clock_stop (HlRecordClock *c)
+hl_launch_clock_stop (HlLaunchClock *c)
 {
   if (c == NULL)
     return;
@@ -286,7 +286,7 @@ hl_record_clock_stop (HlRecordClock *c)
       let_go (&g_array_index (c->kept, Kept, i));
     }
   g_array_unref (c->kept);
-  hl_record_family_free (c->family);
+  hl_launch_family_free (c->family);
   g_hash_table_unref (c->tries);
   g_cond_clear (&c->wake);
   g_mutex_clear (&c->lock);

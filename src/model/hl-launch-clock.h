@@ -1,4 +1,4 @@
-/* hl-record-clock.h — the recorder (`heaplens-cli record`, the
+/* hl-launch-clock.h — the recorder (`heaplens-cli record`, the
  * application's Record) keeps the clock of the program it runs:
  * a thread of its own stores CLOCK_MONOTONIC_COARSE into the clock word of each
  * session of the program and its descendants every 1 to 4 ms, and the
@@ -10,14 +10,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef struct HlRecordClock HlRecordClock;
+typedef struct HlLaunchClock HlLaunchClock;
 
 /* Starts keeping the clock of the sessions of PID and its descendants that
  * started at or after SINCE_WALL_NS (CLOCK_REALTIME). NULL when the thread
  * cannot start (the preload then reads the clock itself). */
-HlRecordClock *hl_record_clock_start (pid_t    pid,
+HlLaunchClock *hl_launch_clock_start (pid_t    pid,
                                       uint64_t since_wall_ns);
 /* Stops (joins the thread), sets every kept word to 0 (a descendant that
  * outlives the program reads the clock itself at once) and frees. NULL is
  * allowed. */
-void           hl_record_clock_stop  (HlRecordClock *clock);
+void           hl_launch_clock_stop  (HlLaunchClock *clock);

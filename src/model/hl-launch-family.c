@@ -1,21 +1,21 @@
-/* hl-record-family.c — the sessions of a recorded program
- * (hl-record-family.h). */
-#include "hl-record-family.h"
+/* hl-launch-family.c — the sessions of a recorded program
+ * (hl-launch-family.h). */
+#include "hl-launch-family.h"
 
 #include <glib.h>
 
-struct HlRecordFamily
+struct HlLaunchFamily
 {
   uint32_t    root;
   uint64_t    since_wall_ns;
   GHashTable *pids; /* the root's descendants found so far */
 };
 
-HlRecordFamily *
-hl_record_family_new (uint32_t root_pid,
+HlLaunchFamily *
+hl_launch_family_new (uint32_t root_pid,
                       uint64_t since_wall_ns)
 {
-  HlRecordFamily *f = g_new0 (HlRecordFamily, 1);
+  HlLaunchFamily *f = g_new0 (HlLaunchFamily, 1);
   f->root = root_pid;
   f->since_wall_ns = since_wall_ns;
   f->pids = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -23,7 +23,7 @@ hl_record_family_new (uint32_t root_pid,
 }
 
 void
-hl_record_family_free (HlRecordFamily *family)
+hl_launch_family_free (HlLaunchFamily *family)
 {
   if (family == NULL)
     return;
@@ -32,23 +32,23 @@ hl_record_family_free (HlRecordFamily *family)
 }
 
 bool
-hl_record_family_has (const HlRecordFamily *family,
+hl_launch_family_has (const HlLaunchFamily *family,
                       uint32_t              pid)
 {
   return pid == family->root || g_hash_table_contains (family->pids, GUINT_TO_POINTER (pid));
 }
 
-HlRecordFamilyVerdict
-hl_record_family_judge (HlRecordFamily *family,
+HlLaunchFamilyVerdict
+hl_launch_family_judge (HlLaunchFamily *family,
                         uint32_t        pid,
                         uint32_t        ppid,
                         uint64_t        start_wall_ns)
 {
   if (start_wall_ns < family->since_wall_ns)
-    return HL_RECORD_FAMILY_BEFORE;
-  if (pid != family->root && !hl_record_family_has (family, ppid))
-    return HL_RECORD_FAMILY_OTHER;
+    return HL_LAUNCH_FAMILY_BEFORE;
+  if (pid != family->root && !hl_launch_family_has (family, ppid))
+    return HL_LAUNCH_FAMILY_OTHER;
   if (pid != family->root)
     g_hash_table_add (family->pids, GUINT_TO_POINTER (pid));
-  return HL_RECORD_FAMILY_OURS;
+  return HL_LAUNCH_FAMILY_OURS;
 }
