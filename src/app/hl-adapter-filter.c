@@ -8,7 +8,7 @@
 #include "hl-adapter-filter.h"
 
 HlFilter *
-hl_adapter_filter (HlSession *session,
+hl_adapter_filter (HlViewState *session,
                    guint64    live_at_ns)
 {
   g_autoptr(HlFilter) filter = hl_filter_new ();
@@ -17,11 +17,11 @@ hl_adapter_filter (HlSession *session,
   guint64 t0, t1;
 
 #define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
-  if (hl_session_get_range (session, &t0, &t1))
+  if (hl_view_state_get_range (session, &t0, &t1))
     APPLY (hl_filter_with_time_range (filter, t0, t1));
   if (live_at_ns != HL_TIME_NONE)
     APPLY (hl_filter_with_live_at (filter, live_at_ns));
-  threads = hl_session_get_threads (session, &n);
+  threads = hl_view_state_get_threads (session, &n);
   for (guint i = 0; i < n; i++)
     APPLY (hl_filter_with_thread (filter, threads[i]));
   APPLY (hl_adapter_filter_labels (session, filter));
@@ -30,20 +30,20 @@ hl_adapter_filter (HlSession *session,
 }
 
 HlFilter *
-hl_adapter_filter_labels (HlSession *session,
+hl_adapter_filter_labels (HlViewState *session,
                           HlFilter  *base)
 {
   HlFilter *filter = hl_filter_ref (base);
   const char * const *modules;
 
 #define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
-  for (guint i = 0; i < hl_session_get_n_metadata (session); i++)
+  for (guint i = 0; i < hl_view_state_get_n_metadata (session); i++)
     {
       const char *key, *value;
-      hl_session_get_metadata (session, i, &key, &value);
+      hl_view_state_get_metadata (session, i, &key, &value);
       APPLY (hl_filter_with_metadata (filter, key, value));
     }
-  modules = hl_session_get_modules (session);
+  modules = hl_view_state_get_modules (session);
   for (guint i = 0; modules[i] != NULL; i++)
     APPLY (hl_filter_with_module (filter, modules[i]));
 #undef APPLY

@@ -4,18 +4,18 @@
 
 #include <gio/gio.h>
 #include "hl-model.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 G_BEGIN_DECLS
 
 /* The session's range and filters; LIVE_AT_NS (or HL_TIME_NONE) is the
  * instant of the LIVE cost. */
-HlFilter       *hl_adapter_filter         (HlSession     *session,
+HlFilter       *hl_adapter_filter         (HlViewState     *session,
                                            guint64        live_at_ns);
 
 /* BASE with SESSION's metadata and module filters (those that mean the
  * same in any recording, unlike thread ids); a new reference. */
-HlFilter       *hl_adapter_filter_labels  (HlSession     *session,
+HlFilter       *hl_adapter_filter_labels  (HlViewState     *session,
                                            HlFilter      *base);
 
 /* A menu of the filters the recording offers: threads, metadata values,

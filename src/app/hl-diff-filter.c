@@ -49,7 +49,7 @@ matching_threads (HlRecording *from,
 }
 
 HlFilter *
-hl_diff_filter_for (HlSession   *session,
+hl_diff_filter_for (HlViewState   *session,
                     HlRecording *origin,
                     HlRecording *recording)
 {
@@ -59,14 +59,14 @@ hl_diff_filter_for (HlSession   *session,
   guint n;
   guint64 t0, t1;
 
-  g_return_val_if_fail (HL_IS_SESSION (session), NULL);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (session), NULL);
   g_return_val_if_fail (HL_IS_RECORDING (recording), NULL);
 
 #define APPLY(expr) G_STMT_START { HlFilter *next_ = (expr); hl_filter_unref (filter); filter = next_; } G_STMT_END
-  if (hl_session_get_range (session, &t0, &t1))
+  if (hl_view_state_get_range (session, &t0, &t1))
     APPLY (hl_filter_with_time_range (filter, t0, t1));
 
-  threads = hl_session_get_threads (session, &n);
+  threads = hl_view_state_get_threads (session, &n);
   for (guint i = 0; i < n; i++)
     {
       if (origin == NULL || origin == recording)

@@ -15,11 +15,11 @@
 #pragma once
 
 #include "hl-model.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 G_BEGIN_DECLS
 
-HlFilter *hl_diff_filter_for (HlSession   *session,
+HlFilter *hl_diff_filter_for (HlViewState   *session,
                               HlRecording *origin,
                               HlRecording *recording);
 

@@ -29,7 +29,7 @@ struct _HlDiffWindow
   GFile           *files[2];
   HlRecording     *recordings[2];
   HlAnalysis      *analyses[2];
-  HlSession       *session;       /* the filters, or NULL */
+  HlViewState       *session;       /* the filters, or NULL */
   HlRecording     *origin;        /* whose thread ids the session names */
   guint            generation;    /* of compare(): late answers of an earlier one are dropped */
 };
@@ -268,16 +268,16 @@ on_chip_removed (HlDiffWindow *self,
                  const char   *id)
 {
   if (self->session != NULL)
-    hl_session_remove_filter (self->session, id);
+    hl_view_state_remove_filter (self->session, id);
 }
 
 void
 hl_diff_window_set_filters (HlDiffWindow *self,
-                            HlSession    *session,
+                            HlViewState    *session,
                             HlRecording  *origin)
 {
   g_return_if_fail (HL_IS_DIFF_WINDOW (self));
-  g_return_if_fail (session == NULL || HL_IS_SESSION (session));
+  g_return_if_fail (session == NULL || HL_IS_VIEW_STATE (session));
 
   if (self->session != NULL)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -285,13 +285,13 @@ hl_diff_window_set_filters (HlDiffWindow *self,
   g_set_object (&self->origin, origin);
   if (session != NULL)
     {
-      self->session = hl_session_copy (session);
+      self->session = hl_view_state_copy (session);
       g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
     }
   hl_filter_bar_show_session (self->filter_bar, self->session);
 }
 
-HlSession *
+HlViewState *
 hl_diff_window_get_session (HlDiffWindow *self)
 {
   g_return_val_if_fail (HL_IS_DIFF_WINDOW (self), NULL);

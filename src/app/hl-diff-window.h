@@ -7,7 +7,7 @@
 #include "hl-diff-view.h"
 #include "hl-filter-bar.h"
 #include "hl-model.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -28,9 +28,9 @@ void          hl_diff_window_compare   (HlDiffWindow   *self,
  * from (hl-diff-filter.h says how each filter is carried to the other
  * side). Call before compare(). */
 void          hl_diff_window_set_filters (HlDiffWindow *self,
-                                          HlSession    *session,
+                                          HlViewState    *session,
                                           HlRecording  *origin);
-HlSession    *hl_diff_window_get_session (HlDiffWindow *self);
+HlViewState    *hl_diff_window_get_session (HlDiffWindow *self);
 HlFilterBar  *hl_diff_window_get_filter_bar (HlDiffWindow *self);
 /* B becomes A and A becomes B (win.swap). */
 void          hl_diff_window_swap      (HlDiffWindow   *self);

@@ -167,12 +167,12 @@ set_session_chip (const char   *id,
 
 void
 hl_filter_bar_show_session (HlFilterBar *self,
-                            HlSession   *session)
+                            HlViewState   *session)
 {
   g_return_if_fail (HL_IS_FILTER_BAR (self));
   hl_filter_bar_begin_update (self);
   if (session != NULL)
-    hl_session_foreach_filter (session, set_session_chip, self);
+    hl_view_state_foreach_filter (session, set_session_chip, self);
   hl_filter_bar_end_update (self);
 }
 

@@ -3,7 +3,7 @@
 
 #include <gtk/gtk.h>
 
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -25,7 +25,7 @@ void       hl_filter_bar_end_update   (HlFilterBar *self);
 /* The chips of SESSION's filters (an update: chips set again stay, the
  * others go); none for a NULL SESSION. */
 void       hl_filter_bar_show_session (HlFilterBar *self,
-                                       HlSession   *session);
+                                       HlViewState   *session);
 guint      hl_filter_bar_get_n_chips (HlFilterBar *self);
 /* The remove button of chip ID (for tests), or NULL. */
 GtkWidget *hl_filter_bar_get_remove_button (HlFilterBar *self,

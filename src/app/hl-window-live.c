@@ -21,7 +21,7 @@ hl_window_set_live (HlWindow      *self,
     gtk_box_append (self->live_slot, panel);
   gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
   /* what is allocated now, unless the user already chose */
-  if (hl_session_get_cost (self->session) == HL_COST_KIND_BYTES)
+  if (hl_view_state_get_cost (self->session) == HL_COST_KIND_BYTES)
     hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
   hl_window_set_recording (self, hl_live_session_get_recording (session));
   /* live: the timeline is there at once, the other views fill in */

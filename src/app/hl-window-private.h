@@ -56,7 +56,7 @@ struct _HlWindow
   GtkProgressBar     *events_progress;
 
   /* Owned */
-  HlSession          *session;               /* the view state */
+  HlViewState          *session;               /* the view state */
   HlDocument         *document;              /* the file and its load */
   GHashTable         *thread_names;          /* tid → name, from the recording */
   HlAnalysisScheduler *analyses;             /* the document's: recording, live session, analysis */

@@ -374,7 +374,7 @@ void
 hl_window_on_flame_cost_changed (HlWindow *self,
                                  guint     cost)
 {
-  hl_session_set_cost (self->session, cost);
+  hl_view_state_set_cost (self->session, cost);
   if (cost == HL_COST_KIND_LIVE)
     hl_window_start_analysis (self);   /* LIVE needs the cursor's instant in the filter */
   else

@@ -1,6 +1,6 @@
 /* hl-window.c — the window of one recording: a thin shell around the
  * views. It holds the header bar, the pages, the actions, the view state
- * (HlSession) and the document (HlDocument); the other parts of the class
+ * (HlViewState) and the document (HlDocument); the other parts of the class
  * are in the files hl-window-private.h lists. */
 #include "hl-config.h"
 
@@ -64,8 +64,8 @@ hl_window_show_toast (HlWindow   *self,
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
-HlSession *
-hl_window_get_session (HlWindow *self)
+HlViewState *
+hl_window_get_view_state (HlWindow *self)
 {
   g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
   return self->session;
@@ -109,10 +109,10 @@ hl_window_update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && hl_window_recording (self) != NULL
                                  && !hl_document_get_partial (self->document));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",
-                                 views && hl_session_has_filters (self->session));
+                                 views && hl_view_state_has_filters (self->session));
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-range",
-                                 views && hl_session_get_range (self->session, &start, &end));
+                                 views && hl_view_state_get_range (self->session, &start, &end));
 }
 
 /* The bottom switcher bar stands in for the title's switcher when the
@@ -145,7 +145,7 @@ on_session_changed (HlWindow *self)
 
   /* Chips and the timeline follow the session; then every view refilters. */
   hl_filter_bar_show_session (self->filter_bar, self->session);
-  if (hl_session_get_range (self->session, &start, &end))
+  if (hl_view_state_get_range (self->session, &start, &end))
     hl_timeline_set_selection (self->timeline, start, end);
   else
     hl_timeline_clear_selection (self->timeline);
@@ -157,7 +157,7 @@ static void
 on_chip_removed (HlWindow   *self,
                  const char *id)
 {
-  hl_session_remove_filter (self->session, id);
+  hl_view_state_remove_filter (self->session, id);
 }
 
 static void
@@ -166,9 +166,9 @@ on_timeline_selection_changed (HlWindow *self)
   guint64 start, end;
 
   if (hl_timeline_get_selection (self->timeline, &start, &end))
-    hl_session_set_range (self->session, start, end);
+    hl_view_state_set_range (self->session, start, end);
   else
-    hl_session_clear_range (self->session);
+    hl_view_state_clear_range (self->session);
 }
 
 static void
@@ -208,11 +208,11 @@ action_activate (GtkWidget  *widget,
       hl_flame_view_focus_search (self->flame_view);
     }
   else if (g_str_equal (action_name, "win.clear-range"))
-    hl_session_clear_range (self->session);
+    hl_view_state_clear_range (self->session);
   else if (g_str_equal (action_name, "win.timeline-reset-zoom"))
     hl_timeline_reset_zoom (self->timeline);
   else if (g_str_equal (action_name, "win.clear-filters"))
-    hl_session_clear_filters (self->session);
+    hl_view_state_clear_filters (self->session);
 }
 
 /* win.show-toast (s): for the parts of the application that only know
@@ -233,8 +233,8 @@ action_filter_thread (GtkWidget  *widget,
   HlWindow *self = HL_WINDOW (widget);
   guint tid = g_variant_get_uint32 (param);
 
-  hl_session_add_thread (self->session, tid,
-                         g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid)));
+  hl_view_state_add_thread (self->session, tid,
+                            g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid)));
 }
 
 static void
@@ -250,7 +250,7 @@ action_filter_metadata (GtkWidget  *widget,
   if (eq == NULL)
     return;
   key = g_strndup (pair, (gsize) (eq - pair));
-  hl_session_add_metadata (self->session, key, eq + 1);
+  hl_view_state_add_metadata (self->session, key, eq + 1);
 }
 
 static void
@@ -258,7 +258,7 @@ action_filter_module (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *param)
 {
-  hl_session_add_module (HL_WINDOW (widget)->session, g_variant_get_string (param, NULL));
+  hl_view_state_add_module (HL_WINDOW (widget)->session, g_variant_get_string (param, NULL));
 }
 
 /* ---- The recording ---------------------------------------------------- */
@@ -512,7 +512,7 @@ hl_window_init (HlWindow *self)
   gtk_window_set_default_size (GTK_WINDOW (self), 1100, 760);
 
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  self->session = hl_session_new ();
+  self->session = hl_view_state_new ();
   hl_window_init_load (self);
   g_signal_connect_object (self->switcher_title, "notify::title-visible",
                            G_CALLBACK (update_switcher_bar), self, G_CONNECT_SWAPPED);

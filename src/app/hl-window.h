@@ -7,7 +7,7 @@
 #include "hl-document.h"
 #include "hl-live-session.h"
 #include "hl-model.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -58,7 +58,7 @@ HlAnalysis  *hl_window_get_analysis  (HlWindow    *self);
 gboolean    hl_window_is_empty    (HlWindow      *self);
 void        hl_window_show_toast  (HlWindow      *self,
                                    const char    *message);
-HlSession  *hl_window_get_session (HlWindow      *self);
+HlViewState  *hl_window_get_view_state (HlWindow      *self);
 /* Export the flame graph as shown (format from the file's extension). */
 gboolean    hl_window_export_flame_graph (HlWindow  *self,
                                           GFile     *file,

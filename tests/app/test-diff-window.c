@@ -78,7 +78,7 @@ read_text (const char *path)
 static HlDiffWindow *
 open_diff (HlRecording *a,
            HlRecording *b,
-           HlSession   *session)
+           HlViewState   *session)
 {
   HlDiffWindow *window = hl_diff_window_new (GTK_APPLICATION (app));
 
@@ -214,13 +214,13 @@ test_filters (void)
 {
   g_autoptr(HlRecording) ra = build_recording (100, 100, 200, 30);
   g_autoptr(HlRecording) rb = build_recording (200, 400, 50, 30);
-  g_autoptr(HlSession) session = hl_session_new ();
+  g_autoptr(HlViewState) session = hl_view_state_new ();
   HlDiffWindow *window;
   gpointer args[3];
 
   /* Thread "worker" is 101 in A and 201 in B: matched by name, only
    * stack 2 is left (200 B → 50 B). */
-  hl_session_add_thread (session, 101, "worker");
+  hl_view_state_add_thread (session, 101, "worker");
   window = open_diff (ra, rb, session);
   args[0] = window;
   args[1] = GSIZE_TO_POINTER (200);
@@ -232,14 +232,14 @@ test_filters (void)
 
   /* Plus a time range [0, 25 ns] as offsets since each start: only the
    * worker's allocation at 20 ns. Then [25, 100 ns]: nothing of the worker. */
-  hl_session_set_range (hl_diff_window_get_session (window), 0, 25);
+  hl_view_state_set_range (hl_diff_window_get_session (window), 0, 25);
   hl_app_test_spin_until (diff_bytes_is, args);
-  hl_session_set_range (hl_diff_window_get_session (window), 25, 100);
+  hl_view_state_set_range (hl_diff_window_get_session (window), 25, 100);
   args[1] = args[2] = GSIZE_TO_POINTER (0);
   hl_app_test_spin_until (diff_bytes_is, args);
 
   /* Removing the chips (as the chip's button does) brings back all. */
-  hl_session_remove_filter (hl_diff_window_get_session (window), "range");
+  hl_view_state_remove_filter (hl_diff_window_get_session (window), "range");
   args[1] = GSIZE_TO_POINTER (200);
   args[2] = GSIZE_TO_POINTER (50);
   hl_app_test_spin_until (diff_bytes_is, args);
@@ -252,7 +252,7 @@ test_filters (void)
 
   /* A thread with no counterpart in B selects nothing there. */
   {
-    g_autoptr(HlSession) s2 = hl_session_new ();
+    g_autoptr(HlViewState) s2 = hl_view_state_new ();
     g_autoptr(HlRecording) rc = hl_recording_new ();
     const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
 
@@ -261,7 +261,7 @@ test_filters (void)
     hl_recording_append_alloc (rc, 0, 10, 300, 64, 0xa0, 1);
     hl_recording_append_end (rc, 100, 0);
     hl_recording_commit (rc);
-    hl_session_add_thread (s2, 101, "worker");
+    hl_view_state_add_thread (s2, 101, "worker");
     window = open_diff (ra, rc, s2);
     args[0] = window;
     args[1] = GSIZE_TO_POINTER (200);
@@ -285,8 +285,8 @@ test_compare_with (void)
   gtk_window_present (GTK_WINDOW (window));
   hl_window_set_recording (window, ra);
   hl_app_test_spin_until (hl_app_test_shows_views, window);
-  hl_session_add_module (hl_window_get_session (window), "libc");
-  hl_session_add_metadata (hl_window_get_session (window), "phase", "load");
+  hl_view_state_add_module (hl_window_get_view_state (window), "libc");
+  hl_view_state_add_metadata (hl_window_get_view_state (window), "phase", "load");
   diff = hl_window_compare_with (window, file);
   g_assert_nonnull (diff);
   g_assert_cmpuint (hl_filter_bar_get_n_chips (hl_diff_window_get_filter_bar (diff)), ==, 2);

@@ -807,8 +807,8 @@ test_switch_in_place (void)
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "flamegraph");
   /* bytes allocated: every frame seen live is in the trace too */
   hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
-  HlSession *session = hl_window_get_session (window);
-  hl_session_add_module (session, "heaplens-demo");
+  HlViewState *session = hl_window_get_view_state (window);
+  hl_view_state_add_module (session, "heaplens-demo");
   guint n_samples = 0;
   while (n_samples < 20 && g_get_monotonic_time () < deadline)
     {
@@ -817,7 +817,7 @@ test_switch_in_place (void)
     }
   const HlLiveSample *samples = hl_live_session_get_samples (hl_live_panel_get_session (w), &n_samples);
   guint64 range_start = samples[2].time_ns, range_end = samples[n_samples - 1].time_ns;
-  hl_session_set_range (session, range_start, range_end);
+  hl_view_state_set_range (session, range_start, range_end);
 
   /* a symbolized frame of the demo to zoom into and select */
   gint node = -1;
@@ -849,10 +849,10 @@ test_switch_in_place (void)
   /* the same view, range and filter */
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "flamegraph");
   guint64 a = 0, b = 0;
-  g_assert_true (hl_session_get_range (session, &a, &b));
+  g_assert_true (hl_view_state_get_range (session, &a, &b));
   g_assert_cmpuint (a, ==, range_start);
   g_assert_cmpuint (b, ==, range_end);
-  g_assert_cmpstr (hl_session_get_modules (session)[0], ==, "heaplens-demo");
+  g_assert_cmpstr (hl_view_state_get_modules (session)[0], ==, "heaplens-demo");
   g_assert_cmpuint (hl_flame_view_get_cost (flame_view), ==, HL_COST_KIND_BYTES);
   /* the zoomed and selected frame, found again in the trace's flame graph */
   deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;

@@ -12,7 +12,7 @@
 #include "hl-application.h"
 #include "hl-flame-view.h"
 #include "hl-recording-costs-packet.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 #include "hl-summary-view.h"
 #include "hl-trace-codec.h"
 #include "hl-trace-index.h"
@@ -207,11 +207,11 @@ test_open_saved_costs_first (void)
   hl_flame_graph_set_zoom (graph, 1);
   zoom_path = hl_flame_data_get_path (hl_flame_graph_get_data (graph), 1);
   /* a time range waits for the events: the flame graph stays whole */
-  hl_session_set_range (hl_window_get_session (window), 0, s.duration_ns / 2);
+  hl_view_state_set_range (hl_window_get_view_state (window), 0, s.duration_ns / 2);
   hl_app_test_spin_ms (200);
   g_assert_true (hl_window_shows_saved_costs (window));
   g_assert_cmpuint (hl_flame_data_get_total (hl_flame_graph_get_data (graph)), ==, whole.bytes);
-  hl_session_clear_range (hl_window_get_session (window));
+  hl_view_state_clear_range (hl_window_get_view_state (window));
   hl_app_test_spin_ms (100);
 
   /* the events: the same flame graph, the zoom kept */
@@ -234,7 +234,7 @@ test_open_saved_costs_first (void)
   w.saved = TRUE;
   w.total = whole.bytes;
   hl_app_test_spin_until (flame_shown, &w);
-  hl_session_set_range (hl_window_get_session (window), 0, s.duration_ns / 2);
+  hl_view_state_set_range (hl_window_get_view_state (window), 0, s.duration_ns / 2);
   hl_app_test_spin_ms (100);
   g_assert_cmpuint (hl_flame_data_get_total (hl_flame_graph_get_data (graph)), ==, whole.bytes);
   hl_window_hold_events (window, FALSE);
@@ -243,7 +243,7 @@ test_open_saved_costs_first (void)
   hl_app_test_spin_until (flame_shown, &w);
 
   /* Cancel while the saved costs show: an empty window again */
-  hl_session_clear_range (hl_window_get_session (window));
+  hl_view_state_clear_range (hl_window_get_view_state (window));
   hl_window_open (window, file);
   hl_window_hold_events (window, TRUE);
   w.saved = TRUE;

@@ -15,7 +15,7 @@
 #include "hl-call-tree-view.h"
 #include "hl-filter-bar.h"
 #include "hl-flame-view.h"
-#include "hl-session.h"
+#include "hl-view-state.h"
 #include "hl-summary-view.h"
 #include "hl-timeline.h"
 #include "hl-timeline-draw.h"
@@ -195,7 +195,7 @@ test_views (void)
   wait.total = 1365;
 
   /* A time range [0, 45] ns keeps the first three allocations: 350 B. */
-  hl_session_set_range (hl_window_get_session (window), 0, 45);
+  hl_view_state_set_range (hl_window_get_view_state (window), 0, 45);
   wait.total = 350;
   hl_app_test_spin_until (flame_total_is, &wait);
   /* The allocations view, shown, follows: #1 and #2 were not freed by 45 ns. */
@@ -213,14 +213,14 @@ test_views (void)
 
     g_assert_nonnull (remove);
     g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 1);
-    hl_session_add_module (hl_window_get_session (window), "nowhere");
-    hl_session_set_range (hl_window_get_session (window), 0, 46);
+    hl_view_state_add_module (hl_window_get_view_state (window), "nowhere");
+    hl_view_state_set_range (hl_window_get_view_state (window), 0, 46);
     g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 2);
     g_assert_true (hl_filter_bar_get_remove_button (bar, "range") == remove);
-    hl_session_remove_filter (hl_window_get_session (window), "module:nowhere");
+    hl_view_state_remove_filter (hl_window_get_view_state (window), "module:nowhere");
     g_assert_cmpuint (hl_filter_bar_get_n_chips (bar), ==, 1);
     g_assert_true (hl_filter_bar_get_remove_button (bar, "range") == remove);
-    hl_session_set_range (hl_window_get_session (window), 0, 45);
+    hl_view_state_set_range (hl_window_get_view_state (window), 0, 45);
     wait.total = 350;
     hl_app_test_spin_until (flame_total_is, &wait);
   }
@@ -232,10 +232,10 @@ test_views (void)
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
     hl_app_test_spin_until (tree_total_is, &wait_tree);
     /* A newer filter while it is shown replaces the tree. */
-    hl_session_set_range (hl_window_get_session (window), 0, 35);
+    hl_view_state_set_range (hl_window_get_view_state (window), 0, 35);
     wait_tree.total = 300;
     hl_app_test_spin_until (tree_total_is, &wait_tree);
-    hl_session_set_range (hl_window_get_session (window), 0, 45);
+    hl_view_state_set_range (hl_window_get_view_state (window), 0, 45);
     wait_tree.total = 350;
     hl_app_test_spin_until (tree_total_is, &wait_tree);
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
@@ -252,12 +252,12 @@ test_views (void)
     guint64 t0, t1;
 
     hl_timeline_set_selection (timeline, 0, 45);
-    g_assert_true (hl_session_get_range (hl_window_get_session (window), &t0, &t1));
+    g_assert_true (hl_view_state_get_range (hl_window_get_view_state (window), &t0, &t1));
     g_assert_cmpuint (t1, ==, 45);
     wait.total = 350;
     hl_app_test_spin_until (flame_total_is, &wait);
     hl_timeline_clear_selection (timeline);
-    g_assert_false (hl_session_get_range (hl_window_get_session (window), NULL, NULL));
+    g_assert_false (hl_view_state_get_range (hl_window_get_view_state (window), NULL, NULL));
     wait.total = 1365;
     hl_app_test_spin_until (flame_total_is, &wait);
 
@@ -275,7 +275,7 @@ test_views (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.filter-metadata", "s", "phase=query"));
   wait.total = 1015;
   hl_app_test_spin_until (flame_total_is, &wait);
-  hl_session_clear_filters (hl_window_get_session (window));
+  hl_view_state_clear_filters (hl_window_get_view_state (window));
   wait.total = 1365;
   hl_app_test_spin_until (flame_total_is, &wait);
 

@@ -1,10 +1,10 @@
 /* test-session.c — the view state: range, filters as chips, change signals. */
 #include "hl-config.h"
 
-#include "hl-session.h"
+#include "hl-view-state.h"
 
 static void
-count (HlSession *session,
+count (HlViewState *session,
        guint     *n)
 {
   (*n)++;
@@ -20,18 +20,18 @@ collect (const char   *id,
 }
 
 static char *
-chips (HlSession *session)
+chips (HlViewState *session)
 {
   GString *s = g_string_new (NULL);
 
-  hl_session_foreach_filter (session, collect, s);
+  hl_view_state_foreach_filter (session, collect, s);
   return g_string_free (s, FALSE);
 }
 
 static void
 test_filters (void)
 {
-  g_autoptr(HlSession) session = hl_session_new ();
+  g_autoptr(HlViewState) session = hl_view_state_new ();
   guint n_changed = 0, n_threads;
   guint64 start, end;
   const guint *threads;
@@ -41,51 +41,51 @@ test_filters (void)
   g_object_add_weak_pointer (G_OBJECT (session), (gpointer *) &session);
   g_signal_connect (session, "changed", G_CALLBACK (count), &n_changed);
 
-  g_assert_false (hl_session_has_filters (session));
-  hl_session_add_thread (session, 42, "worker");
-  hl_session_add_metadata (session, "phase", "load");
-  hl_session_add_module (session, "libz.so.1");
+  g_assert_false (hl_view_state_has_filters (session));
+  hl_view_state_add_thread (session, 42, "worker");
+  hl_view_state_add_metadata (session, "phase", "load");
+  hl_view_state_add_module (session, "libz.so.1");
   /* The range comes first, and reversed bounds are put in order. */
-  hl_session_set_range (session, 2500000000u, 1500000000u);
+  hl_view_state_set_range (session, 2500000000u, 1500000000u);
   g_assert_cmpuint (n_changed, ==, 4);
   a = chips (session);
   g_assert_cmpstr (a, ==, "range[Time 1.5 s – 2.5 s];thread:42[Thread worker (42)];"
                           "meta:phase=load[phase=load];module:libz.so.1[Module libz.so.1];");
-  g_assert_true (hl_session_get_range (session, &start, &end));
+  g_assert_true (hl_view_state_get_range (session, &start, &end));
   g_assert_cmpuint (start, ==, 1500000000u);
   g_assert_cmpuint (end, ==, 2500000000u);
 
   /* The same range again, the same thread again: nothing changes. */
-  hl_session_set_range (session, 1500000000u, 2500000000u);
-  hl_session_add_thread (session, 42, "worker");
+  hl_view_state_set_range (session, 1500000000u, 2500000000u);
+  hl_view_state_add_thread (session, 42, "worker");
   g_assert_cmpuint (n_changed, ==, 4);
 
-  threads = hl_session_get_threads (session, &n_threads);
+  threads = hl_view_state_get_threads (session, &n_threads);
   g_assert_cmpuint (n_threads, ==, 1);
   g_assert_cmpuint (threads[0], ==, 42);
-  g_assert_cmpuint (hl_session_get_n_metadata (session), ==, 1);
-  hl_session_get_metadata (session, 0, &key, &value);
+  g_assert_cmpuint (hl_view_state_get_n_metadata (session), ==, 1);
+  hl_view_state_get_metadata (session, 0, &key, &value);
   g_assert_cmpstr (key, ==, "phase");
   g_assert_cmpstr (value, ==, "load");
-  g_assert_cmpstr (hl_session_get_modules (session)[0], ==, "libz.so.1");
-  g_assert_null (hl_session_get_modules (session)[1]);
+  g_assert_cmpstr (hl_view_state_get_modules (session)[0], ==, "libz.so.1");
+  g_assert_null (hl_view_state_get_modules (session)[1]);
 
   /* Removing chips. */
-  g_assert_true (hl_session_remove_filter (session, "thread:42"));
-  g_assert_false (hl_session_remove_filter (session, "thread:42"));
-  hl_session_get_threads (session, &n_threads);
+  g_assert_true (hl_view_state_remove_filter (session, "thread:42"));
+  g_assert_false (hl_view_state_remove_filter (session, "thread:42"));
+  hl_view_state_get_threads (session, &n_threads);
   g_assert_cmpuint (n_threads, ==, 0);
-  hl_session_clear_range (session);
-  g_assert_false (hl_session_get_range (session, NULL, NULL));
+  hl_view_state_clear_range (session);
+  g_assert_false (hl_view_state_get_range (session, NULL, NULL));
   g_assert_cmpuint (n_changed, ==, 6);
   b = chips (session);
   g_assert_cmpstr (b, ==, "meta:phase=load[phase=load];module:libz.so.1[Module libz.so.1];");
 
-  hl_session_clear_filters (session);
+  hl_view_state_clear_filters (session);
   g_assert_cmpuint (n_changed, ==, 7);
   c = chips (session);
   g_assert_cmpstr (c, ==, "");
-  g_assert_null (hl_session_get_modules (session)[0]);
+  g_assert_null (hl_view_state_get_modules (session)[0]);
 
   g_clear_object (&session);
   g_assert_null (session);
@@ -96,6 +96,6 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/session/filters", test_filters);
+  g_test_add_func ("/view-state/filters", test_filters);
   return g_test_run ();
 }

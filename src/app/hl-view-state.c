@@ -1,9 +1,9 @@
-/* hl-session.c — the view state of one window. */
+/* hl-view-state.c — the view state of one window. */
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
 
-#include "hl-session.h"
+#include "hl-view-state.h"
 #include "hl-units.h"
 
 typedef struct
@@ -16,7 +16,7 @@ typedef struct
   char        *value;
 } Filter;
 
-struct _HlSession
+struct _HlViewState
 {
   GObject parent_instance;
 
@@ -45,7 +45,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (HlSession, hl_session, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE (HlViewState, hl_view_state, G_TYPE_OBJECT)
 
 static void
 filter_free (Filter *f)
@@ -57,21 +57,21 @@ filter_free (Filter *f)
   g_free (f);
 }
 
-HlSession *
-hl_session_new (void)
+HlViewState *
+hl_view_state_new (void)
 {
-  return g_object_new (HL_TYPE_SESSION, NULL);
+  return g_object_new (HL_TYPE_VIEW_STATE, NULL);
 }
 
-static void rebuild_caches (HlSession *self);
+static void rebuild_caches (HlViewState *self);
 
-HlSession *
-hl_session_copy (HlSession *self)
+HlViewState *
+hl_view_state_copy (HlViewState *self)
 {
-  HlSession *copy;
+  HlViewState *copy;
 
-  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
-  copy = hl_session_new ();
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), NULL);
+  copy = hl_view_state_new ();
   for (guint i = 0; i < self->filters->len; i++)
     {
       const Filter *f = g_ptr_array_index (self->filters, i);
@@ -94,7 +94,7 @@ hl_session_copy (HlSession *self)
 }
 
 static void
-rebuild_caches (HlSession *self)
+rebuild_caches (HlViewState *self)
 {
   g_array_set_size (self->threads, 0);
   g_ptr_array_set_size (self->modules, 0);
@@ -110,7 +110,7 @@ rebuild_caches (HlSession *self)
 }
 
 static gint
-find_filter (HlSession  *self,
+find_filter (HlViewState  *self,
              const char *id)
 {
   for (guint i = 0; i < self->filters->len; i++)
@@ -120,7 +120,7 @@ find_filter (HlSession  *self,
 }
 
 static void
-changed (HlSession *self)
+changed (HlViewState *self)
 {
   rebuild_caches (self);
   g_signal_emit (self, signals[CHANGED], 0);
@@ -128,7 +128,7 @@ changed (HlSession *self)
 
 /* Adds F unless a filter with its id exists (then F is freed). */
 static gboolean
-add_filter (HlSession *self,
+add_filter (HlViewState *self,
             Filter    *f)
 {
   if (find_filter (self, f->id) >= 0)
@@ -141,16 +141,16 @@ add_filter (HlSession *self,
 }
 
 void
-hl_session_set_range (HlSession *self,
-                      guint64    start_ns,
-                      guint64    end_ns)
+hl_view_state_set_range (HlViewState *self,
+                         guint64    start_ns,
+                         guint64    end_ns)
 {
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
   Filter *f;
   gint i;
 
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   if (start_ns > end_ns)
     {
       guint64 t = start_ns;
@@ -184,18 +184,18 @@ hl_session_set_range (HlSession *self,
 }
 
 void
-hl_session_clear_range (HlSession *self)
+hl_view_state_clear_range (HlViewState *self)
 {
-  g_return_if_fail (HL_IS_SESSION (self));
-  hl_session_remove_filter (self, "range");
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
+  hl_view_state_remove_filter (self, "range");
 }
 
 gboolean
-hl_session_get_range (HlSession *self,
-                      guint64   *start_ns,
-                      guint64   *end_ns)
+hl_view_state_get_range (HlViewState *self,
+                         guint64   *start_ns,
+                         guint64   *end_ns)
 {
-  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), FALSE);
   if (start_ns)
     *start_ns = self->range_start_ns;
   if (end_ns)
@@ -204,13 +204,13 @@ hl_session_get_range (HlSession *self,
 }
 
 void
-hl_session_add_thread (HlSession  *self,
-                       guint       tid,
-                       const char *label)
+hl_view_state_add_thread (HlViewState  *self,
+                          guint       tid,
+                          const char *label)
 {
   Filter *f;
 
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   f = g_new0 (Filter, 1);
   f->kind = HL_FILTER_THREAD;
   f->tid = tid;
@@ -223,22 +223,22 @@ hl_session_add_thread (HlSession  *self,
 }
 
 const guint *
-hl_session_get_threads (HlSession *self,
-                        guint     *n_threads)
+hl_view_state_get_threads (HlViewState *self,
+                           guint     *n_threads)
 {
-  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), NULL);
   *n_threads = self->threads->len;
   return (const guint *) (gconstpointer) self->threads->data;
 }
 
 void
-hl_session_add_metadata (HlSession  *self,
-                         const char *key,
-                         const char *value)
+hl_view_state_add_metadata (HlViewState  *self,
+                            const char *key,
+                            const char *value)
 {
   Filter *f;
 
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   g_return_if_fail (key != NULL && value != NULL);
   f = g_new0 (Filter, 1);
   f->kind = HL_FILTER_METADATA;
@@ -251,23 +251,23 @@ hl_session_add_metadata (HlSession  *self,
 }
 
 guint
-hl_session_get_n_metadata (HlSession *self)
+hl_view_state_get_n_metadata (HlViewState *self)
 {
   guint n = 0;
 
-  g_return_val_if_fail (HL_IS_SESSION (self), 0);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), 0);
   for (guint i = 0; i < self->filters->len; i++)
     n += ((Filter *) g_ptr_array_index (self->filters, i))->kind == HL_FILTER_METADATA;
   return n;
 }
 
 void
-hl_session_get_metadata (HlSession   *self,
-                         guint        index,
-                         const char **key,
-                         const char **value)
+hl_view_state_get_metadata (HlViewState   *self,
+                            guint        index,
+                            const char **key,
+                            const char **value)
 {
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   for (guint i = 0; i < self->filters->len; i++)
     {
       Filter *f = g_ptr_array_index (self->filters, i);
@@ -284,12 +284,12 @@ hl_session_get_metadata (HlSession   *self,
 }
 
 void
-hl_session_add_module (HlSession  *self,
-                       const char *module)
+hl_view_state_add_module (HlViewState  *self,
+                          const char *module)
 {
   Filter *f;
 
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   g_return_if_fail (module != NULL);
   f = g_new0 (Filter, 1);
   f->kind = HL_FILTER_MODULE;
@@ -302,18 +302,18 @@ hl_session_add_module (HlSession  *self,
 }
 
 const char * const *
-hl_session_get_modules (HlSession *self)
+hl_view_state_get_modules (HlViewState *self)
 {
-  g_return_val_if_fail (HL_IS_SESSION (self), NULL);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), NULL);
   return (const char * const *) self->modules->pdata;
 }
 
 void
-hl_session_foreach_filter (HlSession           *self,
-                           HlSessionFilterFunc  func,
-                           gpointer             user_data)
+hl_view_state_foreach_filter (HlViewState           *self,
+                              HlViewStateFilterFunc  func,
+                              gpointer             user_data)
 {
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   for (guint i = 0; i < self->filters->len; i++)
     {
       Filter *f = g_ptr_array_index (self->filters, i);
@@ -322,12 +322,12 @@ hl_session_foreach_filter (HlSession           *self,
 }
 
 gboolean
-hl_session_remove_filter (HlSession  *self,
-                          const char *id)
+hl_view_state_remove_filter (HlViewState  *self,
+                             const char *id)
 {
   gint i;
 
-  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), FALSE);
   i = find_filter (self, id);
   if (i < 0)
     return FALSE;
@@ -339,9 +339,9 @@ hl_session_remove_filter (HlSession  *self,
 }
 
 void
-hl_session_clear_filters (HlSession *self)
+hl_view_state_clear_filters (HlViewState *self)
 {
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   if (self->filters->len == 0)
     return;
   g_ptr_array_set_size (self->filters, 0);
@@ -350,24 +350,24 @@ hl_session_clear_filters (HlSession *self)
 }
 
 gboolean
-hl_session_has_filters (HlSession *self)
+hl_view_state_has_filters (HlViewState *self)
 {
-  g_return_val_if_fail (HL_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), FALSE);
   return self->filters->len > 0;
 }
 
 guint
-hl_session_get_cost (HlSession *self)
+hl_view_state_get_cost (HlViewState *self)
 {
-  g_return_val_if_fail (HL_IS_SESSION (self), 0);
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), 0);
   return self->cost;
 }
 
 void
-hl_session_set_cost (HlSession *self,
-                     guint      cost)
+hl_view_state_set_cost (HlViewState *self,
+                        guint      cost)
 {
-  g_return_if_fail (HL_IS_SESSION (self));
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
   if (self->cost == cost)
     return;
   self->cost = cost;
@@ -375,26 +375,26 @@ hl_session_set_cost (HlSession *self,
 }
 
 static void
-hl_session_finalize (GObject *object)
+hl_view_state_finalize (GObject *object)
 {
-  HlSession *self = HL_SESSION (object);
+  HlViewState *self = HL_VIEW_STATE (object);
 
   g_ptr_array_unref (self->filters);
   g_array_unref (self->threads);
   g_ptr_array_unref (self->modules);
-  G_OBJECT_CLASS (hl_session_parent_class)->finalize (object);
+  G_OBJECT_CLASS (hl_view_state_parent_class)->finalize (object);
 }
 
 static void
-hl_session_get_property (GObject    *object,
-                         guint       prop_id,
-                         GValue     *value,
-                         GParamSpec *pspec)
+hl_view_state_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
 {
   switch (prop_id)
     {
     case PROP_COST:
-      g_value_set_uint (value, HL_SESSION (object)->cost);
+      g_value_set_uint (value, HL_VIEW_STATE (object)->cost);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -402,15 +402,15 @@ hl_session_get_property (GObject    *object,
 }
 
 static void
-hl_session_set_property (GObject      *object,
-                         guint         prop_id,
-                         const GValue *value,
-                         GParamSpec   *pspec)
+hl_view_state_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
 {
   switch (prop_id)
     {
     case PROP_COST:
-      hl_session_set_cost (HL_SESSION (object), g_value_get_uint (value));
+      hl_view_state_set_cost (HL_VIEW_STATE (object), g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -418,13 +418,13 @@ hl_session_set_property (GObject      *object,
 }
 
 static void
-hl_session_class_init (HlSessionClass *klass)
+hl_view_state_class_init (HlViewStateClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
-  object_class->finalize = hl_session_finalize;
-  object_class->get_property = hl_session_get_property;
-  object_class->set_property = hl_session_set_property;
+  object_class->finalize = hl_view_state_finalize;
+  object_class->get_property = hl_view_state_get_property;
+  object_class->set_property = hl_view_state_set_property;
 
   properties[PROP_COST] =
     g_param_spec_uint ("cost", NULL, NULL, 0, G_MAXUINT, 0,
@@ -438,7 +438,7 @@ hl_session_class_init (HlSessionClass *klass)
 }
 
 static void
-hl_session_init (HlSession *self)
+hl_view_state_init (HlViewState *self)
 {
   self->filters = g_ptr_array_new_with_free_func ((GDestroyNotify) filter_free);
   self->threads = g_array_new (FALSE, FALSE, sizeof (guint));
