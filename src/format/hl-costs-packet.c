@@ -8,7 +8,7 @@
 
 #include "hl-crc32c.h"
 #include "hl-trace-format.h"
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-reader-private.h"
 
 static uint64_t
 read_u64 (const uint8_t *p)

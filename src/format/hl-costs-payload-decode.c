@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "hl-trace-format.h" /* HL_TRACE_MAX_FRAMES */
-#include "hl-trace-reader-private.h"
-#include "hl-varint.h"
+#include "private/hl-trace-reader-private.h"
+#include "private/hl-varint.h"
 
 typedef struct
 {

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "hl-event-cursor-common.h"
-#include "hl-trace-encode-private.h"
-#include "hl-trace-reader-private.h"
-#include "hl-varint.h"
+#include "private/hl-event-cursor-common.h"
+#include "private/hl-trace-encode-private.h"
+#include "private/hl-trace-reader-private.h"
+#include "private/hl-varint.h"
 
 void
 hl_event_cursor_init (HlEventCursor      *c,

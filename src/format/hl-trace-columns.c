@@ -1,7 +1,7 @@
 /* hl-trace-columns.c — split a run of plain trace bytes into columns and
  * join them back (hl-trace-columns.h, docs/trace-format.md 7c). */
 
-#include "hl-trace-columns.h"
+#include "private/hl-trace-columns.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "hl-crc32c.h"
-#include "hl-trace-encode-private.h"
+#include "private/hl-trace-encode-private.h"
 #include "hl-trace-format.h"
-#include "hl-trace-model.h"
-#include "hl-varint.h"
+#include "private/hl-trace-model.h"
+#include "private/hl-varint.h"
 
 static const char *const names[HL_COL_COUNT] = {
   "ctrl", "header", "type", "time", "size", "stack", "addr", "free",

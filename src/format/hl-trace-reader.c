@@ -12,7 +12,7 @@
 
 #include "hl-crc32c.h"
 #include "hl-trace-codec.h"
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-reader-private.h"
 
 #define PACKET_HEADER_SIZE_LIMIT 1024u /* newer minors may grow the header up to this */
 
