@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "hl-crc32c-private.h"
+#include "private/hl-crc32c-private.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "hl-event-cursor-common.h"
-#include "hl-trace-encode-private.h"
-#include "hl-trace-reader-private.h"
-#include "hl-varint.h"
+#include "private/hl-event-cursor-common.h"
+#include "private/hl-trace-encode-private.h"
+#include "private/hl-trace-reader-private.h"
+#include "private/hl-varint.h"
 
 void
 hl_event_cursor_init (HlEventCursor      *c,
@@ -435,4 +435,54 @@ hl_event_cursor_next (HlEventCursor *c,
                       HlFormatError *err)
 {
   return hl_event_cursor_next_inline (c, ev, err);
+}
+
+/* Whether an event of TYPE holds nothing that lives in the cursor. */
+static inline bool
+event_is_plain (HlEventType type)
+{
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+    case HL_EVENT_COUNTERS:
+    case HL_EVENT_DROPPED:
+    case HL_EVENT_END:
+      return true;
+    default:
+      return false;
+    }
+}
+
+int
+hl_event_cursor_next_batch (HlEventCursor *c,
+                            HlEvent       *evs,
+                            size_t         cap,
+                            HlFormatError *err)
+{
+  size_t n = 0;
+
+  while (n < cap)
+    {
+      HlEvent *ev = &evs[n];
+
+      if (!c->failed && c->pos < c->size && hl_event_cursor_next_common (c, ev))
+        {
+          n++;
+          continue;
+        }
+      /* the end or a failure after events: those first, the end or the
+       * failure again at the next call */
+      int rc = hl_event_cursor_next_general (c, ev, err);
+      if (rc <= 0)
+        return n > 0 ? (int) n : rc;
+      n++;
+      if (!event_is_plain (ev->type))
+        break;
+    }
+  return (int) n;
 }

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-reader-private.h"
 
 const char *
 hl_format_status_to_string (HlFormatStatus code)

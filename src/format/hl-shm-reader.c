@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hl-trace-reader-private.h" /* hl_format_error_set */
-#include "hl-varint.h"
+#include "private/hl-trace-reader-private.h" /* hl_format_error_set */
+#include "private/hl-varint.h"
 
 #define SHM_DIR "/dev/shm/"
 #define SEQLOCK_TRIES 64

@@ -1,14 +1,14 @@
 /* hl-trace-column-stream.c — a frame's column packed while it grows
  * (hl-trace-column-stream.h). */
 
-#include "hl-trace-column-stream.h"
+#include "private/hl-trace-column-stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hl-trace-columns.h"
-#include "hl-trace-compress-private.h"
-#include "hl-varint.h"
+#include "private/hl-trace-columns.h"
+#include "private/hl-trace-compress-private.h"
+#include "private/hl-varint.h"
 
 /* The copy's room: a column (or plane) holds at most its frame's bytes.
  * malloc of this much maps pages that cost nothing until the copy reaches

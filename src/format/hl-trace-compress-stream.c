@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
-#include "hl-trace-column-stream.h"
-#include "hl-trace-columns.h"
-#include "hl-trace-compress-private.h"
-#include "hl-trace-model.h"
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-column-stream.h"
+#include "private/hl-trace-columns.h"
+#include "private/hl-trace-compress-private.h"
+#include "private/hl-trace-model.h"
+#include "private/hl-trace-reader-private.h"
 
 struct HlTraceCompressStream
 {

@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
-#include "hl-trace-columns.h"
+#include "private/hl-trace-columns.h"
 #include "hl-trace-codec.h"
-#include "hl-trace-compress-private.h"
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-compress-private.h"
+#include "private/hl-trace-reader-private.h"
 
 /* A columns frame (hl-trace-compress-private.h; codec 2 has the first
  * HL_COL_COUNT_V2 columns, codec 3 (4.0's model frames) the first

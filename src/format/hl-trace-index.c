@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
-#include "hl-trace-reader-private.h"
-#include "hl-varint.h"
+#include "private/hl-trace-reader-private.h"
+#include "private/hl-varint.h"
 
 #define ENTRY_MAX_BYTES (10u * HL_VARINT_MAX_BYTES)
 

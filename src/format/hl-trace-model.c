@@ -1,7 +1,7 @@
 /* hl-trace-model.c — the predictor of model frames (hl-trace-model.h). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
-#include "hl-trace-model.h"
+#include "private/hl-trace-model.h"
 
 #include <stdlib.h>
 #include <string.h>

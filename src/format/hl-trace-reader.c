@@ -12,7 +12,7 @@
 
 #include "hl-crc32c.h"
 #include "hl-trace-codec.h"
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-reader-private.h"
 
 #define PACKET_HEADER_SIZE_LIMIT 1024u /* newer minors may grow the header up to this */
 
@@ -268,14 +268,19 @@ bool
 hl_trace_packet_check_crc (const HlTraceReader *r,
                            const HlPacketView  *pkt)
 {
-  static const uint8_t zero[4];
-  const uint8_t *p = r->data + pkt->offset;
   size_t total = (size_t) pkt->header.header_size + pkt->header.content_size;
+  return hl_packet_crc32c (r->data + pkt->offset, total) == pkt->header.crc32c;
+}
+
+uint32_t
+hl_packet_crc32c (const uint8_t *packet,
+                  size_t         total)
+{
+  static const uint8_t zero[4];
   size_t at = offsetof (HlPacketHeader, crc32c);
-  uint32_t crc = hl_crc32c (0, p, at);
+  uint32_t crc = hl_crc32c (0, packet, at);
   crc = hl_crc32c (crc, zero, 4);
-  crc = hl_crc32c (crc, p + at + 4, total - at - 4);
-  return crc == pkt->header.crc32c;
+  return hl_crc32c (crc, packet + at + 4, total - at - 4);
 }
 
 int

@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hl-trace-reader-private.h"
+#include "private/hl-trace-reader-private.h"
 
 void
 hl_trace_reader_release_before (HlTraceReader *r,

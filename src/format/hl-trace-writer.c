@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "hl-crc32c.h"
-#include "hl-trace-encode-private.h"
-#include "hl-varint.h"
+#include "private/hl-trace-encode-private.h"
+#include "private/hl-varint.h"
 
 _Static_assert (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                 "the trace structs are written as they are in memory");

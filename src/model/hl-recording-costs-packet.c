@@ -8,326 +8,211 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hl-costs-packet.h"
 #include "hl-crc32c.h"
 #include "hl-model-error.h"
 #include "hl-trace-codec.h"
 #include "hl-trace-format.h"
 #include "hl-trace-reader.h"
-#include "hl-varint.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
 #endif
 
-/* Content: codec:u32 raw_size:u32 covered_size:u64 covered_crc:u32
- * model_version:u32, the payload, then the footer packet_size:u64 magic[8]. */
-#define CONTENT_HEAD 24u
-#define CODEC_STORED 0u
-#define PAYLOAD_MAX  (64u << 20)
 /* zstd level of the payload: 9 packs python3's 15 % smaller than 3 for
  * about 30 ms */
 #define PAYLOAD_LEVEL 9
-/* frames all stacks of a payload may have (as a 64 MiB payload of
- * one-byte frames could) */
-#define MAX_TOTAL_FRAMES ((guint64) 1 << 25)
 
 G_STATIC_ASSERT (sizeof (HlCosts) == 7 * sizeof (guint64));
+G_STATIC_ASSERT (HL_SIZE_HISTOGRAM_BUCKETS == HL_COSTS_HISTOGRAM_BUCKETS);
+G_STATIC_ASSERT ((int) HL_COSTS_STACKS_INLINE == (int) HL_COSTS_FORM_INLINE);
+G_STATIC_ASSERT ((int) HL_COSTS_STACKS_BY_REFERENCE == (int) HL_COSTS_FORM_BY_REFERENCE);
 
-/* ---- Writing ------------------------------------------------------------- */
-
-static void
-put (GByteArray *b,
-     guint64     v)
+/* The codec of the payload (NULL: stored), compressing at LEVEL. */
+static const HlTraceCodec *
+payload_codec (int level)
 {
-  guint8 tmp[HL_VARINT_MAX_BYTES];
-  guint8 *end = hl_varint_put (tmp, v);
-
-  g_byte_array_append (b, tmp, (guint) (end - tmp));
+#ifdef HL_HAVE_ZSTD
+  return hl_trace_codec_zstd (level);
+#else
+  (void) level;
+  return NULL;
+#endif
 }
 
-static void
-put_signed (GByteArray *b,
-            gint64      v)
+/* ---- Writing: the recording as a payload description -------------------- */
+
+static HlCostsString
+str_of (const char *s)
 {
-  put (b, hl_zigzag_encode (v));
+  return (HlCostsString) { s, s != NULL ? strlen (s) : 0 };
 }
 
-/* 0 for NULL, else the length + 1 and the bytes. */
-static void
-put_string (GByteArray *b,
-            const char *s)
+static HlCostsRow
+row_of (const HlCosts *c)
 {
-  gsize n;
-
-  if (s == NULL)
-    {
-      put (b, 0);
-      return;
-    }
-  n = strlen (s);
-  put (b, n + 1);
-  g_byte_array_append (b, (const guint8 *) s, (guint) n);
+  return (HlCostsRow) { c->allocations, c->bytes, c->temporary, c->peak_bytes, c->leaked_bytes, c->leaked_blocks,
+                        c->live_bytes };
 }
 
-static void
-put_costs (GByteArray    *b,
-           const HlCosts *c)
+static HlCosts
+costs_of (const HlCostsRow *r)
 {
-  put (b, c->allocations);
-  put (b, c->bytes);
-  put (b, c->temporary);
-  put (b, c->peak_bytes);
-  put (b, c->leaked_bytes);
-  put (b, c->leaked_blocks);
-  put (b, c->live_bytes);
+  return (HlCosts) { r->allocations, r->bytes, r->temporary, r->peak_bytes, r->leaked_bytes, r->leaked_blocks,
+                     r->live_bytes };
 }
 
-/* CRC-32C of N frames as little-endian u64s, after CRC. */
-static guint32
-frames_crc (guint32        crc,
-            const guint64 *frames,
-            guint          n)
-{
-  for (guint f = 0; f < n; f++)
-    {
-      guint64 le = GUINT64_TO_LE (frames[f]);
-      crc = hl_crc32c (crc, &le, 8);
-    }
-  return crc;
-}
-
-/* The stacks' frames as a trie from the outermost frame in: nodes
- * (parent as a backward distance, frame as a delta from the previous
- * node's), then per stack its innermost node. Stacks share most of their
- * outer frames: python3's 549,180 frames are 36,418 nodes. */
-static void
-put_stack_trie (GByteArray  *b,
-                HlRecording *self)
-{
-  guint n_spans = self->stack_spans->len;
-  /* (parent, frame) → node, open addressing; nodes are 1.. */
-  guint64 cap = 1024, mask;
-  guint32 *slots;
-  g_autoptr (GArray) parents = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr (GArray) frames = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autofree guint32 *leaf = g_new0 (guint32, n_spans);
-  guint64 prev = 0;
-
-  while (cap < (guint64) self->stack_addrs->len * 2)
-    cap *= 2;
-  mask = cap - 1;
-  slots = g_new0 (guint32, cap);
-  for (guint i = 1; i < n_spans; i++)
-    {
-      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-      guint32 node = 0;
-
-      for (guint f = span->n; f-- > 0;)
-        {
-          guint64 a = g_array_index (self->stack_addrs, guint64, span->begin + f);
-          guint64 h = ((a * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) ^ (node * G_GUINT64_CONSTANT (0xC2B2AE3D27D4EB4F))) >> 17;
-
-          for (;; h++)
-            {
-              guint32 *slot = &slots[h & mask];
-              if (*slot == 0)
-                {
-                  g_array_append_val (parents, node);
-                  g_array_append_val (frames, a);
-                  *slot = parents->len;
-                  node = *slot;
-                  break;
-                }
-              if (g_array_index (parents, guint32, *slot - 1) == node && g_array_index (frames, guint64, *slot - 1) == a)
-                {
-                  node = *slot;
-                  break;
-                }
-            }
-        }
-      leaf[i] = node;
-    }
-  g_free (slots);
-  put (b, parents->len);
-  for (guint k = 0; k < parents->len; k++)
-    {
-      guint64 a = g_array_index (frames, guint64, k);
-      put (b, k + 1 - g_array_index (parents, guint32, k));
-      put_signed (b, (gint64) (a - prev));
-      prev = a;
-    }
-  for (guint i = 1; i < n_spans; i++)
-    put (b, (guint64) leaf[i] << 1 | (g_array_index (self->stack_spans, StackSpan, i).defined ? 1 : 0));
-}
-
-static GByteArray *
+/* The payload of SELF, its stacks in FORM, appended to OUT; FALSE when
+ * out of memory. */
+static gboolean
 serialize (HlRecording    *self,
-           HlCostsStacks   form)
+           HlCostsStacks   form,
+           HlCostsBuffer  *out)
 {
-  GByteArray *b = g_byte_array_sized_new (64 * 1024);
+  HlCostsPayload p = { 0 };
   HlSummary s;
-  guint n_spans = self->stack_spans->len, n_threads = self->threads->len, n_ids = 0;
+  guint n_spans = self->stack_spans->len, n_threads = self->threads->len, n_marks;
   g_autofree HlCosts *stack_costs = NULL, *thread_costs = NULL;
+  g_autofree HlCostsInfo *info = NULL;
+  g_autofree HlCostsString *warnings = NULL;
+  g_autofree HlCostsModule *modules = NULL;
+  g_autofree HlCostsThread *threads = NULL;
+  g_autofree HlCostsStackId *stack_ids = NULL;
+  g_autofree HlCostsSpan *spans = NULL;
+  g_autofree HlCostsCounter *counters = NULL;
+  g_autofree HlCostsDrop *drops = NULL;
+  g_autofree HlCostsMeta *meta = NULL;
+  g_autofree HlCostsMark *marks_out = NULL;
+  g_autofree HlCostsRow *stack_rows = NULL, *thread_rows = NULL;
+  g_autofree guint32 *owners = NULL;
+  g_autofree HlCostsPair *pairs = NULL;
+  const HlMark *marks;
   HlSizeHistogram histogram;
-  guint64 prev;
 
   hl_recording_get_summary (self, &s);
-  put (b, self->seq);
-  put (b, self->n_allocs);
-  put (b, self->n_frees);
-  put (b, self->bytes_allocated);
-  put (b, self->temporary);
-  put (b, s.frees_unknown);
-  put (b, self->ids_out_of_range);
-  put (b, self->dropped);
-  put (b, self->end_ns);
-  put (b, self->peak_heap);
-  put (b, self->peak_time_ns);
-  put (b, self->peak_rss);
-  put (b, self->leaked_bytes);
-  put (b, self->leaked_blocks);
-  put (b, self->has_exit ? 1 : 0);
-  put_signed (b, self->exit_status);
-  put (b, self->truncated ? 1 : 0);
-  put (b, self->committed_allocs);
+  p.summary = (HlCostsSummary) {
+    .seq = self->seq,
+    .n_allocs = self->n_allocs,
+    .n_frees = self->n_frees,
+    .bytes_allocated = self->bytes_allocated,
+    .temporary = self->temporary,
+    .frees_unknown = s.frees_unknown,
+    .ids_out_of_range = self->ids_out_of_range,
+    .dropped = self->dropped,
+    .end_ns = self->end_ns,
+    .peak_heap = self->peak_heap,
+    .peak_time_ns = self->peak_time_ns,
+    .peak_rss = self->peak_rss,
+    .leaked_bytes = self->leaked_bytes,
+    .leaked_blocks = self->leaked_blocks,
+    .has_exit = self->has_exit,
+    .exit_status = self->exit_status,
+    .truncated = self->truncated,
+    .committed_allocs = self->committed_allocs,
+  };
 
-  put (b, self->info_keys->len - 1);
-  for (guint i = 0; i + 1 < self->info_keys->len; i++)
+  p.n_info = self->info_keys->len - 1;
+  p.info = info = g_new0 (HlCostsInfo, p.n_info + 1);
+  for (guint i = 0; i < p.n_info; i++)
     {
-      put_string (b, self->info_keys->pdata[i]);
-      put_string (b, g_hash_table_lookup (self->info, self->info_keys->pdata[i]));
+      info[i].key = str_of (self->info_keys->pdata[i]);
+      info[i].value = str_of (g_hash_table_lookup (self->info, self->info_keys->pdata[i]));
     }
-  put (b, self->warnings->len - 1);
-  for (guint i = 0; i + 1 < self->warnings->len; i++)
-    put_string (b, self->warnings->pdata[i]);
+  p.n_warnings = self->warnings->len - 1;
+  p.warnings = warnings = g_new0 (HlCostsString, p.n_warnings + 1);
+  for (guint i = 0; i < p.n_warnings; i++)
+    warnings[i] = str_of (self->warnings->pdata[i]);
 
-  put (b, self->modules->len);
+  p.n_modules = self->modules->len;
+  p.modules = modules = g_new0 (HlCostsModule, p.n_modules + 1);
   for (guint i = 0; i < self->modules->len; i++)
     {
       const HlModuleInfo *m = &g_array_index (self->modules, HlModuleInfo, i);
-      put_string (b, m->path);
-      put_string (b, m->name);
-      put_string (b, m->build_id);
-      put (b, m->start);
-      put (b, m->size);
+      modules[i] = (HlCostsModule) { str_of (m->path), str_of (m->name), str_of (m->build_id), m->start, m->size };
     }
-  put (b, n_threads);
+  p.n_threads = n_threads;
+  p.threads = threads = g_new0 (HlCostsThread, n_threads + 1);
   for (guint i = 0; i < n_threads; i++)
     {
       const HlThreadInfo *t = &g_array_index (self->threads, HlThreadInfo, i);
-      put (b, t->tid);
-      put_string (b, t->name);
-      put (b, t->start_ns);
-      put (b, t->end_ns);
+      threads[i] = (HlCostsThread) { t->tid, str_of (t->name), t->start_ns, t->end_ns };
     }
 
-  /* Stacks: the trace ids that map to one (internal indices as deltas:
-   * they mostly follow the ids), then each stack's frames. */
+  /* the trace ids that map to a stack */
+  p.stack_table_size = self->stack_ids->len;
   for (guint i = 0; i < self->stack_ids->len; i++)
-    n_ids += g_array_index (self->stack_ids, guint32, i) != 0;
-  put (b, self->stack_ids->len);
-  put (b, n_ids);
-  prev = 0;
-  {
-    guint64 prev_v = 0;
-    for (guint i = 0; i < self->stack_ids->len; i++)
-      if (g_array_index (self->stack_ids, guint32, i) != 0)
-        {
-          guint64 v = g_array_index (self->stack_ids, guint32, i);
-          put (b, i - prev);
-          put_signed (b, (gint64) (v - prev_v));
-          prev = i;
-          prev_v = v;
-        }
-  }
-  put (b, n_spans);
-  put (b, form);
-  if (form == HL_COSTS_STACKS_INLINE)
-    put_stack_trie (b, self);
-  else
+    p.n_stack_ids += g_array_index (self->stack_ids, guint32, i) != 0;
+  p.stack_ids = stack_ids = g_new0 (HlCostsStackId, p.n_stack_ids + 1);
+  for (guint i = 0, k = 0; i < self->stack_ids->len; i++)
+    if (g_array_index (self->stack_ids, guint32, i) != 0)
+      stack_ids[k++] = (HlCostsStackId) { i, g_array_index (self->stack_ids, guint32, i) };
+  p.n_stacks = n_spans;
+  p.form = (HlCostsForm) form;
+  p.spans = spans = g_new0 (HlCostsSpan, n_spans + 1);
+  for (guint i = 0; i < n_spans; i++)
     {
-      guint32 crc = 0;
-      for (guint i = 1; i < n_spans; i++)
-        {
-          const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-          put (b, (guint64) span->n << 1 | (span->defined ? 1 : 0));
-          crc = frames_crc (crc, &g_array_index (self->stack_addrs, guint64, span->begin), span->n);
-        }
-      put (b, crc);
+      const StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
+      spans[i] = (HlCostsSpan) { span->begin, span->n, span->defined != 0 };
     }
+  p.n_frames = self->stack_addrs->len;
+  p.frames = (guint64 *) self->stack_addrs->data;
 
-  put (b, self->counters->len);
-  prev = 0;
+  p.n_counters = self->counters->len;
+  p.counters = counters = g_new0 (HlCostsCounter, p.n_counters + 1);
   for (guint i = 0; i < self->counters->len; i++)
     {
       const HlCounterSample *c = &g_array_index (self->counters, HlCounterSample, i);
-      put_signed (b, (gint64) (c->time_ns - prev));
-      put (b, c->heap_bytes);
-      put (b, c->rss_bytes);
-      prev = c->time_ns;
+      counters[i] = (HlCostsCounter) { c->time_ns, c->heap_bytes, c->rss_bytes };
     }
-  put (b, self->drops->len);
+  p.n_drops = self->drops->len;
+  p.drops = drops = g_new0 (HlCostsDrop, p.n_drops + 1);
   for (guint i = 0; i < self->drops->len; i++)
     {
       const HlDropSample *d = &g_array_index (self->drops, HlDropSample, i);
-      put (b, d->time_ns);
-      put (b, d->count);
+      drops[i] = (HlCostsDrop) { d->time_ns, d->count };
     }
-  put (b, self->meta->len);
+  p.n_meta = self->meta->len;
+  p.meta = meta = g_new0 (HlCostsMeta, p.n_meta + 1);
   for (guint i = 0; i < self->meta->len; i++)
     {
       const HlMetaInterval *m = &g_array_index (self->meta, HlMetaInterval, i);
-      put_string (b, m->key);
-      put_string (b, m->value);
-      put (b, m->start_ns);
-      put (b, m->end_ns);
-      put (b, m->tid);
+      meta[i] = (HlCostsMeta) { str_of (m->key), str_of (m->value), m->start_ns, m->end_ns, m->tid };
     }
-  guint n_marks;
-  const HlMark *marks = hl_recording_get_marks (self, &n_marks);
-  put (b, n_marks);
+  marks = hl_recording_get_marks (self, &n_marks);
+  p.n_marks = n_marks;
+  p.marks = marks_out = g_new0 (HlCostsMark, n_marks + 1);
   for (guint i = 0; i < n_marks; i++)
-    {
-      const HlMark *m = &marks[i];
-      put (b, m->time_ns);
-      put_string (b, m->text);
-      put (b, m->tid);
-    }
+    marks_out[i] = (HlCostsMark) { marks[i].time_ns, str_of (marks[i].text), marks[i].tid };
 
   stack_costs = hl_aggregate_dup_stack_costs (self->aggregate, n_spans);
   thread_costs = hl_aggregate_dup_thread_costs (self->aggregate, n_threads);
   hl_aggregate_get_histogram (self->aggregate, &histogram);
-  /* per stack, a column per cost (live bytes, which are the leaked ones
-   * once settled, as the difference) and the owners */
-  for (guint k = 0; k < 6; k++)
-    for (guint i = 0; i < n_spans; i++)
-      put (b, ((const guint64 *) &stack_costs[i])[k]);
+  p.stack_costs = stack_rows = g_new0 (HlCostsRow, n_spans + 1);
+  p.owners = owners = g_new0 (guint32, n_spans + 1);
   for (guint i = 0; i < n_spans; i++)
-    put_signed (b, (gint64) (stack_costs[i].live_bytes - stack_costs[i].leaked_bytes));
-  for (guint i = 0; i < n_spans; i++)
-    put (b, hl_aggregate_get_stack_owner (self->aggregate, i));
-  for (guint i = 0; i < n_threads; i++)
-    put_costs (b, &thread_costs[i]);
-  put (b, hl_aggregate_get_n_pairs (self->aggregate));
-  for (guint i = 0; i < hl_aggregate_get_n_pairs (self->aggregate); i++)
     {
-      guint32 stack, thread;
+      stack_rows[i] = row_of (&stack_costs[i]);
+      owners[i] = hl_aggregate_get_stack_owner (self->aggregate, i);
+    }
+  p.thread_costs = thread_rows = g_new0 (HlCostsRow, n_threads + 1);
+  for (guint i = 0; i < n_threads; i++)
+    thread_rows[i] = row_of (&thread_costs[i]);
+  p.n_pairs = hl_aggregate_get_n_pairs (self->aggregate);
+  p.pairs = pairs = g_new0 (HlCostsPair, p.n_pairs + 1);
+  for (guint i = 0; i < p.n_pairs; i++)
+    {
       HlCosts c;
 
-      hl_aggregate_get_pair (self->aggregate, i, &stack, &thread, &c);
-      put (b, stack);
-      put (b, thread);
-      put_costs (b, &c);
+      hl_aggregate_get_pair (self->aggregate, i, &pairs[i].stack, &pairs[i].thread, &c);
+      pairs[i].costs = row_of (&c);
     }
-  for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
-    {
-      put (b, histogram.count[i]);
-      put (b, histogram.bytes[i]);
-    }
-  return b;
+  memcpy (p.histogram_count, histogram.count, sizeof p.histogram_count);
+  memcpy (p.histogram_bytes, histogram.bytes, sizeof p.histogram_bytes);
+  return hl_costs_payload_encode (&p, out) == 0;
 }
 
 static gboolean
@@ -350,35 +235,7 @@ write_all (int          fd,
   return TRUE;
 }
 
-/* ---- Checking ------------------------------------------------------------ */
-
-static guint64
-read_u64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static guint32
-read_u32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static guint32
-packet_crc (const guint8 *packet,
-            gsize         total)
-{
-  static const guint8 zero[4];
-  gsize at = offsetof (HlPacketHeader, crc32c);
-  guint32 crc = hl_crc32c (0, packet, at);
-
-  crc = hl_crc32c (crc, zero, 4);
-  return hl_crc32c (crc, packet + at + 4, total - at - 4);
-}
+/* ---- Reading: a payload description into the recording ----------------- */
 
 /* The payload of DATA's COSTS packet (a new array), or NULL when DATA
  * does not end with one that matches it (see the header). */
@@ -386,193 +243,169 @@ static GByteArray *
 find_payload (const guint8 *data,
               gsize         size)
 {
-  HlTraceFileHeader fh;
-  HlPacketHeader h;
-  const guint8 *content;
-  guint64 total, offset;
-  guint32 codec, raw;
-  gsize stored;
+  HlCostsPacketView view;
+  HlFormatError err;
   GByteArray *out;
 
-  if (size < HL_TRACE_FILE_HEADER_SIZE + HL_PACKET_HEADER_SIZE + CONTENT_HEAD + HL_COSTS_PACKET_FOOTER_SIZE ||
-      memcmp (data + size - 8, HL_COSTS_PACKET_MAGIC, 8) != 0)
+  if (hl_costs_packet_find (data, size, HL_COSTS_PACKET_MODEL_VERSION, &view, &err) != 0)
     return NULL;
-  memcpy (&fh, data, sizeof fh);
-  if (memcmp (fh.magic, HL_TRACE_MAGIC, HL_TRACE_MAGIC_SIZE) != 0 || fh.byte_order != HL_TRACE_BYTE_ORDER_MARK ||
-      fh.version_major != HL_TRACE_VERSION_MAJOR || (fh.flags & HL_TRACE_FLAG_COMPRESSED) == 0)
-    return NULL;
-  total = read_u64 (data + size - HL_COSTS_PACKET_FOOTER_SIZE);
-  if (total > size - HL_TRACE_FILE_HEADER_SIZE ||
-      total < HL_PACKET_HEADER_SIZE + CONTENT_HEAD + HL_COSTS_PACKET_FOOTER_SIZE)
-    return NULL;
-  offset = size - total;
-  memcpy (&h, data + offset, sizeof h);
-  if (h.magic != HL_PACKET_MAGIC || h.kind != HL_PACKET_KIND_COSTS || h.header_size != HL_PACKET_HEADER_SIZE ||
-      (guint64) h.header_size + h.content_size != total || h.pid != fh.pid ||
-      packet_crc (data + offset, total) != h.crc32c)
-    return NULL;
-  content = data + offset + HL_PACKET_HEADER_SIZE;
-  codec = read_u32 (content);
-  raw = read_u32 (content + 4);
-  if (read_u64 (content + 8) != offset || read_u32 (content + 20) != HL_COSTS_PACKET_MODEL_VERSION ||
-      raw == 0 || raw > PAYLOAD_MAX || hl_crc32c (0, data, offset) != read_u32 (content + 16))
-    return NULL;
-  stored = h.content_size - CONTENT_HEAD - HL_COSTS_PACKET_FOOTER_SIZE;
-  out = g_byte_array_sized_new (raw);
-  g_byte_array_set_size (out, raw);
-  if (codec == CODEC_STORED && stored == raw)
+  out = g_byte_array_sized_new (view.raw_size);
+  g_byte_array_set_size (out, view.raw_size);
+  if (hl_costs_packet_unpack (&view, payload_codec (0), out->data, &err) != 0)
     {
-      memcpy (out->data, content + CONTENT_HEAD, raw);
-      return out;
+      g_byte_array_unref (out);
+      return NULL;
     }
-#ifdef HL_HAVE_ZSTD
-  if (codec == HL_CODEC_ZSTD)
-    {
-      const HlTraceCodec *c = hl_trace_codec_zstd (0);
-      if (c->decompress (c->user, content + CONTENT_HEAD, stored, out->data, raw) == raw)
-        return out;
-    }
-#endif
-  g_byte_array_unref (out);
-  return NULL;
-}
-
-/* ---- Reading ------------------------------------------------------------- */
-
-typedef struct
-{
-  const guint8 *p, *end;
-  gboolean      bad;
-} Cursor;
-
-static guint64
-get (Cursor *c)
-{
-  guint64 v = 0;
-
-  for (guint shift = 0; shift < 64; shift += 7)
-    {
-      guint8 byte;
-
-      if (c->p >= c->end)
-        break;
-      byte = *c->p++;
-      v |= (guint64) (byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0)
-        return v;
-    }
-  c->bad = TRUE;
-  c->p = c->end;
-  return 0;
-}
-
-static gint64
-get_signed (Cursor *c)
-{
-  return hl_zigzag_decode (get (c));
-}
-
-/* A count of things taking at least a byte each. */
-static guint64
-get_count (Cursor *c)
-{
-  guint64 n = get (c);
-
-  if (n > (guint64) (c->end - c->p) || n > G_MAXUINT32)
-    {
-      c->bad = TRUE;
-      c->p = c->end;
-      return 0;
-    }
-  return n;
+  return out;
 }
 
 static const char *
-get_string (Cursor      *c,
-            HlRecording *rec)
+intern (HlRecording         *rec,
+        const HlCostsString *s)
 {
-  guint64 n = get (c);
   g_autofree char *tmp = NULL;
 
-  if (n == 0)
+  if (s->data == NULL)
     return NULL;
-  n--;
-  if (n > (guint64) (c->end - c->p))
-    {
-      c->bad = TRUE;
-      c->p = c->end;
-      return NULL;
-    }
-  tmp = g_strndup ((const char *) c->p, n);
-  c->p += n;
+  tmp = g_strndup (s->data, s->len);
   return hl_recording_intern (rec, tmp);
 }
 
-static void
-get_costs (Cursor  *c,
-           HlCosts *out)
-{
-  out->allocations = get (c);
-  out->bytes = get (c);
-  out->temporary = get (c);
-  out->peak_bytes = get (c);
-  out->leaked_bytes = get (c);
-  out->leaked_blocks = get (c);
-  out->live_bytes = get (c);
-}
-
-/* The trie put_stack_trie() wrote, into SELF's N_SPANS spans. */
+/* SELF filled from the payload P (decoded); FALSE when it does not fit a
+ * recording (two threads of one tid, a pair out of range). */
 static gboolean
-get_stack_trie (Cursor      *c,
-                HlRecording *self,
-                guint64      n_spans)
+fill (HlRecording          *self,
+      const HlCostsPayload *p)
 {
-  guint64 n_nodes = get_count (c), prev = 0, total = 0;
-  g_autofree guint32 *parent = NULL;
-  g_autofree guint64 *frame = NULL;
-  g_autofree guint16 *depth = NULL;
+  const HlCostsSummary *s = &p->summary;
+  g_autofree HlCosts *stack_costs = NULL, *thread_costs = NULL;
+  HlSizeHistogram histogram = { { 0 } };
 
-  if (c->bad || n_nodes > (guint64) (c->end - c->p) / 2)
-    return FALSE;
-  parent = g_new (guint32, n_nodes + 1);
-  frame = g_new (guint64, n_nodes + 1);
-  depth = g_new (guint16, n_nodes + 1);
-  depth[0] = 0;
-  for (guint64 k = 1; k <= n_nodes; k++)
+  self->seq = (guint32) s->seq;
+  self->n_allocs = s->n_allocs;
+  self->n_frees = s->n_frees;
+  self->bytes_allocated = s->bytes_allocated;
+  self->temporary = s->temporary;
+  self->frees_unknown = s->frees_unknown;
+  self->ids_out_of_range = s->ids_out_of_range;
+  self->dropped = s->dropped;
+  self->end_ns = s->end_ns;
+  self->peak_heap = s->peak_heap;
+  self->peak_time_ns = s->peak_time_ns;
+  self->peak_rss = s->peak_rss;
+  self->leaked_bytes = s->leaked_bytes;
+  self->leaked_blocks = s->leaked_blocks;
+  self->has_exit = s->has_exit;
+  self->exit_status = (int) s->exit_status;
+  self->truncated = s->truncated;
+  self->committed_allocs = s->committed_allocs;
+
+  for (gsize i = 0; i < p->n_info; i++)
+    hl_recording_append_info (self, intern (self, &p->info[i].key), intern (self, &p->info[i].value));
+  for (gsize i = 0; i < p->n_warnings; i++)
+    hl_recording_append_warning (self, intern (self, &p->warnings[i]));
+  for (gsize i = 0; i < p->n_modules; i++)
     {
-      guint64 back = get (c);
-
-      /* the parent is an earlier node or the root */
-      if (back == 0 || back > k)
-        return FALSE;
-      parent[k] = (guint32) (k - back);
-      frame[k] = prev + (guint64) get_signed (c);
-      prev = frame[k];
-      depth[k] = (guint16) (depth[parent[k]] + 1);
-      if (depth[k] > HL_TRACE_MAX_FRAMES)
-        return FALSE;
+      HlModuleInfo m = { 0 };
+      m.path = intern (self, &p->modules[i].path);
+      m.name = intern (self, &p->modules[i].name);
+      m.build_id = intern (self, &p->modules[i].build_id);
+      m.start = p->modules[i].start;
+      m.size = p->modules[i].size;
+      g_array_append_val (self->modules, m);
     }
-  for (guint64 i = 1; i < n_spans && !c->bad; i++)
+  for (gsize i = 0; i < p->n_threads; i++)
+    {
+      HlThreadInfo t = { 0 };
+      guint64 none = HL_ALLOC_ID_NONE;
+
+      t.tid = p->threads[i].tid;
+      t.name = intern (self, &p->threads[i].name);
+      t.start_ns = p->threads[i].start_ns;
+      t.end_ns = p->threads[i].end_ns;
+      if (g_hash_table_contains (self->tid_to_thread, GUINT_TO_POINTER (t.tid)))
+        return FALSE;
+      g_array_append_val (self->threads, t);
+      g_array_append_val (self->thread_last, none);
+      g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (t.tid), GUINT_TO_POINTER (self->threads->len));
+    }
+
+  /* the table is sized by its ids, as it grows while a load reads them */
+  for (gsize i = 0; i < p->n_stack_ids; i++)
+    {
+      guint64 id = p->stack_ids[i].id, n = p->stack_table_size;
+      if (id >= self->stack_ids->len)
+        g_array_set_size (self->stack_ids, (guint) MIN (n, MAX (id + 1, (guint64) self->stack_ids->len * 2)));
+      g_array_index (self->stack_ids, guint32, id) = p->stack_ids[i].index;
+    }
+  g_array_set_size (self->stack_spans, (guint) p->n_stacks);
+  for (gsize i = 1; i < p->n_stacks; i++)
     {
       StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-      guint64 v = get (c), node = v >> 1;
-
-      if (node > n_nodes || (node > 0 && (v & 1) == 0))
-        return FALSE;
-      span->defined = v & 1;
-      span->n = depth[node];
-      span->begin = (guint32) total;
-      total += span->n;
-      if (total > MAX_TOTAL_FRAMES)
-        return FALSE;
-      g_array_set_size (self->stack_addrs, (guint) total);
-      /* innermost first: the node, then up to the root */
-      for (guint32 f = 0; f < span->n; f++, node = parent[node])
-        g_array_index (self->stack_addrs, guint64, span->begin + f) = frame[node];
+      span->defined = p->spans[i].defined;
+      span->n = p->spans[i].n;
+      span->begin = (guint32) p->spans[i].begin;
     }
-  return !c->bad;
+  /* by reference, the frames come from the trace (fill_frames_from_trace) */
+  g_array_set_size (self->stack_addrs, (guint) p->n_frames);
+  if (p->form == HL_COSTS_FORM_INLINE && p->n_frames > 0)
+    memcpy (self->stack_addrs->data, p->frames, p->n_frames * sizeof (guint64));
+
+  for (gsize i = 0; i < p->n_counters; i++)
+    {
+      HlCounterSample c = { p->counters[i].time_ns, p->counters[i].heap_bytes, p->counters[i].rss_bytes };
+      g_array_append_val (self->counters, c);
+    }
+  for (gsize i = 0; i < p->n_drops; i++)
+    {
+      HlDropSample d = { p->drops[i].time_ns, p->drops[i].count };
+      g_array_append_val (self->drops, d);
+    }
+  for (gsize i = 0; i < p->n_meta; i++)
+    {
+      HlMetaInterval m = { 0 };
+      m.key = intern (self, &p->meta[i].key);
+      m.value = intern (self, &p->meta[i].value);
+      m.start_ns = p->meta[i].start_ns;
+      m.end_ns = p->meta[i].end_ns;
+      m.tid = p->meta[i].tid;
+      g_array_append_val (self->meta, m);
+      /* still set at the end (saved open): ends with the recording, as
+       * hl_recording_get_metadata_intervals() gives it from the events */
+      if (m.end_ns == G_MAXUINT64)
+        g_hash_table_insert (self->meta_open, (char *) m.key, GUINT_TO_POINTER (self->meta->len));
+    }
+  for (gsize i = 0; i < p->n_marks; i++)
+    {
+      HlMark m = { 0 };
+      m.time_ns = p->marks[i].time_ns;
+      m.text = intern (self, &p->marks[i].text);
+      m.tid = p->marks[i].tid;
+      hl_recording_insert_mark (self, &m);
+    }
+
+  stack_costs = g_new0 (HlCosts, p->n_stacks);
+  thread_costs = g_new0 (HlCosts, p->n_threads + 1);
+  for (gsize i = 0; i < p->n_stacks; i++)
+    stack_costs[i] = costs_of (&p->stack_costs[i]);
+  for (gsize i = 0; i < p->n_threads; i++)
+    thread_costs[i] = costs_of (&p->thread_costs[i]);
+  self->aggregate = hl_aggregate_new_settled (stack_costs, p->owners, (guint) p->n_stacks, thread_costs,
+                                              (guint) p->n_threads, &histogram);
+  for (gsize i = 0; i < p->n_pairs; i++)
+    {
+      HlCosts pc = costs_of (&p->pairs[i].costs);
+      if (!hl_aggregate_add_settled_pair (self->aggregate, p->pairs[i].stack, p->pairs[i].thread, &pc))
+        return FALSE;
+    }
+  memcpy (histogram.count, p->histogram_count, sizeof histogram.count);
+  memcpy (histogram.bytes, p->histogram_bytes, sizeof histogram.bytes);
+  hl_aggregate_set_histogram (self->aggregate, &histogram);
+  return TRUE;
 }
 
+/* SELF filled from the SIZE bytes of a payload at DATA; FALSE when they
+ * are not one (or do not fit a recording). */
 static gboolean
 deserialize (HlRecording  *self,
              const guint8 *data,
@@ -580,222 +413,20 @@ deserialize (HlRecording  *self,
              gboolean     *by_reference,
              guint32      *frames_crc)
 {
-  Cursor c = { data, data + size, FALSE };
-  guint64 n, n_spans, n_threads, prev, form;
-  g_autofree HlCosts *stack_costs = NULL, *thread_costs = NULL;
-  g_autofree guint32 *owners = NULL;
-  HlSizeHistogram histogram = { { 0 } };
+  HlCostsPayload p;
+  HlFormatError err;
+  gboolean ok;
 
-  self->seq = (guint32) get (&c);
-  self->n_allocs = get (&c);
-  self->n_frees = get (&c);
-  self->bytes_allocated = get (&c);
-  self->temporary = get (&c);
-  self->frees_unknown = get (&c);
-  self->ids_out_of_range = get (&c);
-  self->dropped = get (&c);
-  self->end_ns = get (&c);
-  self->peak_heap = get (&c);
-  self->peak_time_ns = get (&c);
-  self->peak_rss = get (&c);
-  self->leaked_bytes = get (&c);
-  self->leaked_blocks = get (&c);
-  self->has_exit = get (&c) != 0;
-  self->exit_status = (int) get_signed (&c);
-  self->truncated = get (&c) != 0;
-  self->committed_allocs = get (&c);
-
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      const char *key = get_string (&c, self), *value = get_string (&c, self);
-      if (key == NULL || value == NULL)
-        return FALSE;
-      hl_recording_append_info (self, key, value);
-    }
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      const char *w = get_string (&c, self);
-      if (w == NULL)
-        return FALSE;
-      hl_recording_append_warning (self, w);
-    }
-
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      HlModuleInfo m = { 0 };
-      m.path = get_string (&c, self);
-      m.name = get_string (&c, self);
-      m.build_id = get_string (&c, self);
-      m.start = get (&c);
-      m.size = get (&c);
-      if (m.path == NULL || m.name == NULL || m.build_id == NULL)
-        return FALSE;
-      g_array_append_val (self->modules, m);
-    }
-  n_threads = get_count (&c);
-  for (guint64 i = 0; i < n_threads && !c.bad; i++)
-    {
-      HlThreadInfo t = { 0 };
-      guint64 none = HL_ALLOC_ID_NONE;
-
-      t.tid = (guint32) get (&c);
-      t.name = get_string (&c, self);
-      t.start_ns = get (&c);
-      t.end_ns = get (&c);
-      if (t.name == NULL || g_hash_table_contains (self->tid_to_thread, GUINT_TO_POINTER (t.tid)))
-        return FALSE;
-      g_array_append_val (self->threads, t);
-      g_array_append_val (self->thread_last, none);
-      g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (t.tid), GUINT_TO_POINTER (self->threads->len));
-    }
-
-  n = get (&c); /* stack_ids->len: the table is sized by its ids here */
-  if (n > G_MAXINT32 || c.bad)
+  if (hl_costs_payload_decode (data, size, &p, &err) != 0)
     return FALSE;
-  {
-    guint64 n_ids = get_count (&c), prev_v = 0;
-    prev = 0;
-    for (guint64 i = 0; i < n_ids && !c.bad; i++)
-      {
-        guint64 delta = get (&c), id = prev + delta, v = prev_v + (guint64) get_signed (&c);
-        if ((i > 0 && delta == 0) || id >= n || v == 0 || v > G_MAXUINT32)
-          return FALSE;
-        if (id >= self->stack_ids->len)
-          g_array_set_size (self->stack_ids, (guint) MIN (n, MAX (id + 1, (guint64) self->stack_ids->len * 2)));
-        g_array_index (self->stack_ids, guint32, id) = (guint32) v;
-        prev = id;
-        prev_v = v;
-      }
-  }
-  n_spans = get_count (&c);
-  /* each stack takes a byte here and 8 in the costs at least */
-  if (n_spans == 0 || n_spans > (guint64) (c.end - c.p) / 9)
-    return FALSE;
-  g_array_set_size (self->stack_spans, (guint) n_spans);
-  form = get (&c);
-  if (form == HL_COSTS_STACKS_INLINE)
+  ok = fill (self, &p);
+  if (p.form == HL_COSTS_FORM_BY_REFERENCE)
     {
-      if (!get_stack_trie (&c, self, n_spans))
-        return FALSE;
-    }
-  else if (form == HL_COSTS_STACKS_BY_REFERENCE)
-    {
-      guint64 total = 0;
-      for (guint64 i = 1; i < n_spans && !c.bad; i++)
-        {
-          StackSpan *span = &g_array_index (self->stack_spans, StackSpan, i);
-          guint64 v = get (&c);
-
-          span->defined = v & 1;
-          span->n = (guint32) MIN (v >> 1, (guint64) HL_TRACE_MAX_FRAMES + 1);
-          span->begin = (guint32) total;
-          total += span->n;
-          if (span->n > HL_TRACE_MAX_FRAMES || total > MAX_TOTAL_FRAMES || (!span->defined && span->n > 0))
-            return FALSE;
-        }
-      *frames_crc = (guint32) get (&c);
-      if (c.bad)
-        return FALSE;
-      /* the frames come from the trace (fill_frames_from_trace) */
-      g_array_set_size (self->stack_addrs, (guint) total);
       *by_reference = TRUE;
+      *frames_crc = p.frames_crc;
     }
-  else
-    return FALSE;
-  for (guint i = 0; i < self->stack_ids->len; i++)
-    if (g_array_index (self->stack_ids, guint32, i) > n_spans)
-      return FALSE;
-
-  n = get_count (&c);
-  prev = 0;
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      HlCounterSample s;
-      s.time_ns = prev + (guint64) get_signed (&c);
-      s.heap_bytes = get (&c);
-      s.rss_bytes = get (&c);
-      prev = s.time_ns;
-      g_array_append_val (self->counters, s);
-    }
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      HlDropSample d;
-      d.time_ns = get (&c);
-      d.count = get (&c);
-      g_array_append_val (self->drops, d);
-    }
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      HlMetaInterval m = { 0 };
-      m.key = get_string (&c, self);
-      m.value = get_string (&c, self);
-      m.start_ns = get (&c);
-      m.end_ns = get (&c);
-      m.tid = (guint32) get (&c);
-      if (m.key == NULL || m.value == NULL)
-        return FALSE;
-      g_array_append_val (self->meta, m);
-      /* still set at the end (saved open): ends with the recording, as
-       * hl_recording_get_metadata_intervals() gives it from the events */
-      if (m.end_ns == G_MAXUINT64)
-        g_hash_table_insert (self->meta_open, (char *) m.key, GUINT_TO_POINTER (self->meta->len));
-    }
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      HlMark m = { 0 };
-      m.time_ns = get (&c);
-      m.text = get_string (&c, self);
-      m.tid = (guint32) get (&c);
-      if (m.text == NULL)
-        return FALSE;
-      hl_recording_insert_mark (self, &m);
-    }
-
-  if (c.bad || (guint64) (c.end - c.p) < n_spans * 8 + n_threads * 7)
-    return FALSE;
-  stack_costs = g_new0 (HlCosts, n_spans);
-  owners = g_new0 (guint32, n_spans);
-  thread_costs = g_new0 (HlCosts, n_threads + 1);
-  for (guint k = 0; k < 6; k++)
-    for (guint64 i = 0; i < n_spans; i++)
-      ((guint64 *) &stack_costs[i])[k] = get (&c);
-  for (guint64 i = 0; i < n_spans; i++)
-    stack_costs[i].live_bytes = stack_costs[i].leaked_bytes + (guint64) get_signed (&c);
-  for (guint64 i = 0; i < n_spans; i++)
-    {
-      n = get (&c);
-      if (n > n_threads)
-        return FALSE;
-      owners[i] = (guint32) n;
-    }
-  for (guint64 i = 0; i < n_threads; i++)
-    get_costs (&c, &thread_costs[i]);
-  self->aggregate = hl_aggregate_new_settled (stack_costs, owners, (guint) n_spans, thread_costs, (guint) n_threads,
-                                              &histogram);
-  n = get_count (&c);
-  for (guint64 i = 0; i < n && !c.bad; i++)
-    {
-      guint64 stack = get (&c), thread = get (&c);
-      HlCosts pc;
-
-      get_costs (&c, &pc);
-      if (stack > G_MAXUINT32 || thread > G_MAXUINT32 ||
-          !hl_aggregate_add_settled_pair (self->aggregate, (guint32) stack, (guint32) thread, &pc))
-        return FALSE;
-    }
-  for (guint i = 0; i < HL_SIZE_HISTOGRAM_BUCKETS; i++)
-    {
-      histogram.count[i] = get (&c);
-      histogram.bytes[i] = get (&c);
-    }
-  hl_aggregate_set_histogram (self->aggregate, &histogram);
-  return !c.bad && c.p == c.end;
+  hl_costs_payload_clear (&p);
+  return ok;
 }
 
 /* The frames of REC's stacks held by reference: every span defined in
@@ -859,7 +490,7 @@ fill_frames_from_trace (HlRecording *rec,
       if (span->defined && !filled[i])
         ok = FALSE;
       else
-        got = frames_crc (got, &g_array_index (rec->stack_addrs, guint64, span->begin), span->n);
+        got = hl_costs_frames_crc (got, &g_array_index (rec->stack_addrs, guint64, span->begin), span->n);
     }
   return ok && got == crc;
 }
@@ -919,100 +550,21 @@ hl_costs_packet_payload (HlRecording   *rec,
                          HlCostsStacks  form,
                          GError       **error)
 {
-  GByteArray *payload;
+  HlCostsBuffer payload = { 0 };
 
   g_return_val_if_fail (HL_IS_RECORDING (rec) && rec->aggregate != NULL, NULL);
-  payload = serialize (rec, form);
-  if (payload->len > PAYLOAD_MAX)
+  if (!serialize (rec, form, &payload) || payload.len > HL_COSTS_PAYLOAD_MAX)
     {
-      g_byte_array_unref (payload);
+      hl_costs_buffer_clear (&payload);
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "costs too large to save");
       return NULL;
     }
-  return g_byte_array_free_to_bytes (payload);
-}
-
-/* The whole COSTS packet of PAYLOAD, its file's fields (the size and
- * crc it covers, the pid, the packet's crc) left for finish_packet(). */
-static GByteArray *
-build_packet (const guint8 *payload,
-              gsize         payload_len)
-{
-  GByteArray *packet;
-  guint32 codec = CODEC_STORED;
-  HlPacketHeader h = { 0 };
-  guint64 total;
-
-  packet = g_byte_array_sized_new (HL_PACKET_HEADER_SIZE + CONTENT_HEAD + payload_len + HL_COSTS_PACKET_FOOTER_SIZE);
-  g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD);
-#ifdef HL_HAVE_ZSTD
-  {
-    const HlTraceCodec *c = hl_trace_codec_zstd (PAYLOAD_LEVEL);
-    gsize bound = c->compress_bound (c->user, payload_len), n;
-
-    g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD + bound);
-    n = c->compress (c->user, payload, payload_len, packet->data + HL_PACKET_HEADER_SIZE + CONTENT_HEAD, bound);
-    if (n > 0 && n < payload_len)
-      {
-        codec = HL_CODEC_ZSTD;
-        g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD + n);
-      }
-    else
-      g_byte_array_set_size (packet, HL_PACKET_HEADER_SIZE + CONTENT_HEAD);
-  }
-#endif
-  if (codec == CODEC_STORED)
-    g_byte_array_append (packet, payload, payload_len);
-  total = packet->len + HL_COSTS_PACKET_FOOTER_SIZE;
-  {
-    guint64 total_le = GUINT64_TO_LE (total);
-    g_byte_array_append (packet, (const guint8 *) &total_le, 8);
-    g_byte_array_append (packet, (const guint8 *) HL_COSTS_PACKET_MAGIC, 8);
-  }
-  {
-    guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
-    guint32 raw = GUINT32_TO_LE ((guint32) payload_len), codec_le = GUINT32_TO_LE (codec);
-    guint32 version = GUINT32_TO_LE (HL_COSTS_PACKET_MODEL_VERSION);
-
-    memcpy (content, &codec_le, 4);
-    memcpy (content + 4, &raw, 4);
-    memset (content + 8, 0, 12);
-    memcpy (content + 20, &version, 4);
-  }
-  h.magic = HL_PACKET_MAGIC;
-  h.content_size = (guint32) (total - HL_PACKET_HEADER_SIZE);
-  h.header_size = HL_PACKET_HEADER_SIZE;
-  h.kind = HL_PACKET_KIND_COSTS;
-  memcpy (packet->data, &h, sizeof h);
-  return packet;
-}
-
-/* PACKET (build_packet()) for a file of SIZE bytes whose CRC-32C is
- * COVERED_CRC and whose pid is PID. */
-static void
-finish_packet (GByteArray *packet,
-               guint64     size,
-               guint32     covered_crc,
-               guint32     pid)
-{
-  guint8 *content = packet->data + HL_PACKET_HEADER_SIZE;
-  guint32 crc_le = GUINT32_TO_LE (covered_crc);
-  guint64 covered = GUINT64_TO_LE (size);
-  HlPacketHeader h;
-
-  memcpy (content + 8, &covered, 8);
-  memcpy (content + 16, &crc_le, 4);
-  memcpy (&h, packet->data, sizeof h);
-  h.pid = pid;
-  h.crc32c = 0;
-  memcpy (packet->data, &h, sizeof h);
-  h.crc32c = packet_crc (packet->data, packet->len);
-  memcpy (packet->data, &h, sizeof h);
+  return g_bytes_new_with_free_func (payload.data, payload.len, free, payload.data);
 }
 
 struct _HlCostsPacket
 {
-  GByteArray *packet;
+  HlCostsBuffer packet;
 };
 
 HlCostsPacket *
@@ -1022,14 +574,15 @@ hl_costs_packet_build (GBytes *payload)
   const guint8 *data = g_bytes_get_data (payload, &len);
   HlCostsPacket *p = g_new0 (HlCostsPacket, 1);
 
-  p->packet = build_packet (data, len);
+  if (hl_costs_packet_wrap (data, len, payload_codec (PAYLOAD_LEVEL), HL_COSTS_PACKET_MODEL_VERSION, &p->packet) != 0)
+    g_error ("out of memory building the costs packet of %" G_GSIZE_FORMAT " bytes", len);
   return p;
 }
 
 gsize
 hl_costs_packet_built_size (const HlCostsPacket *packet)
 {
-  return packet->packet->len;
+  return packet->packet.len;
 }
 
 void
@@ -1037,7 +590,7 @@ hl_costs_packet_free (HlCostsPacket *packet)
 {
   if (packet == NULL)
     return;
-  g_byte_array_unref (packet->packet);
+  hl_costs_buffer_clear (&packet->packet);
   g_free (packet);
 }
 
@@ -1069,7 +622,7 @@ hl_costs_packet_write_built (HlCostsPacket *built,
                              GError       **error)
 {
   g_autoptr (GMappedFile) map = NULL;
-  GByteArray *packet = built->packet;
+  HlCostsBuffer *packet = &built->packet;
   const guint8 *data;
   gsize size;
   HlTraceFileHeader fh;
@@ -1095,7 +648,7 @@ hl_costs_packet_write_built (HlCostsPacket *built,
                    "%s: costs are saved in compressed traces only", path);
       return FALSE;
     }
-  finish_packet (packet, size, hl_crc32c (0, data, size), fh.pid);
+  hl_costs_packet_seal (packet->data, packet->len, size, hl_crc32c (0, data, size), fh.pid);
 
   fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0)

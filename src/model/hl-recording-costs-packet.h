@@ -36,9 +36,8 @@ typedef enum
   HL_COSTS_STACKS_BY_REFERENCE = 1,
 } HlCostsStacks;
 
-/* "HLCOSTS\0": the last 8 bytes of a file ending with a COSTS packet. */
-#define HL_COSTS_PACKET_MAGIC "HLCOSTS"
-#define HL_COSTS_PACKET_FOOTER_SIZE 16u
+/* The packet's layout (its header, footer and payload) is format's:
+ * hl-costs-packet.h and hl-costs-payload.h. */
 
 /* Loads the compressed trace at PATH costs-only and appends its COSTS
  * packet. FALSE with ERROR when it cannot be loaded so (no index, a

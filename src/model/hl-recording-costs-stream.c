@@ -24,8 +24,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "hl-crc32c.h"
-#include "hl-event-cursor-common.h"
 #include "hl-model-error.h"
 #include "hl-recording-aggregate-private.h"
 #include "hl-recording-private.h"
@@ -320,20 +318,6 @@ fail (HlCostsStream *self,
   g_clear_object (&self->rec);
 }
 
-static gboolean
-crc_matches (const HlPacketHeader *header,
-             const guint8         *packet)
-{
-  HlPacketHeader h = *header;
-  guint32 crc;
-
-  /* the packet as the file has it, its crc field counted as zero */
-  h.crc32c = 0;
-  crc = hl_crc32c (0, &h, sizeof h);
-  crc = hl_crc32c (crc, packet + sizeof h, (gsize) header->header_size + header->content_size - sizeof h);
-  return crc == header->crc32c;
-}
-
 /* The least last-packet end of the threads that may still write: no
  * packet to come holds an earlier event (but see the header). */
 static guint64
@@ -450,7 +434,7 @@ apply_packet (HlCostsStream *self,
 {
   HlPacketView pkt;
   HlFormatError err;
-  HlEvent ev;
+  HlEvent evs[64];
   gsize total;
   int rc;
 
@@ -463,7 +447,7 @@ apply_packet (HlCostsStream *self,
   total = (gsize) pkt.header.header_size + pkt.header.content_size;
   /* the follower's walk validated the header: checked again all the same */
   if (pkt.header.header_size < HL_PACKET_HEADER_SIZE || total > n || pkt.header.pid != self->pid ||
-      !crc_matches (&pkt.header, p))
+      hl_packet_crc32c (p, total) != pkt.header.crc32c)
     {
       fail (self, "the packet at offset %" G_GUINT64_FORMAT " is damaged or another process's", offset);
       return n;
@@ -471,20 +455,23 @@ apply_packet (HlCostsStream *self,
   pkt.offset = offset;
   pkt.content = p + pkt.header.header_size;
   hl_event_cursor_init (self->cursor, &pkt);
-  while ((rc = hl_event_cursor_next_inline (self->cursor, &ev, &err)) > 0)
-    {
-      if (self->short_path)
-        {
-          if ((ev.type == HL_EVENT_ALLOC || ev.type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, &ev))
-            continue;
-          if (ev.type == HL_EVENT_FREE && short_free (self->rec, &ev))
-            continue;
-        }
-      hl_recording_load_apply_event (self->rec, &ev);
-      if (ev.type == HL_EVENT_THREAD && (ev.u.thread.flags & HL_THREAD_FLAG_EXIT) != 0 &&
-          ev.u.thread.tid == pkt.header.tid)
-        writer_of (self, pkt.header.tid)->exited = TRUE;
-    }
+  while ((rc = hl_event_cursor_next_batch (self->cursor, evs, G_N_ELEMENTS (evs), &err)) > 0)
+    for (int i = 0; i < rc; i++)
+      {
+        const HlEvent *ev = &evs[i];
+
+        if (self->short_path)
+          {
+            if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, ev))
+              continue;
+            if (ev->type == HL_EVENT_FREE && short_free (self->rec, ev))
+              continue;
+          }
+        hl_recording_load_apply_event (self->rec, ev);
+        if (ev->type == HL_EVENT_THREAD && (ev->u.thread.flags & HL_THREAD_FLAG_EXIT) != 0 &&
+            ev->u.thread.tid == pkt.header.tid)
+          writer_of (self, pkt.header.tid)->exited = TRUE;
+      }
   if (rc < 0)
     {
       fail (self, "malformed events in the packet at offset %" G_GUINT64_FORMAT ": %s", offset, err.message);
