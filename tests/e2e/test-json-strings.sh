@@ -2,7 +2,8 @@
 # `heaplens-cli report --json` and `timeline --json` on a program whose
 # metadata, mark and thread name hold control characters and invalid UTF-8
 # (t-json-strings): the output is valid JSON in valid UTF-8, and each string
-# is the program's made valid (one U+FFFD per invalid byte, docs/cli.md).
+# is the program's made valid (one U+FFFD per invalid byte, docs/cli.md);
+# flamegraph --format svg of a trace so named is XML.
 set -u
 CLI="${HL_CLI:?}"
 T="${HL_JSON_TARGET:?}"
@@ -40,6 +41,14 @@ import json, sys
 d = json.loads(open(sys.argv[1], "rb").read())
 print(len(d["buckets"]), len(d["sites"]) > 0)
 ' "$WORK/t.json" 2>&1)" "0/100 True"
+
+# the SVG flame graph's title holds the trace's name: XML whatever it is
+nasty="$WORK/$(printf 's\001\033\377<&>.hltrace')"
+cp "$WORK/s.hltrace" "$nasty"
+"$CLI" flamegraph --format svg "$nasty" > "$WORK/f.svg" 2> "$WORK/f.err"
+eq "flamegraph --format svg of a trace named with control bytes: XML" "$?/$("$PY" -c '
+import sys, xml.etree.ElementTree as E
+E.parse(sys.argv[1]); print("parsed")' "$WORK/f.svg" 2>&1)" "0/parsed"
 
 echo "1..$n"
 exit $failed
