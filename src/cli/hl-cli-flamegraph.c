@@ -12,19 +12,16 @@
 #define ROW_HEIGHT  16.0
 #define TOP_MARGIN  40.0
 
+/* S as XML text or attribute value: valid UTF-8 without the control
+ * characters XML 1.0 refuses (hl_cli_printable()), escaped by GLib. */
 static void
 xml_escape (GString    *out,
             const char *s)
 {
-  for (const char *p = s; *p != '\0'; p++)
-    switch (*p)
-      {
-      case '<': g_string_append (out, "&lt;"); break;
-      case '>': g_string_append (out, "&gt;"); break;
-      case '&': g_string_append (out, "&amp;"); break;
-      case '"': g_string_append (out, "&quot;"); break;
-      default:  g_string_append_c (out, *p);
-      }
+  g_autofree char *shown = hl_cli_printable (s);
+  g_autofree char *escaped = g_markup_escape_text (shown, -1);
+
+  g_string_append (out, escaped);
 }
 
 static void

@@ -91,13 +91,6 @@ hl_cli_format_frame (const HlFrame *frame)
 }
 
 void
-hl_cli_json_string (GString    *out,
-                    const char *s)
-{
-  hl_json_append_string (out, s);
-}
-
-void
 hl_cli_filter_add_entries (GOptionContext     *ctx,
                            HlCliFilterOptions *opts)
 {

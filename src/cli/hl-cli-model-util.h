@@ -1,6 +1,6 @@
 /* hl-cli-model-util.h — what the model-based subcommands (report,
  * flamegraph, diff) share: loading with one-line errors, sizes in human
- * units, frames as text, JSON strings, filter options. */
+ * units, frames as text, filter options. */
 #pragma once
 
 #include <stdio.h>
@@ -26,9 +26,6 @@ char        *hl_cli_format_frame    (const HlFrame *frame);
 /* TEXT of a trace (a mark, say) fit for a terminal: valid UTF-8, control
  * characters as spaces. */
 char        *hl_cli_printable       (const char    *text);
-/* Appends S as a JSON string literal (with quotes). */
-void         hl_cli_json_string     (GString       *out,
-                                     const char    *s);
 
 /* Filter options shared by the commands. */
 typedef struct

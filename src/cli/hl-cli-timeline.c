@@ -71,47 +71,72 @@ print_csv (GArray             *series,
   fwrite (out->str, 1, out->len, stdout);
 }
 
+/* A line for each site and bucket (a bucket's sites on its line). */
+static const HlJsonLayout timeline_layout[] = {
+  { "",        "", "\n ",  "" },
+  { "sites",   "\n  ", "\n  ", "" },
+  { "buckets", "\n  ", "\n  ", "" },
+};
+
 static void
 print_json (const char         *path,
             GArray             *series,
             const HlSiteSeries *sites)
 {
-  g_autoptr (GString) out = g_string_new ("{\"file\": ");
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
   guint n_sites = sites != NULL ? sites->sites->len : 0;
 
-  hl_cli_json_string (out, path);
-  g_string_append (out, ",\n \"sites\": [");
+  json_builder_begin_object (b);
+  hl_json_add_string (b, "file", path);
+  json_builder_set_member_name (b, "sites");
+  json_builder_begin_array (b);
   for (guint k = 0; k < n_sites; k++)
     {
       const HlSiteInfo *site = &g_array_index (sites->sites, HlSiteInfo, k);
       g_autofree char *name = site_name (site);
-      g_string_append (out, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
-      hl_cli_json_string (out, name);
-      g_string_append (out, ", \"function\": ");
-      hl_cli_json_string (out, site->frame != NULL && site->stack != 0 ? site->frame->function : "");
-      g_string_append_printf (out, ", \"peak_bytes\": %" G_GUINT64_FORMAT "}", site->peak_bytes);
+
+      json_builder_begin_object (b);
+      hl_json_add_string (b, "name", name);
+      hl_json_add_string (b, "function", site->frame != NULL && site->stack != 0 ? site->frame->function : "");
+      hl_json_add_uint (b, "peak_bytes", site->peak_bytes);
+      json_builder_end_object (b);
     }
-  g_string_append (out, "],\n \"buckets\": [");
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "buckets");
+  json_builder_begin_array (b);
   for (guint i = 0; i < series->len; i++)
     {
-      const HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
-      g_string_append_printf (out, "%s\n  {\"start_ns\": %" G_GUINT64_FORMAT ", \"end_ns\": %" G_GUINT64_FORMAT
-                              ", \"heap_min\": %" G_GUINT64_FORMAT ", \"heap_max\": %" G_GUINT64_FORMAT
-                              ", \"rss\": %" G_GUINT64_FORMAT ", \"allocations\": %" G_GUINT64_FORMAT
-                              ", \"bytes_allocated\": %" G_GUINT64_FORMAT,
-                              i ? "," : "", b->start_ns, b->end_ns, b->heap_min, b->heap_max, b->rss_max,
-                              b->allocations, b->bytes_allocated);
+      const HlSeriesBucket *bucket = &g_array_index (series, HlSeriesBucket, i);
+
+      json_builder_begin_object (b);
+      hl_json_add_uint (b, "start_ns", bucket->start_ns);
+      hl_json_add_uint (b, "end_ns", bucket->end_ns);
+      hl_json_add_uint (b, "heap_min", bucket->heap_min);
+      hl_json_add_uint (b, "heap_max", bucket->heap_max);
+      hl_json_add_uint (b, "rss", bucket->rss_max);
+      hl_json_add_uint (b, "allocations", bucket->allocations);
+      hl_json_add_uint (b, "bytes_allocated", bucket->bytes_allocated);
       if (sites != NULL)
         {
           const guint64 *row = &g_array_index (sites->bytes, guint64, (gsize) i * (n_sites + 1));
-          g_string_append (out, ", \"sites\": [");
+
+          json_builder_set_member_name (b, "sites");
+          json_builder_begin_array (b);
           for (guint k = 0; k < n_sites; k++)
-            g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, k ? ", " : "", row[k]);
-          g_string_append_printf (out, "], \"heap_end\": %" G_GUINT64_FORMAT, row[n_sites]);
+            hl_json_add_uint (b, NULL, row[k]);
+          json_builder_end_array (b);
+          hl_json_add_uint (b, "heap_end", row[n_sites]);
         }
-      g_string_append_c (out, '}');
+      json_builder_end_object (b);
     }
-  g_string_append (out, "]}\n");
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  hl_json_write (out, root, timeline_layout, G_N_ELEMENTS (timeline_layout));
+  g_string_append_c (out, '\n');
   fwrite (out->str, 1, out->len, stdout);
 }
 

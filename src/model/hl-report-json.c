@@ -1,4 +1,5 @@
-/* hl-report-json.c — the report of an analysis as JSON. */
+/* hl-report-json.c — the report of an analysis as JSON: built with
+ * json-glib's JsonBuilder, written by hl_json_write(). */
 #include "hl-config.h"
 
 #include "hl-report-json.h"
@@ -14,59 +15,210 @@ hl_report_default_costs (guint *n_kinds)
   return default_costs;
 }
 
-void
-hl_json_append_string (GString    *out,
-                       const char *s)
+static void
+add_costs (JsonBuilder   *b,
+           const char    *name,
+           const HlCosts *c)
 {
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s != NULL ? s : ""); *p != '\0'; p++)
-    {
-      switch (*p)
-        {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
-        }
-    }
-  g_string_append_c (out, '"');
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "allocations", c->allocations);
+  hl_json_add_uint (b, "bytes", c->bytes);
+  hl_json_add_uint (b, "temporary", c->temporary);
+  hl_json_add_uint (b, "peak_bytes", c->peak_bytes);
+  hl_json_add_uint (b, "leaked_bytes", c->leaked_bytes);
+  hl_json_add_uint (b, "leaked_blocks", c->leaked_blocks);
+  hl_json_add_uint (b, "live_bytes", c->live_bytes);
+  json_builder_end_object (b);
 }
 
 static void
-json_costs (GString       *out,
-            const HlCosts *c)
+add_frame (JsonBuilder   *b,
+           const HlFrame *f)
 {
-  g_string_append_printf (out,
-                          "{\"allocations\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GUINT64_FORMAT
-                          ", \"temporary\": %" G_GUINT64_FORMAT ", \"peak_bytes\": %" G_GUINT64_FORMAT
-                          ", \"leaked_bytes\": %" G_GUINT64_FORMAT ", \"leaked_blocks\": %" G_GUINT64_FORMAT
-                          ", \"live_bytes\": %" G_GUINT64_FORMAT "}",
-                          c->allocations, c->bytes, c->temporary, c->peak_bytes,
-                          c->leaked_bytes, c->leaked_blocks, c->live_bytes);
-}
-
-static void
-json_frame (GString       *out,
-            const HlFrame *f)
-{
-  g_string_append (out, "{\"function\": ");
-  hl_json_append_string (out, f->function);
-  g_string_append (out, ", \"module\": ");
-  hl_json_append_string (out, f->module);
-  g_string_append (out, ", \"file\": ");
+  json_builder_begin_object (b);
+  hl_json_add_string (b, "function", f->function);
+  hl_json_add_string (b, "module", f->module);
   if (f->file != NULL)
-    hl_json_append_string (out, f->file);
+    hl_json_add_string (b, "file", f->file);
   else
-    g_string_append (out, "null");
-  g_string_append_printf (out, ", \"line\": %u, \"inline\": %s, \"address\": %" G_GUINT64_FORMAT "}",
-                          f->line, f->is_inline ? "true" : "false", f->address);
+    hl_json_add_null (b, "file");
+  hl_json_add_uint (b, "line", f->line);
+  hl_json_add_boolean (b, "inline", f->is_inline);
+  hl_json_add_uint (b, "address", f->address);
+  json_builder_end_object (b);
 }
+
+static void
+add_summary (JsonBuilder *b,
+             HlRecording *rec)
+{
+  HlSummary s;
+
+  hl_recording_get_summary (rec, &s);
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "duration_ns", s.duration_ns);
+  hl_json_add_uint (b, "allocations", s.n_allocations);
+  hl_json_add_uint (b, "frees", s.n_frees);
+  hl_json_add_uint (b, "bytes_allocated", s.bytes_allocated);
+  hl_json_add_uint (b, "temporary", s.temporary);
+  hl_json_add_uint (b, "peak_heap_bytes", s.peak_heap_bytes);
+  hl_json_add_uint (b, "peak_time_ns", s.peak_time_ns);
+  hl_json_add_uint (b, "peak_rss_bytes", s.peak_rss_bytes);
+  hl_json_add_uint (b, "leaked_bytes", s.leaked_bytes);
+  hl_json_add_uint (b, "leaked_blocks", s.leaked_blocks);
+  hl_json_add_uint (b, "dropped_events", s.dropped_events);
+  hl_json_add_uint (b, "frees_unknown", s.frees_unknown);
+  hl_json_add_uint (b, "threads", s.n_threads);
+  if (s.has_exit_status)
+    hl_json_add_int (b, "exit_status", s.exit_status);
+  else
+    hl_json_add_null (b, "exit_status");
+  json_builder_end_object (b);
+}
+
+static void
+add_marks_and_metadata (JsonBuilder *b,
+                        HlRecording *rec)
+{
+  guint n_marks, n_meta;
+  const HlMark *marks = hl_recording_get_marks (rec, &n_marks);
+  const HlMetaInterval *meta = hl_recording_get_metadata_intervals (rec, &n_meta);
+
+  json_builder_set_member_name (b, "marks");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n_marks; i++)
+    {
+      json_builder_begin_object (b);
+      hl_json_add_uint (b, "time_ns", marks[i].time_ns);
+      hl_json_add_uint (b, "thread", marks[i].tid);
+      hl_json_add_string (b, "text", marks[i].text);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "metadata");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n_meta; i++)
+    {
+      json_builder_begin_object (b);
+      hl_json_add_string (b, "key", meta[i].key);
+      hl_json_add_string (b, "value", meta[i].value);
+      hl_json_add_uint (b, "start_ns", meta[i].start_ns);
+      hl_json_add_uint (b, "end_ns", meta[i].end_ns);
+      hl_json_add_uint (b, "thread", meta[i].tid);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_top (JsonBuilder      *b,
+         HlAnalysis       *analysis,
+         const HlCostKind *costs,
+         guint             n_costs,
+         guint             top)
+{
+  HlRecording *rec = hl_analysis_get_recording (analysis);
+
+  json_builder_set_member_name (b, "top");
+  json_builder_begin_object (b);
+  for (guint k = 0; k < n_costs; k++)
+    {
+      g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
+
+      json_builder_set_member_name (b, hl_cost_kind_to_string (costs[k]));
+      json_builder_begin_array (b);
+      for (guint i = 0; i < stacks->len; i++)
+        {
+          const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
+          guint n;
+          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
+
+          json_builder_begin_object (b);
+          add_costs (b, "costs", &sc->costs);
+          json_builder_set_member_name (b, "stack");
+          json_builder_begin_array (b);
+          for (guint f = 0; f < n; f++)
+            add_frame (b, frames[f]);
+          json_builder_end_array (b);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+add_modules_and_warnings (JsonBuilder *b,
+                          HlRecording *rec)
+{
+  g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
+  const char * const *warnings = hl_recording_get_warnings (rec);
+
+  json_builder_set_member_name (b, "modules_without_debug_info");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < nodebug->len; i++)
+    {
+      const HlModuleInfo *m = nodebug->pdata[i];
+
+      json_builder_begin_object (b);
+      hl_json_add_string (b, "path", m->path);
+      hl_json_add_string (b, "build_id", m->build_id);
+      hl_json_add_string (b, "hint", m->hint);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (guint i = 0; warnings[i] != NULL; i++)
+    hl_json_add_string (b, NULL, warnings[i]);
+  json_builder_end_array (b);
+}
+
+/* The report as a document, its keys in the order docs/cli.md gives. */
+static JsonNode *
+build_report (const char       *path,
+              HlAnalysis       *analysis,
+              const HlCostKind *costs,
+              guint             n_costs,
+              guint             top)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  HlRecording *rec = hl_analysis_get_recording (analysis);
+  const char *exe = hl_recording_get_info (rec, "exe");
+  HlCosts t;
+
+  if (costs == NULL || n_costs == 0)
+    costs = hl_report_default_costs (&n_costs);
+  hl_analysis_get_totals (analysis, &t);
+
+  json_builder_begin_object (b);
+  hl_json_add_string (b, "file", path);
+  if (exe != NULL)
+    hl_json_add_string (b, "program", exe);
+  else
+    hl_json_add_null (b, "program");
+  add_summary (b, rec);
+  add_marks_and_metadata (b, rec);
+  add_costs (b, "selection", &t);
+  add_top (b, analysis, costs, n_costs, top);
+  add_modules_and_warnings (b, rec);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* The report's layout: a member of the root a line, a mark, metadata
+ * interval, cost and call site a line; all else on one line. */
+static const HlJsonLayout report_layout[] = {
+  { "",         "\n  ",      "\n  ",      "\n" },
+  { "marks",    "\n    ",    "\n    ",    "\n  " },
+  { "metadata", "\n    ",    "\n    ",    "\n  " },
+  { "top",      "\n    ",    "\n    ",    "\n  " },
+  { "top/*",    "\n      ",  "\n      ",  "\n    " },
+};
 
 char *
 hl_report_to_json (const char       *path,
@@ -75,110 +227,14 @@ hl_report_to_json (const char       *path,
                    guint             n_costs,
                    guint             top)
 {
-  HlRecording *rec = hl_analysis_get_recording (analysis);
-  GString *out = g_string_new ("{\n  \"file\": ");
-  HlSummary s;
-  HlCosts t;
-  const char * const *warnings = hl_recording_get_warnings (rec);
-  g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
-  const char *exe = hl_recording_get_info (rec, "exe");
+  g_autoptr (JsonNode) root = NULL;
+  GString *out;
 
-  if (costs == NULL || n_costs == 0)
-    costs = hl_report_default_costs (&n_costs);
-  hl_recording_get_summary (rec, &s);
-  hl_analysis_get_totals (analysis, &t);
-  hl_json_append_string (out, path);
-  g_string_append (out, ",\n  \"program\": ");
-  if (exe != NULL)
-    hl_json_append_string (out, exe);
-  else
-    g_string_append (out, "null");
-  g_string_append_printf (out,
-                          ",\n  \"summary\": {\"duration_ns\": %" G_GUINT64_FORMAT
-                          ", \"allocations\": %" G_GUINT64_FORMAT ", \"frees\": %" G_GUINT64_FORMAT
-                          ", \"bytes_allocated\": %" G_GUINT64_FORMAT ", \"temporary\": %" G_GUINT64_FORMAT
-                          ", \"peak_heap_bytes\": %" G_GUINT64_FORMAT ", \"peak_time_ns\": %" G_GUINT64_FORMAT
-                          ", \"peak_rss_bytes\": %" G_GUINT64_FORMAT ", \"leaked_bytes\": %" G_GUINT64_FORMAT
-                          ", \"leaked_blocks\": %" G_GUINT64_FORMAT ", \"dropped_events\": %" G_GUINT64_FORMAT
-                          ", \"frees_unknown\": %" G_GUINT64_FORMAT ", \"threads\": %u, \"exit_status\": ",
-                          s.duration_ns, s.n_allocations, s.n_frees, s.bytes_allocated, s.temporary,
-                          s.peak_heap_bytes, s.peak_time_ns, s.peak_rss_bytes, s.leaked_bytes,
-                          s.leaked_blocks, s.dropped_events, s.frees_unknown, s.n_threads);
-  if (s.has_exit_status)
-    g_string_append_printf (out, "%d}", s.exit_status);
-  else
-    g_string_append (out, "null}");
-  g_string_append (out, ",\n  \"marks\": [");
-  guint n_marks;
-  const HlMark *marks = hl_recording_get_marks (rec, &n_marks);
-  for (guint i = 0; i < n_marks; i++)
-    {
-      g_string_append_printf (out, "%s\n    {\"time_ns\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"text\": ",
-                              i ? "," : "", marks[i].time_ns, marks[i].tid);
-      hl_json_append_string (out, marks[i].text != NULL ? marks[i].text : "");
-      g_string_append_c (out, '}');
-    }
-  g_string_append (out, n_marks ? "\n  ]" : "]");
-  g_string_append (out, ",\n  \"metadata\": [");
-  guint n_meta;
-  const HlMetaInterval *meta = hl_recording_get_metadata_intervals (rec, &n_meta);
-  for (guint i = 0; i < n_meta; i++)
-    {
-      g_string_append_printf (out, "%s\n    {\"key\": ", i ? "," : "");
-      hl_json_append_string (out, meta[i].key);
-      g_string_append (out, ", \"value\": ");
-      hl_json_append_string (out, meta[i].value);
-      g_string_append_printf (out, ", \"start_ns\": %" G_GUINT64_FORMAT ", \"end_ns\": %" G_GUINT64_FORMAT
-                              ", \"thread\": %u}", meta[i].start_ns, meta[i].end_ns, meta[i].tid);
-    }
-  g_string_append (out, n_meta ? "\n  ]" : "]");
-  g_string_append (out, ",\n  \"selection\": ");
-  json_costs (out, &t);
-  g_string_append (out, ",\n  \"top\": {");
-  for (guint k = 0; k < n_costs; k++)
-    {
-      g_autoptr (GArray) stacks = hl_analysis_get_top_stacks (analysis, costs[k], top);
+  g_return_val_if_fail (HL_IS_ANALYSIS (analysis), NULL);
 
-      g_string_append_printf (out, "%s\n    \"%s\": [", k ? "," : "", hl_cost_kind_to_string (costs[k]));
-      for (guint i = 0; i < stacks->len; i++)
-        {
-          const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
-          guint n;
-          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
-
-          g_string_append_printf (out, "%s\n      {\"costs\": ", i ? "," : "");
-          json_costs (out, &sc->costs);
-          g_string_append (out, ", \"stack\": [");
-          for (guint f = 0; f < n; f++)
-            {
-              if (f > 0)
-                g_string_append (out, ", ");
-              json_frame (out, frames[f]);
-            }
-          g_string_append (out, "]}");
-        }
-      g_string_append (out, stacks->len ? "\n    ]" : "]");
-    }
-  g_string_append (out, "\n  },\n  \"modules_without_debug_info\": [");
-  for (guint i = 0; i < nodebug->len; i++)
-    {
-      const HlModuleInfo *m = nodebug->pdata[i];
-      g_string_append (out, i ? ", {\"path\": " : "{\"path\": ");
-      hl_json_append_string (out, m->path);
-      g_string_append (out, ", \"build_id\": ");
-      hl_json_append_string (out, m->build_id);
-      g_string_append (out, ", \"hint\": ");
-      hl_json_append_string (out, m->hint);
-      g_string_append (out, "}");
-    }
-  g_string_append (out, "],\n  \"warnings\": [");
-  for (guint i = 0; warnings[i] != NULL; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      hl_json_append_string (out, warnings[i]);
-    }
-  g_string_append (out, "]\n}\n");
+  root = build_report (path, analysis, costs, n_costs, top);
+  out = g_string_new (NULL);
+  hl_json_write (out, root, report_layout, G_N_ELEMENTS (report_layout));
+  g_string_append_c (out, '\n');
   return g_string_free (out, FALSE);
 }
-

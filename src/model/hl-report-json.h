@@ -5,6 +5,7 @@
 #pragma once
 
 #include "hl-analysis.h"
+#include "hl-json-writer.h"
 
 G_BEGIN_DECLS
 
@@ -12,15 +13,13 @@ G_BEGIN_DECLS
 const HlCostKind *hl_report_default_costs (guint *n_kinds);
 
 /* A new string ending in "\n". PATH is the "file" shown; KINDS NULL (or
- * N_KINDS 0) means hl_report_default_costs(); TOP call sites per cost. */
+ * N_KINDS 0) means hl_report_default_costs(); TOP call sites per cost.
+ * Valid JSON (UTF-8) whatever the names and values of the recording hold:
+ * see hl_json_write(). */
 char *hl_report_to_json (const char       *path,
                          HlAnalysis       *analysis,
                          const HlCostKind *kinds,
                          guint             n_kinds,
                          guint             top);
-
-/* Appends S as a JSON string literal (quotes, escapes; NULL as ""). */
-void  hl_json_append_string (GString    *out,
-                             const char *s);
 
 G_END_DECLS
