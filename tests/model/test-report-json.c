@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hl-model.h"
+#include "hl-recording-builder.h"
 #include "hl-model-test-recording.h"
 
 /* Every byte below 0x20 but the layout's line breaks, DEL, a quote, a
