@@ -2,7 +2,6 @@
  * sites. */
 #pragma once
 
-#include "hl-live-session.h"
 #include "hl-model.h"
 #include "hl-summary-view.h"
 

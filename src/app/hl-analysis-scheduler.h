@@ -9,7 +9,6 @@
 
 #include <gio/gio.h>
 
-#include "hl-live-session.h"
 #include "hl-model.h"
 
 G_BEGIN_DECLS

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "hl-cost-kind.h"
+#include "hl-model.h"
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "hl-flame-data.h"
-#include "hl-live-session.h"
 #include "hl-model.h"
 
 G_BEGIN_DECLS

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hl-flame-data.h"
-#include "hl-recycle.h"
+#include "hl-model.h"
 
 struct _HlFlameData
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hl-live-actions.h"
-#include "hl-live-discovery.h"
+#include "hl-model.h"
 #include "hl-live-window.h"
 
 static void

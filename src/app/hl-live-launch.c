@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "hl-live-launch.h"
-#include "hl-launch-env.h"
-#include "hl-launch-sanitizer.h"
+#include "hl-model.h"
 
 GSubprocess *
 hl_live_launch (const HlLiveRecordOptions *options,

@@ -8,11 +8,10 @@
 #include <unistd.h>
 
 #include "hl-flame-graph.h"
-#include "hl-live-discovery.h"
+#include "hl-model.h"
 #include "hl-live-panel.h"
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
-#include "hl-launch-clock.h"
 #include "hl-timeline.h"
 #include "hl-units.h"
 

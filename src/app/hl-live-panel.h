@@ -26,7 +26,7 @@
 #include <adwaita.h>
 
 #include "hl-live-launch.h"
-#include "hl-live-session.h"
+#include "hl-model.h"
 
 G_BEGIN_DECLS
 

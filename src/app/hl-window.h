@@ -5,7 +5,6 @@
 
 #include "hl-diff-window.h"
 #include "hl-document.h"
-#include "hl-live-session.h"
 #include "hl-model.h"
 #include "hl-view-state.h"
 

@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "hl-cli-session-file.h"
-#include "hl-launch-family.h"
-#include "hl-recording-costs-stream.h"
+#include "hl-model.h"
 #include "hl-shm-reader.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-zstd.h"

@@ -22,12 +22,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
-#include "hl-launch-clock.h"
-#include "hl-model-error.h"
-#include "hl-launch-env.h"
-#include "hl-launch-sanitizer.h"
-#include "hl-launch-family.h"
-#include "hl-recording-costs-packet.h"
+#include "hl-model.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hl-live-discovery.h"
+#include "hl-model.h"
 #include "hl-shm-reader.h"
 
 bool

@@ -14,7 +14,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-session-file.h"
-#include "hl-live-discovery.h"
+#include "hl-model.h"
 
 typedef struct
 {

@@ -19,11 +19,8 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
-#include "hl-live-discovery.h"
-#include "hl-proc-maps.h"
-#include "hl-shm-guard.h"
+#include "hl-model.h"
 #include "hl-shm-reader.h"
-#include "hl-symbolizer.h"
 
 #define TOP_FRAMES 3
 #define TOP_NAME_MAX 72

@@ -18,7 +18,7 @@
 
 #include <glib-object.h>
 
-#include "hl-live-session.h"
+#include "hl-live-types.h"
 
 G_BEGIN_DECLS
 

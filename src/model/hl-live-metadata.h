@@ -12,7 +12,7 @@
 
 #include <gio/gio.h>
 
-#include "hl-live-session.h"
+#include "hl-live-types.h"
 #include "hl-shm-reader.h"
 
 G_BEGIN_DECLS

@@ -4,7 +4,7 @@
 
 #include <time.h>
 
-#include "hl-live-session.h"
+#include "hl-live-types.h"
 #include "hl-model-i18n.h"
 #include "hl-recording-builder.h"
 #include "hl-shm-guard.h"

@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "hl-live-session.h"
+#include "hl-live-types.h"
 #include "hl-shm-reader.h"
 
 G_BEGIN_DECLS

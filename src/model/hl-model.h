@@ -1,6 +1,10 @@
-/* hl-model.h — the whole public API of src/model. */
+/* hl-model.h — the whole public API of src/model: app and cli include
+ * this header and no other of model's (tests/unit/test-layers.sh checks).
+ * What it pulls in is public; every other header of src/model is the
+ * model's own. */
 #pragma once
 
+/* A recording and what is asked of it */
 #include "hl-analysis.h"
 #include "hl-call-tree.h"
 #include "hl-cost-kind.h"
@@ -11,3 +15,21 @@
 #include "hl-model-error.h"
 #include "hl-recording.h"
 #include "hl-report-json.h"
+#include "hl-recycle.h"
+
+/* Saved costs: computed while a program runs (record), saved after */
+#include "hl-recording-costs-packet.h"
+#include "hl-recording-costs-stream.h"
+
+/* Live sessions: found, watched, read */
+#include "hl-live-discovery.h"
+#include "hl-live-session.h"
+#include "hl-proc-maps.h"
+#include "hl-shm-guard.h"
+#include "hl-symbolizer.h"
+
+/* Launching a program to record it */
+#include "hl-launch-clock.h"
+#include "hl-launch-env.h"
+#include "hl-launch-family.h"
+#include "hl-launch-sanitizer.h"

@@ -2,6 +2,8 @@
  * stacks, allocations, frees, metadata, marks and counters. */
 #include "hl-recording-private.h"
 
+#include "hl-model-i18n.h"
+
 #include <string.h>
 
 /* ---- Modules, threads, stacks ------------------------------------------- */
@@ -640,4 +642,96 @@ hl_recording_get_aggregate (HlRecording *self)
 {
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
   return self->aggregate;
+}
+
+/* A decoded trace event into the recording: what the loader, its decode
+ * workers' batches and the costs stream apply. */
+void
+hl_recording_load_apply_event (HlRecording   *rec,
+                               const HlEvent *ev)
+{
+  char num[32];
+
+  switch (ev->type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+      hl_recording_append_alloc (rec, ev->u.alloc.id, ev->time_ns, ev->tid, ev->u.alloc.size,
+                                 ev->u.alloc.address, ev->u.alloc.stack_id);
+      break;
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+      hl_recording_append_free (rec, ev->u.free.id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.free.id,
+                                ev->u.free.address, ev->time_ns, ev->tid);
+      break;
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+      if (ev->u.realloc.old_id != HL_ID_NONE || ev->u.realloc.old_address != 0)
+        hl_recording_append_free (rec, ev->u.realloc.old_id == HL_ID_NONE ? HL_ALLOC_ID_NONE : ev->u.realloc.old_id,
+                                  ev->u.realloc.old_address, ev->time_ns, ev->tid);
+      hl_recording_append_alloc (rec, ev->u.realloc.id, ev->time_ns, ev->tid, ev->u.realloc.size,
+                                 ev->u.realloc.address, ev->u.realloc.stack_id);
+      break;
+    case HL_EVENT_STACK:
+      hl_recording_append_stack (rec, ev->u.stack.id, ev->u.stack.frames, ev->u.stack.n_frames);
+      break;
+    case HL_EVENT_MODULE:
+      if ((ev->u.module.flags & HL_MODULE_FLAG_UNLOADED) == 0 && ev->u.module.path != NULL)
+        hl_recording_append_module (rec, ev->u.module.path, ev->u.module.start, ev->u.module.size,
+                                    ev->u.module.file_offset, ev->u.module.build_id,
+                                    ev->u.module.build_id_len);
+      break;
+    case HL_EVENT_THREAD:
+      hl_recording_append_thread (rec, ev->time_ns, ev->u.thread.tid, ev->u.thread.name,
+                                  (ev->u.thread.flags & HL_THREAD_FLAG_EXIT) != 0);
+      break;
+    case HL_EVENT_META_INT:
+    case HL_EVENT_META_STRING:
+      if (ev->u.meta.is_string)
+        hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, ev->u.meta.string_value);
+      else
+        {
+          g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, (gint64) ev->u.meta.int_value);
+          hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, num);
+        }
+      break;
+    case HL_EVENT_META_REMOVE:
+      hl_recording_append_metadata (rec, ev->time_ns, ev->tid, ev->u.meta.key, NULL);
+      break;
+    case HL_EVENT_MARK:
+      hl_recording_append_mark (rec, ev->time_ns, ev->tid, ev->u.mark.text);
+      break;
+    case HL_EVENT_COUNTERS:
+      hl_recording_append_counters (rec, ev->time_ns, ev->u.counters.heap_bytes, ev->u.counters.rss_bytes);
+      break;
+    case HL_EVENT_DROPPED:
+      hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
+      break;
+    case HL_EVENT_INFO:
+      for (guint32 i = 0; i < ev->u.info.n; i++)
+        hl_recording_append_info (rec, ev->u.info.keys[i], ev->u.info.values[i]);
+      break;
+    case HL_EVENT_END:
+      hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
+      break;
+    default:
+      break;
+    }
+}
+
+void
+hl_recording_load_warn_dropped (HlRecording *rec)
+{
+  HlSummary s;
+
+  hl_recording_get_summary (rec, &s);
+  if (s.dropped_events > 0)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
+      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                         "%s event was dropped while recording: the numbers are lower bounds",
+                                                         "%s events were dropped while recording: the numbers are lower bounds",
+                                                         s.dropped_events), n);
+      hl_recording_append_warning (rec, w);
+    }
 }

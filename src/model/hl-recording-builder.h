@@ -9,6 +9,7 @@
 #include "hl-recording.h"
 #include "hl-frame-table.h"
 #include "hl-trace-index.h"
+#include "hl-trace-reader.h" /* HlEvent */
 
 G_BEGIN_DECLS
 
@@ -117,5 +118,13 @@ HlModuleInfo *hl_recording_get_modules_mutable (HlRecording        *self,
                                                 guint              *n_modules);
 /* Finishes a symbolization: expands the stacks again, drops the tries. */
 void          hl_recording_symbols_changed     (HlRecording        *self);
+
+/* One decoded trace event (format's HlEvent) into REC, through the
+ * functions above: the loader, its batches and the costs stream. */
+void hl_recording_load_apply_event  (HlRecording   *rec,
+                                     const HlEvent *ev);
+/* After the events and hl_recording_commit(): the warning a load adds
+ * when events were dropped. */
+void hl_recording_load_warn_dropped (HlRecording   *rec);
 
 G_END_DECLS

@@ -87,7 +87,7 @@ HlRecording *hl_costs_packet_load   (const char *path);
 /* The recording a payload (as prepare() returns) describes, or NULL when
  * it does not read to its last byte or holds its stacks by reference
  * (load() reads those from the trace); what load() does once the packet
- * checks out (for tests: any bytes, never a crash). */
+ * checks out; given any bytes (the fuzzer does), NULL, never a crash. */
 HlRecording *hl_costs_packet_parse   (const guint8 *payload,
                                       gsize         len);
 

@@ -27,7 +27,7 @@
 #include "hl-model-error.h"
 #include "hl-recording-aggregate-private.h"
 #include "hl-recording-private.h"
-#include "hl-recording-loader-private.h"
+#include "hl-recording-builder.h"
 
 /* The thread's lag: the CPU time the bytes queued and not applied yet
  * would take it, at the pace it has kept so far (its own CPU time, not
@@ -257,12 +257,6 @@ hl_costs_stream_applied (const HlCostsStream *self,
 {
   *cpu_ns = self->applied_ns;
   *bytes = self->applied_bytes < G_MAXUINT64 / 2 ? self->applied_bytes : 0;
-}
-
-guint64
-hl_costs_stream_packets (const HlCostsStream *self)
-{
-  return self->packets;
 }
 
 gboolean

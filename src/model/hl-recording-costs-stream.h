@@ -117,10 +117,8 @@ void           hl_costs_stream_set_nice (HlCostsStream *self,
 void           hl_costs_stream_set_pace (HlCostsStream *self,
                                          guint64        ns_per_kib);
 
-/* Packets applied (after finish(), for tests), and whether the stream
- * has given up so far (then finish() says why); whether it gave up for
+/* Whether the stream has given up so far (then finish() says why); whether it gave up for
  * its lag, and the largest lag it saw at a poll's end or at finish(). */
-guint64        hl_costs_stream_packets (const HlCostsStream *self);
 gboolean       hl_costs_stream_failed  (const HlCostsStream *self);
 gboolean       hl_costs_stream_lagged  (const HlCostsStream *self);
 guint64        hl_costs_stream_worst_lag (const HlCostsStream *self);

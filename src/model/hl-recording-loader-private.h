@@ -38,12 +38,6 @@ int             hl_decoded_batch_add_packet (HlDecodedBatch     *b,
 /* Applies the batch's events in order (fixes up its STACK frames). */
 void            hl_decoded_batch_apply (HlDecodedBatch *b,
                                         HlRecording    *rec);
-void            hl_recording_load_apply_event (HlRecording    *rec,
-                                               const HlEvent  *ev);
-
-/* After the events and hl_recording_commit(): the warning a load adds
- * when events were dropped (hl-recording-costs-stream.c does the same). */
-void            hl_recording_load_warn_dropped (HlRecording *rec);
 
 typedef void (*HlLoadReportFunc) (gpointer user_data,
                                   guint64  offset,

@@ -311,23 +311,6 @@ add_symbols (LoadData             *data,
   return rec;
 }
 
-void
-hl_recording_load_warn_dropped (HlRecording *rec)
-{
-  HlSummary s;
-
-  hl_recording_get_summary (rec, &s);
-  if (s.dropped_events > 0)
-    {
-      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, s.dropped_events);
-      g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                         "%s event was dropped while recording: the numbers are lower bounds",
-                                                         "%s events were dropped while recording: the numbers are lower bounds",
-                                                         s.dropped_events), n);
-      hl_recording_append_warning (rec, w);
-    }
-}
-
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,

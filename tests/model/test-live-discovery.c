@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hl-live-discovery.h"
+#include "hl-live-session.h"
 #include "hl-shm-test-writer.h"
 
 typedef struct
