@@ -437,27 +437,6 @@ hl_event_cursor_next (HlEventCursor *c,
   return hl_event_cursor_next_inline (c, ev, err);
 }
 
-/* Whether an event of TYPE holds nothing that lives in the cursor. */
-static inline bool
-event_is_plain (HlEventType type)
-{
-  switch (type)
-    {
-    case HL_EVENT_ALLOC:
-    case HL_EVENT_ALLOC_ALIGNED:
-    case HL_EVENT_FREE:
-    case HL_EVENT_FREE_ADDR:
-    case HL_EVENT_REALLOC:
-    case HL_EVENT_REALLOC_ADDR:
-    case HL_EVENT_COUNTERS:
-    case HL_EVENT_DROPPED:
-    case HL_EVENT_END:
-      return true;
-    default:
-      return false;
-    }
-}
-
 int
 hl_event_cursor_next_batch (HlEventCursor *c,
                             HlEvent       *evs,
@@ -481,7 +460,7 @@ hl_event_cursor_next_batch (HlEventCursor *c,
       if (rc <= 0)
         return n > 0 ? (int) n : rc;
       n++;
-      if (!event_is_plain (ev->type))
+      if (!hl_event_type_is_plain (ev->type))
         break;
     }
   return (int) n;

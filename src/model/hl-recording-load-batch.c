@@ -101,26 +101,6 @@ hl_decoded_batch_add (HlDecodedBatch *b,
   g_array_append_val (b->events, copy);
 }
 
-static inline gboolean
-holds_no_pointer (HlEventType type)
-{
-  switch (type)
-    {
-    case HL_EVENT_ALLOC:
-    case HL_EVENT_ALLOC_ALIGNED:
-    case HL_EVENT_FREE:
-    case HL_EVENT_FREE_ADDR:
-    case HL_EVENT_REALLOC:
-    case HL_EVENT_REALLOC_ADDR:
-    case HL_EVENT_COUNTERS:
-    case HL_EVENT_DROPPED:
-    case HL_EVENT_END:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
 int
 hl_decoded_batch_add_packet (HlDecodedBatch     *b,
                              HlEventCursor      *cursor,
@@ -145,7 +125,7 @@ hl_decoded_batch_add_packet (HlDecodedBatch     *b,
           g_array_set_size (b->events, b->events->len - 1);
           break;
         }
-      if (!holds_no_pointer (slot->type))
+      if (!hl_event_type_is_plain (slot->type))
         {
           ev = *slot;
           g_array_set_size (b->events, b->events->len - 1);

@@ -88,7 +88,7 @@ test_list (Fixture       *f,
   g_assert_nonnull (list);
 
   const HlLiveSessionInfo *ours = find (list, f->ours);
-  g_assert_nonnull (ours);
+  g_assert (ours != NULL);
   g_assert_true (ours->same_user);
   g_assert_true (ours->readable);
   g_assert_null (ours->refusal);
@@ -102,7 +102,7 @@ test_list (Fixture       *f,
 
   /* another user's: listed, refused, saying whose it is */
   const HlLiveSessionInfo *foreign = find (list, f->foreign);
-  g_assert_nonnull (foreign);
+  g_assert (foreign != NULL);
   g_assert_false (foreign->same_user);
   g_assert_false (foreign->readable);
   g_assert_cmpuint (foreign->uid, ==, getuid () + 4242);
@@ -112,7 +112,7 @@ test_list (Fixture       *f,
 
   /* not a session: refused with the reader's reason */
   const HlLiveSessionInfo *corrupt = find (list, f->corrupt);
-  g_assert_nonnull (corrupt);
+  g_assert (corrupt != NULL);
   g_assert_true (corrupt->same_user);
   g_assert_false (corrupt->readable);
   g_assert_nonnull (corrupt->refusal);
@@ -126,7 +126,7 @@ test_list (Fixture       *f,
   /* names only: nothing opened */
   g_autoptr(GPtrArray) names = hl_live_session_list (HL_LIVE_LIST_NAMES_ONLY, NULL);
   const HlLiveSessionInfo *named = find (names, f->ours);
-  g_assert_nonnull (named);
+  g_assert (named != NULL);
   g_assert_false (named->readable);
   g_assert_null (named->refusal);
   g_assert_cmpuint (named->pid, ==, f->pid);

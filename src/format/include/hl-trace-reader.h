@@ -203,6 +203,28 @@ void  hl_event_cursor_init (HlEventCursor      *c,
 int   hl_event_cursor_next (HlEventCursor *c,
                             HlEvent       *ev,
                             HlFormatError *err);
+/* Whether an event of TYPE holds nothing that lives in the cursor (no
+ * string, no frames): it stays valid after the cursor moves on. */
+static inline bool
+hl_event_type_is_plain (HlEventType type)
+{
+  switch (type)
+    {
+    case HL_EVENT_ALLOC:
+    case HL_EVENT_ALLOC_ALIGNED:
+    case HL_EVENT_FREE:
+    case HL_EVENT_FREE_ADDR:
+    case HL_EVENT_REALLOC:
+    case HL_EVENT_REALLOC_ADDR:
+    case HL_EVENT_COUNTERS:
+    case HL_EVENT_DROPPED:
+    case HL_EVENT_END:
+      return true;
+    default:
+      return false;
+    }
+}
+
 /* Like next(), up to CAP (> 0) events at once into EVS, for a loop that
  * takes every event of a packet at the pace of the program (the costs
  * thread of `record`: a call for each event was 3 % of its
