@@ -23,8 +23,11 @@
  * anything wrong, which hl_event_cursor_next()'s general decoding then
  * takes (and reports). Checks what that does, in its order; the cursor
  * changes only once the event is known to be whole (a costs thread spent
- * a third of its time in the general path's set-up). */
-static inline bool
+ * a third of its time in the general path's set-up). Always inlined:
+ * with two callers in hl-event-cursor.c (next and next_batch) gcc made it
+ * a call of its own, 2.7 % more instructions for a report that decodes
+ * the events (callgrind, churn 2.5 M pairs). */
+static inline __attribute__ ((always_inline)) bool
 hl_event_cursor_next_common (HlEventCursor *c,
                              HlEvent       *ev)
 {
