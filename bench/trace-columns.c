@@ -17,6 +17,7 @@
 #include "hl-trace-columns.h"
 #include "hl-trace-reader-private.h"
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 
 static size_t
 zsize (const HlTraceCodec *z, const uint8_t *p, size_t n)

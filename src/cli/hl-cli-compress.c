@@ -12,6 +12,7 @@
 #include "hl-cli-commands.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 #endif
 
 static void

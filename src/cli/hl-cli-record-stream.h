@@ -2,7 +2,7 @@
  * runs while the program runs (hl-trace-compress-stream.h), on a thread of
  * its own beside the program, so that at exit little is left to compress
  * (the packets of the last poll, the last zstd block of each large column,
- * the small columns: hl-trace-column-stream.h). It finds the program's sessions, and its children's, in
+ * the small columns: hl-trace-compress-columns.h). It finds the program's sessions, and its children's, in
  * /dev/shm as `record` does at the end (a child's session names its parent
  * in ppid), and polls each session's trace file about 50 times a second. */
 #pragma once

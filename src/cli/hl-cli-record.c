@@ -26,6 +26,7 @@
 #ifdef HL_HAVE_ZSTD
 #include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 #endif
 
 static volatile pid_t child_pid;

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "hl-trace-compress-stream.h"
+#include "hl-trace-compress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
-#include "private/hl-trace-column-stream.h"
+#include "private/hl-trace-compress-columns.h"
 #include "private/hl-trace-columns.h"
 #include "private/hl-trace-compress-private.h"
 #include "private/hl-trace-model.h"
@@ -54,7 +55,7 @@ static void clear_columns (HlTraceCompressStream *s);
  * and stacks do not (sqlite3), nor, since 6.0 writes them as differences
  * to the class's last address, addresses (python3: +5%). A large column
  * in planes is packed as it grows, plane by plane
- * (hl-trace-column-stream.h); a small one made planes at the end. */
+ * (hl-trace-compress-columns.h); a small one made planes at the end. */
 static bool
 column_in_planes (unsigned col)
 {

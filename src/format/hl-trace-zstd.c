@@ -143,7 +143,7 @@ stream_free (void *stream)
 
 /* HL_CODEC_STREAM_STRONG_LIGHT: level 12 (lazy2), the strong pass of a
  * column until it passes 4 MiB, and to its end unless it is then bound
- * to the end (hl-trace-column-stream.h). Level 16's optimal parsing on
+ * to the end (hl-trace-compress-columns.h). Level 16's optimal parsing on
  * sqlite3's 1.7 MB of such a column took 0.4 s of CPU, most of record's
  * compress thread, which on a 2-core machine competes with the program:
  * instructions of the whole compression 3.20 G -> 1.76 G with level 15

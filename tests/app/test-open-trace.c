@@ -15,6 +15,7 @@
 #include "hl-view-state.h"
 #include "hl-summary-view.h"
 #include "hl-trace-codec.h"
+#include "hl-trace-compress.h"
 #include "hl-trace-index.h"
 #include "hl-trace-zstd.h"
 #include "hl-units.h"

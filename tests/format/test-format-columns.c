@@ -15,6 +15,7 @@
 #include "hl-trace-columns.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 
 static size_t split_of[HL_COL_COUNT];
 

@@ -3,7 +3,7 @@
  * the middle of a packet or of the file header, the output is the one
  * hl_trace_compress_file writes for the finished file, and it reads back as
  * the plain file; so too with columns large enough to be compressed while
- * they grow (hl-trace-column-stream.h); a file replaced or shrunk while
+ * they grow (hl-trace-compress-columns.h); a file replaced or shrunk while
  * followed is an error, and an abandoned stream leaves nothing behind. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
@@ -14,12 +14,13 @@
 
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
-#include "hl-trace-column-stream.h"
+#include "hl-trace-compress-columns.h"
 #include "hl-trace-compress-stream.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
 #include "hl-trace-reader-private.h"
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 
 static bool
 append_file (const char *path, const void *data, size_t len, const char *mode)

@@ -13,6 +13,7 @@
 #include "hl-trace-index.h"
 #include "hl-trace-writer.h"
 #include "hl-trace-zstd.h"
+#include "hl-trace-compress.h"
 
 static bool
 write_file (const char *path, const void *data, size_t len)

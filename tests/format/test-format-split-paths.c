@@ -17,7 +17,7 @@
 #include "hl-format-test-check.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
-#include "hl-trace-column-stream.h"
+#include "hl-trace-compress-columns.h"
 #include "hl-trace-columns.h"
 #include "hl-trace-zstd.h"
 #include "hl-trace-encode-private.h"

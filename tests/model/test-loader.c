@@ -6,6 +6,7 @@
 #include "hl-trace-writer.h"
 #include "hl-trace-index.h"
 #include "hl-trace-codec.h"
+#include "hl-trace-compress.h"
 #include "hl-trace-zstd.h"
 #include "hl-recording-costs-packet.h"
 #include "hl-recording-costs-stream.h"

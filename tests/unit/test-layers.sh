@@ -6,7 +6,7 @@
 # file over 1,000 lines.
 src="$HL_SOURCE_ROOT/src"
 here=$(dirname "$0")
-echo "1..15"
+echo "1..16"
 n=0
 ok() { # $1 hits (empty: ok), $2 rule
 	n=$((n + 1))
@@ -88,7 +88,7 @@ done
 ok "$(printf %s "$hits" | sed '/^$/d')" "model's public headers (hl-model.h and what it includes) declare nothing 'for tests'"
 
 # Inside a layer, no two files depend on each other in a circle.
-for layer in app model cli capture; do
+for layer in app model cli format capture; do
 	ok "$(python3 "$here/include-cycles.py" "$src/$layer")" "no include circle among $layer's files"
 done
 

@@ -27,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hl-trace-reader.h"
 
 #define HL_CODEC_ZSTD          1u
 /* Frames of format 3.0: the run of packets split into columns
@@ -90,26 +89,3 @@ typedef struct HlTraceCodec
   void   (*stream_free) (void *stream);
 } HlTraceCodec;
 
-/* Like hl_trace_reader_open_file / _open_memory, able to read compressed
- * traces with CODEC (NULL: plain traces only). A compressed trace is
- * decompressed at open into memory the reader owns. */
-int hl_trace_reader_open_file_codec   (const char          *path,
-                                       const HlTraceCodec  *codec,
-                                       HlTraceReader      **out,
-                                       HlFormatError       *err);
-int hl_trace_reader_open_memory_codec (const void          *data,
-                                       size_t               size,
-                                       const HlTraceCodec  *codec,
-                                       HlTraceReader      **out,
-                                       HlFormatError       *err);
-/* True when the reader decompressed its trace. */
-int hl_trace_reader_is_compressed     (const HlTraceReader *r);
-
-/* Writes the compressed form of the plain trace IN_PATH to OUT_PATH (which
- * may be IN_PATH: written aside, then renamed over it), frames of about
- * FRAME_RAW bytes (0: HL_ZFRAME_DEFAULT_RAW), mode 0600. 0, or -1 with ERR. */
-int hl_trace_compress_file            (const char          *in_path,
-                                       const char          *out_path,
-                                       const HlTraceCodec  *codec,
-                                       size_t               frame_raw,
-                                       HlFormatError       *err);

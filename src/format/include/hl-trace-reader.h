@@ -57,6 +57,8 @@ typedef struct
 const char *hl_format_status_to_string (HlFormatStatus code);
 
 typedef struct HlTraceReader HlTraceReader;
+/* A decompressor for compressed traces (hl-trace-codec.h). */
+typedef struct HlTraceCodec HlTraceCodec;
 
 /* Both return 0, or -1 with ERR filled in. open_memory borrows DATA. */
 int   hl_trace_reader_open_file   (const char     *path,
@@ -66,6 +68,20 @@ int   hl_trace_reader_open_memory (const void     *data,
                                    size_t          size,
                                    HlTraceReader **out,
                                    HlFormatError  *err);
+/* Like hl_trace_reader_open_file / _open_memory, able to read compressed
+ * traces with CODEC (NULL: plain traces only). A compressed trace is
+ * decompressed at open into memory the reader owns. */
+int hl_trace_reader_open_file_codec   (const char          *path,
+                                       const HlTraceCodec  *codec,
+                                       HlTraceReader      **out,
+                                       HlFormatError       *err);
+int hl_trace_reader_open_memory_codec (const void          *data,
+                                       size_t               size,
+                                       const HlTraceCodec  *codec,
+                                       HlTraceReader      **out,
+                                       HlFormatError       *err);
+/* True when the reader decompressed its trace. */
+int hl_trace_reader_is_compressed     (const HlTraceReader *r);
 void  hl_trace_reader_free        (HlTraceReader  *r);
 
 const HlTraceFileHeader *hl_trace_reader_file_header (const HlTraceReader *r);

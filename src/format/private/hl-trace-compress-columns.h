@@ -1,4 +1,4 @@
-/* hl-trace-column-stream.h — a frame's column packed while it grows
+/* hl-trace-compress-columns.h — a frame's column packed while it grows
  * (private to hl-trace-compress-stream.c).
  *
  * A frame's columns fill over the program's whole run, and compressing

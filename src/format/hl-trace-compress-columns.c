@@ -1,7 +1,7 @@
-/* hl-trace-column-stream.c — a frame's column packed while it grows
- * (hl-trace-column-stream.h). */
+/* hl-trace-compress-columns.c — a frame's column packed while it grows
+ * (hl-trace-compress-columns.h). */
 
-#include "private/hl-trace-column-stream.h"
+#include "private/hl-trace-compress-columns.h"
 
 #include <stdlib.h>
 #include <string.h>
