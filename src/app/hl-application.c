@@ -81,6 +81,36 @@ hl_application_open_diff (HlApplication *self,
 }
 
 void
+hl_application_show_error (HlApplication *self,
+                           const char    *message)
+{
+  GtkWindow *window;
+  GtkWidget *dialog;
+  const char *colon;
+  g_autofree char *heading = NULL;
+
+  g_return_if_fail (HL_IS_APPLICATION (self));
+  g_return_if_fail (message != NULL);
+
+  window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  if (window != NULL && gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", message))
+    return;
+  g_printerr ("heaplens: %s\n", message);
+  if (window == NULL)
+    {
+      window = GTK_WINDOW (hl_window_new (self));
+      gtk_window_present (window);
+    }
+  /* "Cannot record PROG: why": the heading, then the reason */
+  colon = strstr (message, ": ");
+  if (colon != NULL)
+    heading = g_strndup (message, (gsize) (colon - message));
+  dialog = adw_message_dialog_new (window, heading, colon != NULL ? colon + 2 : message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
 hl_application_add_recent (HlApplication *self,
                            GFile         *file)
 {
@@ -258,6 +288,16 @@ action_color_scheme (GSimpleAction *action,
     }
 }
 
+/* app.show-error (s): hl_application_show_error, for the parts of the
+ * application below it (the live actions). */
+static void
+action_show_error (GSimpleAction *action,
+                   GVariant      *param,
+                   gpointer       user_data)
+{
+  hl_application_show_error (HL_APPLICATION (user_data), g_variant_get_string (param, NULL));
+}
+
 static const GActionEntry app_actions[] = {
   { "open", action_open, NULL, NULL, NULL },
   { "open-uri", action_open_uri, "s", NULL, NULL },
@@ -267,6 +307,7 @@ static const GActionEntry app_actions[] = {
   { "color-scheme", NULL, "s", "'default'", action_color_scheme },
   { "record", hl_live_action_record, NULL, NULL, NULL },
   { "attach", hl_live_action_attach, NULL, NULL, NULL },
+  { "show-error", action_show_error, "s", NULL, NULL },
 };
 
 /* ---- Its trace windows ------------------------------------------------ */

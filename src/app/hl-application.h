@@ -21,6 +21,12 @@ void           hl_application_open_diff    (HlApplication *self,
                                             GFile         *a,
                                             HlRecording   *a_recording,
                                             GFile         *b);
+/* Tells the user MESSAGE ("Cannot record PROG: why"): a toast on the
+ * active trace window; with no window (a failure at start-up, `heaplens
+ * --record PROG`), a start window is opened and the message shown over it
+ * in a dialog, so that the application neither quits nor says nothing. */
+void           hl_application_show_error   (HlApplication *self,
+                                            const char    *message);
 /* Remember FILE in the recent traces. */
 void           hl_application_add_recent   (HlApplication *self,
                                             GFile         *file);

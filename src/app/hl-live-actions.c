@@ -15,10 +15,9 @@ static void
 show_error (HlApplication *app,
             const char    *message)
 {
-  /* a trace window shows it as a toast (its win.show-toast action) */
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
-  if (window == NULL || !gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", message))
-    g_printerr ("heaplens: %s\n", message);
+  /* app.show-error: a toast on a trace window, a dialog when there is
+   * none (start-up) */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "show-error", g_variant_new_string (message));
 }
 
 static HlLivePanel *
@@ -430,6 +429,18 @@ on_handle_local_options (GApplication *gapp,
   return 0;
 }
 
+static gboolean
+parse_pid (const char *text,
+           guint32    *pid)
+{
+  guint64 v;
+
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT32, &v, NULL))
+    return FALSE;
+  *pid = (guint32) v;
+  return TRUE;
+}
+
 void
 hl_live_command_line (HlApplication *app,
                       int           *argc,
@@ -458,16 +469,14 @@ hl_live_command_line (HlApplication *app,
             record_argv = argv + first;
           break;
         }
-      if (strcmp (argv[i], "--attach") == 0 && i + 1 < *argc)
+      /* a value that is not a pid is left to GOption, which refuses it */
+      if (strcmp (argv[i], "--attach") == 0 && i + 1 < *argc && parse_pid (argv[i + 1], &p->attach_pid))
         {
-          p->attach_pid = (guint32) strtoul (argv[++i], NULL, 10);
+          i++;
           continue;
         }
-      if (g_str_has_prefix (argv[i], "--attach="))
-        {
-          p->attach_pid = (guint32) strtoul (argv[i] + 9, NULL, 10);
-          continue;
-        }
+      if (g_str_has_prefix (argv[i], "--attach=") && parse_pid (argv[i] + 9, &p->attach_pid))
+        continue;
       argv[out++] = argv[i];
     }
   if (record_argv != NULL)

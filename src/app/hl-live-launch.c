@@ -3,9 +3,42 @@
 
 #include <glib/gi18n.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hl-live-launch.h"
 #include "hl-model.h"
+
+/* Whether the program found at PATH (NULL: not in $PATH) can be started:
+ * said in a few words for "Cannot record PROG: …" (the spawn's own error
+ * names a child process and errno, and came only once the live window
+ * was made). */
+static gboolean
+program_can_run (const char  *path,
+                 GError     **error)
+{
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no program of that name in PATH"));
+      return FALSE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("there is no such file"));
+      return FALSE;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, _("it is a folder, not a program"));
+      return FALSE;
+    }
+  if (access (path, X_OK) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("it is not executable (it lacks the execute permission)"));
+      return FALSE;
+    }
+  return TRUE;
+}
 
 GSubprocess *
 hl_live_launch (const HlLiveRecordOptions *options,
@@ -28,8 +61,10 @@ hl_live_launch (const HlLiveRecordOptions *options,
   g_autofree char *program_path = g_path_is_absolute (program) ? g_strdup (program)
                                   : strchr (program, '/') != NULL ? g_build_filename (cwd, program, NULL)
                                                                   : g_find_program_in_path (program);
+  if (!program_can_run (program_path, error))
+    return NULL;
   HlLaunchRefusal refusal;
-  if (program_path != NULL && hl_launch_refusal_of (program_path, &refusal))
+  if (hl_launch_refusal_of (program_path, &refusal))
     {
       /* short: a toast shows one line ("Cannot record PROG: …"); a
        * non-breaking hyphen: a wrapped line never starts with "fsanitize" */

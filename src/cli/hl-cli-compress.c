@@ -4,9 +4,8 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <glib.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "hl-cli-commands.h"
@@ -15,70 +14,90 @@
 #include "hl-trace-compress.h"
 #endif
 
-static void
-usage (FILE *out)
+typedef struct
 {
-  fprintf (out,
-           "Usage: heaplens-cli compress [OPTIONS] FILE\n\n"
-           "Compresses a Heaplens trace in place (or into OUT) with zstd.\n\n"
-           "Options:\n"
-           "  -o, --output OUT  write the compressed trace to OUT\n"
-           "  --level N         zstd level 1..19 (default 3)\n"
-           "  --frame-mib N     at most N MiB of plain packets per frame (1..64, default 48)\n"
-           "  -h, --help        this help\n");
+  int    level;
+  size_t frame_raw;   /* 0: the default */
+} CompressOptions;
+
+/* TEXT as an integer in MIN..MAX, else FALSE. */
+static gboolean
+parse_range (const char *text,
+             gint64      min,
+             gint64      max,
+             gint64     *out)
+{
+  return g_ascii_string_to_signed (text, 10, min, max, out, NULL);
+}
+
+static gboolean
+parse_level (const char  *option,
+             const char  *value,
+             gpointer     data,
+             GError     **error)
+{
+  CompressOptions *o = data;
+  gint64 v;
+  if (!parse_range (value, 1, 19, &v))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--level takes 1..19, not '%s'"), value);
+      return FALSE;
+    }
+  o->level = (int) v;
+  return TRUE;
+}
+
+static gboolean
+parse_frame_mib (const char  *option,
+                 const char  *value,
+                 gpointer     data,
+                 GError     **error)
+{
+  CompressOptions *o = data;
+  gint64 v;
+  if (!parse_range (value, 1, 64, &v))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--frame-mib takes 1..64, not '%s'"), value);
+      return FALSE;
+    }
+  o->frame_raw = (size_t) v * 1024u * 1024u;
+  return TRUE;
 }
 
 int
 hl_cli_compress (int    argc,
                  char **argv)
 {
-  const char *in = NULL, *out = NULL;
-  int level = 3;
-  size_t frame_raw = 0;
-  for (int i = 1; i < argc; i++)
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  CompressOptions o = { 3, 0 };
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("write the compressed trace to OUT"), "OUT" },
+    { "level", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_level, N_("zstd level 1..19 (default 3)"), "N" },
+    { "frame-mib", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_frame_mib,
+      N_("at most N MiB of plain packets per frame (1..64, default 48)"), "N" },
+    { NULL }
+  };
+  GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, &o, NULL);
+
+  g_option_group_add_entries (group, entries);
+  g_option_group_set_translation_domain (group, HL_GETTEXT_PACKAGE);
+  g_option_context_set_main_group (ctx, group);
+  g_option_context_set_summary (ctx, _("Compresses a Heaplens trace in place (or into OUT) with zstd."));
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
-        {
-          usage (stdout);
-          return 0;
-        }
-      else if ((strcmp (argv[i], "-o") == 0 || strcmp (argv[i], "--output") == 0) && i + 1 < argc)
-        out = argv[++i];
-      else if (strcmp (argv[i], "--level") == 0 && i + 1 < argc)
-        {
-          char *end;
-          long l = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || l < 1 || l > 19)
-            {
-              fprintf (stderr, _("heaplens-cli compress: --level takes 1..19, not '%s'\n"), argv[i]);
-              return 2;
-            }
-          level = (int) l;
-        }
-      else if (strcmp (argv[i], "--frame-mib") == 0 && i + 1 < argc)
-        {
-          char *end;
-          long l = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || l < 1 || l > 64)
-            {
-              fprintf (stderr, _("heaplens-cli compress: --frame-mib takes 1..64, not '%s'\n"), argv[i]);
-              return 2;
-            }
-          frame_raw = (size_t) l * 1024u * 1024u;
-        }
-      else if (argv[i][0] == '-' || in != NULL)
-        {
-          fprintf (stderr, _("heaplens-cli compress: unexpected '%s' (see --help)\n"), argv[i]);
-          return 2;
-        }
-      else
-        in = argv[i];
-    }
-  if (in == NULL)
-    {
-      usage (stderr);
+      fprintf (stderr, _("heaplens-cli compress: %s\n"), error->message);
       return 2;
     }
+  if (argc != 2)
+    {
+      fprintf (stderr, _("heaplens-cli compress: expected one trace FILE (see 'heaplens-cli compress --help')\n"));
+      return 2;
+    }
+  const char *in = argv[1];
+  int level = o.level;
+  size_t frame_raw = o.frame_raw;
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
   struct stat before, after;

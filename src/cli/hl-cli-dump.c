@@ -19,22 +19,6 @@
 #define DUMP_CODEC NULL
 #endif
 
-static void
-usage (FILE *out)
-{
-  fprintf (out,
-           "Usage: heaplens-cli dump [OPTIONS] FILE\n\n"
-           "Prints the packets and events of a Heaplens trace, and what the reader\n"
-           "skipped or could not decode.\n\n"
-           "Options:\n"
-           "  --offsets     prefix each event with its byte offset in the file\n"
-           "  --headers     packet headers only\n"
-           "  --index       the packet index (trailing index, or a walk of the headers)\n"
-           "  -h, --help    this help\n\n"
-           "Exit status: 0 when the trace decoded cleanly, 1 when something was\n"
-           "skipped or malformed, 2 when the file cannot be read as a trace.\n");
-}
-
 static int
 dump_index (HlTraceReader *r, const char *path)
 {
@@ -64,42 +48,35 @@ int
 hl_cli_dump (int    argc,
              char **argv)
 {
-  unsigned flags = 0;
-  bool index = false;
-  const char *path = NULL;
-  for (int i = 1; i < argc; i++)
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE");
+  g_autoptr(GError) error = NULL;
+  gboolean offsets = FALSE, headers = FALSE, index = FALSE;
+  const GOptionEntry entries[] = {
+    { "offsets", 0, 0, G_OPTION_ARG_NONE, &offsets, N_("prefix each event with its byte offset in the file"), NULL },
+    { "headers", 0, 0, G_OPTION_ARG_NONE, &headers, N_("packet headers only"), NULL },
+    { "index", 0, 0, G_OPTION_ARG_NONE, &index, N_("the packet index (trailing index, or a walk of the headers)"), NULL },
+    { NULL }
+  };
+
+  g_option_context_set_summary (ctx, _("Prints the packets and events of a Heaplens trace, and what the reader\n"
+                                       "skipped or could not decode."));
+  g_option_context_set_description (ctx, _("Exit status: 0 when the trace decoded cleanly, 1 when something was\n"
+                                           "skipped or malformed, 2 when the file cannot be read as a trace."));
+  g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
-        {
-          usage (stdout);
-          return 0;
-        }
-      else if (strcmp (argv[i], "--offsets") == 0)
-        flags |= HL_DUMP_OFFSETS;
-      else if (strcmp (argv[i], "--headers") == 0)
-        flags |= HL_DUMP_HEADERS_ONLY;
-      else if (strcmp (argv[i], "--index") == 0)
-        index = true;
-      else if (argv[i][0] == '-' && strcmp (argv[i], "-") != 0 && path == NULL && strcmp (argv[i], "--") != 0)
-        {
-          fprintf (stderr, _("heaplens-cli dump: unknown option '%s' (see --help)\n"), argv[i]);
-          return 2;
-        }
-      else if (strcmp (argv[i], "--") == 0 && i + 1 < argc && path == NULL)
-        path = argv[++i];
-      else if (path == NULL)
-        path = argv[i];
-      else
-        {
-          fprintf (stderr, _("heaplens-cli dump: one FILE only (see --help)\n"));
-          return 2;
-        }
-    }
-  if (path == NULL)
-    {
-      usage (stderr);
+      fprintf (stderr, _("heaplens-cli dump: %s\n"), error->message);
       return 2;
     }
+  /* "--" ends the options: FILE may start with '-' */
+  int first = argc > 1 && strcmp (argv[1], "--") == 0 ? 2 : 1;
+  if (argc - first != 1)
+    {
+      fprintf (stderr, _("heaplens-cli dump: expected one trace FILE (see 'heaplens-cli dump --help')\n"));
+      return 2;
+    }
+  const char *path = argv[first];
+  unsigned flags = (offsets ? HL_DUMP_OFFSETS : 0u) | (headers ? HL_DUMP_HEADERS_ONLY : 0u);
   HlTraceReader *r;
   HlFormatError err;
   if (hl_trace_reader_open_file_codec (path, DUMP_CODEC, &r, &err) != 0)

@@ -77,7 +77,7 @@ read_guarded (gpointer data)
     dropped += t.dropped[i];
   HlLiveTotals totals = {
     t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
-    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads,
+    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads, t.stacks_dropped,
   };
   info->totals = totals;
   info->frees_unknown = t.frees_unknown;

@@ -679,7 +679,7 @@ poll_segment (HlLiveSession *self)
     dropped += t.dropped[i];
   HlLiveTotals nt = {
     t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
-    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads,
+    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads, t.stacks_dropped,
   };
   changed |= memcmp (&nt, &self->totals, sizeof nt) != 0;
   self->totals = nt;

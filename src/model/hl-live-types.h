@@ -61,6 +61,7 @@ typedef struct
   guint64 rss_bytes, peak_rss_bytes;
   guint64 dropped;
   guint64 n_stacks, n_threads;
+  guint64 stacks_dropped;   /* stacks not interned: the resources table was full */
 } HlLiveTotals;
 
 /* A frozen copy of a session's state (hl_live_session_snapshot). */
