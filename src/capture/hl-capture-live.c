@@ -50,7 +50,18 @@
  *
  * The fast path (hl_live_home, inline) tries the region's first directory
  * word only; the directory words of neighbouring regions share cache lines
- * (hl_live_dir_index), so the directory adds a load that hits the cache. */
+ * (hl_live_dir_index), so the directory adds a load that hits the cache.
+ *
+ * Backed pages. The segment is sparse: tmpfs finds a page for an entry
+ * when it is first touched, and a full /dev/shm answers with SIGBUS in
+ * the program. So the pages of a block are reserved (hl_session_reserve:
+ * fallocate) before any entry of it is written or read: blocks 0 and 1
+ * and the directory when the session is made, then one block ahead of
+ * the blocks handed out (an insert's probes run at most 512 entries, into
+ * the next block), one fallocate per block claimed, off the per-call
+ * path. When a reservation fails, the table stops growing: a region
+ * without a block is not entered (its inserts are drops, its frees are
+ * recorded by address) and no block without pages is ever used. */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 
@@ -60,8 +71,14 @@
 #define HL_LIVE_PROBES 512u
 #define BLOCK_MASK     ((UINT64_C (1) << HL_LIVE_REGION_SHIFT) - 1)
 #define MAX_BLOCKS     ((uint64_t) HL_SHM_LIVE_DIR_MAX_BLOCKS)
+#define NO_ROOM        (MAX_BLOCKS + 1) /* a block without pages: /dev/shm is full */
 
 uint64_t hl_live_dir_none[1];
+
+/* Blocks [0, live_reserved) have their pages; live_full once a
+ * reservation failed (new regions are then not entered). */
+static uint64_t live_reserved;
+static bool     live_full;
 
 /* Entries of a block: the granules of a region. */
 static uint64_t
@@ -98,11 +115,66 @@ hl_live_region_size (uint64_t slots)
          + n_blocks_for (slots) * sizeof (uint32_t);
 }
 
-void
+/* Entries of block B onwards as a range of the segment; the last block
+ * runs to the end of the entries (probes wrap from there to block 0). */
+static bool
+reserve_entries (uint64_t from_block,
+                 uint64_t to_block)
+{
+  uint64_t per = hl_g.live_granule_mask + 1;
+  uint64_t first = from_block * per;
+  uint64_t end = to_block >= hl_g.live_dir_hdr->n_blocks ? hl_g.live_mask + 1 : to_block * per;
+  uint64_t offset = (uint64_t) ((uint8_t *) (void *) &hl_g.live_slots[first] - hl_g.seg);
+  return end <= first || hl_session_reserve (offset, (end - first) * sizeof (HlShmLiveEntry));
+}
+
+/* Blocks [0, N) backed (N at most n_blocks); false when /dev/shm could
+ * not back them: the table stops growing. */
+static bool
+reserve_blocks (uint64_t n)
+{
+  uint64_t n_blocks = hl_g.live_dir_hdr->n_blocks;
+  if (n > n_blocks)
+    n = n_blocks;
+  uint64_t have = __atomic_load_n (&live_reserved, __ATOMIC_ACQUIRE);
+  if (have >= n)
+    return true;
+  /* two threads may reserve the same pages: harmless, fallocate keeps
+   * what is there */
+  if (!reserve_entries (have, n))
+    {
+      __atomic_store_n (&live_full, true, __ATOMIC_RELAXED);
+      return false;
+    }
+  while (have < n && !__atomic_compare_exchange_n (&live_reserved, &have, n, true,
+                                                    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+    ;
+  return true;
+}
+
+/* Whether an entry of block B and the probes from it (into B + 1) have
+ * their pages. */
+static bool
+block_usable (uint64_t b)
+{
+  uint64_t have = __atomic_load_n (&live_reserved, __ATOMIC_ACQUIRE);
+  return b + 1 < have || have >= hl_g.live_dir_hdr->n_blocks;
+}
+
+bool
 hl_live_attach (void)
 {
   uint64_t slots = hl_g.live_mask + 1;
   HlShmLiveDirHeader *d = (HlShmLiveDirHeader *) (void *) (hl_g.live_slots + slots);
+  /* the pages of the header and the directory before they are written */
+  __atomic_store_n (&live_reserved, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&live_full, false, __ATOMIC_RELAXED);
+  uint64_t head = (uint64_t) ((uint8_t *) (void *) hl_g.live - hl_g.seg);
+  uint64_t dir = (uint64_t) ((uint8_t *) (void *) d - hl_g.seg);
+  uint64_t dir_size = sizeof *d + n_words_for (slots) * sizeof (uint64_t) + n_blocks_for (slots) * sizeof (uint32_t);
+  if (!hl_session_reserve (head, sizeof (HlShmLiveHeader)) || !hl_session_reserve (dir, dir_size))
+    return false;
+  hl_g.live->n_slots = slots;
   d->n_words = n_words_for (slots);
   d->n_blocks = n_blocks_for (slots);
   hl_g.live_dir_hdr = d;
@@ -110,6 +182,8 @@ hl_live_attach (void)
   hl_g.live_dir = (uint64_t *) (void *) (d + 1);
   uint64_t e = block_entries (hl_g.live_granule_shift);
   hl_g.live_granule_mask = (e < slots ? e : slots) - 1;
+  /* blocks 0 and 1 (region 0 uses block 0; a block's probes run into the next) */
+  return reserve_blocks (2);
 }
 
 void
@@ -171,7 +245,10 @@ take_block (HlShmLiveDirHeader *d)
   if (__atomic_load_n (&d->next_block_atomic, __ATOMIC_RELAXED) >= d->n_blocks)
     return MAX_BLOCKS;
   uint64_t b = __atomic_fetch_add (&d->next_block_atomic, 1, __ATOMIC_RELAXED);
-  return b < d->n_blocks ? b : MAX_BLOCKS;
+  if (b >= d->n_blocks)
+    return MAX_BLOCKS;
+  /* its pages and the next block's (where its probes may run) */
+  return reserve_blocks (b + 2) ? b : NO_ROOM;
 }
 
 /* A block taken for a region that did not use it: given back if no block
@@ -185,6 +262,15 @@ give_back (HlShmLiveDirHeader *d,
   uint64_t expected = taken + 1;
   (void) __atomic_compare_exchange_n (&d->next_block_atomic, &expected, taken, false,
                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* ADDR's home in BLOCK, or HL_LIVE_HOME_UNKNOWN when the block has no
+ * pages (a reservation failed). */
+static uint64_t
+usable_home (uint64_t addr,
+             uint64_t block)
+{
+  return block_usable (block) ? home_in_block (addr, block) : HL_LIVE_HOME_UNKNOWN;
 }
 
 /* The home of ADDR when the fast path did not find its region at its
@@ -215,11 +301,18 @@ home_slow (uint64_t addr,
               /* the first empty word: the region has none. Only when the
                * directory is full can its entries be in its shared block */
               give_back (d, taken);
-              return full ? home_in_block (addr, shared_block (region)) : HL_LIVE_HOME_UNKNOWN;
+              return full ? usable_home (addr, shared_block (region)) : HL_LIVE_HOME_UNKNOWN;
             }
+          /* /dev/shm could not back a block: no new region is entered */
+          if (__atomic_load_n (&live_full, __ATOMIC_RELAXED) && taken == MAX_BLOCKS)
+            return HL_LIVE_HOME_UNKNOWN;
           if (taken == MAX_BLOCKS)
             taken = take_block (d);
+          if (taken == NO_ROOM)
+            return HL_LIVE_HOME_UNKNOWN;
           uint64_t block = taken != MAX_BLOCKS ? taken : lighter_block (region);
+          if (!block_usable (block))
+            return HL_LIVE_HOME_UNKNOWN;
           if (__atomic_compare_exchange_n (&hl_g.live_dir[i], &w, key | block,
                                            false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             {
@@ -236,7 +329,7 @@ home_slow (uint64_t addr,
     }
   /* every word in use (not reached: the directory stops at 3/4) */
   give_back (d, taken);
-  return home_in_block (addr, shared_block (region));
+  return usable_home (addr, shared_block (region));
 }
 
 void
@@ -295,7 +388,14 @@ insert_slow (uint64_t addr,
              uint64_t size_time,
              uint64_t stack_tid)
 {
-  return insert_at (addr, home_slow (addr, true), id_time, size_time, stack_tid);
+  uint64_t home = home_slow (addr, true);
+  if (home == HL_LIVE_HOME_UNKNOWN)
+    {
+      /* no block with pages for its region: /dev/shm is full */
+      __atomic_fetch_add (&hl_g.live->n_dropped_atomic, 1, __ATOMIC_RELAXED);
+      return false;
+    }
+  return insert_at (addr, home, id_time, size_time, stack_tid);
 }
 
 bool

@@ -497,6 +497,17 @@ uint64_t hl_session_shm_free (void);
 void hl_session_running  (void);
 void hl_session_end      (int exit_status, bool by_exec);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */
+/* Backs [OFFSET, OFFSET + LENGTH) of the segment with pages (fallocate on
+ * the segment's descriptor), so that touching it can never raise SIGBUS;
+ * false when /dev/shm cannot (full): the caller must not touch it. Sets
+ * HL_SHM_FLAG_SHM_FULL then. errno kept. Out of line, once per chunk. */
+bool hl_session_reserve  (uint64_t offset, uint64_t length);
+/* Backs the resources region up to NODE_END (relative to the region) and
+ * the call-site record and hash bucket level of stack ID; false as above
+ * (the resources table then stops growing: its watermark is held where
+ * the pages end). */
+bool hl_session_reserve_node  (uint64_t node_end);
+bool hl_session_reserve_stack (uint64_t id);
 
 /* ---- Stacks (hl-capture-unwind.c, hl-capture-stacks.c) ------------------ */
 
@@ -648,7 +659,9 @@ void hl_live_init   (void);  /* picks the granule (after hl_config_load) */
 uint64_t hl_live_region_size (uint64_t slots);
 /* The session's live region is mapped (hl_g.live, live_slots, live_mask
  * set) / unmapped: sets up or drops the directory. */
-void hl_live_attach (void);
+/* false when /dev/shm cannot back its first pages (header, directory,
+ * blocks 0 and 1; later blocks are backed as they are claimed). */
+bool hl_live_attach (void);
 void hl_live_detach (void);
 /* HOME is hl_live_home (ADDR) (HL_LIVE_HOME_UNKNOWN: looked up here). */
 bool hl_live_insert (uint64_t addr, uint64_t home, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);

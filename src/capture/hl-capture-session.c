@@ -10,7 +10,21 @@
  * record` and by the application when it launches a program) the name is
  * left for the launcher, which unlinks it once it has read the final
  * counters; `heaplens-cli sessions --prune` removes the segments of dead
- * processes. */
+ * processes.
+ *
+ * Backed pages: a page of the sparse segment that tmpfs cannot find room
+ * for when it is first touched is SIGBUS in the program (another process
+ * filled /dev/shm). So every page is reserved with fallocate before it is
+ * written: the fixed parts when the segment is made (header, metadata,
+ * counters, the tables' headers, the first level of hash buckets, the
+ * live table's directory and first blocks), the growing parts in chunks as
+ * they grow (resources nodes RES_CHUNK at a time, call-site records
+ * CS_CHUNK at a time, a level of hash buckets when its first stack comes,
+ * a live-table block when it is claimed: hl-capture-live.c). When a
+ * reservation fails, the table stops growing and counts drops, and the
+ * header gets HL_SHM_FLAG_SHM_FULL; the trace goes on. The descriptor
+ * stays open for this, above 500, checked (device, inode) before each
+ * use and opened again by name if the program took the number. */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 
@@ -24,6 +38,18 @@
 #include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define RES_CHUNK (256u * 1024u) /* resources nodes: about 2,700 stacks */
+#define CS_CHUNK  (64u * 1024u)  /* call-site records: 1,638 stacks */
+
+/* The segment's descriptor, for fallocate (-1: none). */
+static int      seg_fd = -1;
+static uint64_t seg_dev, seg_ino;
+static bool     reserve_unsupported; /* fallocate refused by the kernel or a filter: as before */
+/* Reserved so far: resources region bytes, call-site region bytes, bucket
+ * levels (bit K). */
+static uint64_t res_reserved, cs_reserved;
+static uint32_t levels_reserved;
 
 static uint64_t
 align_up (uint64_t v,
@@ -97,6 +123,182 @@ session_layout (const HlConfig *cfg,
   l->total = off;
 }
 
+/* ---- The descriptor, reservations ------------------------------------ */
+
+static void
+keep_fd (int fd)
+{
+  struct stat st;
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0)
+    {
+      close (fd);
+      fd = high;
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      seg_fd = -1;
+      return;
+    }
+  seg_fd = fd;
+  seg_dev = (uint64_t) st.st_dev;
+  seg_ino = (uint64_t) st.st_ino;
+}
+
+/* Closed only while it is still ours: after a fork, in a child, or when
+ * the program put a file of its own on the number. */
+static void
+drop_fd (void)
+{
+  if (seg_fd >= 0 && hl_sys_fd_is (seg_fd, seg_dev, seg_ino))
+    close (seg_fd);
+  seg_fd = -1;
+}
+
+/* The segment's descriptor, opened again by name when the program closed
+ * ours (closefrom) or took its number; -1 when it cannot be (unlinked). */
+static int
+session_fd (void)
+{
+  if (seg_fd >= 0 && hl_sys_fd_is (seg_fd, seg_dev, seg_ino))
+    return seg_fd;
+  seg_fd = -1;
+  int fd = shm_open (hl_g.seg_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  uint64_t dev = seg_dev, ino = seg_ino;
+  keep_fd (fd);
+  if (seg_fd >= 0 && (seg_dev != dev || seg_ino != ino))
+    {
+      close (seg_fd); /* another segment under our name: not ours to grow */
+      seg_fd = -1;
+      seg_dev = dev;
+      seg_ino = ino;
+    }
+  return seg_fd;
+}
+
+bool
+hl_session_reserve (uint64_t offset,
+                    uint64_t length)
+{
+  if (hl_g.seg == NULL || offset >= hl_g.seg_size)
+    return false;
+  if (length > hl_g.seg_size - offset)
+    length = hl_g.seg_size - offset;
+  if (length == 0 || __atomic_load_n (&reserve_unsupported, __ATOMIC_RELAXED))
+    return true;
+  int saved = errno;
+  bool ok = false;
+  int fd = session_fd ();
+  for (int attempt = 0; fd >= 0 && attempt < 16; attempt++)
+    {
+      if (fallocate (fd, 0, (off_t) offset, (off_t) length) == 0)
+        {
+          ok = true;
+          break;
+        }
+      if (errno == EINTR)
+        continue;
+      if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EPERM)
+        {
+          /* a kernel or a seccomp filter without fallocate: pages are
+           * found when touched, as without reservations */
+          __atomic_store_n (&reserve_unsupported, true, __ATOMIC_RELAXED);
+          ok = true;
+        }
+      break;
+    }
+  if (!ok && hl_g.hdr != NULL)
+    __atomic_fetch_or (&hl_g.hdr->flags, (uint32_t) HL_SHM_FLAG_SHM_FULL, __ATOMIC_RELAXED);
+  errno = saved;
+  return ok;
+}
+
+/* Raises *DONE (bytes of a region reserved from its start) to cover END,
+ * in chunks of CHUNK; BASE is the region's offset, LIMIT its size. */
+static bool
+reserve_upto (uint64_t *done,
+              uint64_t  base,
+              uint64_t  limit,
+              uint64_t  end,
+              uint64_t  chunk)
+{
+  uint64_t have = __atomic_load_n (done, __ATOMIC_ACQUIRE);
+  if (end <= have)
+    return true;
+  uint64_t want = align_up (end, chunk);
+  if (want > limit)
+    want = limit;
+  if (end > want || !hl_session_reserve (base + have, want - have))
+    return false;
+  while (have < want && !__atomic_compare_exchange_n (done, &have, want, true, __ATOMIC_RELEASE,
+                                                       __ATOMIC_ACQUIRE))
+    ;
+  return true;
+}
+
+bool
+hl_session_reserve_node (uint64_t node_end)
+{
+  HlShmHeader *h = hl_g.hdr;
+  if (h == NULL)
+    return false;
+  if (reserve_upto (&res_reserved, h->resources.offset, h->resources.size, node_end, RES_CHUNK))
+    return true;
+  /* the table stops growing: readers walk nodes up to the watermark, so
+   * hold it where the pages end (a node being reserved past it is not
+   * published) */
+  uint64_t have = __atomic_load_n (&res_reserved, __ATOMIC_ACQUIRE);
+  __atomic_store_n (&hl_g.res->watermark_atomic, have, __ATOMIC_RELEASE);
+  return false;
+}
+
+/* The bucket level a stack of ID enters, as hl-capture-stacks.c lays
+ * them out: level 0 the first n/256 words (reserved at the start),
+ * level 1 the n/16 after them, level 2 the second half. */
+static bool
+reserve_level (uint64_t id)
+{
+  uint64_t n = (uint64_t) hl_g.res_bucket_mask + 1;
+  if (n < 256 || id <= n >> 8)
+    return true;
+  unsigned k = id <= n >> 4 ? 1 : 2;
+  if (__atomic_load_n (&levels_reserved, __ATOMIC_ACQUIRE) & (1u << k))
+    return true;
+  uint64_t first = k == 1 ? n >> 8 : n >> 1, words = k == 1 ? n >> 4 : n >> 1;
+  uint64_t base = (uint64_t) ((uint8_t *) (void *) hl_g.res_buckets - hl_g.seg);
+  if (!hl_session_reserve (base + first * 4u, words * 4u))
+    return false;
+  __atomic_fetch_or (&levels_reserved, 1u << k, __ATOMIC_RELEASE);
+  return true;
+}
+
+bool
+hl_session_reserve_stack (uint64_t id)
+{
+  HlShmHeader *h = hl_g.hdr;
+  if (h == NULL)
+    return false;
+  uint64_t end = sizeof (HlShmCallsitesHeader) + (id + 1) * sizeof (HlShmCallsite);
+  return reserve_upto (&cs_reserved, h->callsites.offset, h->callsites.size, end, CS_CHUNK)
+         && reserve_level (id);
+}
+
+/* The fixed parts of a new segment (its header is reserved already). */
+static bool
+reserve_start (const SessionLayout *l)
+{
+  uint64_t level0 = l->n_buckets < 256 ? l->n_buckets : l->n_buckets >> 8;
+  uint64_t res_head = sizeof (HlShmResourcesHeader) + level0 * 4u;
+  return hl_session_reserve (l->res.offset, res_head)
+         && reserve_upto (&res_reserved, l->res.offset, l->res.size, l->res_nodes + 1, RES_CHUNK)
+         && reserve_upto (&cs_reserved, l->cs.offset, l->cs.size, sizeof (HlShmCallsitesHeader)
+                          + sizeof (HlShmCallsite), CS_CHUNK)
+         && hl_session_reserve (l->meta.offset, l->meta.size) && hl_session_reserve (l->cnt.offset, l->cnt.size);
+}
+
 uint64_t
 hl_session_shm_free (void)
 {
@@ -157,15 +359,25 @@ hl_session_create (void)
       return -1;
     }
   void *map = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-  close (fd);
   if (map == MAP_FAILED)
     {
+      close (fd);
       shm_unlink (hl_g.seg_name);
       return -1;
     }
-
+  keep_fd (fd);
+  res_reserved = cs_reserved = 0;
+  levels_reserved = 0;
   hl_g.seg = map;
   hl_g.seg_size = total;
+  if (!hl_session_reserve (0, HL_SHM_HEADER_SIZE) || !reserve_start (&l))
+    {
+      hl_session_detach ();
+      shm_unlink (hl_g.seg_name);
+      errno = ENOSPC;
+      return -1;
+    }
+
   HlShmHeader *h = map;
   hl_g.hdr = h;
   h->version = HL_SHM_VERSION;
@@ -203,10 +415,15 @@ hl_session_create (void)
   hl_g.n_callsites = cfg->max_stacks + 1;
 
   hl_g.live = (HlShmLiveHeader *) (hl_g.seg + r_live.offset);
-  hl_g.live->n_slots = cfg->live_slots;
   hl_g.live_slots = (HlShmLiveEntry *) (hl_g.live + 1);
   hl_g.live_mask = cfg->live_slots - 1;
-  hl_live_attach ();
+  if (!hl_live_attach ())
+    {
+      hl_session_detach ();
+      shm_unlink (hl_g.seg_name);
+      errno = ENOSPC;
+      return -1;
+    }
 
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
@@ -264,6 +481,7 @@ void
 hl_session_detach (void)
 {
   hl_g.clock_word = hl_clock_none;
+  drop_fd ();
   if (hl_g.seg != NULL)
     munmap (hl_g.seg, hl_g.seg_size);
   hl_g.seg = NULL;

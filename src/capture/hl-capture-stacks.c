@@ -177,6 +177,8 @@ reserve_node (size_t length)
       __atomic_store_n (&hl_g.res->watermark_atomic, end, __ATOMIC_RELAXED);
       return 0;
     }
+  if (!hl_session_reserve_node (off + need))
+    return 0; /* /dev/shm full: no page for it (the watermark is held) */
   return (uint32_t) off;
 }
 
@@ -260,7 +262,7 @@ hl_stack_intern (HlThreadBlock  *b,
       hl_counters_drop (HL_DROP_STACK_TABLE, 1);
       return 0;
     }
-  uint32_t off = reserve_node (len);
+  uint32_t off = hl_session_reserve_stack (id) ? reserve_node (len) : 0;
   if (off == 0)
     {
       __atomic_fetch_add (&hl_g.res->n_dropped_atomic, 1, __ATOMIC_RELAXED);

@@ -1,26 +1,27 @@
 /* hl-cli-sessions.c — `heaplens-cli sessions [--prune]`: lists the
- * shared-memory sessions of the current user; --prune removes those whose
- * process is gone (and segments that are not valid sessions, unless the
- * pid in their name runs: another version's session, or one being made),
- * except one kept for its launcher in the minute after its end. */
+ * shared-memory sessions of the current user, and says what it left out
+ * (other users' sessions, entries that are not session segments: /dev/shm
+ * is world-writable); --prune removes what is provably dead
+ * (hl_live_session_prune: sessions whose process is gone, segments that
+ * are not valid sessions unless the pid in their name runs, except one
+ * kept for its launcher in the minute after its end) and says why. */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hl-cli-commands.h"
-#include "hl-cli-session-file.h"
 #include "hl-model.h"
 
 typedef struct
 {
-  bool     prune;
   unsigned listed;
-  unsigned pruned;
+  unsigned foreign;       /* other users' sessions, not read */
+  unsigned not_segments;  /* FIFOs, symlinks, others' files named like ours */
+  unsigned invalid;       /* regular files of ours the reader refuses */
 } SessionsCtx;
 
 static const char *
@@ -40,72 +41,74 @@ state_name (HlLiveState state)
     }
 }
 
-/* A session its launcher (`heaplens-cli record`, the application, a
- * test) asked to keep (HL_SHM_FLAG_KEPT) is read and removed by the
- * launcher once the program has ended. It is not pruned while the
- * launcher (the program's parent) runs, nor in the first minute after the
- * end: a prune running meanwhile would take it from under its launcher
- * (whose trace then stays uncompressed, or whose test failed). */
-#define HL_KEPT_GRACE_NS (60ull * 1000000000ull)
-
-static bool
-kept_for_launcher (const HlLiveSessionInfo *s)
-{
-  struct timespec ts;
-
-  if (!s->kept || (s->state != HL_LIVE_STATE_ENDED && s->state != HL_LIVE_STATE_RESTARTED))
-    return false;
-  if (s->ppid > 1 && hl_cli_pid_alive (s->ppid))
-    return true;
-  if (clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
-    return false;
-  uint64_t now = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-  uint64_t ended = s->start_mono_ns + s->ended_ns;
-  return ended >= s->start_mono_ns && now < ended + HL_KEPT_GRACE_NS;
-}
-
 static void
 session_cb (const HlLiveSessionInfo *s,
             SessionsCtx             *ctx)
 {
-  const char *name = s->name;
-  const char *err = s->refusal;
-  bool ok = s->readable;
-  bool alive = ok && s->alive;
-  /* A segment this reader refuses (a version of Heaplens from the future,
-   * or one being created) is still the session of the process its name
-   * gives: removed only when that process is gone too. */
-  if (ctx->prune && !ok && s->pid != 0 && hl_cli_pid_alive (s->pid))
+  if (!s->same_user)
     {
-      printf (_("%-40s invalid: %s (kept: pid %u is running)\n"), name, err, (unsigned) s->pid);
+      ctx->foreign++;
       return;
     }
-  if (ctx->prune && ok && !alive && kept_for_launcher (s))
+  if (!s->readable)
     {
-      printf (_("%-40s ended, kept for its launcher (pruned a minute after its end)\n"), name);
+      if (s->not_segment)
+        ctx->not_segments++;
+      else
+        ctx->invalid++;
+      printf (_("%-40s left out: %s\n"), s->name, s->refusal != NULL ? s->refusal : "?");
       return;
     }
-  if (ctx->prune && (!ok || !alive))
-    {
-      char path[512];
-      snprintf (path, sizeof path, "/dev/shm/%s", name);
-      if (unlink (path) == 0)
-        {
-          printf (_("removed %s (%s)\n"), name, ok ? "process gone" : err);
-          ctx->pruned++;
-        }
-      return;
-    }
-  if (!ok)
-    {
-      printf (_("%-40s invalid: %s\n"), name, err);
-      return;
-    }
-  printf (_("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n"), name, (unsigned) s->pid,
-          state_name (s->state), alive ? "" : " (dead)",
+  printf (_("%-40s pid %-7u %-8s%s allocations %-10llu %s%s%s\n"), s->name, (unsigned) s->pid,
+          state_name (s->state), s->alive ? "" : " (dead)",
           (unsigned long long) s->totals.n_allocs, s->exe,
           s->trace_path[0] ? " -> " : "", s->trace_path);
   ctx->listed++;
+}
+
+/* What the list left out, and why. */
+static void
+print_left_out (const SessionsCtx *ctx)
+{
+  if (ctx->foreign > 0)
+    printf (ngettext ("left out %u session of another user (only its owner can read it)\n",
+                      "left out %u sessions of other users (only their owners can read them)\n",
+                      ctx->foreign),
+            ctx->foreign);
+  if (ctx->not_segments > 0)
+    printf (ngettext ("left out %u entry named like a session that is not a session segment of yours "
+                      "(a FIFO, a symbolic link or another user's file: not opened)\n",
+                      "left out %u entries named like sessions that are not session segments of yours "
+                      "(FIFOs, symbolic links or other users' files: not opened)\n",
+                      ctx->not_segments),
+            ctx->not_segments);
+  if (ctx->invalid > 0)
+    printf (ngettext ("left out %u segment that cannot be read (above: why)\n",
+                      "left out %u segments that cannot be read (above: why)\n", ctx->invalid),
+            ctx->invalid);
+}
+
+static int
+prune (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) done = hl_live_session_prune (NULL, &error);
+  unsigned removed = 0;
+
+  if (done == NULL)
+    {
+      fprintf (stderr, "heaplens-cli sessions: %s\n", error->message);
+      return 1;
+    }
+  for (guint i = 0; i < done->len; i++)
+    {
+      const HlLivePruneResult *r = g_ptr_array_index (done, i);
+      if (r->action == HL_LIVE_PRUNE_REMOVED)
+        removed++;
+      printf ("%s\n", r->message);
+    }
+  printf (ngettext ("%u session removed\n", "%u sessions removed\n", removed), removed);
+  return 0;
 }
 
 int
@@ -113,10 +116,11 @@ hl_cli_sessions (int    argc,
                  char **argv)
 {
   SessionsCtx ctx = { 0 };
+  bool do_prune = false;
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--prune") == 0)
-        ctx.prune = true;
+        do_prune = true;
       else if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
         {
           printf (_("Usage: heaplens-cli sessions [--prune]\n\n"
@@ -130,12 +134,19 @@ hl_cli_sessions (int    argc,
           return 2;
         }
     }
-  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_OWN, NULL);
-  for (guint i = 0; list != NULL && i < list->len; i++)
+  if (do_prune)
+    return prune ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, &error);
+  if (list == NULL)
+    {
+      fprintf (stderr, "heaplens-cli sessions: %s\n", error->message);
+      return 1;
+    }
+  for (guint i = 0; i < list->len; i++)
     session_cb (g_ptr_array_index (list, i), &ctx);
-  if (ctx.prune)
-    printf (ngettext ("%u session removed\n", "%u sessions removed\n", ctx.pruned), ctx.pruned);
-  else if (ctx.listed == 0)
+  if (ctx.listed == 0)
     printf (_("no sessions\n"));
+  print_left_out (&ctx);
   return 0;
 }

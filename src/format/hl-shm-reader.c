@@ -180,6 +180,55 @@ hl_shm_reader_open_memory (const void     *data,
   return 0;
 }
 
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  return "not a regular file";
+}
+
+int
+hl_shm_check_candidate (int            fd,
+                        const char    *path,
+                        struct stat   *st,
+                        HlFormatError *err)
+{
+  if (fstat (fd, st) != 0)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot stat %s: %s", path, strerror (errno));
+      return -1;
+    }
+  if (!S_ISREG (st->st_mode))
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s is %s, not a session segment", path,
+                           file_kind (st->st_mode));
+      return -1;
+    }
+  uid_t me = getuid ();
+  if (st->st_uid != me)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s is owned by uid %u, not you (%u)", path,
+                           (unsigned) st->st_uid, (unsigned) me);
+      return -1;
+    }
+  if ((st->st_mode & 07777) != 0600)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s has mode %04o, not 0600", path,
+                           (unsigned) (st->st_mode & 07777));
+      return -1;
+    }
+  return 0;
+}
+
 int
 hl_shm_reader_open (const char     *name,
                     HlShmReader   **out,
@@ -196,24 +245,20 @@ hl_shm_reader_open (const char     *name,
   else
     snprintf (path, sizeof path, SHM_DIR "%s", name);
 
-  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  /* /dev/shm is world-writable: a FIFO there would block a plain open
+   * (and every read), a symlink would lead anywhere. Nothing is read
+   * before the descriptor is known to be a regular file of ours, 0600. */
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot open %s: %s", path, strerror (errno));
+      int e = errno;
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot open %s: %s", path,
+                           e == ELOOP ? "it is a symbolic link" : strerror (e));
       return -1;
     }
   struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (hl_shm_check_candidate (fd, path, &st, err) != 0)
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s is not a regular file", path);
-      close (fd);
-      return -1;
-    }
-  uid_t me = getuid ();
-  if (st.st_uid != me)
-    {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s is owned by uid %u, not you (%u)", path,
-                           (unsigned) st.st_uid, (unsigned) me);
       close (fd);
       return -1;
     }
@@ -232,7 +277,7 @@ hl_shm_reader_open (const char     *name,
       close (fd);
       return -1;
     }
-  if (hl_shm_reader_open_memory (map, size, (uint32_t) me, out, err) != 0)
+  if (hl_shm_reader_open_memory (map, size, (uint32_t) getuid (), out, err) != 0)
     {
       munmap (map, size);
       close (fd);

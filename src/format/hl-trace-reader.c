@@ -131,18 +131,25 @@ hl_trace_reader_open_file_codec (const char          *path,
                                  HlFormatError       *err)
 {
   *out = NULL;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO (or a device) must not block the open; it is
+   * refused below before a byte is read. */
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     {
       hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot open %s: %s", path, strerror (errno));
       return -1;
     }
   struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  bool stat_ok = fstat (fd, &st) == 0;
+  if (!stat_ok || !S_ISREG (st.st_mode))
     {
-      int e = errno;
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot read %s: %s", path,
-                           S_ISDIR (st.st_mode) ? "is a directory" : strerror (e));
+      const char *why = !stat_ok                                   ? strerror (errno)
+                        : S_ISDIR (st.st_mode)                     ? "is a directory"
+                        : S_ISFIFO (st.st_mode)                    ? "is a FIFO, not a trace file"
+                        : S_ISSOCK (st.st_mode)                    ? "is a socket, not a trace file"
+                        : S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode) ? "is a device, not a trace file"
+                                                                   : "is not a regular file";
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot read %s: %s", path, why);
       close (fd);
       return -1;
     }

@@ -2,8 +2,11 @@
 #define _GNU_SOURCE
 #include "hl-live-discovery.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hl-live-segment.h"
@@ -83,6 +86,21 @@ read_guarded (gpointer data)
   info->frees_unknown = t.frees_unknown;
 }
 
+/* Whether PATH (refused by the reader) is a regular file of the
+ * caller's: lstat never opens, so never blocks. */
+static gboolean
+is_own_regular_file (const char *path)
+{
+  g_autofree char *full = NULL;
+  struct stat st;
+
+  if (strchr (path, '/') == NULL)
+    path = full = g_strconcat ("/dev/shm/", path, NULL);
+  if (lstat (path, &st) != 0)
+    return errno == ENOENT; /* gone meanwhile: nothing to leave alone */
+  return S_ISREG (st.st_mode) && st.st_uid == getuid ();
+}
+
 /* Reads the segment at PATH into INFO (name, uid and pid set). */
 static void
 info_fill (HlLiveSessionInfo *info,
@@ -93,6 +111,7 @@ info_fill (HlLiveSessionInfo *info,
 
   if (segment == NULL)
     {
+      info->not_segment = !is_own_regular_file (path);
       /* the reader's reason, without the name hl_live_segment_open adds */
       const char *why = error->message;
       gsize n = strlen (path);
@@ -274,4 +293,155 @@ hl_live_session_find_pid (guint32   pid,
     g_set_error (error, HL_LIVE_ERROR, HL_LIVE_ERROR_NOT_FOUND,
                  _("no session for pid %u (is it running under the Heaplens preload?)"), (unsigned) pid);
   return NULL;
+}
+
+/* ---- Pruning ---------------------------------------------------------- */
+
+/* A session its launcher (`heaplens-cli record`, the application, a test)
+ * asked to keep (HL_SHM_FLAG_KEPT) is read and removed by the launcher
+ * once the program has ended. It is not pruned while the launcher (the
+ * program's parent) runs, nor in the first minute after the end: a prune
+ * running meanwhile would take it from under its launcher (whose trace
+ * then stays uncompressed, or whose test failed). */
+#define KEPT_GRACE_NS (60ull * 1000000000ull)
+
+static gboolean
+ended (const HlLiveSessionInfo *s)
+{
+  return s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED;
+}
+
+static gboolean
+launcher_alive (const HlLiveSessionInfo *s)
+{
+  return s->ppid > 1 && hl_live_pid_alive (s->ppid);
+}
+
+static gboolean
+kept_for_launcher (const HlLiveSessionInfo *s)
+{
+  struct timespec ts;
+
+  if (!s->kept || !ended (s))
+    return FALSE;
+  if (launcher_alive (s))
+    return TRUE;
+  if (clock_gettime (CLOCK_MONOTONIC, &ts) != 0)
+    return FALSE;
+  guint64 now = (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + (guint64) ts.tv_nsec;
+  guint64 end = s->start_mono_ns + s->ended_ns;
+  return end >= s->start_mono_ns && now < end + KEPT_GRACE_NS;
+}
+
+/* TRACE.tmp-compress, the file `record` compresses into, left by a
+ * launcher that died: removed when it is a regular file of ours and both
+ * the program and its launcher are gone (no one writes it any more).
+ * Appends what was done to MESSAGE. */
+static void
+prune_tmp_compress (const HlLiveSessionInfo *s,
+                    GString                 *message)
+{
+  g_autofree char *tmp = NULL;
+  struct stat st;
+
+  if (s->trace_path == NULL || s->trace_path[0] == '\0' || s->ppid <= 1 || launcher_alive (s))
+    return;
+  tmp = g_strconcat (s->trace_path, ".tmp-compress", NULL);
+  if (lstat (tmp, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid ())
+    return;
+  if (unlink (tmp) == 0)
+    g_string_append_printf (message, _("; removed %s (its launcher %u ended)"), tmp, (unsigned) s->ppid);
+  else
+    g_string_append_printf (message, _("; cannot remove %s: %s"), tmp, g_strerror (errno));
+}
+
+static HlLivePruneResult *
+prune_one (const HlLiveSessionInfo *s)
+{
+  HlLivePruneResult *r = g_new0 (HlLivePruneResult, 1);
+  g_autoptr(GString) why = g_string_new (NULL);
+
+  r->name = g_strdup (s->name);
+  if (s->not_segment)
+    {
+      r->action = HL_LIVE_PRUNE_LEFT_ALONE;
+      r->message = g_strdup_printf (_("%s: %s: left alone"), s->name, s->refusal != NULL ? s->refusal : "?");
+      return r;
+    }
+  if (!s->readable && hl_live_pid_alive (s->pid))
+    {
+      /* another version's session, or one being made: still the session
+       * of the process its name gives */
+      r->action = HL_LIVE_PRUNE_KEPT_RUNNING;
+      r->message = g_strdup_printf (_("%s: invalid: %s (kept: pid %u is running)"), s->name, s->refusal,
+                                    (unsigned) s->pid);
+      return r;
+    }
+  if (s->readable && s->alive)
+    {
+      r->action = HL_LIVE_PRUNE_KEPT_RUNNING;
+      r->message = g_strdup_printf (_("%s: pid %u is running"), s->name, (unsigned) s->pid);
+      return r;
+    }
+  if (s->readable && kept_for_launcher (s))
+    {
+      r->action = HL_LIVE_PRUNE_KEPT_LAUNCHER;
+      r->message = g_strdup_printf (_("%s: ended, kept for its launcher (pruned a minute after its end)"), s->name);
+      return r;
+    }
+  if (!s->readable)
+    g_string_printf (why, _("invalid: %s; pid %u is gone"), s->refusal, (unsigned) s->pid);
+  else if (s->kept && s->ppid > 1)
+    g_string_printf (why, _("pid %u and its launcher %u ended"), (unsigned) s->pid, (unsigned) s->ppid);
+  else
+    g_string_printf (why, _("pid %u ended"), (unsigned) s->pid);
+
+  g_autofree char *path = g_strconcat ("/dev/shm/", s->name, NULL);
+  if (unlink (path) != 0)
+    {
+      r->action = HL_LIVE_PRUNE_FAILED;
+      r->message = g_strdup_printf (_("cannot remove %s (%s): %s"), s->name, why->str, g_strerror (errno));
+      return r;
+    }
+  r->action = HL_LIVE_PRUNE_REMOVED;
+  g_string_prepend (why, " (");
+  g_string_append_c (why, ')');
+  if (s->readable)
+    prune_tmp_compress (s, why);
+  r->message = g_strdup_printf (_("removed %s%s"), s->name, why->str);
+  return r;
+}
+
+void
+hl_live_prune_result_free (HlLivePruneResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->name);
+  g_free (result->message);
+  g_free (result);
+}
+
+GPtrArray *
+hl_live_session_prune (GPtrArray  *list,
+                       GError    **error)
+{
+  g_autoptr(GPtrArray) own = NULL;
+  GPtrArray *done;
+
+  if (list == NULL)
+    {
+      own = hl_live_session_list (HL_LIVE_LIST_OWN, error);
+      if (own == NULL)
+        return NULL;
+      list = own;
+    }
+  done = g_ptr_array_new_with_free_func ((GDestroyNotify) hl_live_prune_result_free);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const HlLiveSessionInfo *s = g_ptr_array_index (list, i);
+      if (s->same_user && (s->readable || s->refusal != NULL))
+        g_ptr_array_add (done, prune_one (s));
+    }
+  return done;
 }

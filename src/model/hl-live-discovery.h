@@ -41,6 +41,10 @@ typedef struct
    * while read); NULL when readable or not opened (NAMES_ONLY). */
   char        *refusal;
   gboolean     being_created;  /* not ready yet (refusal says so): not refused for good */
+  /* Not a regular file of the caller's (a FIFO, a symlink, another
+   * user's file named like one of ours): never opened for reading, never
+   * removed. /dev/shm is world-writable. */
+  gboolean     not_segment;
 
   /* From the segment (readable only) */
   guint32      ppid;
@@ -88,6 +92,49 @@ HlLiveSessionInfo  *hl_live_session_list_find_pid (GPtrArray       *list,
  * NOT_FOUND when there is none or it is still being created, REFUSED
  * with the reason (another user's, an invalid segment). */
 char               *hl_live_session_find_pid      (guint32          pid,
+                                                   GError         **error);
+
+/* ---- Pruning ---------------------------------------------------------- */
+
+typedef enum
+{
+  HL_LIVE_PRUNE_REMOVED,        /* provably dead: removed */
+  HL_LIVE_PRUNE_KEPT_RUNNING,   /* its process runs (a session, or one this reader refuses) */
+  HL_LIVE_PRUNE_KEPT_LAUNCHER,  /* ended, left to its launcher (which runs, or ended < 1 min ago) */
+  HL_LIVE_PRUNE_LEFT_ALONE,     /* not a session segment of ours (not_segment): not touched */
+  HL_LIVE_PRUNE_FAILED,         /* dead, but the unlink failed (message says why) */
+} HlLivePruneAction;
+
+/* What hl_live_session_prune did with one entry. */
+typedef struct
+{
+  char              *name;     /* "heaplens-1000-4242-ab12cd" */
+  HlLivePruneAction  action;
+  /* A line to show: "removed heaplens-1000-4242-ab12cd (pid 4242 ended)",
+   * "removed heaplens-1000-4242-ab12cd (pid 4242 and its launcher 4200
+   * ended); removed /tmp/x.hltrace.tmp-compress", "heaplens-...: ended,
+   * kept for its launcher ...", "heaplens-0-1-0000000000: a FIFO, not a
+   * session segment: left alone". */
+  char              *message;
+} HlLivePruneResult;
+
+void                hl_live_prune_result_free     (HlLivePruneResult *result);
+
+/* Removes from /dev/shm only what is provably dead, and the
+ * TRACE.tmp-compress its dead launcher left beside its trace:
+ * - a readable session whose process is gone, unless it was kept for its
+ *   launcher (HL_SHM_FLAG_KEPT) and that launcher (the ppid in the
+ *   header) runs or the end was less than a minute ago;
+ * - a regular file of the caller's named like a session that this reader
+ *   refuses (another version's layout, a damaged one) whose pid (from the
+ *   name) is gone.
+ * Never an entry that is not a regular file of the caller's. LIST is
+ * what hl_live_session_list (HL_LIVE_LIST_OWN) gave, or NULL to list now.
+ * Returns a GPtrArray of HlLivePruneResult, one per entry of the
+ * caller's looked at (freed with it), or NULL with ERROR when /dev/shm
+ * cannot be read. Called by `heaplens-cli sessions --prune` and, before it
+ * starts its program, `heaplens-cli record`. */
+GPtrArray          *hl_live_session_prune         (GPtrArray       *list,
                                                    GError         **error);
 
 G_END_DECLS

@@ -509,10 +509,28 @@ hl_costs_packet_parse (const guint8 *payload,
   return g_steal_pointer (&rec);
 }
 
+/* PATH mapped, or NULL; a FIFO (or anything but a regular file) is not
+ * opened for reading, so it cannot block (the trace reader then says what
+ * it is). */
+static GMappedFile *
+map_regular_file (const char *path)
+{
+  struct stat st;
+  GMappedFile *map = NULL;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
+    map = g_mapped_file_new_from_fd (fd, FALSE, NULL);
+  close (fd);
+  return map;
+}
+
 HlRecording *
 hl_costs_packet_load (const char *path)
 {
-  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+  g_autoptr (GMappedFile) map = map_regular_file (path);
   g_autoptr (GByteArray) payload = NULL;
   g_autoptr (HlRecording) rec = NULL;
   gboolean by_reference = FALSE;

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hl-live-discovery.h"
@@ -198,6 +199,47 @@ test_find_pid (Fixture       *f,
   g_assert_cmpuint (hl_live_session_get_pid (session), ==, f->pid);
 }
 
+/* A FIFO named like a session is never opened for reading (it would
+ * block) and never removed; the dead sessions among the fixture's are
+ * removed, each with why. Only the fixture's entries are given to
+ * hl_live_session_prune: other tests' sessions are not touched. */
+static void
+test_prune (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autofree char *fifo = g_strdup_printf ("/dev/shm/heaplens-%u-%u-disc%u", (unsigned) getuid (),
+                                           (unsigned) f->pid + 3, (unsigned) getpid ());
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func ((GDestroyNotify) hl_live_session_info_free);
+  g_ptr_array_add (list, hl_live_session_info_read (fifo));
+  g_ptr_array_add (list, hl_live_session_info_read (f->ours));
+  g_ptr_array_add (list, hl_live_session_info_read (f->corrupt));
+  const HlLiveSessionInfo *fi = g_ptr_array_index (list, 0);
+  g_assert_false (fi->readable);
+  g_assert_true (fi->not_segment);
+  g_assert_nonnull (strstr (fi->refusal, "is a FIFO, not a session segment"));
+  g_assert_false (((HlLiveSessionInfo *) g_ptr_array_index (list, 2))->not_segment);
+
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) done = hl_live_session_prune (list, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (done->len, ==, 3);
+  const HlLivePruneResult *r0 = g_ptr_array_index (done, 0);
+  const HlLivePruneResult *r1 = g_ptr_array_index (done, 1);
+  const HlLivePruneResult *r2 = g_ptr_array_index (done, 2);
+  g_assert_cmpint (r0->action, ==, HL_LIVE_PRUNE_LEFT_ALONE);
+  g_assert_true (g_str_has_suffix (r0->message, ": left alone"));
+  g_assert_true (g_file_test (fifo, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (r1->action, ==, HL_LIVE_PRUNE_REMOVED);
+  g_autofree char *want = g_strdup_printf ("removed %s (pid %u ended)", strrchr (f->ours, '/') + 1, (unsigned) f->pid);
+  g_assert_cmpstr (r1->message, ==, want);
+  g_assert_false (g_file_test (f->ours, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (r2->action, ==, HL_LIVE_PRUNE_REMOVED);
+  g_assert_nonnull (strstr (r2->message, "invalid: "));
+  g_assert_false (g_file_test (f->corrupt, G_FILE_TEST_EXISTS));
+  g_unlink (fifo);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -206,5 +248,6 @@ main (int    argc,
   g_test_add ("/live-discovery/list", Fixture, NULL, fixture_set_up, test_list, fixture_tear_down);
   g_test_add ("/live-discovery/read", Fixture, NULL, fixture_set_up, test_read, fixture_tear_down);
   g_test_add ("/live-discovery/find-pid", Fixture, NULL, fixture_set_up, test_find_pid, fixture_tear_down);
+  g_test_add ("/live-discovery/prune", Fixture, NULL, fixture_set_up, test_prune, fixture_tear_down);
   return g_test_run ();
 }

@@ -45,7 +45,7 @@ typedef enum
 
 /* HlShmHeader.flags (written once before the state becomes RUNNING, except
  * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED, and
- * UNFOLLOWED, set at any time). */
+ * UNFOLLOWED and SHM_FULL, set at any time). */
 enum
 {
   HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times from CLOCK_MONOTONIC_COARSE, after the first 50 ms */
@@ -53,6 +53,8 @@ enum
   HL_SHM_FLAG_KEPT          = 1u << 2, /* the name is left for the launcher to unlink */
   HL_SHM_FLAG_UNFOLLOWED    = 1u << 3, /* the process started a program without the preload,
                                         * which it cannot take (a mark in the trace says which) */
+  HL_SHM_FLAG_SHM_FULL      = 1u << 4, /* /dev/shm could not back more of the segment: its tables
+                                        * stopped growing (set at any time; drops count what it cost) */
 };
 
 typedef struct

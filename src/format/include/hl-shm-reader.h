@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "hl-shm-layout.h"
 #include "hl-trace-reader.h" /* HlFormatError */
@@ -34,7 +35,10 @@ typedef struct HlShmReader HlShmReader;
 
 /* NAME is a segment name as in /dev/shm ("heaplens-1000-4242-ab12cd"), or a
  * path. 0, or -1 with ERR (ERROR_IO with the reason for permission and
- * ownership refusals: "owned by uid 0, not you (1000)"). */
+ * ownership refusals: "owned by uid 0, not you (1000)"). /dev/shm is
+ * world-writable, so the file is opened O_NONBLOCK | O_NOFOLLOW and
+ * refused, before a byte is read, unless it is a regular file owned by
+ * the caller with mode 0600 (a FIFO, a symlink, a socket never block). */
 int   hl_shm_reader_open        (const char     *name,
                                  HlShmReader   **out,
                                  HlFormatError  *err);
@@ -44,6 +48,15 @@ int   hl_shm_reader_open_memory (const void     *data,
                                  HlShmReader   **out,
                                  HlFormatError  *err);
 void  hl_shm_reader_free        (HlShmReader    *r);
+/* The checks of an open descriptor FD of PATH (as hl_shm_reader_open makes
+ * them): fstat into ST; 0 when it is a regular file owned by the caller's
+ * uid with mode 0600, else -1 with ERR (ERROR_IO, "PATH is a FIFO, not a
+ * session segment", "... owned by uid 0, not you (1000)", "... has mode
+ * 0644, not 0600"). */
+int   hl_shm_check_candidate    (int             fd,
+                                 const char     *path,
+                                 struct stat    *st,
+                                 HlFormatError  *err);
 
 /* A validated copy of the header, taken at open; strings are NUL-terminated
  * in the copy. The changing fields (state, heartbeat, exit status, end
