@@ -13,8 +13,15 @@ GListModel *
 hl_adapter_leaks (HlAnalysis *analysis,
                   guint       max)
 {
-  HlRecording *recording = hl_analysis_get_recording (analysis);
   g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, HL_COST_KIND_LEAKED, max);
+
+  return hl_adapter_leak_items (hl_analysis_get_recording (analysis), top);
+}
+
+GListModel *
+hl_adapter_leak_items (HlRecording *recording,
+                       GArray      *top)
+{
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
 
   for (guint i = 0; top != NULL && i < top->len; i++)
@@ -32,12 +39,20 @@ hl_adapter_leaks (HlAnalysis *analysis,
     }
   return G_LIST_MODEL (store);
 }
+
 GListModel *
 hl_adapter_largest (HlAnalysis *analysis,
                     guint       max)
 {
-  HlRecording *recording = hl_analysis_get_recording (analysis);
   g_autoptr(GArray) largest = hl_analysis_get_largest (analysis, max);
+
+  return hl_adapter_largest_items (hl_analysis_get_recording (analysis), largest);
+}
+
+GListModel *
+hl_adapter_largest_items (HlRecording *recording,
+                          GArray      *largest)
+{
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
 
   for (guint i = 0; largest != NULL && i < largest->len; i++)

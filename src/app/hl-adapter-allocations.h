@@ -14,6 +14,12 @@ GListModel     *hl_adapter_leaks          (HlAnalysis    *analysis,
 
 GListModel     *hl_adapter_largest        (HlAnalysis    *analysis,
                                            guint          max);
+/* The same lists from the model's answers (hl_analysis_get_top_stacks
+ * of LEAKED, HlStackCosts; hl_analysis_get_largest, HlAllocationInfo). */
+GListModel     *hl_adapter_leak_items     (HlRecording   *recording,
+                                           GArray        *top);
+GListModel     *hl_adapter_largest_items  (HlRecording   *recording,
+                                           GArray        *largest);
 
 /* Power-of-two buckets from the smallest to the largest non-empty one;
  * returns how many were written to OUT. */

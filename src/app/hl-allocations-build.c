@@ -1,4 +1,5 @@
-/* hl-allocations-build.c — the allocations view's data of an analysis. */
+/* hl-allocations-build.c — the allocations view's data of an analysis:
+ * the model's leaks and largest allocations, then their rows. */
 #include "hl-config.h"
 
 #include "hl-adapter-allocations.h"
@@ -49,13 +50,96 @@ hl_allocations_data_show (HlAllocationsData *data,
   hl_allocations_view_set_histogram (view, data->n_buckets, data->buckets);
 }
 
-static void
-build_thread (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
+/* The model's two answers (hl_analysis_get_top_stacks_async of LEAKED,
+ * hl_analysis_get_largest_async), asked at once, then their rows. */
+typedef struct
 {
-  g_task_return_pointer (task, hl_allocations_data_new (task_data), (GDestroyNotify) hl_allocations_data_free);
+  HlAnalysis *analysis;
+  GArray     *leaks;       /* HlStackCosts */
+  GArray     *largest;     /* HlAllocationInfo */
+  guint       pending;     /* answers still to come */
+  GError     *error;       /* the first one's */
+} Build;
+
+static void
+build_free (gpointer p)
+{
+  Build *build = p;
+
+  g_clear_pointer (&build->leaks, g_array_unref);
+  g_clear_pointer (&build->largest, g_array_unref);
+  g_clear_error (&build->error);
+  g_object_unref (build->analysis);
+  g_free (build);
+}
+
+/* The rows and histogram of both answers (a few thousand items, each with
+ * its stack's lines), on a worker. */
+static void
+rows_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  Build *build = task_data;
+  HlRecording *recording = hl_analysis_get_recording (build->analysis);
+  HlAllocationsData *data;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  data = g_new0 (HlAllocationsData, 1);
+  data->leaks = hl_adapter_leak_items (recording, build->leaks);
+  data->largest = hl_adapter_largest_items (recording, build->largest);
+  data->n_buckets = hl_adapter_histogram (build->analysis, data->buckets);
+  g_task_return_pointer (task, data, (GDestroyNotify) hl_allocations_data_free);
+}
+
+/* One answer in; the rows once both are. */
+static void
+answer_in (GTask  *task,
+           GArray *answer,
+           GArray **slot,
+           GError *error)
+{
+  Build *build = g_task_get_task_data (task);
+
+  *slot = answer;
+  if (error != NULL && build->error == NULL)
+    build->error = error;
+  else if (error != NULL)
+    g_error_free (error);
+  if (--build->pending > 0)
+    return;
+  if (build->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&build->error));
+  else
+    g_task_run_in_thread (task, rows_thread);
+}
+
+static void
+on_leaks (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  GError *error = NULL;
+  GArray *leaks = hl_analysis_get_top_stacks_finish (HL_ANALYSIS (source), result, &error);
+
+  answer_in (task, leaks, &build->leaks, error);
+}
+
+static void
+on_largest (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  GError *error = NULL;
+  GArray *largest = hl_analysis_get_largest_finish (HL_ANALYSIS (source), result, &error);
+
+  answer_in (task, largest, &build->largest, error);
 }
 
 void
@@ -65,12 +149,19 @@ hl_allocations_build_async (HlAnalysis         *analysis,
                             gpointer            user_data)
 {
   g_autoptr(GTask) task = NULL;
+  Build *build;
 
   g_return_if_fail (HL_IS_ANALYSIS (analysis));
+
+  build = g_new0 (Build, 1);
+  build->analysis = g_object_ref (analysis);
+  build->pending = 2;
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_allocations_build_async);
-  g_task_set_task_data (task, g_object_ref (analysis), g_object_unref);
-  g_task_run_in_thread (task, build_thread);
+  g_task_set_task_data (task, build, build_free);
+  hl_analysis_get_top_stacks_async (analysis, HL_COST_KIND_LEAKED, MAX_LEAK_ROWS, cancellable,
+                                    on_leaks, g_object_ref (task));
+  hl_analysis_get_largest_async (analysis, MAX_LARGEST_ROWS, cancellable, on_largest, g_object_ref (task));
 }
 
 HlAllocationsData *

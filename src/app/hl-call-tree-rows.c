@@ -1,4 +1,5 @@
-/* hl-call-tree-rows.c — the call tree view's root row of an analysis. */
+/* hl-call-tree-rows.c — the call tree view's root row of an analysis:
+ * the model's tree (hl_analysis_get_call_tree_async), then its rows. */
 #include "hl-config.h"
 
 #include "hl-adapter-call-tree.h"
@@ -50,17 +51,33 @@ hl_call_tree_rows_new (HlAnalysis     *analysis,
   return NULL;
 }
 
-static void
-build_thread (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
+/* The tree the rows of MODE are made from. */
+static HlCallTreeKind
+tree_kind (HlCallTreeMode mode)
 {
-  Build *build = task_data;
+  /* caller/callee: the function is looked up in the bottom-up tree */
+  return mode == HL_CALL_TREE_MODE_TOP_DOWN ? HL_CALL_TREE_TOP_DOWN : HL_CALL_TREE_BOTTOM_UP;
+}
 
-  /* a newer filter or mode replaced this one before it began */
-  if (g_task_return_error_if_cancelled (task))
-    return;
+/* The model's tree is built (and cached in the analysis) on its worker;
+ * the rows from it here: a root row whose children come on demand, or a
+ * look-up of the focus in the tree. */
+static void
+on_tree (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  g_autoptr(HlCallTree) tree = NULL;
+  GError *error = NULL;
+
+  tree = hl_analysis_get_call_tree_finish (HL_ANALYSIS (source), result, &error);
+  if (tree == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
   g_task_return_pointer (task, hl_call_tree_rows_new (build->analysis, build->mode, build->focus),
                          (GDestroyNotify) g_object_unref);
 }
@@ -85,7 +102,13 @@ hl_call_tree_rows_async (HlAnalysis         *analysis,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_call_tree_rows_async);
   g_task_set_task_data (task, build, build_free);
-  g_task_run_in_thread (task, build_thread);
+  if (mode == HL_CALL_TREE_MODE_CALLER_CALLEE && focus == NULL)
+    {
+      g_task_return_pointer (task, NULL, NULL);   /* nothing to show */
+      return;
+    }
+  hl_analysis_get_call_tree_async (analysis, tree_kind (mode), HL_COST_KIND_BYTES, cancellable,
+                                   on_tree, g_object_ref (task));
 }
 
 gboolean

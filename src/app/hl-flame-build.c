@@ -1,68 +1,104 @@
-/* hl-flame-build.c — the flame graph's data of an analysis, on a worker. */
+/* hl-flame-build.c — the flame graph's data of an analysis: the model's
+ * flame layout (hl_flame_layout_new_async), then its drawing nodes on a
+ * worker. */
 #include "hl-config.h"
 
 #include "hl-adapter-flame.h"
 #include "hl-flame-build.h"
 
-/* The analysis is finished, so safe to read from any thread. */
+/* What the flame graph's build has beyond the model's calls. */
 typedef struct
 {
-  HlAnalysis    *analysis;
   HlLiveSession *held;
-  HlCostKind     kind;
-  gboolean       inverted;
-  HlAnalysis    *shown_analysis;
-  HlCallTree    *shown_tree;
-  HlFlameData   *shown_data;
   HlCallTree    *tree;      /* results */
   HlFlameData   *data;
   gboolean       unchanged;
 } Build;
 
 static void
+release_hold (Build *build)
+{
+  if (build->held == NULL)
+    return;
+  hl_live_session_release (build->held);
+  g_clear_object (&build->held);
+}
+
+static void
 build_free (gpointer p)
 {
   Build *build = p;
 
-  if (build->held != NULL)
-    {
-      hl_live_session_release (build->held);
-      g_object_unref (build->held);
-    }
+  /* released on the main thread when done (finish_build); here only
+   * when the task was never run (g_return_if_fail) */
+  release_hold (build);
   g_clear_pointer (&build->tree, hl_call_tree_unref);
   g_clear_pointer (&build->data, hl_flame_data_unref);
-  g_clear_object (&build->shown_analysis);
-  g_clear_pointer (&build->shown_tree, hl_call_tree_unref);
-  g_clear_pointer (&build->shown_data, hl_flame_data_unref);
-  g_object_unref (build->analysis);
   g_free (build);
 }
 
+/* On the main thread: the recording may grow again; TASK's result. */
 static void
-build_thread (GTask        *task,
+finish_build (GTask  *task,
+              GError *error)
+{
+  Build *build = g_task_get_task_data (task);
+
+  release_hold (build);
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* The drawing nodes of a layout (5 × 10⁵ rects for 10⁵ stacks: tens of
+ * ms), off the main thread. */
+static void
+adapt_thread (GTask        *task,
               gpointer      source,
               gpointer      task_data,
               GCancellable *cancellable)
 {
-  Build *build = task_data;
-  g_autoptr(HlFlameLayout) layout = NULL;
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_pointer (task, hl_adapter_flame_data (task_data), (GDestroyNotify) hl_flame_data_unref);
+}
 
-  if (build->shown_tree != NULL
-      && (build->tree = hl_analysis_reuse_call_tree (build->analysis, build->shown_analysis,
-                                                     build->shown_tree)) != NULL)
+static void
+on_adapted (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  build->data = g_task_propagate_pointer (G_TASK (result), &error);
+  finish_build (task, error);
+}
+
+static void
+on_layout (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  g_autoptr(HlFlameLayout) layout = NULL;
+  g_autoptr(GTask) adapt = NULL;
+  GError *error = NULL;
+
+  layout = hl_flame_layout_new_finish (result, &error);
+  if (layout == NULL)
     {
-      build->data = hl_flame_data_ref (build->shown_data);
-      build->unchanged = TRUE;
-      g_task_return_boolean (task, TRUE);
+      finish_build (task, error);
       return;
     }
-  build->tree = hl_analysis_get_call_tree (build->analysis,
-                                           build->inverted ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN,
-                                           build->kind);
-  /* Every node is kept: the drawing merges what is narrower than a pixel. */
-  layout = hl_flame_layout_new (build->tree, build->kind, 0.0);
-  build->data = hl_adapter_flame_data (layout);
-  g_task_return_boolean (task, TRUE);
+  build->tree = hl_call_tree_ref (hl_flame_layout_get_tree (layout));
+  adapt = g_task_new (NULL, g_task_get_cancellable (task), on_adapted, g_object_ref (task));
+  g_task_set_source_tag (adapt, adapt_thread);
+  g_task_set_task_data (adapt, g_steal_pointer (&layout), (GDestroyNotify) hl_flame_layout_unref);
+  g_task_run_in_thread (adapt, adapt_thread);
 }
 
 void
@@ -83,20 +119,23 @@ hl_flame_build_async (HlAnalysis         *analysis,
   g_return_if_fail (HL_IS_ANALYSIS (analysis));
 
   build = g_new0 (Build, 1);
-  build->analysis = g_object_ref (analysis);
   build->held = held != NULL ? g_object_ref (held) : NULL;
-  build->kind = kind;
-  build->inverted = inverted;
-  if (shown_analysis != NULL && shown_tree != NULL && shown_data != NULL)
-    {
-      build->shown_analysis = g_object_ref (shown_analysis);
-      build->shown_tree = hl_call_tree_ref (shown_tree);
-      build->shown_data = hl_flame_data_ref (shown_data);
-    }
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_flame_build_async);
   g_task_set_task_data (task, build, build_free);
-  g_task_run_in_thread (task, build_thread);
+  /* The tree shown, when this analysis gives the same one: a comparison
+   * of the costs per stack, no build. */
+  if (shown_analysis != NULL && shown_tree != NULL && shown_data != NULL
+      && (build->tree = hl_analysis_reuse_call_tree (analysis, shown_analysis, shown_tree)) != NULL)
+    {
+      build->data = hl_flame_data_ref (shown_data);
+      build->unchanged = TRUE;
+      finish_build (task, NULL);
+      return;
+    }
+  /* Every node is kept: the drawing merges what is narrower than a pixel. */
+  hl_flame_layout_new_async (analysis, inverted ? HL_CALL_TREE_BOTTOM_UP : HL_CALL_TREE_TOP_DOWN, kind, 0.0,
+                             cancellable, on_layout, g_object_ref (task));
 }
 
 HlFlameData *

@@ -87,28 +87,17 @@ give_sites (HlWindow *self)
 }
 
 static void
-site_series_thread (GTask        *task,
-                    gpointer      source,
-                    gpointer      task_data,
-                    GCancellable *cancellable)
-{
-  HlSiteSeries *series = hl_recording_get_site_series (task_data, 0, HL_TIME_END, SITE_BUCKETS, SITE_MAX);
-
-  g_task_return_pointer (task, series, (GDestroyNotify) hl_site_series_free);
-}
-
-static void
 on_site_series (GObject      *source,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
   g_autoptr(HlWindow) self = user_data;
-  HlSiteSeries *series = g_task_propagate_pointer (G_TASK (result), NULL);
+  HlSiteSeries *series = hl_recording_get_site_series_finish (HL_RECORDING (source), result, NULL);
 
   /* another recording since (or the window closed): not this one's */
-  if (g_task_get_task_data (G_TASK (result)) != (gpointer) hl_window_recording (self))
+  if (source != (GObject *) hl_window_recording (self))
     {
-      hl_site_series_free (series);
+      g_clear_pointer (&series, hl_site_series_free);
       return;
     }
   self->site_series = series;
@@ -120,17 +109,14 @@ on_site_series (GObject      *source,
 static void
 show_sites (HlWindow *self)
 {
-  g_autoptr(GTask) task = NULL;
-
   if (self->site_series_done || self->site_series_running || hl_window_recording (self) == NULL)
     {
       give_sites (self);
       return;
     }
   self->site_series_running = TRUE;
-  task = g_task_new (NULL, NULL, on_site_series, g_object_ref (self));
-  g_task_set_task_data (task, g_object_ref (hl_window_recording (self)), g_object_unref);
-  g_task_run_in_thread (task, site_series_thread);
+  hl_recording_get_site_series_async (hl_window_recording (self), 0, HL_TIME_END, SITE_BUCKETS, SITE_MAX,
+                                      NULL, on_site_series, g_object_ref (self));
 }
 
 void

@@ -1,5 +1,5 @@
 /* hl-analysis.c — costs of the allocations a filter selects. */
-#include "hl-analysis.h"
+#include "hl-analysis-private.h"
 #include "hl-call-site.h"
 #include "hl-call-tree-private.h"
 #include "hl-filter-private.h"
@@ -826,13 +826,25 @@ GArray *
 hl_analysis_get_largest (HlAnalysis *self,
                          guint       n)
 {
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), g_array_new (FALSE, TRUE, sizeof (HlAllocationInfo)));
+  return hl_analysis_find_largest (self, n, NULL);
+}
+
+/* Cancellation is looked at every 64 blocks of allocations (2.6 × 10⁵). */
+#define LARGEST_CANCEL_MASK ((G_GUINT64_CONSTANT (64) << HL_ALLOC_BLOCK_SHIFT) - 1)
+
+GArray *
+hl_analysis_find_largest (HlAnalysis   *self,
+                          guint         n,
+                          GCancellable *cancellable)
+{
   GArray *out = g_array_new (FALSE, TRUE, sizeof (HlAllocationInfo));
   guint64 n_allocs, n_tb;
   const HlAllocRec *allocs;
   const HlAllocTimeBlock *tb;
   guint64 threshold = 0;
 
-  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+  g_assert (HL_IS_ANALYSIS (self));
   if (n == 0)
     return out;
 
@@ -843,6 +855,11 @@ hl_analysis_get_largest (HlAnalysis *self,
       const HlAllocRec *a = &allocs[i];
       HlAllocationInfo info;
 
+      if ((i & LARGEST_CANCEL_MASK) == 0 && g_cancellable_is_cancelled (cancellable))
+        {
+          g_array_unref (out);
+          return NULL;
+        }
       /* whole blocks outside the time range are skipped */
       if ((i & (HL_ALLOC_BLOCK - 1)) == 0 && !block_in_range (self, tb, n_tb, i >> HL_ALLOC_BLOCK_SHIFT))
         {

@@ -123,4 +123,52 @@ void             hl_analysis_get_size_histogram (HlAnalysis      *self,
  * HlThreadCosts. */
 GArray          *hl_analysis_get_thread_costs (HlAnalysis *self);
 
+/* ---- On a worker thread (hl-analysis-async.c) ----------------------------
+ *
+ * The heavy answers above, computed on a worker thread of GLib's pool.
+ * CALLBACK runs on the thread-default main context of the thread that
+ * called the _async function (the main thread in the application), after
+ * the worker has finished with the analysis. CANCELLABLE is looked at
+ * before and after the work (the largest allocations: also every 64
+ * blocks of allocations); a cancelled call finishes with
+ * G_IO_ERROR_CANCELLED.
+ *
+ * The worker reads the analysis' recording: a recording that grows (a
+ * live session's) must not be appended to until CALLBACK has run; the
+ * caller holds it still (hl_live_session_hold) around the call and
+ * releases it in CALLBACK. */
+
+/* hl_analysis_get_call_tree (); a tree built and cancelled meanwhile is
+ * cached all the same. _finish: a new reference, or NULL with ERROR. */
+void             hl_analysis_get_call_tree_async   (HlAnalysis         *self,
+                                                    HlCallTreeKind      kind,
+                                                    HlCostKind          sort_by,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+HlCallTree      *hl_analysis_get_call_tree_finish  (HlAnalysis         *self,
+                                                    GAsyncResult       *result,
+                                                    GError            **error);
+/* hl_analysis_get_top_stacks (): a new array of HlStackCosts, or NULL
+ * with ERROR. */
+void             hl_analysis_get_top_stacks_async  (HlAnalysis         *self,
+                                                    HlCostKind          kind,
+                                                    guint               n,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+GArray          *hl_analysis_get_top_stacks_finish (HlAnalysis         *self,
+                                                    GAsyncResult       *result,
+                                                    GError            **error);
+/* hl_analysis_get_largest (): a new array of HlAllocationInfo, or NULL
+ * with ERROR. */
+void             hl_analysis_get_largest_async     (HlAnalysis         *self,
+                                                    guint               n,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+GArray          *hl_analysis_get_largest_finish    (HlAnalysis         *self,
+                                                    GAsyncResult       *result,
+                                                    GError            **error);
+
 G_END_DECLS

@@ -211,3 +211,68 @@ hl_flame_layout_to_collapsed (const HlFlameLayout *layout)
     }
   return g_string_free (out, FALSE);
 }
+
+/* ---- On a worker thread ------------------------------------------------ */
+
+typedef struct
+{
+  HlCallTreeKind tree_kind;
+  HlCostKind     kind;
+  double         min_fraction;
+} LayoutQuery;
+
+static void
+layout_thread (GTask        *task,
+               gpointer      source,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  const LayoutQuery *query = task_data;
+  g_autoptr(HlCallTree) tree = NULL;
+  g_autoptr(HlFlameLayout) layout = NULL;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  tree = hl_analysis_get_call_tree (source, query->tree_kind, query->kind);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  layout = hl_flame_layout_new (tree, query->kind, query->min_fraction);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_pointer (task, g_steal_pointer (&layout), (GDestroyNotify) hl_flame_layout_unref);
+}
+
+void
+hl_flame_layout_new_async (HlAnalysis         *analysis,
+                           HlCallTreeKind      tree_kind,
+                           HlCostKind          kind,
+                           double              min_fraction,
+                           GCancellable       *cancellable,
+                           GAsyncReadyCallback callback,
+                           gpointer            user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LayoutQuery *query;
+
+  g_return_if_fail (HL_IS_ANALYSIS (analysis));
+  g_return_if_fail (kind < HL_N_COST_KINDS);
+  g_return_if_fail (min_fraction >= 0 && min_fraction <= 1);
+
+  query = g_new0 (LayoutQuery, 1);
+  query->tree_kind = tree_kind;
+  query->kind = kind;
+  query->min_fraction = min_fraction;
+  task = g_task_new (analysis, cancellable, callback, user_data);
+  g_task_set_source_tag (task, hl_flame_layout_new_async);
+  g_task_set_task_data (task, query, g_free);
+  g_task_run_in_thread (task, layout_thread);
+}
+
+HlFlameLayout *
+hl_flame_layout_new_finish (GAsyncResult *result,
+                            GError      **error)
+{
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == hl_flame_layout_new_async, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -12,6 +12,7 @@
 
 #include <glib-object.h>
 
+#include "hl-analysis.h"
 #include "hl-call-tree.h"
 
 G_BEGIN_DECLS
@@ -37,6 +38,24 @@ GType hl_flame_layout_get_type (void) G_GNUC_CONST;
 HlFlameLayout     *hl_flame_layout_new         (HlCallTree    *tree,
                                                 HlCostKind     kind,
                                                 double         min_fraction);
+/* hl_flame_layout_new () of ANALYSIS' call tree of TREE_KIND sorted by
+ * KIND (hl_analysis_get_call_tree), both built on a worker thread (the
+ * tree is cached in the analysis; hl_flame_layout_get_tree gives it).
+ * CALLBACK runs on the thread-default main context of the caller, after
+ * the worker is done; CANCELLABLE is looked at before the tree, between
+ * it and the layout, and after. The recording is read as by
+ * hl_analysis_get_call_tree_async (hl-analysis.h): a growing one is held
+ * still by the caller until CALLBACK has run. _finish: a new layout, or
+ * NULL with ERROR (G_IO_ERROR_CANCELLED). */
+void               hl_flame_layout_new_async   (HlAnalysis         *analysis,
+                                                HlCallTreeKind      tree_kind,
+                                                HlCostKind          kind,
+                                                double              min_fraction,
+                                                GCancellable       *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer            user_data);
+HlFlameLayout     *hl_flame_layout_new_finish  (GAsyncResult       *result,
+                                                GError            **error);
 HlFlameLayout     *hl_flame_layout_ref         (HlFlameLayout *layout);
 void               hl_flame_layout_unref       (HlFlameLayout *layout);
 

@@ -14,6 +14,7 @@
 #include "hl-frame.h"
 #include "hl-model-error.h"
 #include "hl-recording.h"
+#include "hl-site-series-async.h"
 #include "hl-report-json.h"
 #include "hl-recycle.h"
 
