@@ -21,8 +21,9 @@
  *
  * Workers, one of each at a time: the live table's scan (hl-live-scan.h)
  * and the symbolization of new addresses (hl-symbolize-job.h); both are
- * started by hl_live_feed_end(), never while a hold is on, and their
- * results are applied on the main context. Their tasks have OWNER as the
+ * started by hl_live_feed_end() (a symbolization also when a scan lands),
+ * never while a hold is on, and their results are applied on the main
+ * context. Their tasks have OWNER as the
  * source object, so the owner (which owns the feed and the segment)
  * outlives them.
  *
