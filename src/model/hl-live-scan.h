@@ -28,7 +28,7 @@ void        hl_live_scan_free       (HlLiveScan          *scan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlLiveScan, hl_live_scan_free)
 
 /* A worker scans READER's live table; SOURCE_OBJECT (the session, which
- * owns READER and SCAN) is kept alive until CALLBACK. */
+ * owns READER and, through its feed, SCAN) is kept alive until CALLBACK. */
 void        hl_live_scan_async      (HlLiveScan          *scan,
                                      HlShmReader         *reader,
                                      gpointer             source_object,

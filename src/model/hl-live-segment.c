@@ -173,6 +173,27 @@ hl_live_segment_read_state (HlLiveSegment *self,
   return st == HL_SHM_STATE_RUNNING ? HL_LIVE_STATE_RUNNING : HL_LIVE_STATE_STARTING;
 }
 
+int
+hl_live_segment_read_totals (HlLiveSegment *self,
+                             HlLiveTotals  *totals,
+                             guint64       *n_samples,
+                             HlFormatError *err)
+{
+  HlShmTotals t;
+  if (hl_shm_reader_totals (self->reader, &t, err) != 0)
+    return -1;
+  guint64 dropped = 0;
+  for (int i = 0; i < HL_DROP_REASONS_MAX; i++)
+    dropped += t.dropped[i];
+  HlLiveTotals nt = {
+    t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
+    t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads, t.stacks_dropped,
+  };
+  *totals = nt;
+  *n_samples = t.n_samples;
+  return 0;
+}
+
 gboolean
 hl_live_segment_pid_alive (HlLiveSegment *self)
 {

@@ -52,6 +52,13 @@ HlLiveState        hl_live_segment_read_state  (HlLiveSegment  *segment,
                                                 int            *exit_status,
                                                 guint32        *flags);
 
+/* The counters now (guarded): TOTALS (drops summed over their reasons)
+ * and *N_SAMPLES, the counter samples written so far. 0, or -1 with ERR. */
+int                hl_live_segment_read_totals (HlLiveSegment  *segment,
+                                                HlLiveTotals   *totals,
+                                                guint64        *n_samples,
+                                                HlFormatError  *err);
+
 /* A process with the segment's pid exists (another user's included). */
 gboolean           hl_live_segment_pid_alive   (HlLiveSegment  *segment);
 /* That process is still the program that made the segment: not a

@@ -1,7 +1,7 @@
 /* hl-live-types.h — what a live session's parts share and tell: its
  * state, the samples, call sites, metadata intervals and totals it reads
  * from the segment, a snapshot of them, and its error domain. The parts
- * (hl-live-segment, -discovery, -metadata, -scan) include this, not
+ * (hl-live-segment, -discovery, -metadata, -feed, -scan) include this, not
  * hl-live-session.h, so that the session depends on its parts and never
  * the other way round. */
 #pragma once
