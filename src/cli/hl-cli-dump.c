@@ -29,7 +29,7 @@ dump_index (HlTraceReader *r, const char *path)
       fprintf (stderr, _("heaplens-cli dump: %s: %s\n"), path, err.message);
       return 2;
     }
-  printf (_("index: %zu packets, %s\n"), x->n_entries, x->from_file ? "trailing index" : "walked (no trailing index)");
+  printf (_("index: %zu packets, %s\n"), x->n_entries, x->from_file ? "trailing index" : x->note);
   for (size_t i = 0; i < x->n_entries; i++)
     {
       const HlTraceIndexEntry *e = &x->entries[i];

@@ -27,6 +27,7 @@
 #include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"
 #include "hl-trace-compress.h"
+#include "hl-trace-index.h"
 #endif
 
 static volatile pid_t child_pid;
@@ -669,6 +670,14 @@ hl_cli_record (int    argc,
         compress_and_save_costs (streams, FOUND (&ctx, k)->s.header.trace_path, costs, lagged);
         if (FOUND (&ctx, k) == root)
           snprintf (root_lagged, sizeof root_lagged, "%s", lagged);
+      }
+    else if (FOUND (&ctx, k)->s.header.trace_path[0] != '\0')
+      {
+        /* compressed traces get it in hl_record_streams_finish */
+        HlFormatError ierr;
+        if (hl_trace_index_append_file (FOUND (&ctx, k)->s.header.trace_path, &ierr) != 0)
+          fprintf (stderr, _("heaplens: no index appended to %s: %s\n"), FOUND (&ctx, k)->s.header.trace_path,
+                   ierr.message);
       }
 #ifdef HL_HAVE_ZSTD
   hl_record_streams_free (streams);

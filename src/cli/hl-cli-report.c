@@ -4,6 +4,7 @@
 
 #include <glib/gi18n.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
@@ -324,5 +325,19 @@ hl_cli_report (int    argc,
     }
   else
     print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
+  {
+    /* Damage left nothing at all (no program, no event): "nothing
+     * usable", exit 1 (docs/cli.md), not an all-zero report that looks
+     * like a program that allocated nothing. */
+    HlSummary sum;
+    const char * const *warnings = hl_recording_get_warnings (rec);
+    hl_recording_get_summary (rec, &sum);
+    if (sum.n_allocations == 0 && sum.n_frees == 0 && hl_recording_get_info (rec, "exe") == NULL
+        && warnings != NULL && warnings[0] != NULL)
+      {
+        fprintf (stderr, _("heaplens-cli report: nothing usable in %s: %s\n"), argv[1], warnings[0]);
+        return 1;
+      }
+  }
   return 0;
 }

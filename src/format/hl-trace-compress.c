@@ -93,6 +93,7 @@ typedef struct
   uint32_t       raw;
   uint64_t       total;        /* the ZFRAME packet's size in the file */
   uint64_t       out;          /* offset in the image */
+  uint32_t       n_events;     /* its header's count of the events inside */
   bool           failed;
 } Frame;
 
@@ -122,6 +123,18 @@ decompress_frames (void *data)
       f->failed = got != f->raw;
     }
   return NULL;
+}
+
+/* The events the frame at POS (cut by the file's end) says it holds, when
+ * its header is there and looks like a frame's; 0 otherwise. */
+static uint64_t
+frame_claim (const HlTraceReader *r, uint64_t pos)
+{
+  HlPacketHeader h;
+  if (r->size - pos < sizeof h)
+    return 0;
+  memcpy (&h, r->data + pos, sizeof h);
+  return h.magic == HL_PACKET_MAGIC && h.kind == HL_PACKET_KIND_ZFRAME ? h.n_events : 0;
 }
 
 /* Frames are independent: the walk lists them (checking what the serial
@@ -154,35 +167,60 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
       HlFormatError e;
       if (hl_trace_packet_check_header (r, pos, &pkt, &e) != 0)
         {
-          if (e.code == HL_FORMAT_ERROR_TRUNCATED)
+          /* a damaged header: go on at the next frame that validates with
+           * its crc (frames are independent); none after a header that
+           * runs past the end: the file was cut inside that frame */
+          uint64_t next = hl_trace_reader_resync (r, pos + 1, true);
+          if (next >= r->size && e.code == HL_FORMAT_ERROR_TRUNCATED)
             {
+              s->frames_cut++;
+              s->frame_events_cut += frame_claim (r, pos);
               s->bytes_ignored_at_end += r->size - pos;
               break;
             }
-          /* a damaged header: the rest cannot be framed reliably */
           s->frames_damaged++;
-          s->bytes_skipped += r->size - pos;
-          break;
+          s->frame_regions_unknown++;
+          s->bytes_skipped += next - pos;
+          pos = next;
+          continue;
         }
       uint64_t total = (uint64_t) pkt.header.header_size + pkt.header.content_size;
-      pos += total;
       /* the costs cache after the frames (section 7e) is not part of the image */
       if (pkt.header.kind == HL_PACKET_KIND_COSTS)
-        continue;
+        {
+          pos += total;
+          continue;
+        }
       uint32_t codec_id = 0, raw = 0;
       if (pkt.header.content_size >= HL_ZFRAME_HEADER_SIZE)
         {
           memcpy (&codec_id, pkt.content, 4);
           memcpy (&raw, pkt.content + 4, 4);
         }
+      if (!hl_trace_packet_check_crc (r, &pkt))
+        {
+          /* the header may be the damaged part (a wrong size): the next
+           * frame that validates, if it comes before the one the size
+           * says */
+          uint64_t next = hl_trace_reader_resync (r, pos + 1, true);
+          if (next > pos + total)
+            next = pos + total;
+          s->frames_damaged++;
+          s->frame_events_damaged += pkt.header.n_events;
+          s->bytes_skipped += next - pos;
+          pos = next;
+          continue;
+        }
+      pos += total;
       if (pkt.header.kind != HL_PACKET_KIND_ZFRAME || pkt.header.content_size < HL_ZFRAME_HEADER_SIZE
-          || !hl_trace_packet_check_crc (r, &pkt) || raw > HL_ZFRAME_MAX_RAW
+          || raw > HL_ZFRAME_MAX_RAW
           || (codec_id != codec->id
               && !((codec_id == HL_CODEC_ZSTD_COLUMNS || codec_id == HL_CODEC_ZSTD_MODEL
                     || codec_id == HL_CODEC_ZSTD_MODEL5 || codec_id == HL_CODEC_ZSTD_MODEL6)
                    && codec->id == HL_CODEC_ZSTD)))
         {
           s->frames_damaged++;
+          s->frame_events_damaged += pkt.header.n_events;
           s->bytes_skipped += total;
           continue;
         }
@@ -203,7 +241,8 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
           frames = n;
           cap_frames = c;
         }
-      frames[n_frames++] = (Frame) { pkt.content, pkt.header.content_size, codec_id, raw, total, planned, false };
+      frames[n_frames++]
+          = (Frame) { pkt.content, pkt.header.content_size, codec_id, raw, total, planned, pkt.header.n_events, false };
       planned += raw;
     }
 
@@ -238,6 +277,7 @@ hl_trace_decompress_image (HlTraceReader *r, const HlTraceCodec *codec, HlFormat
       if (f->failed)
         {
           s->frames_damaged++;
+          s->frame_events_damaged += f->n_events;
           s->bytes_skipped += f->total;
           continue;
         }

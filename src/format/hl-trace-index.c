@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,6 +185,31 @@ load_trailing (const HlTraceReader *r, HlTraceIndex *x)
   return 0;
 }
 
+/* Whether the file's last HL_INDEX_TAIL_SIZE bytes start like an
+ * INDEX_TAIL packet header (magic or kind), damaged or not. */
+static bool
+looks_like_tail (const HlTraceReader *r)
+{
+  if (r->size < r->data_start + HL_INDEX_TAIL_SIZE)
+    return false;
+  HlPacketHeader h;
+  memcpy (&h, r->data + r->size - HL_INDEX_TAIL_SIZE, sizeof h);
+  return h.magic == HL_PACKET_MAGIC || h.kind == HL_PACKET_KIND_INDEX_TAIL
+         || h.content_size == HL_INDEX_TAIL_CONTENT_SIZE;
+}
+
+/* Says in X's note why its packets were walked: the walk met INDEX
+ * packets, or the end looks like a tail (a damaged index), or neither (a
+ * trace that did not finish, or recorded without `record`). */
+static void
+walk_note (const HlTraceReader *r, HlTraceIndex *x)
+{
+  if (x->n_index_packets > 0 || looks_like_tail (r))
+    snprintf (x->note, sizeof x->note, "walked (the trailing index is damaged: ignored)");
+  else
+    snprintf (x->note, sizeof x->note, "walked (no trailing index: a recording cut short, or made without `record`)");
+}
+
 static int
 walk_headers (const HlTraceReader *r, HlTraceIndex *x, bool verify_crc)
 {
@@ -202,6 +228,7 @@ walk_headers (const HlTraceReader *r, HlTraceIndex *x, bool verify_crc)
     }
   x->from_file = false;
   x->data_end = r->size;
+  x->n_index_packets = tmp.stats.packets_index;
   return 0;
 }
 
@@ -236,6 +263,7 @@ hl_trace_index_load (const HlTraceReader *r,
       memset (x, 0, sizeof *x);
       if (walk_headers (r, x, false) != 0)
         goto oom;
+      walk_note (r, x);
     }
   if (finish_index (x) != 0)
     goto oom;
@@ -271,6 +299,17 @@ hl_trace_index_find_time (const HlTraceIndex *index,
         lo = mid + 1;
     }
   return lo;
+}
+
+size_t
+hl_trace_index_find_thread (const HlTraceIndex *index,
+                            uint32_t            tid,
+                            size_t              from)
+{
+  size_t i = from;
+  while (i < index->n_entries && index->entries[i].tid != tid)
+    i++;
+  return i < index->n_entries ? i : index->n_entries;
 }
 
 /* ---- Appending -------------------------------------------------------- */

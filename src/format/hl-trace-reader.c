@@ -318,9 +318,10 @@ hl_trace_reader_packet_at (const HlTraceReader *r,
   return 0;
 }
 
-/* Next offset after FROM where a packet validates, or r->size. */
-static uint64_t
-resync (const HlTraceReader *r, uint64_t from, bool verify_crc)
+uint64_t
+hl_trace_reader_resync (const HlTraceReader *r,
+                        uint64_t             from,
+                        bool                 verify_crc)
 {
   static const uint8_t magic[4] = { 0x48, 0x4c, 0x50, 0x4b }; /* HL_PACKET_MAGIC, LE */
   uint64_t pos = from;
@@ -353,7 +354,7 @@ walk (HlTraceReader *r, HlPacketView *pkt, bool verify_crc)
       HlFormatError e;
       if (hl_trace_packet_check_header (r, r->pos, pkt, &e) != 0)
         {
-          uint64_t next = resync (r, r->pos + 1, verify_crc);
+          uint64_t next = hl_trace_reader_resync (r, r->pos + 1, verify_crc);
           if (next >= r->size && e.code == HL_FORMAT_ERROR_TRUNCATED)
             {
               s->bytes_ignored_at_end += r->size - r->pos;
@@ -370,7 +371,7 @@ walk (HlTraceReader *r, HlPacketView *pkt, bool verify_crc)
         {
           /* The header may be damaged too (a wrong size): look for the
            * next valid packet rather than trusting content_size. */
-          uint64_t next = resync (r, r->pos + 1, true);
+          uint64_t next = hl_trace_reader_resync (r, r->pos + 1, true);
           if (next > r->pos + total)
             next = r->pos + total;
           s->packets_bad_checksum++;
@@ -463,7 +464,14 @@ hl_trace_reader_stats (const HlTraceReader *r,
   size_t cap = sizeof out->warning;
   w[0] = '\0';
   const char *sep = "";
-  if (out->bytes_ignored_at_end > 0)
+  if (out->frames_cut > 0)
+    {
+      append (w, cap, "the compressed trace ends inside a frame (cut by a crash or kill?): last %llu bytes ignored, "
+              "%llu events lost (bound)", (unsigned long long) out->bytes_ignored_at_end,
+              (unsigned long long) out->frame_events_cut);
+      sep = "; ";
+    }
+  else if (out->bytes_ignored_at_end > 0)
     {
       append (w, cap, "the trace ends inside a packet (cut by a crash or kill?): last %llu bytes ignored",
               (unsigned long long) out->bytes_ignored_at_end);
@@ -481,6 +489,11 @@ hl_trace_reader_stats (const HlTraceReader *r,
     {
       append (w, cap, "%s%llu damaged compressed frames skipped", sep,
               (unsigned long long) out->frames_damaged);
+      if (out->frame_regions_unknown > 0)
+        append (w, cap, ", at least %llu events lost (bound; %llu damaged regions held an unknown number)",
+                (unsigned long long) out->frame_events_damaged, (unsigned long long) out->frame_regions_unknown);
+      else
+        append (w, cap, ", %llu events lost (bound)", (unsigned long long) out->frame_events_damaged);
       sep = "; ";
     }
   if (out->packets_other_pid > 0)

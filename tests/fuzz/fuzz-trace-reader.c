@@ -54,6 +54,11 @@ run (const uint8_t *data, size_t size)
   HlTraceIndex *x;
   if (hl_trace_index_load (r, &x, &err) == 0)
     {
+      /* one thread's packets, as a thread filter reads them */
+      if (x->n_entries > 0 && x->note[sizeof x->note - 1] == '\0')
+        for (size_t k = hl_trace_index_find_thread (x, x->entries[x->n_entries / 2].tid, 0); k < x->n_entries;
+             k = hl_trace_index_find_thread (x, x->entries[x->n_entries / 2].tid, k + 1))
+          (void) hl_trace_reader_packet_at (r, x->entries[k].offset, &pkt, &err);
       size_t i = hl_trace_index_find_time (x, size > 0 ? data[0] * 1000u : 0);
       for (; i < x->n_entries; i++)
         if (hl_trace_reader_packet_at (r, x->entries[i].offset, &pkt, &err) == 0)

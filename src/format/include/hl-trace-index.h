@@ -47,6 +47,12 @@ typedef struct
   uint64_t          *max_end_ns;  /* max_end_ns[i]: greatest time_end_ns of entries[0..i] */
   bool               from_file;   /* read from a trailing index, not built by a walk */
   uint64_t           data_end;    /* where indexed packets end (the index, or the file's end) */
+  /* "" when read from the trailing index; else that the packets were
+   * walked and why, one line a caller shows a person: "walked (no
+   * trailing index: ...)" or "walked (the trailing index is damaged:
+   * ignored)" */
+  char               note[160];
+  uint64_t           n_index_packets; /* INDEX / INDEX_TAIL packets a walk stepped over */
 } HlTraceIndex;
 
 /* Reads the trailing index when it is there and valid, otherwise walks the
@@ -63,6 +69,14 @@ void   hl_trace_index_free        (HlTraceIndex        *index);
  * HL_PACKET_FLAG_DEFINITIONS) a reader needs. */
 size_t hl_trace_index_find_time   (const HlTraceIndex  *index,
                                    uint64_t             time_ns);
+
+/* The first entry i >= FROM whose packet is thread TID's; n_entries when
+ * none. A reader of one thread's events steps from packet to packet so
+ * (hl_trace_reader_packet_at (r, entries[i].offset, ...)), with the
+ * definitions (flags & HL_PACKET_FLAG_DEFINITIONS) of the others. */
+size_t hl_trace_index_find_thread (const HlTraceIndex  *index,
+                                   uint32_t             tid,
+                                   size_t               from);
 
 /* Appends a trailing index to the trace at PATH (walking it with crc
  * checks). Nothing is done when it already ends with a valid index.

@@ -144,6 +144,10 @@ typedef struct
   uint64_t bytes_skipped;         /* in skipped packets and corrupt regions */
   uint64_t bytes_ignored_at_end;  /* an incomplete last packet */
   uint64_t frames_damaged;        /* compressed traces: ZFRAMEs skipped (their bytes in bytes_skipped) */
+  uint64_t frames_cut;            /* compressed traces: 1 when the file ends inside a ZFRAME (its bytes in bytes_ignored_at_end) */
+  uint64_t frame_events_damaged;  /* events the skipped frames' headers say they held: a bound, not a count */
+  uint64_t frame_events_cut;      /* events the cut frame's header says it held: a bound */
+  uint64_t frame_regions_unknown; /* damaged regions of a compressed trace resynchronised over: their events unknown */
   uint32_t other_pid;             /* pid of the first packet of another pid */
   char     warning[256];          /* "" or one line a person should see */
 } HlTraceReaderStats;

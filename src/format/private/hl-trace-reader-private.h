@@ -41,6 +41,13 @@ uint64_t hl_trace_packet_max_size (uint16_t kind);
 bool hl_trace_packet_check_crc    (const HlTraceReader *r,
                                    const HlPacketView  *pkt);
 
+/* Next offset after FROM where a packet header validates (and its crc
+ * matches, when VERIFY_CRC), or r->size: where a walk resynchronises after
+ * damage. */
+uint64_t hl_trace_reader_resync   (const HlTraceReader *r,
+                                   uint64_t             from,
+                                   bool                 verify_crc);
+
 struct HlTraceCodec;
 
 /* Validates the file header of r->data and sets the walk's start. */
