@@ -95,18 +95,24 @@ builder_restore (HlRecording *self)
   return b;
 }
 
+/* Out of the appends' way: they only test for the builder. */
+static G_GNUC_NO_INLINE HlRecordingBuilder *
+builder_remake (HlRecording *self)
+{
+  self->builder = builder_restore (self);
+  return self->builder;
+}
+
 HlRecordingBuilder *
 hl_recording_get_builder (HlRecording *self)
 {
-  if (G_UNLIKELY (self->builder == NULL))
-    self->builder = builder_restore (self);
-  return self->builder;
+  return G_LIKELY (self->builder != NULL) ? self->builder : builder_remake (self);
 }
 
 static inline HlRecordingBuilder *
 builder_of (HlRecording *self)
 {
-  return G_LIKELY (self->builder != NULL) ? self->builder : hl_recording_get_builder (self);
+  return G_LIKELY (self->builder != NULL) ? self->builder : builder_remake (self);
 }
 
 void
@@ -209,24 +215,16 @@ hl_recording_append_module (HlRecording  *self,
   }
 }
 
-static guint32
-thread_index (HlRecording *self,
-              guint32      tid,
-              guint64      time_ns)
+/* thread_index() of another thread than the last one. */
+static G_GNUC_NO_INLINE guint32
+thread_index_lookup (HlRecording        *self,
+                     HlRecordingBuilder *b,
+                     guint32             tid,
+                     guint64             time_ns)
 {
-  HlRecordingBuilder *b = self->builder;
   gpointer v;
   HlThreadInfo *t;
 
-  if (self->threads->len > 0 && tid == b->last_tid)
-    {
-      t = &g_array_index (self->threads, HlThreadInfo, b->last_thread);
-      if (time_ns > t->end_ns)
-        t->end_ns = time_ns;
-      if (time_ns < t->start_ns)
-        t->start_ns = time_ns;
-      return b->last_thread;
-    }
   v = g_hash_table_lookup (b->tid_to_thread, GUINT_TO_POINTER (tid));
 
   if (v == NULL)
@@ -249,6 +247,27 @@ thread_index (HlRecording *self,
   return b->last_thread;
 }
 
+/* The index of thread TID, made when new; its time span takes in TIME_NS. */
+static inline guint32
+thread_index (HlRecording        *self,
+              HlRecordingBuilder *b,
+              guint32             tid,
+              guint64             time_ns)
+{
+  HlThreadInfo *t;
+
+  if (G_LIKELY (self->threads->len > 0 && tid == b->last_tid))
+    {
+      t = &g_array_index (self->threads, HlThreadInfo, b->last_thread);
+      if (time_ns > t->end_ns)
+        t->end_ns = time_ns;
+      if (time_ns < t->start_ns)
+        t->start_ns = time_ns;
+      return b->last_thread;
+    }
+  return thread_index_lookup (self, b, tid, time_ns);
+}
+
 void
 hl_recording_append_thread (HlRecording *self,
                             guint64      time_ns,
@@ -260,8 +279,7 @@ hl_recording_append_thread (HlRecording *self,
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
-  builder_of (self);
-  t = thread_index (self, tid, time_ns);
+  t = thread_index (self, builder_of (self), tid, time_ns);
   if (name != NULL && name[0] != '\0')
     g_array_index (self->threads, HlThreadInfo, t).name = hl_recording_intern (self, name);
   (void) exited;
@@ -404,7 +422,7 @@ hl_recording_append_alloc (HlRecording *self,
     {
       if (hl_aggregate_seen (self->aggregate, id))
         return; /* a duplicate id: ignore */
-      t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+      t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
       hl_aggregate_alloc (self->aggregate, id, time_ns, self->seq++, t,
                           stack_index (self, trace_stack_id), size, address);
       g_array_index (b->thread_last, guint64, t) = id;
@@ -420,7 +438,7 @@ hl_recording_append_alloc (HlRecording *self,
     return; /* a duplicate id: ignore */
   /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
    * the rest's allocations. */
-  t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+  t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
   a->time_ns = time_ns;
   a->size = size;
   a->address = address;
