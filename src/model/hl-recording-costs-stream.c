@@ -353,10 +353,10 @@ writer_of (HlCostsStream *self,
  * that both give the same saved costs. */
 
 static gboolean
-short_alloc (HlRecording   *rec,
-             const HlEvent *ev)
+short_alloc (HlRecording        *rec,
+             HlRecordingBuilder *b,
+             const HlEvent      *ev)
 {
-  HlRecordingBuilder *b = rec->builder;
   guint64 id = ev->u.alloc.id;
   guint32 stack = 0;
   guint32 t;
@@ -392,10 +392,10 @@ short_alloc (HlRecording   *rec,
 }
 
 static gboolean
-short_free (HlRecording   *rec,
-            const HlEvent *ev)
+short_free (HlRecording        *rec,
+            HlRecordingBuilder *b,
+            const HlEvent      *ev)
 {
-  HlRecordingBuilder *b = rec->builder;
   guint64 id = ev->u.free.id;
   gboolean temporary;
 
@@ -430,6 +430,7 @@ apply_packet (HlCostsStream *self,
   HlPacketView pkt;
   HlFormatError err;
   HlEvent evs[64];
+  HlRecordingBuilder *b;
   gsize total;
   int rc;
 
@@ -450,6 +451,8 @@ apply_packet (HlCostsStream *self,
   pkt.offset = offset;
   pkt.content = p + pkt.header.header_size;
   hl_event_cursor_init (self->cursor, &pkt);
+  /* the recording's builder, for the whole packet (kept until finish()) */
+  b = self->rec->builder;
   while ((rc = hl_event_cursor_next_batch (self->cursor, evs, G_N_ELEMENTS (evs), &err)) > 0)
     for (int i = 0; i < rc; i++)
       {
@@ -457,9 +460,9 @@ apply_packet (HlCostsStream *self,
 
         if (self->short_path)
           {
-            if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, ev))
+            if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, b, ev))
               continue;
-            if (ev->type == HL_EVENT_FREE && short_free (self->rec, ev))
+            if (ev->type == HL_EVENT_FREE && short_free (self->rec, b, ev))
               continue;
           }
         hl_recording_load_apply_event (self->rec, ev);
