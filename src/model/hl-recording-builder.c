@@ -1,10 +1,131 @@
 /* hl-recording-builder.c — the recording's event sink: modules, threads,
- * stacks, allocations, frees, metadata, marks and counters. */
-#include "hl-recording-private.h"
+ * stacks, allocations, frees, metadata, marks and counters, and the
+ * builder that holds the state only appending needs. */
+#include "hl-recording-builder-private.h"
 
 #include "hl-model-i18n.h"
 
 #include <string.h>
+
+/* ---- The builder ---------------------------------------------------------- */
+
+HlRecordingBuilder *
+hl_recording_builder_new (void)
+{
+  HlRecordingBuilder *self = g_new0 (HlRecordingBuilder, 1);
+
+  self->tid_to_thread = g_hash_table_new (NULL, NULL);
+  self->thread_last = g_array_new (FALSE, TRUE, sizeof (guint64));
+  return self;
+}
+
+void
+hl_recording_builder_free (HlRecordingBuilder *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->tid_to_thread, g_hash_table_unref);
+  g_clear_pointer (&self->thread_last, g_array_unref);
+  g_clear_pointer (&self->addr_to_id, hl_address_map_free);
+  g_clear_pointer (&self->pending_frees, g_hash_table_unref);
+  g_free (self);
+}
+
+guint
+hl_recording_builder_n_pending (const HlRecordingBuilder *self)
+{
+  return self->pending_frees != NULL ? g_hash_table_size (self->pending_frees) : 0;
+}
+
+void
+hl_recording_builder_add_thread (HlRecordingBuilder *self,
+                                 guint32             tid,
+                                 guint               thread)
+{
+  guint64 none = HL_ALLOC_ID_NONE;
+
+  g_assert (thread == self->thread_last->len);
+  g_array_append_val (self->thread_last, none);
+  g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (tid), GUINT_TO_POINTER (thread + 1));
+}
+
+gboolean
+hl_recording_builder_has_tid (const HlRecordingBuilder *self,
+                              guint32                   tid)
+{
+  return g_hash_table_contains (self->tid_to_thread, GUINT_TO_POINTER (tid));
+}
+
+/* A builder for SELF's tables as they are: its threads by tid, each
+ * one's last allocation the one of its highest sequence number (costs
+ * only: none known). The frees that were waiting are counted unknown. */
+static HlRecordingBuilder *
+builder_restore (HlRecording *self)
+{
+  HlRecordingBuilder *b = hl_recording_builder_new ();
+  guint32 *last_seq;
+
+  for (guint i = 0; i < self->threads->len; i++)
+    {
+      guint32 tid = g_array_index (self->threads, HlThreadInfo, i).tid;
+      if (!hl_recording_builder_has_tid (b, tid))
+        hl_recording_builder_add_thread (b, tid, i);
+      else
+        {
+          guint64 none = HL_ALLOC_ID_NONE;
+          g_array_append_val (b->thread_last, none);
+        }
+    }
+  last_seq = g_new0 (guint32, self->threads->len + 1);
+  for (guint64 i = 0; i < self->allocs->len; i++)
+    {
+      const HlAllocRec *a = &g_array_index (self->allocs, HlAllocRec, i);
+      guint64 *last;
+
+      if ((a->flags & HL_ALLOC_PRESENT) == 0 || a->thread >= b->thread_last->len)
+        continue;
+      last = &g_array_index (b->thread_last, guint64, a->thread);
+      if (*last == HL_ALLOC_ID_NONE || a->seq >= last_seq[a->thread])
+        {
+          *last = i;
+          last_seq[a->thread] = a->seq;
+        }
+    }
+  g_free (last_seq);
+  return b;
+}
+
+/* Out of the appends' way: they only test for the builder. */
+static G_GNUC_NO_INLINE HlRecordingBuilder *
+builder_remake (HlRecording *self)
+{
+  self->builder = builder_restore (self);
+  return self->builder;
+}
+
+HlRecordingBuilder *
+hl_recording_get_builder (HlRecording *self)
+{
+  return G_LIKELY (self->builder != NULL) ? self->builder : builder_remake (self);
+}
+
+static inline HlRecordingBuilder *
+builder_of (HlRecording *self)
+{
+  return G_LIKELY (self->builder != NULL) ? self->builder : builder_remake (self);
+}
+
+void
+hl_recording_end_filling (HlRecording *self)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+
+  if (self->builder == NULL)
+    return;
+  /* what hl_recording_get_summary() counted them as */
+  self->frees_unknown += hl_recording_builder_n_pending (self->builder);
+  g_clear_pointer (&self->builder, hl_recording_builder_free);
+}
 
 /* ---- Modules, threads, stacks ------------------------------------------- */
 
@@ -94,24 +215,17 @@ hl_recording_append_module (HlRecording  *self,
   }
 }
 
-static guint32
-thread_index (HlRecording *self,
-              guint32      tid,
-              guint64      time_ns)
+/* thread_index() of another thread than the last one. */
+static G_GNUC_NO_INLINE guint32
+thread_index_lookup (HlRecording        *self,
+                     HlRecordingBuilder *b,
+                     guint32             tid,
+                     guint64             time_ns)
 {
   gpointer v;
   HlThreadInfo *t;
 
-  if (self->threads->len > 0 && tid == self->last_tid)
-    {
-      t = &g_array_index (self->threads, HlThreadInfo, self->last_thread);
-      if (time_ns > t->end_ns)
-        t->end_ns = time_ns;
-      if (time_ns < t->start_ns)
-        t->start_ns = time_ns;
-      return self->last_thread;
-    }
-  v = g_hash_table_lookup (self->tid_to_thread, GUINT_TO_POINTER (tid));
+  v = g_hash_table_lookup (b->tid_to_thread, GUINT_TO_POINTER (tid));
 
   if (v == NULL)
     {
@@ -119,18 +233,39 @@ thread_index (HlRecording *self,
       guint64 none = HL_ALLOC_ID_NONE;
 
       g_array_append_val (self->threads, info);
-      g_array_append_val (self->thread_last, none);
+      g_array_append_val (b->thread_last, none);
       v = GUINT_TO_POINTER (self->threads->len);
-      g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (tid), v);
+      g_hash_table_insert (b->tid_to_thread, GUINT_TO_POINTER (tid), v);
     }
   t = &g_array_index (self->threads, HlThreadInfo, GPOINTER_TO_UINT (v) - 1);
   if (time_ns > t->end_ns)
     t->end_ns = time_ns;
   if (time_ns < t->start_ns)
     t->start_ns = time_ns;
-  self->last_tid = tid;
-  self->last_thread = GPOINTER_TO_UINT (v) - 1;
-  return self->last_thread;
+  b->last_tid = tid;
+  b->last_thread = GPOINTER_TO_UINT (v) - 1;
+  return b->last_thread;
+}
+
+/* The index of thread TID, made when new; its time span takes in TIME_NS. */
+static inline guint32
+thread_index (HlRecording        *self,
+              HlRecordingBuilder *b,
+              guint32             tid,
+              guint64             time_ns)
+{
+  HlThreadInfo *t;
+
+  if (G_LIKELY (self->threads->len > 0 && tid == b->last_tid))
+    {
+      t = &g_array_index (self->threads, HlThreadInfo, b->last_thread);
+      if (time_ns > t->end_ns)
+        t->end_ns = time_ns;
+      if (time_ns < t->start_ns)
+        t->start_ns = time_ns;
+      return b->last_thread;
+    }
+  return thread_index_lookup (self, b, tid, time_ns);
 }
 
 void
@@ -144,7 +279,7 @@ hl_recording_append_thread (HlRecording *self,
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
-  t = thread_index (self, tid, time_ns);
+  t = thread_index (self, builder_of (self), tid, time_ns);
   if (name != NULL && name[0] != '\0')
     g_array_index (self->threads, HlThreadInfo, t).name = hl_recording_intern (self, name);
   (void) exited;
@@ -223,6 +358,8 @@ static HlAllocRec *
 alloc_slot (HlRecording *self,
             guint64      id)
 {
+  HlRecordingBuilder *b = self->builder;
+
   if (id >= self->allocs->len)
     {
       guint64 want = MAX (id + 1, (guint64) self->allocs->len * 3 / 2);
@@ -230,8 +367,8 @@ alloc_slot (HlRecording *self,
         want = id + 1;
       /* Within the loader's reservation, never past it: growing by half
        * would zero (and fault in) up to half the table again. */
-      if (id < self->allocs_reserved)
-        want = MIN (want, self->allocs_reserved);
+      if (id < b->allocs_reserved)
+        want = MIN (want, b->allocs_reserved);
       g_array_set_size (self->allocs, want);
     }
   return &g_array_index (self->allocs, HlAllocRec, id);
@@ -242,18 +379,19 @@ static void
 apply_pending_free (HlRecording *self,
                     guint64      id)
 {
+  HlRecordingBuilder *b = self->builder;
   PendingFree *pf;
   PendingFree copy;
 
-  if (self->pending_frees == NULL || (pf = g_hash_table_lookup (self->pending_frees, &id)) == NULL)
+  if (b->pending_frees == NULL || (pf = g_hash_table_lookup (b->pending_frees, &id)) == NULL)
     return;
   copy = *pf;
-  g_hash_table_remove (self->pending_frees, &id);
+  g_hash_table_remove (b->pending_frees, &id);
   /* Its thread's next allocations have not been read yet: whether it was
    * temporary is unknown, so it is not counted as such. */
-  self->applying_pending = TRUE;
+  b->applying_pending = TRUE;
   hl_recording_append_free (self, id, 0, copy.time_ns, copy.tid);
-  self->applying_pending = FALSE;
+  b->applying_pending = FALSE;
 }
 
 void
@@ -265,12 +403,14 @@ hl_recording_append_alloc (HlRecording *self,
                            guint64      address,
                            guint32      trace_stack_id)
 {
+  HlRecordingBuilder *b;
   HlAllocRec *a;
   guint32 t;
   HlHeapPoint p;
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  b = builder_of (self);
   /* Ids are dense: one far beyond what was seen is damage, not a reason to
    * allocate gigabytes for the table. */
   if (id >= G_MAXINT32 || (id >= self->allocs->len && id > 16 * (self->n_allocs + (1u << 20))))
@@ -282,10 +422,10 @@ hl_recording_append_alloc (HlRecording *self,
     {
       if (hl_aggregate_seen (self->aggregate, id))
         return; /* a duplicate id: ignore */
-      t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+      t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
       hl_aggregate_alloc (self->aggregate, id, time_ns, self->seq++, t,
                           stack_index (self, trace_stack_id), size, address);
-      g_array_index (self->thread_last, guint64, t) = id;
+      g_array_index (b->thread_last, guint64, t) = id;
       self->n_allocs++;
       self->bytes_allocated += size;
       if (time_ns > self->end_ns)
@@ -298,7 +438,7 @@ hl_recording_append_alloc (HlRecording *self,
     return; /* a duplicate id: ignore */
   /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
    * the rest's allocations. */
-  t = MIN (thread_index (self, tid, time_ns), HL_MAX_THREADS - 1);
+  t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
   a->time_ns = time_ns;
   a->size = size;
   a->address = address;
@@ -307,14 +447,14 @@ hl_recording_append_alloc (HlRecording *self,
   a->stack = stack_index (self, trace_stack_id);
   a->thread = t;
   a->flags = HL_ALLOC_PRESENT;
-  g_array_index (self->thread_last, guint64, t) = id;
+  g_array_index (b->thread_last, guint64, t) = id;
 
   self->n_allocs++;
   self->bytes_allocated += size;
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
-  if (self->addr_to_id != NULL)
-    hl_address_map_set (self->addr_to_id, address, id + 1);
+  if (b->addr_to_id != NULL)
+    hl_address_map_set (b->addr_to_id, address, id + 1);
 
   p.alloc_free = (guint32) id << 1;
   g_array_append_val (self->curve, p);
@@ -327,17 +467,19 @@ static guint64
 lookup_address (HlRecording *self,
                 guint64      address)
 {
-  if (self->addr_to_id == NULL)
+  HlRecordingBuilder *b = self->builder;
+
+  if (b->addr_to_id == NULL)
     {
-      self->addr_to_id = hl_address_map_new ();
+      b->addr_to_id = hl_address_map_new ();
       for (guint64 i = 0; i < self->allocs->len; i++)
         {
           const HlAllocRec *a = &g_array_index (self->allocs, HlAllocRec, i);
           if ((a->flags & (HL_ALLOC_PRESENT | HL_ALLOC_FREED)) == HL_ALLOC_PRESENT)
-            hl_address_map_set (self->addr_to_id, a->address, i + 1);
+            hl_address_map_set (b->addr_to_id, a->address, i + 1);
         }
     }
-  return hl_address_map_get (self->addr_to_id, address);
+  return hl_address_map_get (b->addr_to_id, address);
 }
 
 static void
@@ -346,15 +488,16 @@ add_pending_free (HlRecording *self,
                   guint64      time_ns,
                   guint32      tid)
 {
+  HlRecordingBuilder *b = self->builder;
   PendingFree *pf = g_new (PendingFree, 1);
   guint64 *key = g_new (guint64, 1);
 
-  if (self->pending_frees == NULL)
-    self->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  if (b->pending_frees == NULL)
+    b->pending_frees = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   *key = id;
   pf->time_ns = time_ns;
   pf->tid = tid;
-  g_hash_table_replace (self->pending_frees, key, pf);
+  g_hash_table_replace (b->pending_frees, key, pf);
 }
 
 /* hl_recording_append_free() of an aggregate recording: the same rules
@@ -366,6 +509,7 @@ append_free_aggregate (HlRecording *self,
                        guint64      time_ns,
                        guint32      tid)
 {
+  HlRecordingBuilder *b = self->builder;
   gboolean temporary;
 
   if (id == HL_ALLOC_ID_NONE)
@@ -383,8 +527,8 @@ append_free_aggregate (HlRecording *self,
       add_pending_free (self, id, time_ns, tid);
       return;
     }
-  if (!hl_aggregate_free_id (self->aggregate, id, time_ns, self->seq, (const guint64 *) self->thread_last->data,
-                             self->applying_pending, &temporary))
+  if (!hl_aggregate_free_id (self->aggregate, id, time_ns, self->seq, (const guint64 *) b->thread_last->data,
+                             b->applying_pending, &temporary))
     {
       self->frees_unknown++;
       return;
@@ -404,11 +548,13 @@ hl_recording_append_free (HlRecording *self,
                           guint64      time_ns,
                           guint32      tid)
 {
+  HlRecordingBuilder *b;
   HlAllocRec *a;
   HlHeapPoint p;
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  b = builder_of (self);
   if (self->aggregate != NULL)
     {
       append_free_aggregate (self, id, address, time_ns, tid);
@@ -438,7 +584,7 @@ hl_recording_append_free (HlRecording *self,
   a->flags |= HL_ALLOC_FREED;
   a->free_time_ns = MAX (time_ns, a->time_ns);
   a->free_seq = self->seq++;
-  if (!self->applying_pending && g_array_index (self->thread_last, guint64, a->thread) == id)
+  if (!b->applying_pending && g_array_index (b->thread_last, guint64, a->thread) == id)
     {
       a->flags |= HL_ALLOC_TEMPORARY;
       self->temporary++;
@@ -446,8 +592,8 @@ hl_recording_append_free (HlRecording *self,
   self->n_frees++;
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
-  if (self->addr_to_id != NULL)
-    hl_address_map_remove (self->addr_to_id, a->address);
+  if (b->addr_to_id != NULL)
+    hl_address_map_remove (b->addr_to_id, a->address);
   (void) tid;
 
   p.alloc_free = (guint32) id << 1 | 1;
@@ -564,8 +710,11 @@ void
 hl_recording_reserve (HlRecording *self,
                       guint64      n_allocs)
 {
+  HlRecordingBuilder *b;
+
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  b = builder_of (self);
   if (n_allocs > self->allocs->len && n_allocs < G_MAXINT32)
     {
       guint64 old = self->allocs->len;
@@ -583,7 +732,7 @@ hl_recording_reserve (HlRecording *self,
           g_array_set_size (self->allocs, n_allocs);
           g_array_set_size (self->allocs, old);
         }
-      self->allocs_reserved = n_allocs;
+      b->allocs_reserved = n_allocs;
     }
   if (2 * n_allocs > self->curve->len && n_allocs < G_MAXINT32)
     {
@@ -598,12 +747,15 @@ hl_recording_get_reserved (HlRecording *self,
                            gpointer     start[2],
                            gsize        len[2])
 {
+  HlRecordingBuilder *b;
+
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  b = builder_of (self);
   start[0] = self->allocs->data;
-  len[0] = self->allocs_reserved * sizeof (HlAllocRec);
+  len[0] = b->allocs_reserved * sizeof (HlAllocRec);
   start[1] = self->curve->data;
-  len[1] = 2 * self->allocs_reserved * sizeof (HlHeapPoint);
+  len[1] = 2 * b->allocs_reserved * sizeof (HlHeapPoint);
 }
 
 /* ---- Aggregate recordings ------------------------------------------------ */

@@ -78,6 +78,11 @@ void     hl_recording_append_warning     (HlRecording    *self,
 /* Ends a batch of appends: derived data is brought up to date and
  * ::changed is emitted (on the calling thread). */
 void     hl_recording_commit             (HlRecording    *self);
+/* After the last append and commit (a loaded trace): the state only
+ * appending needs (the thread lookup, the address map, the frees waiting
+ * for their allocation, which count as unknown) is freed. Appends after
+ * it still work, on that state made again from the tables. */
+void     hl_recording_end_filling        (HlRecording    *self);
 
 #define HL_ALLOC_ID_NONE G_MAXUINT64
 

@@ -276,8 +276,7 @@ hl_recording_commit (HlRecording *self)
   else if (hl_frame_table_get_n_stacks (self->frame_table) < self->stack_spans->len)
     {
       hl_recording_expand_stack_frames (self, FALSE);
-      g_clear_pointer (&self->tries[0], hl_stack_trie_free);
-      g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+      hl_trie_cache_clear (self->tries);
     }
   if (self->ids_out_of_range > 0)
     {

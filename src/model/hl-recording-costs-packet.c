@@ -3,7 +3,7 @@
  * and docs/trace-format.md section 7e for the layout. */
 #define _GNU_SOURCE
 #include "hl-recording-costs-packet.h"
-#include "hl-recording-private.h"
+#include "hl-recording-builder-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -317,17 +317,15 @@ fill (HlRecording          *self,
   for (gsize i = 0; i < p->n_threads; i++)
     {
       HlThreadInfo t = { 0 };
-      guint64 none = HL_ALLOC_ID_NONE;
 
       t.tid = p->threads[i].tid;
       t.name = intern (self, &p->threads[i].name);
       t.start_ns = p->threads[i].start_ns;
       t.end_ns = p->threads[i].end_ns;
-      if (g_hash_table_contains (self->tid_to_thread, GUINT_TO_POINTER (t.tid)))
+      if (hl_recording_builder_has_tid (hl_recording_get_builder (self), t.tid))
         return FALSE;
+      hl_recording_builder_add_thread (self->builder, t.tid, self->threads->len);
       g_array_append_val (self->threads, t);
-      g_array_append_val (self->thread_last, none);
-      g_hash_table_insert (self->tid_to_thread, GUINT_TO_POINTER (t.tid), GUINT_TO_POINTER (self->threads->len));
     }
 
   /* the table is sized by its ids, as it grows while a load reads them */
@@ -506,6 +504,7 @@ hl_costs_packet_parse (const guint8 *payload,
   if (!deserialize (rec, payload, len, &by_reference, &crc) || by_reference)
     return NULL;
   hl_recording_commit (rec);
+  hl_recording_end_filling (rec);
   return g_steal_pointer (&rec);
 }
 
@@ -546,6 +545,7 @@ hl_costs_packet_load (const char *path)
       (by_reference && !fill_frames_from_trace (rec, path, crc)))
     return NULL;
   hl_recording_commit (rec);
+  hl_recording_end_filling (rec);
   return g_steal_pointer (&rec);
 }
 

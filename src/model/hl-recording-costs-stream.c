@@ -26,8 +26,7 @@
 
 #include "hl-model-error.h"
 #include "hl-recording-aggregate-private.h"
-#include "hl-recording-private.h"
-#include "hl-recording-builder.h"
+#include "hl-recording-builder-private.h"
 
 /* The thread's lag: the CPU time the bytes queued and not applied yet
  * would take it, at the pace it has kept so far (its own CPU time, not
@@ -354,8 +353,9 @@ writer_of (HlCostsStream *self,
  * that both give the same saved costs. */
 
 static gboolean
-short_alloc (HlRecording   *rec,
-             const HlEvent *ev)
+short_alloc (HlRecording        *rec,
+             HlRecordingBuilder *b,
+             const HlEvent      *ev)
 {
   guint64 id = ev->u.alloc.id;
   guint32 stack = 0;
@@ -363,8 +363,8 @@ short_alloc (HlRecording   *rec,
   HlThreadInfo *info;
 
   if (id >= G_MAXINT32 || (id >= rec->allocs->len && id > 16 * (rec->n_allocs + (1u << 20))) ||
-      rec->threads->len == 0 || ev->tid != rec->last_tid ||
-      (rec->pending_frees != NULL && g_hash_table_size (rec->pending_frees) > 0) ||
+      rec->threads->len == 0 || ev->tid != b->last_tid ||
+      (b->pending_frees != NULL && g_hash_table_size (b->pending_frees) > 0) ||
       hl_aggregate_seen_inline (rec->aggregate, id))
     return FALSE;
   if (ev->u.alloc.stack_id != 0)
@@ -376,14 +376,14 @@ short_alloc (HlRecording   *rec,
       stack = found - 1;
     }
   /* thread_index() of the last thread */
-  info = &g_array_index (rec->threads, HlThreadInfo, rec->last_thread);
+  info = &g_array_index (rec->threads, HlThreadInfo, b->last_thread);
   if (ev->time_ns > info->end_ns)
     info->end_ns = ev->time_ns;
   if (ev->time_ns < info->start_ns)
     info->start_ns = ev->time_ns;
-  t = MIN (rec->last_thread, HL_MAX_THREADS - 1);
+  t = MIN (b->last_thread, HL_MAX_THREADS - 1);
   hl_aggregate_alloc_inline (rec->aggregate, id, ev->time_ns, rec->seq++, t, stack, ev->u.alloc.size, ev->u.alloc.address);
-  g_array_index (rec->thread_last, guint64, t) = id;
+  g_array_index (b->thread_last, guint64, t) = id;
   rec->n_allocs++;
   rec->bytes_allocated += ev->u.alloc.size;
   if (ev->time_ns > rec->end_ns)
@@ -392,8 +392,9 @@ short_alloc (HlRecording   *rec,
 }
 
 static gboolean
-short_free (HlRecording   *rec,
-            const HlEvent *ev)
+short_free (HlRecording        *rec,
+            HlRecordingBuilder *b,
+            const HlEvent      *ev)
 {
   guint64 id = ev->u.free.id;
   gboolean temporary;
@@ -402,8 +403,8 @@ short_free (HlRecording   *rec,
     return FALSE;
   /* a live id was seen; one not live: unknown when seen, else its free
    * waits for the allocation (the general path) */
-  if (!hl_aggregate_free_id_inline (rec->aggregate, id, ev->time_ns, rec->seq, (const guint64 *) rec->thread_last->data,
-                                    rec->applying_pending, &temporary))
+  if (!hl_aggregate_free_id_inline (rec->aggregate, id, ev->time_ns, rec->seq, (const guint64 *) b->thread_last->data,
+                                    b->applying_pending, &temporary))
     {
       if (!hl_aggregate_seen_inline (rec->aggregate, id))
         return FALSE;
@@ -429,6 +430,7 @@ apply_packet (HlCostsStream *self,
   HlPacketView pkt;
   HlFormatError err;
   HlEvent evs[64];
+  HlRecordingBuilder *b;
   gsize total;
   int rc;
 
@@ -449,6 +451,8 @@ apply_packet (HlCostsStream *self,
   pkt.offset = offset;
   pkt.content = p + pkt.header.header_size;
   hl_event_cursor_init (self->cursor, &pkt);
+  /* the recording's builder, for the whole packet (kept until finish()) */
+  b = self->rec->builder;
   while ((rc = hl_event_cursor_next_batch (self->cursor, evs, G_N_ELEMENTS (evs), &err)) > 0)
     for (int i = 0; i < rc; i++)
       {
@@ -456,9 +460,9 @@ apply_packet (HlCostsStream *self,
 
         if (self->short_path)
           {
-            if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, ev))
+            if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, b, ev))
               continue;
-            if (ev->type == HL_EVENT_FREE && short_free (self->rec, ev))
+            if (ev->type == HL_EVENT_FREE && short_free (self->rec, b, ev))
               continue;
           }
         hl_recording_load_apply_event (self->rec, ev);
@@ -823,5 +827,6 @@ hl_costs_stream_finish (HlCostsStream *self,
     }
   hl_recording_commit (rec);
   hl_recording_load_warn_dropped (rec);
+  hl_recording_end_filling (rec);
   return g_steal_pointer (&rec);
 }

@@ -514,6 +514,8 @@ load (LoadData      *data,
   load_timing_stage (&timing, "events");
   hl_recording_commit (rec);
   hl_recording_load_warn_dropped (rec);
+  /* complete: the builder's memory (address map, frees waiting) goes */
+  hl_recording_end_filling (rec);
   load_timing_stage (&timing, "commit");
   report (data, total, total, events, TRUE);
   {

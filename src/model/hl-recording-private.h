@@ -2,14 +2,15 @@
  * files of that one object and nobody else: hl-recording.c (life cycle,
  * readers), hl-recording-builder.c (the event sink), hl-recording-commit.c
  * (the sorted curve, peak, leaks) and the costs packet and stream that
- * fill a recording from saved costs (hl-recording-costs-*.c). Other model
- * files read it through hl-recording-tables.h and fill it through
- * hl-recording.h's sink and hl-recording-builder.h. */
+ * fill a recording from saved costs (hl-recording-costs-*.c). What only
+ * appending needs is the builder's (hl-recording-builder-private.h), the
+ * tries are the trie cache's (hl-stack-trie.h). Other model files read it
+ * through hl-recording-tables.h and fill it through hl-recording.h's sink
+ * and hl-recording-builder.h. */
 #pragma once
 
 #include "hl-recording-tables.h"
 #include "hl-recording-builder.h"
-#include "hl-address-map.h"
 #include "hl-recording-aggregate.h"
 
 G_BEGIN_DECLS
@@ -21,13 +22,8 @@ typedef struct
   guint32 defined;
 } StackSpan;
 
-/* A free whose allocation is in a packet not read yet (another thread's
- * packet reached the file later): applied when the allocation arrives. */
-typedef struct
-{
-  guint64 time_ns;
-  guint32 tid;
-} PendingFree;
+/* The fill state (hl-recording-builder-private.h). */
+typedef struct _HlRecordingBuilder HlRecordingBuilder;
 
 /* The curve's state before point k << HL_HEAP_CHECKPOINT_SHIFT. */
 typedef struct
@@ -50,12 +46,7 @@ struct _HlRecording
   GPtrArray    *warnings;        /* NULL-terminated, owned strings */
   GArray       *modules;         /* HlModuleInfo */
   GArray       *threads;         /* HlThreadInfo */
-  GHashTable   *tid_to_thread;   /* tid → index + 1 */
-  GArray       *thread_last;     /* guint64: last allocation id per thread */
   GArray       *allocs;          /* HlAllocRec by id */
-  guint64       allocs_reserved; /* room hl_recording_reserve() made */
-  HlAddressMap *addr_to_id;      /* address → id + 1 of live blocks, once needed */
-  GHashTable   *pending_frees;   /* id → PendingFree: freed before its allocation arrived */
   GArray       *curve;           /* HlHeapPoint */
   GArray       *checkpoints;     /* HeapCheckpoint per HL_HEAP_CHECKPOINT_EVERY points */
   GArray       *time_blocks;     /* HlAllocTimeBlock per HL_ALLOC_BLOCK allocations */
@@ -75,12 +66,12 @@ struct _HlRecording
   /* Frames of the addresses, the expanded stacks and the symbolization
    * state; it expands stacks [0, its n_stacks) of stack_spans. */
   HlFrameTable *frame_table;
-  HlTrie       *tries[2];
-  GMutex        trie_lock;       /* analyses on worker threads build tries */
+  HlTrieCache  *tries;           /* the two tries of the expanded stacks */
 
-  guint32       last_tid;        /* cache of thread_index() */
-  guint32       last_thread;
+  /* What only appending needs; NULL once hl_recording_end_filling(). */
+  HlRecordingBuilder *builder;
 
+  /* Totals; SEQ orders the events (saved with the costs). */
   guint32       seq;
   guint64       n_allocs;
   guint64       n_frees;
@@ -99,7 +90,6 @@ struct _HlRecording
   guint64       curve_sorted;    /* points already in (time, seq) order */
   gboolean      curve_dirty;
   gboolean      frames_dirty;
-  gboolean      applying_pending;
   gboolean      has_exit;
   int           exit_status;
   gboolean      truncated;

@@ -1,7 +1,7 @@
 /* hl-recording.c — the recording object: life cycle, interning, ::changed
  * the readers of its tables and the expansion of its stacks into frames
  * (events: hl-recording-builder.c). */
-#include "hl-recording-private.h"
+#include "hl-recording-builder-private.h"
 
 #include <string.h>
 
@@ -20,19 +20,15 @@ hl_recording_finalize (GObject *object)
 {
   HlRecording *self = HL_RECORDING (object);
 
-  g_clear_pointer (&self->tries[0], hl_stack_trie_free);
-  g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+  g_clear_pointer (&self->tries, hl_trie_cache_free);
   g_clear_pointer (&self->aggregate, hl_aggregate_free);
   g_clear_pointer (&self->info, g_hash_table_unref);
   g_clear_pointer (&self->info_keys, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->modules, g_array_unref);
   g_clear_pointer (&self->threads, g_array_unref);
-  g_clear_pointer (&self->tid_to_thread, g_hash_table_unref);
-  g_clear_pointer (&self->thread_last, g_array_unref);
+  g_clear_pointer (&self->builder, hl_recording_builder_free);
   g_clear_pointer (&self->allocs, g_array_unref);
-  g_clear_pointer (&self->addr_to_id, hl_address_map_free);
-  g_clear_pointer (&self->pending_frees, g_hash_table_unref);
   g_clear_pointer (&self->curve, g_array_unref);
   g_clear_pointer (&self->checkpoints, g_array_unref);
   g_clear_pointer (&self->time_blocks, g_array_unref);
@@ -46,7 +42,6 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->stack_addrs, g_array_unref);
   g_clear_pointer (&self->frame_table, hl_frame_table_free);
   g_clear_pointer (&self->strings, g_string_chunk_free);
-  g_mutex_clear (&self->trie_lock);
 
   G_OBJECT_CLASS (hl_recording_parent_class)->finalize (object);
 }
@@ -80,8 +75,7 @@ hl_recording_init (HlRecording *self)
   g_ptr_array_add (self->warnings, NULL);
   self->modules = g_array_new (FALSE, TRUE, sizeof (HlModuleInfo));
   self->threads = g_array_new (FALSE, TRUE, sizeof (HlThreadInfo));
-  self->tid_to_thread = g_hash_table_new (NULL, NULL);
-  self->thread_last = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->builder = hl_recording_builder_new ();
   self->allocs = g_array_new (FALSE, TRUE, sizeof (HlAllocRec));
   self->curve = g_array_new (FALSE, FALSE, sizeof (HlHeapPoint));
   self->checkpoints = g_array_new (FALSE, FALSE, sizeof (HeapCheckpoint));
@@ -98,7 +92,7 @@ hl_recording_init (HlRecording *self)
 
   /* Stack 0: "not recorded", no frames. */
   g_array_set_size (self->stack_spans, 1);
-  g_mutex_init (&self->trie_lock);
+  self->tries = hl_trie_cache_new ();
 }
 
 HlRecording *
@@ -143,7 +137,7 @@ hl_recording_get_summary (HlRecording *self,
   out->leaked_blocks = self->leaked_blocks;
   out->dropped_events = self->dropped;
   out->frees_unknown = self->frees_unknown +
-                       (self->pending_frees != NULL ? g_hash_table_size (self->pending_frees) : 0);
+                       (self->builder != NULL ? hl_recording_builder_n_pending (self->builder) : 0);
   out->n_threads = self->threads->len;
   out->n_stacks = self->stack_spans->len;
   out->has_exit_status = self->has_exit;
@@ -387,19 +381,16 @@ hl_recording_symbols_changed (HlRecording *self)
   g_return_if_fail (HL_IS_RECORDING (self));
 
   hl_recording_expand_stack_frames (self, TRUE);
-  g_clear_pointer (&self->tries[0], hl_stack_trie_free);
-  g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+  hl_trie_cache_clear (self->tries);
 }
 
-/* Built in hl-stack-trie.c, cached here. */
-
-const HlTrie *
-hl_recording_get_trie (HlRecording *self,
-                       gboolean     bottom_up)
+/* Under the trie cache's lock: the stacks appended since are expanded
+ * (all of them again when one was defined after its first use). */
+static const HlFrameTable *
+update_frames (gpointer user_data)
 {
-  HlTrie *trie;
+  HlRecording *self = user_data;
 
-  g_mutex_lock (&self->trie_lock);
   if (self->frames_dirty)
     {
       hl_recording_expand_stack_frames (self, TRUE);
@@ -407,11 +398,14 @@ hl_recording_get_trie (HlRecording *self,
     }
   else
     hl_recording_expand_stack_frames (self, FALSE);
-  trie = self->tries[bottom_up ? 1 : 0];
-  if (trie == NULL)
-    trie = self->tries[bottom_up ? 1 : 0] = hl_stack_trie_build (self->frame_table, bottom_up);
-  g_mutex_unlock (&self->trie_lock);
-  return trie;
+  return self->frame_table;
+}
+
+const HlTrie *
+hl_recording_get_trie (HlRecording *self,
+                       gboolean     bottom_up)
+{
+  return hl_trie_cache_get (self->tries, bottom_up, update_frames, self);
 }
 
 const HlCounterSample *

@@ -121,3 +121,58 @@ hl_stack_trie_free (HlTrie *trie)
   g_free (trie->stack_leaf);
   g_free (trie);
 }
+
+/* ---- The cache ------------------------------------------------------------ */
+
+struct _HlTrieCache
+{
+  GMutex  lock;       /* analyses on worker threads build tries */
+  HlTrie *tries[2];   /* top-down, bottom-up */
+};
+
+HlTrieCache *
+hl_trie_cache_new (void)
+{
+  HlTrieCache *self = g_new0 (HlTrieCache, 1);
+
+  g_mutex_init (&self->lock);
+  return self;
+}
+
+void
+hl_trie_cache_free (HlTrieCache *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->tries[0], hl_stack_trie_free);
+  g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+const HlTrie *
+hl_trie_cache_get (HlTrieCache       *self,
+                   gboolean           bottom_up,
+                   HlTrieCacheUpdate  update,
+                   gpointer           user_data)
+{
+  const HlFrameTable *frames;
+  HlTrie *trie;
+
+  g_mutex_lock (&self->lock);
+  frames = update (user_data);
+  trie = self->tries[bottom_up ? 1 : 0];
+  if (trie == NULL)
+    trie = self->tries[bottom_up ? 1 : 0] = hl_stack_trie_build (frames, bottom_up);
+  g_mutex_unlock (&self->lock);
+  return trie;
+}
+
+void
+hl_trie_cache_clear (HlTrieCache *self)
+{
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->tries[0], hl_stack_trie_free);
+  g_clear_pointer (&self->tries[1], hl_stack_trie_free);
+  g_mutex_unlock (&self->lock);
+}
