@@ -22,10 +22,13 @@
 #include "hl-recording-costs-packet.h"
 #include "hl-recording-costs-stream.h"
 
-/* Live sessions: found and watched (the segment reader, its SIGBUS
- * guard, /proc/PID/maps and the symbolizer are the session's own) */
+/* Live sessions: found, watched, read (`top` reads the call-site table
+ * itself, symbolizing only the sites it shows) */
 #include "hl-live-discovery.h"
 #include "hl-live-session.h"
+#include "hl-proc-maps.h"
+#include "hl-shm-guard.h"
+#include "hl-symbolizer.h"
 
 /* Launching a program to record it */
 #include "hl-launch-clock.h"
