@@ -10,15 +10,6 @@
 
 /* ---- Allocations ------------------------------------------------------ */
 GListModel *
-hl_adapter_leaks (HlAnalysis *analysis,
-                  guint       max)
-{
-  g_autoptr(GArray) top = hl_analysis_get_top_stacks (analysis, HL_COST_KIND_LEAKED, max);
-
-  return hl_adapter_leak_items (hl_analysis_get_recording (analysis), top);
-}
-
-GListModel *
 hl_adapter_leak_items (HlRecording *recording,
                        GArray      *top)
 {
@@ -38,15 +29,6 @@ hl_adapter_leak_items (HlRecording *recording,
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);
-}
-
-GListModel *
-hl_adapter_largest (HlAnalysis *analysis,
-                    guint       max)
-{
-  g_autoptr(GArray) largest = hl_analysis_get_largest (analysis, max);
-
-  return hl_adapter_largest_items (hl_analysis_get_recording (analysis), largest);
 }
 
 GListModel *

@@ -8,13 +8,8 @@
 
 G_BEGIN_DECLS
 
-/* Leaks grouped by stack / the largest allocations, as HlAllocItem lists. */
-GListModel     *hl_adapter_leaks          (HlAnalysis    *analysis,
-                                           guint          max);
-
-GListModel     *hl_adapter_largest        (HlAnalysis    *analysis,
-                                           guint          max);
-/* The same lists from the model's answers (hl_analysis_get_top_stacks
+/* Leaks grouped by stack / the largest allocations, as HlAllocItem lists,
+ * from the model's answers (hl_analysis_get_top_stacks
  * of LEAKED, HlStackCosts; hl_analysis_get_largest, HlAllocationInfo). */
 GListModel     *hl_adapter_leak_items     (HlRecording   *recording,
                                            GArray        *top);

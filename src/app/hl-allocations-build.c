@@ -16,19 +16,6 @@ struct _HlAllocationsData
   guint              n_buckets;
 };
 
-HlAllocationsData *
-hl_allocations_data_new (HlAnalysis *analysis)
-{
-  HlAllocationsData *data;
-
-  g_return_val_if_fail (HL_IS_ANALYSIS (analysis), NULL);
-  data = g_new0 (HlAllocationsData, 1);
-  data->leaks = hl_adapter_leaks (analysis, MAX_LEAK_ROWS);
-  data->largest = hl_adapter_largest (analysis, MAX_LARGEST_ROWS);
-  data->n_buckets = hl_adapter_histogram (analysis, data->buckets);
-  return data;
-}
-
 void
 hl_allocations_data_free (HlAllocationsData *data)
 {

@@ -1,6 +1,7 @@
 /* hl-allocations-build.h — the allocations view's data of an analysis:
  * the leaks, the largest allocations (a walk over every allocation of the
- * range) and the size histogram; on a worker for a saved trace. */
+ * range) and the size histogram, on a worker (a live session's recording
+ * is held by the caller until the callback). */
 #pragma once
 
 #include "hl-allocations-view.h"
@@ -10,7 +11,6 @@ G_BEGIN_DECLS
 
 typedef struct _HlAllocationsData HlAllocationsData;
 
-HlAllocationsData *hl_allocations_data_new    (HlAnalysis         *analysis);
 void               hl_allocations_data_free   (HlAllocationsData  *data);
 /* Shows DATA in VIEW. */
 void               hl_allocations_data_show   (HlAllocationsData  *data,

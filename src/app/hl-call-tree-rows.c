@@ -22,10 +22,11 @@ build_free (gpointer p)
   g_free (build);
 }
 
-HlTreeRow *
-hl_call_tree_rows_new (HlAnalysis     *analysis,
-                    HlCallTreeMode  mode,
-                    const char     *focus)
+/* The root row for MODE from the analysis' cached tree. */
+static HlTreeRow *
+rows_new (HlAnalysis     *analysis,
+          HlCallTreeMode  mode,
+          const char     *focus)
 {
   g_return_val_if_fail (HL_IS_ANALYSIS (analysis), NULL);
 
@@ -78,7 +79,7 @@ on_tree (GObject      *source,
       g_task_return_error (task, error);
       return;
     }
-  g_task_return_pointer (task, hl_call_tree_rows_new (build->analysis, build->mode, build->focus),
+  g_task_return_pointer (task, rows_new (build->analysis, build->mode, build->focus),
                          (GDestroyNotify) g_object_unref);
 }
 

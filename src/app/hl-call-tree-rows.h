@@ -1,6 +1,6 @@
 /* hl-call-tree-rows.h — the call tree view's root row of an analysis
  * (the heavy part: the tree over every stack of the range), in a mode:
- * on a worker for a saved trace, on this thread for a growing one. */
+ * on a worker. */
 #pragma once
 
 #include "hl-call-tree-view.h"
@@ -9,10 +9,8 @@
 G_BEGIN_DECLS
 
 /* The root row for MODE (FOCUS: the function of the caller/callee mode),
- * or NULL when there is nothing to show. */
-HlTreeRow *hl_call_tree_rows_new    (HlAnalysis         *analysis,
-                                      HlCallTreeMode      mode,
-                                      const char         *focus);
+ * NULL when there is nothing to show, built on a worker (a live session's
+ * recording is held by the caller until the callback). */
 void       hl_call_tree_rows_async  (HlAnalysis         *analysis,
                                       HlCallTreeMode      mode,
                                       const char         *focus,

@@ -177,12 +177,53 @@ show_call_tree (HlWindow  *self,
     }
 }
 
+/* A view's worker reading the recording: the window, and the live
+ * session held for it (appends wait until the worker is done), released
+ * when its result is back on this thread. */
+typedef struct
+{
+  HlWindow      *window;
+  HlLiveSession *held;
+} ViewRead;
+
+/* A new read of the recording for SELF, or NULL when a live session
+ * refuses the hold now (an analysis of it waits for the feed: the view
+ * stays stale and the next update brings it). */
+static ViewRead *
+view_read_new (HlWindow *self)
+{
+  HlLiveSession *live = hl_window_live_session (self);
+  ViewRead *read;
+
+  if (live != NULL && !hl_live_session_hold (live))
+    return NULL;
+  read = g_new0 (ViewRead, 1);
+  read->window = g_object_ref (self);
+  read->held = live != NULL ? g_object_ref (live) : NULL;
+  return read;
+}
+
+static void
+view_read_free (ViewRead *read)
+{
+  if (read->held != NULL)
+    {
+      hl_live_session_release (read->held);
+      g_object_unref (read->held);
+    }
+  g_object_unref (read->window);
+  g_free (read);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ViewRead, view_read_free)
+
 static void
 on_call_tree_rows (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(ViewRead) read = user_data;
+  HlWindow *self = read->window;
   g_autoptr(HlTreeRow) root = NULL;
   gboolean built = hl_call_tree_rows_finish (result, &root, NULL);
 
@@ -210,21 +251,18 @@ hl_window_refresh_call_tree (HlWindow *self)
   if (hl_window_live_session (self) != NULL && !self->call_tree_stale
       && g_get_monotonic_time () < self->call_tree_time_us + 2 * G_USEC_PER_SEC)
     return;
+  ViewRead *read = view_read_new (self);
+  if (read == NULL)
+    {
+      self->call_tree_stale = TRUE;
+      return;
+    }
   self->call_tree_stale = FALSE;
   self->call_tree_time_us = g_get_monotonic_time ();
   hl_timing_mark (&self->call_tree_mark);
   g_cancellable_cancel (self->call_tree_cancellable);
-  g_clear_object (&self->call_tree_cancellable);
-  if (hl_window_live_session (self) != NULL)
-    {
-      /* a growing recording is read on this thread only */
-      g_autoptr(HlTreeRow) root = hl_call_tree_rows_new (hl_window_analysis (self), mode, focus);
-
-      show_call_tree (self, root);
-    }
-  else
-    hl_call_tree_rows_async (hl_window_analysis (self), mode, focus, renew (&self->call_tree_cancellable),
-                             on_call_tree_rows, g_object_ref (self));
+  hl_call_tree_rows_async (hl_window_analysis (self), mode, focus, renew (&self->call_tree_cancellable),
+                           on_call_tree_rows, read);
 }
 
 void
@@ -238,7 +276,8 @@ on_allocations_built (GObject      *source,
                       GAsyncResult *result,
                       gpointer      user_data)
 {
-  g_autoptr(HlWindow) self = user_data;
+  g_autoptr(ViewRead) read = user_data;
+  HlWindow *self = read->window;
   g_autoptr(HlAllocationsData) data = hl_allocations_build_finish (result, NULL);
 
   if (data == NULL || gtk_widget_in_destruction (GTK_WIDGET (self)))
@@ -254,19 +293,16 @@ refresh_allocations (HlWindow *self)
    * it when the page is looked at, not on every range drag. */
   if (!view_wanted (self, "allocations", &self->allocations_stale))
     return;
+  ViewRead *read = view_read_new (self);
+  if (read == NULL)
+    {
+      self->allocations_stale = TRUE;
+      return;
+    }
   self->allocations_stale = FALSE;
   hl_timing_mark (&self->allocations_mark);
-  if (hl_window_live_session (self) != NULL)
-    {
-      /* a growing recording is read on this thread only */
-      g_autoptr(HlAllocationsData) data = hl_allocations_data_new (hl_window_analysis (self));
-
-      g_cancellable_cancel (self->allocations_cancellable);
-      hl_allocations_data_show (data, self->allocations_view);
-    }
-  else
-    hl_allocations_build_async (hl_window_analysis (self), renew (&self->allocations_cancellable),
-                                on_allocations_built, g_object_ref (self));
+  hl_allocations_build_async (hl_window_analysis (self), renew (&self->allocations_cancellable),
+                              on_allocations_built, read);
 }
 
 /* A view shown for the first time since the analysis changed catches up. */
