@@ -210,6 +210,8 @@ typedef struct
   uint64_t           live_granule_mask; /* entries of a block - 1 (at most live_mask) */
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
+  HlShmPacketSlot   *packets;        /* thread block i builds its packets in packets[i] */
+  uint32_t           n_packet_slots;
   /* Trace */
   int                trace_fd;       /* -1: no trace */
   uint64_t           trace_dev, trace_ino; /* to notice a program closing it */

@@ -61,7 +61,7 @@ make_name (char *out,
 typedef struct
 {
   uint64_t     n_buckets, res_nodes;
-  HlShmRegion  res, cs, live, meta, cnt;
+  HlShmRegion  res, cs, live, meta, cnt, pkt;
   uint64_t     total;
 } SessionLayout;
 
@@ -80,6 +80,10 @@ session_layout (const HlConfig *cfg,
   uint64_t live_size = align_up (hl_live_region_size (cfg->live_slots), 4096);
   uint64_t meta_size = align_up (sizeof (HlShmMetadata), 4096);
   uint64_t cnt_size = align_up (sizeof (HlShmCounters), 4096);
+  /* a packet slot per thread block (hl_g.max_threads: fit_limits may have
+   * shrunk them), touched only as threads use them */
+  uint64_t pkt_size = align_up (sizeof (HlShmPacketsHeader) + (uint64_t) hl_g.max_threads * sizeof (HlShmPacketSlot),
+                                4096);
 
   uint64_t off = HL_SHM_HEADER_SIZE;
   l->n_buckets = n_buckets;
@@ -94,6 +98,8 @@ session_layout (const HlConfig *cfg,
   off += meta_size;
   l->cnt = (HlShmRegion) { off, cnt_size };
   off += cnt_size;
+  l->pkt = (HlShmRegion) { off, pkt_size };
+  off += pkt_size;
   l->total = off;
 }
 
@@ -182,6 +188,7 @@ hl_session_create (void)
   h->live = r_live;
   h->metadata = r_meta;
   h->counters = r_cnt;
+  h->packets = l.pkt;
   ssize_t n = readlink ("/proc/self/exe", h->exe, HL_SHM_EXE_MAX - 1);
   h->exe[n > 0 ? n : 0] = '\0';
   size_t c = hl_sys_read_file ("/proc/self/cmdline", h->cmdline, HL_SHM_CMDLINE_MAX - 2);
@@ -210,6 +217,11 @@ hl_session_create (void)
 
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
+  HlShmPacketsHeader *ph = (HlShmPacketsHeader *) (hl_g.seg + l.pkt.offset);
+  ph->n_slots = hl_g.max_threads;
+  ph->slot_size = sizeof (HlShmPacketSlot);
+  hl_g.packets = (HlShmPacketSlot *) (ph + 1);
+  hl_g.n_packet_slots = hl_g.max_threads;
   hl_g.clock_word = &h->clock_ns_atomic; /* 0 until a recorder keeps it */
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_STARTING, __ATOMIC_RELEASE);
   /* The magic last: a reader that sees it sees the whole header. */
@@ -277,4 +289,6 @@ hl_session_detach (void)
   hl_live_detach ();
   hl_g.meta = NULL;
   hl_g.counters = NULL;
+  hl_g.packets = NULL;
+  hl_g.n_packet_slots = 0;
 }

@@ -1,20 +1,31 @@
 /* hl-capture-trace.h — the trace file of the preload: per-thread packet
  * buffers filled by the format writer, each flushed with one write(2) on an
- * O_APPEND descriptor. */
+ * O_APPEND descriptor. A thread's packet is built in its slot of the
+ * session's packets region (hl-shm-layout.h), whose state word says after
+ * each event how much of it is whole, so that a launcher can append what a
+ * killed process left there. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hl-shm-layout.h"
 #include "hl-trace-writer.h"
 
 typedef struct
 {
-  int            begun;
-  HlPacketWriter w;
-  uint8_t        buf[HL_PACKET_MAX_SIZE];
+  int              begun;
+  HlShmPacketSlot *slot;  /* where the packet is built: the session's slot
+                           * of the block, else own (chosen at each begin) */
+  HlPacketWriter   w;
+  HlShmPacketSlot  own;
 } HlTraceBuffer;
+
+/* A thread's packet is written once it is this old, at the thread's next
+ * call (checked every HL_PENDING_FLUSH_NS of its activity, so at most
+ * about 50 ms old), or at the sampling tick. */
+#define HL_TRACE_FLUSH_NS 40000000u
 
 struct HlThreadBlock;
 
@@ -41,6 +52,16 @@ void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);
 /* The writer of B's packet, begun at NOW if needed. */
 HlPacketWriter *hl_trace_writer (struct HlThreadBlock *b, uint64_t now);
 
+/* After an event: the slot's state covers it (a release store, a plain
+ * one on x86), with the packet's first allocation id before it. */
+static inline void
+hl_trace_commit (HlTraceBuffer *t)
+{
+  HlShmPacketSlot *s = t->slot;
+  s->alloc_id_begin = t->w.alloc_id_begin;
+  __atomic_store_n (&s->state_atomic, (uint64_t) t->w.len, __ATOMIC_RELEASE);
+}
+
 /* Appends one event through CALL (an expression using `w_`), flushing and
  * retrying once when the packet is full (one call site, so that the
  * optimiser can inline the writer). */
@@ -51,7 +72,12 @@ HlPacketWriter *hl_trace_writer (struct HlThreadBlock *b, uint64_t now);
         for (int try_ = 0;; try_++)                                    \
           {                                                            \
             HlPacketWriter *w_ = hl_trace_writer ((b), (now));         \
-            if ((CALL) != HL_WRITE_FULL || try_ > 0)                   \
+            if ((CALL) != HL_WRITE_FULL)                               \
+              {                                                        \
+                hl_trace_commit (&(b)->trace);                         \
+                break;                                                 \
+              }                                                        \
+            if (try_ > 0)                                              \
               break;                                                   \
             hl_trace_flush ((b), (now));                               \
           }                                                            \

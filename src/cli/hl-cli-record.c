@@ -21,6 +21,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
 #include "hl-model.h"
 #ifdef HL_HAVE_ZSTD
@@ -213,6 +214,54 @@ unlink_sessions (const FindCtx *ctx)
       snprintf (path, sizeof path, "/dev/shm/%s", FOUND (ctx, k)->name);
       unlink (path);
     }
+}
+
+/* A process that died without writing END (SIGKILL, the OOM killer)
+ * left the events its threads were still building in its session: they
+ * are appended to its trace, before it is compressed, with the record of
+ * the death; a program killed by a signal that the preload caught (END
+ * written) gets the signal noted. For the program itself (PID, wait
+ * STATUS) *ROOT tells what was salvaged; true when something was. */
+static bool
+salvage_sessions (FindCtx         *ctx,
+                  uint32_t         pid,
+                  int              status,
+                  uint64_t         died_mono_ns,
+                  HlRecordSalvage *root)
+{
+  bool root_salvaged = false;
+  for (guint k = 0; k < ctx->found->len; k++)
+    {
+      Found *f = FOUND (ctx, k);
+      const HlShmHeader *h = &f->s.header;
+      bool is_root = h->pid == pid && !(h->flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+      int sig = is_root && WIFSIGNALED (status) ? WTERMSIG (status) : 0;
+      if (h->trace_path[0] == '\0')
+        continue;
+      if (h->state_atomic == HL_SHM_STATE_ENDED)
+        {
+          /* its END says 128 + SIG; that it was a signal, only we know */
+          if (sig > 0)
+            (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig,
+                                                 NULL);
+          continue;
+        }
+      HlRecordSalvage salvage;
+      char err[256];
+      if (!hl_record_salvage (f->name, h->trace_path, f->s.n_allocs + f->s.n_frees, &salvage, err, sizeof err))
+        {
+          fprintf (stderr, _("heaplens: the events %s left buffered could not be saved: %s\n"),
+                   h->trace_path, err);
+          continue;
+        }
+      (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig, &salvage);
+      if (is_root)
+        {
+          *root = salvage;
+          root_salvaged = true;
+        }
+    }
+  return root_salvaged;
 }
 
 static gpointer
@@ -645,6 +694,9 @@ hl_cli_record (int    argc,
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
+  HlRecordSalvage root_salvage = { 0 };
+  bool root_salvaged = salvage_sessions (&ctx, (uint32_t) pid, status, (uint64_t) exited_us * 1000u,
+                                          &root_salvage);
   /* ctx is not written again: the thread reads the names beside us */
   GThread *unlinker = g_thread_try_new ("hl-unlink", unlink_thread, &ctx, NULL);
   /* the program's session: its pid, and of its images the one that did not
@@ -715,6 +767,16 @@ hl_cli_record (int    argc,
       if (unfollowed)
         fprintf (stderr, _("; programs it started that cannot take the preload (built with a sanitizer, or for "
                            "another machine) ran unrecorded"));
+      if (root_salvaged && WIFSIGNALED (status))
+        {
+          const char *abbrev = sigabbrev_np (WTERMSIG (status));
+          fprintf (stderr, _("; ended by SIG%s (signal %d): %llu events salvaged"), abbrev != NULL ? abbrev : "?",
+                   WTERMSIG (status), (unsigned long long) root_salvage.events);
+          if (!root_salvage.lost_known)
+            fprintf (stderr, _(", an unknown number lost"));
+          else
+            fprintf (stderr, _(", %llu lost"), (unsigned long long) root_salvage.lost);
+        }
       if (ctx.running > 0)
         fprintf (stderr, ngettext ("; %u process still running (its trace is left uncompressed)",
                                    "; %u processes still running (their traces are left uncompressed)",
