@@ -249,25 +249,27 @@ hl_session_end (int  exit_status,
   HlShmHeader *h = hl_g.hdr;
   if (h == NULL)
     return;
-  /* left to the launcher while it runs: one that is gone (a program that
-   * outlived `record`, a daemon) would leave the segment in /dev/shm */
-  bool kept = hl_g.cfg.keep_session;
-  int saved = errno;
-  if (kept && hl_g.cfg.launcher_pid != 0 && kill ((pid_t) hl_g.cfg.launcher_pid, 0) != 0 && errno == ESRCH)
+  /* Left to the launcher only while it will look for it: one that is
+   * gone (a program that outlived `record`, a daemon) or ending would
+   * leave the segment in /dev/shm. Exactly one side unlinks: KEPT and
+   * the launcher's ABANDONED are set by one atomic OR each, and the one
+   * that finds the other's bit already there leaves the name to it
+   * (docs/shm-layout.md §1). */
+  HlLauncherState launcher = hl_g.cfg.keep_session ? hl_launcher_state () : HL_LAUNCHER_GONE;
+  bool kept = launcher == HL_LAUNCHER_WAITS;
+  uint32_t set = (kept ? HL_SHM_FLAG_KEPT : 0u) | (by_exec ? HL_SHM_FLAG_ENDED_BY_EXEC : 0u);
+  uint32_t old = __atomic_fetch_or (&h->flags, set, __ATOMIC_SEQ_CST);
+  if (kept && (old & HL_SHM_FLAG_ABANDONED))
     kept = false;
-  errno = saved;
-  uint32_t flags = __atomic_load_n (&h->flags, __ATOMIC_RELAXED);
-  if (kept)
-    flags |= HL_SHM_FLAG_KEPT;
-  if (by_exec)
-    flags |= HL_SHM_FLAG_ENDED_BY_EXEC;
-  __atomic_store_n (&h->flags, flags, __ATOMIC_RELAXED);
   h->exit_status = exit_status;
   h->ended_ns = hl_now ();
   __atomic_store_n (&h->heartbeat_ns_atomic, h->ended_ns, __ATOMIC_RELEASE);
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_ENDED, __ATOMIC_RELEASE);
   if (!kept)
     shm_unlink (hl_g.seg_name);
+  /* a killed `record` left the file it was compressing the trace to */
+  if (hl_g.cfg.keep_session && launcher == HL_LAUNCHER_GONE)
+    hl_trace_unlink_compress_tmp ();
 }
 
 /* In a forked child: the mapping is the parent's segment, which the child

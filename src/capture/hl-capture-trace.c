@@ -293,6 +293,22 @@ hl_trace_forget (void)
   hl_g.trace_lost = 0;
 }
 
+/* must match hl-trace-compress-stream.c's */
+#define COMPRESS_TMP_SUFFIX ".tmp-compress"
+
+void
+hl_trace_unlink_compress_tmp (void)
+{
+  char path[sizeof hl_g.trace_path + sizeof COMPRESS_TMP_SUFFIX];
+  if (hl_g.trace_path[0] == '\0')
+    return;
+  size_t n = hl_strlcpy (path, hl_g.trace_path, sizeof path);
+  hl_strlcpy (path + n, COMPRESS_TMP_SUFFIX, sizeof path - n);
+  int saved = errno;
+  (void) unlink (path);
+  errno = saved;
+}
+
 int
 hl_trace_fd_checked (void)
 {

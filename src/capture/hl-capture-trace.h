@@ -42,6 +42,10 @@ int  hl_trace_fd_checked  (void);
  * descriptor is closed when it is still the trace (the program may have
  * put a file of its own on that number), and forgotten. */
 void hl_trace_forget      (void);
+/* Removes TRACE.tmp-compress, the file a launcher that is gone was
+ * compressing the trace to (hl-trace-compress-stream.h names it so):
+ * nobody will finish it. Async-signal-safe. */
+void hl_trace_unlink_compress_tmp (void);
 /* Appends LEN bytes of BUF to the trace on FD, within the file-size limit
  * (RLIMIT_FSIZE: past it the program would get SIGXFSZ); -1 when not
  * written. */

@@ -7,11 +7,13 @@
 
 #include <glib/gi18n.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -144,6 +146,47 @@ find_cb (const char *name,
   g_array_append_vals (ctx->found, f, 1);
 }
 
+/* Leaves the running session of F to its process, which unlinks the name
+ * at its end (HL_SHM_FLAG_ABANDONED; docs/shm-layout.md §1). One atomic
+ * OR decides it: when the process's own (KEPT) came first, it is ending
+ * and left the session to us: F is read again once it has ENDED (or its
+ * process died), and false returned. */
+static bool
+abandon_session (Found *f)
+{
+  char path[512], err[256];
+  snprintf (path, sizeof path, "/dev/shm/%s", f->name);
+  int fd = open (path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return true; /* gone meanwhile: nothing to leave */
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+      && st.st_size >= (off_t) HL_SHM_HEADER_SIZE)
+    map = mmap (NULL, HL_SHM_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close (fd);
+  if (map == MAP_FAILED)
+    return true;
+  HlShmHeader *h = map;
+  bool kept = false;
+  if (memcmp (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) == 0 && h->pid == f->s.header.pid
+      && h->start_wall_ns == f->s.header.start_wall_ns)
+    {
+      uint32_t old = __atomic_fetch_or (&h->flags, (uint32_t) HL_SHM_FLAG_ABANDONED, __ATOMIC_SEQ_CST);
+      kept = (old & HL_SHM_FLAG_KEPT) != 0;
+      /* its END is a few stores away */
+      for (int i = 0; kept && i < 2000 && __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE) != HL_SHM_STATE_ENDED
+                      && hl_cli_pid_alive (h->pid); i++)
+        g_usleep (1000);
+    }
+  munmap (map, HL_SHM_HEADER_SIZE);
+  if (!kept)
+    return true;
+  (void) hl_cli_session_read (f->name, &f->s, err, sizeof err);
+  f->running = false;
+  return false;
+}
+
 /* Keeps only the sessions of PID and of its descendants
  * (hl-launch-family.h): another program's kept session that happened to
  * start meanwhile is not ours to compress or unlink. A parent's session
@@ -172,7 +215,7 @@ keep_descendants (FindCtx  *ctx,
    * which it unlinks at its end (HEAPLENS_LAUNCHER: we are gone then) */
   guint n = 0;
   for (guint k = 0; k < n_found; k++)
-    if (ours[k] && FOUND (ctx, k)->running)
+    if (ours[k] && FOUND (ctx, k)->running && abandon_session (FOUND (ctx, k)))
       ctx->running++; /* one running session a process */
     else if (ours[k])
       {
@@ -690,6 +733,10 @@ hl_cli_record (int    argc,
   timing_step ("compress thread stopped");
 #endif
 
+  /* From now on a process of the family that ends unlinks its own
+   * session (hl-capture-launcher.c): one that ends before it is found
+   * below, ended or running (then abandon_session() decides) */
+  prctl (PR_SET_NAME, HL_SHM_LAUNCHER_ENDING_COMM, 0, 0, 0);
   FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)), 0 };
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);

@@ -54,7 +54,13 @@ enum
   HL_SHM_FLAG_KEPT          = 1u << 2, /* the name is left for the launcher to unlink */
   HL_SHM_FLAG_UNFOLLOWED    = 1u << 3, /* the process started a program without the preload,
                                         * which it cannot take (a mark in the trace says which) */
+  HL_SHM_FLAG_ABANDONED     = 1u << 4, /* the launcher left the session to its process, which
+                                        * unlinks it at its end (docs/shm-layout.md §1) */
 };
+
+/* The name (/proc/PID/comm) a launcher takes before it looks for its
+ * sessions a last time: a process that ends after it unlinks its own. */
+#define HL_SHM_LAUNCHER_ENDING_COMM "heaplens-ending"
 
 typedef struct
 {
