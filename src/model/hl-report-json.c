@@ -71,9 +71,10 @@ add_info_uint (JsonBuilder *b,
 }
 
 /* How the program ended when a signal ended it (record notes it in the
- * trace), else null: the signal, and after a death without END (SIGKILL,
- * the OOM killer) the events record salvaged from the session and a bound
- * on those lost (null when the preload wrote END, or when unknown). */
+ * trace; the member is left out otherwise): the signal, and after a death
+ * without END (SIGKILL, the OOM killer) the events record salvaged from
+ * the session and a bound on those lost (null when the preload wrote END,
+ * or when unknown). */
 static void
 add_ended_by_signal (JsonBuilder *b,
                      HlRecording *rec)
@@ -81,12 +82,9 @@ add_ended_by_signal (JsonBuilder *b,
   const char *sig_text = hl_recording_get_info (rec, "ended_by_signal");
   guint64 sig;
 
-  json_builder_set_member_name (b, "ended_by_signal");
   if (sig_text == NULL || !g_ascii_string_to_unsigned (sig_text, 10, 1, 127, &sig, NULL))
-    {
-      json_builder_add_null_value (b);
-      return;
-    }
+    return;
+  json_builder_set_member_name (b, "ended_by_signal");
   const char *abbrev = sigabbrev_np ((int) sig);
   g_autofree char *name = abbrev != NULL ? g_strconcat ("SIG", abbrev, NULL) : NULL;
   json_builder_begin_object (b);

@@ -3,7 +3,7 @@
 # summary.ended_by_signal): SIGKILL, which the preload cannot catch (record
 # salvages the session: salvaged_events and lost_events_at_most are
 # numbers), SIGABRT, which it catches (END written: nothing to salvage,
-# both null), and a normal exit (null).
+# both null), and a normal exit (no ended_by_signal).
 set -u
 CLI="${HL_CLI:?}"
 WORK=$(mktemp -d)
@@ -21,9 +21,9 @@ death () {
   "$CLI" report --json "$1" > "$1.json" 2> "$1.err" || { echo "report failed: $(cat "$1.err")"; return; }
   "$PY" -c '
 import json, sys
-e = json.load(open(sys.argv[1]))["summary"]["ended_by_signal"]
-if e is None:
-    print("null")
+e = json.load(open(sys.argv[1]))["summary"].get("ended_by_signal", "absent")
+if e == "absent":
+    print("absent")
 else:
     s, l = e["salvaged_events"], e["lost_events_at_most"]
     print(e["signal"], e["name"], "null" if s is None else "int" if isinstance(s, int) and s >= 0 else s,
@@ -44,7 +44,7 @@ eq "report --json, SIGABRT (caught by the preload): signal, name, nothing salvag
 
 "$CLI" record --no-costs -o "$WORK/e.hltrace" -- sh -c 'exit 3' > /dev/null 2> "$WORK/e.rec"
 eq "record, exit 3: status 3" "$?" 3
-eq "report --json, exit 3: no signal" "$(death "$WORK/e.hltrace")" "null"
+eq "report --json, exit 3: no signal, no member" "$(death "$WORK/e.hltrace")" "absent"
 
 echo "1..$n"
 exit $failed
