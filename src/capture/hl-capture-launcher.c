@@ -16,14 +16,16 @@ uint64_t
 hl_launcher_start_ticks (uint32_t pid)
 {
   char state, comm[2];
-  uint64_t start;
+  uint64_t start = 0;
+  int saved = errno;
   if (pid == 0 || !hl_sys_proc_stat (pid, &state, &start, comm, sizeof comm))
-    return 0;
+    start = 0;
+  errno = saved;
   return start;
 }
 
-HlLauncherState
-hl_launcher_state (void)
+static HlLauncherState
+launcher_state (void)
 {
   uint32_t pid = hl_g.cfg.launcher_pid;
   char state, comm[32];
@@ -33,9 +35,7 @@ hl_launcher_state (void)
   if (!hl_sys_proc_stat (pid, &state, &start, comm, sizeof comm))
     {
       /* /proc unreadable: whether it runs at all */
-      int saved = errno;
       bool gone = kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
-      errno = saved;
       return gone ? HL_LAUNCHER_GONE : HL_LAUNCHER_WAITS;
     }
   /* a zombie looks for nothing: killed, its parent has not reaped it yet */
@@ -46,4 +46,13 @@ hl_launcher_state (void)
   if (strcmp (comm, HL_SHM_LAUNCHER_ENDING_COMM) == 0)
     return HL_LAUNCHER_ENDING;
   return HL_LAUNCHER_WAITS;
+}
+
+HlLauncherState
+hl_launcher_state (void)
+{
+  int saved = errno; /* the program's, at its exit or in a signal handler */
+  HlLauncherState state = launcher_state ();
+  errno = saved;
+  return state;
 }
