@@ -115,7 +115,7 @@ hl_counters_tick (HlThreadBlock *b,
             HL_TRACE_EMIT (b, now, hl_packet_writer_dropped (w_, now, d - old, r));
         }
       /* Do not keep an idle thread's events for long */
-      if (now - b->last_flush_ns > 1000000000u)
+      if (now - b->last_flush_ns >= HL_TRACE_FLUSH_NS)
         hl_trace_flush (b, now);
     }
   if (atomic_load_explicit (&hl_g.modules_dirty, memory_order_relaxed) && b != NULL)

@@ -102,6 +102,7 @@ hl_config_load (HlConfig *cfg)
   const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
   cfg->keep_session = keep != NULL && strcmp (keep, "1") == 0;
   cfg->launcher_pid = (uint32_t) env_u64 ("HEAPLENS_LAUNCHER", 0, 1, UINT32_MAX);
+  cfg->launcher_start_ticks = hl_launcher_start_ticks (cfg->launcher_pid);
 
   const char *o = getenv ("HEAPLENS_OUTPUT");
   cfg->trace = true;

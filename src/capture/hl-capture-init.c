@@ -258,15 +258,17 @@ fit_limits (void)
       uint64_t live = hl_live_region_size (cfg->live_slots);
       uint64_t blocks = (uint64_t) hl_g.max_threads * HL_BLOCK_STRIDE;
       uint64_t session = hl_session_size (cfg);
+      /* the session's packet slots, one a thread block */
+      uint64_t slots = (uint64_t) hl_g.max_threads * sizeof (HlShmPacketSlot);
       bool over_as = session + blocks > budget, over_fsize = session > fsize, over_shm = session > shm_room;
       if (!over_as && !over_fsize && !over_shm)
         break;
       by_as |= over_as;
       by_fsize |= over_fsize;
       by_shm |= over_shm;
-      uint64_t stacks = session - live;
-      if (!over_as)
-        blocks = 0; /* the file size, /dev/shm: only the session's parts */
+      uint64_t stacks = session - live - slots;
+      /* the file size, /dev/shm: only the session's parts */
+      blocks = over_as ? blocks + slots : slots;
       if (live >= blocks && live >= stacks && cfg->live_slots > HL_FIT_MIN_LIVE)
         cfg->live_slots /= 2;
       else if (blocks >= stacks && hl_g.max_threads > HL_FIT_MIN_THREADS)
@@ -275,7 +277,7 @@ fit_limits (void)
         cfg->max_stacks /= 2;
       else if (cfg->live_slots > HL_FIT_MIN_LIVE)
         cfg->live_slots /= 2;
-      else if (over_as && hl_g.max_threads > HL_FIT_MIN_THREADS)
+      else if (hl_g.max_threads > HL_FIT_MIN_THREADS)
         hl_g.max_threads /= 2;
       else
         {

@@ -120,6 +120,7 @@ typedef struct
   char         output[1024];     /* HEAPLENS_OUTPUT template */
   bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
   uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
+  uint64_t     launcher_start_ticks; /* its start time when the config was loaded (0: unknown) */
 } HlConfig;
 
 void hl_config_load (HlConfig *cfg);
@@ -139,6 +140,9 @@ void     hl_sys_rss_reset     (void);
  * and put a file of its own on the number). */
 bool     hl_sys_fd_is         (int fd, uint64_t dev, uint64_t ino);
 size_t   hl_sys_read_file     (const char *path, char *buf, size_t cap);
+/* From /proc/PID/stat: its state letter, start time (clock ticks after
+ * boot) and name (cut to COMM_CAP - 1); false when it cannot be read. */
+bool     hl_sys_proc_stat     (uint32_t pid, char *state, uint64_t *start_ticks, char *comm, size_t comm_cap);
 uint64_t hl_sys_random64      (void);
 /* Small formatting helpers (no stdio in the preload). */
 size_t   hl_fmt_u64           (char *out, uint64_t v);
@@ -210,6 +214,8 @@ typedef struct
   uint64_t           live_granule_mask; /* entries of a block - 1 (at most live_mask) */
   HlShmMetadata     *meta;
   HlShmCounters     *counters;
+  HlShmPacketSlot   *packets;        /* thread block i builds its packets in packets[i] */
+  uint32_t           n_packet_slots;
   /* Trace */
   int                trace_fd;       /* -1: no trace */
   uint64_t           trace_dev, trace_ino; /* to notice a program closing it */
@@ -496,6 +502,18 @@ uint64_t hl_session_size (const HlConfig *cfg);
 uint64_t hl_session_shm_free (void);
 void hl_session_running  (void);
 void hl_session_end      (int exit_status, bool by_exec);
+
+/* ---- The launcher (hl-capture-launcher.c) --------------------------------- */
+
+typedef enum
+{
+  HL_LAUNCHER_WAITS,  /* it runs and will look for the session */
+  HL_LAUNCHER_ENDING, /* it took HL_SHM_LAUNCHER_ENDING_COMM: looks no more */
+  HL_LAUNCHER_GONE,   /* dead, a zombie, or its pid is another process's */
+} HlLauncherState;
+
+uint64_t        hl_launcher_start_ticks (uint32_t pid);
+HlLauncherState hl_launcher_state       (void);
 void hl_session_detach   (void);  /* child after fork: forget the parent's mapping */
 /* Backs [OFFSET, OFFSET + LENGTH) of the segment with pages (fallocate on
  * the segment's descriptor), so that touching it can never raise SIGBUS;

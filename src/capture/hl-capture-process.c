@@ -41,11 +41,12 @@ write_end (int status)
   if (fd < 0)
     return;
   uint64_t now = hl_now ();
-  hl_packet_writer_init (&emergency.w, emergency.buf, sizeof emergency.buf, hl_g.pid, hl_sys_gettid ());
+  hl_packet_writer_init (&emergency.w, emergency.own.packet, sizeof emergency.own.packet, hl_g.pid,
+                         hl_sys_gettid ());
   hl_packet_writer_begin (&emergency.w, now);
   hl_packet_writer_end (&emergency.w, now, status);
   size_t len = hl_packet_writer_finish (&emergency.w);
-  (void) hl_trace_write (fd, emergency.buf, len);
+  (void) hl_trace_write (fd, emergency.own.packet, len);
 }
 
 /* Writes what is buffered, the END event, and marks the session ended.

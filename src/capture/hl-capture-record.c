@@ -17,7 +17,14 @@ leave (HlThreadBlock *b,
 {
   hl_counters_maybe_tick (b, now);
   if (HL_UNLIKELY (now - b->pending_flush_ns >= HL_PENDING_FLUSH_NS))
-    hl_callsites_flush (b, now);
+    {
+      hl_callsites_flush (b, now);
+      /* checked here, every 10 ms of the thread's activity (and at its
+       * first call after a pause), not on every call: a packet is in the
+       * trace about 50 ms after its first event at most */
+      if (now - b->last_flush_ns >= HL_TRACE_FLUSH_NS)
+        hl_trace_flush (b, now);
+    }
   if (HL_UNLIKELY (b->exiting || atomic_load_explicit (&hl_g.ended, memory_order_relaxed)))
     {
       hl_callsites_flush (b, now);

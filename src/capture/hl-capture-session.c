@@ -87,7 +87,7 @@ make_name (char *out,
 typedef struct
 {
   uint64_t     n_buckets, res_nodes;
-  HlShmRegion  res, cs, live, meta, cnt;
+  HlShmRegion  res, cs, live, meta, cnt, pkt;
   uint64_t     total;
 } SessionLayout;
 
@@ -106,6 +106,10 @@ session_layout (const HlConfig *cfg,
   uint64_t live_size = align_up (hl_live_region_size (cfg->live_slots), 4096);
   uint64_t meta_size = align_up (sizeof (HlShmMetadata), 4096);
   uint64_t cnt_size = align_up (sizeof (HlShmCounters), 4096);
+  /* a packet slot per thread block (hl_g.max_threads: fit_limits may have
+   * shrunk them), touched only as threads use them */
+  uint64_t pkt_size = align_up (sizeof (HlShmPacketsHeader) + (uint64_t) hl_g.max_threads * sizeof (HlShmPacketSlot),
+                                4096);
 
   uint64_t off = HL_SHM_HEADER_SIZE;
   l->n_buckets = n_buckets;
@@ -120,6 +124,8 @@ session_layout (const HlConfig *cfg,
   off += meta_size;
   l->cnt = (HlShmRegion) { off, cnt_size };
   off += cnt_size;
+  l->pkt = (HlShmRegion) { off, pkt_size };
+  off += pkt_size;
   l->total = off;
 }
 
@@ -394,6 +400,7 @@ hl_session_create (void)
   h->live = r_live;
   h->metadata = r_meta;
   h->counters = r_cnt;
+  h->packets = l.pkt;
   ssize_t n = readlink ("/proc/self/exe", h->exe, HL_SHM_EXE_MAX - 1);
   h->exe[n > 0 ? n : 0] = '\0';
   size_t c = hl_sys_read_file ("/proc/self/cmdline", h->cmdline, HL_SHM_CMDLINE_MAX - 2);
@@ -427,6 +434,11 @@ hl_session_create (void)
 
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
+  HlShmPacketsHeader *ph = (HlShmPacketsHeader *) (hl_g.seg + l.pkt.offset);
+  ph->n_slots = hl_g.max_threads;
+  ph->slot_size = sizeof (HlShmPacketSlot);
+  hl_g.packets = (HlShmPacketSlot *) (ph + 1);
+  hl_g.n_packet_slots = hl_g.max_threads;
   hl_g.clock_word = &h->clock_ns_atomic; /* 0 until a recorder keeps it */
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_STARTING, __ATOMIC_RELEASE);
   /* The magic last: a reader that sees it sees the whole header. */
@@ -454,25 +466,27 @@ hl_session_end (int  exit_status,
   HlShmHeader *h = hl_g.hdr;
   if (h == NULL)
     return;
-  /* left to the launcher while it runs: one that is gone (a program that
-   * outlived `record`, a daemon) would leave the segment in /dev/shm */
-  bool kept = hl_g.cfg.keep_session;
-  int saved = errno;
-  if (kept && hl_g.cfg.launcher_pid != 0 && kill ((pid_t) hl_g.cfg.launcher_pid, 0) != 0 && errno == ESRCH)
+  /* Left to the launcher only while it will look for it: one that is
+   * gone (a program that outlived `record`, a daemon) or ending would
+   * leave the segment in /dev/shm. Exactly one side unlinks: KEPT and
+   * the launcher's ABANDONED are set by one atomic OR each, and the one
+   * that finds the other's bit already there leaves the name to it
+   * (docs/shm-layout.md §1). */
+  HlLauncherState launcher = hl_g.cfg.keep_session ? hl_launcher_state () : HL_LAUNCHER_GONE;
+  bool kept = launcher == HL_LAUNCHER_WAITS;
+  uint32_t set = (kept ? HL_SHM_FLAG_KEPT : 0u) | (by_exec ? HL_SHM_FLAG_ENDED_BY_EXEC : 0u);
+  uint32_t old = __atomic_fetch_or (&h->flags, set, __ATOMIC_SEQ_CST);
+  if (kept && (old & HL_SHM_FLAG_ABANDONED))
     kept = false;
-  errno = saved;
-  uint32_t flags = __atomic_load_n (&h->flags, __ATOMIC_RELAXED);
-  if (kept)
-    flags |= HL_SHM_FLAG_KEPT;
-  if (by_exec)
-    flags |= HL_SHM_FLAG_ENDED_BY_EXEC;
-  __atomic_store_n (&h->flags, flags, __ATOMIC_RELAXED);
   h->exit_status = exit_status;
   h->ended_ns = hl_now ();
   __atomic_store_n (&h->heartbeat_ns_atomic, h->ended_ns, __ATOMIC_RELEASE);
   __atomic_store_n (&h->state_atomic, HL_SHM_STATE_ENDED, __ATOMIC_RELEASE);
   if (!kept)
     shm_unlink (hl_g.seg_name);
+  /* a killed `record` left the file it was compressing the trace to */
+  if (hl_g.cfg.keep_session && launcher == HL_LAUNCHER_GONE)
+    hl_trace_unlink_compress_tmp ();
 }
 
 /* In a forked child: the mapping is the parent's segment, which the child
@@ -495,4 +509,6 @@ hl_session_detach (void)
   hl_live_detach ();
   hl_g.meta = NULL;
   hl_g.counters = NULL;
+  hl_g.packets = NULL;
+  hl_g.n_packet_slots = 0;
 }

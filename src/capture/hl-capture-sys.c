@@ -194,6 +194,53 @@ hl_sys_read_file (const char *path,
   return len;
 }
 
+bool
+hl_sys_proc_stat (uint32_t  pid,
+                  char     *state,
+                  uint64_t *start_ticks,
+                  char     *comm,
+                  size_t    comm_cap)
+{
+  char path[40], buf[512];
+  size_t n = hl_strlcpy (path, "/proc/", sizeof path);
+  hl_fmt_u64 (path + n, pid);
+  hl_strlcpy (path + strlen (path), "/stat", sizeof path - strlen (path));
+  size_t len = hl_sys_read_file (path, buf, sizeof buf - 1);
+  if (len == 0)
+    return false;
+  buf[len] = '\0';
+  /* "pid (comm) S ppid ..." : the name may hold ')' and spaces, the last
+   * ')' ends it */
+  char *open_paren = strchr (buf, '(');
+  char *close_paren = strrchr (buf, ')');
+  if (open_paren == NULL || close_paren == NULL || close_paren < open_paren || close_paren[1] != ' ')
+    return false;
+  size_t clen = (size_t) (close_paren - open_paren - 1);
+  if (comm_cap > 0)
+    {
+      if (clen >= comm_cap)
+        clen = comm_cap - 1;
+      memcpy (comm, open_paren + 1, clen);
+      comm[clen] = '\0';
+    }
+  char *p = close_paren + 2;
+  *state = *p;
+  /* starttime is field 22; the state is field 3 */
+  for (int field = 3; field < 22; field++)
+    {
+      while (*p != ' ' && *p != '\0')
+        p++;
+      if (*p == '\0')
+        return false;
+      p++;
+    }
+  uint64_t v = 0;
+  while (*p >= '0' && *p <= '9')
+    v = v * 10 + (uint64_t) (*p++ - '0');
+  *start_ticks = v;
+  return true;
+}
+
 uint64_t
 hl_sys_random64 (void)
 {

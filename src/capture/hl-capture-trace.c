@@ -171,9 +171,9 @@ hl_trace_open (void)
   const char *values[] = { exe, cmdline, un->nodename, page, "monotonic_50ms_then_coarse", unwinder,
                            depth, pid, ppid, hl_g.seg_name + 1,
                            hl_g.cfg.follow ? "follow=all" : "follow=none" };
-  hl_packet_writer_init (&info_buf.w, info_buf.buf, sizeof info_buf.buf, hl_g.pid, hl_sys_gettid ());
+  hl_packet_writer_init (&info_buf.w, info_buf.own.packet, sizeof info_buf.own.packet, hl_g.pid, hl_sys_gettid ());
   size_t len = hl_packet_writer_info (&info_buf.w, 0, keys, values, sizeof keys / sizeof keys[0]);
-  if (len > 0 && hl_trace_write (fd, info_buf.buf, len) != 0)
+  if (len > 0 && hl_trace_write (fd, info_buf.own.packet, len) != 0)
     {
       close (fd);
       return -1;
@@ -193,8 +193,37 @@ hl_trace_buffer_init (HlTraceBuffer *t,
                       uint32_t       pid,
                       uint32_t       tid)
 {
-  hl_packet_writer_init (&t->w, t->buf, sizeof t->buf, pid, tid);
+  t->slot = &t->own;
+  hl_packet_writer_init (&t->w, t->own.packet, sizeof t->own.packet, pid, tid);
   t->begun = 0;
+}
+
+/* The slot block B builds its packets in: the session's (a launcher reads
+ * it after a death), else its own. Chosen at each begin: a forked child's
+ * session is not its parent's. */
+static HlShmPacketSlot *
+slot_of (HlThreadBlock *b)
+{
+  if (hl_g.packets != NULL && b->index < hl_g.n_packet_slots)
+    return &hl_g.packets[b->index];
+  return &b->trace.own;
+}
+
+static __attribute__ ((noinline)) void
+begin_packet (HlThreadBlock *b,
+              uint64_t       now)
+{
+  HlTraceBuffer *t = &b->trace;
+  HlShmPacketSlot *s = slot_of (b);
+  t->slot = s;
+  t->w.buf = s->packet;
+  hl_packet_writer_begin (&t->w, now);
+  s->pid = t->w.pid;
+  s->tid = t->w.tid;
+  s->time_begin_ns = t->w.time_begin_ns;
+  s->alloc_id_begin = 0;
+  __atomic_store_n (&s->state_atomic, 0, __ATOMIC_RELEASE);
+  t->begun = 1;
 }
 
 HlPacketWriter *
@@ -202,10 +231,7 @@ hl_trace_writer (HlThreadBlock *b,
                  uint64_t       now)
 {
   if (HL_UNLIKELY (!b->trace.begun))
-    {
-      hl_packet_writer_begin (&b->trace.w, now);
-      b->trace.begun = 1;
-    }
+    begin_packet (b, now);
   return &b->trace.w;
 }
 
@@ -217,14 +243,21 @@ hl_trace_flush (HlThreadBlock *b,
   if (hl_g.trace_fd < 0 || !b->trace.begun)
     return;
   b->trace.begun = 0;
+  HlShmPacketSlot *s = b->trace.slot;
   if (hl_packet_writer_is_empty (&b->trace.w))
-    return;
+    {
+      __atomic_store_n (&s->state_atomic, 0, __ATOMIC_RELEASE);
+      return;
+    }
   uint32_t n_events = b->trace.w.n_events;
   size_t len = hl_packet_writer_finish (&b->trace.w);
+  /* a launcher that finds it so after a death looks for it in the trace */
+  __atomic_store_n (&s->state_atomic, (uint64_t) len | HL_SHM_PACKET_FLUSHING, __ATOMIC_RELEASE);
   int saved = errno;
   int fd = hl_trace_fd_checked ();
-  if (fd < 0 || hl_trace_write (fd, b->trace.buf, len) != 0)
+  if (fd < 0 || hl_trace_write (fd, s->packet, len) != 0)
     hl_counters_drop (HL_DROP_TRACE_WRITE, n_events);
+  __atomic_store_n (&s->state_atomic, 0, __ATOMIC_RELEASE);
   errno = saved;
 }
 
@@ -258,6 +291,22 @@ hl_trace_forget (void)
     close (fd);
   hl_g.trace_fd = -1;
   hl_g.trace_lost = 0;
+}
+
+/* must match hl-trace-compress-stream.c's */
+#define COMPRESS_TMP_SUFFIX ".tmp-compress"
+
+void
+hl_trace_unlink_compress_tmp (void)
+{
+  char path[sizeof hl_g.trace_path + sizeof COMPRESS_TMP_SUFFIX];
+  if (hl_g.trace_path[0] == '\0')
+    return;
+  size_t n = hl_strlcpy (path, hl_g.trace_path, sizeof path);
+  hl_strlcpy (path + n, COMPRESS_TMP_SUFFIX, sizeof path - n);
+  int saved = errno;
+  (void) unlink (path);
+  errno = saved;
 }
 
 int

@@ -7,11 +7,13 @@
 
 #include <glib/gi18n.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
 #include "hl-model.h"
 #ifdef HL_HAVE_ZSTD
@@ -144,6 +147,47 @@ find_cb (const char *name,
   g_array_append_vals (ctx->found, f, 1);
 }
 
+/* Leaves the running session of F to its process, which unlinks the name
+ * at its end (HL_SHM_FLAG_ABANDONED; docs/shm-layout.md §1). One atomic
+ * OR decides it: when the process's own (KEPT) came first, it is ending
+ * and left the session to us: F is read again once it has ENDED (or its
+ * process died), and false returned. */
+static bool
+abandon_session (Found *f)
+{
+  char path[512], err[256];
+  snprintf (path, sizeof path, "/dev/shm/%s", f->name);
+  int fd = open (path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return true; /* gone meanwhile: nothing to leave */
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
+      && st.st_size >= (off_t) HL_SHM_HEADER_SIZE)
+    map = mmap (NULL, HL_SHM_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close (fd);
+  if (map == MAP_FAILED)
+    return true;
+  HlShmHeader *h = map;
+  bool kept = false;
+  if (memcmp (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) == 0 && h->pid == f->s.header.pid
+      && h->start_wall_ns == f->s.header.start_wall_ns)
+    {
+      uint32_t old = __atomic_fetch_or (&h->flags, (uint32_t) HL_SHM_FLAG_ABANDONED, __ATOMIC_SEQ_CST);
+      kept = (old & HL_SHM_FLAG_KEPT) != 0;
+      /* its END is a few stores away */
+      for (int i = 0; kept && i < 2000 && __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE) != HL_SHM_STATE_ENDED
+                      && hl_cli_pid_alive (h->pid); i++)
+        g_usleep (1000);
+    }
+  munmap (map, HL_SHM_HEADER_SIZE);
+  if (!kept)
+    return true;
+  (void) hl_cli_session_read (f->name, &f->s, err, sizeof err);
+  f->running = false;
+  return false;
+}
+
 /* Keeps only the sessions of PID and of its descendants
  * (hl-launch-family.h): another program's kept session that happened to
  * start meanwhile is not ours to compress or unlink. A parent's session
@@ -172,7 +216,7 @@ keep_descendants (FindCtx  *ctx,
    * which it unlinks at its end (HEAPLENS_LAUNCHER: we are gone then) */
   guint n = 0;
   for (guint k = 0; k < n_found; k++)
-    if (ours[k] && FOUND (ctx, k)->running)
+    if (ours[k] && FOUND (ctx, k)->running && abandon_session (FOUND (ctx, k)))
       ctx->running++; /* one running session a process */
     else if (ours[k])
       {
@@ -214,6 +258,54 @@ unlink_sessions (const FindCtx *ctx)
       snprintf (path, sizeof path, "/dev/shm/%s", FOUND (ctx, k)->name);
       unlink (path);
     }
+}
+
+/* A process that died without writing END (SIGKILL, the OOM killer)
+ * left the events its threads were still building in its session: they
+ * are appended to its trace, before it is compressed, with the record of
+ * the death; a program killed by a signal that the preload caught (END
+ * written) gets the signal noted. For the program itself (PID, wait
+ * STATUS) *ROOT tells what was salvaged; true when something was. */
+static bool
+salvage_sessions (FindCtx         *ctx,
+                  uint32_t         pid,
+                  int              status,
+                  uint64_t         died_mono_ns,
+                  HlRecordSalvage *root)
+{
+  bool root_salvaged = false;
+  for (guint k = 0; k < ctx->found->len; k++)
+    {
+      Found *f = FOUND (ctx, k);
+      const HlShmHeader *h = &f->s.header;
+      bool is_root = h->pid == pid && !(h->flags & HL_SHM_FLAG_ENDED_BY_EXEC);
+      int sig = is_root && WIFSIGNALED (status) ? WTERMSIG (status) : 0;
+      if (h->trace_path[0] == '\0')
+        continue;
+      if (h->state_atomic == HL_SHM_STATE_ENDED)
+        {
+          /* its END says 128 + SIG; that it was a signal, only we know */
+          if (sig > 0)
+            (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig,
+                                                 NULL);
+          continue;
+        }
+      HlRecordSalvage salvage;
+      char err[256];
+      if (!hl_record_salvage (f->name, h->trace_path, f->s.n_allocs + f->s.n_frees, &salvage, err, sizeof err))
+        {
+          fprintf (stderr, _("heaplens: the events %s left buffered could not be saved: %s\n"),
+                   h->trace_path, err);
+          continue;
+        }
+      (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig, &salvage);
+      if (is_root)
+        {
+          *root = salvage;
+          root_salvaged = true;
+        }
+    }
+  return root_salvaged;
 }
 
 static gpointer
@@ -642,10 +734,17 @@ hl_cli_record (int    argc,
   timing_step ("compress thread stopped");
 #endif
 
+  /* From now on a process of the family that ends unlinks its own
+   * session (hl-capture-launcher.c): one that ends before it is found
+   * below, ended or running (then abandon_session() decides) */
+  prctl (PR_SET_NAME, HL_SHM_LAUNCHER_ENDING_COMM, 0, 0, 0);
   FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)), 0 };
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
+  HlRecordSalvage root_salvage = { 0 };
+  bool root_salvaged = salvage_sessions (&ctx, (uint32_t) pid, status, (uint64_t) exited_us * 1000u,
+                                          &root_salvage);
   /* ctx is not written again: the thread reads the names beside us */
   GThread *unlinker = g_thread_try_new ("hl-unlink", unlink_thread, &ctx, NULL);
   /* the program's session: its pid, and of its images the one that did not
@@ -724,6 +823,16 @@ hl_cli_record (int    argc,
       if (unfollowed)
         fprintf (stderr, _("; programs it started that cannot take the preload (built with a sanitizer, or for "
                            "another machine) ran unrecorded"));
+      if (root_salvaged && WIFSIGNALED (status))
+        {
+          const char *abbrev = sigabbrev_np (WTERMSIG (status));
+          fprintf (stderr, _("; ended by SIG%s (signal %d): %llu events salvaged"), abbrev != NULL ? abbrev : "?",
+                   WTERMSIG (status), (unsigned long long) root_salvage.events);
+          if (!root_salvage.lost_known)
+            fprintf (stderr, _(", an unknown number lost"));
+          else
+            fprintf (stderr, _(", %llu lost"), (unsigned long long) root_salvage.lost);
+        }
       if (ctx.running > 0)
         fprintf (stderr, ngettext ("; %u process still running (its trace is left uncompressed)",
                                    "; %u processes still running (their traces are left uncompressed)",

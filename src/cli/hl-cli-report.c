@@ -1,10 +1,13 @@
 /* hl-cli-report.c — `heaplens-cli report FILE`: the summary of a recording
  * and its top call sites per cost, as text or JSON (keys in docs/cli.md). */
+#define _GNU_SOURCE
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hl-cli-commands.h"
@@ -160,6 +163,26 @@ print_metadata (HlRecording *rec)
     }
 }
 
+/* A program that ended by a signal: which (record writes it down), and
+ * after a death without END (SIGKILL, the OOM killer) how many of the
+ * events it left buffered record salvaged, and how many were lost (a
+ * bound). */
+static void
+print_death (HlRecording *rec)
+{
+  const char *sig_text = hl_recording_get_info (rec, "ended_by_signal");
+  const char *salvaged = hl_recording_get_info (rec, "salvaged_events");
+  const char *lost = hl_recording_get_info (rec, "lost_events");
+  if (sig_text == NULL)
+    return;
+  int sig = atoi (sig_text);
+  const char *abbrev = sig > 0 ? sigabbrev_np (sig) : NULL;
+  printf (_("  ended by:         SIG%s (signal %d)"), abbrev != NULL ? abbrev : "?", sig);
+  if (salvaged != NULL && lost != NULL)
+    printf (_("; %s events salvaged, %s lost"), salvaged, lost);
+  printf ("\n");
+}
+
 static void
 print_text (const char  *path,
             HlRecording *rec,
@@ -190,6 +213,7 @@ print_text (const char  *path,
     printf (_("  program:          %s\n"), exe);
   if (s.has_exit_status)
     printf (_("  exit status:      %d\n"), s.exit_status);
+  print_death (rec);
   printf (_("  duration:         %.3f s\n"), s.duration_ns / 1e9);
   printf (_("  calls:            %" PRIu64 " allocations, %" PRIu64 " frees\n"),
           (uint64_t) s.n_allocations, (uint64_t) s.n_frees);

@@ -1,6 +1,9 @@
 /* hl-report-json.c — the report of an analysis as JSON: built with
  * json-glib's JsonBuilder, written by hl_json_write(). */
+#define _GNU_SOURCE
 #include "hl-config.h"
+
+#include <signal.h>
 
 #include "hl-report-json.h"
 
@@ -49,6 +52,52 @@ add_frame (JsonBuilder   *b,
   json_builder_end_object (b);
 }
 
+/* A number the recording's info holds under KEY (record writes them after
+ * a death), or null when it has none, or one that is not a number
+ * ("unknown"). */
+static void
+add_info_uint (JsonBuilder *b,
+               HlRecording *rec,
+               const char  *member,
+               const char  *key)
+{
+  const char *text = hl_recording_get_info (rec, key);
+  guint64 v;
+
+  if (text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &v, NULL))
+    hl_json_add_uint (b, member, v);
+  else
+    hl_json_add_null (b, member);
+}
+
+/* How the program ended when a signal ended it (record notes it in the
+ * trace; the member is left out otherwise): the signal, and after a death
+ * without END (SIGKILL, the OOM killer) the events record salvaged from
+ * the session and a bound on those lost (null when the preload wrote END,
+ * or when unknown). */
+static void
+add_ended_by_signal (JsonBuilder *b,
+                     HlRecording *rec)
+{
+  const char *sig_text = hl_recording_get_info (rec, "ended_by_signal");
+  guint64 sig;
+
+  if (sig_text == NULL || !g_ascii_string_to_unsigned (sig_text, 10, 1, 127, &sig, NULL))
+    return;
+  json_builder_set_member_name (b, "ended_by_signal");
+  const char *abbrev = sigabbrev_np ((int) sig);
+  g_autofree char *name = abbrev != NULL ? g_strconcat ("SIG", abbrev, NULL) : NULL;
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "signal", sig);
+  if (name != NULL)
+    hl_json_add_string (b, "name", name);
+  else
+    hl_json_add_null (b, "name");
+  add_info_uint (b, rec, "salvaged_events", "salvaged_events");
+  add_info_uint (b, rec, "lost_events_at_most", "lost_events");
+  json_builder_end_object (b);
+}
+
 static void
 add_summary (JsonBuilder *b,
              HlRecording *rec)
@@ -75,6 +124,7 @@ add_summary (JsonBuilder *b,
     hl_json_add_int (b, "exit_status", s.exit_status);
   else
     hl_json_add_null (b, "exit_status");
+  add_ended_by_signal (b, rec);
   json_builder_end_object (b);
 }
 

@@ -3,7 +3,8 @@
  * Segment name: /heaplens-<uid>-<pid>-<nonce> (under /dev/shm), created
  * O_EXCL with mode 0600 by the preload, mapped read-only by readers.
  *
- * Layout: HlShmHeader at offset 0, then five regions, each at an offset
+ * Layout: HlShmHeader at offset 0, then six regions (the sixth, packets,
+ * is absent (offset and size 0) in segments of older preloads), each at an offset
  * (relative to the segment start, 64-byte aligned) and of a size given in
  * the header. All fields are little-endian, fixed width, naturally aligned.
  *
@@ -45,7 +46,7 @@ typedef enum
 
 /* HlShmHeader.flags (written once before the state becomes RUNNING, except
  * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED, and
- * UNFOLLOWED and SHM_FULL, set at any time). */
+ * UNFOLLOWED, SHM_FULL and ABANDONED, set at any time). */
 enum
 {
   HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times from CLOCK_MONOTONIC_COARSE, after the first 50 ms */
@@ -55,7 +56,13 @@ enum
                                         * which it cannot take (a mark in the trace says which) */
   HL_SHM_FLAG_SHM_FULL      = 1u << 4, /* /dev/shm could not back more of the segment: its tables
                                         * stopped growing (set at any time; drops count what it cost) */
+  HL_SHM_FLAG_ABANDONED     = 1u << 5, /* the launcher left the session to its process, which
+                                        * unlinks it at its end (docs/shm-layout.md §1) */
 };
+
+/* The name (/proc/PID/comm) a launcher takes before it looks for its
+ * sessions a last time: a process that ends after it unlinks its own. */
+#define HL_SHM_LAUNCHER_ENDING_COMM "heaplens-ending"
 
 typedef struct
 {
@@ -88,8 +95,9 @@ typedef struct
   char        cmdline[HL_SHM_CMDLINE_MAX];  /* arguments separated by NUL, ends with two NULs */
   char        trace_path[HL_SHM_PATH_MAX];  /* "" when no trace is written */
   uint64_t    clock_ns_atomic;              /* CLOCK_MONOTONIC_COARSE, kept by the recorder; 0: not kept */
+  HlShmRegion packets;                      /* HlShmPacketsHeader + HlShmPacketSlot[]; 0, 0: none */
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
@@ -262,6 +270,48 @@ hl_shm_live_unpack (uint64_t address, uint64_t id_time, uint64_t size_time, uint
   out->stack_id = (uint32_t) stack_tid;
   out->tid = (uint32_t) (stack_tid >> 32);
 }
+
+/* ---- Packet buffers: each thread's packet under construction ----------- *
+ * The preload builds every thread's trace packet in a slot of this region
+ * (slot i is thread block i's), so that a launcher can take the events
+ * still buffered when the process died without writing them (SIGKILL, the
+ * OOM killer): `heaplens-cli record` appends them to the trace.
+ *
+ * state_atomic, stored with release after the bytes it covers:
+ *   0                          no event buffered
+ *   L (< HL_SHM_PACKET_FLUSHING) packet[HL_PACKET_HEADER_SIZE, L) holds
+ *                              whole events; the packet header is not
+ *                              filled yet (the reader makes it: pid, tid,
+ *                              time_begin_ns and alloc_id_begin below, the
+ *                              rest from the events); not in the trace
+ *   L | HL_SHM_PACKET_FLUSHING packet[0, L) is a finished packet being
+ *                              written to the trace: it may be there,
+ *                              whole or in part, or not at all
+ * A thread killed inside an append leaves bytes past L: ignored. */
+
+#define HL_SHM_PACKET_FLUSHING (UINT64_C (1) << 63)
+
+typedef struct
+{
+  uint32_t n_slots;
+  uint32_t slot_size;            /* sizeof (HlShmPacketSlot) */
+  uint64_t reserved[7];
+} HlShmPacketsHeader;
+
+typedef struct
+{
+  uint64_t state_atomic;         /* see above */
+  uint32_t pid;                  /* of the packet being built */
+  uint32_t tid;
+  uint64_t time_begin_ns;        /* the packet's time base */
+  uint64_t alloc_id_begin;       /* id of its first allocation (0: none yet);
+                                  * stored before the state that covers it */
+  uint64_t reserved[4];
+  uint8_t  packet[HL_PACKET_MAX_SIZE];
+} HlShmPacketSlot;
+
+_Static_assert (sizeof (HlShmPacketsHeader) == 64, "packets header is 64 bytes");
+_Static_assert (sizeof (HlShmPacketSlot) == 64 + HL_PACKET_MAX_SIZE, "packet slot layout");
 
 /* ---- Metadata recorder (seed 003) ------------------------------------- *
  * HL_SHM_META_ITEMS item slots; a slot keeps its key once used (so a reader

@@ -1,0 +1,46 @@
+/* t-killed — four threads allocate without end, each writing its own
+ * count and the time to descriptor 3 just before each call ("thread
+ * count time_ns"), until the process is killed: the log says which
+ * allocations reached the preload, and when (test-killed). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING 64
+
+static void *
+worker (void *arg)
+{
+  int k = (int) (long) arg;
+  void *ring[RING] = { 0 };
+  for (unsigned long i = 1;; i++)
+    {
+      struct timespec ts;
+      char line[64];
+      clock_gettime (CLOCK_MONOTONIC, &ts);
+      int n = snprintf (line, sizeof line, "%d %lu %llu\n", k, i,
+                        (unsigned long long) ts.tv_sec * 1000000000ull + (unsigned long long) ts.tv_nsec);
+      if (write (3, line, (size_t) n) != n)
+        _exit (3);
+      free (ring[i % RING]);
+      ring[i % RING] = malloc (16 + i % 200);
+      if (i % 64 == 0)
+        usleep (100);
+    }
+  return NULL;
+}
+
+int
+main (void)
+{
+  pthread_t t[4];
+  for (long k = 0; k < 4; k++)
+    pthread_create (&t[k], NULL, worker, (void *) k);
+  for (int k = 0; k < 4; k++)
+    pthread_join (t[k], NULL);
+  return 0;
+}
