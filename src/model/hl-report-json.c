@@ -75,6 +75,10 @@ add_summary (JsonBuilder *b,
     hl_json_add_int (b, "exit_status", s.exit_status);
   else
     hl_json_add_null (b, "exit_status");
+  /* "_bound": not a count (docs/cli.md) */
+  hl_json_add_uint (b, "lost_events_damaged_bound", s.lost_events_damaged_bound);
+  hl_json_add_uint (b, "lost_events_cut_bound", s.lost_events_cut_bound);
+  hl_json_add_uint (b, "lost_regions_unknown", s.lost_regions_unknown);
   json_builder_end_object (b);
 }
 
