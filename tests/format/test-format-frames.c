@@ -166,7 +166,7 @@ test_cuts_and_flips (const char *dir, const HlTraceCodec *zstd)
    * unless the cut falls between two frames (nothing then says the file
    * was longer: the index, in the last frame, is missing). */
   size_t bad_cut = 0, cut_at = 0;
-  size_t cut_stride = offset_stride (13), n_cuts = 0;
+  size_t cut_stride = offset_stride (41), n_cuts = 0;
   for (size_t cut = 0; cut < len && bad_cut == 0; cut++)
     {
       uint64_t n = 0, d;
