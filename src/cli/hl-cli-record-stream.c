@@ -132,6 +132,10 @@ discover_cb (const char *name,
   if (g_hash_table_contains (rs->streams, trace))
     return;
   HlTraceCompressStream *stream = hl_trace_compress_stream_new (trace, trace, hl_trace_codec_zstd (rs->level), 0);
+  /* the compressed image ends with the trailing index (the plain file,
+   * which the costs follow, does not) */
+  if (stream != NULL)
+    hl_trace_compress_stream_set_index (stream, true);
   g_hash_table_insert (rs->streams, g_strdup (trace), stream);
   if (rs->costs && stream != NULL)
     {

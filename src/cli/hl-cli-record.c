@@ -332,7 +332,7 @@ compress_trace (void       *streams,
     return false;
   if (hl_record_streams_finish (streams, trace))
     return true;
-  if (hl_trace_compress_file (trace, trace, hl_trace_codec_zstd (RECORD_ZSTD_LEVEL), 0, &err) != 0)
+  if (hl_trace_compress_file_indexed (trace, trace, hl_trace_codec_zstd (RECORD_ZSTD_LEVEL), 0, &err) != 0)
     {
       fprintf (stderr, _("heaplens: %s left uncompressed: %s\n"), trace, err.message);
       return false;

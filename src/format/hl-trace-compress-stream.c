@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hl-crc32c.h"
+#include "hl-trace-index.h"
 #include "private/hl-trace-compress-columns.h"
 #include "private/hl-trace-columns.h"
 #include "private/hl-trace-compress-private.h"
@@ -47,6 +48,9 @@ struct HlTraceCompressStream
   bool                frames_done;   /* finish_frames(): the last frame is written */
   HlTraceStreamPacketFunc packet_func; /* told of each packet taken, or NULL */
   void               *packet_data;
+  bool                index;         /* set_index(): the image ends with a trailing index */
+  HlTraceIndexEntry  *entries;       /* its entries so far: the packets taken, crc checked */
+  size_t              n_entries, entries_cap;
 };
 
 static void clear_columns (HlTraceCompressStream *s);
@@ -139,6 +143,13 @@ hl_trace_compress_stream_set_packet_func (HlTraceCompressStream  *s,
   s->packet_data = user_data;
 }
 
+void
+hl_trace_compress_stream_set_index (HlTraceCompressStream *s,
+                                    bool                   index)
+{
+  s->index = index;
+}
+
 unsigned long long
 hl_trace_compress_stream_taken (const HlTraceCompressStream *s)
 {
@@ -159,6 +170,7 @@ hl_trace_compress_stream_free (HlTraceCompressStream *s)
   clear_columns (s);
   hl_trace_model_free (s->model);
   free (s->raw);
+  free (s->entries);
   free (s->in_path);
   free (s->out_path);
   free (s->tmp_path);
@@ -456,6 +468,55 @@ take (HlTraceCompressStream *s, const uint8_t *p, size_t n, HlFormatError *err)
   return 0;
 }
 
+/* Notes PKT, a packet taken in, for the trailing index: the INFO and
+ * EVENTS packets of the file's pid with a valid crc, as
+ * hl_trace_index_append_file's walk finds them. */
+static int
+index_packet (HlTraceCompressStream *s, const HlTraceReader *r, const HlPacketView *pkt, HlFormatError *err)
+{
+  if (!hl_trace_packet_check_crc (r, pkt))
+    return 0;
+  if (s->n_entries == s->entries_cap)
+    {
+      size_t cap = s->entries_cap ? s->entries_cap * 2 : 1024;
+      HlTraceIndexEntry *e = realloc (s->entries, cap * sizeof *e);
+      if (e == NULL)
+        {
+          hl_format_error_set (err, HL_FORMAT_ERROR_IO, pkt->offset, "out of memory indexing the trace");
+          return -1;
+        }
+      s->entries = e;
+      s->entries_cap = cap;
+    }
+  hl_trace_index_entry_from_packet (&s->entries[s->n_entries++], pkt);
+  return 0;
+}
+
+/* Takes in the trailing index of the packets taken (docs/trace-format.md
+ * 7) after the plain file's last byte, at the end of the last frame, as if
+ * hl_trace_index_append_file had appended it to the finished plain file;
+ * nothing when the plain file ends with one already. */
+static int
+take_index (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *err)
+{
+  if (hl_trace_index_present (r))
+    return 0;
+  size_t size = 0;
+  uint8_t *index = hl_trace_index_encode (s->entries, s->n_entries, s->pid, s->frame_end, &size);
+  if (index == NULL)
+    {
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, s->frame_end, "out of memory indexing the trace");
+      return -1;
+    }
+  /* a frame holds at most HL_ZFRAME_MAX_RAW bytes: the index may need one of its own */
+  int rc = 0;
+  if (s->frame_end - s->frame_start + size > HL_ZFRAME_MAX_RAW)
+    rc = emit_frame (s, err);
+  rc = rc == 0 ? take (s, index, size, err) : rc;
+  free (index);
+  return rc;
+}
+
 /* Writes the output's file header: the plain one, marked compressed. */
 static int
 start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *err)
@@ -532,6 +593,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
         goto out;
       if (s->packet_func != NULL)
         s->packet_func (s->packet_data, r, &pkt, s->frame_end);
+      if (s->index && index_packet (s, r, &pkt, err) != 0)
+        goto out;
       if (take (s, r->data + s->frame_end, (size_t) (pend - s->frame_end), err) != 0)
         goto out;
       sum_add (&s->sum, &pkt.header);
@@ -545,6 +608,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
       if (r->size > s->frame_end && take (s, r->data + s->frame_end, (size_t) (r->size - s->frame_end), err) != 0)
+        goto out;
+      if (s->index && take_index (s, r, err) != 0)
         goto out;
       if (emit_frame (s, err) != 0)
         goto out;
@@ -600,12 +665,13 @@ hl_trace_compress_stream_finish (HlTraceCompressStream *s,
   return 0;
 }
 
-int
-hl_trace_compress_file (const char         *in_path,
-                        const char         *out_path,
-                        const HlTraceCodec *codec,
-                        size_t              frame_raw,
-                        HlFormatError      *err)
+static int
+compress_file (const char         *in_path,
+               const char         *out_path,
+               const HlTraceCodec *codec,
+               size_t              frame_raw,
+               bool                index,
+               HlFormatError      *err)
 {
   HlTraceCompressStream *s = hl_trace_compress_stream_new (in_path, out_path, codec, frame_raw);
   if (s == NULL)
@@ -613,7 +679,28 @@ hl_trace_compress_file (const char         *in_path,
       hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "out of memory compressing %s", in_path);
       return -1;
     }
+  hl_trace_compress_stream_set_index (s, index);
   int rc = hl_trace_compress_stream_finish (s, err);
   hl_trace_compress_stream_free (s);
   return rc;
+}
+
+int
+hl_trace_compress_file (const char         *in_path,
+                        const char         *out_path,
+                        const HlTraceCodec *codec,
+                        size_t              frame_raw,
+                        HlFormatError      *err)
+{
+  return compress_file (in_path, out_path, codec, frame_raw, false, err);
+}
+
+int
+hl_trace_compress_file_indexed (const char         *in_path,
+                                const char         *out_path,
+                                const HlTraceCodec *codec,
+                                size_t              frame_raw,
+                                HlFormatError      *err)
+{
+  return compress_file (in_path, out_path, codec, frame_raw, true, err);
 }

@@ -100,8 +100,9 @@ index_add (HlTraceIndex *x, size_t *cap, const HlTraceIndexEntry *e)
   return 0;
 }
 
-static void
-entry_from_view (HlTraceIndexEntry *e, const HlPacketView *pkt)
+void
+hl_trace_index_entry_from_packet (HlTraceIndexEntry  *e,
+                                  const HlPacketView *pkt)
 {
   e->offset = pkt->offset;
   e->size = pkt->header.header_size + pkt->header.content_size;
@@ -185,6 +186,16 @@ load_trailing (const HlTraceReader *r, HlTraceIndex *x)
   return 0;
 }
 
+bool
+hl_trace_index_present (const HlTraceReader *r)
+{
+  HlTraceIndex x;
+  memset (&x, 0, sizeof x);
+  bool present = load_trailing (r, &x) == 0;
+  free (x.entries);
+  return present;
+}
+
 /* Whether the file's last HL_INDEX_TAIL_SIZE bytes start like an
  * INDEX_TAIL packet header (magic or kind), damaged or not. */
 static bool
@@ -222,7 +233,7 @@ walk_headers (const HlTraceReader *r, HlTraceIndex *x, bool verify_crc)
                      : hl_trace_reader_next_header (&tmp, &pkt, NULL)) > 0)
     {
       HlTraceIndexEntry e;
-      entry_from_view (&e, &pkt);
+      hl_trace_index_entry_from_packet (&e, &pkt);
       if (index_add (x, &cap, &e) != 0)
         return -1;
     }
@@ -321,15 +332,12 @@ hl_trace_index_append_file (const char    *path,
   HlTraceReader *r;
   if (hl_trace_reader_open_file (path, &r, err) != 0)
     return -1;
-  HlTraceIndex x;
-  memset (&x, 0, sizeof x);
-  if (load_trailing (r, &x) == 0)
+  if (hl_trace_index_present (r))
     {
-      free (x.entries);
       hl_trace_reader_free (r);
       return 0;
     }
-  free (x.entries);
+  HlTraceIndex x;
   memset (&x, 0, sizeof x);
   int rc = -1;
   uint8_t *buf = NULL;

@@ -20,6 +20,7 @@
  * Plain C11 + libc (pthreads compress a frame's columns two at a time). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "hl-trace-codec.h"
@@ -51,7 +52,17 @@ int                    hl_trace_compress_stream_finish (HlTraceCompressStream *s
  * does the rest. 0, or -1 with ERR. */
 int                    hl_trace_compress_stream_finish_frames (HlTraceCompressStream *s,
                                                                HlFormatError         *err);
-/* Plain bytes taken in so far (for progress and tests). */
+/* With INDEX, the compressed image ends with a trailing index
+ * (docs/trace-format.md 7) of the packets taken in, put at the end of the
+ * last frame by finish, unless the plain trace ends with one already: the
+ * image is then the plain trace with the index
+ * hl_trace_index_append_file() would append, and the plain file is left
+ * as it is (the packet function never sees the index). Off by default:
+ * the image is the plain file exactly. Set it before the first poll. */
+void                   hl_trace_compress_stream_set_index (HlTraceCompressStream *s,
+                                                           bool                   index);
+/* Plain bytes taken in so far (and, once finished, the index's; for
+ * progress and tests). */
 unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
 /* Told of every whole packet the stream takes in, in file order: PKT in
  * the plain trace R, the previous packet having ended at FROM

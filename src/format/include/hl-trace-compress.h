@@ -17,3 +17,12 @@ int hl_trace_compress_file            (const char          *in_path,
                                        const HlTraceCodec  *codec,
                                        size_t               frame_raw,
                                        HlFormatError       *err);
+/* hl_trace_compress_file, and the compressed image ends with a trailing
+ * index (hl-trace-index.h) when the plain trace has none: the image is then
+ * the plain trace with hl_trace_index_append_file's index appended, the
+ * plain file unchanged (hl_trace_compress_stream_set_index()). */
+int hl_trace_compress_file_indexed    (const char          *in_path,
+                                       const char          *out_path,
+                                       const HlTraceCodec  *codec,
+                                       size_t               frame_raw,
+                                       HlFormatError       *err);

@@ -5,7 +5,9 @@
  * INDEX_TAIL packet of exactly HL_INDEX_TAIL_SIZE bytes that says where the
  * INDEX packets start. The preload never writes it (with O_APPEND its
  * threads do not know their packets' offsets); `heaplens-cli record` appends
- * it with hl_trace_index_append_file() once the program has exited. A file
+ * it with hl_trace_index_append_file() once the program has exited to a
+ * plain recording, and the compress stream puts it at the end of a
+ * compressed one's image (hl_trace_compress_stream_set_index()). A file
  * without it (cut by a crash, or recorded by hand) is indexed by a walk over
  * the packet headers alone: 64 bytes read per packet of up to 32 KiB.
  *
@@ -83,6 +85,14 @@ size_t hl_trace_index_find_thread (const HlTraceIndex  *index,
  * 0, or -1 with ERR. */
 int    hl_trace_index_append_file (const char          *path,
                                    HlFormatError       *err);
+
+/* Whether R ends with a valid trailing index (the one
+ * hl_trace_index_load() would read). */
+bool   hl_trace_index_present     (const HlTraceReader *r);
+
+/* The entry of the INFO or EVENTS packet PKT, as a walk makes it. */
+void   hl_trace_index_entry_from_packet (HlTraceIndexEntry  *e,
+                                         const HlPacketView *pkt);
 
 /* Encodes the trailing index of ENTRIES (packets before DATA_END) into a
  * malloc'd buffer of *SIZE bytes: INDEX packets then the INDEX_TAIL, for a
