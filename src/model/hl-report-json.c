@@ -125,10 +125,6 @@ add_summary (JsonBuilder *b,
   else
     hl_json_add_null (b, "exit_status");
   add_ended_by_signal (b, rec);
-  /* "_bound": not a count (docs/cli.md) */
-  hl_json_add_uint (b, "lost_events_damaged_bound", s.lost_events_damaged_bound);
-  hl_json_add_uint (b, "lost_events_cut_bound", s.lost_events_cut_bound);
-  hl_json_add_uint (b, "lost_regions_unknown", s.lost_regions_unknown);
   json_builder_end_object (b);
 }
 
