@@ -26,9 +26,11 @@ has () { # has DESCRIPTION FILE REGEX
 }
 
 HEAPLENS_KEEP_SESSION=1 HEAPLENS_FOLLOW=all HEAPLENS_OUTPUT=$WORK/demo.hltrace \
-  LD_PRELOAD=$HL_PRELOAD "$HL_DEMO" --seconds 3 > /dev/null 2>&1 &
+  LD_PRELOAD=$HL_PRELOAD "$HL_DEMO" --seconds 6 > /dev/null 2>&1 &
 pid=$!
-# wait for the index phase (1/3 .. 2/3 of the run)
+# wait for the index phase (1/3 .. 2/3 of the run). Six seconds: under
+# ASan one `top --once` takes 0.7-1.4 s (it symbolizes the sites it shows),
+# and the refreshing top below needs a second or more of the run left.
 phase=""
 for i in $(seq 1 60); do
   "$CLI" top "$pid" --once > "$WORK/top.txt" 2> "$WORK/top.err"
