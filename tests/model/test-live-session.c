@@ -197,8 +197,10 @@ run_for_ms (guint ms)
     g_main_context_iteration (NULL, TRUE);
 }
 
-/* The demo target, its session opened and polled every 50 ms for half a
- * second: a program running and seen running. */
+/* The demo target, its session opened and polled every 50 ms for at
+ * least half a second and until it is seen running (a loaded machine can
+ * take seconds to start an ASan target): a program running and seen
+ * running. */
 static HlLiveSession *
 start_polled (Target *t)
 {
@@ -206,6 +208,10 @@ start_polled (Target *t)
   HlLiveSession *s = open_when_ready (t);
   hl_live_session_start (s, 50);
   run_for_ms (500);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (hl_live_session_get_state (s) == HL_LIVE_STATE_STARTING
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
   g_assert_cmpint (hl_live_session_get_state (s), ==, HL_LIVE_STATE_RUNNING);
   return s;
 }
