@@ -312,16 +312,45 @@ static const GActionEntry app_actions[] = {
 
 /* ---- Its trace windows ------------------------------------------------ */
 
-/* Every file a window opens goes to the recent files. */
+/* Every file a window opens goes to the recent files once it has loaded
+ * (its saved costs or its events): a file that fails to open is not a
+ * recent trace, and one that was listed and no longer opens leaves the
+ * list (a cancelled load is not a failure). */
 static void
-on_window_file (HlDocument    *document,
-                GParamSpec    *pspec,
-                HlApplication *self)
+on_window_loaded (HlDocument    *document,
+                  HlRecording   *recording,
+                  HlApplication *self)
 {
   GFile *file = hl_document_get_file (document);
 
   if (file != NULL)
     hl_application_add_recent (self, file);
+}
+
+/* gtk_recent_manager_has_item is critical while no list exists yet */
+static gboolean
+is_recent (const char *uri)
+{
+  GtkRecentInfo *info = gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
+  if (info == NULL)
+    return FALSE;
+  gtk_recent_info_unref (info);
+  return TRUE;
+}
+
+static void
+on_window_failed (HlDocument    *document,
+                  const GError  *error,
+                  HlApplication *self)
+{
+  GFile *file = hl_document_get_file (document);
+  g_autofree char *uri = NULL;
+
+  if (file == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  uri = g_file_get_uri (file);
+  if (is_recent (uri))
+    gtk_recent_manager_remove_item (gtk_recent_manager_get_default (), uri, NULL);
 }
 
 static gboolean
@@ -355,8 +384,12 @@ hl_application_window_added (GtkApplication *app,
   GTK_APPLICATION_CLASS (hl_application_parent_class)->window_added (app, window);
   if (!HL_IS_WINDOW (window))
     return;
-  g_signal_connect_object (hl_window_get_document (HL_WINDOW (window)), "notify::file",
-                           G_CALLBACK (on_window_file), self, 0);
+  g_signal_connect_object (hl_window_get_document (HL_WINDOW (window)), "saved-costs-loaded",
+                           G_CALLBACK (on_window_loaded), self, 0);
+  g_signal_connect_object (hl_window_get_document (HL_WINDOW (window)), "loaded",
+                           G_CALLBACK (on_window_loaded), self, 0);
+  g_signal_connect_object (hl_window_get_document (HL_WINDOW (window)), "failed",
+                           G_CALLBACK (on_window_failed), self, 0);
   g_signal_connect_object (window, "close-request", G_CALLBACK (on_window_close_request), self, 0);
   if (self->settings == NULL)
     return;

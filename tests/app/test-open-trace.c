@@ -21,6 +21,17 @@
 #include "hl-units.h"
 #include "hl-window.h"
 
+/* gtk_recent_manager_has_item is critical while no list exists yet */
+static gboolean
+hl_test_is_recent (const char *uri)
+{
+  GtkRecentInfo *info = gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
+  if (info == NULL)
+    return FALSE;
+  gtk_recent_info_unref (info);
+  return TRUE;
+}
+
 static HlApplication *app;
 
 static HlWindow *
@@ -66,6 +77,12 @@ test_open_fixture (void)
     g_assert_cmpstr (hl_summary_view_get_stat (summary, "dropped"), ==, dropped);
   }
 
+  /* A file that opened is a recent trace. */
+  {
+    g_autofree char *uri = g_file_get_uri (file);
+    g_assert_true (hl_test_is_recent (uri));
+  }
+
   /* Opening another file opens a second window: this one is not empty. */
   g_assert_false (hl_window_is_empty (window));
   gtk_window_destroy (GTK_WINDOW (window));
@@ -85,12 +102,19 @@ test_open_not_a_trace (void)
   none = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
   g_assert_null (none);
   g_assert_nonnull (error);
+  /* listed from an earlier time it opened */
+  hl_application_add_recent (app, file);
 
   hl_application_open_file (app, file);
   window = the_window ();
   hl_app_test_wait_for_page (window, "error");
   /* The reader's own message, word for word. */
   g_assert_cmpstr (hl_window_get_error (window), ==, error->message);
+  /* A file that fails to open leaves the recent traces. */
+  {
+    g_autofree char *uri = g_file_get_uri (file);
+    g_assert_false (hl_test_is_recent (uri));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   g_unlink (path);
   g_rmdir (dir);

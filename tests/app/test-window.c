@@ -9,6 +9,17 @@
 #include "hl-start-page.h"
 #include "hl-window.h"
 
+/* gtk_recent_manager_has_item is critical while no list exists yet */
+static gboolean
+hl_test_is_recent (const char *uri)
+{
+  GtkRecentInfo *info = gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
+  if (info == NULL)
+    return FALSE;
+  gtk_recent_info_unref (info);
+  return TRUE;
+}
+
 static HlApplication *app;
 
 static void
@@ -119,6 +130,11 @@ test_open_missing_file (void)
     g_main_context_iteration (NULL, FALSE);
   g_assert_cmpstr (hl_window_get_page (window), ==, "error");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "trace.hltrace");
+  /* a file that fails to open is not a recent trace */
+  {
+    g_autofree char *uri = g_file_get_uri (file);
+    g_assert_false (hl_test_is_recent (uri));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
