@@ -76,7 +76,7 @@ hl_cli_compress (int    argc,
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("write the compressed trace to OUT"), "OUT" },
     { "level", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_level, N_("zstd level 1..19 (default 3)"), "N" },
     { "frame-mib", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_frame_mib,
-      N_("at most N MiB of plain packets per frame (1..64, default 48)"), "N" },
+      N_("at most N MiB of plain packets per frame (1..64, default 16)"), "N" },
     { NULL }
   };
   GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, &o, NULL);
