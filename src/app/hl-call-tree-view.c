@@ -74,8 +74,10 @@ setup_name (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  /* Ellipsized labels ask for almost nothing: ask for a readable name. */
-  gtk_label_set_width_chars (GTK_LABEL (label), 36);
+  /* Ellipsized labels ask for almost nothing: ask for a readable name
+   * (24 characters: the column expands, and leaves room for a Self
+   * column beside each cost at 1400 px). */
+  gtk_label_set_width_chars (GTK_LABEL (label), 24);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
   gtk_list_item_set_child (item, expander);
 }
@@ -226,7 +228,7 @@ setup_columns (HlCallTreeView *self)
   gtk_column_view_column_set_expand (column, TRUE);
   g_object_unref (column);
   column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
-  gtk_column_view_column_set_fixed_width (column, 140);
+  gtk_column_view_column_set_fixed_width (column, 120);
   g_object_unref (column);
 
   /* Per cost, the total (the row and everything it calls) and the row's
