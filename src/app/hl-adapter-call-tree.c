@@ -38,6 +38,8 @@ call_tree_children (HlTreeRow *row,
       info.has_children = hl_call_tree_get_n_children (tree, child) > 0;
       info.node = GUINT_TO_POINTER (child);
       hl_adapter_costs_to_array (hl_call_tree_get_costs (tree, child), info.costs);
+      info.has_self = TRUE;
+      hl_adapter_costs_to_array (hl_call_tree_get_self_costs (tree, child), info.self_costs);
       r = hl_tree_row_new_child (row, &info);
       g_list_store_append (store, r);
     }

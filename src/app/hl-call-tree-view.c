@@ -22,6 +22,7 @@ struct _HlCallTreeView
   GtkTreeListModel   *tree_model;
   GtkSingleSelection *selection;
   GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
+  GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];   /* borrowed */
   char               *focus;
 };
 
@@ -45,6 +46,15 @@ hl_call_tree_format_cell (HlTreeRow *row,
   return g_strdup_printf ("%s  %s", value, pct);
 }
 
+char *
+hl_call_tree_format_self_cell (HlTreeRow  *row,
+                               HlCostKind  cost)
+{
+  if (!hl_tree_row_has_self (row))
+    return g_strdup ("");
+  return hl_cost_format (cost, hl_tree_row_get_self_cost (row, cost));
+}
+
 /* ---- Factories -------------------------------------------------------- */
 
 static HlTreeRow *
@@ -64,8 +74,10 @@ setup_name (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  /* Ellipsized labels ask for almost nothing: ask for a readable name. */
-  gtk_label_set_width_chars (GTK_LABEL (label), 36);
+  /* Ellipsized labels ask for almost nothing: ask for a readable name
+   * (24 characters: the column expands, and leaves room for a Self
+   * column beside each cost at 1400 px). */
+  gtk_label_set_width_chars (GTK_LABEL (label), 24);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
   gtk_list_item_set_child (item, expander);
 }
@@ -140,6 +152,31 @@ bind_cost (GtkSignalListItemFactory *factory,
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
 }
 
+static void
+bind_self_cost (GtkSignalListItemFactory *factory,
+                GtkListItem              *item,
+                gpointer                  cost)
+{
+  g_autoptr(HlTreeRow) row = row_of_item (item);
+  g_autofree char *text = NULL;
+
+  if (row == NULL)
+    return;
+  text = hl_call_tree_format_self_cell (row, GPOINTER_TO_UINT (cost));
+  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
+}
+
+static int
+compare_self_cost (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      cost)
+{
+  guint64 ca = hl_tree_row_get_self_cost ((HlTreeRow *) a, GPOINTER_TO_UINT (cost));
+  guint64 cb = hl_tree_row_get_self_cost ((HlTreeRow *) b, GPOINTER_TO_UINT (cost));
+
+  return ca < cb ? -1 : ca > cb ? 1 : 0;
+}
+
 static int
 compare_cost (gconstpointer a,
               gconstpointer b,
@@ -191,13 +228,24 @@ setup_columns (HlCallTreeView *self)
   gtk_column_view_column_set_expand (column, TRUE);
   g_object_unref (column);
   column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
-  gtk_column_view_column_set_fixed_width (column, 140);
+  gtk_column_view_column_set_fixed_width (column, 120);
   g_object_unref (column);
 
+  /* Per cost, the total (the row and everything it calls) and the row's
+   * own share, as heaptrack shows them: total = self + the children's. */
   for (guint c = 0; c < HL_N_TREE_COSTS; c++)
-    self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
-                                        G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
-                                        GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
+    {
+      self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
+                                          G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
+                                          GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
+      /* Translators: column of a call tree, a function's own cost without
+       * its callees', right of the cost's total column */
+      self->self_columns[c] = add_column (self, C_("column", "Self"), G_CALLBACK (setup_cost),
+                                          G_CALLBACK (bind_self_cost), GUINT_TO_POINTER (c),
+                                          GTK_SORTER (gtk_custom_sorter_new (compare_self_cost,
+                                                                             GUINT_TO_POINTER (c), NULL)));
+      g_object_unref (self->self_columns[c]);   /* borrowed: the column view has it */
+    }
 }
 
 /* ---- Model ------------------------------------------------------------ */

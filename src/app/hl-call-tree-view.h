@@ -45,5 +45,9 @@ void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
 /* "12.3 MiB  45.1 %" as the cost cells show it. */
 char          *hl_call_tree_format_cell       (HlTreeRow      *row,
                                                HlCostKind          cost);
+/* The Self column's cell: the row's own cost, "" where it is not known
+ * (callers and callees). */
+char          *hl_call_tree_format_self_cell  (HlTreeRow      *row,
+                                               HlCostKind      cost);
 
 G_END_DECLS

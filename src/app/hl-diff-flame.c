@@ -208,6 +208,23 @@ hl_diff_flame_describe (const HlFlameData *data,
   g_string_append_printf (out, _("\nA: %s\nB: %s"), a_text, b_text);
   /* Translators: the change from A to B, e.g. "Δ: +1.50 MiB (+25.0 %)" */
   g_string_append_printf (out, _("\nΔ: <b>%s</b> (%s)"), delta_text, change);
+  /* What the frame allocates itself: the gap beside its children. */
+  if (d != 0)
+    {
+      guint64 self_a = side_cost (hl_diff_tree_get_self_costs_a (info->tree, d), info->kind);
+      guint64 self_b = side_cost (hl_diff_tree_get_self_costs_b (info->tree, d), info->kind);
+
+      if (self_a != 0 || self_b != 0)
+        {
+          g_autofree char *sa = hl_cost_format (info->kind, self_a);
+          g_autofree char *sb = hl_cost_format (info->kind, self_b);
+          g_autofree char *sd = hl_diff_format_delta (info->kind, hl_diff_tree_get_self_delta (info->tree, d,
+                                                                                                  info->kind));
+
+          /* Translators: a frame's own cost, without its callees', in A → in B (change) */
+          g_string_append_printf (out, _("\nSelf: %s → %s (%s)"), sa, sb, sd);
+        }
+    }
   return g_string_free (out, FALSE);
 }
 

@@ -73,6 +73,27 @@ hl_diff_row_get_delta (HlDiffRow *self)
   return hl_diff_tree_get_delta (self->tree, self->node, self->kind);
 }
 
+guint64
+hl_diff_row_get_self_a (HlDiffRow *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_ROW (self), 0);
+  return cost_of (hl_diff_tree_get_self_costs_a (self->tree, self->node), self->kind);
+}
+
+guint64
+hl_diff_row_get_self_b (HlDiffRow *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_ROW (self), 0);
+  return cost_of (hl_diff_tree_get_self_costs_b (self->tree, self->node), self->kind);
+}
+
+gint64
+hl_diff_row_get_self_delta (HlDiffRow *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_ROW (self), 0);
+  return hl_diff_tree_get_self_delta (self->tree, self->node, self->kind);
+}
+
 double
 hl_diff_row_get_change (HlDiffRow *self)
 {

@@ -19,6 +19,11 @@ const char *hl_diff_row_get_name     (HlDiffRow  *self);
 guint64     hl_diff_row_get_a        (HlDiffRow  *self);
 guint64     hl_diff_row_get_b        (HlDiffRow  *self);
 gint64      hl_diff_row_get_delta    (HlDiffRow  *self);
+/* The path's own costs (stacks ending at it), without its children's:
+ * A = self A + the children's A, likewise B and Δ. */
+guint64     hl_diff_row_get_self_a     (HlDiffRow  *self);
+guint64     hl_diff_row_get_self_b     (HlDiffRow  *self);
+gint64      hl_diff_row_get_self_delta (HlDiffRow  *self);
 /* Δ relative to A (A = 0 and Δ > 0: +infinity). */
 double      hl_diff_row_get_change   (HlDiffRow  *self);
 /* Children with a cost of the row's kind on either side, in the diff

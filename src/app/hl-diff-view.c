@@ -22,6 +22,7 @@ struct _HlDiffView
 
   GtkWidget         *box;
   GtkLabel          *summary_label;
+  GtkLabel          *match_label;
   HlFlameView       *flame_view;
   HlFlameGraph      *graph;        /* the flame view's */
   GtkColumnView     *column_view;
@@ -61,7 +62,7 @@ row_of_item (GtkListItem *item)
   return tree_row != NULL ? gtk_tree_list_row_get_item (tree_row) : NULL;
 }
 
-typedef enum { COL_A, COL_B, COL_DELTA, COL_CHANGE } Column;
+typedef enum { COL_A, COL_B, COL_DELTA, COL_CHANGE, COL_SELF_A, COL_SELF_B, COL_SELF_DELTA } Column;
 
 static void
 setup_name (GtkSignalListItemFactory *factory,
@@ -119,13 +120,16 @@ bind_number (GtkSignalListItemFactory *factory,
 
   if (row == NULL)
     return;
-  delta = hl_diff_row_get_delta (row);
+  delta = col == COL_SELF_DELTA ? hl_diff_row_get_self_delta (row) : hl_diff_row_get_delta (row);
   switch (col)
     {
     case COL_A:      text = hl_cost_format (self->kind, hl_diff_row_get_a (row)); break;
     case COL_B:      text = hl_cost_format (self->kind, hl_diff_row_get_b (row)); break;
     case COL_DELTA:  text = hl_diff_format_delta (self->kind, delta); break;
     case COL_CHANGE: text = hl_diff_format_change (hl_diff_row_get_a (row), delta); break;
+    case COL_SELF_A: text = hl_cost_format (self->kind, hl_diff_row_get_self_a (row)); break;
+    case COL_SELF_B: text = hl_cost_format (self->kind, hl_diff_row_get_self_b (row)); break;
+    case COL_SELF_DELTA: text = hl_diff_format_delta (self->kind, delta); break;
     default:         g_assert_not_reached ();
     }
   gtk_label_set_label (GTK_LABEL (label), text);
@@ -133,7 +137,7 @@ bind_number (GtkSignalListItemFactory *factory,
    * (readable light and dark). */
   gtk_widget_remove_css_class (label, "error");
   gtk_widget_remove_css_class (label, "accent");
-  if (col == COL_DELTA || col == COL_CHANGE)
+  if (col == COL_DELTA || col == COL_CHANGE || col == COL_SELF_DELTA)
     {
       if (delta > 0)
         gtk_widget_add_css_class (label, "error");
@@ -164,6 +168,12 @@ compare_rows (gconstpointer a_item,
     case COL_B: return compare_int64 ((gint64) hl_diff_row_get_b (ra), (gint64) hl_diff_row_get_b (rb));
     case COL_DELTA:
       return compare_int64 (llabs (hl_diff_row_get_delta (ra)), llabs (hl_diff_row_get_delta (rb)));
+    case COL_SELF_A:
+      return compare_int64 ((gint64) hl_diff_row_get_self_a (ra), (gint64) hl_diff_row_get_self_a (rb));
+    case COL_SELF_B:
+      return compare_int64 ((gint64) hl_diff_row_get_self_b (ra), (gint64) hl_diff_row_get_self_b (rb));
+    case COL_SELF_DELTA:
+      return compare_int64 (llabs (hl_diff_row_get_self_delta (ra)), llabs (hl_diff_row_get_self_delta (rb)));
     case COL_CHANGE:
     default:
       ca = fabs (hl_diff_row_get_change (ra));
@@ -260,6 +270,21 @@ refresh_graph (HlDiffView *self)
   self->graph_tree = g_steal_pointer (&tree);
 }
 
+/* How many frames of each side found their match, so that a diff of
+ * two builds that matched little says so. */
+static void
+update_match_label (HlDiffView *self)
+{
+  guint ma = 0, ta = 0, mb = 0, tb = 0;
+  g_autofree char *text = NULL;
+
+  hl_diff_tree_get_match_counts (self->tree, &ma, &ta, &mb, &tb);
+  /* Translators: frames (call tree nodes) of recording A and of B that
+   * have a match on the other side, e.g. "Frames matched: A 40 of 42 · B 40 of 45" */
+  text = g_strdup_printf (_("Frames matched: A %u of %u · B %u of %u"), ma, ta, mb, tb);
+  gtk_label_set_label (self->match_label, text);
+}
+
 static void
 refresh (HlDiffView *self)
 {
@@ -283,6 +308,7 @@ refresh (HlDiffView *self)
    * "Bytes Allocated: 1.20 MiB → 1.50 MiB (+25.0 %)" */
   summary = g_strdup_printf (_("%s: %s → %s (%s)"), hl_cost_get_label (self->kind), a_text, b_text, change);
   gtk_label_set_label (self->summary_label, summary);
+  update_match_label (self);
 
   top = hl_diff_row_get_children (root);
   if (top == NULL)
@@ -406,6 +432,13 @@ hl_diff_view_get_summary (HlDiffView *self)
   return gtk_label_get_label (self->summary_label);
 }
 
+const char *
+hl_diff_view_get_match_text (HlDiffView *self)
+{
+  g_return_val_if_fail (HL_IS_DIFF_VIEW (self), NULL);
+  return gtk_label_get_label (self->match_label);
+}
+
 /* ---- GObject ---------------------------------------------------------- */
 
 static void
@@ -461,6 +494,9 @@ hl_diff_view_init (HlDiffView *self)
   gtk_widget_set_hexpand (GTK_WIDGET (self->summary_label), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->summary_label), "heading");
   gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->summary_label));
+  self->match_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_ellipsize (self->match_label, PANGO_ELLIPSIZE_END);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->match_label));
   legend = gtk_label_new (_("Width: A + B · red: grew in B · blue: shrank"));
   gtk_label_set_ellipsize (GTK_LABEL (legend), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (legend, "dim-label");
@@ -499,6 +535,11 @@ hl_diff_view_init (HlDiffView *self)
   add_column (self, _("B"), COL_B);
   self->delta_column = add_column (self, _("Δ"), COL_DELTA);
   add_column (self, _("Δ %"), COL_CHANGE);
+  /* Translators: diff table columns, a path's own cost without its
+   * callees' in A, in B, and its change */
+  add_column (self, _("Self A"), COL_SELF_A);
+  add_column (self, _("Self B"), COL_SELF_B);
+  add_column (self, _("Self Δ"), COL_SELF_DELTA);
   gtk_column_view_sort_by_column (self->column_view, self->delta_column, GTK_SORT_DESCENDING);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->column_view));
   gtk_paned_set_end_child (GTK_PANED (paned), scroll);

@@ -1,7 +1,8 @@
 /* hl-diff-view.h — what changed between two recordings: the totals, the
  * flame graph page of a recording's window (cost, inversion, search,
  * zoom breadcrumb) over the difference (hl-diff-flame.h) and a diff
- * call tree (function, A, B, Δ, Δ %) sorted by |Δ|. */
+ * call tree (function, A, B, Δ, Δ %, self A, self B, self Δ) sorted by
+ * |Δ|, where each row's A is its self A plus its children's A. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -16,7 +17,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (HlDiffView, hl_diff_view, HL, DIFF_VIEW, GtkWidget)
 
 GtkWidget     *hl_diff_view_new             (void);
-/* Compares B against A (Δ = B − A), paths matched by function + module. */
+/* Compares B against A (Δ = B − A), paths matched frame by frame
+ * (hl-diff-tree.h). */
 void           hl_diff_view_set_analyses    (HlDiffView *self,
                                              HlAnalysis *a,
                                              HlAnalysis *b);
@@ -36,5 +38,8 @@ GtkColumnView *hl_diff_view_get_column_view (HlDiffView *self);
 GListModel    *hl_diff_view_get_rows        (HlDiffView *self);
 /* The totals line, e.g. "Bytes Allocated: 1.2 MiB → 1.5 MiB (+25.0 %)". */
 const char    *hl_diff_view_get_summary     (HlDiffView *self);
+/* How many frames matched, e.g. "Frames matched: A 40 of 42 · B 40 of 45"
+ * ("" before set_analyses()). */
+const char    *hl_diff_view_get_match_text  (HlDiffView *self);
 
 G_END_DECLS

@@ -165,8 +165,11 @@ display_name (GFile       *file,
   return file != NULL ? g_file_get_basename (file) : g_strdup (fallback);
 }
 
+/* COMPARED: the view shows these two recordings (the subtitle says how
+ * many frames matched). */
 static void
-update_title (HlDiffWindow *self)
+update_title (HlDiffWindow *self,
+              gboolean      compared)
 {
   g_autofree char *a_name = display_name (self->files[0], "A");
   g_autofree char *b_name = display_name (self->files[1], "B");
@@ -174,6 +177,15 @@ update_title (HlDiffWindow *self)
   g_autofree char *title = g_strdup_printf (_("%s → %s"), a_name, b_name);
   /* Translators: window subtitle, which recording is A and which is B */
   g_autofree char *subtitle = g_strdup_printf (_("A: %s · B: %s"), a_name, b_name);
+
+  /* and, once compared, how many of their frames matched */
+  if (compared && hl_diff_view_get_tree (self->view) != NULL)
+    {
+      char *with_matches = g_strdup_printf ("%s · %s", subtitle, hl_diff_view_get_match_text (self->view));
+
+      g_free (subtitle);
+      subtitle = with_matches;
+    }
 
   gtk_window_set_title (GTK_WINDOW (self), title);
   adw_window_title_set_title (self->title, _("Compare Recordings"));
@@ -203,6 +215,7 @@ step (HlDiffWindow *self)
         return;
       }
   hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
+  update_title (self, TRUE);
   show_page (self, "diff");
 }
 
@@ -243,7 +256,7 @@ hl_diff_window_compare (HlDiffWindow *self,
   if (b_recording != NULL)
     self->recordings[1] = g_object_ref (b_recording);
 
-  update_title (self);
+  update_title (self, FALSE);
   show_page (self, "loading");
   step (self);
 }
@@ -317,11 +330,14 @@ hl_diff_window_swap (HlDiffWindow *self)
   SWAP (GFile *, self->files[0], self->files[1]);
   SWAP (HlRecording *, self->recordings[0], self->recordings[1]);
   SWAP (HlAnalysis *, self->analyses[0], self->analyses[1]);
-  update_title (self);
   if (self->analyses[0] != NULL && self->analyses[1] != NULL)
-    hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
+    {
+      hl_diff_view_set_analyses (self->view, self->analyses[0], self->analyses[1]);
+      update_title (self, TRUE);
+    }
   else
     {
+      update_title (self, FALSE);
       /* Half-way: start the remaining steps again for the new sides. */
       restart (self);
       show_page (self, "loading");

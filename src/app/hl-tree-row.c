@@ -28,7 +28,9 @@ struct _HlTreeRow
   guint      depth;
   gboolean   is_inline;
   gboolean   has_children;
+  gboolean   has_self;
   guint64    costs[HL_N_COST_KINDS];
+  guint64    self_costs[HL_N_COST_KINDS];
   gpointer   node;
 };
 
@@ -52,6 +54,9 @@ fill (HlTreeRow           *self,
   self->is_inline = info->is_inline;
   self->has_children = info->has_children;
   memcpy (self->costs, info->costs, sizeof self->costs);
+  self->has_self = info->has_self;
+  if (info->has_self)
+    memcpy (self->self_costs, info->self_costs, sizeof self->self_costs);
   self->node = info->node;
 }
 
@@ -112,6 +117,21 @@ hl_tree_row_get_total (HlTreeRow *self,
 {
   g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COST_KINDS, 0);
   return self->tree->totals[cost];
+}
+
+gboolean
+hl_tree_row_has_self (HlTreeRow *self)
+{
+  g_return_val_if_fail (HL_IS_TREE_ROW (self), FALSE);
+  return self->has_self;
+}
+
+guint64
+hl_tree_row_get_self_cost (HlTreeRow *self,
+                           HlCostKind cost)
+{
+  g_return_val_if_fail (HL_IS_TREE_ROW (self) && cost < HL_N_COST_KINDS, 0);
+  return self->self_costs[cost];
 }
 
 GListModel *

@@ -26,7 +26,9 @@ typedef struct
   guint       line;
   gboolean    is_inline;
   gboolean    has_children;
-  guint64     costs[HL_N_COST_KINDS];
+  guint64     costs[HL_N_COST_KINDS];       /* inclusive (Total) */
+  gboolean    has_self;                     /* self_costs are known */
+  guint64     self_costs[HL_N_COST_KINDS];  /* of the stacks ending here */
   gpointer    node;           /* the model's node, borrowed */
 } HlTreeRowInfo;
 
@@ -50,6 +52,11 @@ gboolean    hl_tree_row_has_children   (HlTreeRow *self);
 guint64     hl_tree_row_get_cost       (HlTreeRow *self,
                                         HlCostKind     cost);
 guint64     hl_tree_row_get_total      (HlTreeRow *self,
+                                        HlCostKind     cost);
+/* The row's own cost, without its children's (its cost = self + the
+ * children's costs, where has_self); 0 where not known. */
+gboolean    hl_tree_row_has_self       (HlTreeRow *self);
+guint64     hl_tree_row_get_self_cost  (HlTreeRow *self,
                                         HlCostKind     cost);
 gpointer    hl_tree_row_get_node       (HlTreeRow *self);
 HlTreeRow  *hl_tree_row_get_parent     (HlTreeRow *self);

@@ -1,5 +1,8 @@
 /* hl-cli-diff.c — `heaplens-cli diff A B`: what changed between two
- * recordings, per call path matched by function and module. */
+ * recordings, per call path matched frame by frame (hl-diff-tree.h): how
+ * many frames matched, the totals, then the paths with their change and
+ * the change of what each one allocates itself (its self cost: a path's
+ * change is its self change plus its children's). */
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
@@ -17,6 +20,16 @@ format_delta (HlCostKind kind,
   return g_strdup_printf ("%s%s", delta < 0 ? "-" : delta > 0 ? "+" : " ", abs_text);
 }
 
+/* S right-aligned in WIDTH characters (printf counts bytes: "−" is 3). */
+static char *
+pad_left (const char *s,
+          int         width)
+{
+  int n = (int) g_utf8_strlen (s, -1);
+
+  return g_strdup_printf ("%*s%s", MAX (0, width - n), "", s);
+}
+
 static void
 print_node (HlDiffTree *tree,
             guint       node,
@@ -30,15 +43,16 @@ print_node (HlDiffTree *tree,
     {
       guint c = hl_diff_tree_get_child (tree, node, i);
       gint64 d = hl_diff_tree_get_delta (tree, c, kind);
-      g_autofree char *delta = NULL, *a = NULL, *b = NULL, *frame = NULL;
+      g_autofree char *delta = NULL, *self_delta = NULL, *a = NULL, *b = NULL, *frame = NULL;
 
       if (llabs (d) < threshold || d == 0)
         continue;
       delta = format_delta (kind, d);
+      self_delta = format_delta (kind, hl_diff_tree_get_self_delta (tree, c, kind));
       a = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_a (tree, c), kind));
       b = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_b (tree, c), kind));
       frame = hl_cli_format_frame (hl_diff_tree_get_frame (tree, c));
-      printf ("  %12s  %12s → %-12s %*s%s\n", delta, a, b, (int) depth * 2, "", frame);
+      printf ("  %12s  %12s  %12s → %-12s %*s%s\n", delta, self_delta, a, b, (int) depth * 2, "", frame);
       (*lines)++;
       print_node (tree, c, kind, depth + 1, threshold, lines, max_lines);
     }
@@ -99,12 +113,25 @@ hl_cli_diff (int    argc,
   tree = hl_diff_tree_new (aa, ab, HL_CALL_TREE_TOP_DOWN, kind);
   root_delta = hl_diff_tree_get_delta (tree, 0, kind);
   {
+    guint ma, ta, mb, tb;
+
+    hl_diff_tree_get_match_counts (tree, &ma, &ta, &mb, &tb);
+    printf (_("frames matched: A %u of %u, B %u of %u\n"), ma, ta, mb, tb);
+  }
+  {
     g_autofree char *a = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_a (tree, 0), kind));
     g_autofree char *b = hl_cli_format_cost (kind, hl_costs_get (hl_diff_tree_get_costs_b (tree, 0), kind));
     g_autofree char *d = format_delta (kind, root_delta);
     printf ("%s: A %s, B %s, B − A %s\n", hl_cost_kind_to_string (kind), a, b, d);
   }
-  printf (_("\n  %12s  %12s   %-12s call path\n"), "B − A", "A", "B");
+  {
+    g_autofree char *delta = pad_left ("B − A", 12);
+    /* Translators: column of `heaplens-cli diff`, the change of what a
+     * call path allocates itself (without its callees) */
+    g_autofree char *self_delta = pad_left (_("self B − A"), 12);
+
+    printf (_("\n  %s  %s  %12s   %-12s call path\n"), delta, self_delta, "A", "B");
+  }
   {
     gint64 largest = 0;
     for (guint i = 1; i < hl_diff_tree_get_n_nodes (tree); i++)

@@ -23,8 +23,9 @@ typedef struct
   gboolean    resolved;    /* a symbol was found (FALSE: function is the address) */
 } HlFrame;
 
-/* Key of the "same function" used to merge tree nodes and match diffs:
- * function + module_name. */
+/* Key of the "same function" used to merge tree nodes: function +
+ * module_name. (Diffs match frames of two recordings their own way:
+ * hl-diff-tree.h.) */
 gboolean hl_frame_same_function (const HlFrame *a,
                                  const HlFrame *b);
 
