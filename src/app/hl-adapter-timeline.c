@@ -35,6 +35,8 @@ hl_adapter_timeline_data (HlRecording *recording,
         .heap_max = s->heap_max,
         .n_allocs = s->allocations,
         .rss = s->rss_max,
+        .allocations_total = s->allocations_total,
+        .temporary_total = s->temporary_total,
       };
 
       hl_timeline_data_add_bucket (data, &b);

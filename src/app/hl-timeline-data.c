@@ -15,6 +15,8 @@ struct _HlTimelineData
   guint64       max_heap;
   guint64       max_rss;
   guint64       max_rate;
+  guint64       max_allocations_total;
+  guint64       max_temporary_total;
   /* call sites */
   GPtrArray    *site_labels;  /* borrowed from strings */
   GArray       *site_bytes;   /* guint64 [site_buckets][n_sites + 1] */
@@ -74,6 +76,25 @@ hl_timeline_data_add_bucket (HlTimelineData         *data,
   data->max_rate = MAX (data->max_rate, bucket->n_allocs);
   data->max_heap = MAX (data->max_heap, bucket->heap_max);
   data->max_rss = MAX (data->max_rss, bucket->rss);
+  data->max_allocations_total = MAX (data->max_allocations_total, bucket->allocations_total);
+  data->max_temporary_total = MAX (data->max_temporary_total, bucket->temporary_total);
+}
+
+guint64
+hl_timeline_bucket_value (const HlTimelineBucket *b,
+                          HlTimelineMode          mode)
+{
+  switch (mode)
+    {
+    case HL_TIMELINE_MODE_ALLOCATIONS:
+      return b->allocations_total;
+    case HL_TIMELINE_MODE_TEMPORARY:
+      return b->temporary_total;
+    case HL_TIMELINE_MODE_CONSUMED:
+    case HL_TIMELINE_N_MODES:
+    default:
+      return b->heap_max;
+    }
 }
 
 void
@@ -193,6 +214,23 @@ guint64
 hl_timeline_data_get_max_rss (const HlTimelineData *data)
 {
   return data->max_rss;
+}
+
+guint64
+hl_timeline_data_get_max_value (const HlTimelineData *data,
+                                HlTimelineMode        mode)
+{
+  switch (mode)
+    {
+    case HL_TIMELINE_MODE_ALLOCATIONS:
+      return data->max_allocations_total;
+    case HL_TIMELINE_MODE_TEMPORARY:
+      return data->max_temporary_total;
+    case HL_TIMELINE_MODE_CONSUMED:
+    case HL_TIMELINE_N_MODES:
+    default:
+      return data->max_bytes;
+    }
 }
 
 void

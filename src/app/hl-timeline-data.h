@@ -13,6 +13,15 @@ typedef struct _HlTimelineData HlTimelineData;
 #define HL_TYPE_TIMELINE_DATA (hl_timeline_data_get_type ())
 GType hl_timeline_data_get_type (void) G_GNUC_CONST;
 
+/* What the chart shows: heaptrack's three charts. */
+typedef enum
+{
+  HL_TIMELINE_MODE_CONSUMED,     /* the heap (bytes), with RSS */
+  HL_TIMELINE_MODE_ALLOCATIONS,  /* allocations since the start */
+  HL_TIMELINE_MODE_TEMPORARY,    /* temporary allocations since the start */
+  HL_TIMELINE_N_MODES
+} HlTimelineMode;
+
 typedef struct
 {
   guint64 time_ns;     /* start of the bucket */
@@ -20,7 +29,13 @@ typedef struct
   guint64 heap_max;
   guint64 rss;         /* bytes, 0 = unknown */
   guint64 n_allocs;    /* allocations in the bucket */
+  guint64 allocations_total;  /* since the start, at the bucket's end */
+  guint64 temporary_total;
 } HlTimelineBucket;
+
+/* The value MODE draws for bucket B: heap_max or a cumulative count. */
+guint64 hl_timeline_bucket_value (const HlTimelineBucket *b,
+                                  HlTimelineMode          mode);
 
 typedef struct
 {
@@ -69,9 +84,13 @@ const HlTimelineMark   *hl_timeline_data_get_mark      (const HlTimelineData *da
 /* Largest heap_max and rss over all buckets (the chart's scale). */
 guint64                 hl_timeline_data_get_max_bytes (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *data);
-/* Largest heap_max / rss alone: each series has its own scale. */
+/* Largest heap_max / rss alone. */
 guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
+/* The largest value MODE draws: the top of its axis (with RSS for
+ * CONSUMED: both share one axis). */
+guint64                 hl_timeline_data_get_max_value (const HlTimelineData *data,
+                                                        HlTimelineMode        mode);
 
 /* The heap by call site (hl_recording_get_site_series): N_SITES labels,
  * and BYTES, N_BUCKETS rows of N_SITES + 1 values (each site's live

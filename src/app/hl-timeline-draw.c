@@ -5,7 +5,9 @@
 
 #include <pango/pangocairo.h>
 
+#include "hl-timeline-axis.h"
 #include "hl-timeline-draw.h"
+#include "hl-timeline-draw-private.h"
 #include "hl-units.h"
 
 #define RATE_FRACTION 0.18  /* of the space below the bands */
@@ -67,6 +69,12 @@ hl_timeline_layout (const HlTimelineData     *data,
   layout->chart_y = layout->bands_height + 4.0;
   layout->chart_height = MAX (rest - layout->rate_height - 6.0, 0);
   layout->rate_y = layout->chart_y + layout->chart_height + 2.0;
+  /* the value axis: as many round ticks as the chart's height has room
+   * for, labels a row apart (a row is 1.5 lines of text) */
+  hl_timeline_axis_init (&layout->axis,
+                         vp->mode == HL_TIMELINE_MODE_CONSUMED ? HL_TIMELINE_AXIS_BYTES : HL_TIMELINE_AXIS_COUNT,
+                         hl_timeline_data_get_max_value (data, vp->mode),
+                         hl_timeline_axis_max_intervals (layout->chart_height, vp->row_height));
 }
 
 double
@@ -94,10 +102,10 @@ hl_timeline_time_for_x (const HlTimelineViewport *vp,
   return (guint64) llround (t);
 }
 
-static void
-set_fg (cairo_t               *cr,
-        const HlTimelineStyle *style,
-        double                 alpha)
+void
+hl_timeline_set_fg (cairo_t               *cr,
+                    const HlTimelineStyle *style,
+                    double                 alpha)
 {
   if (style->dark)
     cairo_set_source_rgba (cr, 1, 1, 1, alpha);
@@ -133,7 +141,7 @@ draw_axis (cairo_t                  *cr,
   guint64 step = axis_step (vp);
   guint64 t = (vp->start_ns / step) * step;
 
-  set_fg (cr, style, 0.15);
+  hl_timeline_set_fg (cr, style, 0.15);
   cairo_rectangle (cr, 0, lay->axis_y, vp->width, 1);
   cairo_fill (cr);
 
@@ -144,7 +152,7 @@ draw_axis (cairo_t                  *cr,
 
       if (x < 0)
         continue;
-      set_fg (cr, style, 0.08);
+      hl_timeline_set_fg (cr, style, 0.08);
       cairo_move_to (cr, x, lay->chart_y);
       cairo_line_to (cr, x, lay->axis_y + 4);
       cairo_set_line_width (cr, 1);
@@ -156,7 +164,7 @@ draw_axis (cairo_t                  *cr,
       pango_layout_get_pixel_size (layout, &text_w, NULL);
       if (x + 3 + text_w > vp->width)
         continue; /* a label cut by the right edge reads as another time */
-      set_fg (cr, style, 0.65);
+      hl_timeline_set_fg (cr, style, 0.65);
       cairo_move_to (cr, x + 3, lay->axis_y + 2);
       pango_cairo_show_layout (cr, layout);
     }
@@ -201,7 +209,7 @@ draw_bands (cairo_t                  *cr,
           pango_layout_set_text (layout, band->label, -1);
           pango_layout_set_width (layout, (int) ((x1 - x0 - 6) * PANGO_SCALE));
           pango_layout_get_pixel_size (layout, NULL, &text_h);
-          set_fg (cr, style, 0.85);
+          hl_timeline_set_fg (cr, style, 0.85);
           cairo_move_to (cr, x0 + 3, y + (vp->row_height - text_h) / 2);
           pango_cairo_show_layout (cr, layout);
           pango_layout_set_width (layout, -1);
@@ -226,25 +234,21 @@ draw_bands (cairo_t                  *cr,
         cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.85);
       cairo_rectangle (cr, 0, r * vp->row_height + 1, tw + 8, vp->row_height - 2);
       cairo_fill (cr);
-      set_fg (cr, style, 0.85);
+      hl_timeline_set_fg (cr, style, 0.85);
       cairo_move_to (cr, 4, r * vp->row_height + (vp->row_height - th) / 2);
       pango_cairo_show_layout (cr, layout);
     }
 }
 
-/* Maps a bucket index range to x; buckets partially in view are drawn too. */
-/* *SCALE_LEFT is where the scale labels at the top right begin (the
- * width when there are none): the first line of mark labels stops there. */
-
 /* A plate of the background colour under a label, so that the curves
  * passing under it do not make it unreadable. */
-static void
-draw_plate (cairo_t               *cr,
-            const HlTimelineStyle *style,
-            double                 x,
-            double                 y,
-            double                 width,
-            double                 height)
+void
+hl_timeline_draw_plate (cairo_t               *cr,
+                        const HlTimelineStyle *style,
+                        double                 x,
+                        double                 y,
+                        double                 width,
+                        double                 height)
 {
   if (style->dark)
     cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.8);
@@ -252,210 +256,6 @@ draw_plate (cairo_t               *cr,
     cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.8);
   cairo_rectangle (cr, x, y, width, height);
   cairo_fill (cr);
-}
-
-/* The largest call sites stacked from the bottom of the heap's area, the
- * first (largest) lowest, each bucket showing their bytes at its end;
- * what is left up to the heap is the rest ("other"). */
-static void
-draw_sites (cairo_t                  *cr,
-            const HlTimelineData     *data,
-            const HlTimelineViewport *vp,
-            const HlTimelineStyle    *style,
-            double                    bottom,
-            double                    height,
-            guint64                   max_bytes)
-{
-  guint n = hl_timeline_data_get_n_buckets (data);
-  guint n_sites = hl_timeline_data_get_n_sites (data);
-  double rgb[3];
-
-  for (guint k = 0; k < n_sites; k++)
-    {
-      for (guint i = 0; i < n; i++)
-        {
-          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
-          guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
-                                   : hl_timeline_data_get_duration (data);
-          const guint64 *row = hl_timeline_data_get_sites_at (data, next > b->time_ns ? next - 1 : b->time_ns);
-          guint64 below = 0, top;
-          double x0, x1, y0, y1;
-
-          if (row == NULL || row[k] == 0)
-            continue;
-          for (guint j = 0; j < k; j++)
-            below += row[j];
-          /* never above the bucket's heap (a site row may end later) */
-          top = MIN (below + row[k], b->heap_max);
-          below = MIN (below, b->heap_max);
-          if (top <= below)
-            continue;
-          x0 = hl_timeline_x_for_time (vp, b->time_ns);
-          x1 = hl_timeline_x_for_time (vp, next);
-          y0 = bottom - (double) below / (double) max_bytes * height;
-          y1 = bottom - (double) top / (double) max_bytes * height;
-          cairo_rectangle (cr, x0, y1, MAX (x1 - x0, 0.5), y0 - y1);
-        }
-      hl_timeline_site_color (style->dark, k, rgb);
-      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.85);
-      cairo_fill (cr);
-    }
-}
-
-static void
-draw_series (cairo_t                  *cr,
-             const HlTimelineData     *data,
-             const HlTimelineViewport *vp,
-             const HlTimelineStyle    *style,
-             const HlTimelineLayout   *lay,
-             double                   *scale_left)
-{
-  guint n = hl_timeline_data_get_n_buckets (data);
-  guint64 max_bytes = hl_timeline_data_get_max_heap (data);
-  guint64 max_rss = hl_timeline_data_get_max_rss (data);
-  guint64 max_rate = hl_timeline_data_get_max_rate (data);
-  double bottom = lay->chart_y + lay->chart_height;
-  double rgb[3];
-  gboolean have_rss = FALSE;
-
-  *scale_left = vp->width;
-  if (n == 0 || max_bytes == 0)
-    return;
-
-  /* Heap and RSS each on their own scale (RSS is often many times the
-   * heap), both labelled at the top right. */
-#define Y_BYTES(v) (bottom - (double) (v) / (double) max_bytes * lay->chart_height)
-#define Y_RSS(v) (bottom - (double) (v) / (double) MAX (max_rss, 1) * lay->chart_height)
-
-  /* Heap: the area under max, with min drawn as a darker core. */
-  hl_timeline_heap_color (style->dark, rgb);
-  cairo_move_to (cr, hl_timeline_x_for_time (vp, hl_timeline_data_get_bucket (data, 0)->time_ns), bottom);
-  for (guint i = 0; i < n; i++)
-    {
-      const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
-      guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
-                               : hl_timeline_data_get_duration (data);
-      cairo_line_to (cr, hl_timeline_x_for_time (vp, b->time_ns), Y_BYTES (b->heap_max));
-      cairo_line_to (cr, hl_timeline_x_for_time (vp, next), Y_BYTES (b->heap_max));
-      have_rss |= b->rss > 0;
-    }
-  cairo_line_to (cr, hl_timeline_x_for_time (vp, hl_timeline_data_get_duration (data)), bottom);
-  cairo_close_path (cr);
-  cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.45);
-  cairo_fill (cr);
-  if (vp->by_site)
-    draw_sites (cr, data, vp, style, bottom, lay->chart_height, max_bytes);
-
-  cairo_set_line_width (cr, 1.5);
-  for (guint i = 0; i < n; i++)
-    {
-      const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
-      guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
-                               : hl_timeline_data_get_duration (data);
-      double x0 = hl_timeline_x_for_time (vp, b->time_ns);
-      double x1 = hl_timeline_x_for_time (vp, next);
-
-      if (i == 0)
-        cairo_move_to (cr, x0, Y_BYTES (b->heap_max));
-      else
-        cairo_line_to (cr, x0, Y_BYTES (b->heap_max));
-      cairo_line_to (cr, x1, Y_BYTES (b->heap_max));
-    }
-  cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-  cairo_stroke (cr);
-
-  if (have_rss)
-    {
-      guint last = n;
-
-      hl_timeline_rss_color (style->dark, rgb);
-      for (guint i = 0; i < n; i++)
-        {
-          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
-          double x = hl_timeline_x_for_time (vp, b->time_ns);
-
-          if (b->rss == 0)
-            continue;
-          if (last == n)
-            cairo_move_to (cr, x, Y_RSS (b->rss));
-          else
-            cairo_line_to (cr, x, Y_RSS (b->rss));
-          last = i;
-        }
-      /* the last sample holds to the end of its bucket, as the heap does
-       * (a recording with one sample gets a line, not a lone point) */
-      {
-        const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, last);
-        guint64 next = last + 1 < n ? hl_timeline_data_get_bucket (data, last + 1)->time_ns
-                                    : hl_timeline_data_get_duration (data);
-        cairo_line_to (cr, hl_timeline_x_for_time (vp, next), Y_RSS (b->rss));
-      }
-      cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-      cairo_set_line_width (cr, 1.5);
-      cairo_stroke (cr);
-    }
-
-  /* The scales: the top of the chart is each series' largest value,
-   * written at the top right on a plate of the background colour, so that
-   * the curves passing under them do not make them unreadable. */
-  {
-    g_autofree char *heap_top = hl_format_size (max_bytes);
-    g_autofree char *rss_top = max_rss > 0 ? hl_format_size (max_rss) : NULL;
-    g_autofree char *heap_text = g_strdup_printf ("heap %s", heap_top);
-    g_autofree char *rss_text = rss_top != NULL ? g_strdup_printf ("RSS %s", rss_top) : NULL;
-    g_autoptr(PangoLayout) scale = pango_cairo_create_layout (cr);
-    g_autoptr(PangoFontDescription) font = pango_font_description_from_string ("Sans 8");
-    int heap_w, rss_w = 0, th;
-    double x;
-
-    pango_layout_set_font_description (scale, style->font ? style->font : font);
-    if (rss_text != NULL)
-      {
-        pango_layout_set_text (scale, rss_text, -1);
-        pango_layout_get_pixel_size (scale, &rss_w, NULL);
-      }
-    pango_layout_set_text (scale, heap_text, -1);
-    pango_layout_get_pixel_size (scale, &heap_w, &th);
-    x = vp->width - 4 - heap_w - (rss_text != NULL ? 10 + rss_w : 0);
-
-    draw_plate (cr, style, x - 3, lay->chart_y, vp->width - x + 3, th);
-
-    hl_timeline_heap_color (style->dark, rgb);
-    cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-    cairo_move_to (cr, x, lay->chart_y);
-    pango_cairo_show_layout (cr, scale);
-    *scale_left = x - 3;
-    if (rss_text != NULL)
-      {
-        pango_layout_set_text (scale, rss_text, -1);
-        hl_timeline_rss_color (style->dark, rgb);
-        cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
-        cairo_move_to (cr, x + heap_w + 10, lay->chart_y);
-        pango_cairo_show_layout (cr, scale);
-      }
-  }
-
-  if (max_rate > 0 && lay->rate_height > 2)
-    {
-      hl_timeline_rate_color (style->dark, rgb);
-      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.8);
-      for (guint i = 0; i < n; i++)
-        {
-          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
-          guint64 next = i + 1 < n ? hl_timeline_data_get_bucket (data, i + 1)->time_ns
-                                   : hl_timeline_data_get_duration (data);
-          double x0 = hl_timeline_x_for_time (vp, b->time_ns);
-          double x1 = hl_timeline_x_for_time (vp, next);
-          double h = (double) b->n_allocs / (double) max_rate * lay->rate_height;
-
-          if (x1 < 0 || x0 > vp->width || b->n_allocs == 0)
-            continue;
-          cairo_rectangle (cr, x0, lay->rate_y + lay->rate_height - h, MAX (x1 - x0, 1.0), h);
-        }
-      cairo_fill (cr);
-    }
-#undef Y_BYTES
-#undef Y_RSS
 }
 
 static void
@@ -468,9 +268,8 @@ draw_marks (cairo_t                  *cr,
             double                    scale_left)
 {
   /* Labels go on the first of three lines where they overlap neither the
-   * previous label nor, on the first line, the scale labels at the top
-   * right. A label that would cross the right edge (or the scales) ends at
-   * its mark instead. With no room they are left out (the tooltip has
+   * previous label nor the value axis' labels at the right. A label that
+   * would cross them ends at its mark instead. With no room they are left out (the tooltip has
    * them). */
   double line_end[3] = { -1e9, -1e9, -1e9 };
   int line_h = 0;
@@ -485,7 +284,7 @@ draw_marks (cairo_t                  *cr,
 
       if (x < 0 || x > vp->width)
         continue;
-      set_fg (cr, style, 0.7);
+      hl_timeline_set_fg (cr, style, 0.7);
       cairo_set_line_width (cr, 1);
       cairo_move_to (cr, x, lay->chart_y);
       cairo_line_to (cr, x, lay->axis_y);
@@ -494,15 +293,15 @@ draw_marks (cairo_t                  *cr,
       pango_layout_get_pixel_size (layout, &tw, NULL);
       for (guint l = 0; l < G_N_ELEMENTS (line_end); l++)
         {
-          double right = l == 0 ? scale_left - 6 : vp->width;
+          double right = scale_left - 6;
           double left = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
 
           if (left > line_end[l] + 6 && left >= 0 && left + tw <= right
               && lay->chart_y + (l + 1) * line_h <= lay->axis_y)
             {
               /* on a plate, as the scales: the curves cross the labels */
-              draw_plate (cr, style, left - 2, lay->chart_y + l * line_h, tw + 4, line_h);
-              set_fg (cr, style, 0.7);
+              hl_timeline_draw_plate (cr, style, left - 2, lay->chart_y + l * line_h, tw + 4, line_h);
+              hl_timeline_set_fg (cr, style, 0.7);
               cairo_move_to (cr, left, lay->chart_y + l * line_h);
               pango_cairo_show_layout (cr, layout);
               line_end[l] = left + tw;
@@ -540,7 +339,17 @@ hl_timeline_draw (cairo_t                  *cr,
   if (!vp->hide_bands)
     draw_bands (cr, layout, data, vp, style);
   draw_axis (cr, layout, vp, style, &lay);
-  draw_series (cr, data, vp, style, &lay, &scale_left);
+  scale_left = vp->width;
+  if (hl_timeline_data_get_n_buckets (data) > 0 && hl_timeline_data_get_max_value (data, vp->mode) > 0)
+    {
+      hl_timeline_draw_grid (cr, vp, style, &lay);
+      if (vp->mode == HL_TIMELINE_MODE_CONSUMED)
+        hl_timeline_draw_consumed (cr, data, vp, style, &lay);
+      else
+        hl_timeline_draw_cumulative (cr, data, vp, style, &lay);
+      scale_left = hl_timeline_draw_value_labels (cr, layout, vp, style, &lay);
+    }
+  hl_timeline_draw_rate (cr, layout, data, vp, style, &lay);
   draw_marks (cr, layout, data, vp, style, &lay, scale_left);
 
   if (vp->has_selection)

@@ -1,15 +1,19 @@
 /* hl-timeline-draw.h — draws the timeline with cairo, no widget needed.
  *
  * From top to bottom: one row of labelled bands per metadata key, the chart
- * (heap as a min/max area, RSS as a line, marks as ticks; with by_site the
- * heap's largest call sites stacked inside its area), the allocation
- * rate lane, the time axis. The selected range is shaded.
+ * (its mode's: heap as an area and RSS as a line on one axis, with by_site
+ * the heap's largest call sites stacked inside its area; or the
+ * allocations or temporary allocations since the start) with its value
+ * axis labelled at the right and marks as ticks, the allocation rate
+ * strip with its largest rate, the time axis. The selected range is
+ * shaded.
  */
 #pragma once
 
 #include <cairo.h>
 #include <pango/pango.h>
 
+#include "hl-timeline-axis.h"
 #include "hl-timeline-data.h"
 
 G_BEGIN_DECLS
@@ -28,6 +32,7 @@ typedef struct
   guint64  cursor_ns;
   gboolean hide_bands;       /* compact: the chart and the axis only */
   gboolean by_site;          /* the heap split into its largest call sites */
+  HlTimelineMode mode;       /* the chart: consumed, allocations, temporary */
 } HlTimelineViewport;
 
 typedef struct
@@ -38,10 +43,11 @@ typedef struct
 
 typedef struct
 {
-  double chart_y, chart_height;   /* heap and RSS */
+  double chart_y, chart_height;   /* heap and RSS, or the mode's count */
   double rate_y, rate_height;
   double axis_y;
   double bands_height;
+  HlTimelineAxis axis;            /* the chart's values: 0 at its bottom, axis.top at chart_y */
 } HlTimelineLayout;
 
 void    hl_timeline_layout      (const HlTimelineData     *data,

@@ -33,6 +33,7 @@ struct _HlTimeline
   guint64  cursor_ns;
   gboolean compact;
   gboolean by_site;
+  HlTimelineMode mode;
 };
 
 enum {
@@ -80,7 +81,27 @@ hl_timeline_get_viewport (HlTimeline         *self,
   vp->has_cursor = self->has_cursor;
   vp->cursor_ns = self->cursor_ns;
   vp->hide_bands = self->compact;
-  vp->by_site = self->by_site;
+  vp->by_site = self->by_site && self->mode == HL_TIMELINE_MODE_CONSUMED;
+  vp->mode = self->mode;
+}
+
+void
+hl_timeline_set_mode (HlTimeline     *self,
+                      HlTimelineMode  mode)
+{
+  g_return_if_fail (HL_IS_TIMELINE (self));
+  g_return_if_fail (mode < HL_TIMELINE_N_MODES);
+  if (self->mode == mode)
+    return;
+  self->mode = mode;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+HlTimelineMode
+hl_timeline_get_mode (HlTimeline *self)
+{
+  g_return_val_if_fail (HL_IS_TIMELINE (self), HL_TIMELINE_MODE_CONSUMED);
+  return self->mode;
 }
 
 void
@@ -481,7 +502,7 @@ hl_timeline_describe (HlTimeline *self,
     }
   time = hl_format_time (t);
   bands = g_string_new (NULL);
-  if (found != NULL && self->by_site)
+  if (found != NULL && vp.by_site)
     append_sites (bands, self->data, t);
   for (guint i = 0; i < hl_timeline_data_get_n_bands (self->data); i++)
     {
@@ -498,7 +519,21 @@ hl_timeline_describe (HlTimeline *self,
       /* Translators: in the tooltip of a metadata band of the timeline */
       append_escaped (bands, _("Click to select this band's time range"));
     }
-  if (found != NULL)
+  if (found != NULL && self->mode == HL_TIMELINE_MODE_ALLOCATIONS)
+    {
+      g_autofree char *total = hl_format_count (found->allocations_total);
+      g_autofree char *allocs = hl_format_count (found->n_allocs);
+      /* Translators: the timeline's tooltip in its Allocations chart: the time, the allocations since the start, and those in the bucket */
+      text = g_strdup_printf (_("%s\nAllocations so far: %s\nIn this interval: %s"), time, total, allocs);
+    }
+  else if (found != NULL && self->mode == HL_TIMELINE_MODE_TEMPORARY)
+    {
+      g_autofree char *total = hl_format_count (found->temporary_total);
+      g_autofree char *all = hl_format_count (found->allocations_total);
+      /* Translators: the timeline's tooltip in its Temporary chart: the time, the temporary allocations since the start, and all allocations */
+      text = g_strdup_printf (_("%s\nTemporary allocations so far: %s\nof %s allocations"), time, total, all);
+    }
+  else if (found != NULL)
     {
       g_autofree char *rss = found->rss ? hl_format_size (found->rss) : NULL;
       g_autofree char *allocs = hl_format_count (found->n_allocs);

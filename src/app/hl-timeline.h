@@ -55,9 +55,15 @@ void            hl_timeline_set_compact    (HlTimeline     *self,
 void            hl_timeline_set_by_site    (HlTimeline     *self,
                                             gboolean        by_site);
 gboolean        hl_timeline_get_by_site    (HlTimeline     *self);
+/* The chart: Consumed (the heap and RSS), Allocations or Temporary (since
+ * the start); by_site draws in Consumed only. */
+void            hl_timeline_set_mode       (HlTimeline     *self,
+                                            HlTimelineMode  mode);
+HlTimelineMode  hl_timeline_get_mode       (HlTimeline     *self);
 /* The tooltip at (X, Y), Pango markup: the time, the heap, RSS and the
- * allocations there, with by_site each call site's bytes after a square
- * of its colour, and the metadata bands there. NULL without data. */
+ * allocations there (in Allocations and Temporary, their counts since the
+ * start), with by_site each call site's bytes after a square of its
+ * colour, and the metadata bands there. NULL without data. */
 char           *hl_timeline_describe       (HlTimeline     *self,
                                             double          x,
                                             double          y);

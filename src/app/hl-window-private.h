@@ -99,6 +99,7 @@ struct _HlWindow
   gboolean            site_series_done;
   gboolean            site_series_running;   /* a worker computes it */
   gboolean            timeline_whole;        /* its data covers the whole recording */
+  GtkDropDown        *timeline_mode;         /* its chart: Consumed, Allocations, Temporary */
 
   /* HEAPLENS_DEBUG=timing (hl-window-timing.c): the frames painted, and
    * the CPU of the whole process while they were (a GL renderer's own

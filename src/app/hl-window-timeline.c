@@ -1,6 +1,7 @@
 /* hl-window-timeline.c — the window's timeline: its data for the range
- * shown (fetched again when zoomed or panned), its legend, the heap by
- * call site (computed on a worker the first time it is asked for) and the
+ * shown (fetched again when zoomed or panned), its chart (Consumed,
+ * Allocations, Temporary: the window's own), its legend, the heap by call
+ * site (computed on a worker the first time it is asked for) and the
  * cursor that the live-at-T flame graph follows. */
 #include "hl-config.h"
 
@@ -49,6 +50,8 @@ hl_window_update_timeline_legend (HlWindow *self)
 {
   double heap[3], rss[3], rate[3];
   g_autofree char *markup = NULL;
+  HlTimelineMode mode = hl_timeline_get_mode (self->timeline);
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
 
   if (hl_timeline_get_by_site (self->timeline) && hl_timeline_get_data (self->timeline) != NULL
       && hl_timeline_data_get_n_sites (hl_timeline_get_data (self->timeline)) > 0)
@@ -58,10 +61,26 @@ hl_window_update_timeline_legend (HlWindow *self)
       return;
     }
 
-  hl_timeline_heap_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), heap);
-  hl_timeline_rss_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rss);
-  hl_timeline_rate_color (adw_style_manager_get_dark (adw_style_manager_get_default ()), rate);
+  hl_timeline_heap_color (dark, heap);
+  hl_timeline_rss_color (dark, rss);
+  hl_timeline_rate_color (dark, rate);
 #define HEX(c) (int) ((c)[0] * 255), (int) ((c)[1] * 255), (int) ((c)[2] * 255)
+  if (mode != HL_TIMELINE_MODE_CONSUMED)
+    {
+      /* the cumulative charts draw in the heap's colour, temporaries in the
+       * first call site's */
+      if (mode == HL_TIMELINE_MODE_TEMPORARY)
+        hl_timeline_site_color (dark, 0, heap);
+      markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                                HEX (heap),
+                                mode == HL_TIMELINE_MODE_ALLOCATIONS ? _("Allocations since the start")
+                                                                     : _("Temporary allocations since the start"),
+                                HEX (rate), _("Allocation rate"),
+                                _("Drag or click a band to select; Ctrl+scroll to zoom"));
+      gtk_label_set_markup (self->timeline_legend, markup);
+      return;
+    }
   markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
                             "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
                             "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
@@ -125,6 +144,25 @@ hl_window_forget_sites (HlWindow *self)
   g_clear_pointer (&self->site_series, hl_site_series_free);
   self->site_series_done = FALSE;
   self->site_series_running = FALSE;
+}
+
+/* The by-site split is the heap's: in Consumed only, and not live. */
+static void
+update_by_site_sensitive (HlWindow *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button),
+                            hl_window_live_session (self) == NULL
+                            && hl_timeline_get_mode (self->timeline) == HL_TIMELINE_MODE_CONSUMED);
+}
+
+static void
+on_timeline_mode_selected (HlWindow *self)
+{
+  guint mode = gtk_drop_down_get_selected (self->timeline_mode);
+
+  hl_timeline_set_mode (self->timeline, mode < HL_TIMELINE_N_MODES ? mode : HL_TIMELINE_MODE_CONSUMED);
+  update_by_site_sensitive (self);
+  hl_window_update_timeline_legend (self);
 }
 
 void
@@ -195,10 +233,15 @@ hl_window_show_timeline (HlWindow *self)
   hl_timing_log (&stage, "  timeline data");
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
-  /* a live session's recording holds samples: no call sites over time */
+  /* a live session's recording holds samples: no call sites over time,
+   * and counts of the sampled allocations only: the heap alone */
   if (hl_window_live_session (self) != NULL)
-    gtk_toggle_button_set_active (self->by_site_button, FALSE);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button), hl_window_live_session (self) == NULL);
+    {
+      gtk_toggle_button_set_active (self->by_site_button, FALSE);
+      gtk_drop_down_set_selected (self->timeline_mode, HL_TIMELINE_MODE_CONSUMED);
+    }
+  gtk_widget_set_sensitive (GTK_WIDGET (self->timeline_mode), hl_window_live_session (self) == NULL);
+  update_by_site_sensitive (self);
   if (gtk_toggle_button_get_active (self->by_site_button))
     show_sites (self);
   hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
@@ -208,6 +251,26 @@ hl_window_show_timeline (HlWindow *self)
 void
 hl_window_init_timeline (HlWindow *self)
 {
+  /* Translators: the timeline's charts (as heaptrack's): the heap consumed, allocations and temporary allocations since the start */
+  const char *modes[] = { N_("Consumed"), N_("Allocations"), N_("Temporary"), NULL };
+  const char *shown[G_N_ELEMENTS (modes)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    shown[i] = modes[i] != NULL ? _(modes[i]) : NULL;
+  /* beside the By Call Site switch, in the timeline's header */
+  self->timeline_mode = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (shown));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->timeline_mode),
+                               _("The chart: the heap consumed, or the allocations or temporary allocations since the start"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->timeline_mode),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Timeline chart"), -1);
+  gtk_widget_add_css_class (GTK_WIDGET (self->timeline_mode), "flat");
+  gtk_widget_set_valign (GTK_WIDGET (self->timeline_mode), GTK_ALIGN_CENTER);
+  gtk_widget_insert_before (GTK_WIDGET (self->timeline_mode),
+                            gtk_widget_get_parent (GTK_WIDGET (self->by_site_button)),
+                            GTK_WIDGET (self->by_site_button));
+  g_signal_connect_swapped (self->timeline_mode, "notify::selected",
+                            G_CALLBACK (on_timeline_mode_selected), self);
+
   g_signal_connect_swapped (self->timeline, "cursor-changed",
                             G_CALLBACK (on_timeline_cursor_changed), self);
   g_signal_connect_swapped (self->timeline, "visible-range-changed",

@@ -1,5 +1,7 @@
 /* hl-recording-heap-series.c — the heap-over-time series, downsampled to min/max per
- * bucket for any range and zoom. */
+ * bucket for any range and zoom, with the cumulative counts of allocations
+ * and temporary allocations. */
+#include "hl-recording-counts.h"
 #include "hl-recording-tables.h"
 
 GArray *
@@ -18,6 +20,7 @@ hl_recording_get_series (HlRecording *self,
   const HlDropSample *drops = hl_recording_get_drop_samples (self, &n_drops);
   guint64 i, width;
   guint64 heap_before;
+  guint64 allocations_total, temporary_total;
   guint ci = 0, di = 0;
   guint64 rss_prev = 0;
   /* A live session's recording holds the allocations that lived through
@@ -40,6 +43,7 @@ hl_recording_get_series (HlRecording *self,
   /* First point at or after t0. */
   i = hl_heap_points_first_at (allocs, pts, n_points, t0_ns);
   heap_before = hl_recording_heap_before (self, i);
+  hl_recording_counts_before (self, i, &allocations_total, &temporary_total);
   width = t1_ns - t0_ns;
   while (ci < n_counters && counters[ci].time_ns < t0_ns)
     {
@@ -69,8 +73,11 @@ hl_recording_get_series (HlRecording *self,
               bk->allocations++;
               bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
             }
+          hl_heap_point_count (allocs, &pts[i], &allocations_total, &temporary_total);
           heap_before = heap;
         }
+      bk->allocations_total = allocations_total;
+      bk->temporary_total = temporary_total;
       bk->rss_min = bk->rss_max = 0;
       if (sampled)
         bk->heap_min = bk->heap_max = counter_heap;

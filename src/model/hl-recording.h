@@ -91,6 +91,10 @@ typedef struct
   guint64 allocations;         /* allocations made in the bucket (rate = / width) */
   guint64 bytes_allocated;
   guint64 dropped;
+  /* Cumulative from the recording's start to the bucket's end: the
+   * allocations, and the temporary allocations (counted at their free) */
+  guint64 allocations_total;
+  guint64 temporary_total;
 } HlSeriesBucket;
 
 /* Called on the thread-default main context of the load_async() caller,

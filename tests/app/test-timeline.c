@@ -3,6 +3,9 @@
 #include "hl-app-test.h"
 #include "hl-config.h"
 
+#include <math.h>
+#include <string.h>
+
 #include <adwaita.h>
 
 #include "hl-timeline.h"
@@ -191,6 +194,234 @@ test_draw_sites (void)
   cairo_surface_destroy (s);
 }
 
+#define MIB (G_GUINT64_CONSTANT (1024) * 1024)
+
+/* 0xRRGGBB of a series colour (as cairo rounds it down) */
+static guint32
+pack (const double rgb[3])
+{
+  return ((guint32) (rgb[0] * 255) << 16) | ((guint32) (rgb[1] * 255) << 8) | (guint32) (rgb[2] * 255);
+}
+
+/* The value axis: round ticks in the unit of the largest value, as many
+ * as the height has room for (3 to 6 ticks in a chart of a few rows). */
+static void
+test_axis_ticks (void)
+{
+  HlTimelineAxis axis;
+  const char *rss_ticks[] = { "0", "50 MiB", "100 MiB", "150 MiB", "200 MiB", "250 MiB" };
+
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, 242 * MIB, 5);
+  g_assert_cmpuint (axis.n_intervals, ==, 5);
+  g_assert_cmpfloat (axis.top, ==, 250.0 * MIB);
+  for (guint i = 0; i <= axis.n_intervals; i++)
+    {
+      g_autofree char *label = hl_timeline_axis_tick_label (&axis, i);
+      g_assert_cmpstr (label, ==, rss_ticks[i]);
+      g_assert_cmpfloat (hl_timeline_axis_tick_value (&axis, i), ==, i * 50.0 * MIB);
+    }
+
+  /* fewer rows, fewer ticks: 0, 100, 200, 300 MiB */
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, 242 * MIB, 3);
+  g_assert_cmpuint (axis.n_intervals, ==, 3);
+  g_assert_cmpfloat (axis.top, ==, 300.0 * MIB);
+
+  /* a largest value on a tick is the top: 800 KiB, 4 MiB */
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, 800 * 1024, 4);
+  g_assert_cmpfloat (axis.top, ==, 800.0 * 1024);
+  {
+    g_autofree char *label = hl_timeline_axis_tick_label (&axis, 1);
+    g_assert_cmpstr (label, ==, "200 KiB");
+  }
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, 4 * MIB, 5);
+  g_assert_cmpfloat (axis.top, ==, 4.0 * MIB);
+
+  /* fractions of a unit with the decimals the step needs */
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, (guint64) (1.4 * MIB), 3);
+  {
+    g_autofree char *label = hl_timeline_axis_tick_label (&axis, 1);
+    g_assert_cmpstr (label, ==, "0.5 MiB");
+  }
+  /* bytes never in fractions */
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_BYTES, 3, 5);
+  g_assert_cmpfloat (axis.step, ==, 1.0);
+  g_assert_cmpuint (axis.n_intervals, ==, 3);
+
+  /* counts in thousands: 12,345 allocations → 0, 5 k, 10 k, 15 k */
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_COUNT, 12345, 4);
+  g_assert_cmpfloat (axis.top, ==, 15000.0);
+  {
+    g_autofree char *label = hl_timeline_axis_tick_label (&axis, 2);
+    g_assert_cmpstr (label, ==, "10 k");
+  }
+  hl_timeline_axis_init (&axis, HL_TIMELINE_AXIS_COUNT, 37, 4);
+  {
+    g_autofree char *label = hl_timeline_axis_tick_label (&axis, 1);
+    g_assert_cmpstr (label, ==, "10");
+  }
+
+  /* labels two rows' worth apart at most; never fewer than one interval */
+  g_assert_cmpuint (hl_timeline_axis_max_intervals (88, 16), ==, 3);
+  g_assert_cmpuint (hl_timeline_axis_max_intervals (400, 16), ==, 5);
+  g_assert_cmpuint (hl_timeline_axis_max_intervals (10, 16), ==, 1);
+
+  /* the rate strip's label */
+  {
+    g_autofree char *k = hl_timeline_axis_format_rate (12345.0);
+    g_autofree char *m = hl_timeline_axis_format_rate (1.5e6);
+    g_autofree char *one = hl_timeline_axis_format_rate (850.0);
+    g_assert_cmpstr (k, ==, "12 k/s");
+    g_assert_cmpstr (m, ==, "1.5 M/s");
+    g_assert_cmpstr (one, ==, "850/s");
+  }
+}
+
+/* The row of the chart at X whose pixel is nearest COLOR: the core of the
+ * 1.5 px line of that colour (the first of equals); -1 if none is near. */
+static int
+first_row_near (cairo_surface_t        *s,
+                const HlTimelineLayout *lay,
+                int                     x,
+                guint32                 color)
+{
+  int best = -1, best_distance = 3 * 255;
+
+  for (int y = (int) lay->chart_y - 2; y < (int) (lay->chart_y + lay->chart_height); y++)
+    {
+      guint32 p = hl_app_test_pixel (s, x, y);
+      int distance = 0;
+
+      for (int shift = 0; shift <= 16; shift += 8)
+        distance += ABS ((int) ((p >> shift) & 0xff) - (int) ((color >> shift) & 0xff));
+      if (distance < best_distance)
+        {
+          best = y;
+          best_distance = distance;
+        }
+    }
+  return best_distance < 120 ? best : -1;
+}
+
+/* Heap and RSS on one axis: heap 100 MiB under RSS 250 MiB is drawn at
+ * 40 % of its height, and the axis is labelled in MiB. */
+static void
+test_draw_one_axis (void)
+{
+  g_autoptr(HlTimelineData) data = hl_timeline_data_new (1000 * MS);
+  HlTimelineLayout lay;
+  cairo_surface_t *s;
+  double rgb[3], bottom;
+  int heap_y, rss_y;
+
+  for (guint i = 0; i < 10; i++)
+    {
+      HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = 100 * MIB, .heap_max = 100 * MIB,
+                             .rss = 250 * MIB, .n_allocs = 5 };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  s = draw_to_surface (data, "timeline-one-axis.png");
+  hl_timeline_layout (data, &draw_vp, &lay);
+  bottom = lay.chart_y + lay.chart_height;
+  g_assert_cmpfloat (lay.axis.top, ==, 250.0 * MIB);
+  hl_timeline_heap_color (FALSE, rgb);
+  heap_y = first_row_near (s, &lay, 100, pack (rgb));
+  hl_timeline_rss_color (FALSE, rgb);
+  rss_y = first_row_near (s, &lay, 100, pack (rgb));
+  g_assert_cmpint (heap_y, >, 0);
+  g_assert_cmpint (rss_y, >, 0);
+  g_test_message ("heap top at %d, RSS at %d, bottom %g", heap_y, rss_y, bottom);
+  g_assert_cmpfloat (fabs ((bottom - heap_y) - 0.4 * (bottom - rss_y)), <=, 1.0);
+  {
+    g_autofree char *top = hl_timeline_axis_tick_label (&lay.axis, lay.axis.n_intervals);
+    g_assert_cmpstr (top, ==, "250 MiB");
+  }
+  cairo_surface_destroy (s);
+
+  /* RSS far below the heap sits far below it too (not at the top) */
+  {
+    g_autoptr(HlTimelineData) low = hl_timeline_data_new (1000 * MS);
+
+    for (guint i = 0; i < 10; i++)
+      {
+        HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = 9 * MIB, .heap_max = 9 * MIB,
+                               .rss = (guint64) (4.5 * MIB), .n_allocs = 5 };
+        hl_timeline_data_add_bucket (low, &b);
+      }
+    s = draw_to_surface (low, "timeline-low-rss.png");
+    hl_timeline_layout (low, &draw_vp, &lay);
+    bottom = lay.chart_y + lay.chart_height;
+    hl_timeline_heap_color (FALSE, rgb);
+    heap_y = first_row_near (s, &lay, 100, pack (rgb));
+    hl_timeline_rss_color (FALSE, rgb);
+    rss_y = first_row_near (s, &lay, 100, pack (rgb));
+    g_assert_cmpfloat (fabs ((bottom - rss_y) - 0.5 * (bottom - heap_y)), <=, 1.0);
+    cairo_surface_destroy (s);
+  }
+}
+
+/* Buckets whose counts since the start grow evenly to 1000 allocations
+ * and 250 temporaries; the heap stays at 8 MiB. */
+static HlTimelineData *
+make_counted_data (void)
+{
+  HlTimelineData *data = hl_timeline_data_new (1000 * MS);
+
+  for (guint i = 0; i < 10; i++)
+    {
+      HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = 8 * MIB, .heap_max = 8 * MIB,
+                             .n_allocs = 100, .allocations_total = 100 * (i + 1),
+                             .temporary_total = 25 * (i + 1) };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  return data;
+}
+
+/* The three charts: Consumed draws the heap; Allocations and Temporary
+ * their counts since the start, rising to the top, on axes of counts. */
+static void
+test_draw_modes (void)
+{
+  g_autoptr(HlTimelineData) data = make_counted_data ();
+  HlTimelineViewport vp = draw_vp;
+  HlTimelineLayout lay;
+  cairo_surface_t *s;
+  double bottom;
+
+  g_assert_cmpuint (hl_timeline_data_get_max_value (data, HL_TIMELINE_MODE_ALLOCATIONS), ==, 1000);
+  g_assert_cmpuint (hl_timeline_data_get_max_value (data, HL_TIMELINE_MODE_TEMPORARY), ==, 250);
+  g_assert_cmpuint (hl_timeline_data_get_max_value (data, HL_TIMELINE_MODE_CONSUMED), ==, 8 * MIB);
+
+  /* Consumed: the heap fills the chart at 10 % of the time */
+  s = draw_to_surface_vp (data, &vp, "timeline-mode-consumed.png");
+  hl_timeline_layout (data, &vp, &lay);
+  bottom = lay.chart_y + lay.chart_height;
+  g_assert_cmpuint (hl_app_test_pixel (s, 40, (int) (bottom - lay.chart_height * 0.8)), !=, 0xffffff);
+  cairo_surface_destroy (s);
+
+  for (HlTimelineMode mode = HL_TIMELINE_MODE_ALLOCATIONS; mode <= HL_TIMELINE_MODE_TEMPORARY; mode++)
+    {
+      g_autofree char *top = NULL;
+
+      vp.mode = mode;
+      s = draw_to_surface_vp (data, &vp, mode == HL_TIMELINE_MODE_ALLOCATIONS ? "timeline-mode-allocations.png"
+                                                                              : "timeline-mode-temporary.png");
+      hl_timeline_layout (data, &vp, &lay);
+      bottom = lay.chart_y + lay.chart_height;
+      top = hl_timeline_axis_tick_label (&lay.axis, lay.axis.n_intervals);
+      g_assert_cmpstr (top, ==, mode == HL_TIMELINE_MODE_ALLOCATIONS ? "1000" : "250");
+      /* at 10 % of the time the count is at about 10 % of the top: the
+       * heap's area is not drawn above it */
+      g_assert_cmpuint (hl_app_test_pixel (s, 40, (int) (bottom - lay.chart_height * 0.05)), !=, 0xffffff);
+      g_assert_true (hl_app_test_color_near (hl_app_test_pixel (s, 40, (int) (bottom - lay.chart_height * 0.5)),
+                                             0xffffff, 8));
+      /* at 90 % it is filled up to 80 % */
+      g_assert_cmpuint (hl_app_test_pixel (s, 360, (int) (bottom - lay.chart_height * 0.8)), !=, 0xffffff);
+      g_assert_true (hl_app_test_color_near (hl_app_test_pixel (s, 300, (int) (bottom - lay.chart_height * 0.97)),
+                                             0xffffff, 8));
+      cairo_surface_destroy (s);
+    }
+}
+
 typedef struct
 {
   guint   n_changed;
@@ -273,6 +504,46 @@ test_widget_selection (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The chart's mode: the tooltip names its series' value with its unit. */
+static void
+test_widget_modes (void)
+{
+  g_autoptr(HlTimelineData) data = make_counted_data ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *timeline = hl_timeline_new ();
+  g_autofree char *consumed = NULL, *allocations = NULL, *temporary = NULL;
+  HlTimelineViewport vp;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 150);
+  gtk_window_set_child (GTK_WINDOW (window), timeline);
+  hl_timeline_set_data (HL_TIMELINE (timeline), data);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (timeline) == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_cmpint (hl_timeline_get_mode (HL_TIMELINE (timeline)), ==, HL_TIMELINE_MODE_CONSUMED);
+  consumed = hl_timeline_describe (HL_TIMELINE (timeline), 230, 60);
+  g_assert_nonnull (strstr (consumed, "8.00 MiB"));
+  /* by_site draws in Consumed only */
+  hl_timeline_set_by_site (HL_TIMELINE (timeline), TRUE);
+  hl_timeline_set_mode (HL_TIMELINE (timeline), HL_TIMELINE_MODE_ALLOCATIONS);
+  hl_timeline_get_viewport (HL_TIMELINE (timeline), &vp);
+  g_assert_false (vp.by_site);
+  g_assert_cmpint (vp.mode, ==, HL_TIMELINE_MODE_ALLOCATIONS);
+  /* at 460 ms of 1000 (230 px of 500): the bucket [400, 500) ms */
+  allocations = hl_timeline_describe (HL_TIMELINE (timeline), 230, 60);
+  g_assert_nonnull (strstr (allocations, "Allocations so far: 500"));
+  g_assert_null (strstr (allocations, "MiB"));
+  hl_timeline_set_mode (HL_TIMELINE (timeline), HL_TIMELINE_MODE_TEMPORARY);
+  temporary = hl_timeline_describe (HL_TIMELINE (timeline), 230, 60);
+  g_assert_nonnull (strstr (temporary, "Temporary allocations so far: 125"));
+  /* the range drag selects in every mode */
+  hl_timeline_drag (HL_TIMELINE (timeline), 100, 350);
+  g_assert_true (hl_timeline_get_selection (HL_TIMELINE (timeline), NULL, NULL));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -282,13 +553,20 @@ main (int   argc,
   g_test_add_func ("/timeline/draw", test_draw);
   g_test_add_func ("/timeline/draw-one-rss-sample", test_draw_one_rss_sample);
   g_test_add_func ("/timeline/draw-sites", test_draw_sites);
+  g_test_add_func ("/timeline/axis-ticks", test_axis_ticks);
+  g_test_add_func ("/timeline/draw-one-axis", test_draw_one_axis);
+  g_test_add_func ("/timeline/draw-modes", test_draw_modes);
   if (gtk_init_check ())
     {
       adw_init ();
       g_test_add_func ("/timeline/widget-selection", test_widget_selection);
+      g_test_add_func ("/timeline/widget-modes", test_widget_modes);
     }
   else
-    /* A GUI test that cannot run is a failure, not a skip: see meson.build. */
-    g_test_add_func ("/timeline/widget-selection", (GTestFunc) g_test_fail);
+    {
+      /* A GUI test that cannot run is a failure, not a skip: see meson.build. */
+      g_test_add_func ("/timeline/widget-selection", (GTestFunc) g_test_fail);
+      g_test_add_func ("/timeline/widget-modes", (GTestFunc) g_test_fail);
+    }
   return g_test_run ();
 }
