@@ -5,6 +5,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "hl-adapter-not-freed.h"
 #include "hl-adapter-stack.h"
 #include "hl-adapter-summary.h"
 #include "hl-cost.h"
@@ -94,8 +95,24 @@ static void
 fill_duration (HlSummaryView *view,
                const Summary *sum)
 {
+  const HlFilter *filter = hl_analysis_get_filter (sum->analysis);
   g_autofree char *duration = hl_format_duration (sum->s.duration_ns);
   const char *detail;
+
+  /* a time range: its own length, of the whole */
+  if (hl_filter_has_time_range (filter))
+    {
+      guint64 start, end;
+      g_autofree char *range = NULL, *of = NULL;
+
+      hl_filter_get_time_range (filter, &start, &end);
+      end = MIN (end, sum->s.duration_ns);
+      range = hl_format_duration (end > start ? end - start : 0);
+      /* Translators: the Duration card's detail for a time range, e.g. "selected, of 12.5 s" */
+      of = g_strdup_printf (_("selected, of %s"), duration);
+      hl_summary_view_set_stat (view, "duration", _("Duration"), range, of);
+      return;
+    }
 
   /* A program still running has not exited yet, normally or not; what
    * it has not freed yet is not a leak yet. A live session whose trace
@@ -109,54 +126,6 @@ fill_duration (HlSummaryView *view,
   else
     detail = sum->s.has_exit_status ? NULL : _("did not exit normally");
   hl_summary_view_set_stat (view, "duration", _("Duration"), duration, detail);
-}
-
-/* TRUE when the analysis's time range ends (at *END) before the recording. */
-static gboolean
-range_ends_early (const Summary *sum,
-                  guint64       *end)
-{
-  const HlFilter *filter = hl_analysis_get_filter (sum->analysis);
-  guint64 start;
-
-  if (!hl_filter_has_time_range (filter))
-    return FALSE;
-  hl_filter_get_time_range (filter, &start, end);
-  return *end < sum->s.duration_ns;
-}
-
-/* The titles of the "leaked" card and list: a leak is what a program that
- * exited did not free. *MOST_TITLE NULL: the cost's own. */
-static void
-not_freed_titles (const Summary *sum,
-                  char         **title,
-                  char         **most_title)
-{
-  guint64 t1;
-
-  *most_title = NULL;
-  if (sum->running)
-    {
-      *title = g_strdup (_("Not Freed Yet"));
-      *most_title = g_strdup (_("Most Not Freed Yet"));
-    }
-  else if (sum->live != NULL && sum->live->state != HL_LIVE_STATE_ENDED)
-    {
-      *title = g_strdup (_("Not Freed"));
-      *most_title = g_strdup (_("Most Not Freed"));
-    }
-  else if (range_ends_early (sum, &t1))
-    {
-      /* a range that ends before the recording: what its allocations had
-       * not freed by its end, not what leaked */
-      g_autofree char *end = hl_format_time (t1);
-      /* Translators: a summary card's title, e.g. "Not Freed by 4.6 s" */
-      *title = g_strdup_printf (_("Not Freed by %s"), end);
-      /* Translators: the title of a list of call sites, e.g. "Most Not Freed by 4.6 s" */
-      *most_title = g_strdup_printf (_("Most Not Freed by %s"), end);
-    }
-  else
-    *title = g_strdup (_("Leaked"));
 }
 
 static void
@@ -329,18 +298,19 @@ hl_adapter_fill_summary (HlSummaryView       *view,
     HL_COST_KIND_BYTES, HL_COST_KIND_PEAK, HL_COST_KIND_ALLOCATIONS,
     HL_COST_KIND_TEMPORARY, HL_COST_KIND_LEAKED,
   };
-  g_autofree char *not_freed_title = NULL, *most_not_freed_title = NULL;
+  HlNotFreedTitles titles;
   Summary sum;
 
   summary_init (&sum, recording, analysis, live);
-  not_freed_titles (&sum, &not_freed_title, &most_not_freed_title);
+  hl_adapter_not_freed_titles (analysis, sum.s.duration_ns, live != NULL ? &live->state : NULL, &titles);
   fill_duration (view, &sum);
   fill_calls (view, &sum);
   fill_peak (view, &sum);
-  fill_not_freed (view, &sum, not_freed_title);
+  fill_not_freed (view, &sum, titles.card);
   fill_temporary (view, &sum);
   fill_dropped (view, &sum);
   for (guint k = 0; k < G_N_ELEMENTS (top_kinds); k++)
     fill_top_list (view, &sum, top_kinds[k],
-                   top_kinds[k] == HL_COST_KIND_LEAKED ? most_not_freed_title : NULL);
+                   top_kinds[k] == HL_COST_KIND_LEAKED ? titles.most : NULL);
+  hl_not_freed_titles_clear (&titles);
 }

@@ -15,6 +15,7 @@ struct _HlAllocationsView
   GtkStack      *stack;
   GtkStack      *leaks_stack;
   GtkColumnView *leaks_view;
+  AdwStatusPage *leaks_none;
   GtkColumnView *largest_view;
   GtkDropDown   *histogram_mode;
   HlHistogram   *histogram;
@@ -24,6 +25,7 @@ struct _HlAllocationsView
   /* Owned */
   GtkSingleSelection *leaks_selection;
   GtkSingleSelection *largest_selection;
+  GtkColumnViewColumn *leaks_size_column;
 };
 
 G_DEFINE_FINAL_TYPE (HlAllocationsView, hl_allocations_view, GTK_TYPE_WIDGET)
@@ -220,6 +222,31 @@ hl_allocations_view_set_leaks (HlAllocationsView *self,
 }
 
 void
+hl_allocations_view_set_leak_titles (HlAllocationsView *self,
+                                     const char        *tab,
+                                     const char        *column,
+                                     const char        *none)
+{
+  GtkStackPage *page;
+
+  g_return_if_fail (HL_IS_ALLOCATIONS_VIEW (self));
+
+  page = gtk_stack_get_page (self->stack, gtk_stack_get_child_by_name (self->stack, "leaks"));
+  gtk_stack_page_set_title (page, tab);
+  gtk_column_view_column_set_title (self->leaks_size_column, column);
+  adw_status_page_set_title (self->leaks_none, none);
+}
+
+const char *
+hl_allocations_view_get_leaks_title (HlAllocationsView *self)
+{
+  g_return_val_if_fail (HL_IS_ALLOCATIONS_VIEW (self), NULL);
+
+  return gtk_stack_page_get_title (gtk_stack_get_page (self->stack,
+                                                       gtk_stack_get_child_by_name (self->stack, "leaks")));
+}
+
+void
 hl_allocations_view_set_largest (HlAllocationsView *self,
                                  GListModel        *largest)
 {
@@ -303,6 +330,7 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_stack);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_view);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_none);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, largest_view);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram_mode);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram);
@@ -325,6 +353,7 @@ hl_allocations_view_init (HlAllocationsView *self)
   g_object_unref (add_column (self->leaks_view, _("Blocks"), COL_COUNT, FALSE));
   column = add_column (self->leaks_view, _("Leaked"), COL_SIZE, FALSE);
   gtk_column_view_sort_by_column (self->leaks_view, column, GTK_SORT_DESCENDING);
+  self->leaks_size_column = column;  /* the view's columns keep it */
   g_object_unref (column);
 
   column = add_column (self->largest_view, _("Size"), COL_SIZE, FALSE);

@@ -15,6 +15,13 @@ G_DECLARE_FINAL_TYPE (HlAllocationsView, hl_allocations_view, HL, ALLOCATIONS_VI
 /* LEAKS and LARGEST are lists of HlAllocItem (taken by reference). */
 void        hl_allocations_view_set_leaks     (HlAllocationsView       *self,
                                                GListModel              *leaks);
+/* The Leaks tab's title, its size column's and its empty page's (see
+ * hl-adapter-not-freed.h: "Not Freed by 4.6 s" for a range that ends early). */
+void        hl_allocations_view_set_leak_titles (HlAllocationsView     *self,
+                                                 const char            *tab,
+                                                 const char            *column,
+                                                 const char            *none);
+const char *hl_allocations_view_get_leaks_title (HlAllocationsView     *self);
 void        hl_allocations_view_set_largest   (HlAllocationsView       *self,
                                                GListModel              *largest);
 void        hl_allocations_view_set_histogram (HlAllocationsView       *self,

@@ -1,4 +1,4 @@
-/* hl-summary-view.c — totals, a small heap chart, top call sites. */
+/* hl-summary-view.c — totals and top call sites. */
 #include "hl-config.h"
 
 #include <adwaita.h>
@@ -13,7 +13,6 @@ struct _HlSummaryView
   /* Template widgets */
   GtkFlowBox *stats_box;
   GtkFlowBox *top_box;
-  HlTimeline *chart;
 
   /* Owned */
   GHashTable *stats;  /* id → value GtkLabel (borrowed) */
@@ -106,13 +105,6 @@ hl_summary_view_get_stat_detail (HlSummaryView *self,
   g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
   label = g_hash_table_lookup (self->stats, id);
   return label ? gtk_label_get_label (GTK_LABEL (gtk_widget_get_next_sibling (label))) : NULL;
-}
-
-HlTimeline *
-hl_summary_view_get_chart (HlSummaryView *self)
-{
-  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
-  return self->chart;
 }
 
 static void
@@ -342,11 +334,9 @@ hl_summary_view_class_init (HlSummaryViewClass *klass)
     g_signal_new ("call-site-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
 
-  g_type_ensure (HL_TYPE_TIMELINE);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-summary-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, stats_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, top_box);
-  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, chart);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -356,6 +346,4 @@ hl_summary_view_init (HlSummaryView *self)
   self->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->tops = g_hash_table_new (NULL, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
-  /* The window's timeline shows the bands; this one is the small chart. */
-  hl_timeline_set_compact (self->chart, TRUE);
 }

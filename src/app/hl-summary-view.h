@@ -1,10 +1,9 @@
-/* hl-summary-view.h — the first page: totals, a small heap chart and the
- * top call sites per cost, each a link into the flame graph. */
+/* hl-summary-view.h — the first page: totals and the top call sites per
+ * cost, each a link into the flame graph (the heap over time is the
+ * window's timeline, above every view). */
 #pragma once
 
 #include <gtk/gtk.h>
-
-#include "hl-timeline.h"
 
 G_BEGIN_DECLS
 
@@ -24,7 +23,6 @@ const char *hl_summary_view_get_stat       (HlSummaryView *self,
 /* The detail text of stat ID, or NULL (for tests). */
 const char *hl_summary_view_get_stat_detail (HlSummaryView *self,
                                              const char    *id);
-HlTimeline *hl_summary_view_get_chart      (HlSummaryView *self);
 
 /* The top list of cost COST (an index the window gives meaning to):
  * replaced by N rows of FUNCTIONS, MODULES and VALUES (display texts). */

@@ -62,7 +62,7 @@ hl_timeline_layout (const HlTimelineData     *data,
 {
   double rest;
 
-  layout->bands_height = vp->hide_bands ? 0 : hl_timeline_data_get_n_rows (data) * vp->row_height;
+  layout->bands_height = hl_timeline_data_get_n_rows (data) * vp->row_height;
   layout->axis_y = MAX (vp->height - vp->row_height, layout->bands_height);
   rest = MAX (layout->axis_y - layout->bands_height, 0);
   layout->rate_height = floor (rest * RATE_FRACTION);
@@ -336,8 +336,7 @@ hl_timeline_draw (cairo_t                  *cr,
   cairo_rectangle (cr, 0, 0, vp->width, vp->height);
   cairo_clip (cr);
 
-  if (!vp->hide_bands)
-    draw_bands (cr, layout, data, vp, style);
+  draw_bands (cr, layout, data, vp, style);
   draw_axis (cr, layout, vp, style, &lay);
   scale_left = vp->width;
   if (hl_timeline_data_get_n_buckets (data) > 0 && hl_timeline_data_get_max_value (data, vp->mode) > 0)

@@ -30,7 +30,6 @@ typedef struct
   guint64  selection_end_ns;
   gboolean has_cursor;
   guint64  cursor_ns;
-  gboolean hide_bands;       /* compact: the chart and the axis only */
   gboolean by_site;          /* the heap split into its largest call sites */
   HlTimelineMode mode;       /* the chart: consumed, allocations, temporary */
 } HlTimelineViewport;

@@ -31,7 +31,6 @@ struct _HlTimeline
   double   drag_y;
   gboolean has_cursor;
   guint64  cursor_ns;
-  gboolean compact;
   gboolean by_site;
   HlTimelineMode mode;
 };
@@ -80,7 +79,6 @@ hl_timeline_get_viewport (HlTimeline         *self,
   vp->selection_end_ns = self->selection_end_ns;
   vp->has_cursor = self->has_cursor;
   vp->cursor_ns = self->cursor_ns;
-  vp->hide_bands = self->compact;
   vp->by_site = self->by_site && self->mode == HL_TIMELINE_MODE_CONSUMED;
   vp->mode = self->mode;
 }
@@ -118,15 +116,6 @@ hl_timeline_get_by_site (HlTimeline *self)
 {
   g_return_val_if_fail (HL_IS_TIMELINE (self), FALSE);
   return self->by_site;
-}
-
-void
-hl_timeline_set_compact (HlTimeline *self,
-                         gboolean    compact)
-{
-  g_return_if_fail (HL_IS_TIMELINE (self));
-  self->compact = !!compact;
-  gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
 void
@@ -582,7 +571,7 @@ hl_timeline_measure (GtkWidget      *widget,
 {
   HlTimeline *self = HL_TIMELINE (widget);
   double row = row_height (self);
-  guint rows = self->data && !self->compact ? hl_timeline_data_get_n_rows (self->data) : 0;
+  guint rows = self->data ? hl_timeline_data_get_n_rows (self->data) : 0;
 
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {

@@ -47,9 +47,6 @@ void            hl_timeline_drag           (HlTimeline     *self,
 void            hl_timeline_click          (HlTimeline     *self,
                                             double          x,
                                             double          y);
-/* Compact: no metadata bands (a small chart). */
-void            hl_timeline_set_compact    (HlTimeline     *self,
-                                            gboolean        compact);
 /* By site: the heap's area split into its largest call sites (the
  * data's sites), each named in the tooltip with its bytes. */
 void            hl_timeline_set_by_site    (HlTimeline     *self,

@@ -70,7 +70,6 @@ hl_window_live_update (HlWindow *self)
   timeline = hl_adapter_timeline_data (hl_window_recording (self), 0, HL_TIME_END, HL_WINDOW_TIMELINE_BUCKETS);
   self->timeline_whole = TRUE;
   hl_timeline_set_data (self->timeline, timeline);
-  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   if (whole)
     {
       hl_timeline_reset_zoom (self->timeline);

@@ -244,7 +244,6 @@ hl_window_show_timeline (HlWindow *self)
   update_by_site_sensitive (self);
   if (gtk_toggle_button_get_active (self->by_site_button))
     show_sites (self);
-  hl_timeline_set_data (hl_summary_view_get_chart (self->summary_view), timeline);
   hl_window_update_timeline_legend (self);
 }
 

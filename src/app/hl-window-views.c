@@ -9,6 +9,7 @@
 
 #include "hl-adapter-filter.h"
 #include "hl-adapter-flame.h"
+#include "hl-adapter-not-freed.h"
 #include "hl-adapter-summary.h"
 #include "hl-allocations-build.h"
 #include "hl-call-tree-rows.h"
@@ -286,6 +287,22 @@ on_allocations_built (GObject      *source,
   hl_timing_log (&self->allocations_mark, "allocations view (worker)");
 }
 
+/* The Leaks tab says what it lists: leaks, or what was not freed yet or
+ * by the range's end (the same words as the summary's cards). */
+static void
+show_leak_titles (HlWindow *self)
+{
+  HlLiveSession *live = hl_window_live_session (self);
+  HlLiveState state = live != NULL ? hl_live_session_get_state (live) : HL_LIVE_STATE_ENDED;
+  HlNotFreedTitles titles;
+  HlSummary s;
+
+  hl_recording_get_summary (hl_window_recording (self), &s);
+  hl_adapter_not_freed_titles (hl_window_analysis (self), s.duration_ns, live != NULL ? &state : NULL, &titles);
+  hl_allocations_view_set_leak_titles (self->allocations_view, titles.tab, titles.column, titles.none);
+  hl_not_freed_titles_clear (&titles);
+}
+
 static void
 refresh_allocations (HlWindow *self)
 {
@@ -293,6 +310,7 @@ refresh_allocations (HlWindow *self)
    * it when the page is looked at, not on every range drag. */
   if (!view_wanted (self, "allocations", &self->allocations_stale))
     return;
+  show_leak_titles (self);
   ViewRead *read = view_read_new (self);
   if (read == NULL)
     {

@@ -8,6 +8,8 @@
 
 #include <adwaita.h>
 
+#include "hl-adapter-not-freed.h"
+#include "hl-allocations-view.h"
 #include "hl-cost.h"
 #include "hl-model-adapter.h"
 #include "hl-summary-view.h"
@@ -131,6 +133,39 @@ test_exact_top (void)
   g_object_unref (view);
 }
 
+/* The Leaks tab says what it lists, in the summary's words. */
+static void
+test_leak_tab_titles (void)
+{
+  g_autoptr(HlRecording) rec = sampled_recording ();
+  g_autoptr(HlFilter) f = hl_filter_new ();
+  g_autoptr(HlFilter) part = hl_filter_with_time_range (f, 0, 25);
+  g_autoptr(HlAnalysis) a_all = hl_analysis_new (rec, NULL);
+  g_autoptr(HlAnalysis) a_part = hl_analysis_new (rec, part);
+  HlAllocationsView *view = g_object_ref_sink (g_object_new (HL_TYPE_ALLOCATIONS_VIEW, NULL));
+  g_autofree char *end = hl_format_time (25);
+  g_autofree char *by = g_strdup_printf ("Not Freed by %s", end);
+  HlLiveState running = HL_LIVE_STATE_RUNNING;
+  HlNotFreedTitles t;
+
+  g_assert_cmpstr (hl_allocations_view_get_leaks_title (view), ==, "Leaks");
+  hl_adapter_not_freed_titles (a_part, 30, NULL, &t);
+  g_assert_cmpstr (t.card, ==, by);
+  g_assert_cmpstr (t.tab, ==, by);
+  hl_allocations_view_set_leak_titles (view, t.tab, t.column, t.none);
+  g_assert_cmpstr (hl_allocations_view_get_leaks_title (view), ==, by);
+  hl_not_freed_titles_clear (&t);
+  hl_adapter_not_freed_titles (a_all, 30, &running, &t);
+  g_assert_cmpstr (t.tab, ==, "Not Freed Yet");
+  hl_not_freed_titles_clear (&t);
+  hl_adapter_not_freed_titles (a_all, 30, NULL, &t);
+  g_assert_cmpstr (t.card, ==, "Leaked");
+  g_assert_cmpstr (t.tab, ==, "Leaks");
+  g_assert_null (t.most);
+  hl_not_freed_titles_clear (&t);
+  g_object_unref (view);
+}
+
 /* A saved trace with a time range that ends before the recording: the
  * allocations' "leaked" is what they had not freed by its end (the cards
  * say so), and the peak is theirs; a range to the end leaks. */
@@ -149,6 +184,18 @@ test_range_titles (void)
 
   hl_adapter_fill_summary (view, rec, a_part, NULL);
   g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, want);
+  /* the Duration card gives the range's length, of the whole */
+  {
+    g_autofree char *range = hl_format_duration (25);
+    g_autofree char *whole = hl_format_duration (30);
+    g_autofree char *of = g_strdup_printf ("selected, of %s", whole);
+    HlSummary s;
+
+    hl_recording_get_summary (rec, &s);
+    g_assert_cmpuint (s.duration_ns, ==, 30);
+    g_assert_cmpstr (hl_summary_view_get_stat (view, "duration"), ==, range);
+    g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==, of);
+  }
   g_assert_true (g_str_has_suffix (hl_summary_view_get_stat_detail (view, "peak"), ", of the selected allocations"));
   hl_adapter_fill_summary (view, rec, a_end, NULL);
   g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, "Most Leaked");
@@ -168,5 +215,6 @@ main (int   argc,
   adw_init ();
   g_test_add_func ("/summary-live/exact-top", test_exact_top);
   g_test_add_func ("/summary-live/range-titles", test_range_titles);
+  g_test_add_func ("/summary-live/leak-tab-titles", test_leak_tab_titles);
   return g_test_run ();
 }

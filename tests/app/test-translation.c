@@ -140,7 +140,7 @@ test_app (void)
 
   hl_window_open (window, file);
   hl_app_test_wait_for_page (window, "views");
-  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Heap im Zeitverlauf"));
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Heap-Spitze"));
   g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (app);
