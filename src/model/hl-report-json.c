@@ -100,8 +100,8 @@ add_ended_by_signal (JsonBuilder *b,
 
 /* A trace cut by a full disk (the preload's or record's record of it):
  * when, the errno name, and the whole run's totals from the session's
- * counters (null when record could not write them down); null when the
- * trace was not cut. */
+ * counters (null when record could not write them down); left out when
+ * the trace was not cut (as ended_by_signal). */
 static void
 add_trace_cut (JsonBuilder *b,
                HlRecording *rec)
@@ -111,10 +111,7 @@ add_trace_cut (JsonBuilder *b,
   guint64 at_ns;
 
   if (at == NULL || !g_ascii_string_to_unsigned (at, 10, 0, G_MAXUINT64, &at_ns, NULL))
-    {
-      hl_json_add_null (b, "trace_cut");
-      return;
-    }
+    return;
   json_builder_set_member_name (b, "trace_cut");
   json_builder_begin_object (b);
   hl_json_add_uint (b, "at_ns", at_ns);
