@@ -99,27 +99,239 @@ open_trace (void)
   return fd;
 }
 
+/* ---- The cut ---------------------------------------------------------------
+ * The first write of a packet that fails (a full disk: ENOSPC; EFBIG;
+ * EIO...) cuts the trace: it ends at its last whole packet (what a short
+ * write left of a packet is truncated away), nothing is written after it
+ * but the record of the cut (an INFO packet, where there is room), and one
+ * line on stderr says so. The events after it count as dropped
+ * (HL_DROP_TRACE_WRITE); the session's counters go on to the end. The
+ * cut's time (of the first event it lost: also of a packet another thread
+ * was still building) and errno go to the session's header. */
+static int      cut_errno;  /* 0: not cut (atomic) */
+static uint64_t cut_ns;     /* first lost event, >= 1; 0 until cut (atomic) */
+static int      cut_fd = -1; /* the trace's descriptor, left open at the cut */
+static HlTraceBuffer cut_buf;
+static char     cut_line[1400];
+
+/* *WORD = min (*WORD, T), where 0 is no value yet. */
+static void
+lower_time (uint64_t *word,
+            uint64_t  t)
+{
+  uint64_t old = __atomic_load_n (word, __ATOMIC_RELAXED);
+  while ((old == 0 || t < old)
+         && !__atomic_compare_exchange_n (word, &old, t, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+}
+
+/* An event of time T (of the trace's base) is lost to the cut. */
+static void
+note_lost_at (uint64_t t)
+{
+  t = t > 0 ? t : 1;
+  lower_time (&cut_ns, t);
+  if (hl_g.hdr != NULL)
+    lower_time (&hl_g.hdr->trace_cut_ns_atomic, t);
+}
+
+/* The time of the packet in BUF, else now. */
+static uint64_t
+packet_time (const void *buf,
+             size_t      len)
+{
+  HlPacketHeader ph;
+  if (len < sizeof ph)
+    return hl_now ();
+  memcpy (&ph, buf, sizeof ph);
+  return ph.magic == HL_PACKET_MAGIC ? ph.time_begin_ns : hl_now ();
+}
+
+/* Writes LEN bytes of BUF to FD: 0, or the errno of the write that
+ * failed, *DONE bytes after the start. */
+static int
+write_counted (int         fd,
+               const void *buf,
+               size_t      len,
+               size_t     *done)
+{
+  const uint8_t *p = buf;
+  *done = 0;
+  while (*done < len)
+    {
+      ssize_t n = write (fd, p + *done, len - *done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno != 0 ? errno : EIO;
+      if (n == 0)
+        return ENOSPC;
+      *done += (size_t) n;
+    }
+  return 0;
+}
+
+/* Takes the PARTIAL bytes a short write left at the end of FD away. */
+static void
+truncate_partial (int    fd,
+                  size_t partial)
+{
+  struct stat st;
+  if (partial > 0 && fstat (fd, &st) == 0 && st.st_size >= (off_t) partial)
+    (void) ftruncate (fd, st.st_size - (off_t) partial);
+}
+
+/* Whether LEN more bytes stay within RLIMIT_FSIZE (past it, SIGXFSZ). */
+static bool
+within_size_limit (uint64_t end)
+{
+  struct rlimit rl;
+  return getrlimit (RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || end <= (uint64_t) rl.rlim_cur;
+}
+
+/* "S.mmm" of NS. */
+static size_t
+fmt_seconds (char     *out,
+             uint64_t  ns)
+{
+  size_t n = hl_fmt_u64 (out, ns / 1000000000u);
+  uint64_t ms = ns / 1000000u % 1000u;
+  out[n++] = '.';
+  out[n++] = (char) ('0' + ms / 100);
+  out[n++] = (char) ('0' + ms / 10 % 10);
+  out[n++] = (char) ('0' + ms % 10);
+  out[n] = '\0';
+  return n;
+}
+
+static const char *
+errno_name (int err)
+{
+  const char *name = strerrorname_np (err);
+  return name != NULL ? name : "EIO";
+}
+
+/* The one line of the cut: where and why. */
+static void
+say_cut (int  err,
+         bool by_limit)
+{
+  if (by_limit)
+    {
+      hl_sys_warn ("the trace reached the file size limit (ulimit -f): the events after it are dropped, "
+                   "the program goes on", NULL, NULL);
+      return;
+    }
+  const char *desc = strerrordesc_np (err);
+  char t[32];
+  fmt_seconds (t, __atomic_load_n (&cut_ns, __ATOMIC_RELAXED));
+  const char *parts[] = { "heaplens: the trace ", hl_g.trace_path, " stopped at ", t, " s: ",
+                          desc != NULL ? desc : "write error", " (", errno_name (err),
+                          "): the events after it are dropped, the program goes on\n" };
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    n += hl_strlcpy (cut_line + n, parts[i], sizeof cut_line - n);
+  if (n >= sizeof cut_line)
+    {
+      n = sizeof cut_line - 1;
+      cut_line[n - 1] = '\n';
+    }
+  (void) hl_sys_write_all (2, cut_line, n);
+}
+
+/* The record of the cut at the trace's end, where there is room: an INFO
+ * packet with trace_cut_ns and trace_cut_reason (docs/capture.md). */
+static void
+write_cut_record (int fd,
+                  int err)
+{
+  char t[24];
+  uint64_t at = __atomic_load_n (&cut_ns, __ATOMIC_RELAXED);
+  hl_fmt_u64 (t, at);
+  const char *keys[] = { "trace_cut_ns", "trace_cut_reason" };
+  const char *values[] = { t, errno_name (err) };
+  hl_packet_writer_init (&cut_buf.w, cut_buf.own.packet, sizeof cut_buf.own.packet, hl_g.pid, hl_sys_gettid ());
+  size_t len = hl_packet_writer_info (&cut_buf.w, at, keys, values, 2);
+  if (len == 0 || !within_size_limit (atomic_load (&hl_g.trace_size) + len))
+    return;
+  size_t done;
+  if (write_counted (fd, cut_buf.own.packet, len, &done) != 0)
+    truncate_partial (fd, done);
+}
+
+/* The write of a packet of the trace (on FD) failed with ERR, PARTIAL
+ * bytes of it written: the first failure cuts the trace. errno is kept. */
+static void
+cut_trace (int         fd,
+           int         err,
+           size_t      partial,
+           const void *buf,
+           size_t      len,
+           bool        by_limit)
+{
+  int saved = errno;
+  note_lost_at (packet_time (buf, len));
+  int none = 0;
+  if (!__atomic_compare_exchange_n (&cut_errno, &none, err, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    {
+      /* a write that was under way beside the cut: its part goes too */
+      truncate_partial (fd, partial);
+      errno = saved;
+      return;
+    }
+  /* later events count as dropped (HL_TRACE_EMIT); the descriptor stays
+   * open: another thread may be writing to it */
+  cut_fd = fd;
+  __atomic_store_n (&hl_g.trace_lost, 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&hl_g.trace_fd, -1, __ATOMIC_RELEASE);
+  truncate_partial (fd, partial);
+  struct stat st;
+  if (fstat (fd, &st) == 0)
+    atomic_store (&hl_g.trace_size, (uint64_t) st.st_size);
+  if (hl_g.hdr != NULL)
+    __atomic_store_n (&hl_g.hdr->trace_cut_errno_atomic, err, __ATOMIC_RELEASE);
+  say_cut (err, by_limit);
+  write_cut_record (fd, err);
+  errno = saved;
+}
+
+bool
+hl_trace_is_cut (void)
+{
+  return __atomic_load_n (&cut_errno, __ATOMIC_ACQUIRE) != 0;
+}
+
 /* Appends LEN bytes to the trace, unless that would take the file past
  * the file-size limit (RLIMIT_FSIZE, `ulimit -f`): the kernel would send
- * the program SIGXFSZ, which kills it. Then nothing is written (the
- * packet's events count as dropped), and one line says so, once. -1 when
- * not written. */
+ * the program SIGXFSZ, which kills it. A write of the open trace that
+ * fails, or would pass the limit, cuts it (above). -1 when not written. */
 int
 hl_trace_write (int         fd,
                 const void *buf,
                 size_t      len)
 {
+  if (hl_trace_is_cut ())
+    return -1;
+  bool is_trace = fd == __atomic_load_n (&hl_g.trace_fd, __ATOMIC_ACQUIRE);
   uint64_t end = atomic_fetch_add (&hl_g.trace_size, len) + len;
-  struct rlimit rl;
-  if (getrlimit (RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && end > (uint64_t) rl.rlim_cur)
+  if (!within_size_limit (end))
     {
       atomic_fetch_sub (&hl_g.trace_size, len);
-      if (atomic_exchange (&hl_g.trace_full, 1) == 0)
+      if (is_trace)
+        cut_trace (fd, EFBIG, 0, buf, len, true);
+      else if (atomic_exchange (&hl_g.trace_full, 1) == 0)
         hl_sys_warn ("the trace reached the file size limit (ulimit -f): the events after it are dropped, "
                      "the program goes on", NULL, NULL);
       return -1;
     }
-  return hl_sys_write_all (fd, buf, len);
+  size_t done;
+  int err = write_counted (fd, buf, len, &done);
+  if (err == 0)
+    return 0;
+  if (is_trace)
+    cut_trace (fd, err, done, buf, len, false);
+  errno = err;
+  return -1;
 }
 
 int
@@ -235,13 +447,33 @@ hl_trace_writer (HlThreadBlock *b,
   return &b->trace.w;
 }
 
+/* The packet B was building when the trace was cut: its events are
+ * dropped, and the cut is as early as its first. */
+static void
+drop_pending (HlThreadBlock *b)
+{
+  b->trace.begun = 0;
+  if (!hl_packet_writer_is_empty (&b->trace.w))
+    {
+      note_lost_at (b->trace.w.time_begin_ns);
+      hl_counters_drop (HL_DROP_TRACE_WRITE, b->trace.w.n_events);
+    }
+  __atomic_store_n (&b->trace.slot->state_atomic, 0, __ATOMIC_RELEASE);
+}
+
 void
 hl_trace_flush (HlThreadBlock *b,
                 uint64_t       now)
 {
   b->last_flush_ns = now;
-  if (hl_g.trace_fd < 0 || !b->trace.begun)
+  if (!b->trace.begun)
     return;
+  if (hl_g.trace_fd < 0)
+    {
+      if (hl_trace_is_cut ())
+        drop_pending (b);
+      return;
+    }
   b->trace.begun = 0;
   HlShmPacketSlot *s = b->trace.slot;
   if (hl_packet_writer_is_empty (&b->trace.w))
@@ -291,6 +523,12 @@ hl_trace_forget (void)
     close (fd);
   hl_g.trace_fd = -1;
   hl_g.trace_lost = 0;
+  /* the parent's cut is not the child's */
+  if (cut_fd >= 0 && hl_sys_fd_is (cut_fd, hl_g.trace_dev, hl_g.trace_ino))
+    close (cut_fd);
+  cut_fd = -1;
+  __atomic_store_n (&cut_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&cut_errno, 0, __ATOMIC_RELEASE);
 }
 
 /* must match hl-trace-compress-stream.c's */

@@ -48,8 +48,14 @@ void hl_trace_forget      (void);
 void hl_trace_unlink_compress_tmp (void);
 /* Appends LEN bytes of BUF to the trace on FD, within the file-size limit
  * (RLIMIT_FSIZE: past it the program would get SIGXFSZ); -1 when not
- * written. */
+ * written. The first packet of the open trace that cannot be written
+ * (a full disk, the limit, EIO) cuts it: it ends at its last whole packet
+ * with a record of the cut, one line says so, nothing is written after
+ * it, and the session's header holds the cut (trace_cut_ns_atomic,
+ * trace_cut_errno_atomic). */
 int  hl_trace_write       (int fd, const void *buf, size_t len);
+/* Whether the trace was cut (above). */
+bool hl_trace_is_cut      (void);
 void hl_trace_buffer_init (HlTraceBuffer *t, uint32_t pid, uint32_t tid);
 /* Writes the packet being built, if any, and begins a new one. */
 void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);

@@ -25,6 +25,7 @@
 #include "hl-cli-commands.h"
 #include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
+#include "hl-cli-trace-cut.h"
 #include "hl-model.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-cli-record-stream.h"
@@ -282,7 +283,8 @@ salvage_sessions (FindCtx         *ctx,
       int sig = is_root && WIFSIGNALED (status) ? WTERMSIG (status) : 0;
       if (h->trace_path[0] == '\0')
         continue;
-      if (h->state_atomic == HL_SHM_STATE_ENDED)
+      /* a cut trace ends at its cut: nothing after it */
+      if (h->state_atomic == HL_SHM_STATE_ENDED || hl_cli_trace_cut_reason (&f->s) != NULL)
         {
           /* its END says 128 + SIG; that it was a signal, only we know */
           if (sig > 0)
@@ -745,6 +747,11 @@ hl_cli_record (int    argc,
   HlRecordSalvage root_salvage = { 0 };
   bool root_salvaged = salvage_sessions (&ctx, (uint32_t) pid, status, (uint64_t) exited_us * 1000u,
                                           &root_salvage);
+  /* a trace cut by a full disk: its record, with the session's totals */
+  bool cut_noted = true;
+  for (guint k = 0; k < ctx.found->len; k++)
+    if (!hl_cli_trace_cut_append (&FOUND (&ctx, k)->s) && FOUND (&ctx, k)->s.header.pid == (uint32_t) pid)
+      cut_noted = false;
   /* ctx is not written again: the thread reads the names beside us */
   GThread *unlinker = g_thread_try_new ("hl-unlink", unlink_thread, &ctx, NULL);
   /* the program's session: its pid, and of its images the one that did not
@@ -805,13 +812,18 @@ hl_cli_record (int    argc,
        * (its size and stack unknown there; the trace pairs it by
        * address): with drops, the peak and the leaks are upper bounds. */
       const char *bound = s->dropped > 0 ? "at most " : "";
+      const char *cut = hl_cli_trace_cut_reason (s);
       fprintf (stderr,
                "heaplens: %s: %llu allocations, %llu frees, peak %s%s, leaked %s%s in %s%llu blocks, %llu dropped%s",
                s->header.trace_path[0] ? s->header.trace_path : "(no trace written)",
                (unsigned long long) s->n_allocs, (unsigned long long) s->n_frees, bound, peak,
                bound, leaked, bound,
                (unsigned long long) blocks, (unsigned long long) s->dropped,
-               s->dropped > 0 ? " (the exact numbers: heaplens-cli report)" : "");
+               s->dropped > 0 && cut == NULL ? " (the exact numbers: heaplens-cli report)" : "");
+      if (cut != NULL)
+        fprintf (stderr, _("; trace cut at %.3f s by %s (%s): numbers up to %.3f s in it, these are the whole run's%s"),
+                 s->header.trace_cut_ns_atomic / 1e9, hl_cli_trace_cut_cause (cut), cut,
+                 s->header.trace_cut_ns_atomic / 1e9, cut_noted ? "" : _(" (no room to say so in the trace)"));
       guint children = count_children (&ctx, (uint32_t) pid);
       if (children > 0)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",

@@ -12,6 +12,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-model-util.h"
+#include "hl-cli-trace-cut.h"
 
 static const char *
 cost_title (HlCostKind kind)
@@ -183,6 +184,47 @@ print_death (HlRecording *rec)
   printf ("\n");
 }
 
+/* The time of the trace's cut (a full disk: the preload's or record's
+ * record of it, docs/capture.md), G_MAXUINT64 when it was not cut. */
+static guint64
+trace_cut_ns (HlRecording *rec)
+{
+  const char *text = hl_recording_get_info (rec, "trace_cut_ns");
+  guint64 t;
+
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64 - 1, &t, NULL))
+    return G_MAXUINT64;
+  return t;
+}
+
+/* A trace cut by a full disk: when and why, and the whole run's totals
+ * from the session's counters when record could write them down. */
+static void
+print_cut (HlRecording *rec,
+           guint64      cut_ns)
+{
+  const char *reason = hl_recording_get_info (rec, "trace_cut_reason");
+  const char *keys[] = { "session_allocations", "session_frees", "session_bytes_allocated",
+                         "session_not_freed_bytes", "session_not_freed_blocks", "session_dropped_events" };
+  guint64 v[G_N_ELEMENTS (keys)];
+
+  if (cut_ns == G_MAXUINT64)
+    return;
+  printf (_("  trace cut:        at %.3f s by %s (%s): numbers up to %.3f s\n"), cut_ns / 1e9,
+          hl_cli_trace_cut_cause (reason), reason != NULL ? reason : "?", cut_ns / 1e9);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *text = hl_recording_get_info (rec, keys[i]);
+      if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &v[i], NULL))
+        return;
+    }
+  g_autofree char *bytes = hl_cli_format_size (v[2]);
+  g_autofree char *not_freed = hl_cli_format_size (v[3]);
+  printf (_("  whole run:        %" PRIu64 " allocations, %" PRIu64 " frees, %s allocated, %s in %" PRIu64
+            " blocks not freed at exit, %" PRIu64 " dropped events (the session's counters)\n"),
+          (uint64_t) v[0], (uint64_t) v[1], bytes, not_freed, (uint64_t) v[4], (uint64_t) v[5]);
+}
+
 static void
 print_text (const char  *path,
             HlRecording *rec,
@@ -193,7 +235,7 @@ print_text (const char  *path,
 {
   HlSummary s;
   HlCosts t;
-  guint64 not_freed_by;
+  guint64 not_freed_by, cut_ns;
   const char *exe = hl_recording_get_info (rec, "exe");
   const char * const *warnings = hl_recording_get_warnings (rec);
   g_autoptr (GPtrArray) nodebug = hl_recording_get_modules_without_debug_info (rec);
@@ -203,6 +245,7 @@ print_text (const char  *path,
   hl_recording_get_summary (rec, &s);
   hl_analysis_get_totals (analysis, &t);
   not_freed_by = range_end_before_exit (hl_analysis_get_filter (analysis), &s);
+  cut_ns = trace_cut_ns (rec);
   bytes = hl_cli_format_size (s.bytes_allocated);
   peak = hl_cli_format_size (s.peak_heap_bytes);
   rss = hl_cli_format_size (s.peak_rss_bytes);
@@ -214,6 +257,7 @@ print_text (const char  *path,
   if (s.has_exit_status)
     printf (_("  exit status:      %d\n"), s.exit_status);
   print_death (rec);
+  print_cut (rec, cut_ns);
   printf (_("  duration:         %.3f s\n"), s.duration_ns / 1e9);
   printf (_("  calls:            %" PRIu64 " allocations, %" PRIu64 " frees\n"),
           (uint64_t) s.n_allocations, (uint64_t) s.n_frees);
@@ -223,7 +267,11 @@ print_text (const char  *path,
   printf (_("  peak heap:        %s at %.3f s\n"), peak, s.peak_time_ns / 1e9);
   if (s.peak_rss_bytes > 0)
     printf (_("  peak RSS:         %s\n"), rss);
-  printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
+  if (cut_ns != G_MAXUINT64)
+    printf (_("  not freed:        %s in %" PRIu64 " blocks by %.3f s (the trace was cut)\n"), leaked,
+            (uint64_t) s.leaked_blocks, cut_ns / 1e9);
+  else
+    printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   printf (_("  threads:          %u\n"), s.n_threads);
   print_marks (rec);
@@ -231,7 +279,7 @@ print_text (const char  *path,
   if (filter_text[0] != '\0')
     {
       printf (_("  selection:        %s\n                    "), filter_text);
-      print_costs_line (&t, not_freed_by);
+      print_costs_line (&t, MIN (not_freed_by, cut_ns));
     }
 
   for (guint k = 0; k < n_costs; k++)
@@ -241,6 +289,9 @@ print_text (const char  *path,
 
       if (costs[k] == HL_COST_KIND_LEAKED && not_freed_by != G_MAXUINT64)
         printf (_("\nmost memory not freed by %.3f s, the end of the range (%s):\n"), not_freed_by / 1e9,
+                hl_cost_kind_to_string (costs[k]));
+      else if (costs[k] == HL_COST_KIND_LEAKED && cut_ns != G_MAXUINT64)
+        printf (_("\nmost memory not freed by %.3f s (the trace was cut) (%s):\n"), cut_ns / 1e9,
                 hl_cost_kind_to_string (costs[k]));
       else
         printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));

@@ -98,6 +98,44 @@ add_ended_by_signal (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+/* A trace cut by a full disk (the preload's or record's record of it):
+ * when, the errno name, and the whole run's totals from the session's
+ * counters (null when record could not write them down); left out when
+ * the trace was not cut (as ended_by_signal). */
+static void
+add_trace_cut (JsonBuilder *b,
+               HlRecording *rec)
+{
+  const char *at = hl_recording_get_info (rec, "trace_cut_ns");
+  const char *reason = hl_recording_get_info (rec, "trace_cut_reason");
+  guint64 at_ns;
+
+  if (at == NULL || !g_ascii_string_to_unsigned (at, 10, 0, G_MAXUINT64, &at_ns, NULL))
+    return;
+  json_builder_set_member_name (b, "trace_cut");
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "at_ns", at_ns);
+  if (reason != NULL)
+    hl_json_add_string (b, "reason", reason);
+  else
+    hl_json_add_null (b, "reason");
+  if (hl_recording_get_info (rec, "session_allocations") == NULL)
+    hl_json_add_null (b, "session");
+  else
+    {
+      json_builder_set_member_name (b, "session");
+      json_builder_begin_object (b);
+      add_info_uint (b, rec, "allocations", "session_allocations");
+      add_info_uint (b, rec, "frees", "session_frees");
+      add_info_uint (b, rec, "bytes_allocated", "session_bytes_allocated");
+      add_info_uint (b, rec, "not_freed_bytes", "session_not_freed_bytes");
+      add_info_uint (b, rec, "not_freed_blocks", "session_not_freed_blocks");
+      add_info_uint (b, rec, "dropped_events", "session_dropped_events");
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+}
+
 static void
 add_summary (JsonBuilder *b,
              HlRecording *rec)
@@ -125,6 +163,7 @@ add_summary (JsonBuilder *b,
   else
     hl_json_add_null (b, "exit_status");
   add_ended_by_signal (b, rec);
+  add_trace_cut (b, rec);
   json_builder_end_object (b);
 }
 

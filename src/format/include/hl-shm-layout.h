@@ -96,8 +96,15 @@ typedef struct
   char        trace_path[HL_SHM_PATH_MAX];  /* "" when no trace is written */
   uint64_t    clock_ns_atomic;              /* CLOCK_MONOTONIC_COARSE, kept by the recorder; 0: not kept */
   HlShmRegion packets;                      /* HlShmPacketsHeader + HlShmPacketSlot[]; 0, 0: none */
+  /* The trace cut (a write failed: a full disk, EFBIG, EIO): the time of
+   * the first event it lost (monotonic ns since start, at least 1; 0: not
+   * cut), lowered while pending packets are dropped, and the errno of the
+   * failed write, stored last (0: not cut). Zero in older segments. */
+  uint64_t    trace_cut_ns_atomic;
+  int32_t     trace_cut_errno_atomic;
+  uint32_t    reserved_cut;
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
