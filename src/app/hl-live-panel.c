@@ -149,6 +149,14 @@ state_line (HlLivePanel *self)
    * allocations per second · calls · dropped events (numbers come formatted) */
   g_autofree char *line = g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
                                            state, heap, peak, rss, per_second, allocs, dropped);
+  if (hl_live_session_get_shm_full (self->session))
+    {
+      g_autofree char *untracked = hl_format_count (t.live_dropped);
+      g_autofree char *full = g_strdup_printf (_("%s · live table stopped growing: /dev/shm is full (%s allocations "
+                                                 "not tracked live; the trace is complete)"), line, untracked);
+      g_free (line);
+      line = g_steal_pointer (&full);
+    }
   if (!hl_live_session_get_unfollowed (self->session))
     return g_steal_pointer (&line);
   /* the preload started them without itself (hl-capture-exec.c); the

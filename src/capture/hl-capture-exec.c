@@ -105,7 +105,8 @@ mark_in_parent_buffer (const char *path,
   hl_tls.guard--;
 }
 
-/* Before the image is replaced: everything written, the session ended. */
+/* Before the image is replaced: everything written, the session ended,
+ * the trace told by what (hl_capture_note_exec). */
 static void
 before_exec (const char *path,
              const char *refusal)
@@ -132,6 +133,8 @@ before_exec (const char *path,
     }
   hl_tls.guard--;
   hl_capture_finish (-1, false, true);
+  /* after the END: what replaced the image, which report shows */
+  hl_capture_note_exec (path);
 }
 
 static void
@@ -139,6 +142,7 @@ after_failed_exec (void)
 {
   if (!hl_active () || (uint32_t) getpid () != hl_g.pid)
     return;
+  hl_capture_note_exec (NULL); /* the image was not replaced */
   atomic_store (&hl_g.ended, 0);
   if (hl_g.hdr != NULL)
     {

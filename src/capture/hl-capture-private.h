@@ -261,6 +261,8 @@ hl_active (void)
 void hl_capture_init        (void);
 void hl_capture_ensure_init (void);
 void hl_capture_finish      (int exit_status, bool have_status, bool by_exec);
+/* INFO replaced_by_exec (hl-capture-process.c); PROGRAM NULL: the exec failed */
+void hl_capture_note_exec   (const char *program);
 
 /* ---- Thread state ------------------------------------------------------- */
 

@@ -75,6 +75,43 @@ hl_capture_finish (int  exit_status,
   hl_tls.guard--;
 }
 
+/* ---- exec ------------------------------------------------------------------ */
+
+/* The record of an exec that replaced the image, written after its END:
+ * an INFO packet with replaced_by_exec (PROGRAM, as the exec was given
+ * it) and replaced_by_exec_ns (when, on the trace's clock), which
+ * `report` shows instead of the END's -1. An exec that failed (PROGRAM
+ * NULL) writes replaced_by_exec empty: the image goes on, and its next
+ * END is its exit status. A second thread's exec meanwhile writes none
+ * (one buffer, taken or skipped). */
+#define HL_EXEC_PROGRAM_MAX 1024u
+
+static HlPacketWriter exec_writer;
+static uint8_t exec_packet[HL_EXEC_PROGRAM_MAX + 256];
+static atomic_flag exec_busy = ATOMIC_FLAG_INIT;
+
+void
+hl_capture_note_exec (const char *program)
+{
+  if ((uint32_t) getpid () != hl_g.pid || atomic_flag_test_and_set (&exec_busy))
+    return;
+  int fd = hl_trace_fd_checked ();
+  if (fd >= 0)
+    {
+      uint64_t now = hl_now ();
+      char name[HL_EXEC_PROGRAM_MAX], when[24];
+      hl_strlcpy (name, program != NULL ? program : "", sizeof name);
+      hl_fmt_u64 (when, now);
+      const char *keys[2] = { "replaced_by_exec", "replaced_by_exec_ns" };
+      const char *values[2] = { name, program != NULL ? when : "" };
+      hl_packet_writer_init (&exec_writer, exec_packet, sizeof exec_packet, hl_g.pid, hl_sys_gettid ());
+      size_t len = hl_packet_writer_info (&exec_writer, now, keys, values, 2);
+      if (len > 0)
+        (void) hl_trace_write (fd, exec_packet, len);
+    }
+  atomic_flag_clear (&exec_busy);
+}
+
 /* ---- fork ------------------------------------------------------------------ */
 
 static void

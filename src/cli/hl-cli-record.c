@@ -23,6 +23,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-cli-record-prune.h"
 #include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
 #include "hl-cli-trace-cut.h"
@@ -673,6 +674,9 @@ hl_cli_record (int    argc,
       return 2;
     }
 
+  /* what an earlier record, killed, left in /dev/shm */
+  hl_cli_record_prune ();
+
   /* Under a file-size limit (ulimit -f) a compressed trace past it would
    * kill record with SIGXFSZ: record ignores it (the write fails, the
    * trace is left plain with a warning); the program gets the disposition
@@ -768,6 +772,11 @@ hl_cli_record (int    argc,
           || (final == root_final && f->s.header.start_wall_ns > root->s.header.start_wall_ns))
         root = f;
     }
+  /* what its trace cannot say: how a chain of execs that went on
+   * unrecorded ended, a live table stopped by a full /dev/shm */
+  if (root != NULL && root->s.header.trace_path[0] != '\0')
+    (void) hl_record_salvage_note_session (root->s.header.trace_path, &root->s.header, root->s.live_dropped,
+                                           (uint64_t) exited_us * 1000u, status);
   char root_lagged[256] = "";
   for (guint k = 0; k < ctx.found->len; k++)
     if (compress)
@@ -832,6 +841,18 @@ hl_cli_record (int    argc,
       bool unfollowed = false;
       for (guint k = 0; k < ctx.found->len; k++)
         unfollowed |= (FOUND (&ctx, k)->s.header.flags & HL_SHM_FLAG_UNFOLLOWED) != 0;
+      /* hl-capture-session.c: the segment's pages could not be reserved */
+      uint64_t untracked = 0;
+      bool shm_full = false;
+      for (guint k = 0; k < ctx.found->len; k++)
+        if (FOUND (&ctx, k)->s.header.flags & HL_SHM_FLAG_SHM_FULL)
+          {
+            shm_full = true;
+            untracked += FOUND (&ctx, k)->s.live_dropped;
+          }
+      if (shm_full)
+        fprintf (stderr, _("; live table stopped growing: /dev/shm is full (%llu allocations not tracked live; the "
+                           "trace is complete)"), (unsigned long long) untracked);
       if (unfollowed)
         fprintf (stderr, _("; programs it started that cannot take the preload (built with a sanitizer, or for "
                            "another machine) ran unrecorded"));

@@ -225,6 +225,44 @@ print_cut (HlRecording *rec,
           (uint64_t) v[0], (uint64_t) v[1], bytes, not_freed, (uint64_t) v[4], (uint64_t) v[5]);
 }
 
+/* An image that exec'd another (the preload notes it after its END, whose
+ * status is -1): what replaced it and when, instead of an exit status;
+ * and when the rest of the chain ran unrecorded, how the process ended
+ * (record knows it from waitpid). False for any other trace. */
+static gboolean
+print_exec (HlRecording *rec)
+{
+  const char *program = hl_recording_get_info (rec, "replaced_by_exec");
+  const char *when = hl_recording_get_info (rec, "replaced_by_exec_ns");
+  const char *then_status = hl_recording_get_info (rec, "exec_chain_exit_status");
+  const char *then_signal = hl_recording_get_info (rec, "exec_chain_signal");
+  if (program == NULL || program[0] == '\0')
+    return FALSE;
+  g_autofree char *name = hl_cli_printable (program);
+  printf (_("  ended:            replaced by exec of %s at %.3f s"), name,
+          when != NULL ? g_ascii_strtoull (when, NULL, 10) / 1e9 : 0.0);
+  int sig = then_signal != NULL ? atoi (then_signal) : 0;
+  const char *abbrev = sig > 0 ? sigabbrev_np (sig) : NULL;
+  if (sig > 0)
+    printf (_("; the process, no longer recorded, ended by SIG%s (signal %d)"), abbrev != NULL ? abbrev : "?",
+            sig);
+  else if (then_status != NULL)
+    printf (_("; the process, no longer recorded, exited with status %s"), then_status);
+  printf ("\n");
+  return TRUE;
+}
+
+/* A live table that stopped growing on a full /dev/shm (record notes it
+ * in the trace): the live view missed blocks, the trace did not. */
+static void
+print_shm_full (HlRecording *rec)
+{
+  const char *untracked = hl_recording_get_info (rec, "shm_full_untracked");
+  if (untracked != NULL)
+    printf (_("  live table stopped growing: /dev/shm is full (%s allocations not tracked live; the trace is "
+              "complete)\n"), untracked);
+}
+
 static void
 print_text (const char  *path,
             HlRecording *rec,
@@ -254,7 +292,7 @@ print_text (const char  *path,
   printf (_("Heaplens report for %s\n"), path);
   if (exe != NULL)
     printf (_("  program:          %s\n"), exe);
-  if (s.has_exit_status)
+  if (!print_exec (rec) && s.has_exit_status)
     printf (_("  exit status:      %d\n"), s.exit_status);
   print_death (rec);
   print_cut (rec, cut_ns);
@@ -273,6 +311,7 @@ print_text (const char  *path,
   else
     printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
+  print_shm_full (rec);
   printf (_("  threads:          %u\n"), s.n_threads);
   print_marks (rec);
   print_metadata (rec);

@@ -46,6 +46,7 @@ hl_cli_session_read (const char   *name,
       out->frees_unknown = t.frees_unknown;
       for (int i = 0; i < HL_DROP_REASONS_MAX; i++)
         out->dropped += t.dropped[i];
+      out->live_dropped = t.dropped[HL_DROP_LIVE_TABLE];
     }
   else
     snprintf (err, err_size, "%s", ferr.message);

@@ -22,6 +22,7 @@ typedef struct
   uint64_t    peak_heap_bytes;
   uint64_t    peak_rss_bytes;
   uint64_t    dropped;
+  uint64_t    live_dropped;   /* of dropped, allocations the live table could not hold */
 } HlCliSession;
 
 /* Reads /dev/shm/NAME (NAME without a leading '/'); false with a reason in

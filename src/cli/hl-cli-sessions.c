@@ -63,6 +63,9 @@ session_cb (const HlLiveSessionInfo *s,
           state_name (s->state), s->alive ? "" : " (dead)",
           (unsigned long long) s->totals.n_allocs, s->exe,
           s->trace_path[0] ? " -> " : "", s->trace_path);
+  if (s->shm_full)
+    printf (_("%-40s live table stopped growing: /dev/shm is full (%llu allocations not tracked live; the trace is "
+              "complete)\n"), "", (unsigned long long) s->totals.live_dropped);
   ctx->listed++;
 }
 

@@ -299,6 +299,9 @@ render (Top     *top,
   g_string_append_printf (out, _("dropped    %" PRIu64 " events, %" PRIu64 " stacks\n"), dropped, t.stacks_dropped);
   guint32 flags = 0;
   hl_shm_reader_end_info (top->reader, NULL, NULL, &flags);
+  if (flags & HL_SHM_FLAG_SHM_FULL)
+    g_string_append_printf (out, _("live table stopped growing: /dev/shm is full (%" PRIu64 " allocations not tracked "
+                                   "live; the trace is complete)\n"), t.dropped[HL_DROP_LIVE_TABLE]);
   if (flags & HL_SHM_FLAG_UNFOLLOWED)
     g_string_append (out, _("unrecorded programs it started that cannot take the preload (built with a sanitizer, or for "
                             "another machine)\n"));

@@ -71,6 +71,7 @@ read_guarded (gpointer data)
   hl_shm_reader_end_info (hl_live_segment_get_reader (c->segment), NULL, &info->ended_ns, NULL);
   info->kept = (flags & HL_SHM_FLAG_KEPT) != 0;
   info->unfollowed = (flags & HL_SHM_FLAG_UNFOLLOWED) != 0;
+  info->shm_full = (flags & HL_SHM_FLAG_SHM_FULL) != 0;
   info->alive = hl_live_segment_pid_alive (c->segment);
   c->rc = hl_shm_reader_totals (hl_live_segment_get_reader (c->segment), &t, &c->err);
   if (c->rc != 0)
@@ -81,6 +82,7 @@ read_guarded (gpointer data)
   HlLiveTotals totals = {
     t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
     t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads, t.stacks_dropped,
+    t.dropped[HL_DROP_LIVE_TABLE],
   };
   info->totals = totals;
   info->frees_unknown = t.frees_unknown;

@@ -57,6 +57,7 @@ typedef struct
   gboolean     alive;          /* a process with its pid exists */
   gboolean     kept;           /* HL_SHM_FLAG_KEPT: its launcher removes it after the end */
   gboolean     unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED */
+  gboolean     shm_full;       /* HL_SHM_FLAG_SHM_FULL: the live table stopped growing */
   int          exit_status;    /* once ended */
   guint64      ended_ns;       /* since the start, once ended */
   guint64      heartbeat_ns;   /* since the start */

@@ -188,6 +188,7 @@ hl_live_segment_read_totals (HlLiveSegment *self,
   HlLiveTotals nt = {
     t.n_allocs, t.n_frees, t.bytes_allocated, t.bytes_freed, t.heap_bytes, t.peak_heap_bytes,
     t.peak_heap_time_ns, t.rss_bytes, t.peak_rss_bytes, dropped, t.n_stacks, t.n_threads, t.stacks_dropped,
+    t.dropped[HL_DROP_LIVE_TABLE],
   };
   *totals = nt;
   *n_samples = t.n_samples;

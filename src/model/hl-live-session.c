@@ -27,6 +27,7 @@ struct _HlLiveSession
   HlLiveState   state;
   int           exit_status;
   gboolean      unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED seen (set at any time) */
+  gboolean      shm_full;       /* HL_SHM_FLAG_SHM_FULL seen */
   guint64       heartbeat_ns;
   guint         n_polls;
   GPtrArray    *warnings;       /* char*, NULL-terminated view built on demand */
@@ -266,6 +267,8 @@ read_state (HlLiveSession *self)
   hl_live_feed_set_time (self->feed, hb);
   if (flags & HL_SHM_FLAG_UNFOLLOWED)
     self->unfollowed = TRUE;
+  if (flags & HL_SHM_FLAG_SHM_FULL)
+    self->shm_full = TRUE;
   if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_RESTARTED)
     {
       self->exit_status = status;
@@ -492,6 +495,7 @@ const char *hl_live_session_get_cmdline (HlLiveSession *self) { return hl_live_s
 const char *hl_live_session_get_trace_path (HlLiveSession *self) { return hl_live_segment_get_header (self->segment)->trace_path; }
 const char *hl_live_session_get_next_session (HlLiveSession *self) { return self->next_session; }
 gboolean hl_live_session_get_unfollowed (HlLiveSession *self) { return self->unfollowed; }
+gboolean hl_live_session_get_shm_full (HlLiveSession *self) { return self->shm_full; }
 guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return hl_live_segment_get_header (self->segment)->start_wall_ns; }
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return hl_live_feed_is_busy (self->feed); }

@@ -79,6 +79,10 @@ const char      *hl_live_session_get_next_session (HlLiveSession *self);
 /* The process started programs that cannot take the preload (built with a
  * sanitizer, or for another machine) without it (HL_SHM_FLAG_UNFOLLOWED). */
 gboolean         hl_live_session_get_unfollowed (HlLiveSession *self);
+/* Whether /dev/shm filled up and the live table stopped growing
+ * (HL_SHM_FLAG_SHM_FULL): the totals' live_dropped allocations are not in
+ * the live table; the trace has them all. */
+gboolean         hl_live_session_get_shm_full   (HlLiveSession *self);
 guint64          hl_live_session_get_start_wall_ns (HlLiveSession *self);
 /* Problems met while reading (a malformed region...), NULL-terminated. */
 const char * const *hl_live_session_get_warnings (HlLiveSession *self);

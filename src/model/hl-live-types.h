@@ -62,6 +62,7 @@ typedef struct
   guint64 dropped;
   guint64 n_stacks, n_threads;
   guint64 stacks_dropped;   /* stacks not interned: the resources table was full */
+  guint64 live_dropped;     /* allocations the live table could not hold (in dropped too) */
 } HlLiveTotals;
 
 /* A frozen copy of a session's state (hl_live_session_snapshot). */

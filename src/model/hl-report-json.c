@@ -136,6 +136,29 @@ add_trace_cut (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+/* An image that exec'd another (the preload notes it after its END):
+ * replaced_by_exec { program, time_ns, then_exit_status, then_signal },
+ * the last two how the process ended when the rest of its chain ran
+ * unrecorded (record notes it; null otherwise). Left out for any other
+ * trace; TRUE when added (its exit status is then null, not -1). */
+static gboolean
+add_replaced_by_exec (JsonBuilder *b,
+                      HlRecording *rec)
+{
+  const char *program = hl_recording_get_info (rec, "replaced_by_exec");
+
+  if (program == NULL || program[0] == '\0')
+    return FALSE;
+  json_builder_set_member_name (b, "replaced_by_exec");
+  json_builder_begin_object (b);
+  hl_json_add_string (b, "program", program);
+  add_info_uint (b, rec, "time_ns", "replaced_by_exec_ns");
+  add_info_uint (b, rec, "then_exit_status", "exec_chain_exit_status");
+  add_info_uint (b, rec, "then_signal", "exec_chain_signal");
+  json_builder_end_object (b);
+  return TRUE;
+}
+
 static void
 add_summary (JsonBuilder *b,
              HlRecording *rec)
@@ -158,10 +181,10 @@ add_summary (JsonBuilder *b,
   hl_json_add_uint (b, "dropped_events", s.dropped_events);
   hl_json_add_uint (b, "frees_unknown", s.frees_unknown);
   hl_json_add_uint (b, "threads", s.n_threads);
-  if (s.has_exit_status)
-    hl_json_add_int (b, "exit_status", s.exit_status);
-  else
+  if (add_replaced_by_exec (b, rec) || !s.has_exit_status)
     hl_json_add_null (b, "exit_status");
+  else
+    hl_json_add_int (b, "exit_status", s.exit_status);
   add_ended_by_signal (b, rec);
   add_trace_cut (b, rec);
   json_builder_end_object (b);
