@@ -8,7 +8,10 @@
  * arrive in time order the intervals are extended as they come, and one
  * that arrives earlier than the latest marks the intervals stale: they
  * are rebuilt from the changes, sorted by time (stable, so changes at
- * the same time keep their arrival order), when next read. */
+ * the same time keep their arrival order), by hl_recording_commit(),
+ * which ends every batch of appends. Not when read: several readers may
+ * hold a live recording at once (hl_live_feed_hold), and none may write
+ * to it. */
 #include "hl-recording-private.h"
 
 #include <string.h>
@@ -88,7 +91,6 @@ hl_recording_get_metadata_intervals (HlRecording *self,
                                      guint       *n_intervals)
 {
   g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
-  hl_recording_sort_metadata (self);
   /* Open intervals end with the recording. */
   for (guint i = 0; i < self->meta->len; i++)
     {
@@ -106,7 +108,6 @@ hl_recording_metadata_selects (HlRecording *self,
                                const char  *value,
                                guint64      time_ns)
 {
-  hl_recording_sort_metadata (self);
   for (guint i = 0; i < self->meta->len; i++)
     {
       const HlMetaInterval *iv = &g_array_index (self->meta, HlMetaInterval, i);

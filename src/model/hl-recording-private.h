@@ -67,7 +67,7 @@ struct _HlRecording
                                   * filled from saved costs (meta is then final) */
   guint64       meta_last_ns;    /* the latest change's time */
   gboolean      meta_unsorted;   /* a change came before the latest: meta is
-                                  * rebuilt from meta_changes when read */
+                                  * rebuilt from meta_changes at the commit */
   GArray       *marks;           /* HlMark */
   gboolean      marks_unsorted;  /* sorted (stable, by time) when asked for */
   HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
@@ -124,7 +124,8 @@ void hl_recording_update_curve        (HlRecording *self);
 void hl_recording_insert_mark        (HlRecording  *self,
                                       const HlMark *m);
 /* hl-recording-metadata.c: rebuilds the metadata intervals in time order
- * if a change arrived out of order; the readers of meta call it first. */
+ * if a change arrived out of order; hl_recording_commit() and the costs
+ * packet's serializer call it (readers never do: they may run at once). */
 void hl_recording_sort_metadata      (HlRecording  *self);
 /* hl-recording.c: emits ::changed. */
 void hl_recording_emit_changed        (HlRecording *self,

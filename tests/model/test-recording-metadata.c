@@ -1,8 +1,10 @@
-/* test-recording-metadata.c — a recording's metadata intervals follow the
- * changes' times, not their arrival order (packets of several threads
- * reach the model out of time order). */
+/* test-recording-metadata.c — a recording's metadata intervals, and a
+ * live session's metadata history, follow the changes' times, not their
+ * arrival order (packets of several threads reach the model out of time
+ * order; so do the entries of the segment's log). */
 #include "hl-model.h"
 
+#include "hl-live-metadata.h"
 #include "hl-recording-builder.h"
 #include "hl-recording-tables.h"
 
@@ -20,7 +22,11 @@ assert_intervals (HlRecording *rec,
                   guint        n_want)
 {
   guint n;
-  const HlMetaInterval *iv = hl_recording_get_metadata_intervals (rec, &n);
+  const HlMetaInterval *iv;
+
+  /* the intervals are rebuilt at the end of a batch of appends */
+  hl_recording_commit (rec);
+  iv = hl_recording_get_metadata_intervals (rec, &n);
 
   g_assert_cmpuint (n, ==, n_want);
   for (guint i = 0; i < n; i++)
@@ -117,6 +123,43 @@ test_late_removal_and_ties (void)
   g_assert_false (hl_recording_metadata_selects (rec, "k", "d", 55));
 }
 
+/* A live session's history: the log's entries in slot order, a worker's
+ * change dated before the main thread's latest. */
+static void
+test_live_history (void)
+{
+  g_autoptr (HlLiveMetadata) meta = hl_live_metadata_new ();
+  GPtrArray *h;
+  const Want want[] = {
+    { "phase", "main", 10, 20 },
+    { "phase", "worker", 20, 30 },
+    { "phase", "main-2", 30, 40 },
+    { "user", "7", 35, G_MAXUINT64 },
+    { "phase", "late", 40, G_MAXUINT64 },
+  };
+
+  hl_live_metadata_add_change (meta, 10, "phase", "main");
+  hl_live_metadata_add_change (meta, 30, "phase", "main-2");
+  hl_live_metadata_add_change (meta, 20, "phase", "worker");
+  hl_live_metadata_add_change (meta, 35, "user", "7");
+  hl_live_metadata_add_change (meta, 40, "phase", "late");
+  h = hl_live_metadata_get_history (meta);
+  g_assert_cmpuint (h->len, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < h->len; i++)
+    {
+      const HlLiveMetaInterval *m = g_ptr_array_index (h, i);
+      g_assert_cmpstr (m->key, ==, want[i].key);
+      g_assert_cmpstr (m->value, ==, want[i].value);
+      g_assert_cmpuint (m->start_ns, ==, want[i].start_ns);
+      g_assert_cmpuint (m->end_ns, ==, want[i].end_ns);
+    }
+  /* in order again: applied as they come, a removal ends the interval */
+  hl_live_metadata_add_change (meta, 50, "phase", NULL);
+  h = hl_live_metadata_get_history (meta);
+  g_assert_cmpuint (h->len, ==, G_N_ELEMENTS (want));
+  g_assert_cmpuint (((const HlLiveMetaInterval *) g_ptr_array_index (h, h->len - 1))->end_ns, ==, 50);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -125,5 +168,6 @@ main (int    argc,
   g_test_add_func ("/recording-metadata/in-order", test_in_order);
   g_test_add_func ("/recording-metadata/worker-after-main", test_worker_after_main);
   g_test_add_func ("/recording-metadata/late-removal-and-ties", test_late_removal_and_ties);
+  g_test_add_func ("/recording-metadata/live-history", test_live_history);
   return g_test_run ();
 }
