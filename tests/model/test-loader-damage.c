@@ -138,6 +138,16 @@ test_load_index_note (void)
   g_assert_true (warns_of_damaged_index (file, HL_LOAD_FLAGS_NONE));
   g_assert_true (warns_of_damaged_index (file, HL_LOAD_FLAGS_SERIAL));
   g_file_delete (file, NULL, NULL);
+  /* no index, but the last bytes look a little like a tail's header
+   * (seed 10's random trace): nothing damaged to warn of */
+  {
+    g_autoptr (GByteArray) random = build_random_trace (10, 20000);
+    g_autoptr (GFile) rfile = write_temp (random->data, random->len);
+
+    g_assert_false (warns_of_damaged_index (rfile, HL_LOAD_FLAGS_NONE));
+    g_assert_false (warns_of_damaged_index (rfile, HL_LOAD_FLAGS_AGGREGATE));
+    g_file_delete (rfile, NULL, NULL);
+  }
 }
 
 /* FILE loaded in full and costs-only (FLAGS added): summary, totals,
