@@ -312,6 +312,17 @@ print_text (const char  *path,
     printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   print_shm_full (rec);
+  /* bounds, not counts: the damaged or cut frames' headers say so many */
+  if (s.lost_events_damaged_bound > 0 || s.lost_regions_unknown > 0)
+    {
+      if (s.lost_regions_unknown > 0)
+        printf (_("  damaged frames:   at least %" PRIu64 " events lost, and %" PRIu64 " damaged regions held an unknown number\n"),
+                (uint64_t) s.lost_events_damaged_bound, (uint64_t) s.lost_regions_unknown);
+      else
+        printf (_("  damaged frames:   at most %" PRIu64 " events lost\n"), (uint64_t) s.lost_events_damaged_bound);
+    }
+  if (s.lost_events_cut_bound > 0)
+    printf (_("  cut frame:        at most %" PRIu64 " events lost\n"), (uint64_t) s.lost_events_cut_bound);
   printf (_("  threads:          %u\n"), s.n_threads);
   print_marks (rec);
   print_metadata (rec);

@@ -1,4 +1,10 @@
-/* hl-live-metadata.c — see hl-live-metadata.h. */
+/* hl-live-metadata.c — see hl-live-metadata.h.
+ *
+ * The log's entries come in the order the threads took their slots,
+ * which is not quite their times' order: a change dated before the
+ * latest one applied marks the history stale, and it is rebuilt from the
+ * changes, stably sorted by time, when next asked for (so that no
+ * interval ends before it starts, issue 26). */
 #include "hl-live-metadata.h"
 
 #include "hl-model-i18n.h"
@@ -18,6 +24,9 @@ struct _HlLiveMetadata
   GPtrArray  *history;        /* HlLiveMetaInterval*, all intervals */
   GHashTable *open_intervals; /* key -> HlLiveMetaInterval* (in history) */
   GArray     *log_entries;    /* MetaChange: every change the log gave, in order */
+  GArray     *backfilled;     /* MetaChange: the trace's before filled_ns, by time; NULL: none */
+  guint64     last_ns;        /* the latest change the history applied */
+  gboolean    stale;          /* a change came before it: rebuilt when asked for */
   guint64     log_cursor;
   guint       log_delivered;  /* entries the last log read gave */
   guint64     gap_ns;         /* changes before this time may be lost (0: none lost) */
@@ -91,6 +100,7 @@ hl_live_metadata_free (HlLiveMetadata *self)
   g_hash_table_destroy (self->open_intervals);
   g_ptr_array_unref (self->history);
   g_array_unref (self->log_entries);
+  g_clear_pointer (&self->backfilled, g_array_unref);
   g_free (self);
 }
 
@@ -100,9 +110,13 @@ hl_live_metadata_get_current (HlLiveMetadata *self)
   return self->current;
 }
 
+static void rebuild_history (HlLiveMetadata *self);
+
 GPtrArray *
 hl_live_metadata_get_history (HlLiveMetadata *self)
 {
+  if (self->stale)
+    rebuild_history (self);
   return self->history;
 }
 
@@ -156,6 +170,72 @@ history_apply (HlLiveMetadata *self,
   g_hash_table_insert (self->open_intervals, m->key, m);
 }
 
+/* A change as it arrives: applied at once while the changes come in
+ * time order, else the history is stale. */
+static void
+history_take (HlLiveMetadata *self,
+              guint64         time_ns,
+              const char     *key,
+              const char     *value)
+{
+  if (time_ns < self->last_ns)
+    self->stale = TRUE;
+  if (self->stale)
+    return;
+  history_apply (self, time_ns, key, value);
+  self->last_ns = time_ns;
+}
+
+static gint
+compare_change_ptrs (gconstpointer a,
+                     gconstpointer b)
+{
+  const MetaChange *x = *(const MetaChange * const *) a, *y = *(const MetaChange * const *) b;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The history again from the changes: the trace's before filled_ns (a
+ * backfill), then the log's from there on, by time (ties in their
+ * arrival order: g_ptr_array_sort() is stable). */
+static void
+rebuild_history (HlLiveMetadata *self)
+{
+  g_autoptr (GPtrArray) changes = g_ptr_array_new ();
+
+  if (self->backfilled != NULL)
+    for (guint i = 0; i < self->backfilled->len; i++)
+      g_ptr_array_add (changes, &g_array_index (self->backfilled, MetaChange, i));
+  for (guint i = 0; i < self->log_entries->len; i++)
+    {
+      MetaChange *c = &g_array_index (self->log_entries, MetaChange, i);
+      if (self->backfilled == NULL || c->time_ns >= self->filled_ns)
+        g_ptr_array_add (changes, c);
+    }
+  g_ptr_array_sort (changes, compare_change_ptrs);
+  g_ptr_array_set_size (self->history, 0);
+  g_hash_table_remove_all (self->open_intervals);
+  self->last_ns = 0;
+  for (guint i = 0; i < changes->len; i++)
+    {
+      const MetaChange *c = g_ptr_array_index (changes, i);
+      history_apply (self, c->time_ns, c->key, c->value);
+      self->last_ns = c->time_ns;
+    }
+  self->stale = FALSE;
+}
+
+void
+hl_live_metadata_add_change (HlLiveMetadata *self,
+                             guint64         time_ns,
+                             const char     *key,
+                             const char     *value)
+{
+  MetaChange c = { time_ns, g_utf8_make_valid (key, -1), value != NULL ? g_utf8_make_valid (value, -1) : NULL };
+
+  g_array_append_val (self->log_entries, c);
+  history_take (self, c.time_ns, c.key, c.value);
+}
+
 static void
 log_cb (void                *user_data,
         const HlShmMetaItem *entry)
@@ -165,10 +245,10 @@ log_cb (void                *user_data,
   self->log_delivered++;
   if (entry->flags & HL_SHM_META_IS_MARK)
     return;
-  MetaChange c = { entry->time_ns, g_utf8_make_valid (entry->key, -1),
-                   (entry->flags & HL_SHM_META_REMOVED) ? NULL : hl_live_meta_item_value (entry) };
-  g_array_append_val (self->log_entries, c);
-  history_apply (self, c.time_ns, c.key, c.value);
+  {
+    g_autofree char *value = (entry->flags & HL_SHM_META_REMOVED) ? NULL : hl_live_meta_item_value (entry);
+    hl_live_metadata_add_change (self, entry->time_ns, entry->key, value);
+  }
 }
 
 int
@@ -308,20 +388,14 @@ hl_live_metadata_backfill_finish (HlLiveMetadata  *self,
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return FALSE;
   /* the history again: the trace's changes before the gap, then the
-   * log's from the gap on */
-  g_ptr_array_set_size (self->history, 0);
-  g_hash_table_remove_all (self->open_intervals);
-  for (guint i = 0; i < b->changes->len; i++)
+   * log's from the gap on (a later backfill reads from the start again,
+   * up to a later gap) */
+  if (b->before_ns >= self->filled_ns)
     {
-      const MetaChange *c = &g_array_index (b->changes, MetaChange, i);
-      history_apply (self, c->time_ns, c->key, c->value);
+      g_clear_pointer (&self->backfilled, g_array_unref);
+      self->backfilled = g_array_ref (b->changes);
+      self->filled_ns = b->before_ns;
     }
-  for (guint i = 0; i < self->log_entries->len; i++)
-    {
-      const MetaChange *c = &g_array_index (self->log_entries, MetaChange, i);
-      if (c->time_ns >= b->before_ns)
-        history_apply (self, c->time_ns, c->key, c->value);
-    }
-  self->filled_ns = MAX (self->filled_ns, b->before_ns);
+  rebuild_history (self);
   return TRUE;
 }

@@ -34,6 +34,13 @@ int             hl_live_metadata_read_log     (HlLiveMetadata *meta,
                                                gpointer        user_data,
                                                gboolean       *changed,
                                                HlFormatError  *err);
+/* One change of the history as the log gives it (VALUE NULL: KEY
+ * removed), in whatever order they come: the history follows their
+ * times. read_log() calls it for each entry but marks. */
+void            hl_live_metadata_add_change   (HlLiveMetadata *meta,
+                                               guint64         time_ns,
+                                               const char     *key,
+                                               const char     *value);
 /* The current items, replacing the last read's. 0, or -1 with ERR. */
 int             hl_live_metadata_read_current (HlLiveMetadata *meta,
                                                HlShmReader    *reader,

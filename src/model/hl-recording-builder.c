@@ -1,5 +1,6 @@
 /* hl-recording-builder.c — the recording's event sink: modules, threads,
- * stacks, allocations, frees, metadata, marks and counters, and the
+ * stacks, allocations, frees, marks and counters (metadata is
+ * hl-recording-metadata.c's), and the
  * builder that holds the state only appending needs. */
 #include "hl-recording-builder-private.h"
 
@@ -604,38 +605,6 @@ hl_recording_append_free (HlRecording *self,
 /* ---- Metadata, marks, counters ----------------------------------------- */
 
 void
-hl_recording_append_metadata (HlRecording *self,
-                              guint64      time_ns,
-                              guint32      tid,
-                              const char  *key,
-                              const char  *value)
-{
-  gpointer open;
-
-  g_return_if_fail (HL_IS_RECORDING (self));
-  g_return_if_fail (key != NULL);
-
-  open = g_hash_table_lookup (self->meta_open, key);
-  if (open != NULL)
-    {
-      HlMetaInterval *iv = &g_array_index (self->meta, HlMetaInterval, GPOINTER_TO_UINT (open) - 1);
-      iv->end_ns = time_ns;
-      g_hash_table_remove (self->meta_open, key);
-    }
-  if (value != NULL)
-    {
-      HlMetaInterval iv = {
-        .key = hl_recording_intern (self, key), .value = hl_recording_intern (self, value),
-        .start_ns = time_ns, .end_ns = HL_TIME_NONE, .tid = tid,
-      };
-      g_array_append_val (self->meta, iv);
-      g_hash_table_insert (self->meta_open, (char *) iv.key, GUINT_TO_POINTER (self->meta->len));
-    }
-  if (time_ns > self->end_ns)
-    self->end_ns = time_ns;
-}
-
-void
 hl_recording_append_mark (HlRecording *self,
                           guint64      time_ns,
                           guint32      tid,
@@ -704,6 +673,18 @@ hl_recording_set_truncated (HlRecording *self,
                             gboolean     truncated)
 {
   self->truncated = truncated;
+}
+
+void
+hl_recording_set_lost_events (HlRecording *self,
+                              guint64      damaged_bound,
+                              guint64      cut_bound,
+                              guint64      regions_unknown)
+{
+  g_return_if_fail (HL_IS_RECORDING (self));
+  self->lost_events_damaged = damaged_bound;
+  self->lost_events_cut = cut_bound;
+  self->lost_regions_unknown = regions_unknown;
 }
 
 void

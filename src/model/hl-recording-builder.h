@@ -98,6 +98,12 @@ void          hl_recording_get_reserved        (HlRecording        *self,
                                                 gsize               len[2]);
 void          hl_recording_set_truncated       (HlRecording        *self,
                                                 gboolean            truncated);
+/* What the reader says damaged and cut compressed frames lost
+ * (HlTraceReaderStats: bounds, see HlSummary). */
+void          hl_recording_set_lost_events     (HlRecording        *self,
+                                                guint64             damaged_bound,
+                                                guint64             cut_bound,
+                                                guint64             regions_unknown);
 /* S copied into the recording's strings (NULL stays NULL). */
 const char   *hl_recording_intern              (HlRecording        *self,
                                                 const char         *s);

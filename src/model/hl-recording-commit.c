@@ -266,6 +266,8 @@ hl_recording_commit (HlRecording *self)
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
+  /* packets of several threads brought metadata out of time order */
+  hl_recording_sort_metadata (self);
   if (self->curve_dirty)
     hl_recording_update_curve (self);
   if (self->frames_dirty)

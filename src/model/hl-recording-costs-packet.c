@@ -175,6 +175,7 @@ serialize (HlRecording    *self,
       const HlDropSample *d = &g_array_index (self->drops, HlDropSample, i);
       drops[i] = (HlCostsDrop) { d->time_ns, d->count };
     }
+  hl_recording_sort_metadata (self);
   p.n_meta = self->meta->len;
   p.meta = meta = g_new0 (HlCostsMeta, p.n_meta + 1);
   for (guint i = 0; i < self->meta->len; i++)

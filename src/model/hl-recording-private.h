@@ -25,6 +25,15 @@ typedef struct
 /* The fill state (hl-recording-builder-private.h). */
 typedef struct _HlRecordingBuilder HlRecordingBuilder;
 
+/* A metadata change as it arrived (hl-recording-metadata.c). */
+typedef struct
+{
+  guint64     time_ns;
+  const char *key;       /* interned */
+  const char *value;     /* interned; NULL: the key was removed */
+  guint32     tid;
+} HlMetaChange;
+
 /* The curve's state before point k << HL_HEAP_CHECKPOINT_SHIFT. */
 typedef struct
 {
@@ -52,8 +61,13 @@ struct _HlRecording
   GArray       *time_blocks;     /* HlAllocTimeBlock per HL_ALLOC_BLOCK allocations */
   GArray       *counters;        /* HlCounterSample */
   GArray       *drops;           /* HlDropSample */
-  GArray       *meta;            /* HlMetaInterval */
+  GArray       *meta;            /* HlMetaInterval, by key in time order */
   GHashTable   *meta_open;       /* key → index + 1 of the open interval */
+  GArray       *meta_changes;    /* HlMetaChange, as they arrived; none when
+                                  * filled from saved costs (meta is then final) */
+  guint64       meta_last_ns;    /* the latest change's time */
+  gboolean      meta_unsorted;   /* a change came before the latest: meta is
+                                  * rebuilt from meta_changes at the commit */
   GArray       *marks;           /* HlMark */
   gboolean      marks_unsorted;  /* sorted (stable, by time) when asked for */
   HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
@@ -93,6 +107,9 @@ struct _HlRecording
   gboolean      has_exit;
   int           exit_status;
   gboolean      truncated;
+  guint64       lost_events_damaged; /* bounds: hl_recording_set_lost_events() */
+  guint64       lost_events_cut;
+  guint64       lost_regions_unknown;
 };
 
 /* hl-recording.c: expands into frames the stacks the frame table has not
@@ -106,6 +123,10 @@ void hl_recording_update_curve        (HlRecording *self);
  * (packets of several threads reach the model out of time order). */
 void hl_recording_insert_mark        (HlRecording  *self,
                                       const HlMark *m);
+/* hl-recording-metadata.c: rebuilds the metadata intervals in time order
+ * if a change arrived out of order; hl_recording_commit() and the costs
+ * packet's serializer call it (readers never do: they may run at once). */
+void hl_recording_sort_metadata      (HlRecording  *self);
 /* hl-recording.c: emits ::changed. */
 void hl_recording_emit_changed        (HlRecording *self,
                                       guint64      n_new);

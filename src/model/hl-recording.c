@@ -36,6 +36,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->drops, g_array_unref);
   g_clear_pointer (&self->meta, g_array_unref);
   g_clear_pointer (&self->meta_open, g_hash_table_unref);
+  g_clear_pointer (&self->meta_changes, g_array_unref);
   g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->stack_ids, g_array_unref);
   g_clear_pointer (&self->stack_spans, g_array_unref);
@@ -84,6 +85,7 @@ hl_recording_init (HlRecording *self)
   self->drops = g_array_new (FALSE, FALSE, sizeof (HlDropSample));
   self->meta = g_array_new (FALSE, TRUE, sizeof (HlMetaInterval));
   self->meta_open = g_hash_table_new (g_str_hash, g_str_equal);
+  self->meta_changes = g_array_new (FALSE, FALSE, sizeof (HlMetaChange));
   self->marks = g_array_new (FALSE, TRUE, sizeof (HlMark));
   self->stack_ids = g_array_new (FALSE, TRUE, sizeof (guint32));
   self->stack_spans = g_array_new (FALSE, TRUE, sizeof (StackSpan));
@@ -138,6 +140,9 @@ hl_recording_get_summary (HlRecording *self,
   out->dropped_events = self->dropped;
   out->frees_unknown = self->frees_unknown +
                        (self->builder != NULL ? hl_recording_builder_n_pending (self->builder) : 0);
+  out->lost_events_damaged_bound = self->lost_events_damaged;
+  out->lost_events_cut_bound = self->lost_events_cut;
+  out->lost_regions_unknown = self->lost_regions_unknown;
   out->n_threads = self->threads->len;
   out->n_stacks = self->stack_spans->len;
   out->has_exit_status = self->has_exit;
@@ -229,39 +234,6 @@ guint
 hl_recording_get_n_threads_internal (HlRecording *self)
 {
   return self->threads->len;
-}
-
-const HlMetaInterval *
-hl_recording_get_metadata_intervals (HlRecording *self,
-                                     guint       *n_intervals)
-{
-  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
-  /* Open intervals end with the recording. */
-  for (guint i = 0; i < self->meta->len; i++)
-    {
-      HlMetaInterval *iv = &g_array_index (self->meta, HlMetaInterval, i);
-      if (g_hash_table_lookup (self->meta_open, iv->key) == GUINT_TO_POINTER (i + 1))
-        iv->end_ns = MAX (self->end_ns, iv->start_ns);
-    }
-  *n_intervals = self->meta->len;
-  return (const HlMetaInterval *) self->meta->data;
-}
-
-gboolean
-hl_recording_metadata_selects (HlRecording *self,
-                               const char  *key,
-                               const char  *value,
-                               guint64      time_ns)
-{
-  for (guint i = 0; i < self->meta->len; i++)
-    {
-      const HlMetaInterval *iv = &g_array_index (self->meta, HlMetaInterval, i);
-      gboolean open = g_hash_table_lookup (self->meta_open, iv->key) == GUINT_TO_POINTER (i + 1);
-      if (time_ns >= iv->start_ns && (open || time_ns < iv->end_ns) &&
-          strcmp (iv->key, key) == 0 && strcmp (iv->value, value) == 0)
-        return TRUE;
-    }
-  return FALSE;
 }
 
 static int

@@ -72,6 +72,13 @@ typedef struct
   guint64  leaked_blocks;
   guint64  dropped_events;
   guint64  frees_unknown;      /* frees of blocks the trace never allocated */
+  /* Events lost to damaged and cut compressed frames: what those frames'
+   * headers say they held, bounds rather than counts (the headers may be
+   * damaged too); LOST_REGIONS_UNKNOWN damaged regions held a number
+   * nobody knows, on top of them. */
+  guint64  lost_events_damaged_bound;
+  guint64  lost_events_cut_bound;
+  guint64  lost_regions_unknown;
   guint    n_threads;
   guint    n_stacks;
   gboolean has_exit_status;

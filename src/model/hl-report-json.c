@@ -180,6 +180,14 @@ add_summary (JsonBuilder *b,
   hl_json_add_uint (b, "leaked_blocks", s.leaked_blocks);
   hl_json_add_uint (b, "dropped_events", s.dropped_events);
   hl_json_add_uint (b, "frees_unknown", s.frees_unknown);
+  /* events lost to damaged and cut compressed frames: "_bound", at most
+   * (docs/cli.md); only when nonzero */
+  if (s.lost_events_damaged_bound > 0)
+    hl_json_add_uint (b, "lost_events_damaged_bound", s.lost_events_damaged_bound);
+  if (s.lost_events_cut_bound > 0)
+    hl_json_add_uint (b, "lost_events_cut_bound", s.lost_events_cut_bound);
+  if (s.lost_regions_unknown > 0)
+    hl_json_add_uint (b, "lost_regions_unknown", s.lost_regions_unknown);
   hl_json_add_uint (b, "threads", s.n_threads);
   if (add_replaced_by_exec (b, rec) || !s.has_exit_status)
     hl_json_add_null (b, "exit_status");
