@@ -52,11 +52,13 @@ for prog in "examples/heaplens-demo --seconds 0.5" "tests/capture/t-churn 1000" 
     eq "$name: the report lists the program's marks (JSON/text)" \
       "$($PY -c 'import json,sys; print("|".join(m["text"] for m in json.load(open(sys.argv[1]))["marks"]))' "$WORK/$name.json")/$("$CLI" report --top 1 "$WORK/$name.hltrace" | sed -n 's/^  \(marks:\)\{0,1\} *[0-9][0-9.]* s  //p' | tr '\n' '|')" \
       "load started|index started|peak|queries started/load started|index started|peak|queries started|"
-    # its metadata keys with their first values and how many, in the text;
+    # its metadata keys, in the order of their first setting in time (the
+    # main thread sets seed first), with their first values and how many,
+    # in the text;
     # every interval in the JSON (phase: three, seed: one)
     eq "$name: the report lists the program's metadata keys and values (text/JSON)" \
       "$("$CLI" report --top 1 "$WORK/$name.hltrace" | sed -n '/^  metadata:/,/^$/p' | sed 's/^ *//' | tr '\n' '|')/$($PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["metadata"]; print(sum(1 for i in m if i["key"] == "phase"), sum(1 for i in m if i["key"] == "seed"), all(i["start_ns"] <= i["end_ns"] for i in m))' "$WORK/$name.json")" \
-      "metadata:         phase: load, index, query|document: 0, 1, 2, 3, 4, … (240 values)|request: 0, 1, 2, 3, 4, … (600 values)|seed: 1||/3 1 True"
+      "metadata:         seed: 1|phase: load, index, query|document: 0, 1, 2, 3, 4, … (240 values)|request: 0, 1, 2, 3, 4, … (600 values)||/3 1 True"
     # a range between marks (--from @TEXT, --to @TEXT) is the range of
     # their times
     t1=$($PY -c 'import json,sys; print([m["time_ns"] for m in json.load(open(sys.argv[1]))["marks"] if m["text"] == "index started"][0])' "$WORK/$name.json")
