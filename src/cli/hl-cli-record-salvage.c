@@ -231,10 +231,10 @@ map_session (const char *name,
   return h;
 }
 
-static bool
-append (int            fd,
-        const uint8_t *buf,
-        size_t         len)
+bool
+hl_record_append_all (int            fd,
+                      const uint8_t *buf,
+                      size_t         len)
 {
   while (len > 0)
     {
@@ -320,7 +320,7 @@ hl_record_salvage (const char      *name,
         n_events = finish_packet (packet, len, s);
       if (n_events == 0)
         continue;
-      ok = append (fd, packet, len);
+      ok = hl_record_append_all (fd, packet, len);
       if (ok)
         {
           out->events += n_events;
@@ -386,10 +386,10 @@ hl_record_salvage_note_death (const char            *trace,
       hl_packet_writer_begin (w, t);
       hl_packet_writer_end (w, t, 128 + sig);
       len = hl_packet_writer_finish (w);
-      ok = len > 0 && append (fd, buf, len);
+      ok = len > 0 && hl_record_append_all (fd, buf, len);
     }
   len = hl_packet_writer_info (w, t, keys, values, n);
-  ok = ok && len > 0 && append (fd, buf, len);
+  ok = ok && len > 0 && hl_record_append_all (fd, buf, len);
   return close (fd) == 0 && ok;
 }
 
@@ -426,6 +426,6 @@ hl_record_salvage_note_session (const char        *trace,
     return false;
   hl_packet_writer_init (w, buf, HL_PACKET_MAX_SIZE, header->pid, header->pid);
   size_t len = hl_packet_writer_info (w, t, keys, values, n);
-  bool ok = len > 0 && append (fd, buf, len);
+  bool ok = len > 0 && hl_record_append_all (fd, buf, len);
   return close (fd) == 0 && ok;
 }

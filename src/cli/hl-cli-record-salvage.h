@@ -63,3 +63,9 @@ bool hl_record_salvage_note_session (const char        *trace,
                                      uint64_t           live_dropped,
                                      uint64_t           died_mono_ns,
                                      int                wait_status);
+/* Writes LEN bytes of BUF to FD whole (EINTR retried); false on an error
+ * or a short write that made no progress. */
+bool hl_record_append_all (int            fd,
+                           const uint8_t *buf,
+                           size_t         len);
+

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hl-cli-record-salvage.h"
 #include "hl-trace-writer.h"
 
 const char *
@@ -32,24 +33,6 @@ hl_cli_trace_cut_reason (const HlCliSession *s)
     return NULL;
   const char *name = strerrorname_np (err);
   return name != NULL ? name : "EIO";
-}
-
-static bool
-append_all (int            fd,
-            const uint8_t *buf,
-            size_t         len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, buf, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return false;
-      buf += n;
-      len -= (size_t) n;
-    }
-  return true;
 }
 
 bool
@@ -87,7 +70,7 @@ hl_cli_trace_cut_append (const HlCliSession *s)
     return false;
   struct stat st;
   bool ok = len > 0 && fstat (fd, &st) == 0;
-  if (ok && !append_all (fd, buf, len))
+  if (ok && !hl_record_append_all (fd, buf, len))
     {
       int saved = errno;
       (void) ftruncate (fd, st.st_size);
