@@ -321,6 +321,7 @@ hl_capture_init (void)
   hl_live_init ();
   hl_exec_unfollow_environ ();
   hl_g.pid = (uint32_t) getpid ();
+  hl_g.ppid = (uint32_t) getppid ();
   hl_g.start_mono_ns = hl_clock_start ();
   hl_g.start_wall_ns = hl_sys_wall_ns ();
   atomic_store (&hl_g.next_id_block, 1);

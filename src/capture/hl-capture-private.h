@@ -188,6 +188,10 @@ typedef struct
   _Atomic int        state;
   HlConfig           cfg;
   uint32_t           pid;
+  /* the parent: getppid() at the start, and in a forked child the pid of
+   * the process that forked it, which getppid() no longer gives once that
+   * one has ended (the child is reparented; docs/shm-layout.md, `ppid`) */
+  uint32_t           ppid;
   uint64_t           start_mono_ns;
   uint64_t           fine_end_ns;   /* start_mono_ns + HEAPLENS_FINE_CLOCK_MS (hl_clock_read) */
   uint64_t           fine_until_ns; /* fine_end_ns while the fine clock is read, then 0 (atomic) */

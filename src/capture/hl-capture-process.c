@@ -138,6 +138,7 @@ atfork_child (void)
     }
   atomic_store (&hl_g.state, HL_STATE_INIT);
   hl_g.forked = 1;
+  hl_g.ppid = hl_g.pid; /* still the parent's: it may have ended already */
   hl_g.pid = (uint32_t) getpid ();
   hl_trace_forget ();
   hl_session_detach ();

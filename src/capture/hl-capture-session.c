@@ -390,7 +390,7 @@ hl_session_create (void)
   h->header_size = HL_SHM_HEADER_SIZE;
   h->segment_size = total;
   h->pid = hl_g.pid;
-  h->ppid = (uint32_t) getppid ();
+  h->ppid = hl_g.ppid;
   h->uid = (uint32_t) getuid ();
   h->start_wall_ns = hl_g.start_wall_ns;
   h->start_mono_ns = hl_g.start_mono_ns;

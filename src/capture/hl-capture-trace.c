@@ -374,7 +374,7 @@ hl_trace_open (void)
   char page[24], pid[24], ppid[24], depth[24];
   hl_fmt_u64 (page, (uint64_t) sysconf (_SC_PAGESIZE));
   hl_fmt_u64 (pid, hl_g.pid);
-  hl_fmt_u64 (ppid, (uint64_t) getppid ());
+  hl_fmt_u64 (ppid, hl_g.ppid);
   hl_fmt_u64 (depth, hl_g.cfg.depth);
   const char *unwinder = hl_g.cfg.unwind == HL_UNWIND_FP ? "fp"
                          : hl_g.cfg.unwind == HL_UNWIND_NONE ? "none" : "libunwind";

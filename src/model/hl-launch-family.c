@@ -46,7 +46,9 @@ hl_launch_family_judge (HlLaunchFamily *family,
 {
   if (start_wall_ns < family->since_wall_ns)
     return HL_LAUNCH_FAMILY_BEFORE;
-  if (pid != family->root && !hl_launch_family_has (family, ppid))
+  /* an image exec'ed after its parent ended has the reaper for its ppid:
+   * its pid, found with an earlier image, says it is ours */
+  if (!hl_launch_family_has (family, pid) && !hl_launch_family_has (family, ppid))
     return HL_LAUNCH_FAMILY_OTHER;
   if (pid != family->root)
     g_hash_table_add (family->pids, GUINT_TO_POINTER (pid));

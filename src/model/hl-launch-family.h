@@ -2,7 +2,8 @@
  * runs: its own (its pid, a new session after each exec) and its
  * descendants' (a session's ppid is its parent when it started: the root,
  * which counts from the start, whether its own session is seen or not, or
- * a process whose session was found first), among those that started
+ * a process whose session was found first; an image whose pid was found
+ * with an earlier image, whatever its ppid), among those that started
  * after the recorder did. The one rule of `heaplens-cli record`'s streams and its
  * end-of-run search, and of the recorder's clock (hl-launch-clock.h). */
 #pragma once

@@ -36,6 +36,9 @@ test_descendants (void)
   g_assert_true (hl_launch_family_has (f, 102));
   /* the root again (a new session after an exec) */
   g_assert_cmpint (hl_launch_family_judge (f, 100, 1, SINCE + 9), ==, HL_LAUNCH_FAMILY_OURS);
+  /* a descendant's exec'ed image started after its parent ended: its
+   * ppid is the reaper, its pid says it is ours */
+  g_assert_cmpint (hl_launch_family_judge (f, 102, 1, SINCE + 10), ==, HL_LAUNCH_FAMILY_OURS);
   /* a child of another program stays another's */
   g_assert_cmpint (hl_launch_family_judge (f, 301, 300, SINCE + 6), ==, HL_LAUNCH_FAMILY_OTHER);
   hl_launch_family_free (f);
