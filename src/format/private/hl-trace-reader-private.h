@@ -19,6 +19,8 @@ struct HlTraceReader
   uint64_t           data_start;  /* first packet */
   uint64_t           pos;
   HlTraceReaderStats stats;
+  /* hl_trace_reader_release_before: the end of the bytes given back */
+  uint64_t           released_before;
 };
 
 void hl_format_error_set (HlFormatError  *err,
