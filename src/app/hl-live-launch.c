@@ -2,6 +2,7 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,7 +86,11 @@ hl_live_launch (const HlLiveRecordOptions *options,
                      _("statically linked: no dynamic loader runs for it, so nothing can load the preload"));
       return NULL;
     }
-  g_autofree char *trace = g_build_filename (cwd, "heaplens.%e.%p.hltrace", NULL);
+  /* a folder of its own, as `record` makes (hl-launch-folder.h) */
+  g_autofree char *folder = hl_launch_folder_create (NULL, program, error);
+  if (folder == NULL)
+    return NULL;
+  g_autofree char *trace = hl_launch_folder_trace_template (folder);
   HlLaunchEnvOptions env_options = {
     .trace_path = trace,
     .unwind = options->unwind,
@@ -107,5 +112,8 @@ hl_live_launch (const HlLiveRecordOptions *options,
   g_subprocess_launcher_set_cwd (launcher, cwd);
   g_strfreev (envp);
   *spawned_wall_ns = g_get_real_time () * 1000;
-  return g_subprocess_launcher_spawnv (launcher, (const char * const *) options->argv, error);
+  GSubprocess *child = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->argv, error);
+  if (child == NULL)
+    (void) g_rmdir (folder); /* nothing was written in it */
+  return child;
 }

@@ -44,6 +44,17 @@ hl_window_open_file (HlWindow *self,
   g_autofree char *name = g_file_get_basename (file);
 
   gtk_window_set_title (GTK_WINDOW (self), name);
+  /* where it is saved: a recording's folder says what it was (issue 27,
+   * point 7); ~ for the home folder */
+  g_autoptr (GFile) folder = g_file_get_parent (file);
+  g_autofree char *where = folder != NULL ? g_file_get_path (folder) : NULL;
+  const char *home = g_get_home_dir ();
+  gsize home_len = home != NULL ? strlen (home) : 0;
+  g_autofree char *shown = where != NULL && home_len > 1 && g_str_has_prefix (where, home)
+                               && (where[home_len] == '/' || where[home_len] == '\0')
+                             ? g_strconcat ("~", where + home_len, NULL)
+                             : g_strdup (where);
+  adw_view_switcher_title_set_subtitle (self->switcher_title, shown);
   adw_status_page_set_description (self->loading_page, name);
   gtk_progress_bar_set_fraction (self->loading_progress, 0);
   gtk_progress_bar_set_text (self->loading_progress, _("Opening…"));
@@ -95,6 +106,7 @@ on_failed (HlWindow     *self,
     {
       /* Cancelled by the user: back to an empty window. */
       gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
+      adw_view_switcher_title_set_subtitle (self->switcher_title, NULL);
       hl_window_show_page (self, "start");
       return;
     }
@@ -159,6 +171,7 @@ hl_window_on_cancel_clicked (HlWindow *self)
   self->log_fully_loaded = FALSE;
   hl_window_show_events_strip (self, FALSE);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
+  adw_view_switcher_title_set_subtitle (self->switcher_title, NULL);
   hl_window_show_page (self, "start");
 }
 

@@ -6,6 +6,7 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -61,7 +62,10 @@ usage (FILE *out)
            "Usage: heaplens-cli record [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under the Heaplens preload and writes a trace.\n\n"
            "Options:\n"
-           "  -o, --output FILE        write the trace to FILE (default: heaplens.PROG.PID.hltrace)\n"
+           "  -o, --output FILE        write the program's trace to FILE, its children's and\n"
+           "                           its other images' beside it (default: a folder of\n"
+           "                           its own, $XDG_STATE_HOME/heaplens/PROG-DATE-TIME)\n"
+           "  -d, --output-dir DIR     make that folder in DIR instead\n"
            "  --unwind fp|libunwind    stack unwinder (default: libunwind)\n"
            "  --depth N                at most N frames per stack (default: 128)\n"
            "  --fine-clock MS          time the first MS milliseconds with the fine clock\n"
@@ -311,6 +315,84 @@ salvage_sessions (FindCtx         *ctx,
   return root_salvaged;
 }
 
+/* Images that exec'ed another within this long of their start (a shell
+ * script's fork before it runs a command, pyenv's and env's shims) are
+ * folded: their traces, with next to nothing in them, are removed, and the
+ * end line counts them (issue 27, point 7: a launch through pyenv's shim
+ * left 80 traces). Not one whose exec started a program that cannot take
+ * the preload: its trace marks that. HEAPLENS_RECORD_FOLD_MS changes it;
+ * 0 keeps them all. */
+#define HL_RECORD_FOLD_MS 50
+
+/* Removes the traces of the helper images of CTX (never ROOT's) and
+ * returns their names, "bash, env" (each once), or NULL; *N_FOLDED counts
+ * them. */
+static char *
+fold_helper_images (FindCtx *ctx,
+                    Found   *root,
+                    guint   *n_folded)
+{
+  const char *env = g_getenv ("HEAPLENS_RECORD_FOLD_MS");
+  guint64 fold_ms = HL_RECORD_FOLD_MS;
+  if (env != NULL && !g_ascii_string_to_unsigned (env, 10, 0, G_MAXUINT32, &fold_ms, NULL))
+    fold_ms = HL_RECORD_FOLD_MS;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  *n_folded = 0;
+  for (guint k = 0; k < ctx->found->len; k++)
+    {
+      Found *f = FOUND (ctx, k);
+      HlShmHeader *h = &f->s.header;
+      /* one whose exec ran a program without the preload keeps its trace:
+       * its mark says so (hl-capture-exec.c) */
+      if (f == root || h->trace_path[0] == '\0' || !(h->flags & HL_SHM_FLAG_ENDED_BY_EXEC)
+          || (h->flags & HL_SHM_FLAG_UNFOLLOWED) || h->ended_ns >= fold_ms * 1000000u || unlink (h->trace_path) != 0)
+        continue;
+      h->trace_path[0] = '\0';
+      (*n_folded)++;
+      g_autofree char *name = g_path_get_basename (h->exe[0] != '\0' ? h->exe : "?");
+      gboolean seen = FALSE;
+      for (guint n = 0; n < names->len && !seen; n++)
+        seen = strcmp (g_ptr_array_index (names, n), name) == 0;
+      if (!seen)
+        g_ptr_array_add (names, g_steal_pointer (&name));
+    }
+  if (names->len == 0)
+    return NULL;
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (", ", (char **) names->pdata);
+}
+
+/* `-o FILE` names the trace of the program the user means: the root's
+ * last image (`record -o t -- pyenv-shim` is about python, not the shim's
+ * bash). The preload gave FILE to the first image and FILE.PID.N to the
+ * next: the two swap names (a folded first image's is gone: the last
+ * takes FILE). */
+static void
+name_root_trace (FindCtx    *ctx,
+                 Found      *root,
+                 const char *file)
+{
+  char *path = root->s.header.trace_path;
+  if (path[0] == '\0' || strcmp (path, file) == 0 || strlen (file) >= sizeof root->s.header.trace_path)
+    return;
+  Found *first = NULL;
+  for (guint k = 0; k < ctx->found->len && first == NULL; k++)
+    if (strcmp (FOUND (ctx, k)->s.header.trace_path, file) == 0)
+      first = FOUND (ctx, k);
+  g_autofree char *swap = g_strconcat (file, ".hl-swap", NULL);
+  if (first != NULL && rename (file, swap) != 0)
+    return;
+  if (rename (path, file) != 0)
+    {
+      if (first != NULL)
+        (void) rename (swap, file);
+      return;
+    }
+  if (first != NULL && rename (swap, path) == 0)
+    g_strlcpy (first->s.header.trace_path, path, sizeof first->s.header.trace_path);
+  g_strlcpy (path, file, sizeof root->s.header.trace_path);
+}
+
 static gpointer
 unlink_thread (gpointer data)
 {
@@ -532,7 +614,7 @@ int
 hl_cli_record (int    argc,
                char **argv)
 {
-  const char *output = NULL, *unwind = NULL, *depth = NULL, *fine_clock = NULL;
+  const char *output = NULL, *output_dir = NULL, *unwind = NULL, *depth = NULL, *fine_clock = NULL;
   bool follow = true;
   bool compress = true;
   /* Saved costs are computed while the program runs, from the packets the
@@ -559,6 +641,10 @@ hl_cli_record (int    argc,
         output = argv[++i];
       else if (strncmp (a, "--output=", 9) == 0)
         output = a + 9;
+      else if ((strcmp (a, "-d") == 0 || strcmp (a, "--output-dir") == 0) && i + 1 < argc)
+        output_dir = argv[++i];
+      else if (strncmp (a, "--output-dir=", 13) == 0)
+        output_dir = a + 13;
       else if (strcmp (a, "--unwind") == 0 && i + 1 < argc)
         unwind = argv[++i];
       else if (strncmp (a, "--unwind=", 9) == 0)
@@ -588,6 +674,11 @@ hl_cli_record (int    argc,
     {
       fprintf (stderr, _("heaplens-cli record: no program given\n"));
       usage (stderr);
+      return 2;
+    }
+  if (output != NULL && output_dir != NULL)
+    {
+      fprintf (stderr, _("heaplens-cli record: --output names the trace, --output-dir its folder: give one\n"));
       return 2;
     }
   if (unwind != NULL && strcmp (unwind, "fp") != 0 && strcmp (unwind, "libunwind") != 0)
@@ -626,18 +717,6 @@ hl_cli_record (int    argc,
       if (lstat (out_path, &st) == 0 && S_ISREG (st.st_mode))
         unlink (out_path); /* -o FILE replaces FILE */
     }
-  else
-    snprintf (out_path, sizeof out_path, "%s/heaplens.%%e.%%p.hltrace", cwd);
-
-  HlLaunchEnvOptions env_options = {
-    .trace_path = out_path,
-    .unwind = unwind,
-    .depth = depth,
-    .fine_clock_ms = fine_clock,
-    .follow = follow,
-    .keep_session = true,
-  };
-  char **record_env = hl_launch_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
 
   struct timespec ts;
   clock_gettime (CLOCK_REALTIME, &ts);
@@ -670,9 +749,33 @@ hl_cli_record (int    argc,
                  _("heaplens-cli record: %s is statically linked: no dynamic loader runs for it, so nothing can "
                    "load the preload: it cannot be recorded\n"),
                  argv[i]);
-      g_strfreev (record_env);
       return 2;
     }
+
+  /* Without -o: a folder of its own for the recording, the program's
+   * trace and its children's in it (hl-launch-folder.h) */
+  g_autofree char *folder = NULL;
+  if (output == NULL)
+    {
+      g_autoptr (GError) ferr = NULL;
+      folder = hl_launch_folder_create (output_dir, argv[i], &ferr);
+      if (folder == NULL)
+        {
+          fprintf (stderr, _("heaplens-cli record: %s\n"), ferr->message);
+          return 2;
+        }
+      g_autofree char *template = hl_launch_folder_trace_template (folder);
+      snprintf (out_path, sizeof out_path, "%s", template);
+    }
+  HlLaunchEnvOptions env_options = {
+    .trace_path = out_path,
+    .unwind = unwind,
+    .depth = depth,
+    .fine_clock_ms = fine_clock,
+    .follow = follow,
+    .keep_session = true,
+  };
+  char **record_env = hl_launch_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
 
   /* what an earlier record, killed, left in /dev/shm */
   hl_cli_record_prune ();
@@ -798,6 +901,10 @@ hl_cli_record (int    argc,
   hl_record_streams_free (streams);
   timing_step ("streams freed");
 #endif
+  guint n_folded = 0;
+  g_autofree char *folded_names = fold_helper_images (&ctx, root, &n_folded);
+  if (output != NULL && root != NULL)
+    name_root_trace (&ctx, root, out_path);
   /* bench/capture.sh: how long the user waited after the program exited */
   if (g_strcmp0 (g_getenv ("HEAPLENS_DEBUG"), "timing") == 0)
     {
@@ -866,6 +973,10 @@ hl_cli_record (int    argc,
           else
             fprintf (stderr, _(", %llu lost"), (unsigned long long) root_salvage.lost);
         }
+      if (n_folded > 0)
+        fprintf (stderr, ngettext ("; %u image that exec'ed another at once folded (%s)",
+                                   "; %u images that exec'ed another at once folded (%s)", n_folded),
+                 n_folded, folded_names);
       if (ctx.running > 0)
         fprintf (stderr, ngettext ("; %u process still running (its trace is left uncompressed)",
                                    "; %u processes still running (their traces are left uncompressed)",
@@ -894,6 +1005,9 @@ hl_cli_record (int    argc,
   else
     unlink_sessions (&ctx);
   g_array_unref (ctx.found);
+  /* a program that could not be run wrote nothing: no empty folder left */
+  if (folder != NULL)
+    (void) g_rmdir (folder);
 
   if (WIFSIGNALED (status))
     {

@@ -34,4 +34,5 @@
 #include "hl-launch-clock.h"
 #include "hl-launch-env.h"
 #include "hl-launch-family.h"
+#include "hl-launch-folder.h"
 #include "hl-launch-sanitizer.h"

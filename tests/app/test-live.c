@@ -291,9 +291,15 @@ test_record (void)
   check_counts (s, trace);
   hl_app_test_spin_ms (500);
   save_window_png (GTK_WINDOW (trace), "live-4-trace.png");
-  /* the trace written where the dialog said */
-  g_assert_true (g_str_has_prefix (hl_live_session_get_trace_path (s), dir));
+  /* the trace written in a folder of its own, as `record` saves
+   * (hl-launch-folder.h; the tests' XDG_STATE_HOME), named in the header */
+  g_autofree char *parent = hl_launch_folder_default_parent ();
+  g_autofree char *folder = g_path_get_dirname (hl_live_session_get_trace_path (s));
+  g_autofree char *folder_parent = g_path_get_dirname (folder);
+  g_assert_cmpstr (folder_parent, ==, parent);
+  g_assert_true (g_str_has_prefix (strrchr (folder, '/') + 1, "heaplens-demo-"));
   g_unlink (hl_live_session_get_trace_path (s));
+  g_rmdir (folder);
   g_rmdir (dir);
   gtk_window_destroy (GTK_WINDOW (trace));
   g_object_unref (w);

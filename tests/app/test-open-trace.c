@@ -62,6 +62,17 @@ test_open_fixture (void)
   hl_application_open_file (app, file);
   window = the_window ();
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "basic.hltrace");
+  /* the header names where the trace is saved (issue 27, point 7) */
+  {
+    AdwViewSwitcherTitle *title
+      = ADW_VIEW_SWITCHER_TITLE (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE));
+    g_autofree char *folder = g_path_get_dirname (path);
+    const char *home = g_get_home_dir ();
+    if (!g_str_has_prefix (folder, home))
+      g_assert_cmpstr (adw_view_switcher_title_get_subtitle (title), ==, folder);
+    else
+      g_assert_true (g_str_has_prefix (adw_view_switcher_title_get_subtitle (title), "~"));
+  }
   hl_app_test_wait_for_page (window, "views");
 
   summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));

@@ -192,8 +192,34 @@ else
   ok 0 "record, a set-group-ID program # SKIP needs root, runuser, /usr/bin/expiry and a build nobody can run"
 fi
 
-(cd "$WORK" && "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
-check "record: default trace name heaplens.PROG.PID.hltrace" grep -q "heaplens: $WORK/heaplens.t-strings.[0-9]*.hltrace: " "$WORK/d.err"
+# Without -o: a folder of its own per recording, under $XDG_STATE_HOME
+# (issue 27, point 7), or in the folder -d names
+(cd "$WORK" && XDG_STATE_HOME=$WORK/state "$HL_CLI" record "$D/t-strings" > /dev/null 2> "$WORK/d.err")
+check "record: default trace in \$XDG_STATE_HOME/heaplens/PROG-DATE-TIME/PROG.PID.hltrace" \
+  grep -q "heaplens: $WORK/state/heaplens/t-strings-[0-9]\{8\}-[0-9]\{6\}/t-strings.[0-9]*.hltrace: " "$WORK/d.err"
+eq "record: nothing written to the current directory" "$(ls "$WORK" | grep -c '^heaplens\.')" 0
+eq "record: the recording's folder is the user's alone" "$(stat -c %a "$WORK"/state/heaplens/t-strings-*)" 700
+(cd "$WORK" && XDG_STATE_HOME=$WORK/state "$HL_CLI" record "$D/t-strings" > /dev/null 2> /dev/null)
+eq "record: a second recording gets a folder of its own" "$(ls -d "$WORK"/state/heaplens/t-strings-* | wc -l)" 2
+"$HL_CLI" record -d "$WORK/given" -- "$D/t-strings" > /dev/null 2> "$WORK/d2.err"
+check "record -d DIR: the folder is made in DIR" \
+  grep -q "heaplens: $WORK/given/t-strings-[0-9-]*/t-strings.[0-9]*.hltrace: " "$WORK/d2.err"
+"$HL_CLI" record -d "$WORK/given" -o "$WORK/both.hltrace" -- "$D/t-strings" > /dev/null 2> "$WORK/d3.err"
+eq "record -d with -o: refused" "$?" 2
+XDG_STATE_HOME=$WORK/state2 "$HL_CLI" record -- /nonexistent/program > /dev/null 2>&1
+eq "record: a program that could not run leaves no empty folder" "$(ls "$WORK/state2/heaplens" 2> /dev/null | wc -l)" 0
+
+# -o FILE names the trace of the program meant, the last image of an exec
+# chain (a shim: bash, then the program); an image that exec'ed another at
+# once (bash's fork before it runs a command) is folded, not saved
+"$HL_CLI" record -o "$WORK/xc.hltrace" -- bash -c "'$D/t-strings' > /dev/null; exec '$D/t-strings'" \
+  > /dev/null 2> "$WORK/xc.err"
+check "record -o FILE: the end line names FILE" grep -q "heaplens: $WORK/xc.hltrace: " "$WORK/xc.err"
+check "record -o FILE: FILE is the program's trace, not the shell's" \
+  sh -c "'$HL_CLI' report --json '$WORK/xc.hltrace' | grep -q '\"program\" *: *\"[^\"]*/t-strings\"'"
+check "record: the shell's trace is beside it" sh -c "ls '$WORK'/xc.hltrace.* > /dev/null"
+check "record: the fork that exec'ed at once is folded, and said" grep -q "exec'ed another at once folded (bash)" "$WORK/xc.err"
+eq "record: the folded image left no trace" "$(ls "$WORK"/xc.hltrace* | wc -l)" 3
 
 # Another program's kept session that starts and ends while record runs is
 # not record's: record must neither compress its trace nor unlink it.
@@ -216,7 +242,7 @@ eq "record: leaves no session of its processes behind" "$left" ""
 
 "$HL_CLI" record -o "$WORK/x.hltrace" -- env "$D/t-entry" > /dev/null 2> "$WORK/x.err"
 eq "record through exec (env PROG): the status of the final image" "$?" 3
-check "record through exec: the summary is the final image's" grep -q "^heaplens: $WORK/x.hltrace.[0-9]*: 23 allocations, 20 frees" "$WORK/x.err"
+check "record through exec: the summary is the final image's, named FILE" grep -q "^heaplens: $WORK/x.hltrace: 23 allocations, 20 frees" "$WORK/x.err"
 
 "$HL_CLI" record -- /nonexistent/program > /dev/null 2>&1
 eq "record: a program that does not exist gives 127" "$?" 127
