@@ -15,21 +15,14 @@ void
 hl_cli_report_print_threads (HlAnalysis *analysis)
 {
   g_autoptr (GArray) threads = hl_analysis_get_all_thread_costs (analysis);
-  int name_width = 4;
 
   if (threads->len == 0)
     return;
-  for (guint t = 0; t < threads->len; t++)
-    {
-      g_autofree char *name = hl_cli_printable (g_array_index (threads, HlThreadCosts, t).name);
-      name_width = MAX (name_width, (int) g_utf8_strlen (name, -1));
-    }
-  name_width = MIN (name_width, 24);
   printf (_("\nthreads (the selection's allocations by the thread that made them):\n"));
   /* Translators: column titles of the threads table; "at peak" is a
    * thread's live bytes at the heap peak */
-  printf ("  %8s  %-*s  %10s  %12s  %12s  %12s\n", _("tid"), name_width, _("name"), _("calls"),
-          _("allocated"), _("at peak"), _("leaked"));
+  printf ("  %8s  %10s  %12s  %12s  %12s  %s\n", _("tid"), _("calls"), _("allocated"), _("at peak"),
+          _("leaked"), _("name"));
   for (guint t = 0; t < threads->len; t++)
     {
       const HlThreadCosts *tc = &g_array_index (threads, HlThreadCosts, t);
@@ -37,18 +30,8 @@ hl_cli_report_print_threads (HlAnalysis *analysis)
       g_autofree char *bytes = hl_cli_format_size (tc->costs.bytes);
       g_autofree char *peak = hl_cli_format_size (tc->costs.peak_bytes);
       g_autofree char *leaked = hl_cli_format_size (tc->costs.leaked_bytes);
-      glong len = g_utf8_strlen (name, -1);
-
-      if (len > name_width)
-        {
-          char *cut = g_utf8_substring (name, 0, name_width - 1);
-          g_free (name);
-          name = g_strconcat (cut, "…", NULL);
-          g_free (cut);
-          len = name_width;
-        }
-      printf ("  %8u  %s%*s  %10" PRIu64 "  %12s  %12s  %12s\n", tc->tid, name, (int) (name_width - len), "",
-              (uint64_t) tc->costs.allocations, bytes, peak, leaked);
+      printf ("  %8u  %10" PRIu64 "  %12s  %12s  %12s  %s\n", tc->tid, (uint64_t) tc->costs.allocations, bytes,
+              peak, leaked, name);
     }
 }
 

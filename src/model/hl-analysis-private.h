@@ -1,5 +1,6 @@
 /* hl-analysis-private.h — what the analysis' own files share
- * (hl-analysis.c, hl-analysis-async.c). */
+ * (hl-analysis.c, hl-analysis-async.c, hl-analysis-functions.c,
+ * hl-lifetimes.c). */
 #pragma once
 
 #include "hl-analysis.h"

@@ -922,11 +922,23 @@ hl_analysis_get_thread_costs (HlAnalysis *self)
   for (guint t = 0; t < self->n_threads && t < n_threads; t++)
     if (self->thread_costs[t].allocations > 0)
       {
-        HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name, .costs = self->thread_costs[t] };
+        HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name, .costs = self->thread_costs[t],
+                            .start_ns = threads[t].start_ns, .end_ns = threads[t].end_ns };
         g_array_append_val (out, e);
       }
   g_array_sort (out, compare_threads);
   return out;
+}
+
+static int
+compare_thread_starts (gconstpointer a,
+                       gconstpointer b)
+{
+  const HlThreadCosts *x = a, *y = b;
+
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 GArray *
@@ -941,54 +953,13 @@ hl_analysis_get_all_thread_costs (HlAnalysis *self)
   threads = hl_recording_get_threads (self->recording, &n_threads);
   for (guint t = 0; t < n_threads; t++)
     {
-      HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name };
+      HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name,
+                          .start_ns = threads[t].start_ns, .end_ns = threads[t].end_ns };
       if (t < self->n_threads)
         e.costs = self->thread_costs[t];
       g_array_append_val (out, e);
     }
-  return out;
-}
-
-static int
-compare_function_bytes (gconstpointer a,
-                        gconstpointer b,
-                        gpointer      user_data)
-{
-  HlAnalysis *self = user_data;
-  const HlFrame *x = *(const HlFrame * const *) a, *y = *(const HlFrame * const *) b;
-  HlCosts cx, cy;
-
-  hl_analysis_get_function_costs (self, x, &cx);
-  hl_analysis_get_function_costs (self, y, &cy);
-  if (cx.bytes != cy.bytes)
-    return cx.bytes > cy.bytes ? -1 : 1;
-  return g_strcmp0 (x->module, y->module);
-}
-
-GPtrArray *
-hl_analysis_find_functions (HlAnalysis *self,
-                            const char *name)
-{
-  GPtrArray *out = g_ptr_array_new ();
-  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-
-  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
-  g_return_val_if_fail (name != NULL, out);
-
-  for (guint s = 1; s < self->n_stacks; s++)
-    {
-      guint n;
-      const HlFrameEntry * const *f;
-
-      if (self->stack_costs[s].allocations == 0)
-        continue;
-      f = hl_recording_get_stack_entries (self->recording, s, &n);
-      for (guint i = 0; i < n; i++)
-        if (strcmp (f[i]->pub.function, name) == 0 &&
-            g_hash_table_add (seen, GUINT_TO_POINTER (f[i]->function_id + 1)))
-          g_ptr_array_add (out, (gpointer) &f[i]->pub);
-    }
-  g_ptr_array_sort_with_data (out, compare_function_bytes, self);
+  g_array_sort (out, compare_thread_starts);
   return out;
 }
 

@@ -6,22 +6,19 @@ void
 hl_report_json_add_threads (JsonBuilder *b,
                             HlAnalysis  *analysis)
 {
-  HlRecording *rec = hl_analysis_get_recording (analysis);
   g_autoptr (GArray) costs = hl_analysis_get_all_thread_costs (analysis);
-  guint n_threads;
-  const HlThreadInfo *threads = hl_recording_get_threads (rec, &n_threads);
 
   json_builder_set_member_name (b, "threads");
   json_builder_begin_array (b);
-  for (guint t = 0; t < costs->len && t < n_threads; t++)
+  for (guint t = 0; t < costs->len; t++)
     {
       const HlThreadCosts *tc = &g_array_index (costs, HlThreadCosts, t);
 
       json_builder_begin_object (b);
       hl_json_add_uint (b, "tid", tc->tid);
       hl_json_add_string (b, "name", tc->name);
-      hl_json_add_uint (b, "start_ns", threads[t].start_ns);
-      hl_json_add_uint (b, "end_ns", threads[t].end_ns);
+      hl_json_add_uint (b, "start_ns", tc->start_ns);
+      hl_json_add_uint (b, "end_ns", tc->end_ns);
       hl_report_json_add_costs (b, "costs", &tc->costs);
       json_builder_end_object (b);
     }

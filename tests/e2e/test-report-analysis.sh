@@ -66,9 +66,9 @@ print(names, len(set(t["tid"] for t in th)) == len(th) == d["summary"]["threads"
 ' "$WORK/r.json" 2>&1)" "['t-main', 'worker-a', 'worker-b'] True True True True True True"
 "$CLI" report --top 1 "$WORK/a.hltrace" > "$WORK/r.txt" 2>&1
 has "report: the threads table names worker-a with its calls and sizes" "$WORK/r.txt" \
-  '^ +[0-9]+  worker-a +100 +97\.66 KiB +39\.06 KiB +39\.06 KiB$'
+  '^ +[0-9]+ +100 +97\.66 KiB +39\.06 KiB +39\.06 KiB  worker-a$'
 has "report: worker-b, 1000000 bytes at the peak, nothing leaked" "$WORK/r.txt" \
-  '^ +[0-9]+  worker-b +50 +976\.56 KiB +976\.56 KiB +0 B$'
+  '^ +[0-9]+ +50 +976\.56 KiB +976\.56 KiB +0 B  worker-b$'
 # a filter by thread: only that thread's allocations in the selection
 tid_a=$("$PY" -c 'import json,sys; print([t["tid"] for t in json.load(open(sys.argv[1]))["threads"] if t["name"] == "worker-a"][0])' "$WORK/r.json")
 "$CLI" report --json --thread "$tid_a" "$WORK/a.hltrace" > "$WORK/ra.json" 2>&1
