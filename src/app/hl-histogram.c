@@ -206,7 +206,7 @@ hl_histogram_measure (GtkWidget      *widget,
                       int            *minimum_baseline,
                       int            *natural_baseline)
 {
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 120;
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 80;
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 600 : 220;
 }
 
