@@ -151,7 +151,8 @@ on_lifetimes (GObject      *source,
   GError *error = NULL;
   HlLifetimes *lifetimes = hl_analysis_get_lifetimes_finish (HL_ANALYSIS (source), result, &error);
 
-  /* a costs-only recording has none (yet): the page says so */
+  /* a costs-only recording has none (yet), a live session's none: the
+   * page says so */
   if (g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
     g_clear_error (&error);
   answer_in (task, lifetimes, (gpointer *) &build->lifetimes, error);

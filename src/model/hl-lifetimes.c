@@ -118,7 +118,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
   g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
 
   rec = hl_analysis_get_recording (self);
-  if (hl_recording_get_aggregate (rec) != NULL)
+  if (hl_recording_get_aggregate (rec) != NULL || hl_recording_is_sampled (rec))
     return NULL;
   allocs = hl_recording_get_allocs (rec, &n_allocs);
   n_stacks = hl_recording_get_n_stacks (rec);
@@ -275,10 +275,12 @@ lifetimes_thread (GTask        *task,
 
   if (g_task_return_error_if_cancelled (task))
     return;
-  if (hl_recording_get_aggregate (hl_analysis_get_recording (source)) != NULL)
+  if (hl_recording_get_aggregate (hl_analysis_get_recording (source)) != NULL ||
+      hl_recording_is_sampled (hl_analysis_get_recording (source)))
     {
       g_task_return_new_error (task, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
-                               _("Lifetimes need every allocation: this recording holds its costs only"));
+                               _("Lifetimes need every allocation: this recording holds its costs only, or "
+                                 "samples of a live session"));
       return;
     }
   lt = hl_analysis_get_lifetimes (source, cancellable);

@@ -64,8 +64,9 @@ const char   *hl_lifetime_bucket_label    (guint b);
 /* A stable key for JSON: "lt_1us", "1us_10us", ..., "ge_10s", "alive_at_exit". */
 const char   *hl_lifetime_bucket_key      (guint b);
 
-/* NULL when SELF's recording holds no allocation records (costs only),
- * or when CANCELLABLE was cancelled. */
+/* NULL when SELF's recording holds no allocation records (costs only), or
+ * only samples of them (a live session's: the blocks that lived through a
+ * poll, not the short-lived ones), or when CANCELLABLE was cancelled. */
 HlLifetimes  *hl_analysis_get_lifetimes   (HlAnalysis   *self,
                                            GCancellable *cancellable);
 void          hl_lifetimes_free           (HlLifetimes  *lifetimes);
@@ -79,7 +80,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlLifetimes, hl_lifetimes_free)
 
 /* The same on a worker thread (see hl-analysis.h, "On a worker thread");
  * _finish: the lifetimes, or NULL with ERROR (G_IO_ERROR_CANCELLED, or
- * HL_MODEL_ERROR_UNSUPPORTED for a costs-only recording). */
+ * HL_MODEL_ERROR_UNSUPPORTED for a costs-only or live recording). */
 void          hl_analysis_get_lifetimes_async  (HlAnalysis         *self,
                                                 GCancellable       *cancellable,
                                                 GAsyncReadyCallback callback,
