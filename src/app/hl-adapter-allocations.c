@@ -7,6 +7,7 @@
 #include "hl-adapter-allocations.h"
 #include "hl-adapter-stack.h"
 #include "hl-alloc-item.h"
+#include "hl-units.h"
 
 /* ---- Allocations ------------------------------------------------------ */
 GListModel *
@@ -47,6 +48,15 @@ hl_adapter_largest_items (HlRecording *recording,
       item = hl_alloc_item_new (f ? f->function : _("(no stack)"), f ? f->module_name : "",
                                 1, a->size, a->time_ns, a->tid, (const char * const *) lines);
       hl_alloc_item_set_caller (item, hl_adapter_caller (recording, a->stack, f));
+      if (a->free_time_ns == HL_TIME_NONE)
+        /* Translators: the Lifetime of a block never freed */
+        hl_alloc_item_set_lifetime (item, G_MAXUINT64, _("alive at exit"));
+      else
+        {
+          guint64 life = a->free_time_ns > a->time_ns ? a->free_time_ns - a->time_ns : 0;
+          g_autofree char *text = hl_format_duration (life);
+          hl_alloc_item_set_lifetime (item, life, text);
+        }
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);

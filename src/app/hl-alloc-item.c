@@ -11,12 +11,15 @@ struct _HlAllocItem
   char  *function;
   char  *module;
   char  *caller;  /* the function that called FUNCTION, or NULL */
+  char  *lifetime_text;
+  char  *verdict;
   GStrv  stack;
 
   guint64 count;
   guint64 size_bytes;
   guint64 time_ns;
   guint   tid;
+  guint64 lifetime_ns;
 };
 
 G_DEFINE_FINAL_TYPE (HlAllocItem, hl_alloc_item, G_TYPE_OBJECT)
@@ -61,6 +64,27 @@ guint64 hl_alloc_item_get_time_ns (HlAllocItem *self) { return self->time_ns; }
 guint hl_alloc_item_get_tid (HlAllocItem *self) { return self->tid; }
 const char * const *hl_alloc_item_get_stack (HlAllocItem *self) { return (const char * const *) self->stack; }
 
+void
+hl_alloc_item_set_lifetime (HlAllocItem *self,
+                            guint64      lifetime_ns,
+                            const char  *text)
+{
+  self->lifetime_ns = lifetime_ns;
+  g_free (self->lifetime_text);
+  self->lifetime_text = g_strdup (text);
+}
+guint64 hl_alloc_item_get_lifetime_ns (HlAllocItem *self) { return self->lifetime_ns; }
+const char *hl_alloc_item_get_lifetime_text (HlAllocItem *self) { return self->lifetime_text; }
+
+void
+hl_alloc_item_set_verdict (HlAllocItem *self,
+                           const char  *verdict)
+{
+  g_free (self->verdict);
+  self->verdict = g_strdup (verdict);
+}
+const char *hl_alloc_item_get_verdict (HlAllocItem *self) { return self->verdict; }
+
 static void
 hl_alloc_item_finalize (GObject *object)
 {
@@ -69,6 +93,8 @@ hl_alloc_item_finalize (GObject *object)
   g_free (self->function);
   g_free (self->module);
   g_free (self->caller);
+  g_free (self->lifetime_text);
+  g_free (self->verdict);
   g_strfreev (self->stack);
   G_OBJECT_CLASS (hl_alloc_item_parent_class)->finalize (object);
 }

@@ -30,5 +30,17 @@ guint64             hl_alloc_item_get_size_bytes (HlAllocItem *self);
 guint64             hl_alloc_item_get_time_ns    (HlAllocItem *self);
 guint               hl_alloc_item_get_tid        (HlAllocItem *self);
 const char * const *hl_alloc_item_get_stack      (HlAllocItem *self);
+/* How long the row's block lived (a call site's row: its median block's
+ * bucket), for sorting (G_MAXUINT64: never freed), and as shown; TEXT
+ * NULL (the default) leaves the column empty. */
+void                hl_alloc_item_set_lifetime   (HlAllocItem *self,
+                                                  guint64      lifetime_ns,
+                                                  const char  *text);
+guint64             hl_alloc_item_get_lifetime_ns (HlAllocItem *self);
+const char         *hl_alloc_item_get_lifetime_text (HlAllocItem *self);
+/* A call site's lifetime verdict ("Short-lived", "Growing"), or NULL. */
+void                hl_alloc_item_set_verdict    (HlAllocItem *self,
+                                                  const char  *verdict);
+const char         *hl_alloc_item_get_verdict    (HlAllocItem *self);
 
 G_END_DECLS

@@ -3,10 +3,12 @@
 #include "hl-config.h"
 
 #include "hl-adapter-allocations.h"
+#include "hl-adapter-lifetimes.h"
 #include "hl-allocations-build.h"
 
-#define MAX_LEAK_ROWS    2000
-#define MAX_LARGEST_ROWS 500
+#define MAX_LEAK_ROWS     2000
+#define MAX_LARGEST_ROWS  500
+#define MAX_LIFETIME_ROWS 2000
 
 struct _HlAllocationsData
 {
@@ -14,6 +16,9 @@ struct _HlAllocationsData
   GListModel        *largest;
   HlHistogramBucket  buckets[HL_SIZE_HISTOGRAM_BUCKETS];
   guint              n_buckets;
+  GListModel        *lifetime_sites;
+  HlHistogramBucket  lifetime_buckets[HL_LIFETIME_N_BUCKETS];
+  guint              n_lifetime_buckets;
 };
 
 void
@@ -23,6 +28,7 @@ hl_allocations_data_free (HlAllocationsData *data)
     return;
   g_clear_object (&data->leaks);
   g_clear_object (&data->largest);
+  g_clear_object (&data->lifetime_sites);
   g_free (data);
 }
 
@@ -35,15 +41,18 @@ hl_allocations_data_show (HlAllocationsData *data,
   hl_allocations_view_set_leaks (view, data->leaks);
   hl_allocations_view_set_largest (view, data->largest);
   hl_allocations_view_set_histogram (view, data->n_buckets, data->buckets);
+  hl_allocations_view_set_lifetimes (view, data->lifetime_sites, data->n_lifetime_buckets, data->lifetime_buckets);
 }
 
-/* The model's two answers (hl_analysis_get_top_stacks_async of LEAKED,
- * hl_analysis_get_largest_async), asked at once, then their rows. */
+/* The model's three answers (hl_analysis_get_top_stacks_async of LEAKED,
+ * hl_analysis_get_largest_async, hl_analysis_get_lifetimes_async), asked
+ * at once, then their rows. */
 typedef struct
 {
   HlAnalysis *analysis;
   GArray     *leaks;       /* HlStackCosts */
   GArray     *largest;     /* HlAllocationInfo */
+  HlLifetimes *lifetimes;  /* NULL for a costs-only recording */
   guint       pending;     /* answers still to come */
   GError     *error;       /* the first one's */
 } Build;
@@ -55,12 +64,13 @@ build_free (gpointer p)
 
   g_clear_pointer (&build->leaks, g_array_unref);
   g_clear_pointer (&build->largest, g_array_unref);
+  g_clear_pointer (&build->lifetimes, hl_lifetimes_free);
   g_clear_error (&build->error);
   g_object_unref (build->analysis);
   g_free (build);
 }
 
-/* The rows and histogram of both answers (a few thousand items, each with
+/* The rows and histograms of the answers (a few thousand items, each with
  * its stack's lines), on a worker. */
 static void
 rows_thread (GTask        *task,
@@ -78,15 +88,17 @@ rows_thread (GTask        *task,
   data->leaks = hl_adapter_leak_items (recording, build->leaks);
   data->largest = hl_adapter_largest_items (recording, build->largest);
   data->n_buckets = hl_adapter_histogram (build->analysis, data->buckets);
+  data->lifetime_sites = hl_adapter_lifetime_items (recording, build->lifetimes, MAX_LIFETIME_ROWS);
+  data->n_lifetime_buckets = hl_adapter_lifetime_histogram (build->lifetimes, data->lifetime_buckets);
   g_task_return_pointer (task, data, (GDestroyNotify) hl_allocations_data_free);
 }
 
-/* One answer in; the rows once both are. */
+/* One answer in; the rows once all are. */
 static void
-answer_in (GTask  *task,
-           GArray *answer,
-           GArray **slot,
-           GError *error)
+answer_in (GTask    *task,
+           gpointer  answer,
+           gpointer *slot,
+           GError   *error)
 {
   Build *build = g_task_get_task_data (task);
 
@@ -113,7 +125,7 @@ on_leaks (GObject      *source,
   GError *error = NULL;
   GArray *leaks = hl_analysis_get_top_stacks_finish (HL_ANALYSIS (source), result, &error);
 
-  answer_in (task, leaks, &build->leaks, error);
+  answer_in (task, leaks, (gpointer *) &build->leaks, error);
 }
 
 static void
@@ -126,7 +138,24 @@ on_largest (GObject      *source,
   GError *error = NULL;
   GArray *largest = hl_analysis_get_largest_finish (HL_ANALYSIS (source), result, &error);
 
-  answer_in (task, largest, &build->largest, error);
+  answer_in (task, largest, (gpointer *) &build->largest, error);
+}
+
+static void
+on_lifetimes (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  GError *error = NULL;
+  HlLifetimes *lifetimes = hl_analysis_get_lifetimes_finish (HL_ANALYSIS (source), result, &error);
+
+  /* a costs-only recording has none (yet), a live session's none: the
+   * page says so */
+  if (g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    g_clear_error (&error);
+  answer_in (task, lifetimes, (gpointer *) &build->lifetimes, error);
 }
 
 void
@@ -142,13 +171,14 @@ hl_allocations_build_async (HlAnalysis         *analysis,
 
   build = g_new0 (Build, 1);
   build->analysis = g_object_ref (analysis);
-  build->pending = 2;
+  build->pending = 3;
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_allocations_build_async);
   g_task_set_task_data (task, build, build_free);
   hl_analysis_get_top_stacks_async (analysis, HL_COST_KIND_LEAKED, MAX_LEAK_ROWS, cancellable,
                                     on_leaks, g_object_ref (task));
   hl_analysis_get_largest_async (analysis, MAX_LARGEST_ROWS, cancellable, on_largest, g_object_ref (task));
+  hl_analysis_get_lifetimes_async (analysis, cancellable, on_lifetimes, g_object_ref (task));
 }
 
 HlAllocationsData *

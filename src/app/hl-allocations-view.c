@@ -17,6 +17,9 @@ struct _HlAllocationsView
   GtkColumnView *leaks_view;
   AdwStatusPage *leaks_none;
   GtkColumnView *largest_view;
+  GtkColumnView *lifetimes_view;
+  GtkStack      *lifetimes_stack;
+  HlHistogram   *lifetime_histogram;
   GtkDropDown   *histogram_mode;
   HlHistogram   *histogram;
   GtkWidget     *stack_pane;
@@ -25,6 +28,7 @@ struct _HlAllocationsView
   /* Owned */
   GtkSingleSelection *leaks_selection;
   GtkSingleSelection *largest_selection;
+  GtkSingleSelection *lifetimes_selection;
   GtkColumnViewColumn *leaks_size_column;
 };
 
@@ -38,6 +42,8 @@ typedef enum
   COL_SIZE,
   COL_TIME,
   COL_THREAD,
+  COL_LIFETIME,
+  COL_VERDICT,
 } Column;
 
 static void
@@ -47,7 +53,7 @@ setup_label (GtkSignalListItemFactory *factory,
 {
   GtkWidget *label = gtk_label_new (NULL);
   Column c = GPOINTER_TO_UINT (column);
-  gboolean numeric = c == COL_COUNT || c == COL_SIZE || c == COL_TIME;
+  gboolean numeric = c == COL_COUNT || c == COL_SIZE || c == COL_TIME || c == COL_LIFETIME;
 
   gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0 : 0.0);
   gtk_label_set_ellipsize (GTK_LABEL (label), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
@@ -95,6 +101,12 @@ bind_label (GtkSignalListItemFactory *factory,
     case COL_THREAD:
       text = g_strdup_printf ("%u", hl_alloc_item_get_tid (a));
       break;
+    case COL_LIFETIME:
+      gtk_label_set_label (label, hl_alloc_item_get_lifetime_text (a) ? hl_alloc_item_get_lifetime_text (a) : "");
+      return;
+    case COL_VERDICT:
+      gtk_label_set_label (label, hl_alloc_item_get_verdict (a) ? hl_alloc_item_get_verdict (a) : "");
+      return;
     default:
       g_assert_not_reached ();
     }
@@ -126,6 +138,12 @@ compare_column (gconstpointer a,
       va = hl_alloc_item_get_tid ((HlAllocItem *) a);
       vb = hl_alloc_item_get_tid ((HlAllocItem *) b);
       break;
+    case COL_LIFETIME:
+      va = hl_alloc_item_get_lifetime_ns ((HlAllocItem *) a);
+      vb = hl_alloc_item_get_lifetime_ns ((HlAllocItem *) b);
+      break;
+    case COL_VERDICT:
+      return g_strcmp0 (hl_alloc_item_get_verdict ((HlAllocItem *) a), hl_alloc_item_get_verdict ((HlAllocItem *) b));
     case COL_FUNCTION:
       return g_strcmp0 (hl_alloc_item_get_function ((HlAllocItem *) a), hl_alloc_item_get_function ((HlAllocItem *) b));
     case COL_MODULE:
@@ -188,6 +206,12 @@ static void
 on_largest_selected (HlAllocationsView *self)
 {
   show_stack (self, gtk_single_selection_get_selected_item (self->largest_selection));
+}
+
+static void
+on_lifetime_selected (HlAllocationsView *self)
+{
+  show_stack (self, gtk_single_selection_get_selected_item (self->lifetimes_selection));
 }
 
 static GtkSingleSelection *
@@ -261,6 +285,31 @@ hl_allocations_view_set_largest (HlAllocationsView *self,
 }
 
 void
+hl_allocations_view_set_lifetimes (HlAllocationsView       *self,
+                                   GListModel              *sites,
+                                   guint                    n_buckets,
+                                   const HlHistogramBucket *buckets)
+{
+  g_return_if_fail (HL_IS_ALLOCATIONS_VIEW (self));
+
+  if (self->lifetimes_selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->lifetimes_selection, self);
+  g_clear_object (&self->lifetimes_selection);
+  self->lifetimes_selection = make_selection (self->lifetimes_view,
+                                              sites ? g_object_ref (sites) : G_LIST_MODEL (g_list_store_new (HL_TYPE_ALLOC_ITEM)));
+  g_signal_connect_swapped (self->lifetimes_selection, "notify::selected", G_CALLBACK (on_lifetime_selected), self);
+  hl_histogram_set_buckets (self->lifetime_histogram, n_buckets, buckets);
+  gtk_stack_set_visible_child_name (self->lifetimes_stack, n_buckets > 0 ? "chart" : "none");
+}
+
+GListModel *
+hl_allocations_view_get_lifetimes (HlAllocationsView *self)
+{
+  g_return_val_if_fail (HL_IS_ALLOCATIONS_VIEW (self), NULL);
+  return G_LIST_MODEL (self->lifetimes_selection);
+}
+
+void
 hl_allocations_view_set_histogram (HlAllocationsView       *self,
                                    guint                    n_buckets,
                                    const HlHistogramBucket *buckets)
@@ -309,8 +358,11 @@ hl_allocations_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->leaks_selection, self);
   if (self->largest_selection != NULL)
     g_signal_handlers_disconnect_by_data (self->largest_selection, self);
+  if (self->lifetimes_selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->lifetimes_selection, self);
   g_clear_object (&self->leaks_selection);
   g_clear_object (&self->largest_selection);
+  g_clear_object (&self->lifetimes_selection);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_ALLOCATIONS_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -332,6 +384,9 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_view);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_none);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, largest_view);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, lifetimes_view);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, lifetimes_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, lifetime_histogram);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram_mode);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack_pane);
@@ -363,7 +418,21 @@ hl_allocations_view_init (HlAllocationsView *self)
   g_object_unref (add_column (self->largest_view, _("Module"), COL_MODULE, FALSE));
   g_object_unref (add_column (self->largest_view, _("Time"), COL_TIME, FALSE));
   g_object_unref (add_column (self->largest_view, _("Thread"), COL_THREAD, FALSE));
+  /* Translators: how long a block lived, from its allocation to its free */
+  g_object_unref (add_column (self->largest_view, _("Lifetime"), COL_LIFETIME, FALSE));
+
+  g_object_unref (add_column (self->lifetimes_view, _("Allocated In"), COL_FUNCTION, TRUE));
+  g_object_unref (add_column (self->lifetimes_view, _("Module"), COL_MODULE, FALSE));
+  column = add_column (self->lifetimes_view, _("Blocks"), COL_COUNT, FALSE);
+  gtk_column_view_sort_by_column (self->lifetimes_view, column, GTK_SORT_DESCENDING);
+  g_object_unref (column);
+  g_object_unref (add_column (self->lifetimes_view, _("Bytes"), COL_SIZE, FALSE));
+  /* Translators: the lifetime bucket of a call site's median block */
+  g_object_unref (add_column (self->lifetimes_view, _("Median Lifetime"), COL_LIFETIME, FALSE));
+  /* Translators: Short-lived or Growing */
+  g_object_unref (add_column (self->lifetimes_view, _("Verdict"), COL_VERDICT, FALSE));
 
   hl_allocations_view_set_leaks (self, NULL);
   hl_allocations_view_set_largest (self, NULL);
+  hl_allocations_view_set_lifetimes (self, NULL, 0, NULL);
 }

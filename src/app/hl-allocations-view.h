@@ -1,5 +1,5 @@
 /* hl-allocations-view.h — leaks grouped by stack, the largest allocations
- * and a size histogram. */
+ * (with their lifetimes), the lifetimes per call site and a size histogram. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -27,6 +27,14 @@ void        hl_allocations_view_set_largest   (HlAllocationsView       *self,
 void        hl_allocations_view_set_histogram (HlAllocationsView       *self,
                                                guint                    n_buckets,
                                                const HlHistogramBucket *buckets);
+/* The Lifetimes page: SITES (HlAllocItem rows of call sites, taken by
+ * reference; NULL: none) and the histogram of the selection's lifetimes
+ * (N_BUCKETS 0: the page says lifetimes are not known). */
+void        hl_allocations_view_set_lifetimes (HlAllocationsView       *self,
+                                               GListModel              *sites,
+                                               guint                    n_buckets,
+                                               const HlHistogramBucket *buckets);
+GListModel *hl_allocations_view_get_lifetimes (HlAllocationsView       *self);
 GListModel *hl_allocations_view_get_leaks     (HlAllocationsView       *self);
 /* Select row I of the leaks list; returns the stack text shown. */
 const char *hl_allocations_view_select_leak   (HlAllocationsView       *self,

@@ -57,7 +57,8 @@ hl_histogram_draw (cairo_t                 *cr,
     {
       double x, y, w, h;
       int tw, th;
-      g_autofree char *size = hl_format_size (buckets[i].min_size);
+      g_autofree char *size = buckets[i].label != NULL ? g_strdup (buckets[i].label)
+                                                       : hl_format_size (buckets[i].min_size);
       g_autofree char *value = style->by_bytes ? hl_format_size (buckets[i].bytes)
                                                : hl_format_count (buckets[i].count);
 
@@ -175,6 +176,15 @@ on_query_tooltip (GtkWidget  *widget,
   if (i >= self->buckets->len)
     return FALSE;
   b = &g_array_index (self->buckets, HlHistogramBucket, i);
+  if (b->label != NULL)
+    {
+      count = hl_format_count (b->count);
+      bytes = hl_format_size (b->bytes);
+      /* Translators: a lifetime histogram bar, e.g. "1–10 ms: 1,024 blocks, 96.0 KiB" */
+      text = g_strdup_printf (_("%s: %s blocks, %s"), b->label, count, bytes);
+      gtk_tooltip_set_text (tooltip, text);
+      return TRUE;
+    }
   from = hl_format_size (b->min_size);
   to = i + 1 < self->buckets->len
          ? hl_format_size (g_array_index (self->buckets, HlHistogramBucket, i + 1).min_size)
@@ -196,7 +206,7 @@ hl_histogram_measure (GtkWidget      *widget,
                       int            *minimum_baseline,
                       int            *natural_baseline)
 {
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 120;
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 80;
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 600 : 220;
 }
 

@@ -1,4 +1,5 @@
-/* hl-histogram.h — a bar chart of allocation sizes (power-of-two buckets),
+/* hl-histogram.h — a bar chart of allocation sizes (power-of-two buckets)
+ * or of other buckets that carry their own labels (lifetimes),
  * drawn by a widget-free function, shown by a small widget. */
 #pragma once
 
@@ -12,6 +13,9 @@ typedef struct
   guint64 min_size;  /* bytes, inclusive */
   guint64 count;     /* allocations */
   guint64 bytes;     /* their total size */
+  const char *label; /* shown under the bar instead of min_size as a size
+                      * (a lifetime bucket's "1–10 ms"); NULL: the size.
+                      * Static or outliving the widget's buckets. */
 } HlHistogramBucket;
 
 typedef struct

@@ -12,6 +12,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-model-util.h"
+#include "hl-cli-report-sections.h"
 #include "hl-cli-trace-cut.h"
 
 static const char *
@@ -269,7 +270,8 @@ print_text (const char  *path,
             HlAnalysis  *analysis,
             const HlCostKind *costs,
             guint        n_costs,
-            guint        top)
+            guint        top,
+            const HlReportOptions *options)
 {
   HlSummary s;
   HlCosts t;
@@ -369,6 +371,12 @@ print_text (const char  *path,
         }
     }
 
+  hl_cli_report_print_threads (analysis);
+  if (options->function != NULL)
+    hl_cli_report_print_function (analysis, options->function);
+  if (options->lifetimes)
+    hl_cli_report_print_lifetimes (analysis, top);
+
   if (nodebug->len > 0)
     {
       printf (_("\nModules without debug info (no file:line, no inline frames):\n"));
@@ -396,8 +404,9 @@ hl_cli_report (int    argc,
   g_autoptr (HlFilter) filter = NULL;
   g_autoptr (HlAnalysis) analysis = NULL;
   HlCliFilterOptions fopts = { 0 };
-  g_autofree char *cost = NULL;
-  gboolean json = FALSE;
+  g_autofree char *cost = NULL, *function = NULL;
+  gboolean json = FALSE, lifetimes = FALSE;
+  HlReportOptions options = { 0 };
   int top = 10, status;
   HlCostKind kinds[HL_N_COST_KINDS];
   guint n_kinds = 0;
@@ -405,6 +414,8 @@ hl_cli_report (int    argc,
     { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("Only this cost: allocations, bytes, temporary, peak, leaked, live"), "COST" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, N_("Call sites per cost (default 10)"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("JSON output (keys in docs/cli.md)"), NULL },
+    { "function", 0, 0, G_OPTION_ARG_STRING, &function, N_("The callers and callees of the function NAME, with every cost"), "NAME" },
+    { "lifetimes", 0, 0, G_OPTION_ARG_NONE, &lifetimes, N_("How long each call site's blocks lived (loads every allocation)"), NULL },
     { NULL }
   };
 
@@ -438,18 +449,21 @@ hl_cli_report (int    argc,
       const HlCostKind *defaults = hl_report_default_costs (&n_kinds);
       memcpy (kinds, defaults, n_kinds * sizeof *defaults);
     }
-  rec = hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);
+  options.function = function;
+  options.lifetimes = lifetimes;
+  rec = lifetimes ? hl_cli_load_filtered_full ("report", argv[1], &fopts, &filter, &status)
+                  : hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
   if (rec == NULL)
     return status;
   analysis = hl_analysis_new (rec, filter);
   if (json)
     {
-      g_autofree char *text = hl_report_to_json (argv[1], analysis, kinds, n_kinds, (guint) top);
+      g_autofree char *text = hl_report_to_json_with (argv[1], analysis, kinds, n_kinds, (guint) top, &options);
       fputs (text, stdout);
     }
   else
-    print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top);
+    print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top, &options);
   {
     /* Damage left nothing at all (no program, no event): "nothing
      * usable", exit 1 (docs/cli.md), not an all-zero report that looks

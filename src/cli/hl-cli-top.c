@@ -1,7 +1,8 @@
 /* hl-cli-top.c — `heaplens-cli top PID|SESSION [--interval MS] [--once]
  * [--top N]`: a refreshing terminal view of a live session, read through
  * the format's shm reader (hl-shm-reader.h) without disturbing the target:
- * state, heap, peak, RSS, allocation rate, dropped events, the top call
+ * state, heap, peak, RSS, allocation rate, dropped events, the threads
+ * by name (running ones with their counters), the top call
  * sites by live bytes (symbolized from /proc/PID/maps while the process
  * runs, raw addresses otherwise) and the current metadata. */
 #define _GNU_SOURCE
@@ -40,6 +41,8 @@ typedef struct
   GArray       *sites;      /* HlShmCallsiteView, refreshed */
   HlSymbolizer *sym;
   GHashTable   *names;      /* address -> "func (module)" */
+  GHashTable   *thread_names; /* tid -> its last name (resources' THREAD nodes) */
+  GArray       *threads;    /* HlShmThreadView, refreshed: the running threads */
   gboolean      sym_tried;
 } Top;
 
@@ -114,7 +117,82 @@ thread_cb (void       *user_data,
            uint32_t    tid,
            const char *name)
 {
-  (void) user_data, (void) tid, (void) name;
+  Top *top = user_data;
+  /* a later node of the same tid renames the thread */
+  g_hash_table_replace (top->thread_names, GUINT_TO_POINTER (tid), hl_cli_printable (name));
+}
+
+static void
+thread_counters_cb (void                  *user_data,
+                    const HlShmThreadView *thread)
+{
+  Top *top = user_data;
+  g_array_append_val (top->threads, *thread);
+}
+
+static gint
+compare_thread_bytes (gconstpointer a,
+                      gconstpointer b)
+{
+  const HlShmThreadView *x = a, *y = b;
+  if (x->bytes_allocated != y->bytes_allocated)
+    return x->bytes_allocated < y->bytes_allocated ? 1 : -1;
+  return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static gint
+compare_tids (gconstpointer a,
+              gconstpointer b)
+{
+  guint x = GPOINTER_TO_UINT (*(gconstpointer const *) a), y = GPOINTER_TO_UINT (*(gconstpointer const *) b);
+  return x < y ? -1 : x > y;
+}
+
+#define TOP_EXITED_MAX 10
+
+/* The running threads (their slots' counters), the costliest first, at
+ * most N_TOP, and the names of the threads that have exited. */
+static void
+render_threads (Top     *top,
+                guint    n_top,
+                GString *out)
+{
+  g_autoptr (GHashTable) running = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) exited = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+
+  g_array_sort (top->threads, compare_thread_bytes);
+  for (guint i = 0; i < top->threads->len; i++)
+    g_hash_table_add (running, GUINT_TO_POINTER (g_array_index (top->threads, HlShmThreadView, i).tid));
+  g_hash_table_iter_init (&it, top->thread_names);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (!g_hash_table_contains (running, key))
+      g_ptr_array_add (exited, key);
+  g_ptr_array_sort (exited, compare_tids);
+  g_string_append_printf (out, _("threads    %u running, %u exited\n"), top->threads->len, exited->len);
+  if (top->threads->len > 0)
+    g_string_append_printf (out, "  %8s  %-16s %12s %12s\n", _("tid"), _("name"), _("allocations"), _("allocated"));
+  for (guint i = 0; i < top->threads->len && i < n_top; i++)
+    {
+      const HlShmThreadView *t = &g_array_index (top->threads, HlShmThreadView, i);
+      const char *name = g_hash_table_lookup (top->thread_names, GUINT_TO_POINTER (t->tid));
+      char bytes[32];
+      human (bytes, sizeof bytes, t->bytes_allocated);
+      g_string_append_printf (out, "  %8u  %-16s %12" PRIu64 " %12s\n", t->tid, name != NULL ? name : "-",
+                              t->n_allocs, bytes);
+    }
+  if (exited->len > 0)
+    {
+      g_string_append (out, _("  exited:"));
+      for (guint i = 0; i < exited->len && i < TOP_EXITED_MAX; i++)
+        g_string_append_printf (out, "%s %s (%u)", i > 0 ? "," : "",
+                                (const char *) g_hash_table_lookup (top->thread_names, exited->pdata[i]),
+                                GPOINTER_TO_UINT (exited->pdata[i]));
+      if (exited->len > TOP_EXITED_MAX)
+        g_string_append_printf (out, _(" and %u more"), exited->len - TOP_EXITED_MAX);
+      g_string_append_c (out, '\n');
+    }
 }
 
 static void
@@ -273,7 +351,9 @@ render (Top     *top,
       return -1;
     }
   g_array_set_size (top->sites, 0);
-  if (hl_shm_reader_callsites (top->reader, site_cb, top, &err) != 0)
+  g_array_set_size (top->threads, 0);
+  if (hl_shm_reader_callsites (top->reader, site_cb, top, &err) != 0
+      || hl_shm_reader_threads (top->reader, thread_counters_cb, top, &err) != 0)
     {
       fprintf (stderr, _("heaplens-cli top: %s\n"), err.message);
       return -1;
@@ -305,6 +385,7 @@ render (Top     *top,
   if (flags & HL_SHM_FLAG_UNFOLLOWED)
     g_string_append (out, _("unrecorded programs it started that cannot take the preload (built with a sanitizer, or for "
                             "another machine)\n"));
+  render_threads (top, n_top, out);
   g_string_append (out, _("metadata\n"));
   gsize before = out->len;
   if (hl_shm_reader_metadata (top->reader, meta_cb, out, &err) != 0)
@@ -402,6 +483,8 @@ hl_cli_top (int    argc,
   top.stacks = g_hash_table_new_full (NULL, NULL, NULL, top_stack_free);
   top.sites = g_array_new (FALSE, FALSE, sizeof (HlShmCallsiteView));
   top.names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  top.thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  top.threads = g_array_new (FALSE, FALSE, sizeof (HlShmThreadView));
 
   bool tty = isatty (STDOUT_FILENO);
   int rc = 0;
@@ -437,6 +520,8 @@ hl_cli_top (int    argc,
   if (top.sym != NULL)
     hl_symbolizer_free (top.sym);
   g_hash_table_destroy (top.names);
+  g_hash_table_destroy (top.thread_names);
+  g_array_unref (top.threads);
   g_hash_table_destroy (top.stacks);
   g_array_unref (top.sites);
   hl_shm_reader_free (top.reader);

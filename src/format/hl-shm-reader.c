@@ -415,6 +415,28 @@ hl_shm_reader_totals (HlShmReader *r, HlShmTotals *out, HlFormatError *err)
   return 0;
 }
 
+int
+hl_shm_reader_threads (HlShmReader *r, HlShmThreadCountersFunc func, void *user_data, HlFormatError *err)
+{
+  if (still_mapped (r, err) != 0)
+    return -1;
+  const HlShmCounters *c = r->cnt;
+  for (int i = 0; i < HL_SHM_THREAD_SLOTS; i++)
+    {
+      const HlShmThreadCounters *t = &c->threads[i];
+      HlShmThreadView v;
+      v.tid = LOAD_ACQ (&t->tid_atomic);
+      if (v.tid == 0)
+        continue;
+      v.n_allocs = LOAD (&t->n_allocs);
+      v.n_frees = LOAD (&t->n_frees);
+      v.bytes_allocated = LOAD (&t->bytes_allocated);
+      v.bytes_freed = LOAD (&t->bytes_freed);
+      func (user_data, &v);
+    }
+  return 0;
+}
+
 size_t
 hl_shm_reader_samples (HlShmReader *r, uint64_t first, HlShmSample *out, size_t max)
 {

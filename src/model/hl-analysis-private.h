@@ -1,5 +1,6 @@
 /* hl-analysis-private.h — what the analysis' own files share
- * (hl-analysis.c, hl-analysis-async.c). */
+ * (hl-analysis.c, hl-analysis-async.c, hl-analysis-functions.c,
+ * hl-lifetimes.c). */
 #pragma once
 
 #include "hl-analysis.h"
@@ -9,3 +10,15 @@
 GArray *hl_analysis_find_largest (HlAnalysis   *self,
                                   guint         n,
                                   GCancellable *cancellable);
+
+#include "hl-recording-tables.h"
+
+/* Whether the filter of SELF selects allocation A (its time, thread,
+ * stack and metadata conditions); for the per-allocation answers of the
+ * model's other files (hl-lifetimes.c). */
+gboolean hl_analysis_selects      (HlAnalysis       *self,
+                                   const HlAllocRec *a);
+/* The selected time range [*T0, *T1] (T1 HL_TIME_NONE: to the end). */
+void     hl_analysis_get_range    (HlAnalysis       *self,
+                                   guint64          *t0,
+                                   guint64          *t1);

@@ -922,9 +922,59 @@ hl_analysis_get_thread_costs (HlAnalysis *self)
   for (guint t = 0; t < self->n_threads && t < n_threads; t++)
     if (self->thread_costs[t].allocations > 0)
       {
-        HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name, .costs = self->thread_costs[t] };
+        HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name, .costs = self->thread_costs[t],
+                            .start_ns = threads[t].start_ns, .end_ns = threads[t].end_ns };
         g_array_append_val (out, e);
       }
   g_array_sort (out, compare_threads);
   return out;
+}
+
+static int
+compare_thread_starts (gconstpointer a,
+                       gconstpointer b)
+{
+  const HlThreadCosts *x = a, *y = b;
+
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+GArray *
+hl_analysis_get_all_thread_costs (HlAnalysis *self)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlThreadCosts));
+  guint n_threads;
+  const HlThreadInfo *threads;
+
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), out);
+
+  threads = hl_recording_get_threads (self->recording, &n_threads);
+  for (guint t = 0; t < n_threads; t++)
+    {
+      HlThreadCosts e = { .tid = threads[t].tid, .name = threads[t].name,
+                          .start_ns = threads[t].start_ns, .end_ns = threads[t].end_ns };
+      if (t < self->n_threads)
+        e.costs = self->thread_costs[t];
+      g_array_append_val (out, e);
+    }
+  g_array_sort (out, compare_thread_starts);
+  return out;
+}
+
+gboolean
+hl_analysis_selects (HlAnalysis       *self,
+                     const HlAllocRec *a)
+{
+  return selected (self, a);
+}
+
+void
+hl_analysis_get_range (HlAnalysis *self,
+                       guint64    *t0,
+                       guint64    *t1)
+{
+  *t0 = self->t0;
+  *t1 = self->t1;
 }

@@ -45,6 +45,8 @@ typedef struct
   guint32  tid;
   const char *name;
   HlCosts  costs;
+  guint64  start_ns;         /* as HlThreadInfo */
+  guint64  end_ns;
 } HlThreadCosts;
 
 HlAnalysis      *hl_analysis_new              (HlRecording        *recording,
@@ -122,6 +124,15 @@ void             hl_analysis_get_size_histogram (HlAnalysis      *self,
 /* One entry per thread with selected allocations, by BYTES. New array of
  * HlThreadCosts. */
 GArray          *hl_analysis_get_thread_costs (HlAnalysis *self);
+/* One entry per thread of the recording (a thread without selected
+ * allocations has zero costs), in start order (start_ns, then tid). New
+ * array of HlThreadCosts. */
+GArray          *hl_analysis_get_all_thread_costs (HlAnalysis *self);
+/* The functions named exactly NAME in the selected stacks (one frame per
+ * function and module, as callers/callees merge them), the costliest by
+ * BYTES first. New array of borrowed HlFrame pointers; empty when none. */
+GPtrArray       *hl_analysis_find_functions   (HlAnalysis *self,
+                                               const char *name);
 
 /* ---- On a worker thread (hl-analysis-async.c) ----------------------------
  *

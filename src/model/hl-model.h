@@ -12,6 +12,7 @@
 #include "hl-filter.h"
 #include "hl-flame-layout.h"
 #include "hl-frame.h"
+#include "hl-lifetimes.h"
 #include "hl-model-error.h"
 #include "hl-recording.h"
 #include "hl-site-series-async.h"

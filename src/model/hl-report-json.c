@@ -5,7 +5,7 @@
 
 #include <signal.h>
 
-#include "hl-report-json.h"
+#include "hl-report-json-private.h"
 
 static const HlCostKind default_costs[] = {
   HL_COST_KIND_ALLOCATIONS, HL_COST_KIND_TEMPORARY, HL_COST_KIND_PEAK, HL_COST_KIND_LEAKED,
@@ -18,12 +18,13 @@ hl_report_default_costs (guint *n_kinds)
   return default_costs;
 }
 
-static void
-add_costs (JsonBuilder   *b,
-           const char    *name,
-           const HlCosts *c)
+void
+hl_report_json_add_costs (JsonBuilder   *b,
+                          const char    *name,
+                          const HlCosts *c)
 {
-  json_builder_set_member_name (b, name);
+  if (name != NULL)
+    json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
   hl_json_add_uint (b, "allocations", c->allocations);
   hl_json_add_uint (b, "bytes", c->bytes);
@@ -35,9 +36,9 @@ add_costs (JsonBuilder   *b,
   json_builder_end_object (b);
 }
 
-static void
-add_frame (JsonBuilder   *b,
-           const HlFrame *f)
+void
+hl_report_json_add_frame (JsonBuilder   *b,
+                          const HlFrame *f)
 {
   json_builder_begin_object (b);
   hl_json_add_string (b, "function", f->function);
@@ -257,11 +258,11 @@ add_top (JsonBuilder      *b,
           const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
 
           json_builder_begin_object (b);
-          add_costs (b, "costs", &sc->costs);
+          hl_report_json_add_costs (b, "costs", &sc->costs);
           json_builder_set_member_name (b, "stack");
           json_builder_begin_array (b);
           for (guint f = 0; f < n; f++)
-            add_frame (b, frames[f]);
+            hl_report_json_add_frame (b, frames[f]);
           json_builder_end_array (b);
           json_builder_end_object (b);
         }
@@ -300,11 +301,12 @@ add_modules_and_warnings (JsonBuilder *b,
 
 /* The report as a document, its keys in the order docs/cli.md gives. */
 static JsonNode *
-build_report (const char       *path,
-              HlAnalysis       *analysis,
-              const HlCostKind *costs,
-              guint             n_costs,
-              guint             top)
+build_report (const char            *path,
+              HlAnalysis            *analysis,
+              const HlCostKind      *costs,
+              guint                  n_costs,
+              guint                  top,
+              const HlReportOptions *options)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   HlRecording *rec = hl_analysis_get_recording (analysis);
@@ -323,8 +325,16 @@ build_report (const char       *path,
     hl_json_add_null (b, "program");
   add_summary (b, rec);
   add_marks_and_metadata (b, rec);
-  add_costs (b, "selection", &t);
+  hl_report_json_add_costs (b, "selection", &t);
   add_top (b, analysis, costs, n_costs, top);
+  hl_report_json_add_threads (b, analysis);
+  if (options != NULL && options->function != NULL)
+    hl_report_json_add_function (b, analysis, options->function);
+  if (options != NULL && options->lifetimes)
+    {
+      g_autoptr (HlLifetimes) lt = hl_analysis_get_lifetimes (analysis, NULL);
+      hl_report_json_add_lifetimes (b, analysis, lt, top);
+    }
   add_modules_and_warnings (b, rec);
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -338,6 +348,16 @@ static const HlJsonLayout report_layout[] = {
   { "metadata", "\n    ",    "\n    ",    "\n  " },
   { "top",      "\n    ",    "\n    ",    "\n  " },
   { "top/*",    "\n      ",  "\n      ",  "\n    " },
+  { "threads",  "\n    ",    "\n    ",    "\n  " },
+  { "function", "\n    ",    "\n    ",    "\n  " },
+  { "function/matches", "\n      ", "\n      ", "\n    " },
+  { "function/matches/*", "\n        ", "\n        ", "\n      " },
+  { "function/matches/*/callers", "\n          ", "\n          ", "\n        " },
+  { "function/matches/*/callees", "\n          ", "\n          ", "\n        " },
+  { "lifetimes", "\n    ",   "\n    ",    "\n  " },
+  { "lifetimes/sites", "\n      ", "\n      ", "\n    " },
+  { "lifetimes/short_lived", "\n      ", "\n      ", "\n    " },
+  { "lifetimes/growing", "\n      ", "\n      ", "\n    " },
 };
 
 char *
@@ -347,12 +367,23 @@ hl_report_to_json (const char       *path,
                    guint             n_costs,
                    guint             top)
 {
+  return hl_report_to_json_with (path, analysis, costs, n_costs, top, NULL);
+}
+
+char *
+hl_report_to_json_with (const char            *path,
+                        HlAnalysis            *analysis,
+                        const HlCostKind      *costs,
+                        guint                  n_costs,
+                        guint                  top,
+                        const HlReportOptions *options)
+{
   g_autoptr (JsonNode) root = NULL;
   GString *out;
 
   g_return_val_if_fail (HL_IS_ANALYSIS (analysis), NULL);
 
-  root = build_report (path, analysis, costs, n_costs, top);
+  root = build_report (path, analysis, costs, n_costs, top, options);
   out = g_string_new (NULL);
   hl_json_write (out, root, report_layout, G_N_ELEMENTS (report_layout));
   g_string_append_c (out, '\n');

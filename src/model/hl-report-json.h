@@ -22,4 +22,20 @@ char *hl_report_to_json (const char       *path,
                          guint             n_kinds,
                          guint             top);
 
+/* What a report holds beyond the default members. */
+typedef struct
+{
+  const char *function;   /* "function": callers and callees of it; NULL: none */
+  gboolean    lifetimes;  /* "lifetimes": per call site (needs every
+                           * allocation loaded; null for a costs-only load) */
+} HlReportOptions;
+
+/* hl_report_to_json () with OPTIONS (NULL: none). */
+char *hl_report_to_json_with (const char            *path,
+                              HlAnalysis            *analysis,
+                              const HlCostKind      *kinds,
+                              guint                  n_kinds,
+                              guint                  top,
+                              const HlReportOptions *options);
+
 G_END_DECLS

@@ -93,6 +93,16 @@ leaked_bytes_are (gpointer user_data)
   return leaks != NULL && sum == w->total;
 }
 
+/* The Lifetimes page lists W->total call sites. */
+static gboolean
+lifetime_sites_are (gpointer user_data)
+{
+  WaitTotal *w = user_data;
+  GListModel *sites = hl_allocations_view_get_lifetimes (w->allocations);
+
+  return sites != NULL && g_list_model_get_n_items (sites) == w->total;
+}
+
 /* The call tree's rows cost W->total bytes in all (top-down: the root's
  * children); it is built on a worker. */
 typedef struct
@@ -191,6 +201,35 @@ test_views (void)
         g_assert_true (g_str_has_prefix (lines[1], hl_alloc_item_get_caller (item)));
         g_assert_cmpstr (hl_alloc_item_get_caller (item), !=, hl_alloc_item_get_function (item));
       }
+  }
+  /* The Lifetimes page: a row per call site. s1 (#0, #3) and s2 (#1, #4)
+   * had half their blocks or more freed within 10-20 ns: short-lived, a
+   * median under 1 µs; s3 (#2 50 B, #5 5 B) never freed anything, and did
+   * not grow every quarter (0, 50, 50, 55 B). */
+  wait.total = 3;
+  hl_app_test_spin_until (lifetime_sites_are, &wait);
+  {
+    GListModel *sites = hl_allocations_view_get_lifetimes (wait.allocations);
+    guint64 blocks = 0;
+
+    for (guint i = 0; i < g_list_model_get_n_items (sites); i++)
+      {
+        g_autoptr(HlAllocItem) item = g_list_model_get_item (sites, i);
+
+        blocks += hl_alloc_item_get_count (item);
+        g_assert_cmpuint (hl_alloc_item_get_count (item), ==, 2);
+        if (hl_alloc_item_get_size_bytes (item) == 55)
+          {
+            g_assert_cmpstr (hl_alloc_item_get_lifetime_text (item), ==, "alive at exit");
+            g_assert_null (hl_alloc_item_get_verdict (item));
+          }
+        else
+          {
+            g_assert_cmpstr (hl_alloc_item_get_lifetime_text (item), ==, "<1 µs");
+            g_assert_cmpstr (hl_alloc_item_get_verdict (item), ==, "Short-lived");
+          }
+      }
+    g_assert_cmpuint (blocks, ==, 6);
   }
   wait.total = 1365;
 

@@ -243,7 +243,7 @@ test_report_keys (void)
 {
   static const char * const keys[] = {
     "file", "program", "summary", "marks", "metadata", "selection", "top",
-    "modules_without_debug_info", "warnings",
+    "threads", "modules_without_debug_info", "warnings",
   };
   g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);
@@ -266,6 +266,31 @@ test_report_keys (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "summary"), "allocations"), ==, 6);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "selection"), "leaked_bytes"),
                    ==, 65);
+  {
+    /* every thread in start order (200 "worker" announced at 0, 100 first
+     * seen at 10), with the costs of its allocations
+     * (hl-model-test-recording.h): 100 made #0 #1 #2 #4, 200 made #3 #5;
+     * at the peak (t=70) #2 #4 are 100's, #3 200's */
+    JsonArray *threads = json_object_get_array_member (o, "threads");
+    JsonObject *t100, *t200, *c100, *c200;
+
+    g_assert_cmpuint (json_array_get_length (threads), ==, 2);
+    t200 = json_array_get_object_element (threads, 0);
+    t100 = json_array_get_object_element (threads, 1);
+    g_assert_cmpint (json_object_get_int_member (t100, "tid"), ==, 100);
+    g_assert_cmpint (json_object_get_int_member (t200, "tid"), ==, 200);
+    g_assert_cmpstr (json_object_get_string_member (t200, "name"), ==, "worker");
+    c100 = json_object_get_object_member (t100, "costs");
+    c200 = json_object_get_object_member (t200, "costs");
+    g_assert_cmpint (json_object_get_int_member (c100, "allocations"), ==, 4);
+    g_assert_cmpint (json_object_get_int_member (c100, "bytes"), ==, 360);
+    g_assert_cmpint (json_object_get_int_member (c100, "peak_bytes"), ==, 60);
+    g_assert_cmpint (json_object_get_int_member (c100, "leaked_bytes"), ==, 60);
+    g_assert_cmpint (json_object_get_int_member (c200, "allocations"), ==, 2);
+    g_assert_cmpint (json_object_get_int_member (c200, "bytes"), ==, 1005);
+    g_assert_cmpint (json_object_get_int_member (c200, "peak_bytes"), ==, 1000);
+    g_assert_cmpint (json_object_get_int_member (c200, "leaked_bytes"), ==, 5);
+  }
   g_assert_true (g_str_has_prefix (text, "{\n  \"file\": \"small\",\n  \"program\": null,\n  \"summary\": {"));
   g_assert_true (g_str_has_suffix (text, "\n}\n"));
 }

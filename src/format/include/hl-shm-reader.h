@@ -92,6 +92,19 @@ typedef struct
 
 int   hl_shm_reader_totals      (HlShmReader *r, HlShmTotals *out, HlFormatError *err);
 
+/* One running thread's counters (its slot of HlShmCounters.threads; a
+ * thread's slot is cleared when it exits, its totals folded into the
+ * exited ones). */
+typedef struct
+{
+  uint32_t tid;
+  uint64_t n_allocs, n_frees, bytes_allocated, bytes_freed;
+} HlShmThreadView;
+
+typedef void (*HlShmThreadCountersFunc) (void *user_data, const HlShmThreadView *thread);
+/* Calls FUNC for every used thread slot, in slot order. */
+int   hl_shm_reader_threads     (HlShmReader *r, HlShmThreadCountersFunc func, void *user_data, HlFormatError *err);
+
 /* Samples with index >= FIRST (up to the ring's size back), oldest first;
  * returns how many were copied into OUT (at most MAX). */
 size_t hl_shm_reader_samples    (HlShmReader *r, uint64_t first, HlShmSample *out, size_t max);

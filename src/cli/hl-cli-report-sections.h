@@ -1,0 +1,17 @@
+/* hl-cli-report-sections.h — the parts of `report`'s text beyond the
+ * summary and the top call sites: threads, --function, --lifetimes. */
+#pragma once
+
+#include "hl-model.h"
+
+/* Every thread with its name and the selection's costs of its allocations. */
+void hl_cli_report_print_threads   (HlAnalysis *analysis);
+/* The functions named NAME: their costs, callers and callees, as the
+ * application's Callers/Callees table gives them. FALSE (and a line
+ * saying so) when the selection has no function of that name. */
+gboolean hl_cli_report_print_function (HlAnalysis *analysis,
+                                       const char *name);
+/* The lifetimes of the selection's blocks: the whole histogram, the TOP
+ * call sites by blocks, the short-lived and the growing ones. */
+void hl_cli_report_print_lifetimes (HlAnalysis *analysis,
+                                    guint       top);

@@ -1,0 +1,28 @@
+/* hl-report-json-private.h — what the report's JSON files share
+ * (hl-report-json.c, hl-report-json-sections.c). */
+#pragma once
+
+#include "hl-lifetimes.h"
+#include "hl-report-json.h"
+
+/* Member NAME (NULL: the next element) as COSTS = { "allocations", ... }. */
+void hl_report_json_add_costs     (JsonBuilder      *b,
+                                   const char       *name,
+                                   const HlCosts    *c);
+/* The next element as FRAME = { "function", "module", ... }. */
+void hl_report_json_add_frame     (JsonBuilder      *b,
+                                   const HlFrame    *f);
+/* "threads": every thread of the recording, its name and the selection's
+ * costs of its allocations. */
+void hl_report_json_add_threads   (JsonBuilder      *b,
+                                   HlAnalysis       *analysis);
+/* "function": the functions named NAME, their costs, callers, callees. */
+void hl_report_json_add_function  (JsonBuilder      *b,
+                                   HlAnalysis       *analysis,
+                                   const char       *name);
+/* "lifetimes": LT's histograms (null when NULL: a costs-only load), its
+ * TOP sites by blocks, TOP short-lived ones and TOP growing ones. */
+void hl_report_json_add_lifetimes (JsonBuilder      *b,
+                                   HlAnalysis       *analysis,
+                                   const HlLifetimes *lt,
+                                   guint             top);

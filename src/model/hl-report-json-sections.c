@@ -1,0 +1,162 @@
+/* hl-report-json-sections.c — the report's per-thread, per-function and
+ * lifetime members (keys in docs/cli.md). */
+#include "hl-report-json-private.h"
+
+void
+hl_report_json_add_threads (JsonBuilder *b,
+                            HlAnalysis  *analysis)
+{
+  g_autoptr (GArray) costs = hl_analysis_get_all_thread_costs (analysis);
+
+  json_builder_set_member_name (b, "threads");
+  json_builder_begin_array (b);
+  for (guint t = 0; t < costs->len; t++)
+    {
+      const HlThreadCosts *tc = &g_array_index (costs, HlThreadCosts, t);
+
+      json_builder_begin_object (b);
+      hl_json_add_uint (b, "tid", tc->tid);
+      hl_json_add_string (b, "name", tc->name);
+      hl_json_add_uint (b, "start_ns", tc->start_ns);
+      hl_json_add_uint (b, "end_ns", tc->end_ns);
+      hl_report_json_add_costs (b, "costs", &tc->costs);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_neighbours (JsonBuilder *b,
+                const char  *member,
+                GArray      *list)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const HlStackCosts *sc = &g_array_index (list, HlStackCosts, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "frame");
+      hl_report_json_add_frame (b, sc->frame);
+      hl_report_json_add_costs (b, "costs", &sc->costs);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+void
+hl_report_json_add_function (JsonBuilder *b,
+                             HlAnalysis  *analysis,
+                             const char  *name)
+{
+  g_autoptr (GPtrArray) found = hl_analysis_find_functions (analysis, name);
+
+  json_builder_set_member_name (b, "function");
+  json_builder_begin_object (b);
+  hl_json_add_string (b, "name", name);
+  json_builder_set_member_name (b, "matches");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const HlFrame *f = found->pdata[i];
+      HlCosts c;
+      g_autoptr (GArray) callers = hl_analysis_get_callers (analysis, f, HL_COST_KIND_BYTES);
+      g_autoptr (GArray) callees = hl_analysis_get_callees (analysis, f, HL_COST_KIND_BYTES);
+
+      hl_analysis_get_function_costs (analysis, f, &c);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "frame");
+      hl_report_json_add_frame (b, f);
+      hl_report_json_add_costs (b, "costs", &c);
+      add_neighbours (b, "callers", callers);
+      add_neighbours (b, "callees", callees);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_buckets (JsonBuilder   *b,
+             const char    *member,
+             const guint64 *v)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  for (guint k = 0; k < HL_LIFETIME_N_BUCKETS; k++)
+    hl_json_add_uint (b, hl_lifetime_bucket_key (k), v[k]);
+  json_builder_end_object (b);
+}
+
+static void
+add_site (JsonBuilder           *b,
+          HlRecording           *rec,
+          const HlSiteLifetimes *s)
+{
+  guint n;
+  const HlFrame * const *frames = hl_recording_get_stack_frames (rec, s->stack, &n);
+
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "n_blocks", s->n_blocks);
+  hl_json_add_uint (b, "n_bytes", s->n_bytes);
+  add_buckets (b, "blocks", s->blocks);
+  add_buckets (b, "bytes", s->bytes);
+  hl_json_add_string (b, "median", hl_lifetime_bucket_key (s->median_bucket));
+  json_builder_set_member_name (b, "live_bytes_by_quarter");
+  json_builder_begin_array (b);
+  for (guint q = 0; q < HL_LIFETIME_N_QUARTERS; q++)
+    hl_json_add_uint (b, NULL, s->live_bytes[q]);
+  json_builder_end_array (b);
+  hl_json_add_boolean (b, "short_lived", s->short_lived);
+  hl_json_add_boolean (b, "growing", s->growing);
+  json_builder_set_member_name (b, "stack");
+  json_builder_begin_array (b);
+  for (guint f = 0; f < n; f++)
+    hl_report_json_add_frame (b, frames[f]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+void
+hl_report_json_add_lifetimes (JsonBuilder       *b,
+                              HlAnalysis        *analysis,
+                              const HlLifetimes *lt,
+                              guint              top)
+{
+  HlRecording *rec = hl_analysis_get_recording (analysis);
+
+  if (lt == NULL)
+    {
+      hl_json_add_null (b, "lifetimes");
+      return;
+    }
+  json_builder_set_member_name (b, "lifetimes");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "bucket_start_ns");
+  json_builder_begin_object (b);
+  for (guint k = 0; k < HL_LIFETIME_BUCKET_ALIVE; k++)
+    hl_json_add_uint (b, hl_lifetime_bucket_key (k), hl_lifetime_bucket_start_ns (k));
+  hl_json_add_null (b, hl_lifetime_bucket_key (HL_LIFETIME_BUCKET_ALIVE));
+  json_builder_end_object (b);
+  hl_json_add_uint (b, "start_ns", lt->t0_ns);
+  hl_json_add_uint (b, "end_ns", lt->t1_ns);
+  add_buckets (b, "blocks", lt->blocks);
+  add_buckets (b, "bytes", lt->bytes);
+  hl_json_add_uint (b, "n_sites", lt->sites->len);
+  json_builder_set_member_name (b, "sites");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < lt->sites->len && (top == 0 || i < top); i++)
+    add_site (b, rec, &g_array_index (lt->sites, HlSiteLifetimes, i));
+  json_builder_end_array (b);
+  for (int g = 0; g < 2; g++)
+    {
+      g_autoptr (GPtrArray) picked = hl_lifetimes_pick (lt, g == 1, top);
+      json_builder_set_member_name (b, g == 1 ? "growing" : "short_lived");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < picked->len; i++)
+        add_site (b, rec, picked->pdata[i]);
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+}
