@@ -85,6 +85,9 @@ hl_config_load (HlConfig *cfg)
   cfg->live_slots = round_pow2 (env_u64 ("HEAPLENS_LIVE_SLOTS", 1u << 24, 64, 1u << 28));
   cfg->sample_ms = (uint32_t) env_u64 ("HEAPLENS_SAMPLE_MS", 10, 1, 60000);
   cfg->fine_clock_ms = (uint32_t) env_u64 ("HEAPLENS_FINE_CLOCK_MS", 50, 0, 86400000);
+  /* sampling mode (hl-capture-sample.h): mean bytes between samples */
+  cfg->sample_bytes = env_u64 ("HEAPLENS_SAMPLE_BYTES", 0, 0, UINT64_C (1) << 40);
+  cfg->sample_seed = env_u64 ("HEAPLENS_SAMPLE_SEED", 0, 0, UINT64_MAX - 1);
 
   const char *g = getenv ("HEAPLENS_LIVE_GRANULE");
   if (g != NULL)

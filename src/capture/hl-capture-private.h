@@ -117,6 +117,8 @@ typedef struct
   uint32_t     live_granule_shift; /* bytes an entry maps: 4 (16), 5 (32), 0 (by allocator) */
   uint32_t     sample_ms;        /* counters sampling period */
   uint32_t     fine_clock_ms;    /* the first ms read CLOCK_MONOTONIC (hl_clock_start) */
+  uint64_t     sample_bytes;     /* HEAPLENS_SAMPLE_BYTES: mean bytes between samples (0: every call) */
+  uint64_t     sample_seed;      /* HEAPLENS_SAMPLE_SEED (0: random per thread) */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
   bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
   uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
@@ -712,19 +714,30 @@ hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)
  * Per-thread totals are plain stores into the thread's own slot; the
  * heap is one process-wide word so that the peak is exact: the thread
  * whose add makes a new maximum publishes it (hl-capture-counters.c). */
+/* HEAP_SIZE: what the heap counts of the block (SIZE, but the
+ * allocator's usable size in sampling mode, hl-capture-sample.h). */
 static inline void
-hl_counters_alloc (HlThreadBlock *b,
-                   uint64_t       size,
-                   uint64_t       now)
+hl_counters_alloc_heap (HlThreadBlock *b,
+                        uint64_t       size,
+                        uint64_t       heap_size,
+                        uint64_t       now)
 {
   HlShmThreadCounters *c = b->counters;
   __atomic_store_n (&c->n_allocs, c->n_allocs + 1, __ATOMIC_RELAXED);
   __atomic_store_n (&c->bytes_allocated, c->bytes_allocated + size, __ATOMIC_RELAXED);
   HlShmCounters *g = hl_g.counters;
-  uint64_t heap = hl_rmw_add_fetch (&g->heap_bytes_atomic, size);
+  uint64_t heap = hl_rmw_add_fetch (&g->heap_bytes_atomic, heap_size);
   uint64_t peak = __atomic_load_n (&g->peak_heap_bytes_atomic, __ATOMIC_RELAXED);
   if (HL_UNLIKELY (heap > peak && (int64_t) heap > 0))
     hl_counters_new_peak (heap, peak, now);
+}
+
+static inline void
+hl_counters_alloc (HlThreadBlock *b,
+                   uint64_t       size,
+                   uint64_t       now)
+{
+  hl_counters_alloc_heap (b, size, size, now);
 }
 
 static inline void

@@ -3,6 +3,7 @@
  * No lock, no syscall, no allocation (except the rare table insert). */
 #include "hl-capture-private.h"
 #include "hl-capture-record.h"
+#include "hl-capture-sample.h"
 
 static inline void
 enter (HlThreadBlock *b)
@@ -259,26 +260,77 @@ hl_record_alloc (void   *p,
       hl_tls.guard--;
       return;
     }
+  uint64_t heap_size = size;
+  if (HL_UNLIKELY (hl_sampling ()))
+    {
+      heap_size = hl_sample_usable (p);
+      if (HL_LIKELY (!hl_sample_take (size)))
+        {
+          hl_sample_count_alloc (b, size, heap_size);
+          hl_tls.guard--;
+          return;
+        }
+    }
   uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   enter (b);
   uint64_t now = hl_now_for (b);
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
   callsite_alloc (b, stack, size);
-  hl_counters_alloc (b, size, now);
+  hl_counters_alloc_heap (b, size, heap_size, now);
   if (alignment <= 16)
     alignment = 0;
   HL_TRACE_EMIT (b, now, hl_packet_writer_alloc (w_, now, id, size, alignment, stack, (uint64_t) (uintptr_t) p));
   /* last: the entry's line has had the most time to arrive */
   if (HL_UNLIKELY (!hl_live_insert ((uint64_t) (uintptr_t) p, home, id, size, now, stack, b->tid)))
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
+  else if (HL_UNLIKELY (hl_sampling ()))
+    hl_sample_mark (p);
   leave (b, now);
   hl_tls.guard--;
+}
+
+/* Sampling mode: the free of a block the marks say may be sampled. */
+static __attribute__ ((noinline)) void
+record_free_sampled (HlThreadBlock *b,
+                     void          *p)
+{
+  uint64_t usable = hl_sample_usable (p);
+  uint64_t a = (uint64_t) (uintptr_t) p;
+  uint64_t id, size;
+  uint32_t stack;
+  if (!hl_live_remove (a, hl_live_home (a), &id, &size, &stack))
+    {
+      /* another address with the same mark */
+      hl_sample_count_free (b, usable);
+      return;
+    }
+  hl_sample_unmark (p);
+  enter (b);
+  uint64_t now = hl_now_for (b);
+  callsite_free (b, stack, size);
+  hl_sample_count_free (b, usable);
+  HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, id));
+  leave (b, now);
 }
 
 void
 hl_record_free (void *p)
 {
+  if (HL_UNLIKELY (hl_sampling ()))
+    {
+      hl_tls.guard++;
+      HlThreadBlock *b = hl_thread_block ();
+      if (HL_LIKELY (b != NULL))
+        {
+          if (HL_LIKELY (!hl_sample_maybe (p)))
+            hl_sample_count_free (b, hl_sample_usable (p));
+          else
+            record_free_sampled (b, p);
+        }
+      hl_tls.guard--;
+      return;
+    }
   uint64_t home = hl_live_prefetch ((uint64_t) (uintptr_t) p);
   hl_tls.guard++;
   HlThreadBlock *b = hl_thread_block ();
@@ -312,8 +364,80 @@ hl_record_realloc_begin (void           *old,
 {
   hl_tls.guard++;
   uint64_t a = (uint64_t) (uintptr_t) old;
-  st->known = hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
+  if (HL_UNLIKELY (hl_sampling ()))
+    {
+      st->old_usable = hl_sample_usable (old);
+      st->known = hl_sample_maybe (old) && hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
+      if (st->known)
+        hl_sample_unmark (old);
+    }
+  else
+    st->known = hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
   hl_tls.guard--;
+}
+
+/* Sampling mode's realloc: OLD was sampled (ST->known) or not, the new
+ * block is sampled or not (its size against the countdown); the heap
+ * counts usable sizes. Both sampled: a REALLOC event; only OLD: its FREE;
+ * only the new block: an ALLOC (OLD was never in the trace). */
+static __attribute__ ((noinline)) void
+record_realloc_sampled (HlThreadBlock  *b,
+                        void           *old,
+                        void           *p,
+                        size_t          size,
+                        HlReallocState *st,
+                        void           *entry)
+{
+  enter (b);
+  uint64_t now = hl_now_for (b);
+  if (p == NULL)
+    {
+      if (size == 0)
+        {
+          /* realloc (p, 0): glibc freed OLD */
+          hl_sample_count_free (b, st->old_usable);
+          if (st->known)
+            {
+              callsite_free (b, st->stack_id, st->size);
+              HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
+            }
+        }
+      else if (st->known)
+        {
+          /* failed: OLD is still live, put it back */
+          uint64_t a = (uint64_t) (uintptr_t) old;
+          if (hl_live_insert (a, hl_live_home (a), st->id, st->size, now, st->stack_id, b->tid))
+            hl_sample_mark (old);
+        }
+      leave (b, now);
+      return;
+    }
+  uint64_t usable = hl_sample_usable (p);
+  hl_sample_count_free (b, st->old_usable);
+  if (st->known)
+    callsite_free (b, st->stack_id, st->size);
+  if (!hl_sample_take (size))
+    {
+      hl_counters_alloc_heap (b, size, usable, now);
+      if (st->known)
+        HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
+      leave (b, now);
+      return;
+    }
+  uint64_t a = (uint64_t) (uintptr_t) p;
+  uint32_t stack = capture_stack (b, now, entry);
+  uint64_t id = next_id (b);
+  if (HL_UNLIKELY (!hl_live_insert (a, hl_live_home (a), id, size, now, stack, b->tid)))
+    hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
+  else
+    hl_sample_mark (p);
+  callsite_alloc (b, stack, size);
+  hl_counters_alloc_heap (b, size, usable, now);
+  if (st->known)
+    HL_TRACE_EMIT (b, now, hl_packet_writer_realloc (w_, now, st->id, id, size, stack, a));
+  else
+    HL_TRACE_EMIT (b, now, hl_packet_writer_alloc (w_, now, id, size, 0, stack, a));
+  leave (b, now);
 }
 
 void
@@ -327,6 +451,12 @@ hl_record_realloc_end (void           *old,
   HlThreadBlock *b = hl_thread_block ();
   if (HL_UNLIKELY (b == NULL))
     {
+      hl_tls.guard--;
+      return;
+    }
+  if (HL_UNLIKELY (hl_sampling ()))
+    {
+      record_realloc_sampled (b, old, p, size, st, entry);
       hl_tls.guard--;
       return;
     }

@@ -12,6 +12,7 @@ typedef struct
   uint64_t id;
   uint64_t size;
   uint32_t stack_id;
+  uint64_t old_usable; /* sampling mode: OLD's malloc_usable_size */
 } HlReallocState;
 
 /* ENTRY is the frame of the interposed function (__builtin_frame_address

@@ -378,13 +378,17 @@ hl_trace_open (void)
   hl_fmt_u64 (depth, hl_g.cfg.depth);
   const char *unwinder = hl_g.cfg.unwind == HL_UNWIND_FP ? "fp"
                          : hl_g.cfg.unwind == HL_UNWIND_NONE ? "none" : "libunwind";
+  char sample[24];
+  hl_fmt_u64 (sample, hl_g.cfg.sample_bytes);
+  /* sample_bytes last, and only in sampling mode (docs/trace-format.md) */
   const char *keys[] = { "exe", "cmdline", "host", "page_size", "clock", "unwinder",
-                         "depth", "pid", "ppid", "session", "options" };
+                         "depth", "pid", "ppid", "session", "options", "sample_bytes" };
   const char *values[] = { exe, cmdline, un->nodename, page, "monotonic_50ms_then_coarse", unwinder,
                            depth, pid, ppid, hl_g.seg_name + 1,
-                           hl_g.cfg.follow ? "follow=all" : "follow=none" };
+                           hl_g.cfg.follow ? "follow=all" : "follow=none", sample };
+  size_t n_keys = sizeof keys / sizeof keys[0] - (hl_g.cfg.sample_bytes != 0 ? 0 : 1);
   hl_packet_writer_init (&info_buf.w, info_buf.own.packet, sizeof info_buf.own.packet, hl_g.pid, hl_sys_gettid ());
-  size_t len = hl_packet_writer_info (&info_buf.w, 0, keys, values, sizeof keys / sizeof keys[0]);
+  size_t len = hl_packet_writer_info (&info_buf.w, 0, keys, values, n_keys);
   if (len > 0 && hl_trace_write (fd, info_buf.own.packet, len) != 0)
     {
       close (fd);

@@ -68,6 +68,10 @@ usage (FILE *out)
            "  -d, --output-dir DIR     make that folder in DIR instead\n"
            "  --unwind fp|libunwind    stack unwinder (default: libunwind)\n"
            "  --depth N                at most N frames per stack (default: 128)\n"
+           "  --sample-bytes N, --sample\n"
+           "                           sampling mode: record a block with probability\n"
+           "                           1 - exp (-size / N) (Poisson on bytes, N 524288\n"
+           "                           for --sample); counters stay exact\n"
            "  --fine-clock MS          time the first MS milliseconds with the fine clock\n"
            "                           (32.8 us grains; default 50, 0 for none; after\n"
            "                           them the coarse clock's 4 ms ticks)\n"
@@ -615,6 +619,7 @@ hl_cli_record (int    argc,
                char **argv)
 {
   const char *output = NULL, *output_dir = NULL, *unwind = NULL, *depth = NULL, *fine_clock = NULL;
+  const char *sample_bytes = NULL;
   bool follow = true;
   bool compress = true;
   /* Saved costs are computed while the program runs, from the packets the
@@ -651,6 +656,12 @@ hl_cli_record (int    argc,
         unwind = a + 9;
       else if (strcmp (a, "--depth") == 0 && i + 1 < argc)
         depth = argv[++i];
+      else if (strcmp (a, "--sample-bytes") == 0 && i + 1 < argc)
+        sample_bytes = argv[++i];
+      else if (strncmp (a, "--sample-bytes=", 15) == 0)
+        sample_bytes = a + 15;
+      else if (strcmp (a, "--sample") == 0)
+        sample_bytes = "524288";
       else if (strcmp (a, "--fine-clock") == 0 && i + 1 < argc)
         fine_clock = argv[++i];
       else if (strncmp (a, "--fine-clock=", 13) == 0)
@@ -692,6 +703,14 @@ hl_cli_record (int    argc,
     {
       fprintf (stderr, _("heaplens-cli record: --fine-clock takes milliseconds from 0 to 86400000, not '%s'\n"),
                fine_clock);
+      return 2;
+    }
+
+  guint64 sample_n;
+  if (sample_bytes != NULL && !g_ascii_string_to_unsigned (sample_bytes, 10, 1, G_GUINT64_CONSTANT (1) << 40, &sample_n, NULL))
+    {
+      fprintf (stderr, _("heaplens-cli record: --sample-bytes takes bytes from 1 to 2^40, not '%s'\n"),
+               sample_bytes);
       return 2;
     }
 
@@ -776,6 +795,8 @@ hl_cli_record (int    argc,
     .keep_session = true,
   };
   char **record_env = hl_launch_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
+  if (sample_bytes != NULL)
+    record_env = g_environ_setenv (record_env, "HEAPLENS_SAMPLE_BYTES", sample_bytes, TRUE);
 
   /* what an earlier record, killed, left in /dev/shm */
   hl_cli_record_prune ();

@@ -4,11 +4,16 @@
  *   truncated_stacks max_frames modules modules_unloaded threads
  *   thread_names (comma separated) meta marks counters dropped end_status
  *   packets bad_checksum other_pid bytes_ignored site_hits peak_bytes ends
+ *   sample_bytes (INFO; 0: a full recording) est_allocs est_bytes
+ *   est_peak_bytes (each sampled block weighs 1 / (1 - exp (-size / N)),
+ *   computed here independently of the model) counters_allocs
+ *   counters_frees counters_heap (the last COUNTERS event)
  * site_hits counts allocations whose innermost frame lies in
  * [site_lo, site_hi), two integers the target publishes as metadata
  * (META_INT events) — the address range of its allocating function.
  * Test support: allocates freely, never runs inside a target. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +90,16 @@ grow (void)
   free (old);
 }
 
+static double sample_n; /* INFO sample_bytes; 0: every block weighs 1 */
+
+static double
+weight (uint64_t size)
+{
+  if (sample_n <= 0)
+    return 1.0;
+  return 1.0 / -expm1 (-(double) size / sample_n);
+}
+
 /* stack id -> innermost frame */
 static uint64_t *frame0;
 static uint64_t n_frame0;
@@ -118,6 +133,8 @@ main (int argc, char **argv)
   int64_t end_status = -999; /* of the first END */
   uint64_t n_ends = 0;
   uint64_t heap = 0, peak = 0; /* in file order: exact for one thread */
+  double est_allocs = 0, est_bytes = 0, est_heap = 0, est_peak = 0;
+  uint64_t c_allocs = 0, c_frees = 0, c_heap = 0;
   int64_t site_lo = 0, site_hi = 0;
   char names[4096] = "";
   /* allocation sites for site_hits: (stack id) per allocation, resolved at the end */
@@ -146,6 +163,11 @@ main (int argc, char **argv)
               heap += ev.u.alloc.size;
               if (heap > peak)
                 peak = heap;
+              est_allocs += weight (ev.u.alloc.size);
+              est_bytes += ev.u.alloc.size * weight (ev.u.alloc.size);
+              est_heap += ev.u.alloc.size * weight (ev.u.alloc.size);
+              if (est_heap > est_peak)
+                est_peak = est_heap;
               break;
             case HL_EVENT_FREE:
               {
@@ -154,7 +176,10 @@ main (int argc, char **argv)
                 if (!take (ev.u.free.id, &size))
                   free_unknown++;
                 else
-                  heap -= size;
+                  {
+                    heap -= size;
+                    est_heap -= size * weight (size);
+                  }
               }
               break;
             case HL_EVENT_FREE_ADDR:
@@ -171,11 +196,19 @@ main (int argc, char **argv)
                 if (ev.u.realloc.old_id == HL_ID_NONE || !take (ev.u.realloc.old_id, &size))
                   free_unknown++;
                 else
-                  heap -= size;
+                  {
+                    heap -= size;
+                    est_heap -= size * weight (size);
+                  }
                 put (ev.u.realloc.id, ev.u.realloc.size, ev.u.realloc.stack_id);
                 heap += ev.u.realloc.size;
                 if (heap > peak)
                   peak = heap;
+                est_allocs += weight (ev.u.realloc.size);
+                est_bytes += ev.u.realloc.size * weight (ev.u.realloc.size);
+                est_heap += ev.u.realloc.size * weight (ev.u.realloc.size);
+                if (est_heap > est_peak)
+                  est_peak = est_heap;
                 new_stack = ev.u.realloc.stack_id;
               }
               break;
@@ -225,6 +258,14 @@ main (int argc, char **argv)
               break;
             case HL_EVENT_COUNTERS:
               counters++;
+              c_allocs = ev.u.counters.n_allocs;
+              c_frees = ev.u.counters.n_frees;
+              c_heap = ev.u.counters.heap_bytes;
+              break;
+            case HL_EVENT_INFO:
+              for (uint32_t k = 0; k < ev.u.info.n; k++)
+                if (strcmp (ev.u.info.keys[k], "sample_bytes") == 0)
+                  sample_n = strtod (ev.u.info.values[k], NULL);
               break;
             case HL_EVENT_DROPPED:
               dropped += ev.u.dropped.count;
@@ -282,6 +323,8 @@ main (int argc, char **argv)
   printf ("packets=%" PRIu64 "\nbad_checksum=%" PRIu64 "\nother_pid=%" PRIu64 "\n", st.packets, st.packets_bad_checksum, st.packets_other_pid);
   printf ("peak_bytes=%" PRIu64 "\nends=%" PRIu64 "\n", peak, n_ends);
   printf ("bytes_ignored=%" PRIu64 "\nbad_events=%" PRIu64 "\nsite_hits=%" PRIu64 "\n", st.bytes_ignored_at_end, bad_events, site_hits);
+  printf ("sample_bytes=%.0f\nest_allocs=%.0f\nest_bytes=%.0f\nest_peak_bytes=%.0f\n", sample_n, est_allocs, est_bytes, est_peak);
+  printf ("counters_allocs=%" PRIu64 "\ncounters_frees=%" PRIu64 "\ncounters_heap=%" PRIu64 "\n", c_allocs, c_frees, c_heap);
   hl_trace_reader_free (r);
   free (slots);
   free (frame0);

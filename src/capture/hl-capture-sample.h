@@ -1,0 +1,79 @@
+/* hl-capture-sample.h — sampling mode (HEAPLENS_SAMPLE_BYTES=N): the
+ * per-call tests, inline. Poisson sampling on bytes: each thread counts
+ * down a number of bytes drawn from an exponential distribution of mean
+ * N; the allocation that takes it to zero or below is sampled (recorded
+ * with its stack), so a block of SIZE bytes is sampled with probability
+ * 1 - exp (-SIZE / N), independently of every other (the distribution has
+ * no memory). An unsampled allocation costs a subtraction and a branch.
+ *
+ * The frees of sampled blocks are recognised by a small table of counts,
+ * one byte per hash of the address (hl_sample_marks): a free whose byte is
+ * 0 is of an unsampled block and never looks into the live table. A byte
+ * that reached 255 stays there (the lookups of its addresses then go to
+ * the live table, which is always right). */
+#pragma once
+
+#include "hl-capture-private.h"
+
+typedef struct
+{
+  int64_t  left; /* bytes before the next sample (0: not drawn yet) */
+  uint64_t rng;  /* xorshift64* state; 0: not seeded */
+} HlSampleTls;
+
+extern __thread HlSampleTls hl_sample_tls __attribute__ ((tls_model ("initial-exec")));
+
+#define HL_SAMPLE_MARK_BITS 16u
+extern uint8_t hl_sample_marks[1u << HL_SAMPLE_MARK_BITS];
+
+/* The countdown reached zero (or was never drawn): true when this
+ * allocation of SIZE bytes is sampled; draws the next countdown. */
+bool hl_sample_slow (uint64_t size);
+
+static inline bool
+hl_sampling (void)
+{
+  return hl_g.cfg.sample_bytes != 0;
+}
+
+/* True when an allocation of SIZE bytes is recorded (sampling mode only). */
+static inline bool
+hl_sample_take (uint64_t size)
+{
+  int64_t left = hl_sample_tls.left - (int64_t) (size > (uint64_t) INT64_MAX / 2 ? (uint64_t) INT64_MAX / 2 : size);
+  if (HL_LIKELY (left > 0))
+    {
+      hl_sample_tls.left = left;
+      return false;
+    }
+  return hl_sample_slow (size);
+}
+
+static inline uint8_t *
+hl_sample_mark_of (const void *p)
+{
+  uint64_t a = (uint64_t) (uintptr_t) p >> 4;
+  return &hl_sample_marks[(a * UINT64_C (0x9e3779b97f4a7c15)) >> (64 - HL_SAMPLE_MARK_BITS)];
+}
+
+/* False when P is certainly not a sampled block. */
+static inline bool
+hl_sample_maybe (const void *p)
+{
+  return __atomic_load_n (hl_sample_mark_of (p), __ATOMIC_RELAXED) != 0;
+}
+
+void hl_sample_mark   (const void *p);
+void hl_sample_unmark (const void *p);
+
+/* The allocator's size of the block at P: what the heap counters count in
+ * sampling mode (the requested size of an unsampled block is not kept). */
+static inline uint64_t
+hl_sample_usable (void *p)
+{
+  return hl_real.malloc_usable_size (p);
+}
+
+/* Counters of an unsampled allocation / free (hl-capture-sample.c). */
+void hl_sample_count_alloc (HlThreadBlock *b, uint64_t size, uint64_t usable);
+void hl_sample_count_free  (HlThreadBlock *b, uint64_t usable);
