@@ -145,6 +145,18 @@ hl_recording_append_info (HlRecording *self,
       g_ptr_array_add (self->info_keys, NULL);
     }
   g_hash_table_insert (self->info, (char *) hl_recording_intern (self, key), (char *) hl_recording_intern (self, value));
+  /* A sampled trace (HEAPLENS_SAMPLE_BYTES, docs/capture.md) holds only
+   * the sampled blocks, and the model does not weigh them yet (issue 29,
+   * point 2): every cost is of those blocks alone, which the report and
+   * the application must say */
+  if (strcmp (key, "sample_bytes") == 0)
+    {
+      g_autofree char *w = g_strdup_printf (_("This trace was sampled (about one allocation per %s bytes allocated): "
+                                              "its costs count the sampled allocations only, not estimates of the "
+                                              "whole program's"),
+                                            value);
+      hl_recording_append_warning (self, w);
+    }
 }
 
 void

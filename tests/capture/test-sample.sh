@@ -86,4 +86,10 @@ for seed in 1 0; do
     test "$p" -ge "$fp" -a "$p" -le $((fp + 24 * 65424 + 65536))
   check "$name: session heap at exit small (all freed)" test "$(field "$S.shm" heap)" -le 65536
 done
+# the model does not weigh samples yet: report says its numbers are the samples'
+"$HL_CLI" report "$WORK/s1.hltrace" > "$WORK/s1.report" 2>&1
+check "report of a sampled trace: says it is sampled and not estimated" \
+  grep -q "This trace was sampled (about one allocation per 2048 bytes allocated)" "$WORK/s1.report"
+"$HL_CLI" report "$WORK/full.hltrace" > "$WORK/full.report" 2>&1
+check "report of a full trace: no such warning" sh -c "! grep -q 'was sampled' '$WORK/full.report'"
 finish
