@@ -7,25 +7,34 @@
 #include "hl-adapter-allocations.h"
 #include "hl-adapter-stack.h"
 #include "hl-alloc-item.h"
+#include "hl-site-name.h"
 
 /* ---- Allocations ------------------------------------------------------ */
+
 GListModel *
 hl_adapter_leak_items (HlRecording *recording,
                        GArray      *top)
 {
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+  guint n = top != NULL ? top->len : 0;
+  g_autoptr(GArray) stacks = g_array_sized_new (FALSE, TRUE, sizeof (HlStackId), n);
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
 
-  for (guint i = 0; top != NULL && i < top->len; i++)
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (stacks, g_array_index (top, HlStackCosts, i).stack);
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, n, &callers);
+  for (guint i = 0; i < n; i++)
     {
       const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
       g_auto(GStrv) lines = hl_adapter_stack_lines (recording, sc->stack);
       g_autoptr(HlAllocItem) item = NULL;
 
-      item = hl_alloc_item_new (sc->frame ? sc->frame->function : _("(no stack)"),
+      item = hl_alloc_item_new (sc->frame ? labels->pdata[i] : _("(no stack)"),
                                 sc->frame ? sc->frame->module_name : "",
                                 sc->costs.leaked_blocks, sc->costs.leaked_bytes, 0, 0,
                                 (const char * const *) lines);
-      hl_alloc_item_set_caller (item, hl_adapter_caller (recording, sc->stack, sc->frame));
+      hl_alloc_item_set_caller (item, sc->frame ? callers->pdata[i] : NULL);
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);
@@ -36,17 +45,35 @@ hl_adapter_largest_items (HlRecording *recording,
                           GArray      *largest)
 {
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+  guint n = largest != NULL ? largest->len : 0;
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);   /* stack -> its label's index + 1 */
+  g_autoptr(GArray) stacks = g_array_new (FALSE, TRUE, sizeof (HlStackId));
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
 
-  for (guint i = 0; largest != NULL && i < largest->len; i++)
+  /* many of the largest share a stack: a name per stack */
+  for (guint i = 0; i < n; i++)
+    {
+      HlStackId stack = g_array_index (largest, HlAllocationInfo, i).stack;
+
+      if (!g_hash_table_contains (index, GUINT_TO_POINTER (stack)))
+        {
+          g_array_append_val (stacks, stack);
+          g_hash_table_insert (index, GUINT_TO_POINTER (stack), GUINT_TO_POINTER (stacks->len));
+        }
+    }
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, stacks->len, &callers);
+  for (guint i = 0; i < n; i++)
     {
       const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
       const HlFrame *f = hl_adapter_first_resolved_frame (recording, a->stack);
+      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (a->stack))) - 1;
       g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
       g_autoptr(HlAllocItem) item = NULL;
 
-      item = hl_alloc_item_new (f ? f->function : _("(no stack)"), f ? f->module_name : "",
+      item = hl_alloc_item_new (f ? labels->pdata[k] : _("(no stack)"), f ? f->module_name : "",
                                 1, a->size, a->time_ns, a->tid, (const char * const *) lines);
-      hl_alloc_item_set_caller (item, hl_adapter_caller (recording, a->stack, f));
+      hl_alloc_item_set_caller (item, f ? callers->pdata[k] : NULL);
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);

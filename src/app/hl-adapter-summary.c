@@ -9,20 +9,22 @@
 #include "hl-adapter-stack.h"
 #include "hl-adapter-summary.h"
 #include "hl-cost.h"
+#include "hl-site-name.h"
 #include "hl-units.h"
 
 #define SUMMARY_TOP 5
 
 typedef struct
 {
-  const char *function;  /* borrowed from the recording */
-  char       *subtitle;
-  guint64     value;
+  char    *function;
+  char    *subtitle;
+  guint64  value;
 } TopRow;
 
 static void
 top_row_clear (TopRow *row)
 {
+  g_free (row->function);
   g_free (row->subtitle);
 }
 
@@ -35,18 +37,23 @@ compare_top_rows (gconstpointer a,
   return va > vb ? -1 : va < vb ? 1 : 0;
 }
 
-/* "module · from caller" for a top call site. */
+/* A top call site's name (hl-site-name.h) in *FUNCTION, and "module ·
+ * from caller (file:line)" as its subtitle. */
 static char *
-describe_caller (HlRecording        *recording,
-                 const HlStackCosts *sc)
+describe_site (HlRecording        *recording,
+               const HlStackCosts *sc,
+               char              **function)
 {
-  const char *caller;
+  g_autofree char *caller = NULL;
 
-  if (sc->frame == NULL)
-    return g_strdup ("");
-  caller = hl_adapter_caller (recording, sc->stack, sc->frame);
+  *function = sc->frame != NULL ? hl_site_name_get (recording, sc->stack, 0, &caller) : NULL;
+  if (*function == NULL)
+    {
+      *function = g_strdup (_("(no stack)"));
+      return g_strdup ("");
+    }
   if (caller != NULL)
-    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
+    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file (reader.c:42)" */
     return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, caller);
   return g_strdup (sc->frame->module_name);
 }
@@ -228,8 +235,8 @@ merge_top_rows (HlRecording *recording,
   for (guint i = 0; top != NULL && i < top->len; i++)
     {
       const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
-      const char *function = sc->frame ? sc->frame->function : _("(no stack)");
-      g_autofree char *subtitle = describe_caller (recording, sc);
+      g_autofree char *function = NULL;
+      g_autofree char *subtitle = describe_site (recording, sc, &function);
       guint64 value = hl_costs_get (&sc->costs, kind);
       guint r;
 
@@ -244,7 +251,7 @@ merge_top_rows (HlRecording *recording,
         }
       if (r == rows->len)
         {
-          TopRow row = { function, g_steal_pointer (&subtitle), value };
+          TopRow row = { g_steal_pointer (&function), g_steal_pointer (&subtitle), value };
           g_array_append_val (rows, row);
         }
     }
@@ -279,7 +286,7 @@ fill_top_list (HlSummaryView *view,
   for (guint i = 0; i < rows->len && i < SUMMARY_TOP; i++)
     {
       TopRow *row = &g_array_index (rows, TopRow, i);
-      g_ptr_array_add (functions, (gpointer) row->function);
+      g_ptr_array_add (functions, row->function);
       g_ptr_array_add (subtitles, row->subtitle);
       g_ptr_array_add (values, hl_cost_format (kind, row->value));
     }

@@ -138,6 +138,36 @@ bind_module (GtkSignalListItemFactory *factory,
     gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), hl_tree_row_get_module (row));
 }
 
+char *
+hl_call_tree_format_location (HlTreeRow *row)
+{
+  const char *file = hl_tree_row_get_file (row);
+  g_autofree char *base = NULL;
+
+  if (file == NULL || file[0] == '\0')
+    return g_strdup ("");
+  base = g_path_get_basename (file);
+  if (hl_tree_row_get_line (row) == 0)
+    return g_steal_pointer (&base);
+  return g_strdup_printf ("%s:%u", base, hl_tree_row_get_line (row));
+}
+
+static void
+bind_location (GtkSignalListItemFactory *factory,
+               GtkListItem              *item)
+{
+  g_autoptr(HlTreeRow) row = row_of_item (item);
+  g_autofree char *text = NULL;
+  GtkWidget *label = gtk_list_item_get_child (item);
+
+  if (row == NULL)
+    return;
+  text = hl_call_tree_format_location (row);
+  gtk_label_set_label (GTK_LABEL (label), text);
+  /* the whole path where the column cuts it */
+  gtk_widget_set_tooltip_text (label, hl_tree_row_get_file (row));
+}
+
 static void
 bind_cost (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
@@ -226,6 +256,10 @@ setup_columns (HlCallTreeView *self)
   column = add_column (self, _("Function"), G_CALLBACK (setup_name), G_CALLBACK (bind_name), NULL,
                        GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
   gtk_column_view_column_set_expand (column, TRUE);
+  g_object_unref (column);
+  /* Translators: column of a call tree, a function's source file and line */
+  column = add_column (self, _("Location"), G_CALLBACK (setup_module), G_CALLBACK (bind_location), NULL, NULL);
+  gtk_column_view_column_set_fixed_width (column, 130);
   g_object_unref (column);
   column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
   gtk_column_view_column_set_fixed_width (column, 120);

@@ -125,11 +125,17 @@ test_call_tree (void)
   gtk_window_present (GTK_WINDOW (window));
   hl_app_test_spin_a_little ();
   columns = gtk_column_view_get_columns (hl_call_tree_view_get_column_view (view));
-  g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 2 + 2 * HL_N_TREE_COSTS);
+  /* Function, Location (issue 27.4), Module, then the costs */
+  g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 3 + 2 * HL_N_TREE_COSTS);
+  {
+    g_autoptr(GtkColumnViewColumn) location = g_list_model_get_item (columns, 1);
+
+    g_assert_cmpstr (gtk_column_view_column_get_title (location), ==, "Location");
+  }
   for (guint k = 0; k < HL_N_TREE_COSTS; k++)
     {
-      g_autoptr(GtkColumnViewColumn) total = g_list_model_get_item (columns, 2 + 2 * k);
-      g_autoptr(GtkColumnViewColumn) self_column = g_list_model_get_item (columns, 3 + 2 * k);
+      g_autoptr(GtkColumnViewColumn) total = g_list_model_get_item (columns, 3 + 2 * k);
+      g_autoptr(GtkColumnViewColumn) self_column = g_list_model_get_item (columns, 4 + 2 * k);
 
       g_assert_cmpstr (gtk_column_view_column_get_title (total), ==, hl_cost_get_label (k));
       g_assert_cmpstr (gtk_column_view_column_get_title (self_column), ==, "Self");
