@@ -48,8 +48,8 @@ same_source_function (const char *a,
 }
 
 /* The frames STACK's name is made of (borrowed, at most MAX_CHAIN): its
- * first frame with a symbol (its first when none has one), then every
- * later frame with a symbol of another function than the one before.
+ * first frame with a symbol, then every later frame with a symbol of
+ * another function than the one before (every frame when none has one).
  * *SOURCE: the index of the first of them with source when the first has
  * none (it is always named), else 0. *FIRST_DEPTH: the callers a name
  * shows at least (1 when the first frame has no source and none has). */
@@ -75,6 +75,7 @@ name_chain (HlRecording *recording,
   const HlFrame * const *frames;
   const HlFrame *last;
   guint n = 0, i = 0;
+  gboolean any;
 
   chain->frames = g_ptr_array_new ();
   frames = hl_recording_get_stack_frames (recording, stack, &n);
@@ -82,12 +83,14 @@ name_chain (HlRecording *recording,
     return chain;
   while (i < n && !frames[i]->resolved)
     i++;
-  if (i == n)
+  /* no symbol at all: the addresses are all there is */
+  any = i == n;
+  if (any)
     i = 0;
   last = frames[i];
   g_ptr_array_add (chain->frames, (gpointer) last);
   for (i++; i < n && chain->frames->len < MAX_CHAIN; i++)
-    if (frames[i]->resolved && !same_source_function (frames[i]->function, last->function))
+    if ((any || frames[i]->resolved) && !same_source_function (frames[i]->function, last->function))
       {
         last = frames[i];
         g_ptr_array_add (chain->frames, (gpointer) last);
