@@ -47,9 +47,18 @@ same_source_function (const char *a,
   return la == lb && strncmp (a, b, la) == 0;
 }
 
+/* The C runtime's frames below main: every stack has them, they tell no
+ * site apart (and libc's debug info gives them source lines). */
+static gboolean
+is_startup_frame (const HlFrame *frame)
+{
+  return g_str_has_prefix (frame->function, "__libc_start") || g_str_equal (frame->function, "_start");
+}
+
 /* The frames STACK's name is made of (borrowed, at most MAX_CHAIN): its
  * first frame with a symbol, then every later frame with a symbol of
- * another function than the one before (every frame when none has one).
+ * another function than the one before (every frame when none has one),
+ * the C runtime's start-up frames left out.
  * *SOURCE: the index of the first of them with source when the first has
  * none (it is always named), else 0. *FIRST_DEPTH: the callers a name
  * shows at least (1 when the first frame has no source and none has). */
@@ -90,7 +99,7 @@ name_chain (HlRecording *recording,
   last = frames[i];
   g_ptr_array_add (chain->frames, (gpointer) last);
   for (i++; i < n && chain->frames->len < MAX_CHAIN; i++)
-    if ((any || frames[i]->resolved) && !same_source_function (frames[i]->function, last->function))
+    if ((any || (frames[i]->resolved && !is_startup_frame (frames[i]))) && !same_source_function (frames[i]->function, last->function))
       {
         last = frames[i];
         g_ptr_array_add (chain->frames, (gpointer) last);

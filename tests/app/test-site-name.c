@@ -40,7 +40,8 @@ set_frame (HlRecording *rec,
  *   3 = sqlite3Malloc ← SQL+0xb786c ← sqlite3VdbeExec ← run_inserts:31 ← main:50
  *   4 = sqlite3Malloc ← SQL+0xb786c ← SQL+0xc0000 ← sqlite3VdbeExec ← run_inserts:20 ← main:50
  *   5 = helper (helper.c:3) ← main:51
- *   6 = sqlite3Malloc ← SQL+0xb786c ← sqlite3_exec (no source anywhere) */
+ *   6 = sqlite3Malloc ← SQL+0xb786c ← sqlite3_exec ← __libc_start_call_main
+ *       (no source but the C runtime's, which names nothing) */
 static HlRecording *
 sqlite_recording (void)
 {
@@ -51,7 +52,7 @@ sqlite_recording (void)
   const guint64 s3[] = { SQL + 0x100, SQL + 0xb786c, SQL + 0x200, EXE + 0x110, EXE + 0x300 };
   const guint64 s4[] = { SQL + 0x100, SQL + 0xb786c, SQL + 0xc0000, SQL + 0x204, EXE + 0x100, EXE + 0x300 };
   const guint64 s5[] = { EXE + 0x200, EXE + 0x304 };
-  const guint64 s6[] = { SQL + 0x100, SQL + 0xb786c, SQL + 0x500 };
+  const guint64 s6[] = { SQL + 0x100, SQL + 0xb786c, SQL + 0x500, EXE + 0x400 };
   const guint64 *stacks[] = { s1, s2, s3, s4, s5, s6 };
   const guint lengths[] = { G_N_ELEMENTS (s1), G_N_ELEMENTS (s2), G_N_ELEMENTS (s3),
                             G_N_ELEMENTS (s4), G_N_ELEMENTS (s5), G_N_ELEMENTS (s6) };
@@ -65,6 +66,7 @@ sqlite_recording (void)
   set_frame (rec, EXE + 0x200, 0, "helper", "/home/u/src/helper.c", 3);
   set_frame (rec, EXE + 0x300, 0, "main", "/home/u/src/inserts.c", 50);
   set_frame (rec, EXE + 0x304, 0, "main", "/home/u/src/inserts.c", 51);
+  set_frame (rec, EXE + 0x400, 0, "__libc_start_call_main", "../sysdeps/nptl/libc_start_call_main.h", 58);
   set_frame (rec, SQL + 0x100, 1, "sqlite3Malloc", NULL, 0);
   set_frame (rec, SQL + 0x200, 1, "sqlite3VdbeExec", NULL, 0);
   set_frame (rec, SQL + 0x204, 1, "sqlite3VdbeExec", NULL, 0);
