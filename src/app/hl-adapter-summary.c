@@ -80,6 +80,10 @@ typedef struct
    * through one of its polls (hl-live-session.c): its sums and its peak
    * are a sample, right for the shares of a selection, not for totals. */
   gboolean             exact_live;
+  /* The duration every card is of: a running program's is the moment its
+   * counters were read, so that no number is from a later one (issue
+   * 27.6); else the recording's. */
+  guint64              duration_ns;
 } Summary;
 
 static void
@@ -96,6 +100,7 @@ summary_init (Summary             *sum,
   sum->filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
   sum->running = live != NULL && (live->state == HL_LIVE_STATE_RUNNING || live->state == HL_LIVE_STATE_STARTING);
   sum->exact_live = live != NULL && !sum->filtered;
+  sum->duration_ns = sum->running ? MAX (live->time_ns, sum->s.duration_ns) : sum->s.duration_ns;
 }
 
 static void
@@ -103,7 +108,7 @@ fill_duration (HlSummaryView *view,
                const Summary *sum)
 {
   const HlFilter *filter = hl_analysis_get_filter (sum->analysis);
-  g_autofree char *duration = hl_format_duration (sum->s.duration_ns);
+  g_autofree char *duration = hl_format_duration (sum->duration_ns);
   const char *detail;
 
   /* a time range: its own length, of the whole */
@@ -113,7 +118,7 @@ fill_duration (HlSummaryView *view,
       g_autofree char *range = NULL, *of = NULL;
 
       hl_filter_get_time_range (filter, &start, &end);
-      end = MIN (end, sum->s.duration_ns);
+      end = MIN (end, sum->duration_ns);
       range = hl_format_duration (end > start ? end - start : 0);
       /* Translators: the Duration card's detail for a time range, e.g. "selected, of 12.5 s" */
       of = g_strdup_printf (_("selected, of %s"), duration);
@@ -154,8 +159,10 @@ fill_peak (HlSummaryView *view,
            const Summary *sum)
 {
   guint64 peak_bytes = sum->exact_live ? sum->live->totals.peak_heap_bytes : sum->t.peak_bytes;
-  guint64 peak_ns = sum->exact_live ? sum->live->totals.peak_heap_time_ns
-                                    : hl_analysis_get_peak_time_ns (sum->analysis);
+  /* never after the duration shown beside it */
+  guint64 peak_ns = MIN (sum->exact_live ? sum->live->totals.peak_heap_time_ns
+                                         : hl_analysis_get_peak_time_ns (sum->analysis),
+                         sum->duration_ns);
   guint64 peak_rss = sum->live != NULL ? MAX (sum->live->totals.peak_rss_bytes, sum->s.peak_rss_bytes)
                                        : sum->s.peak_rss_bytes;
   g_autofree char *peak = hl_format_size (peak_bytes);

@@ -116,6 +116,7 @@ state_line (HlLivePanel *self)
   double rate = 0;
   for (guint i = n; i > 0 && i + 10 > n; i--)
     rate = MAX (rate, samples[i - 1].rate);
+  g_autofree char *duration = hl_format_duration (hl_live_session_get_totals_time_ns (self->session));
   g_autofree char *heap = hl_format_size (t.heap_bytes);
   g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
   g_autofree char *rss = hl_format_size (t.rss_bytes);
@@ -145,10 +146,11 @@ state_line (HlLivePanel *self)
       state = _("Target started another program (exec)");
       break;
     }
-  /* Translators: the live status line: state · heap · peak · RSS ·
-   * allocations per second · calls · dropped events (numbers come formatted) */
-  g_autofree char *line = g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
-                                           state, heap, peak, rss, per_second, allocs, dropped);
+  /* Translators: the live status line: state · time since the start ·
+   * heap · peak · RSS · allocations per second · calls · dropped events
+   * (numbers come formatted; all of one reading of the counters) */
+  g_autofree char *line = g_strdup_printf (_("%s · %s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
+                                           state, duration, heap, peak, rss, per_second, allocs, dropped);
   if (hl_live_session_get_shm_full (self->session))
     {
       g_autofree char *untracked = hl_format_count (t.live_dropped);
