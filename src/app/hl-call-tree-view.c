@@ -75,9 +75,9 @@ setup_name (GtkSignalListItemFactory *factory,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   /* Ellipsized labels ask for almost nothing: ask for a readable name
-   * (24 characters: the column expands, and leaves room for a Self
-   * column beside each cost at 1400 px). */
-  gtk_label_set_width_chars (GTK_LABEL (label), 24);
+   * (14 characters: the column expands, and leaves room for Location
+   * and a Self column beside each cost at 1400 px). */
+  gtk_label_set_width_chars (GTK_LABEL (label), 14);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
   gtk_list_item_set_child (item, expander);
 }
@@ -128,28 +128,22 @@ setup_cost (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (item, new_cell_label (TRUE));
 }
 
-static void
-bind_module (GtkSignalListItemFactory *factory,
-             GtkListItem              *item)
-{
-  g_autoptr(HlTreeRow) row = row_of_item (item);
-
-  if (row != NULL)
-    gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), hl_tree_row_get_module (row));
-}
-
 char *
 hl_call_tree_format_location (HlTreeRow *row)
 {
   const char *file = hl_tree_row_get_file (row);
-  g_autofree char *base = NULL;
+  const char *module = hl_tree_row_get_module (row);
+  g_autofree char *base = NULL, *place = NULL;
 
   if (file == NULL || file[0] == '\0')
-    return g_strdup ("");
+    return g_strdup (module);
   base = g_path_get_basename (file);
-  if (hl_tree_row_get_line (row) == 0)
-    return g_steal_pointer (&base);
-  return g_strdup_printf ("%s:%u", base, hl_tree_row_get_line (row));
+  place = hl_tree_row_get_line (row) == 0 ? g_steal_pointer (&base)
+                                          : g_strdup_printf ("%s:%u", base, hl_tree_row_get_line (row));
+  if (module[0] == '\0')
+    return g_steal_pointer (&place);
+  /* Translators: a call tree's Location cell, e.g. "reader.c:42 · libfoo.so" */
+  return g_strdup_printf (_("%s · %s"), place, module);
 }
 
 static void
@@ -157,15 +151,16 @@ bind_location (GtkSignalListItemFactory *factory,
                GtkListItem              *item)
 {
   g_autoptr(HlTreeRow) row = row_of_item (item);
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *tooltip = NULL;
   GtkWidget *label = gtk_list_item_get_child (item);
 
   if (row == NULL)
     return;
   text = hl_call_tree_format_location (row);
   gtk_label_set_label (GTK_LABEL (label), text);
-  /* the whole path where the column cuts it */
-  gtk_widget_set_tooltip_text (label, hl_tree_row_get_file (row));
+  /* the whole path and module where the column cuts them */
+  tooltip = hl_tree_row_describe (row);
+  gtk_widget_set_tooltip_text (label, tooltip);
 }
 
 static void
@@ -257,19 +252,16 @@ setup_columns (HlCallTreeView *self)
                        GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
   gtk_column_view_column_set_expand (column, TRUE);
   g_object_unref (column);
-  /* Translators: column of a call tree, a function's source file and line */
+  /* Translators: column of a call tree, a function's source file and line, and its module */
   column = add_column (self, _("Location"), G_CALLBACK (setup_module), G_CALLBACK (bind_location), NULL, NULL);
   gtk_column_view_column_set_fixed_width (column, 130);
-  g_object_unref (column);
-  column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
-  gtk_column_view_column_set_fixed_width (column, 120);
   g_object_unref (column);
 
   /* Per cost, the total (the row and everything it calls) and the row's
    * own share, as heaptrack shows them: total = self + the children's. */
   for (guint c = 0; c < HL_N_TREE_COSTS; c++)
     {
-      self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
+      self->cost_columns[c] = add_column (self, hl_cost_get_column_label (c), G_CALLBACK (setup_cost),
                                           G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
                                           GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
       /* Translators: column of a call tree, a function's own cost without

@@ -49,8 +49,8 @@ char          *hl_call_tree_format_cell       (HlTreeRow      *row,
  * (callers and callees). */
 char          *hl_call_tree_format_self_cell  (HlTreeRow      *row,
                                                HlCostKind      cost);
-/* The Location column's cell: "file.c:42" (the file's basename), "" where
- * the frame has no line info. */
+/* The Location column's cell: "file.c:42 · module" (the file's basename),
+ * the module alone where the frame has no line info. */
 char          *hl_call_tree_format_location   (HlTreeRow      *row);
 
 G_END_DECLS
