@@ -431,6 +431,34 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
   return found;
 }
 
+guint
+hl_call_tree_view_expand_all (HlCallTreeView *self)
+{
+  GListModel *rows;
+  guint i;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  if (self->tree_model == NULL)
+    return 0;
+  rows = G_LIST_MODEL (self->tree_model);
+  /* a row's children come right after it: one pass opens them all */
+  for (i = 0; i < g_list_model_get_n_items (rows) && i < HL_CALL_TREE_EXPAND_ALL_MAX; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+
+      gtk_tree_list_row_set_expanded (row, TRUE);
+    }
+  return g_list_model_get_n_items (rows);
+}
+
+static void
+expand_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  hl_call_tree_view_expand_all (HL_CALL_TREE_VIEW (widget));
+}
+
 /* ---- Mode ------------------------------------------------------------- */
 
 HlCallTreeMode
@@ -540,6 +568,7 @@ hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, column_view);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, stack_label);
   gtk_widget_class_bind_template_callback (widget_class, on_mode_selected);
+  gtk_widget_class_install_action (widget_class, "tree.expand-all", NULL, expand_all_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -162,6 +162,10 @@ test_call_tree (void)
     g_assert_cmpint (stack_min, >, 0);
     g_assert_cmpint (columns_min + stack_min, <=, 1400);
   }
+  /* Expand All (issue 27.5): every node of the tree a row, here main
+   * and its three callees */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "tree.expand-all", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (hl_call_tree_view_get_rows (view)), ==, 4);
   g_assert_cmpuint (hl_call_tree_view_reveal_path (view, path, 1), ==, 1);
   selected = hl_call_tree_view_get_selected (view);
   self_cell = hl_call_tree_format_self_cell (selected, HL_COST_KIND_LEAKED);
