@@ -63,19 +63,45 @@ hl_adapter_largest_items (HlRecording *recording,
         }
     }
   labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, stacks->len, &callers);
-  for (guint i = 0; i < n; i++)
-    {
-      const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
-      const HlFrame *f = hl_adapter_first_resolved_frame (recording, a->stack);
-      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (a->stack))) - 1;
-      g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
-      g_autoptr(HlAllocItem) item = NULL;
+  /* one row per call site and size (issue 27.5), with how many: the
+   * first of them (the model gives them largest first) gives its time and
+   * thread */
+  {
+    g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GArray) firsts = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint64));
 
-      item = hl_alloc_item_new (f ? labels->pdata[k] : _("(no stack)"), f ? f->module_name : "",
-                                1, a->size, a->time_ns, a->tid, (const char * const *) lines);
-      hl_alloc_item_set_caller (item, f ? callers->pdata[k] : NULL);
-      g_list_store_append (store, item);
-    }
+    for (guint i = 0; i < n; i++)
+      {
+        const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
+        g_autofree char *key = g_strdup_printf ("%u:%" G_GUINT64_FORMAT, a->stack, a->size);
+        gpointer slot;
+
+        if (g_hash_table_lookup_extended (groups, key, NULL, &slot))
+          {
+            g_array_index (counts, guint64, GPOINTER_TO_UINT (slot))++;
+            continue;
+          }
+        g_hash_table_insert (groups, g_steal_pointer (&key), GUINT_TO_POINTER (firsts->len));
+        g_array_append_val (firsts, i);
+        g_array_set_size (counts, counts->len + 1);
+        g_array_index (counts, guint64, counts->len - 1) = 1;
+      }
+    for (guint g = 0; g < firsts->len; g++)
+      {
+        const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, g_array_index (firsts, guint, g));
+        const HlFrame *f = hl_adapter_first_resolved_frame (recording, a->stack);
+        guint k = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (a->stack))) - 1;
+        g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
+        g_autoptr(HlAllocItem) item = NULL;
+
+        item = hl_alloc_item_new (f ? labels->pdata[k] : _("(no stack)"), f ? f->module_name : "",
+                                  g_array_index (counts, guint64, g), a->size, a->time_ns, a->tid,
+                                  (const char * const *) lines);
+        hl_alloc_item_set_caller (item, f ? callers->pdata[k] : NULL);
+        g_list_store_append (store, item);
+      }
+  }
   return G_LIST_MODEL (store);
 }
 

@@ -157,6 +157,36 @@ test_leaks_list (void)
   g_assert_cmpuint (bytes, ==, 2100);
 }
 
+/* Largest Allocations: one row per call site and size, with how many
+ * (issue 27.5): stack s made s allocations of 100 B. */
+static void
+test_largest_grouped (void)
+{
+  g_autoptr(HlRecording) rec = sqlite_recording ();
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new (rec, NULL);
+  g_autoptr(GArray) largest = hl_analysis_get_largest (analysis, 100);
+  g_autoptr(GListModel) items = hl_adapter_largest_items (rec, largest);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  guint64 count = 0;
+
+  g_assert_cmpuint (largest->len, ==, 21);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, 6);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autoptr(HlAllocItem) item = g_list_model_get_item (items, i);
+      const char *name = hl_alloc_item_get_function (item);
+
+      g_assert_cmpuint (hl_alloc_item_get_size_bytes (item), ==, 100);
+      /* the helper's stack (5) made 5, the rest as their names say */
+      if (g_str_equal (name, expected[5]))
+        g_assert_cmpuint (hl_alloc_item_get_count (item), ==, 5);
+      g_assert_false (g_hash_table_contains (seen, name));
+      g_hash_table_add (seen, (gpointer) name);
+      count += hl_alloc_item_get_count (item);
+    }
+  g_assert_cmpuint (count, ==, 21);
+}
+
 /* The call tree's Location column: the frame's file and line, and its
  * module; the module alone without line info. */
 static void
@@ -198,6 +228,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/site-name/labels", test_labels);
   g_test_add_func ("/site-name/leaks-list", test_leaks_list);
+  g_test_add_func ("/site-name/largest-grouped", test_largest_grouped);
   g_test_add_func ("/site-name/location", test_location);
   return g_test_run ();
 }
