@@ -53,6 +53,8 @@ struct _HlLivePanel
   GtkLabel        *status;
   GtkLabel        *metadata;
   GtkLabel        *history;
+  GtkWidget       *history_title;  /* the History section: shown once it has an entry */
+  GtkWidget       *history_scroll;
   GtkTextBuffer   *console;
   GtkWidget       *console_box;
   GtkWidget       *stop_button;
@@ -221,6 +223,9 @@ refresh_metadata (HlLivePanel *self)
   g_hash_table_destroy (changes);
   g_hash_table_destroy (summarised);
   label_update (self->history, hist->len ? hist->str : "", TRUE);
+  /* an empty History takes no room (issue 27.6) */
+  gtk_widget_set_visible (self->history_title, hist->len > 0);
+  gtk_widget_set_visible (self->history_scroll, hist->len > 0);
   g_string_free (hist, TRUE);
 }
 
@@ -930,8 +935,12 @@ hl_live_panel_init (HlLivePanel *self)
   gtk_label_set_selectable (self->metadata, TRUE);
   gtk_label_set_wrap (self->metadata, TRUE);
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->metadata));
-  gtk_box_append (GTK_BOX (self), section_title (_("History")));
+  self->history_title = section_title (_("History"));
+  gtk_widget_set_visible (self->history_title, FALSE);
+  gtk_box_append (GTK_BOX (self), self->history_title);
   GtkWidget *history_scroll = gtk_scrolled_window_new ();
+  self->history_scroll = history_scroll;
+  gtk_widget_set_visible (history_scroll, FALSE);
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (history_scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_widget_set_vexpand (history_scroll, TRUE);
   self->history = GTK_LABEL (gtk_label_new (""));
