@@ -7,26 +7,35 @@
 #include "hl-adapter-allocations.h"
 #include "hl-adapter-stack.h"
 #include "hl-alloc-item.h"
+#include "hl-site-name.h"
 #include "hl-units.h"
 
 /* ---- Allocations ------------------------------------------------------ */
+
 GListModel *
 hl_adapter_leak_items (HlRecording *recording,
                        GArray      *top)
 {
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+  guint n = top != NULL ? top->len : 0;
+  g_autoptr(GArray) stacks = g_array_sized_new (FALSE, TRUE, sizeof (HlStackId), n);
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
 
-  for (guint i = 0; top != NULL && i < top->len; i++)
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (stacks, g_array_index (top, HlStackCosts, i).stack);
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, n, &callers);
+  for (guint i = 0; i < n; i++)
     {
       const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
       g_auto(GStrv) lines = hl_adapter_stack_lines (recording, sc->stack);
       g_autoptr(HlAllocItem) item = NULL;
 
-      item = hl_alloc_item_new (sc->frame ? sc->frame->function : _("(no stack)"),
+      item = hl_alloc_item_new (sc->frame ? labels->pdata[i] : _("(no stack)"),
                                 sc->frame ? sc->frame->module_name : "",
                                 sc->costs.leaked_blocks, sc->costs.leaked_bytes, 0, 0,
                                 (const char * const *) lines);
-      hl_alloc_item_set_caller (item, hl_adapter_caller (recording, sc->stack, sc->frame));
+      hl_alloc_item_set_caller (item, sc->frame ? callers->pdata[i] : NULL);
       g_list_store_append (store, item);
     }
   return G_LIST_MODEL (store);
@@ -37,28 +46,73 @@ hl_adapter_largest_items (HlRecording *recording,
                           GArray      *largest)
 {
   GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+  guint n = largest != NULL ? largest->len : 0;
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);   /* stack -> its label's index + 1 */
+  g_autoptr(GArray) stacks = g_array_new (FALSE, TRUE, sizeof (HlStackId));
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
 
-  for (guint i = 0; largest != NULL && i < largest->len; i++)
+  /* many of the largest share a stack: a name per stack */
+  for (guint i = 0; i < n; i++)
     {
-      const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
-      const HlFrame *f = hl_adapter_first_resolved_frame (recording, a->stack);
-      g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
-      g_autoptr(HlAllocItem) item = NULL;
+      HlStackId stack = g_array_index (largest, HlAllocationInfo, i).stack;
 
-      item = hl_alloc_item_new (f ? f->function : _("(no stack)"), f ? f->module_name : "",
-                                1, a->size, a->time_ns, a->tid, (const char * const *) lines);
-      hl_alloc_item_set_caller (item, hl_adapter_caller (recording, a->stack, f));
-      if (a->free_time_ns == HL_TIME_NONE)
-        /* Translators: the Lifetime of a block never freed */
-        hl_alloc_item_set_lifetime (item, G_MAXUINT64, _("alive at exit"));
-      else
+      if (!g_hash_table_contains (index, GUINT_TO_POINTER (stack)))
         {
-          guint64 life = a->free_time_ns > a->time_ns ? a->free_time_ns - a->time_ns : 0;
-          g_autofree char *text = hl_format_duration (life);
-          hl_alloc_item_set_lifetime (item, life, text);
+          g_array_append_val (stacks, stack);
+          g_hash_table_insert (index, GUINT_TO_POINTER (stack), GUINT_TO_POINTER (stacks->len));
         }
-      g_list_store_append (store, item);
     }
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, stacks->len, &callers);
+  /* one row per call site and size (issue 27.5), with how many: the
+   * first of them (the model gives them largest first) gives its time and
+   * thread */
+  {
+    g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GArray) firsts = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint64));
+
+    for (guint i = 0; i < n; i++)
+      {
+        const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, i);
+        g_autofree char *key = g_strdup_printf ("%u:%" G_GUINT64_FORMAT, a->stack, a->size);
+        gpointer slot;
+
+        if (g_hash_table_lookup_extended (groups, key, NULL, &slot))
+          {
+            g_array_index (counts, guint64, GPOINTER_TO_UINT (slot))++;
+            continue;
+          }
+        g_hash_table_insert (groups, g_steal_pointer (&key), GUINT_TO_POINTER (firsts->len));
+        g_array_append_val (firsts, i);
+        g_array_set_size (counts, counts->len + 1);
+        g_array_index (counts, guint64, counts->len - 1) = 1;
+      }
+    for (guint g = 0; g < firsts->len; g++)
+      {
+        const HlAllocationInfo *a = &g_array_index (largest, HlAllocationInfo, g_array_index (firsts, guint, g));
+        const HlFrame *f = hl_adapter_first_resolved_frame (recording, a->stack);
+        guint k = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (a->stack))) - 1;
+        g_auto(GStrv) lines = hl_adapter_stack_lines (recording, a->stack);
+        g_autoptr(HlAllocItem) item = NULL;
+
+        item = hl_alloc_item_new (f ? labels->pdata[k] : _("(no stack)"), f ? f->module_name : "",
+                                  g_array_index (counts, guint64, g), a->size, a->time_ns, a->tid,
+                                  (const char * const *) lines);
+        hl_alloc_item_set_caller (item, f ? callers->pdata[k] : NULL);
+        /* the group's first block's lifetime (the largest-first model's) */
+        if (a->free_time_ns == HL_TIME_NONE)
+          /* Translators: the Lifetime of a block never freed */
+          hl_alloc_item_set_lifetime (item, G_MAXUINT64, _("alive at exit"));
+        else
+          {
+            guint64 life = a->free_time_ns > a->time_ns ? a->free_time_ns - a->time_ns : 0;
+            g_autofree char *text = hl_format_duration (life);
+            hl_alloc_item_set_lifetime (item, life, text);
+          }
+        g_list_store_append (store, item);
+      }
+  }
   return G_LIST_MODEL (store);
 }
 

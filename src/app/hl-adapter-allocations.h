@@ -8,9 +8,10 @@
 
 G_BEGIN_DECLS
 
-/* Leaks grouped by stack / the largest allocations, as HlAllocItem lists,
- * from the model's answers (hl_analysis_get_top_stacks
- * of LEAKED, HlStackCosts; hl_analysis_get_largest, HlAllocationInfo). */
+/* Leaks grouped by stack / the largest allocations grouped by stack and
+ * size (their count the item's), as HlAllocItem lists, from the model's
+ * answers (hl_analysis_get_top_stacks of LEAKED, HlStackCosts;
+ * hl_analysis_get_largest, HlAllocationInfo). */
 GListModel     *hl_adapter_leak_items     (HlRecording   *recording,
                                            GArray        *top);
 GListModel     *hl_adapter_largest_items  (HlRecording   *recording,

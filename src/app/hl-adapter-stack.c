@@ -1,4 +1,4 @@
-/* hl-adapter-stack.c — the stacks' lines and callers, and an HlCosts as an
+/* hl-adapter-stack.c — the stacks' lines, and an HlCosts as an
  * array by cost kind, for every view's adapter. */
 #include "hl-config.h"
 
@@ -44,50 +44,6 @@ hl_adapter_stack_lines (HlRecording *recording,
     }
   return g_strv_builder_end (builder);
 }
-
-/* Whether A and B name the same function in the source: the compiler's
- * clones ("f.part.0", "f.cold", "f.isra.0") and an inlined frame's own
- * outer copy are one function to a person. */
-static gboolean
-same_source_function (const char *a,
-                      const char *b)
-{
-  gsize la = strcspn (a, "."), lb = strcspn (b, ".");
-
-  return la == lb && strncmp (a, b, la) == 0;
-}
-
-/* The first function that called FRAME's function in STACK (its clones
- * and inlined copies skipped), or NULL. */
-const HlFrame *
-hl_adapter_caller_frame (HlRecording   *recording,
-                         HlStackId      stack,
-                         const HlFrame *frame)
-{
-  const HlFrame * const *frames;
-  guint n = 0, i;
-
-  if (frame == NULL || frame->function == NULL)
-    return NULL;
-  frames = hl_recording_get_stack_frames (recording, stack, &n);
-  for (i = 0; i < n && frames[i] != frame; i++)
-    ;
-  for (i++; i < n; i++)
-    if (frames[i]->function != NULL && !same_source_function (frames[i]->function, frame->function))
-      return frames[i];
-  return NULL;
-}
-
-const char *
-hl_adapter_caller (HlRecording   *recording,
-                   HlStackId      stack,
-                   const HlFrame *frame)
-{
-  const HlFrame *caller = hl_adapter_caller_frame (recording, stack, frame);
-
-  return caller != NULL ? caller->function : NULL;
-}
-
 
 const HlFrame *
 hl_adapter_first_resolved_frame (HlRecording *recording,

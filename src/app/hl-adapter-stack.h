@@ -1,4 +1,4 @@
-/* hl-adapter-stack.h — the stacks' lines and callers, and an HlCosts as an
+/* hl-adapter-stack.h — the stacks' lines, and an HlCosts as an
  * array by cost kind, for every view's adapter. */
 #pragma once
 
@@ -14,14 +14,6 @@ void            hl_adapter_costs_to_array (const HlCosts *costs,
 GStrv           hl_adapter_stack_lines    (HlRecording   *recording,
                                            HlStackId      stack);
 
-/* The first function that called FRAME's function in STACK (its clones
- * and inlined copies skipped), or NULL; its name, or NULL. */
-const HlFrame  *hl_adapter_caller_frame   (HlRecording   *recording,
-                                           HlStackId      stack,
-                                           const HlFrame *frame);
-const char     *hl_adapter_caller         (HlRecording   *recording,
-                                           HlStackId      stack,
-                                           const HlFrame *frame);
 /* The first frame of STACK with a symbol, else its first, or NULL. */
 const HlFrame  *hl_adapter_first_resolved_frame (HlRecording *recording,
                                                  HlStackId    stack);

@@ -9,20 +9,22 @@
 #include "hl-adapter-stack.h"
 #include "hl-adapter-summary.h"
 #include "hl-cost.h"
+#include "hl-site-name.h"
 #include "hl-units.h"
 
 #define SUMMARY_TOP 5
 
 typedef struct
 {
-  const char *function;  /* borrowed from the recording */
-  char       *subtitle;
-  guint64     value;
+  char    *function;
+  char    *subtitle;
+  guint64  value;
 } TopRow;
 
 static void
 top_row_clear (TopRow *row)
 {
+  g_free (row->function);
   g_free (row->subtitle);
 }
 
@@ -35,18 +37,23 @@ compare_top_rows (gconstpointer a,
   return va > vb ? -1 : va < vb ? 1 : 0;
 }
 
-/* "module · from caller" for a top call site. */
+/* A top call site's name (hl-site-name.h) in *FUNCTION, and "module ·
+ * from caller (file:line)" as its subtitle. */
 static char *
-describe_caller (HlRecording        *recording,
-                 const HlStackCosts *sc)
+describe_site (HlRecording        *recording,
+               const HlStackCosts *sc,
+               char              **function)
 {
-  const char *caller;
+  g_autofree char *caller = NULL;
 
-  if (sc->frame == NULL)
-    return g_strdup ("");
-  caller = hl_adapter_caller (recording, sc->stack, sc->frame);
+  *function = sc->frame != NULL ? hl_site_name_get (recording, sc->stack, 0, &caller) : NULL;
+  if (*function == NULL)
+    {
+      *function = g_strdup (_("(no stack)"));
+      return g_strdup ("");
+    }
   if (caller != NULL)
-    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file" */
+    /* Translators: a call site's module and its caller, e.g. "libfoo.so · from parse_file (reader.c:42)" */
     return g_strdup_printf (_("%s · from %s"), sc->frame->module_name, caller);
   return g_strdup (sc->frame->module_name);
 }
@@ -73,6 +80,10 @@ typedef struct
    * through one of its polls (hl-live-session.c): its sums and its peak
    * are a sample, right for the shares of a selection, not for totals. */
   gboolean             exact_live;
+  /* The duration every card is of: a running program's is the moment its
+   * counters were read, so that no number is from a later one (issue
+   * 27.6); else the recording's. */
+  guint64              duration_ns;
 } Summary;
 
 static void
@@ -89,6 +100,7 @@ summary_init (Summary             *sum,
   sum->filtered = !hl_filter_is_empty (hl_analysis_get_filter (analysis));
   sum->running = live != NULL && (live->state == HL_LIVE_STATE_RUNNING || live->state == HL_LIVE_STATE_STARTING);
   sum->exact_live = live != NULL && !sum->filtered;
+  sum->duration_ns = sum->running ? MAX (live->time_ns, sum->s.duration_ns) : sum->s.duration_ns;
 }
 
 static void
@@ -96,7 +108,7 @@ fill_duration (HlSummaryView *view,
                const Summary *sum)
 {
   const HlFilter *filter = hl_analysis_get_filter (sum->analysis);
-  g_autofree char *duration = hl_format_duration (sum->s.duration_ns);
+  g_autofree char *duration = hl_format_duration (sum->duration_ns);
   const char *detail;
 
   /* a time range: its own length, of the whole */
@@ -106,7 +118,7 @@ fill_duration (HlSummaryView *view,
       g_autofree char *range = NULL, *of = NULL;
 
       hl_filter_get_time_range (filter, &start, &end);
-      end = MIN (end, sum->s.duration_ns);
+      end = MIN (end, sum->duration_ns);
       range = hl_format_duration (end > start ? end - start : 0);
       /* Translators: the Duration card's detail for a time range, e.g. "selected, of 12.5 s" */
       of = g_strdup_printf (_("selected, of %s"), duration);
@@ -147,8 +159,10 @@ fill_peak (HlSummaryView *view,
            const Summary *sum)
 {
   guint64 peak_bytes = sum->exact_live ? sum->live->totals.peak_heap_bytes : sum->t.peak_bytes;
-  guint64 peak_ns = sum->exact_live ? sum->live->totals.peak_heap_time_ns
-                                    : hl_analysis_get_peak_time_ns (sum->analysis);
+  /* never after the duration shown beside it */
+  guint64 peak_ns = MIN (sum->exact_live ? sum->live->totals.peak_heap_time_ns
+                                         : hl_analysis_get_peak_time_ns (sum->analysis),
+                         sum->duration_ns);
   guint64 peak_rss = sum->live != NULL ? MAX (sum->live->totals.peak_rss_bytes, sum->s.peak_rss_bytes)
                                        : sum->s.peak_rss_bytes;
   g_autofree char *peak = hl_format_size (peak_bytes);
@@ -228,8 +242,8 @@ merge_top_rows (HlRecording *recording,
   for (guint i = 0; top != NULL && i < top->len; i++)
     {
       const HlStackCosts *sc = &g_array_index (top, HlStackCosts, i);
-      const char *function = sc->frame ? sc->frame->function : _("(no stack)");
-      g_autofree char *subtitle = describe_caller (recording, sc);
+      g_autofree char *function = NULL;
+      g_autofree char *subtitle = describe_site (recording, sc, &function);
       guint64 value = hl_costs_get (&sc->costs, kind);
       guint r;
 
@@ -244,7 +258,7 @@ merge_top_rows (HlRecording *recording,
         }
       if (r == rows->len)
         {
-          TopRow row = { function, g_steal_pointer (&subtitle), value };
+          TopRow row = { g_steal_pointer (&function), g_steal_pointer (&subtitle), value };
           g_array_append_val (rows, row);
         }
     }
@@ -279,7 +293,7 @@ fill_top_list (HlSummaryView *view,
   for (guint i = 0; i < rows->len && i < SUMMARY_TOP; i++)
     {
       TopRow *row = &g_array_index (rows, TopRow, i);
-      g_ptr_array_add (functions, (gpointer) row->function);
+      g_ptr_array_add (functions, row->function);
       g_ptr_array_add (subtitles, row->subtitle);
       g_ptr_array_add (values, hl_cost_format (kind, row->value));
     }

@@ -12,6 +12,7 @@ typedef struct
 {
   HlLiveState    state;        /* running, or how it ended */
   HlLiveTotals   totals;       /* the preload's counters */
+  guint64        time_ns;      /* when they were read (hl_live_session_get_totals_time_ns) */
   const HlCosts *stack_costs;  /* per HlStackId (hl_live_session_get_stack_costs), or NULL */
   guint          n_stacks;
 } HlAdapterLive;

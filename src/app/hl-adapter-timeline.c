@@ -6,6 +6,7 @@
 
 #include "hl-adapter-stack.h"
 #include "hl-adapter-timeline.h"
+#include "hl-site-name.h"
 #include "hl-units.h"
 
 HlTimelineData *
@@ -58,41 +59,31 @@ hl_adapter_timeline_set_sites (HlTimelineData     *data,
                                HlRecording        *recording,
                                const HlSiteSeries *sites)
 {
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GArray) stacks = NULL;
   guint n;
 
   if (sites == NULL)
     return;
   n = sites->sites->len;
+  stacks = g_array_sized_new (FALSE, TRUE, sizeof (HlStackId), n);
   for (guint k = 0; k < n; k++)
     {
       const HlSiteInfo *site = &g_array_index (sites->sites, HlSiteInfo, k);
-      const char *function = site->stack != 0 && site->frame != NULL ? site->frame->function : NULL;
-      gboolean shared = FALSE;
-      const HlFrame *caller;
 
-      if (function == NULL)
+      g_array_append_val (stacks, site->stack);
+    }
+  /* the legend's names tell every site apart (hl-site-name.h) */
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, n, NULL);
+  for (guint k = 0; k < n; k++)
+    {
+      const HlSiteInfo *site = &g_array_index (sites->sites, HlSiteInfo, k);
+
+      if (site->stack == 0 || site->frame == NULL)
         {
-          g_ptr_array_add (labels, g_strdup (_("(stack not recorded)")));
-          continue;
+          g_free (labels->pdata[k]);
+          labels->pdata[k] = g_strdup (_("(stack not recorded)"));
         }
-      /* a function among the sites twice (a wrapper such as xmalloc) is
-       * told apart by its callers */
-      for (guint j = 0; j < n && !shared; j++)
-        {
-          const HlSiteInfo *other = &g_array_index (sites->sites, HlSiteInfo, j);
-          shared = j != k && other->stack != 0 && other->frame != NULL
-                   && g_strcmp0 (other->frame->function, function) == 0;
-        }
-      caller = shared ? hl_adapter_caller_frame (recording, site->stack, site->frame) : NULL;
-      if (caller != NULL && caller->line > 0)
-        /* Translators: a call site in the timeline's legend: its function, and the function and line that called it */
-        g_ptr_array_add (labels, g_strdup_printf (_("%s ← %s:%u"), function, caller->function, caller->line));
-      else if (caller != NULL)
-        /* Translators: a call site in the timeline's legend: its function and the function that called it */
-        g_ptr_array_add (labels, g_strdup_printf (_("%s ← %s"), function, caller->function));
-      else
-        g_ptr_array_add (labels, g_strdup (function));
     }
   hl_timeline_data_set_sites (data, sites->t0_ns, sites->t1_ns, sites->n_buckets, n,
                               (const char * const *) labels->pdata, (const guint64 *) (void *) sites->bytes->data);

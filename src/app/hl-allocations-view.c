@@ -416,6 +416,8 @@ hl_allocations_view_init (HlAllocationsView *self)
   g_object_unref (column);
   g_object_unref (add_column (self->largest_view, _("Allocated In"), COL_FUNCTION, TRUE));
   g_object_unref (add_column (self->largest_view, _("Module"), COL_MODULE, FALSE));
+  /* Translators: column of Largest Allocations: how many of that size from that call site */
+  g_object_unref (add_column (self->largest_view, C_("column", "Count"), COL_COUNT, FALSE));
   g_object_unref (add_column (self->largest_view, _("Time"), COL_TIME, FALSE));
   g_object_unref (add_column (self->largest_view, _("Thread"), COL_THREAD, FALSE));
   /* Translators: how long a block lived, from its allocation to its free */

@@ -75,9 +75,9 @@ setup_name (GtkSignalListItemFactory *factory,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   /* Ellipsized labels ask for almost nothing: ask for a readable name
-   * (24 characters: the column expands, and leaves room for a Self
-   * column beside each cost at 1400 px). */
-  gtk_label_set_width_chars (GTK_LABEL (label), 24);
+   * (14 characters: the column expands, and leaves room for Location
+   * and a Self column beside each cost at 1400 px). */
+  gtk_label_set_width_chars (GTK_LABEL (label), 14);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), label);
   gtk_list_item_set_child (item, expander);
 }
@@ -128,14 +128,39 @@ setup_cost (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (item, new_cell_label (TRUE));
 }
 
+char *
+hl_call_tree_format_location (HlTreeRow *row)
+{
+  const char *file = hl_tree_row_get_file (row);
+  const char *module = hl_tree_row_get_module (row);
+  g_autofree char *base = NULL, *place = NULL;
+
+  if (file == NULL || file[0] == '\0')
+    return g_strdup (module);
+  base = g_path_get_basename (file);
+  place = hl_tree_row_get_line (row) == 0 ? g_steal_pointer (&base)
+                                          : g_strdup_printf ("%s:%u", base, hl_tree_row_get_line (row));
+  if (module[0] == '\0')
+    return g_steal_pointer (&place);
+  /* Translators: a call tree's Location cell, e.g. "reader.c:42 · libfoo.so" */
+  return g_strdup_printf (_("%s · %s"), place, module);
+}
+
 static void
-bind_module (GtkSignalListItemFactory *factory,
-             GtkListItem              *item)
+bind_location (GtkSignalListItemFactory *factory,
+               GtkListItem              *item)
 {
   g_autoptr(HlTreeRow) row = row_of_item (item);
+  g_autofree char *text = NULL, *tooltip = NULL;
+  GtkWidget *label = gtk_list_item_get_child (item);
 
-  if (row != NULL)
-    gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), hl_tree_row_get_module (row));
+  if (row == NULL)
+    return;
+  text = hl_call_tree_format_location (row);
+  gtk_label_set_label (GTK_LABEL (label), text);
+  /* the whole path and module where the column cuts them */
+  tooltip = hl_tree_row_describe (row);
+  gtk_widget_set_tooltip_text (label, tooltip);
 }
 
 static void
@@ -227,15 +252,16 @@ setup_columns (HlCallTreeView *self)
                        GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
   gtk_column_view_column_set_expand (column, TRUE);
   g_object_unref (column);
-  column = add_column (self, _("Module"), G_CALLBACK (setup_module), G_CALLBACK (bind_module), NULL, NULL);
-  gtk_column_view_column_set_fixed_width (column, 120);
+  /* Translators: column of a call tree, a function's source file and line, and its module */
+  column = add_column (self, _("Location"), G_CALLBACK (setup_module), G_CALLBACK (bind_location), NULL, NULL);
+  gtk_column_view_column_set_fixed_width (column, 130);
   g_object_unref (column);
 
   /* Per cost, the total (the row and everything it calls) and the row's
    * own share, as heaptrack shows them: total = self + the children's. */
   for (guint c = 0; c < HL_N_TREE_COSTS; c++)
     {
-      self->cost_columns[c] = add_column (self, hl_cost_get_label (c), G_CALLBACK (setup_cost),
+      self->cost_columns[c] = add_column (self, hl_cost_get_column_label (c), G_CALLBACK (setup_cost),
                                           G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
                                           GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
       /* Translators: column of a call tree, a function's own cost without
@@ -405,6 +431,34 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
   return found;
 }
 
+guint
+hl_call_tree_view_expand_all (HlCallTreeView *self)
+{
+  GListModel *rows;
+  guint i;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  if (self->tree_model == NULL)
+    return 0;
+  rows = G_LIST_MODEL (self->tree_model);
+  /* a row's children come right after it: one pass opens them all */
+  for (i = 0; i < g_list_model_get_n_items (rows) && i < HL_CALL_TREE_EXPAND_ALL_MAX; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+
+      gtk_tree_list_row_set_expanded (row, TRUE);
+    }
+  return g_list_model_get_n_items (rows);
+}
+
+static void
+expand_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  hl_call_tree_view_expand_all (HL_CALL_TREE_VIEW (widget));
+}
+
 /* ---- Mode ------------------------------------------------------------- */
 
 HlCallTreeMode
@@ -514,6 +568,7 @@ hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, column_view);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, stack_label);
   gtk_widget_class_bind_template_callback (widget_class, on_mode_selected);
+  gtk_widget_class_install_action (widget_class, "tree.expand-all", NULL, expand_all_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -42,6 +42,11 @@ const char    *hl_call_tree_view_get_stack_text  (HlCallTreeView *self);
 /* Sorts by COST, descending. */
 void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
                                                HlCostKind          cost);
+/* Opens every row, top to bottom, until HL_CALL_TREE_EXPAND_ALL_MAX rows
+ * are open (a deep tree of a long run has millions); the rows shown. The
+ * "tree.expand-all" action. */
+#define HL_CALL_TREE_EXPAND_ALL_MAX 5000
+guint          hl_call_tree_view_expand_all   (HlCallTreeView *self);
 /* "12.3 MiB  45.1 %" as the cost cells show it. */
 char          *hl_call_tree_format_cell       (HlTreeRow      *row,
                                                HlCostKind          cost);
@@ -49,5 +54,8 @@ char          *hl_call_tree_format_cell       (HlTreeRow      *row,
  * (callers and callees). */
 char          *hl_call_tree_format_self_cell  (HlTreeRow      *row,
                                                HlCostKind      cost);
+/* The Location column's cell: "file.c:42 · module" (the file's basename),
+ * the module alone where the frame has no line info. */
+char          *hl_call_tree_format_location   (HlTreeRow      *row);
 
 G_END_DECLS

@@ -15,6 +15,17 @@ static const char *labels[HL_N_COST_KINDS] = {
   [HL_COST_KIND_LIVE] = N_("Live at Cursor"),
 };
 
+/* A call tree's column headings: short, six of them fit at 1400 px with
+ * their Self columns (the drop-downs and tooltips keep the long names). */
+static const char *column_labels[HL_N_COST_KINDS] = {
+  [HL_COST_KIND_ALLOCATIONS] = N_("Allocations"),
+  [HL_COST_KIND_BYTES] = NC_("column", "Allocated"),
+  [HL_COST_KIND_TEMPORARY] = NC_("column", "Temporary"),
+  [HL_COST_KIND_PEAK] = NC_("column", "Peak"),
+  [HL_COST_KIND_LEAKED] = N_("Leaked"),
+  [HL_COST_KIND_LIVE] = N_("Live at Cursor"),
+};
+
 static const char *top_titles[HL_N_COST_KINDS] = {
   [HL_COST_KIND_ALLOCATIONS] = N_("Most Allocations"),
   [HL_COST_KIND_BYTES] = N_("Most Bytes Allocated"),
@@ -29,6 +40,15 @@ hl_cost_get_label (HlCostKind cost)
 {
   g_return_val_if_fail (cost < HL_N_COST_KINDS, "");
   return _(labels[cost]);
+}
+
+const char *
+hl_cost_get_column_label (HlCostKind cost)
+{
+  g_return_val_if_fail (cost < HL_N_COST_KINDS, "");
+  if (cost == HL_COST_KIND_BYTES || cost == HL_COST_KIND_TEMPORARY || cost == HL_COST_KIND_PEAK)
+    return g_dpgettext2 (NULL, "column", column_labels[cost]);
+  return _(column_labels[cost]);
 }
 
 const char *

@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 #define HL_N_TREE_COSTS (HL_COST_KIND_LEAKED + 1)
 
 const char *hl_cost_get_label    (HlCostKind  cost);  /* "Allocations", translated */
+/* A call tree's column heading: "Allocated", "Temporary", "Peak". */
+const char *hl_cost_get_column_label (HlCostKind cost);
 /* Heading of a summary top list, e.g. "Most Bytes Allocated". */
 const char *hl_cost_get_top_title (HlCostKind cost);
 gboolean    hl_cost_is_bytes     (HlCostKind  cost);

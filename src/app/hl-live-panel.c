@@ -53,6 +53,8 @@ struct _HlLivePanel
   GtkLabel        *status;
   GtkLabel        *metadata;
   GtkLabel        *history;
+  GtkWidget       *history_title;  /* the History section: shown once it has an entry */
+  GtkWidget       *history_scroll;
   GtkTextBuffer   *console;
   GtkWidget       *console_box;
   GtkWidget       *stop_button;
@@ -116,6 +118,7 @@ state_line (HlLivePanel *self)
   double rate = 0;
   for (guint i = n; i > 0 && i + 10 > n; i--)
     rate = MAX (rate, samples[i - 1].rate);
+  g_autofree char *duration = hl_format_duration (hl_live_session_get_totals_time_ns (self->session));
   g_autofree char *heap = hl_format_size (t.heap_bytes);
   g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
   g_autofree char *rss = hl_format_size (t.rss_bytes);
@@ -145,10 +148,11 @@ state_line (HlLivePanel *self)
       state = _("Target started another program (exec)");
       break;
     }
-  /* Translators: the live status line: state · heap · peak · RSS ·
-   * allocations per second · calls · dropped events (numbers come formatted) */
-  g_autofree char *line = g_strdup_printf (_("%s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
-                                           state, heap, peak, rss, per_second, allocs, dropped);
+  /* Translators: the live status line: state · time since the start ·
+   * heap · peak · RSS · allocations per second · calls · dropped events
+   * (numbers come formatted; all of one reading of the counters) */
+  g_autofree char *line = g_strdup_printf (_("%s · %s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
+                                           state, duration, heap, peak, rss, per_second, allocs, dropped);
   if (hl_live_session_get_shm_full (self->session))
     {
       g_autofree char *untracked = hl_format_count (t.live_dropped);
@@ -219,6 +223,9 @@ refresh_metadata (HlLivePanel *self)
   g_hash_table_destroy (changes);
   g_hash_table_destroy (summarised);
   label_update (self->history, hist->len ? hist->str : "", TRUE);
+  /* an empty History takes no room (issue 27.6) */
+  gtk_widget_set_visible (self->history_title, hist->len > 0);
+  gtk_widget_set_visible (self->history_scroll, hist->len > 0);
   g_string_free (hist, TRUE);
 }
 
@@ -928,8 +935,12 @@ hl_live_panel_init (HlLivePanel *self)
   gtk_label_set_selectable (self->metadata, TRUE);
   gtk_label_set_wrap (self->metadata, TRUE);
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->metadata));
-  gtk_box_append (GTK_BOX (self), section_title (_("History")));
+  self->history_title = section_title (_("History"));
+  gtk_widget_set_visible (self->history_title, FALSE);
+  gtk_box_append (GTK_BOX (self), self->history_title);
   GtkWidget *history_scroll = gtk_scrolled_window_new ();
+  self->history_scroll = history_scroll;
+  gtk_widget_set_visible (history_scroll, FALSE);
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (history_scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_widget_set_vexpand (history_scroll, TRUE);
   self->history = GTK_LABEL (gtk_label_new (""));

@@ -34,6 +34,7 @@ struct _HlLiveSession
   GHashTable   *warned;         /* message -> 1 */
 
   HlLiveTotals  totals;
+  guint64       totals_time_ns; /* when they were read, on the trace's clock */
 
   gboolean      state_pending;  /* notify "state" once out of the SIGBUS guard */
   gboolean      broken;         /* a read raised SIGBUS: the segment shrank */
@@ -330,6 +331,8 @@ read_totals (HlLiveSession *self,
     }
   *changed |= memcmp (&t, &self->totals, sizeof t) != 0;
   self->totals = t;
+  /* after the counters: their peak happened before this */
+  self->totals_time_ns = MAX (hl_live_segment_now_ns (self->segment), t.peak_heap_time_ns);
   return TRUE;
 }
 
@@ -528,6 +531,13 @@ hl_live_session_get_totals (HlLiveSession *self,
                             HlLiveTotals  *out)
 {
   *out = self->totals;
+}
+
+guint64
+hl_live_session_get_totals_time_ns (HlLiveSession *self)
+{
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), 0);
+  return self->totals_time_ns;
 }
 
 const HlLiveSample *

@@ -101,6 +101,10 @@ void             hl_live_session_release      (HlLiveSession *self);
 
 void             hl_live_session_get_totals   (HlLiveSession *self,
                                                HlLiveTotals  *out);
+/* When the totals were read (the program's time since its start, on the
+ * trace's clock): the moment a live view's numbers are of, never before
+ * their peak. 0 before the first poll. */
+guint64          hl_live_session_get_totals_time_ns (HlLiveSession *self);
 /* Borrowed, valid until the next poll. */
 const HlLiveSample   *hl_live_session_get_samples   (HlLiveSession *self,
                                                      guint         *n_samples);

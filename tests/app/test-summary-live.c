@@ -51,6 +51,46 @@ top_function (HlSummaryView *view,
   return g_strdup (function);
 }
 
+/* Running, every card is of the moment the counters were read (issue
+ * 27.6): the Duration card says that moment, not the recording's last
+ * event (30 ns here, the feed behind), and the peak's time is never after
+ * the duration shown. */
+static void
+test_one_moment (void)
+{
+  g_autoptr(HlRecording) rec = sampled_recording ();
+  g_autoptr(HlAnalysis) analysis = hl_analysis_new (rec, NULL);
+  HlSummaryView *view = g_object_ref_sink (g_object_new (HL_TYPE_SUMMARY_VIEW, NULL));
+  HlAdapterLive live = {
+    .state = HL_LIVE_STATE_RUNNING,
+    .totals = { .n_allocs = 3, .bytes_allocated = 9600, .heap_bytes = 9600, .peak_heap_bytes = 9600,
+                .peak_heap_time_ns = 1500000000 },
+    .time_ns = 2500000000,
+  };
+  g_autofree char *want = NULL, *at = NULL, *time = NULL;
+  HlSummary s;
+
+  hl_recording_get_summary (rec, &s);
+  g_assert_cmpuint (s.duration_ns, <, 1000);
+  hl_adapter_fill_summary (view, rec, analysis, &live);
+  want = hl_format_duration (2500000000);
+  at = g_strdup_printf ("at %s", time = hl_format_time (1500000000));
+  g_assert_cmpstr (hl_summary_view_get_stat (view, "duration"), ==, want);
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "peak"), ==, at);
+  /* a peak read after the moment (it cannot be: the session reads the
+   * time after the counters) is shown at the moment, not after it */
+  live.time_ns = 1000000000;
+  hl_adapter_fill_summary (view, rec, analysis, &live);
+  g_free (want);
+  g_free (at);
+  g_free (time);
+  want = hl_format_duration (1000000000);
+  at = g_strdup_printf ("at %s", time = hl_format_time (1000000000));
+  g_assert_cmpstr (hl_summary_view_get_stat (view, "duration"), ==, want);
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "peak"), ==, at);
+  g_object_unref (view);
+}
+
 static void
 test_exact_top (void)
 {
@@ -214,6 +254,7 @@ main (int   argc,
     }
   adw_init ();
   g_test_add_func ("/summary-live/exact-top", test_exact_top);
+  g_test_add_func ("/summary-live/one-moment", test_one_moment);
   g_test_add_func ("/summary-live/range-titles", test_range_titles);
   g_test_add_func ("/summary-live/leak-tab-titles", test_leak_tab_titles);
   return g_test_run ();

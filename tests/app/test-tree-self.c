@@ -125,15 +125,47 @@ test_call_tree (void)
   gtk_window_present (GTK_WINDOW (window));
   hl_app_test_spin_a_little ();
   columns = gtk_column_view_get_columns (hl_call_tree_view_get_column_view (view));
+  /* Function, Location (file:line · module, issue 27.4), then the costs */
   g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 2 + 2 * HL_N_TREE_COSTS);
+  {
+    g_autoptr(GtkColumnViewColumn) location = g_list_model_get_item (columns, 1);
+
+    g_assert_cmpstr (gtk_column_view_column_get_title (location), ==, "Location");
+  }
   for (guint k = 0; k < HL_N_TREE_COSTS; k++)
     {
       g_autoptr(GtkColumnViewColumn) total = g_list_model_get_item (columns, 2 + 2 * k);
       g_autoptr(GtkColumnViewColumn) self_column = g_list_model_get_item (columns, 3 + 2 * k);
 
-      g_assert_cmpstr (gtk_column_view_column_get_title (total), ==, hl_cost_get_label (k));
+      g_assert_cmpstr (gtk_column_view_column_get_title (total), ==, hl_cost_get_column_label (k));
       g_assert_cmpstr (gtk_column_view_column_get_title (self_column), ==, "Self");
     }
+  /* every column fits at 1400 px, the stack pane beside them: no
+   * horizontal scrolling (issue 27's nit) */
+  {
+    GtkWidget *scrolled = gtk_widget_get_ancestor (GTK_WIDGET (hl_call_tree_view_get_column_view (view)),
+                                                   GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *h = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scrolled));
+
+    int columns_min, view_min, stack_min;
+
+    hl_app_test_spin_a_little ();
+    /* the columns' least width, and what the whole view needs beyond the
+     * table (the stack pane): at most 1400 px together */
+    gtk_widget_measure (GTK_WIDGET (hl_call_tree_view_get_column_view (view)), GTK_ORIENTATION_HORIZONTAL, -1,
+                        &columns_min, NULL, NULL, NULL);
+    gtk_widget_measure (GTK_WIDGET (view), GTK_ORIENTATION_HORIZONTAL, -1, &view_min, NULL, NULL, NULL);
+    stack_min = gtk_widget_get_width (GTK_WIDGET (view)) - (int) gtk_adjustment_get_page_size (h);
+    g_test_message ("call tree: %d px of columns, %.0f px shown of %.0f, %d px beside them (view %d px)",
+                    columns_min, gtk_adjustment_get_page_size (h), gtk_adjustment_get_upper (h), stack_min,
+                    gtk_widget_get_width (GTK_WIDGET (view)));
+    g_assert_cmpint (stack_min, >, 0);
+    g_assert_cmpint (columns_min + stack_min, <=, 1400);
+  }
+  /* Expand All (issue 27.5): every node of the tree a row, here main
+   * and its three callees */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "tree.expand-all", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (hl_call_tree_view_get_rows (view)), ==, 4);
   g_assert_cmpuint (hl_call_tree_view_reveal_path (view, path, 1), ==, 1);
   selected = hl_call_tree_view_get_selected (view);
   self_cell = hl_call_tree_format_self_cell (selected, HL_COST_KIND_LEAKED);

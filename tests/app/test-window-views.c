@@ -185,7 +185,8 @@ test_views (void)
   hl_app_test_spin_until (leaked_bytes_are, &wait);
   /* Each leak row names its function's caller, the second frame of its stack
    * (s3 is d←main, s2 c←b←main): rows of one function reached from two
-   * places can be told apart. */
+   * places can be told apart. Frames without source: the caller is part
+   * of the row's name (issue 27.4), here without symbols "0x1200 ← 0x3000". */
   {
     GListModel *leaks = hl_allocations_view_get_leaks (wait.allocations);
 
@@ -195,11 +196,16 @@ test_views (void)
         g_autoptr(HlAllocItem) item = g_list_model_get_item (leaks, i);
         const char * const *lines = hl_alloc_item_get_stack (item);
 
-        g_assert_nonnull (hl_alloc_item_get_caller (item));
+        const char *name = hl_alloc_item_get_function (item);
+        g_autofree char *caller = NULL, *function = NULL;
+
         g_assert_nonnull (lines[0]);
         g_assert_nonnull (lines[1]);
-        g_assert_true (g_str_has_prefix (lines[1], hl_alloc_item_get_caller (item)));
-        g_assert_cmpstr (hl_alloc_item_get_caller (item), !=, hl_alloc_item_get_function (item));
+        caller = g_strndup (lines[1], strcspn (lines[1], " "));
+        function = g_strndup (lines[0], strcspn (lines[0], " "));
+        g_assert_true (g_str_has_prefix (name, function));
+        g_assert_true (g_str_has_suffix (name, caller));
+        g_assert_nonnull (strstr (name, " ← "));
       }
   }
   /* The Lifetimes page: a row per call site. s1 (#0, #3) and s2 (#1, #4)

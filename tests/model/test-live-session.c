@@ -281,6 +281,10 @@ test_demo (void)
   g_assert_cmpuint (tot.n_allocs, >, 1000);
   g_assert_cmpuint (tot.peak_heap_bytes, >=, max_heap);
   g_assert_cmpuint (w.max_site_live, >, 0);
+  /* the moment the totals are of: after their peak and every sample read
+   * with them (issue 27.6) */
+  g_assert_cmpuint (hl_live_session_get_totals_time_ns (s), >=, tot.peak_heap_time_ns);
+  g_assert_cmpuint (hl_live_session_get_totals_time_ns (s), >=, samples[n - 1].time_ns);
 
   /* the call-site table's exact counters per stack of the recording add
    * up to the totals (the recording itself holds a sample) */
