@@ -26,6 +26,8 @@ ok () {
 APP=$HL_BUILD_ROOT/src/app/heaplens
 DEMO=$HL_BUILD_ROOT/examples/heaplens-demo
 mkdir "$WORK/first" "$WORK/second"
+# recordings go to a folder of their own (hl-launch-folder.h)
+export XDG_STATE_HOME="$WORK/state"
 echo "1..4"
 
 (cd "$WORK/first" && exec "$APP") > "$WORK/first.log" 2>&1 &
@@ -49,7 +51,7 @@ ok $rc "the second instance hands the command over and exits with status 0"
 # for the recording (a wall-time limit failed under ASan on a loaded
 # machine, where starting the second instance alone takes seconds)
 demo_pid () { # the pid in the name of the trace the running instance writes, or nothing
-  for f in "$WORK"/second/heaplens.heaplens-demo.*.hltrace; do
+  for f in "$WORK"/state/heaplens/heaplens-demo-*/heaplens-demo.*.hltrace; do
     echo "$f" | sed -n 's/.*\.\([0-9][0-9]*\)\.hltrace$/\1/p'
   done
 }
@@ -64,19 +66,20 @@ echo "# back after $(( $(date +%s) - start )) s, demo pid ${pid:-none}"
 ok $not_waited "it does not wait for the recording"
 
 args=1
-if [ -n "$pid" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "--seconds 60 --seed 7"; then args=0; fi
+if [ -n "$pid" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "--seconds 60 --seed 7" \
+   && [ "$(readlink "/proc/$pid/cwd")" = "$(cd "$WORK/second" && pwd -P)" ]; then args=0; fi
 
 # Stop it (as the window's Stop does, SIGINT first): the trace is complete.
 [ -n "$pid" ] && kill -INT "$pid" 2> /dev/null
 found=$args
 for _ in $(seq 1 300); do
-  if [ "$args" -eq 0 ] && ! kill -0 "$pid" 2> /dev/null && [ -s "$WORK/second/heaplens.heaplens-demo.$pid.hltrace" ]; then
+  if [ "$args" -eq 0 ] && ! kill -0 "$pid" 2> /dev/null && [ -s "$(ls "$WORK"/state/heaplens/heaplens-demo-*/heaplens-demo."$pid".hltrace 2> /dev/null | head -n 1)" ]; then
     found=0
     break
   fi
   sleep 0.1
 done
-ls -l "$WORK/first" "$WORK/second" | sed 's/^/# /'
+ls -lR "$WORK/first" "$WORK/second" "$WORK/state" | sed 's/^/# /'
 sed 's/^/# first: /' "$WORK/first.log" | grep -v "GSettings schema" | head -20
-ok $found "the running instance recorded the demo, with its arguments, in the second one's directory"
+ok $found "the running instance recorded the demo, with its arguments, run in the second one's directory, into a recording folder"
 [ "$FAILED" -eq 0 ]
