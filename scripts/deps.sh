@@ -8,10 +8,11 @@ set -eu
 BUILD_PKGS="meson ninja-build pkg-config gcc g++ gettext
   libglib2.0-dev libglib2.0-bin libgtk-4-dev libadwaita-1-dev
   libdw-dev libelf-dev libiberty-dev libzstd-dev libunwind8 libjson-glib-dev
+  libprotobuf-c-dev protobuf-c-compiler
   desktop-file-utils appstream"
 TEST_PKGS="valgrind heaptrack xvfb xauth openbox imagemagick clang libclang-rt-14-dev
   llvm sqlite3 python3 xdotool dbus-x11 at-spi2-core fonts-cantarell
-  adwaita-icon-theme hicolor-icon-theme"
+  adwaita-icon-theme hicolor-icon-theme golang-go python3-jsonschema"
 
 pkgs="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then

@@ -16,6 +16,7 @@ static const HlCliCommand commands[] = {
   { "top", hl_cli_top, N_("watch a live session: heap, rate, top call sites, metadata") },
   { "report", hl_cli_report, N_("summary and top call sites of a recording") },
   { "flamegraph", hl_cli_flamegraph, N_("flame graph of a recording (collapsed stacks or SVG)") },
+  { "export", hl_cli_export, N_("export a recording: pprof, speedscope, collapsed stacks or SVG") },
   { "diff", hl_cli_diff, N_("differences between two recordings, per call path") },
   { "timeline", hl_cli_timeline, N_("the heap over time (CSV or JSON), by call site with --sites") },
   { NULL, NULL, NULL },

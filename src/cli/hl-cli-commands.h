@@ -27,5 +27,7 @@ int hl_cli_report     (int argc, char **argv);
 int hl_cli_flamegraph (int argc, char **argv);
 int hl_cli_diff       (int argc, char **argv);
 int hl_cli_timeline   (int argc, char **argv);
+/* export (issue 29) */
+int hl_cli_export     (int argc, char **argv);
 /* live (issue 8) */
 int hl_cli_top        (int argc, char **argv);

@@ -10,6 +10,8 @@
 #include "hl-cost-kind.h"
 #include "hl-diff-tree.h"
 #include "hl-filter.h"
+#include "hl-export-pprof.h"
+#include "hl-export-speedscope.h"
 #include "hl-flame-layout.h"
 #include "hl-frame.h"
 #include "hl-lifetimes.h"
