@@ -35,3 +35,4 @@
 #include "hl-launch-env.h"
 #include "hl-launch-family.h"
 #include "hl-launch-sanitizer.h"
+#include "hl-session-salvage.h"
