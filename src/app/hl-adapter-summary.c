@@ -148,12 +148,12 @@ fill_duration (HlSummaryView *view,
    * could not be opened keeps what was read until its program ended. */
   if (sum->running)
     detail = _("still running");
+  else if ((death = death_detail (sum->recording)) != NULL)
+    detail = death;
   else if (sum->live != NULL && sum->live->state == HL_LIVE_STATE_ENDED)
     detail = NULL;
   else if (sum->live != NULL)
     detail = _("the program vanished (killed?)");
-  else if ((death = death_detail (sum->recording)) != NULL)
-    detail = death;
   else
     detail = sum->s.has_exit_status ? NULL : _("did not exit normally");
   hl_summary_view_set_stat (view, "duration", _("Duration"), duration, detail);
