@@ -38,6 +38,9 @@ struct _HlLivePanel
   GCancellable    *cancellable;
   char            *trace_path;
   guint            find_id;       /* waiting for the session of a recorded program */
+  gboolean         exited;        /* the recorded program was reaped: */
+  int              wait_status;   /* its wait status */
+  guint64          exited_mono_ns; /* when (CLOCK_MONOTONIC) */
   guint            refresh_id;
   guint            stop_id;
   int              stop_stage;
@@ -444,6 +447,18 @@ maybe_finish (HlLivePanel *self)
   refresh (self);
   g_free (self->trace_path);
   self->trace_path = g_strdup (hl_live_session_get_trace_path (self->session));
+  if (self->process != NULL && self->exited && hl_live_session_get_name (self->session) != NULL)
+    {
+      /* as `heaplens-cli record`: a program killed without ending its
+       * trace (SIGKILL, the OOM killer) left its last packets in the
+       * session; they go into the trace before it is loaded, with the
+       * record of the death (hl-session-salvage.h) */
+      g_autoptr (GError) error = NULL;
+      if (!hl_session_salvage_after_death (hl_live_session_get_name (self->session), self->wait_status,
+                                           self->exited_mono_ns, NULL, NULL, &error))
+        g_message ("the events %s left buffered could not be saved: %s",
+                   hl_live_session_get_trace_path (self->session), error->message);
+    }
   if (self->process != NULL && hl_live_session_get_name (self->session) != NULL)
     {
       /* record keeps the ended session for us (HEAPLENS_KEEP_SESSION) */
@@ -607,7 +622,12 @@ on_process_exited (GObject      *source,
                    gpointer      user_data)
 {
   HlLivePanel *self = user_data;
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  if (g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL))
+    {
+      self->exited = TRUE;
+      self->exited_mono_ns = (guint64) g_get_monotonic_time () * 1000u;
+      self->wait_status = g_subprocess_get_status (G_SUBPROCESS (source));
+    }
   g_clear_pointer (&self->clock, hl_launch_clock_stop);
   if (self->stop_id != 0)
     {

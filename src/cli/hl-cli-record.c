@@ -281,7 +281,7 @@ salvage_sessions (FindCtx         *ctx,
                   uint32_t         pid,
                   int              status,
                   uint64_t         died_mono_ns,
-                  HlRecordSalvage *root)
+                  HlSessionSalvage *root)
 {
   bool root_salvaged = false;
   for (guint k = 0; k < ctx->found->len; k++)
@@ -297,19 +297,19 @@ salvage_sessions (FindCtx         *ctx,
         {
           /* its END says 128 + SIG; that it was a signal, only we know */
           if (sig > 0)
-            (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig,
+            (void) hl_session_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig,
                                                  NULL);
           continue;
         }
-      HlRecordSalvage salvage;
-      char err[256];
-      if (!hl_record_salvage (f->name, h->trace_path, f->s.n_allocs + f->s.n_frees, &salvage, err, sizeof err))
+      HlSessionSalvage salvage;
+      g_autoptr (GError) error = NULL;
+      if (!hl_session_salvage (f->name, h->trace_path, f->s.n_allocs + f->s.n_frees, &salvage, &error))
         {
           fprintf (stderr, _("heaplens: the events %s left buffered could not be saved: %s\n"),
-                   h->trace_path, err);
+                   h->trace_path, error->message);
           continue;
         }
-      (void) hl_record_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig, &salvage);
+      (void) hl_session_salvage_note_death (h->trace_path, h->pid, h->start_mono_ns, died_mono_ns, sig, &salvage);
       if (is_root)
         {
           *root = salvage;
@@ -872,7 +872,7 @@ hl_cli_record (int    argc,
   hl_cli_session_foreach (find_cb, &ctx);
   keep_descendants (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
-  HlRecordSalvage root_salvage = { 0 };
+  HlSessionSalvage root_salvage = { 0 };
   bool root_salvaged = salvage_sessions (&ctx, (uint32_t) pid, status, (uint64_t) exited_us * 1000u,
                                           &root_salvage);
   /* a trace cut by a full disk: its record, with the session's totals */

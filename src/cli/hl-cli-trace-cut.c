@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hl-cli-record-salvage.h"
+#include "hl-model.h"
 #include "hl-trace-writer.h"
 
 const char *
@@ -70,7 +70,7 @@ hl_cli_trace_cut_append (const HlCliSession *s)
     return false;
   struct stat st;
   bool ok = len > 0 && fstat (fd, &st) == 0;
-  if (ok && !hl_record_append_all (fd, buf, len))
+  if (ok && !hl_session_append_all (fd, buf, len))
     {
       int saved = errno;
       (void) ftruncate (fd, st.st_size);

@@ -39,3 +39,4 @@
 #include "hl-launch-family.h"
 #include "hl-launch-folder.h"
 #include "hl-launch-sanitizer.h"
+#include "hl-session-salvage.h"

@@ -9,6 +9,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -883,6 +884,111 @@ test_switch_in_place (void)
   g_object_unref (w);
 }
 
+/* The allocations T-killed's log (LOG) shows made at least MS ms before
+ * KILLED_NS (CLOCK_MONOTONIC): per thread, the highest count logged by
+ * then (tests/capture/test-killed.sh's `logged`). *ALL: every logged one. */
+static guint64
+killed_logged (const char *log,
+               guint64     killed_ns,
+               guint64     ms,
+               guint64    *all)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  guint64 before[4] = { 0 }, any[4] = { 0 };
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      unsigned k;
+      unsigned long long n, t;
+      if (sscanf (*l, "%u %llu %llu", &k, &n, &t) != 3 || k >= 4)
+        continue;
+      any[k] = MAX (any[k], n);
+      if (t + ms * 1000000u <= killed_ns)
+        before[k] = MAX (before[k], n);
+    }
+  *all = any[0] + any[1] + any[2] + any[3];
+  return before[0] + before[1] + before[2] + before[3];
+}
+
+typedef struct
+{
+  HlSummaryView *summary;
+} SummaryDeath;
+
+static gboolean
+summary_shows_death (gpointer user_data)
+{
+  SummaryDeath *s = user_data;
+  const char *detail = hl_summary_view_get_stat_detail (s->summary, "duration");
+  return detail != NULL && strstr (detail, "SIGKILL") != NULL;
+}
+
+/* A program recorded from the application and killed by SIGKILL (the OOM
+ * killer, kill -9): as under `heaplens-cli record`, the packets its four
+ * threads were building are salvaged from its session before the trace
+ * loads, and the trace holds every allocation its own log shows made
+ * 50 ms or more before the kill; the summary names the signal and the
+ * salvage. */
+static void
+test_killed (void)
+{
+  g_autofree char *prog = build_path ("tests", "capture", "t-killed", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "t-killed.log", NULL);
+  g_autofree char *log_env = g_strdup_printf ("T_KILLED_LOG=%s", log);
+  char *argv[] = { prog, NULL };
+  char *env[] = { log_env, NULL };
+  HlLivePanel *w = record_new (argv, dir, env, TRUE);
+  Seen seen = { 0 };
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (!seen.saw_running && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+      watch (w, &seen);
+    }
+  g_assert_true (seen.saw_running);
+  hl_app_test_spin_ms (300);
+  HlLiveSession *s = hl_live_panel_get_session (w);
+  g_autofree char *trace_path = g_strdup (hl_live_session_get_trace_path (s));
+  g_autofree char *name = g_strdup (hl_live_session_get_name (s));
+  guint64 killed_ns = (guint64) g_get_monotonic_time () * 1000u;
+  g_assert_cmpint (kill ((pid_t) hl_live_session_get_pid (s), SIGKILL), ==, 0);
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  guint64 all, logged = killed_logged (log, killed_ns, 50, &all);
+  HlSummary sum;
+  hl_recording_get_summary (hl_window_get_recording (trace), &sum);
+  g_test_message ("killed: %" G_GUINT64_FORMAT " allocations in the trace, %" G_GUINT64_FORMAT
+                  " logged 50 ms before the kill, %" G_GUINT64_FORMAT " logged in all",
+                  sum.n_allocations, logged, all);
+  g_assert_cmpuint (logged, >, 1000);
+  g_assert_cmpuint (sum.n_allocations, >=, logged);
+  /* a few of the preload's start (thread creation) besides the log's */
+  g_assert_cmpuint (sum.n_allocations, <=, all + 64);
+  const char *sig = hl_recording_get_info (hl_window_get_recording (trace), "ended_by_signal");
+  g_assert_cmpstr (sig, ==, "9");
+  g_assert_nonnull (hl_recording_get_info (hl_window_get_recording (trace), "salvaged_events"));
+  hl_app_test_wait_for_page (trace, "views");
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (trace), HL_TYPE_SUMMARY_VIEW));
+  g_assert_nonnull (summary);
+  SummaryDeath shows = { summary };
+  hl_app_test_spin_until (summary_shows_death, &shows);
+  const char *detail = hl_summary_view_get_stat_detail (summary, "duration");
+  g_test_message ("duration: %s", detail);
+  g_assert_true (g_str_has_prefix (detail, "ended by SIGKILL (signal 9); "));
+  g_assert_nonnull (strstr (detail, " events salvaged, "));
+  save_window_png (GTK_WINDOW (trace), "killed-summary.png");
+  /* the session is gone with its program and launcher */
+  g_autofree char *seg = g_strdup_printf ("/dev/shm/%s", name);
+  g_assert_false (g_file_test (seg, G_FILE_TEST_EXISTS));
+  gtk_window_destroy (GTK_WINDOW (trace));
+  g_unlink (trace_path);
+  g_unlink (log);
+  g_rmdir (dir);
+  g_object_unref (w);
+}
+
 static void
 test_record_dialog (void)
 {
@@ -914,7 +1020,8 @@ main (int   argc,
    * of its own (after the other cases in one ASan process it did not find
    * the child's session; alone it does — see the closing note). */
   gboolean children_only = argc > 1 && strcmp (argv[argc - 1], "--children") == 0;
-  if (children_only)
+  gboolean killed_only = argc > 1 && strcmp (argv[argc - 1], "--killed") == 0;
+  if (children_only || killed_only)
     argv[--argc] = NULL;
   g_autofree char *home = g_dir_make_tmp ("hl-test-live-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", home, TRUE);
@@ -926,6 +1033,8 @@ main (int   argc,
   g_application_hold (G_APPLICATION (app));
   if (children_only)
     g_test_add_func ("/live-app/children", test_children);
+  else if (killed_only)
+    g_test_add_func ("/live-app/killed", test_killed);
   else
     {
       g_test_add_func ("/live-app/record-dialog", test_record_dialog);

@@ -1,8 +1,11 @@
 /* t-killed — four threads allocate without end, each writing its own
  * count and the time to descriptor 3 just before each call ("thread
  * count time_ns"), until the process is killed: the log says which
- * allocations reached the preload, and when (test-killed). */
+ * allocations reached the preload, and when (test-killed). With
+ * T_KILLED_LOG=FILE the log goes to FILE instead (a launcher that passes
+ * no descriptor 3: the application's, tests/app/test-live.c). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,13 @@ int
 main (void)
 {
   pthread_t t[4];
+  const char *log = getenv ("T_KILLED_LOG");
+  if (log != NULL)
+    {
+      int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (fd < 0 || dup2 (fd, 3) != 3)
+        return 2;
+    }
   for (long k = 0; k < 4; k++)
     pthread_create (&t[k], NULL, worker, (void *) k);
   for (int k = 0; k < 4; k++)
