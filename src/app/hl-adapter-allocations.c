@@ -80,13 +80,13 @@ hl_adapter_largest_items (HlRecording *recording,
 
         if (g_hash_table_lookup_extended (groups, key, NULL, &slot))
           {
-            g_array_index (counts, guint64, GPOINTER_TO_UINT (slot))++;
+            g_array_index (counts, guint64, GPOINTER_TO_UINT (slot)) += MAX (a->weight, 1);
             continue;
           }
         g_hash_table_insert (groups, g_steal_pointer (&key), GUINT_TO_POINTER (firsts->len));
         g_array_append_val (firsts, i);
         g_array_set_size (counts, counts->len + 1);
-        g_array_index (counts, guint64, counts->len - 1) = 1;
+        g_array_index (counts, guint64, counts->len - 1) = MAX (a->weight, 1);
       }
     for (guint g = 0; g < firsts->len; g++)
       {

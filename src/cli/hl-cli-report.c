@@ -299,6 +299,9 @@ print_text (const char  *path,
   print_death (rec);
   print_cut (rec, cut_ns);
   printf (_("  duration:         %.3f s\n"), s.duration_ns / 1e9);
+  if (hl_recording_get_sample_bytes (rec) != 0)
+    printf (_("  sampled:          every %" PRIu64 " bytes allocated on average: every number below is estimated\n"),
+            (uint64_t) hl_recording_get_sample_bytes (rec));
   printf (_("  calls:            %" PRIu64 " allocations, %" PRIu64 " frees\n"),
           (uint64_t) s.n_allocations, (uint64_t) s.n_frees);
   printf (_("  allocated:        %s\n"), bytes);

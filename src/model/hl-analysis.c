@@ -185,6 +185,7 @@ typedef struct
 {
   HlAnalysis       *self;
   const HlAllocRec *allocs;
+  const guint64    *weights;    /* by id; NULL: all weigh 1 */
   guint64           n_allocs;
   const guint64    *blocks;     /* block numbers */
   guint64           n_blocks;
@@ -196,10 +197,12 @@ typedef struct
 static inline void
 scan_one (HlAnalysis       *self,
           ScanPart         *part,
-          const HlAllocRec *a)
+          guint64           id)
 {
+  const HlAllocRec *a = &part->allocs[id];
   HlCosts *c, *t;
   gboolean leaked, live, peak;
+  guint64 w, temporary;
   guint b;
 
   if (!selected (self, a))
@@ -213,26 +216,30 @@ scan_one (HlAnalysis       *self,
     peak = self->have_peak && live_at_key (a, self->peak_time, self->peak_seq);
   else
     peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
+  /* a sampled block stands for W of the program's (hl-sample-weight.h),
+   * its size already weighed */
+  w = hl_alloc_weight (part->weights, id);
+  temporary = (a->flags & HL_ALLOC_TEMPORARY) != 0 ? w : 0;
 
-  c->allocations++;
+  c->allocations += w;
   c->bytes += a->size;
-  c->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
+  c->temporary += temporary;
   c->leaked_bytes += leaked ? a->size : 0;
-  c->leaked_blocks += leaked;
+  c->leaked_blocks += leaked ? w : 0;
   c->live_bytes += live ? a->size : 0;
   c->peak_bytes += peak ? a->size : 0;
 
   t = &part->thread_costs[a->thread];
-  t->allocations++;
+  t->allocations += w;
   t->bytes += a->size;
-  t->temporary += (a->flags & HL_ALLOC_TEMPORARY) != 0;
+  t->temporary += temporary;
   t->leaked_bytes += leaked ? a->size : 0;
-  t->leaked_blocks += leaked;
+  t->leaked_blocks += leaked ? w : 0;
   t->live_bytes += live ? a->size : 0;
   t->peak_bytes += peak ? a->size : 0;
 
-  b = size_bucket (a->size);
-  part->histogram.count[b]++;
+  b = size_bucket (w == 1 ? a->size : a->size / w);
+  part->histogram.count[b] += w;
   part->histogram.bytes[b] += a->size;
 }
 
@@ -246,7 +253,7 @@ scan_part (gpointer data)
       guint64 i = part->blocks[k] << HL_ALLOC_BLOCK_SHIFT;
       guint64 end = MIN (i + HL_ALLOC_BLOCK, part->n_allocs);
       for (; i < end; i++)
-        scan_one (part->self, part, &part->allocs[i]);
+        scan_one (part->self, part, i);
     }
   return NULL;
 }
@@ -284,6 +291,7 @@ scan_allocations (HlAnalysis       *self,
       memset (part, 0, sizeof *part);
       part->self = self;
       part->allocs = allocs;
+      part->weights = hl_recording_get_alloc_weights (self->recording);
       part->n_allocs = n_allocs;
       part->blocks = blocks + from;
       part->n_blocks = to - from;
@@ -842,6 +850,7 @@ hl_analysis_find_largest (HlAnalysis   *self,
   guint64 n_allocs, n_tb;
   const HlAllocRec *allocs;
   const HlAllocTimeBlock *tb;
+  const guint64 *weights;
   guint64 threshold = 0;
 
   g_assert (HL_IS_ANALYSIS (self));
@@ -849,11 +858,13 @@ hl_analysis_find_largest (HlAnalysis   *self,
     return out;
 
   allocs = hl_recording_get_allocs (self->recording, &n_allocs);
+  weights = hl_recording_get_alloc_weights (self->recording);
   tb = hl_recording_get_alloc_time_blocks (self->recording, &n_tb);
   for (guint64 i = 0; i < n_allocs; i++)
     {
       const HlAllocRec *a = &allocs[i];
       HlAllocationInfo info;
+      guint64 size;
 
       if ((i & LARGEST_CANCEL_MASK) == 0 && g_cancellable_is_cancelled (cancellable))
         {
@@ -866,16 +877,19 @@ hl_analysis_find_largest (HlAnalysis   *self,
           i += HL_ALLOC_BLOCK - 1;
           continue;
         }
-      if (out->len >= n && a->size <= threshold)
+      /* a sampled block: the size of one of the blocks it stands for */
+      size = hl_alloc_unit_size (allocs, weights, i);
+      if (out->len >= n && size <= threshold)
         continue;
       if (!selected (self, a))
         continue;
       info.time_ns = a->time_ns;
-      info.size = a->size;
+      info.size = size;
       info.address = a->address;
       info.free_time_ns = (a->flags & HL_ALLOC_FREED) ? a->free_time_ns : HL_TIME_NONE;
       info.tid = hl_recording_get_thread_tid (self->recording, a->thread);
       info.stack = a->stack;
+      info.weight = hl_alloc_weight (weights, i);
       g_array_append_val (out, info);
       if (out->len >= 2 * n)
         {

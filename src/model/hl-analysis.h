@@ -38,6 +38,8 @@ typedef struct
   guint64   free_time_ns;    /* HL_TIME_NONE when never freed */
   guint32   tid;
   HlStackId stack;
+  guint64   weight;          /* how many of the program's blocks it stands
+                              * for: 1, or more in a sampled recording */
 } HlAllocationInfo;
 
 typedef struct

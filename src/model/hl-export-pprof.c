@@ -377,12 +377,13 @@ hl_export_pprof (HlAnalysis  *analysis,
     }
   p.n_sample_type = N_TYPES;
   p.sample_type = type_ptrs;
-  /* every allocation is recorded: a period of one byte */
+  /* a full recording: a period of one byte; a sampled one: the mean bytes
+   * between samples (its values are already the weighted estimates) */
   perftools__profiles__value_type__init (&period_type);
   period_type.type = intern (&b, "space");
   period_type.unit = intern (&b, "bytes");
   p.period_type = &period_type;
-  p.period = 1;
+  p.period = hl_recording_get_sample_bytes (rec) != 0 ? (gint64) hl_recording_get_sample_bytes (rec) : 1;
   p.default_sample_type = types[sample_type_index (default_kind)].type;
 
   add_mappings (&b, rec);

@@ -109,6 +109,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
   HlRecording *rec;
   guint64 n_allocs, t0, t1, quarter_end[HL_LIFETIME_N_QUARTERS];
   const HlAllocRec *allocs;
+  const guint64 *weights;
   guint n_stacks;
   g_autofree guint32 *site_of = NULL;   /* stack -> site index + 1 */
   g_autoptr (GHashTable) groups = NULL;
@@ -121,6 +122,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
   if (hl_recording_get_aggregate (rec) != NULL || hl_recording_is_sampled (rec))
     return NULL;
   allocs = hl_recording_get_allocs (rec, &n_allocs);
+  weights = hl_recording_get_alloc_weights (rec);
   n_stacks = hl_recording_get_n_stacks (rec);
   hl_analysis_get_range (self, &t0, &t1);
   if (t1 == HL_TIME_NONE || t1 > hl_recording_get_end_ns (rec))
@@ -168,6 +170,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
     {
       const HlAllocRec *a = &allocs[i];
       SiteAcc *sa;
+      guint64 w;
       guint b;
 
       if ((i & CANCEL_MASK) == 0 && g_cancellable_is_cancelled (cancellable))
@@ -176,13 +179,15 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
         continue;
       sa = &g_array_index (acc, SiteAcc, site_of[a->stack] - 1);
       b = bucket_of (a);
-      sa->out.blocks[b]++;
+      /* a sampled block counts as the blocks it stands for */
+      w = hl_alloc_weight (weights, i);
+      sa->out.blocks[b] += w;
       sa->out.bytes[b] += a->size;
-      sa->out.n_blocks++;
+      sa->out.n_blocks += w;
       sa->out.n_bytes += a->size;
-      lt->blocks[b]++;
+      lt->blocks[b] += w;
       lt->bytes[b] += a->size;
-      sa->alive_at_end += live_at (a, t1);
+      sa->alive_at_end += live_at (a, t1) ? w : 0;
       for (guint q = 0; q < HL_LIFETIME_N_QUARTERS; q++)
         if (live_at (a, quarter_end[q]))
           sa->out.live_bytes[q] += a->size;

@@ -101,6 +101,9 @@ struct _HlAggregate
   gboolean   released_any;
   gboolean   order_broken;
   guint64    leaked_bytes, leaked_blocks;
+  /* The weights of the live allocations weighing more than 1 (a sampled
+   * recording's), id → weight; NULL until the first. */
+  GHashTable *weights;
 };
 
 /* Out of line: the rare paths. */

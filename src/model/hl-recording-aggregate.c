@@ -132,6 +132,7 @@ hl_aggregate_free (HlAggregate *self)
   g_hash_table_unref (self->pair_index);
   g_array_unref (self->pairs);
   g_array_unref (self->pair_keys);
+  g_clear_pointer (&self->weights, g_hash_table_unref);
   g_free (self);
 }
 
@@ -570,6 +571,49 @@ hl_aggregate_packets_done (HlAggregate *self,
 
 /* ---- Events -------------------------------------------------------------- */
 
+/* What a weight above 1 adds to what hl_aggregate_alloc_inline() counted
+ * (one allocation of SIZE bytes): WEIGHT - 1 more allocations, and the
+ * histogram's WEIGHT blocks of SIZE / WEIGHT bytes in their own bucket. */
+static void
+add_weight (HlAggregate *self,
+            guint64      id,
+            guint32      thread,
+            guint32      stack,
+            guint64      size,
+            guint64      weight)
+{
+  HlAggTotals *s = hl_agg_at (self->stacks, stack), *t = hl_agg_at (self->threads, thread);
+  HlAggTotals *pair = hl_agg_pair_of (self, s, stack, thread);
+  guint b = hl_agg_size_bucket (size), u = hl_agg_size_bucket (size / weight);
+  guint64 *key = g_new (guint64, 2);
+
+  s->costs.allocations += weight - 1;
+  t->costs.allocations += weight - 1;
+  if (pair != NULL)
+    pair->costs.allocations += weight - 1;
+  self->histogram.count[b]--;
+  self->histogram.bytes[b] -= size;
+  self->histogram.count[u] += weight;
+  self->histogram.bytes[u] += size;
+  if (self->weights == NULL)
+    self->weights = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  key[0] = id;
+  key[1] = weight;
+  g_hash_table_add (self->weights, key);
+}
+
+static guint64
+weight_of (const HlAggregate *self,
+           guint64            id)
+{
+  const guint64 *key;
+
+  if (G_LIKELY (self->weights == NULL))
+    return 1;
+  key = g_hash_table_lookup (self->weights, &id);
+  return key != NULL ? key[1] : 1;
+}
+
 void
 hl_aggregate_alloc (HlAggregate *self,
                     guint64      id,
@@ -578,9 +622,12 @@ hl_aggregate_alloc (HlAggregate *self,
                     guint32      thread,
                     guint32      stack,
                     guint64      size,
-                    guint64      address)
+                    guint64      address,
+                    guint64      weight)
 {
   hl_aggregate_alloc_inline (self, id, time_ns, seq, thread, stack, size, address);
+  if (G_UNLIKELY (weight > 1))
+    add_weight (self, id, thread, stack, size, weight);
 }
 
 gboolean
@@ -590,9 +637,42 @@ hl_aggregate_free_id (HlAggregate   *self,
                       guint32        seq,
                       const guint64 *thread_last,
                       gboolean       late,
-                      gboolean      *temporary)
+                      gboolean      *temporary,
+                      guint64       *weight)
 {
-  return hl_aggregate_free_id_inline (self, id, time_ns, seq, thread_last, late, temporary);
+  guint64 w = weight_of (self, id);
+  guint32 stack = 0, thread = 0;
+
+  if (G_UNLIKELY (w > 1))
+    {
+      const HlAggLive *r = hl_agg_live_find (self, id);
+      if (r != NULL)
+        {
+          stack = r->stack;
+          thread = r->thread;
+        }
+    }
+  if (weight != NULL)
+    *weight = 1;
+  if (!hl_aggregate_free_id_inline (self, id, time_ns, seq, thread_last, late, temporary))
+    return FALSE;
+  if (G_UNLIKELY (w > 1))
+    {
+      if (*temporary)
+        {
+          HlAggTotals *s = hl_agg_at (self->stacks, stack);
+          HlAggTotals *pair = hl_agg_pair_of (self, s, stack, thread);
+
+          s->costs.temporary += w - 1;
+          hl_agg_at (self->threads, thread)->costs.temporary += w - 1;
+          if (pair != NULL)
+            pair->costs.temporary += w - 1;
+        }
+      g_hash_table_remove (self->weights, &id);
+    }
+  if (weight != NULL)
+    *weight = w;
+  return TRUE;
 }
 
 void
@@ -626,9 +706,11 @@ hl_aggregate_finish (HlAggregate *self)
     {
       const HlAggLive *r = slot_at (self, k);
       HlAggTotals *s, *t;
+      guint64 w;
 
       if (r->id_plus_1 == 0)
         continue;
+      w = weight_of (self, r->id_plus_1 - 1);
       s = hl_agg_at (self->stacks, r->stack);
       t = hl_agg_at (self->threads, r->thread);
       {
@@ -636,18 +718,18 @@ hl_aggregate_finish (HlAggregate *self)
         if (pair != NULL)
           {
             pair->costs.leaked_bytes += r->size;
-            pair->costs.leaked_blocks++;
+            pair->costs.leaked_blocks += w;
             pair->costs.live_bytes += r->size;
           }
       }
       s->costs.leaked_bytes += r->size;
-      s->costs.leaked_blocks++;
+      s->costs.leaked_blocks += w;
       s->costs.live_bytes += r->size;
       t->costs.leaked_bytes += r->size;
-      t->costs.leaked_blocks++;
+      t->costs.leaked_blocks += w;
       t->costs.live_bytes += r->size;
       self->leaked_bytes += r->size;
-      self->leaked_blocks++;
+      self->leaked_blocks += w;
     }
 }
 

@@ -45,18 +45,26 @@ void         hl_aggregate_alloc          (HlAggregate *self,
                                           guint32      thread,
                                           guint32      stack,
                                           guint64      size,
-                                          guint64      address);
+                                          guint64      address,
+                                          guint64      weight);
 /* The free of live allocation ID at TIME_NS (raised to its allocation's
  * time). THREAD_LAST[thread] is each thread's last allocation id: a free
  * of that id, unless LATE, is a temporary. FALSE when ID is not live (a
- * second free); *TEMPORARY says what was counted. */
+ * second free); *TEMPORARY says what was counted, *WEIGHT (if not NULL)
+ * the allocation's weight.
+ *
+ * WEIGHT (1 in a full recording) is how many of the program's
+ * allocations ID stands for in a sampled one (hl-sample-weight.h): it
+ * counts as WEIGHT allocations (temporaries, leaked blocks) of SIZE /
+ * WEIGHT bytes each, SIZE being already the weighted bytes. */
 gboolean     hl_aggregate_free_id        (HlAggregate   *self,
                                           guint64        id,
                                           guint64        time_ns,
                                           guint32        seq,
                                           const guint64 *thread_last,
                                           gboolean       late,
-                                          gboolean      *temporary);
+                                          gboolean      *temporary,
+                                          guint64       *weight);
 /* Id + 1 of the live allocation at ADDRESS, 0 when none. */
 guint64      hl_aggregate_lookup_address (HlAggregate *self,
                                           guint64      address);

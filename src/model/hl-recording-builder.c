@@ -5,6 +5,7 @@
 #include "hl-recording-builder-private.h"
 
 #include "hl-model-i18n.h"
+#include "hl-sample-weight.h"
 
 #include <string.h>
 
@@ -146,16 +147,23 @@ hl_recording_append_info (HlRecording *self,
     }
   g_hash_table_insert (self->info, (char *) hl_recording_intern (self, key), (char *) hl_recording_intern (self, value));
   /* A sampled trace (HEAPLENS_SAMPLE_BYTES, docs/capture.md) holds only
-   * the sampled blocks, and the model does not weigh them yet (issue 29,
-   * point 2): every cost is of those blocks alone, which the report and
-   * the application must say */
+   * the sampled blocks: each is weighed by how many blocks it stands for
+   * (hl-sample-weight.h), so every cost is an estimate, which the report
+   * and the application say. INFO comes first in a trace: before any
+   * allocation is weighed. */
   if (strcmp (key, "sample_bytes") == 0)
     {
-      g_autofree char *w = g_strdup_printf (_("This trace was sampled (about one allocation per %s bytes allocated): "
-                                              "its costs count the sampled allocations only, not estimates of the "
-                                              "whole program's"),
-                                            value);
-      hl_recording_append_warning (self, w);
+      guint64 n = 0;
+      if (g_ascii_string_to_unsigned (value, 10, 1, G_GUINT64_CONSTANT (1) << 40, &n, NULL))
+        {
+          g_autofree char *w = NULL;
+          self->sample_bytes = n;
+          w = g_strdup_printf (_("Estimated, sampled every %s bytes allocated on average: allocation counts, bytes, "
+                                 "peak, leaks and temporary allocations are estimates of the whole program's, "
+                                 "each sampled block weighed by how many blocks it stands for"),
+                               value);
+          hl_recording_append_warning (self, w);
+        }
     }
 }
 
@@ -407,6 +415,28 @@ apply_pending_free (HlRecording *self,
   b->applying_pending = FALSE;
 }
 
+/* The weights of a sampled recording (hl-recording-private.h) cover every
+ * slot of the allocation table; slots filled before the first sampled
+ * allocation (none in a well-formed trace) weigh 1. */
+static void
+set_weight (HlRecording *self,
+            guint64      id,
+            guint64      weight)
+{
+  if (self->weights == NULL)
+    {
+      self->weights = g_array_sized_new (FALSE, FALSE, sizeof (guint64), self->allocs->len);
+      for (guint i = 0; i < self->allocs->len; i++)
+        {
+          guint64 one = 1;
+          g_array_append_val (self->weights, one);
+        }
+    }
+  if (self->weights->len < self->allocs->len)
+    g_array_set_size (self->weights, self->allocs->len);
+  g_array_index (self->weights, guint64, id) = weight;
+}
+
 void
 hl_recording_append_alloc (HlRecording *self,
                            guint64      id,
@@ -419,6 +449,7 @@ hl_recording_append_alloc (HlRecording *self,
   HlRecordingBuilder *b;
   HlAllocRec *a;
   guint32 t;
+  guint64 weight;
   HlHeapPoint p;
 
   g_return_if_fail (HL_IS_RECORDING (self));
@@ -436,10 +467,12 @@ hl_recording_append_alloc (HlRecording *self,
       if (hl_aggregate_seen (self->aggregate, id))
         return; /* a duplicate id: ignore */
       t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
+      weight = hl_sample_weight (self->sample_bytes, size, id);
+      size = hl_sample_weigh (size, weight);
       hl_aggregate_alloc (self->aggregate, id, time_ns, self->seq++, t,
-                          stack_index (self, trace_stack_id), size, address);
+                          stack_index (self, trace_stack_id), size, address, weight);
       g_array_index (b->thread_last, guint64, t) = id;
-      self->n_allocs++;
+      self->n_allocs += weight;
       self->bytes_allocated += size;
       if (time_ns > self->end_ns)
         self->end_ns = time_ns;
@@ -452,6 +485,10 @@ hl_recording_append_alloc (HlRecording *self,
   /* Beyond HL_MAX_THREADS threads (a hostile trace) the last one takes
    * the rest's allocations. */
   t = MIN (thread_index (self, b, tid, time_ns), HL_MAX_THREADS - 1);
+  weight = hl_sample_weight (self->sample_bytes, size, id);
+  if (self->sample_bytes != 0)
+    set_weight (self, id, weight);
+  size = hl_sample_weigh (size, weight);
   a->time_ns = time_ns;
   a->size = size;
   a->address = address;
@@ -462,7 +499,7 @@ hl_recording_append_alloc (HlRecording *self,
   a->flags = HL_ALLOC_PRESENT;
   g_array_index (b->thread_last, guint64, t) = id;
 
-  self->n_allocs++;
+  self->n_allocs += weight;
   self->bytes_allocated += size;
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
@@ -524,6 +561,7 @@ append_free_aggregate (HlRecording *self,
 {
   HlRecordingBuilder *b = self->builder;
   gboolean temporary;
+  guint64 weight;
 
   if (id == HL_ALLOC_ID_NONE)
     {
@@ -541,15 +579,15 @@ append_free_aggregate (HlRecording *self,
       return;
     }
   if (!hl_aggregate_free_id (self->aggregate, id, time_ns, self->seq, (const guint64 *) b->thread_last->data,
-                             b->applying_pending, &temporary))
+                             b->applying_pending, &temporary, &weight))
     {
       self->frees_unknown++;
       return;
     }
   self->seq++;
   if (temporary)
-    self->temporary++;
-  self->n_frees++;
+    self->temporary += weight;
+  self->n_frees += weight;
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
 }
@@ -564,6 +602,7 @@ hl_recording_append_free (HlRecording *self,
   HlRecordingBuilder *b;
   HlAllocRec *a;
   HlHeapPoint p;
+  guint64 weight;
 
   g_return_if_fail (HL_IS_RECORDING (self));
 
@@ -597,12 +636,13 @@ hl_recording_append_free (HlRecording *self,
   a->flags |= HL_ALLOC_FREED;
   a->free_time_ns = MAX (time_ns, a->time_ns);
   a->free_seq = self->seq++;
+  weight = hl_alloc_weight (hl_recording_get_alloc_weights (self), id);
   if (!b->applying_pending && g_array_index (b->thread_last, guint64, a->thread) == id)
     {
       a->flags |= HL_ALLOC_TEMPORARY;
-      self->temporary++;
+      self->temporary += weight;
     }
-  self->n_frees++;
+  self->n_frees += weight;
   if (time_ns > self->end_ns)
     self->end_ns = time_ns;
   if (b->addr_to_id != NULL)

@@ -94,6 +94,7 @@ merge_new_points (HlRecording *self,
 typedef struct
 {
   HlAllocRec       *allocs;
+  const guint64    *weights;      /* NULL: all weigh 1 */
   HlAllocTimeBlock *blocks;
   guint64           from, to;
   gboolean          has_peak;
@@ -126,7 +127,7 @@ alloc_pass (gpointer data)
       if ((a->flags & HL_ALLOC_FREED) == 0)
         {
           p->leaked_bytes += a->size;
-          p->leaked_blocks++;
+          p->leaked_blocks += hl_alloc_weight (p->weights, i);
         }
       live_at_peak = p->has_peak &&
         (a->time_ns < p->peak_time ||
@@ -218,7 +219,7 @@ hl_recording_update_curve (HlRecording *self)
     for (guint p = 0; p < n_parts; p++)
       {
         parts[p] = (AllocPass) {
-          .allocs = allocs, .blocks = (HlAllocTimeBlock *) self->time_blocks->data,
+          .allocs = allocs, .weights = hl_recording_get_alloc_weights (self), .blocks = (HlAllocTimeBlock *) self->time_blocks->data,
           .from = MIN ((n_blocks * p / n_parts) << HL_ALLOC_BLOCK_SHIFT, self->allocs->len),
           .to = MIN ((n_blocks * (p + 1) / n_parts) << HL_ALLOC_BLOCK_SHIFT, self->allocs->len),
           .has_peak = peak_i != G_MAXUINT64, .peak_time = peak_time, .peak_seq = peak_seq,

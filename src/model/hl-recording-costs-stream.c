@@ -458,7 +458,9 @@ apply_packet (HlCostsStream *self,
       {
         const HlEvent *ev = &evs[i];
 
-        if (self->short_path)
+        /* a sampled recording weighs each block (hl-sample-weight.h):
+         * the general path */
+        if (self->short_path && self->rec->sample_bytes == 0)
           {
             if ((ev->type == HL_EVENT_ALLOC || ev->type == HL_EVENT_ALLOC_ALIGNED) && short_alloc (self->rec, b, ev))
               continue;

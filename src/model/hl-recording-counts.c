@@ -31,6 +31,7 @@ count_index_free (gpointer data)
 
 static CountIndex *
 count_index_build (const HlAllocRec  *allocs,
+                   const guint64     *weights,
                    const HlHeapPoint *pts,
                    guint64            n)
 {
@@ -44,7 +45,7 @@ count_index_build (const HlAllocRec  *allocs,
     {
       if ((i & (HL_HEAP_CHECKPOINT_EVERY - 1)) == 0)
         g_array_append_val (index->counts, pair);
-      hl_heap_point_count (allocs, &pts[i], &pair.allocations, &pair.temporary);
+      hl_heap_point_count (allocs, weights, &pts[i], &pair.allocations, &pair.temporary);
     }
   return index;
 }
@@ -76,7 +77,7 @@ hl_recording_counts_before (HlRecording *self,
   index = g_object_get_qdata (G_OBJECT (self), quark);
   if (index == NULL || index->n_points != n_points)
     {
-      index = count_index_build (allocs, pts, n_points);
+      index = count_index_build (allocs, hl_recording_get_alloc_weights (self), pts, n_points);
       g_object_set_qdata_full (G_OBJECT (self), quark, index, count_index_free);
     }
   k = MIN ((i - 1) >> HL_HEAP_CHECKPOINT_SHIFT, index->counts->len - 1);
@@ -84,7 +85,7 @@ hl_recording_counts_before (HlRecording *self,
   g_mutex_unlock (&index_lock);
 
   for (guint64 j = k << HL_HEAP_CHECKPOINT_SHIFT; j < i; j++)
-    hl_heap_point_count (allocs, &pts[j], &pair.allocations, &pair.temporary);
+    hl_heap_point_count (allocs, hl_recording_get_alloc_weights (self), &pts[j], &pair.allocations, &pair.temporary);
   *allocations = pair.allocations;
   *temporary = pair.temporary;
 }

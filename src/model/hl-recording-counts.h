@@ -18,17 +18,21 @@ void hl_recording_counts_before (HlRecording *self,
                                  guint64     *allocations,
                                  guint64     *temporary);
 
-/* What point P adds to the two counts. */
+/* What point P adds to the two counts; WEIGHTS as
+ * hl_recording_get_alloc_weights() (a sampled block counts its weight). */
 static inline void
 hl_heap_point_count (const HlAllocRec  *allocs,
+                     const guint64     *weights,
                      const HlHeapPoint *p,
                      guint64           *allocations,
                      guint64           *temporary)
 {
+  guint64 id = HL_HEAP_POINT_ALLOC (p);
+
   if (!HL_HEAP_POINT_IS_FREE (p))
-    (*allocations)++;
-  else if ((allocs[HL_HEAP_POINT_ALLOC (p)].flags & HL_ALLOC_TEMPORARY) != 0)
-    (*temporary)++;
+    *allocations += hl_alloc_weight (weights, id);
+  else if ((allocs[id].flags & HL_ALLOC_TEMPORARY) != 0)
+    *temporary += hl_alloc_weight (weights, id);
 }
 
 G_END_DECLS

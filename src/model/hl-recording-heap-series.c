@@ -19,6 +19,7 @@ hl_recording_get_series (HlRecording *self,
   const HlCounterSample *counters = hl_recording_get_counter_samples (self, &n_counters);
   const HlDropSample *drops = hl_recording_get_drop_samples (self, &n_drops);
   guint64 i, width;
+  const guint64 *weights = hl_recording_get_alloc_weights (self);
   guint64 heap_before;
   guint64 allocations_total, temporary_total;
   guint ci = 0, di = 0;
@@ -70,10 +71,10 @@ hl_recording_get_series (HlRecording *self,
           bk->heap_max = MAX (bk->heap_max, heap);
           if (!HL_HEAP_POINT_IS_FREE (&pts[i]))
             {
-              bk->allocations++;
+              bk->allocations += hl_alloc_weight (weights, HL_HEAP_POINT_ALLOC (&pts[i]));
               bk->bytes_allocated += allocs[HL_HEAP_POINT_ALLOC (&pts[i])].size;
             }
-          hl_heap_point_count (allocs, &pts[i], &allocations_total, &temporary_total);
+          hl_heap_point_count (allocs, weights, &pts[i], &allocations_total, &temporary_total);
           heap_before = heap;
         }
       bk->allocations_total = allocations_total;

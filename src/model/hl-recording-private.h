@@ -61,6 +61,11 @@ struct _HlRecording
   GArray       *time_blocks;     /* HlAllocTimeBlock per HL_ALLOC_BLOCK allocations */
   GArray       *counters;        /* HlCounterSample */
   GArray       *drops;           /* HlDropSample */
+  /* Sampling (INFO sample_bytes, hl-sample-weight.h): the mean bytes
+   * between samples, 0 for a full recording; the weight of each
+   * allocation by id, NULL when all weigh 1 (full, or costs only). */
+  guint64       sample_bytes;
+  GArray       *weights;         /* guint64 by id */
   GArray       *meta;            /* HlMetaInterval, by key in time order */
   GHashTable   *meta_open;       /* key → index + 1 of the open interval */
   GArray       *meta_changes;    /* HlMetaChange, as they arrived; none when

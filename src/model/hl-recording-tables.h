@@ -107,6 +107,29 @@ typedef struct
 
 /* ---- Accessors for the other model files ------------------------------ */
 
+/* The weights of the allocations by id in a sampled recording (how many of
+ * the program's allocations each stands for, hl-sample-weight.h), or NULL
+ * when every allocation weighs 1. Valid as long as the allocations are. */
+const guint64       *hl_recording_get_alloc_weights (HlRecording *self);
+
+/* The weight of allocation ID, WEIGHTS being hl_recording_get_alloc_weights(). */
+static inline guint64
+hl_alloc_weight (const guint64 *weights,
+                 guint64        id)
+{
+  return weights == NULL ? 1 : weights[id];
+}
+
+/* The requested size of one of the program's allocations that allocation
+ * ID stands for (its size is that times its weight). */
+static inline guint64
+hl_alloc_unit_size (const HlAllocRec *allocs,
+                    const guint64    *weights,
+                    guint64           id)
+{
+  return weights == NULL || weights[id] <= 1 ? allocs[id].size : allocs[id].size / weights[id];
+}
+
 const HlAllocRec    *hl_recording_get_allocs        (HlRecording *self,
                                                      guint64     *n_allocs);
 const HlHeapPoint   *hl_recording_get_heap_curve    (HlRecording *self,

@@ -29,6 +29,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->threads, g_array_unref);
   g_clear_pointer (&self->builder, hl_recording_builder_free);
   g_clear_pointer (&self->allocs, g_array_unref);
+  g_clear_pointer (&self->weights, g_array_unref);
   g_clear_pointer (&self->curve, g_array_unref);
   g_clear_pointer (&self->checkpoints, g_array_unref);
   g_clear_pointer (&self->time_blocks, g_array_unref);
@@ -299,6 +300,19 @@ hl_recording_get_allocs (HlRecording *self,
 {
   *n_allocs = self->allocs->len;
   return (const HlAllocRec *) self->allocs->data;
+}
+
+guint64
+hl_recording_get_sample_bytes (HlRecording *self)
+{
+  g_return_val_if_fail (HL_IS_RECORDING (self), 0);
+  return self->sample_bytes;
+}
+
+const guint64 *
+hl_recording_get_alloc_weights (HlRecording *self)
+{
+  return self->weights != NULL ? (const guint64 *) self->weights->data : NULL;
 }
 
 const HlAllocTimeBlock *

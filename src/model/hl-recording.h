@@ -165,6 +165,9 @@ void                hl_recording_symbolize          (HlRecording         *self,
 void                 hl_recording_get_summary     (HlRecording *self,
                                                    HlSummary   *out);
 /* Value of a trace info key ("exe", "cmdline", "host", ...), or NULL. */
+/* The mean bytes between samples of a sampled trace (INFO sample_bytes):
+ * its costs are estimates (hl-sample-weight.h); 0 for a full recording. */
+guint64              hl_recording_get_sample_bytes (HlRecording *self);
 const char          *hl_recording_get_info        (HlRecording *self,
                                                    const char  *key);
 /* NULL-terminated; borrowed. */

@@ -190,6 +190,13 @@ add_summary (JsonBuilder *b,
   if (s.lost_regions_unknown > 0)
     hl_json_add_uint (b, "lost_regions_unknown", s.lost_regions_unknown);
   hl_json_add_uint (b, "threads", s.n_threads);
+  /* a sampled trace: its costs are estimates (hl-sample-weight.h) */
+  if (hl_recording_get_sample_bytes (rec) != 0)
+    {
+      hl_json_add_uint (b, "sample_bytes", hl_recording_get_sample_bytes (rec));
+      json_builder_set_member_name (b, "estimated");
+      json_builder_add_boolean_value (b, TRUE);
+    }
   if (add_replaced_by_exec (b, rec) || !s.has_exit_status)
     hl_json_add_null (b, "exit_status");
   else

@@ -86,10 +86,35 @@ for seed in 1 0; do
     test "$p" -ge "$fp" -a "$p" -le $((fp + 24 * 65424 + 65536))
   check "$name: session heap at exit small (all freed)" test "$(field "$S.shm" heap)" -le 65536
 done
-# the model does not weigh samples yet: report says its numbers are the samples'
-"$HL_CLI" report "$WORK/s1.hltrace" > "$WORK/s1.report" 2>&1
-check "report of a sampled trace: says it is sampled and not estimated" \
-  grep -q "This trace was sampled (about one allocation per 2048 bytes allocated)" "$WORK/s1.report"
+# the model weighs each sampled block (hl-sample-weight.h): report's own
+# estimates within 2 % of the full trace's report, and it says they are
+# estimates; the costs-only path (report) and the full load (--json with
+# --lifetimes goes through the full model) agree
+json_num () { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary'].get(sys.argv[2], 0))" "$1" "$2"; }
+"$HL_CLI" report --json "$WORK/full.hltrace" > "$WORK/full.json" 2> /dev/null
+for seed in 1 0; do
+  S=$WORK/s$seed
+  "$HL_CLI" report "$S.hltrace" > "$S.report" 2>&1
+  check "report seed $seed: says its numbers are estimated" \
+    grep -q "sampled:.*every 2048 bytes allocated on average: every number below is estimated" "$S.report"
+  "$HL_CLI" report --json "$S.hltrace" > "$S.json" 2> /dev/null
+  eq "report --json seed $seed: sample_bytes" "$(json_num "$S.json" sample_bytes)" 2048
+  eq "report --json seed $seed: estimated" "$(json_num "$S.json" estimated)" True
+  for k in allocations bytes_allocated peak_heap_bytes; do
+    est=$(json_num "$S.json" $k) full=$(json_num "$WORK/full.json" $k)
+    echo "# report seed $seed: $k estimated $est, full $full"
+    check "report seed $seed: estimated $k within 2 % of the full recording's" within "$est" "$full" 2
+  done
+done
+# seed 1 (reproducible): the one 4 KiB block left is sampled and weighs 1;
+# the full model (flamegraph, --lifetimes) and the costs-only one (report)
+# give the same estimates
+eq "report seed 1: the one block left (4 KiB) is found" "$(json_num "$WORK/s1.json" leaked_bytes)" "$(json_num "$WORK/full.json" leaked_bytes)"
+for k in allocations:allocations bytes:bytes_allocated peak:peak_heap_bytes; do
+  sum=$("$HL_CLI" flamegraph --cost "${k%%:*}" "$WORK/s1.hltrace" 2> /dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+  eq "seed 1: flamegraph --cost ${k%%:*} (full model) = report's ${k#*:}" "$sum" "$(json_num "$WORK/s1.json" "${k#*:}")"
+done
 "$HL_CLI" report "$WORK/full.hltrace" > "$WORK/full.report" 2>&1
-check "report of a full trace: no such warning" sh -c "! grep -q 'was sampled' '$WORK/full.report'"
+check "report of a full trace: nothing said to be estimated" sh -c "! grep -qi 'estimated' '$WORK/full.report'"
+eq "report --json of a full trace: no sample_bytes" "$(json_num "$WORK/full.json" sample_bytes)" 0
 finish

@@ -93,7 +93,7 @@ test_random (void)
               r->address = 0x100000 + id * 32;
               r->stack = g_rand_int_range (rand, 0, N_STACKS);
               r->thread = g_rand_int_range (rand, 0, N_THREADS);
-              hl_aggregate_alloc (agg, id, t, seq++, r->thread, r->stack, r->size, r->address);
+              hl_aggregate_alloc (agg, id, t, seq++, r->thread, r->stack, r->size, r->address, 1);
               thread_last[r->thread] = id;
               g_hash_table_insert (ref, g_memdup2 (&id, sizeof id), r);
               g_array_append_val (live, id);
@@ -119,14 +119,14 @@ test_random (void)
                   g_assert_cmpuint (hl_aggregate_lookup_address (agg, r->address), ==, id + 1);
                 }
               expect_temporary = thread_last[r->thread] == id;
-              g_assert_true (hl_aggregate_free_id (agg, id, t, seq++, thread_last, FALSE, &temporary));
+              g_assert_true (hl_aggregate_free_id (agg, id, t, seq++, thread_last, FALSE, &temporary, NULL));
               g_assert_cmpint (temporary, ==, expect_temporary);
               temporaries += expect_temporary;
               counted_temporaries += temporary;
               g_hash_table_remove (ref, &id);
               g_array_remove_index (live, i);
               /* a second free of the same id: not live */
-              g_assert_false (hl_aggregate_free_id (agg, id, t, seq, thread_last, FALSE, &temporary));
+              g_assert_false (hl_aggregate_free_id (agg, id, t, seq, thread_last, FALSE, &temporary, NULL));
               g_assert_false (temporary);
               if (step > n_steps / 2)
                 g_assert_cmpuint (hl_aggregate_lookup_address (agg, 0x100000 + id * 32), ==, 0);
@@ -135,7 +135,7 @@ test_random (void)
             {
               /* an id never allocated yet: not live */
               gboolean temporary;
-              g_assert_false (hl_aggregate_free_id (agg, next_id + 5, t, seq, thread_last, FALSE, &temporary));
+              g_assert_false (hl_aggregate_free_id (agg, next_id + 5, t, seq, thread_last, FALSE, &temporary, NULL));
             }
         }
       g_assert_cmpuint (counted_temporaries, ==, temporaries);
