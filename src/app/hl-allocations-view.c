@@ -16,6 +16,7 @@ struct _HlAllocationsView
   GtkStack      *leaks_stack;
   GtkColumnView *leaks_view;
   AdwStatusPage *leaks_none;
+  GtkSpinner    *leaks_spinner;
   GtkColumnView *largest_view;
   GtkColumnView *lifetimes_view;
   GtkStack      *lifetimes_stack;
@@ -240,8 +241,13 @@ hl_allocations_view_set_leaks (HlAllocationsView *self,
   self->leaks_selection = make_selection (self->leaks_view,
                                           leaks ? g_object_ref (leaks) : G_LIST_MODEL (g_list_store_new (HL_TYPE_ALLOC_ITEM)));
   g_signal_connect_swapped (self->leaks_selection, "notify::selected", G_CALLBACK (on_leak_selected), self);
-  gtk_stack_set_visible_child_name (self->leaks_stack,
-                                    leaks && g_list_model_get_n_items (leaks) > 0 ? "list" : "none");
+  /* No list yet is not an empty list: "No Leaks" before the model has
+   * answered would be a lie, so it waits on a spinner. */
+  if (leaks == NULL)
+    gtk_stack_set_visible_child_name (self->leaks_stack, "loading");
+  else
+    gtk_stack_set_visible_child_name (self->leaks_stack, g_list_model_get_n_items (leaks) > 0 ? "list" : "none");
+  gtk_spinner_set_spinning (self->leaks_spinner, leaks == NULL);
   show_stack (self, NULL);
 }
 
@@ -381,6 +387,7 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-allocations-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_spinner);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_view);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, leaks_none);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, largest_view);

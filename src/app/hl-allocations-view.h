@@ -12,7 +12,8 @@ G_BEGIN_DECLS
 #define HL_TYPE_ALLOCATIONS_VIEW (hl_allocations_view_get_type ())
 G_DECLARE_FINAL_TYPE (HlAllocationsView, hl_allocations_view, HL, ALLOCATIONS_VIEW, GtkWidget)
 
-/* LEAKS and LARGEST are lists of HlAllocItem (taken by reference). */
+/* LEAKS and LARGEST are lists of HlAllocItem (taken by reference). LEAKS
+ * NULL: not built yet (the tab shows a spinner, never "No Leaks"). */
 void        hl_allocations_view_set_leaks     (HlAllocationsView       *self,
                                                GListModel              *leaks);
 /* The Leaks tab's title, its size column's and its empty page's (see

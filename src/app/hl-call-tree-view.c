@@ -432,6 +432,34 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
 }
 
 guint
+hl_call_tree_view_expand_heaviest (HlCallTreeView *self,
+                                   guint           max_depth)
+{
+  GListModel *rows;
+  guint position = 0, depth = 0;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  rows = hl_call_tree_view_get_rows (self);
+  if (rows == NULL || g_list_model_get_n_items (rows) == 0)
+    return 0;
+
+  /* The rows are sorted by the chosen column, heaviest first, and an
+   * expanded row's children follow it: the heaviest child of the row at
+   * POSITION is at POSITION + 1. */
+  while (depth < max_depth && position < g_list_model_get_n_items (rows))
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, position);
+
+      if (gtk_tree_list_row_get_depth (row) != depth || !gtk_tree_list_row_is_expandable (row))
+        break;
+      gtk_tree_list_row_set_expanded (row, TRUE);
+      depth++;
+      position++;
+    }
+  return depth;
+}
+
+guint
 hl_call_tree_view_expand_all (HlCallTreeView *self)
 {
   GListModel *rows;

@@ -47,6 +47,12 @@ void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
  * "tree.expand-all" action. */
 #define HL_CALL_TREE_EXPAND_ALL_MAX 5000
 guint          hl_call_tree_view_expand_all   (HlCallTreeView *self);
+/* Opens the heaviest path for the sorted column: the first row, its
+ * first child, and so on, at most MAX_DEPTH levels; the levels opened.
+ * The window calls it when a new tree is shown. */
+#define HL_CALL_TREE_HEAVIEST_DEPTH 32
+guint          hl_call_tree_view_expand_heaviest (HlCallTreeView *self,
+                                                  guint           max_depth);
 /* "12.3 MiB  45.1 %" as the cost cells show it. */
 char          *hl_call_tree_format_cell       (HlTreeRow      *row,
                                                HlCostKind          cost);

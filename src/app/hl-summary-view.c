@@ -13,6 +13,7 @@ struct _HlSummaryView
   /* Template widgets */
   GtkFlowBox *stats_box;
   GtkFlowBox *top_box;
+  GtkLabel   *saved_in_label;
 
   /* Owned */
   GHashTable *stats;  /* id → value GtkLabel (borrowed) */
@@ -27,6 +28,42 @@ enum {
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (HlSummaryView, hl_summary_view, GTK_TYPE_WIDGET)
+
+void
+hl_summary_view_set_saved_in (HlSummaryView *self,
+                              const char    *folder_path,
+                              const char    *shown)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *markup = NULL;
+
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+
+  if (folder_path == NULL)
+    {
+      gtk_label_set_label (self->saved_in_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->saved_in_label), FALSE);
+      return;
+    }
+  /* a link: GtkLabel's own handler opens it with gtk_show_uri */
+  uri = g_filename_to_uri (folder_path, NULL, NULL);
+  link = uri != NULL ? g_markup_printf_escaped ("<a href=\"%s\">%s</a>", uri, shown != NULL ? shown : folder_path)
+                     : g_markup_escape_text (shown != NULL ? shown : folder_path, -1);
+  /* Translators: above the summary's cards, e.g. "Saved in ~/.local/state/heaplens/demo-20261203-0900" */
+  markup = g_strdup_printf (_("Saved in %s"), link);
+  gtk_label_set_markup (self->saved_in_label, markup);
+  gtk_widget_set_visible (GTK_WIDGET (self->saved_in_label), TRUE);
+}
+
+const char *
+hl_summary_view_get_saved_in (HlSummaryView *self)
+{
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->saved_in_label)))
+    return NULL;
+  return gtk_label_get_text (self->saved_in_label);
+}
 
 void
 hl_summary_view_set_stat (HlSummaryView *self,
@@ -337,6 +374,7 @@ hl_summary_view_class_init (HlSummaryViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-summary-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, stats_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, top_box);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, saved_in_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

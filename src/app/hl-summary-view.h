@@ -10,6 +10,13 @@ G_BEGIN_DECLS
 #define HL_TYPE_SUMMARY_VIEW (hl_summary_view_get_type ())
 G_DECLARE_FINAL_TYPE (HlSummaryView, hl_summary_view, HL, SUMMARY_VIEW, GtkWidget)
 
+/* "Saved in SHOWN" above the cards, a link that opens FOLDER_PATH (the
+ * header's subtitle is hidden in a wide window); FOLDER_PATH NULL hides it. */
+void        hl_summary_view_set_saved_in   (HlSummaryView *self,
+                                            const char    *folder_path,
+                                            const char    *shown);
+/* The line's text as shown, or NULL when hidden (for tests). */
+const char *hl_summary_view_get_saved_in   (HlSummaryView *self);
 /* One number of the totals: ID is stable ("duration", "calls", ...), VALUE
  * the big text, DETAIL the small text under it (may be NULL). */
 void        hl_summary_view_set_stat       (HlSummaryView *self,

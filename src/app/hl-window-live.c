@@ -20,9 +20,11 @@ hl_window_set_live (HlWindow      *self,
   if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
     gtk_box_append (self->live_slot, panel);
   gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
-  /* what is allocated now, unless the user already chose */
+  /* the heap now (live at the cursor, the end of the run so far), unless
+   * the user already chose: Leaked would mean "never freed", which a
+   * running program cannot say yet */
   if (hl_view_state_get_cost (self->session) == HL_COST_KIND_BYTES)
-    hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
+    hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LIVE);
   hl_window_set_recording (self, hl_live_session_get_recording (session));
   /* live: the timeline is there at once, the other views fill in */
   hl_window_show_page (self, "views");

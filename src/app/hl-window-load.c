@@ -55,6 +55,7 @@ hl_window_open_file (HlWindow *self,
                              ? g_strconcat ("~", where + home_len, NULL)
                              : g_strdup (where);
   adw_view_switcher_title_set_subtitle (self->switcher_title, shown);
+  hl_summary_view_set_saved_in (self->summary_view, where, shown);
   adw_status_page_set_description (self->loading_page, name);
   gtk_progress_bar_set_fraction (self->loading_progress, 0);
   gtk_progress_bar_set_text (self->loading_progress, _("Opening…"));
@@ -107,6 +108,7 @@ on_failed (HlWindow     *self,
       /* Cancelled by the user: back to an empty window. */
       gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
       adw_view_switcher_title_set_subtitle (self->switcher_title, NULL);
+      hl_summary_view_set_saved_in (self->summary_view, NULL, NULL);
       hl_window_show_page (self, "start");
       return;
     }
@@ -172,6 +174,7 @@ hl_window_on_cancel_clicked (HlWindow *self)
   hl_window_show_events_strip (self, FALSE);
   gtk_window_set_title (GTK_WINDOW (self), _("Heaplens"));
   adw_view_switcher_title_set_subtitle (self->switcher_title, NULL);
+  hl_summary_view_set_saved_in (self->summary_view, NULL, NULL);
   hl_window_show_page (self, "start");
 }
 

@@ -177,6 +177,9 @@ show_call_tree (HlWindow  *self,
 
       hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names, g_strv_length (names));
     }
+  else
+    /* it opens on where the cost goes, as heaptrack's does */
+    hl_call_tree_view_expand_heaviest (self->call_tree_view, HL_CALL_TREE_HEAVIEST_DEPTH);
 }
 
 /* A view's worker reading the recording: the window, and the live

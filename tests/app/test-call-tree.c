@@ -123,6 +123,65 @@ test_tree (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A new tree opens on its heaviest path for the sorted cost (issue 27). */
+static void
+test_heaviest (void)
+{
+  HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
+  guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
+  g_autoptr(HlTreeRow) root = NULL;
+  GtkWidget *window = gtk_window_new ();
+  HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
+  GListModel *rows;
+
+  root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
+  root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 500);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  hl_call_tree_view_set_root (view, root);
+  gtk_window_present (GTK_WINDOW (window));
+  while (!gtk_widget_get_mapped (GTK_WIDGET (view)))
+    g_main_context_iteration (NULL, TRUE);
+
+  /* By bytes: main (4 MiB) › parse (3 MiB) › read_file (2 MiB, a leaf):
+   * two rows opened, read_file shown, index (1 MiB) closed after it. */
+  rows = hl_call_tree_view_get_rows (view);
+  g_assert_cmpuint (hl_call_tree_view_expand_heaviest (view, HL_CALL_TREE_HEAVIEST_DEPTH), ==, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 4);
+  g_assert_cmpstr (name_at (rows, 0), ==, "main");
+  g_assert_cmpstr (name_at (rows, 1), ==, "parse");
+  g_assert_cmpstr (name_at (rows, 2), ==, "read_file");
+  g_assert_cmpstr (name_at (rows, 3), ==, "index");
+  {
+    g_autoptr(GtkTreeListRow) parse = g_list_model_get_item (rows, 1);
+    g_assert_true (gtk_tree_list_row_get_expanded (parse));
+  }
+
+  /* By allocations, a fresh tree: main (40) › index (30, a leaf); parse
+   * (10) stays closed. */
+  hl_call_tree_view_sort_by_cost (view, HL_COST_KIND_ALLOCATIONS);
+  hl_call_tree_view_set_root (view, root);
+  rows = hl_call_tree_view_get_rows (view);
+  g_assert_cmpuint (hl_call_tree_view_expand_heaviest (view, HL_CALL_TREE_HEAVIEST_DEPTH), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+  g_assert_cmpstr (name_at (rows, 1), ==, "index");
+  g_assert_cmpstr (name_at (rows, 2), ==, "parse");
+  {
+    g_autoptr(GtkTreeListRow) parse = g_list_model_get_item (rows, 2);
+    g_assert_false (gtk_tree_list_row_get_expanded (parse));
+  }
+
+  /* A depth limit stops early; an empty tree opens nothing. */
+  hl_call_tree_view_sort_by_cost (view, HL_COST_KIND_BYTES);
+  hl_call_tree_view_set_root (view, root);
+  g_assert_cmpuint (hl_call_tree_view_expand_heaviest (view, 1), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (hl_call_tree_view_get_rows (view)), ==, 3);
+  hl_call_tree_view_set_root (view, NULL);
+  g_assert_cmpuint (hl_call_tree_view_expand_heaviest (view, HL_CALL_TREE_HEAVIEST_DEPTH), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -132,6 +191,7 @@ main (int   argc,
     {
       adw_init ();
       g_test_add_func ("/call-tree/tree", test_tree);
+      g_test_add_func ("/call-tree/heaviest", test_heaviest);
     }
   else
     g_test_add_func ("/call-tree/no-display", (GTestFunc) g_test_fail);

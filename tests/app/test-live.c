@@ -812,6 +812,8 @@ test_switch_in_place (void)
   HlFlameGraph *graph = hl_flame_view_get_graph (flame_view);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "flamegraph");
+  /* while it runs, the default cost is the heap now (Live), not Leaked */
+  g_assert_cmpuint (hl_flame_view_get_cost (flame_view), ==, HL_COST_KIND_LIVE);
   /* bytes allocated: every frame seen live is in the trace too */
   hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
   HlViewState *session = hl_window_get_view_state (window);

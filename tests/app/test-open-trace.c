@@ -82,6 +82,14 @@ test_open_fixture (void)
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, calls);
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "leaked"), ==, leaked);
   g_assert_cmpstr (hl_summary_view_get_stat (summary, "duration"), ==, duration);
+  /* the summary says where too: the header's subtitle is hidden in a wide
+   * window (issue 27, point 7) */
+  {
+    AdwViewSwitcherTitle *title
+      = ADW_VIEW_SWITCHER_TITLE (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE));
+    g_autofree char *saved_in = g_strdup_printf ("Saved in %s", adw_view_switcher_title_get_subtitle (title));
+    g_assert_cmpstr (hl_summary_view_get_saved_in (summary), ==, saved_in);
+  }
   /* The fixture dropped events: the summary says so. */
   {
     g_autofree char *dropped = hl_format_count (s.dropped_events);
