@@ -219,7 +219,8 @@ hl_heaptrack_sniff (const char *path)
 #ifdef HL_HAVE_ZSTD
       guint8 head[2];
       ZSTD_DCtx *dc = ZSTD_createDCtx ();
-      ZSTD_inBuffer in = { d, MIN (len, 4096), 0 };
+      /* the whole file: the first block may be longer than any prefix */
+      ZSTD_inBuffer in = { d, len, 0 };
       ZSTD_outBuffer o = { head, sizeof head, 0 };
       gboolean yes = FALSE;
 
@@ -231,7 +232,10 @@ hl_heaptrack_sniff (const char *path)
           if (ZSTD_isError (rc) || rc == 0)
             break;
         }
-      yes = o.pos == 2 && head[0] == 'v' && head[1] == ' ';
+      /* a stream cut before its first block is complete says nothing:
+       * a Heaplens trace never starts with zstd's magic, so the import
+       * gets it, to say what is wrong */
+      yes = o.pos == 0 || (o.pos == 2 && head[0] == 'v' && head[1] == ' ');
       ZSTD_freeDCtx (dc);
       return yes;
 #else
@@ -408,6 +412,21 @@ parse_trace (Importer    *im,
   return TRUE;
 }
 
+static gboolean
+ip_is_operator_new (Importer *im,
+                    guint32   ip_index)
+{
+  const HtIp *ip = &g_array_index (im->ips, HtIp, ip_index);
+  const char *fn;
+
+  if (ip->n_frames == 0)
+    return FALSE;
+  /* the outermost frame is the function the address is in */
+  fn = g_ptr_array_index (im->strings,
+                          g_array_index (im->frames, HtFrame, ip->first_frame + ip->n_frames - 1).function);
+  return fn != NULL && g_str_has_prefix (fn, "operator new");
+}
+
 /* The stack of TRACE appended to the recording (trace index = stack id). */
 static gboolean
 append_trace_stack (Importer  *im,
@@ -420,6 +439,9 @@ append_trace_stack (Importer  *im,
   if (trace == 0 || t->appended)
     return TRUE;
   g_array_set_size (im->stack, 0);
+  /* heaptrack's own reader starts stacks below operator new */
+  while (cur != 0 && ip_is_operator_new (im, g_array_index (im->traces, HtTrace, cur).ip))
+    cur = g_array_index (im->traces, HtTrace, cur).parent;
   /* parents are defined before their children: the walk ends */
   while (cur != 0)
     {
