@@ -112,7 +112,12 @@ decompress_zstd (const char  *path,
         }
       g_byte_array_append (out, buf, o.pos);
       if (out->len > HT_MAX_DECOMPRESSED)
-        break;
+        {
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                       _("%s: more than 4 GiB of heaptrack text"), path);
+          ZSTD_freeDStream (ds);
+          return NULL;
+        }
       if (o.pos == 0 && rc == 0 && in.pos < in.size)
         ZSTD_initDStream (ds); /* another frame follows */
     }
@@ -170,7 +175,11 @@ decompress_gzip (const char  *path,
         break;
       g_byte_array_append (out, buf, (guint) n);
       if (out->len > HT_MAX_DECOMPRESSED)
-        break;
+        {
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                       _("%s: more than 4 GiB of heaptrack text"), path);
+          return NULL;
+        }
     }
   return g_byte_array_free_to_bytes (g_steal_pointer (&out));
 }
