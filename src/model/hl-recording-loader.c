@@ -8,6 +8,7 @@
 #include "hl-recording-costs-packet.h"
 #include "hl-recording-loader-private.h"
 #include "hl-prefault.h"
+#include "hl-heaptrack-import.h"
 
 #define MAX_QUEUED 4
 
@@ -357,6 +358,20 @@ load (LoadData      *data,
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, _("%s has no saved costs"), path);
       return NULL;
+    }
+  /* A heaptrack recording (sniffed by content): imported whole, costs-only
+   * loads included, with the frames heaptrack resolved. */
+  if (hl_heaptrack_sniff (path))
+    {
+      rec = hl_heaptrack_import (path, cancellable, error);
+      if (rec != NULL)
+        {
+          HlSummary s;
+
+          hl_recording_get_summary (rec, &s);
+          report (data, 1, 1, s.n_allocations + s.n_frees, TRUE);
+        }
+      return g_steal_pointer (&rec);
     }
 #ifdef HL_HAVE_ZSTD
   codec = hl_trace_codec_zstd (0);
