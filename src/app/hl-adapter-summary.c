@@ -171,14 +171,30 @@ fill_duration (HlSummaryView *view,
   hl_summary_view_set_stat (view, "duration", _("Duration"), duration, detail);
 }
 
+/* VALUE (taken) as the card shows it: "≈ VALUE" when the recording was
+ * sampled and the number is an estimate (hl-sample-weight.h). */
+static char *
+estimated (const Summary *sum,
+           char          *value)
+{
+  char *shown;
+
+  if (sum->exact_live || sum->recording == NULL || hl_recording_get_sample_bytes (sum->recording) == 0)
+    return value;
+  /* Translators: an estimated number on a summary card, e.g. "≈ 1.2 MiB" */
+  shown = g_strdup_printf (_("≈ %s"), value);
+  g_free (value);
+  return shown;
+}
+
 static void
 fill_calls (HlSummaryView *view,
             const Summary *sum)
 {
   guint64 n_calls = sum->exact_live ? sum->live->totals.n_allocs : sum->t.allocations;
   guint64 n_bytes = sum->exact_live ? sum->live->totals.bytes_allocated : sum->t.bytes;
-  g_autofree char *calls = hl_format_count (n_calls);
-  g_autofree char *bytes = hl_format_size (n_bytes);
+  g_autofree char *calls = estimated (sum, hl_format_count (n_calls));
+  g_autofree char *bytes = estimated (sum, hl_format_size (n_bytes));
   g_autofree char *frees = g_strdup_printf (sum->filtered ? _("%s allocated in the selection") : _("%s allocated"),
                                             bytes);
 
@@ -196,7 +212,7 @@ fill_peak (HlSummaryView *view,
                          sum->duration_ns);
   guint64 peak_rss = sum->live != NULL ? MAX (sum->live->totals.peak_rss_bytes, sum->s.peak_rss_bytes)
                                        : sum->s.peak_rss_bytes;
-  g_autofree char *peak = hl_format_size (peak_bytes);
+  g_autofree char *peak = estimated (sum, hl_format_size (peak_bytes));
   g_autofree char *peak_time = hl_format_time (peak_ns);
   g_autofree char *peak_at = NULL;
   g_autofree char *rss = NULL;
@@ -218,8 +234,8 @@ fill_not_freed (HlSummaryView *view,
   guint64 open_bytes = lt != NULL ? lt->heap_bytes : sum->t.leaked_bytes;
   guint64 open_blocks = lt != NULL ? (lt->n_allocs > lt->n_frees ? lt->n_allocs - lt->n_frees : 0)
                                    : sum->t.leaked_blocks;
-  g_autofree char *leaked = hl_format_size (open_bytes);
-  g_autofree char *blocks = hl_format_count (open_blocks);
+  g_autofree char *leaked = estimated (sum, hl_format_size (open_bytes));
+  g_autofree char *blocks = estimated (sum, hl_format_count (open_blocks));
   /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
   g_autofree char *detail = g_strdup_printf (_("in %s blocks"), blocks);
 
@@ -240,7 +256,7 @@ fill_temporary (HlSummaryView *view,
                                 sum->running ? _("counted when the program ends") : _("counted from the trace only"));
       return;
     }
-  temporary = hl_format_count (sum->t.temporary);
+  temporary = estimated (sum, hl_format_count (sum->t.temporary));
   pct = hl_format_percentage (sum->t.temporary, sum->t.allocations);
   /* Translators: share of allocations that were temporary, e.g. "12.5 % of allocations" */
   detail = g_strdup_printf (_("%s of allocations"), pct);
