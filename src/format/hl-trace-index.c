@@ -205,8 +205,9 @@ looks_like_tail (const HlTraceReader *r)
     return false;
   HlPacketHeader h;
   memcpy (&h, r->data + r->size - HL_INDEX_TAIL_SIZE, sizeof h);
-  return h.magic == HL_PACKET_MAGIC || h.kind == HL_PACKET_KIND_INDEX_TAIL
-         || h.content_size == HL_INDEX_TAIL_CONTENT_SIZE;
+  /* Both the packet magic and the INDEX_TAIL kind: a plain trace whose
+   * last packet happens to be HL_INDEX_TAIL_SIZE bytes long is not damaged. */
+  return h.magic == HL_PACKET_MAGIC && h.kind == HL_PACKET_KIND_INDEX_TAIL;
 }
 
 /* Says in X's note why its packets were walked: the walk met INDEX

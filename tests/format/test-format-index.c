@@ -2,11 +2,13 @@
  * it, seeking to a time and reading packets at offsets. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hl-crc32c.h"
 #include "hl-format-test-gen.h"
 #include "hl-test-util.h"
 #include "hl-trace-index.h"
@@ -90,7 +92,7 @@ load (const char *path, HlTraceReader **r_out)
 int
 main (void)
 {
-  hl_tap_plan (13);
+  hl_tap_plan (16);
   char *dir = hl_test_tmpdir_new ("hl-format-index");
   char path[4096];
   snprintf (path, sizeof path, "%s/t.hltrace", dir);
@@ -102,6 +104,40 @@ main (void)
 
   HlTraceReader *r;
   HlTraceIndex *walked = load (path, &r);
+  hl_tap_ok (walked != NULL && strstr (walked->note, "no trailing index") != NULL,
+             "a plain trace is noted as having no index: %s", walked != NULL ? walked->note : "");
+
+  /* A plain trace whose last packet is exactly HL_INDEX_TAIL_SIZE bytes: it
+   * looks like a tail by its magic and size but is an EVENTS packet. */
+  {
+    size_t len = t.size + HL_INDEX_TAIL_SIZE;
+    uint8_t *copy = calloc (1, len);
+    memcpy (copy, t.data, t.size);
+    HlPacketHeader h;
+    memset (&h, 0, sizeof h);
+    h.magic = HL_PACKET_MAGIC;
+    h.content_size = HL_INDEX_TAIL_CONTENT_SIZE;
+    h.header_size = HL_PACKET_HEADER_SIZE;
+    h.kind = HL_PACKET_KIND_EVENTS;
+    memcpy (copy + t.size, &h, sizeof h);
+    uint32_t crc = hl_crc32c (0, copy + t.size, HL_INDEX_TAIL_SIZE);
+    memcpy (copy + t.size + offsetof (HlPacketHeader, crc32c), &crc, 4);
+    HlTraceReader *rr;
+    HlTraceIndex *xx = NULL;
+    HlFormatError e;
+    bool ok = hl_trace_reader_open_memory (copy, len, &rr, &e) == 0;
+    if (ok)
+      {
+        ok = hl_trace_index_load (rr, &xx, &e) == 0;
+        hl_trace_reader_free (rr);
+      }
+    hl_tap_ok (ok && !xx->from_file && xx->n_entries >= t.n_packets
+                 && strstr (xx->note, "no trailing index") != NULL,
+               "a plain trace ending in a tail-sized packet is not called damaged (%zu packets): %s",
+               xx != NULL ? xx->n_entries : 0, xx != NULL ? xx->note : "");
+    hl_trace_index_free (xx);
+    free (copy);
+  }
   hl_tap_ok (walked != NULL && !walked->from_file && walked->n_entries == t.n_packets,
              "without an index the header walk finds all %zu packets", t.n_packets);
 
@@ -208,6 +244,8 @@ main (void)
   HlTraceIndex *damaged = load (path, NULL);
   hl_tap_ok (damaged != NULL && !damaged->from_file && same_entries (walked, damaged),
              "a damaged index is ignored and the walk takes over");
+  hl_tap_ok (damaged != NULL && strstr (damaged->note, "damaged") != NULL,
+             "a damaged real index is noted as damaged: %s", damaged != NULL ? damaged->note : "");
   hl_trace_index_free (damaged);
 
   /* Hostile tails: random bytes in place of the index content, never a crash */
