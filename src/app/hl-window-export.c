@@ -1,5 +1,6 @@
-/* hl-window-export.c — Export Flame Graph… (SVG or collapsed stacks) and
- * Export Report… (JSON, as `heaplens-cli report --json`). */
+/* hl-window-export.c — Export Flame Graph… (SVG or collapsed stacks),
+ * Export Report… (JSON, as `heaplens-cli report --json`) and Export
+ * Profile… (pprof or speedscope, as `heaplens-cli export`). */
 #include "hl-config.h"
 
 #include <string.h>
@@ -132,9 +133,73 @@ hl_window_export_report (HlWindow  *self,
   return hl_report_export (hl_window_analysis (self), hl_document_get_file (self->document), file, error);
 }
 
+static void
+action_export_profile (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  g_autofree char *name = suggested_name (self, ".pb.gz");
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) speedscope = gtk_file_filter_new ();
+
+  dialog = hl_window_new_file_dialog (self, _("Export Profile"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                                      _("pprof profile (go tool pprof, Pyroscope, Parca)"), "*.pb.gz");
+  gtk_file_filter_set_name (speedscope, _("speedscope file"));
+  gtk_file_filter_add_pattern (speedscope, "*.json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), speedscope);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  run_save_dialog (self, dialog, hl_window_export_profile, _("Profile exported"));
+}
+
+static gboolean
+is_pprof_name (const char *base)
+{
+  return g_str_has_suffix (base, ".pb.gz") || g_str_has_suffix (base, ".pprof") || g_str_has_suffix (base, ".pb");
+}
+
+gboolean
+hl_window_export_profile (HlWindow  *self,
+                          GFile     *file,
+                          GError   **error)
+{
+  HlAnalysis *analysis;
+  GFile *source;
+  g_autofree char *base = NULL, *source_name = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  HlCostKind kind;
+
+  g_return_val_if_fail (HL_IS_WINDOW (self), FALSE);
+  analysis = hl_window_analysis (self);
+  if (analysis == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("There is no profile to export"));
+      return FALSE;
+    }
+  kind = (HlCostKind) hl_flame_view_get_cost (self->flame_view);
+  source = hl_document_get_file (self->document);
+  source_name = source != NULL ? g_file_get_basename (source) : g_strdup ("heaplens");
+  base = g_file_get_basename (file);
+  if (is_pprof_name (base))
+    {
+      g_autofree char *path = source != NULL ? g_file_get_path (source) : NULL;
+      bytes = hl_export_pprof (analysis, path != NULL ? path : source_name, kind, error);
+      if (bytes == NULL)
+        return FALSE;
+    }
+  else
+    {
+      char *text = hl_export_speedscope (analysis, source_name, kind);
+      bytes = g_bytes_new_take (text, strlen (text));
+    }
+  return g_file_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL, FALSE,
+                                  G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+}
+
 void
 hl_window_class_add_export_actions (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "win.export-profile", NULL, action_export_profile);
   gtk_widget_class_install_action (widget_class, "win.export-flame-graph", NULL, action_export_flame_graph);
   gtk_widget_class_install_action (widget_class, "win.export-report", NULL, action_export_report);
 }

@@ -106,6 +106,7 @@ hl_window_update_actions (HlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", views && hl_window_analysis (self) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-profile", views && hl_window_analysis (self) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", views && hl_window_recording (self) != NULL
                                  && !hl_document_get_partial (self->document));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clear-filters",

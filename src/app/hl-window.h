@@ -71,6 +71,13 @@ HlDiffWindow *hl_window_compare_with (HlWindow *self,
 gboolean    hl_window_export_report (HlWindow  *self,
                                      GFile     *file,
                                      GError   **error);
+/* Export Profile… FILE: the selection (filters included) as a pprof
+ * profile (FILE ending in .pb.gz, .pprof or .pb) or a speedscope file
+ * (any other name), as `heaplens-cli export`; the flame graph's cost is
+ * the profile's default. */
+gboolean    hl_window_export_profile (HlWindow  *self,
+                                      GFile     *file,
+                                      GError   **error);
 /* The message of the error page (for tests). */
 const char *hl_window_get_error   (HlWindow      *self);
 /* TRUE while the views show the costs saved in a large trace and its

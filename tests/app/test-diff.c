@@ -431,6 +431,66 @@ test_open_hint (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Export Profile…: the same recording as a speedscope file (its totals
+ * per cost) and a pprof profile (go tool pprof's total of alloc_space). */
+static void
+test_export_profile (void)
+{
+  g_autoptr(HlRecording) rec = build_recording (100, 200, 30);
+  HlWindow *window = hl_window_new (app);
+  g_autofree char *dir = g_dir_make_tmp ("hl-profile-XXXXXX", NULL);
+  g_autofree char *json = g_build_filename (dir, "run.speedscope.json", NULL);
+  g_autofree char *pprof = g_build_filename (dir, "run.pb.gz", NULL);
+  g_autofree char *go = NULL;
+  g_autoptr(GFile) json_file = g_file_new_for_path (json);
+  g_autoptr(GFile) pprof_file = g_file_new_for_path (pprof);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  int status = -1;
+  const char *check_json[] = {
+    "python3", "-c",
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "w = {p['name']: sum(p['weights']) for p in d['profiles']}\n"
+    "print(d['$schema'].endswith('file-format-schema.json'), sorted(w.items()))\n",
+    json, NULL
+  };
+  const char *check_pprof[] = {
+    "go", "tool", "pprof", "-symbolize=none", "-sample_index=alloc_space", "-unit=byte", "-top", pprof, NULL
+  };
+
+  gtk_window_present (GTK_WINDOW (window));
+  hl_window_set_recording (window, rec);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
+  g_assert_true (hl_window_export_profile (window, json_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (hl_window_export_profile (window, pprof_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_sync (NULL, (char **) check_json, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, "True [('allocations', 3), ('bytes', 330), ('leaked', 230), ('live', 230), ('peak', 330), ('temporary', 0)]\n");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  go = g_find_program_in_path ("go");
+  if (go != NULL)
+    {
+      g_assert_true (g_spawn_sync (NULL, (char **) check_pprof, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   &out, &err, &status, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s%s", out, err);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      /* "... of 330B total" */
+      g_assert_nonnull (strstr (out, "of 330B total"));
+    }
+  g_unlink (json);
+  g_unlink (pprof);
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -445,6 +505,7 @@ main (int   argc,
   g_test_add_func ("/diff/open-hint", test_open_hint);
   g_test_add_func ("/diff/inverted-bottom-up", test_inverted);
   g_test_add_func ("/diff/export-report-json", test_export_report);
+  g_test_add_func ("/diff/export-profile", test_export_profile);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;
