@@ -13,9 +13,16 @@
  * A free names an allocation info, not a block: it frees the newest live
  * allocation of that info, which gives heaptrack's counts. Every index is
  * checked against what the file defined before it. */
+#define _GNU_SOURCE
+#include "hl-config.h"
+
 #include "hl-heaptrack-import.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef HL_HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -184,13 +191,41 @@ decompress_gzip (const char  *path,
   return g_byte_array_free_to_bytes (g_steal_pointer (&out));
 }
 
+/* The file at PATH mapped, when it is a regular file: opened without
+ * blocking and checked before a byte is read, so that a FIFO (anyone can
+ * make one named like a trace) never hangs the loader; NULL with ERROR. */
+static GMappedFile *
+map_regular_file (const char  *path,
+                  GError     **error)
+{
+  struct stat st;
+  GMappedFile *mf;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", path, g_strerror (e));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: not a regular file"), path);
+      close (fd);
+      return NULL;
+    }
+  mf = g_mapped_file_new_from_fd (fd, FALSE, error);
+  close (fd);
+  return mf;
+}
+
 /* The text of the file at PATH, decompressed when it is zstd or gzip. */
 static GBytes *
 read_text (const char  *path,
            GError     **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (GMappedFile) mf = g_mapped_file_new (path, FALSE, &local);
+  g_autoptr (GMappedFile) mf = map_regular_file (path, &local);
   g_autoptr (GBytes) raw = NULL;
   const guint8 *d;
   gsize len;
@@ -218,7 +253,7 @@ hl_heaptrack_sniff (const char *path)
 
   g_return_val_if_fail (path != NULL, FALSE);
 
-  mf = g_mapped_file_new (path, FALSE, NULL);
+  mf = map_regular_file (path, NULL);
   if (mf == NULL)
     return FALSE;
   d = (const guint8 *) g_mapped_file_get_contents (mf);
