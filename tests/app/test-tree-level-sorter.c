@@ -3,7 +3,8 @@
  * right after their parent, also when the sorter is inverted, and rows
  * 40 levels deep sorted and dropped without a leak (GTK 4.8's
  * GtkTreeListRowSorter loses (depth + 2) pointers for each row deeper
- * than 8 levels: LeakSanitizer fails this test with it). */
+ * than 8 levels: LeakSanitizer fails this test with it); the sorter
+ * finalizes with its model. */
 #include "hl-config.h"
 
 #include <stdlib.h>
@@ -165,6 +166,18 @@ test_deep (void)
     gtk_tree_list_row_set_expanded (root, FALSE);
   }
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (sorted)), ==, 1);
+
+  /* the sort model gone, the level sorter finalizes and no longer
+   * listens to the values' sorter */
+  {
+    gpointer level = gtk_sort_list_model_get_sorter (sorted);
+
+    g_assert_true (HL_IS_TREE_LEVEL_SORTER (level));
+    g_object_add_weak_pointer (G_OBJECT (level), &level);
+    g_clear_object (&sorted);
+    g_assert_null (level);
+    gtk_sorter_changed (values, GTK_SORTER_CHANGE_DIFFERENT);
+  }
   g_object_unref (values);
 }
 
