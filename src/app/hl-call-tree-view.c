@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-call-tree-view.h"
+#include "hl-tree-level-sorter.h"
 #include "hl-units.h"
 
 struct _HlCallTreeView
@@ -318,7 +319,7 @@ hl_call_tree_view_set_root (HlCallTreeView *self,
 {
   GListModel *top;
   GtkSortListModel *sorted;
-  GtkTreeListRowSorter *row_sorter;
+  HlTreeLevelSorter *row_sorter;
 
   g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
 
@@ -329,7 +330,7 @@ hl_call_tree_view_set_root (HlCallTreeView *self,
 
   g_clear_object (&self->tree_model);
   self->tree_model = gtk_tree_list_model_new (top, FALSE, FALSE, create_children, NULL, NULL);
-  row_sorter = gtk_tree_list_row_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  row_sorter = hl_tree_level_sorter_new (g_object_ref (gtk_column_view_get_sorter (self->column_view)));
   sorted = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->tree_model)), GTK_SORTER (row_sorter));
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
