@@ -641,17 +641,20 @@ install_frames (Importer *im)
           r.is_inline = j + 1 < ip->n_frames;
           g_array_append_val (resolved, r);
         }
-      if (resolved->len == 0 || g_array_index (resolved, HlResolvedFrame, 0).function == NULL)
+      if (resolved->len == 0)
         {
-          /* no symbol in the recording: the address stands for it */
-          hex = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", ip->address);
-          if (resolved->len == 0)
-            {
-              HlResolvedFrame r = { 0 };
-              g_array_append_val (resolved, r);
-            }
-          g_array_index (resolved, HlResolvedFrame, 0).function = hex;
+          HlResolvedFrame r = { 0 };
+          g_array_append_val (resolved, r);
         }
+      /* a frame without a symbol in the recording (any of them: string 0
+       * in a hostile file names no function): the address stands for it */
+      for (guint j = 0; j < resolved->len; j++)
+        if (g_array_index (resolved, HlResolvedFrame, j).function == NULL)
+          {
+            if (hex == NULL)
+              hex = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", ip->address);
+            g_array_index (resolved, HlResolvedFrame, j).function = hex;
+          }
       hl_frame_table_set_address_frames (table, ip->address, module,
                                          (const HlResolvedFrame *) resolved->data, resolved->len);
     }
