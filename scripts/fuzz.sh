@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/fuzz.sh TARGET SECONDS — runs a libFuzzer target of tests/fuzz
-# (trace-reader, shm-reader, costs-packet, elf-probe) for SECONDS, starting from the committed corpus
+# (trace-reader, shm-reader, costs-packet, elf-probe, heaptrack-import) for SECONDS, starting from the committed corpus
 # tests/fuzz/corpus/TARGET. New inputs go to a scratch directory (printed at
 # the end); crashes are written to ./fuzz-TARGET-crash-* and make the
 # script exit non-zero. Builds build-fuzz (clang, -Dfuzzing=true) if needed.
@@ -10,8 +10,8 @@ set -eu
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  trace-reader|shm-reader|costs-packet|elf-probe) ;;
-  *) echo "usage: scripts/fuzz.sh trace-reader|shm-reader|costs-packet|elf-probe SECONDS" >&2; exit 2 ;;
+  trace-reader|shm-reader|costs-packet|elf-probe|heaptrack-import) ;;
+  *) echo "usage: scripts/fuzz.sh trace-reader|shm-reader|costs-packet|elf-probe|heaptrack-import SECONDS" >&2; exit 2 ;;
 esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
