@@ -36,29 +36,6 @@ shows_status (GtkWidget  *root,
   return w != NULL && gtk_widget_get_mapped (w);
 }
 
-/* With HL_TEST_SCREENSHOT_DIR set: WINDOW as NAME.png there, to look at. */
-static void
-save_window_png (GtkWindow  *window,
-                 const char *name)
-{
-  const char *dir = g_getenv ("HL_TEST_SCREENSHOT_DIR");
-  if (dir == NULL)
-    return;
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  hl_app_test_spin_ms (300);
-  int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    return;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  g_autoptr(GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  gdk_texture_save_to_png (texture, path);
-  g_test_message ("screenshot %s", path);
-}
-
 static void
 test_loading (void)
 {
@@ -79,7 +56,7 @@ test_loading (void)
   GtkSpinner *spinner = GTK_SPINNER (hl_app_test_find_widget (view, GTK_TYPE_SPINNER));
   g_assert_nonnull (spinner);
   g_assert_true (gtk_spinner_get_spinning (spinner));
-  save_window_png (GTK_WINDOW (window), "leaks-loading.png");
+  hl_app_test_save_window_png (GTK_WINDOW (window), "leaks-loading.png");
 
   /* an empty answer: now it is true */
   g_autoptr(GListStore) none = g_list_store_new (HL_TYPE_ALLOC_ITEM);

@@ -55,31 +55,6 @@ build_path (const char *first,
   return g_string_free (s, FALSE);
 }
 
-/* The window as drawn, to a PNG (HL_TEST_SCREENSHOT_DIR, for a person to
- * look at). */
-static void
-save_window_png (GtkWindow  *window,
-                 const char *name)
-{
-  const char *dir = g_getenv ("HL_TEST_SCREENSHOT_DIR");
-  if (dir == NULL)
-    return;
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  hl_app_test_spin_ms (300);
-  int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    return;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  g_autoptr(GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  gdk_texture_save_to_png (texture, path);
-  g_test_message ("screenshot %s", path);
-}
-
-
 /* A live window recording ARGV in DIR (extra environment ENV, or NULL),
  * as "Record a Program…" does; a reference for the caller. PRESENT: shown
  * at once. */
@@ -164,7 +139,7 @@ watch (HlLivePanel *w,
         seen->shot[i] = TRUE;
         /* a moment into the phase, so that it shows */
         hl_app_test_spin_ms (i == 0 ? 2000 : 600);
-        save_window_png (GTK_WINDOW (hl_live_window_get_window (w)), shots[i]);
+        hl_app_test_save_window_png (GTK_WINDOW (hl_live_window_get_window (w)), shots[i]);
       }
   /* read after the screenshots: their spin sets the status anew (the
    * text read before is freed) */
@@ -291,7 +266,7 @@ test_record (void)
   g_assert_nonnull (s);
   check_counts (s, trace);
   hl_app_test_spin_ms (500);
-  save_window_png (GTK_WINDOW (trace), "live-4-trace.png");
+  hl_app_test_save_window_png (GTK_WINDOW (trace), "live-4-trace.png");
   /* the trace written in a folder of its own, as `record` saves
    * (hl-launch-folder.h; the tests' XDG_STATE_HOME), named in the header */
   g_autofree char *parent = hl_launch_folder_default_parent ();
@@ -805,7 +780,7 @@ test_switch_in_place (void)
     hl_app_test_spin_ms (10);
   g_assert_true (hl_window_is_live (window));
   g_assert_cmpstr (hl_window_get_page (window), ==, "views");
-  save_window_png (GTK_WINDOW (window), "live-switch-1-live.png");
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-switch-1-live.png");
 
   AdwViewStack *stack = ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
   HlFlameView *flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
@@ -849,7 +824,7 @@ test_switch_in_place (void)
     g_auto(GStrv) again = hl_flame_data_get_path (hl_flame_graph_get_data (graph), hl_flame_graph_get_zoom (graph));
     g_assert_cmpstrv (again, zoom_path);
   }
-  save_window_png (GTK_WINDOW (window), "live-switch-2-zoomed.png");
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-switch-2-zoomed.png");
 
   Seen seen = { 0 };
   HlWindow *trace = run_to_trace (w, &seen, 120);
@@ -878,7 +853,7 @@ test_switch_in_place (void)
              && g_strv_equal ((const char * const *) sel, (const char * const *) zoom_path);
     }
   g_assert_true (same);
-  save_window_png (GTK_WINDOW (window), "live-switch-3-trace.png");
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-switch-3-trace.png");
 
   g_unlink (hl_live_session_get_trace_path (hl_live_panel_get_session (w)));
   g_rmdir (dir);
@@ -980,7 +955,7 @@ test_killed (void)
   g_test_message ("duration: %s", detail);
   g_assert_true (g_str_has_prefix (detail, "ended by SIGKILL (signal 9); "));
   g_assert_nonnull (strstr (detail, " events salvaged, "));
-  save_window_png (GTK_WINDOW (trace), "killed-summary.png");
+  hl_app_test_save_window_png (GTK_WINDOW (trace), "killed-summary.png");
   /* the session is gone with its program and launcher */
   g_autofree char *seg = g_strdup_printf ("/dev/shm/%s", name);
   g_assert_false (g_file_test (seg, G_FILE_TEST_EXISTS));
@@ -1010,7 +985,7 @@ test_record_dialog (void)
   for (GtkWidget *r = row; r != NULL; r = gtk_widget_get_next_sibling (r))
     cwd_shown |= ADW_IS_ENTRY_ROW (r) && g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (r)), cwd) == 0;
   g_assert_true (cwd_shown);
-  save_window_png (dialog, "record-dialog.png");
+  hl_app_test_save_window_png (dialog, "record-dialog.png");
   gtk_window_destroy (dialog);
 }
 

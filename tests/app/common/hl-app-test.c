@@ -157,3 +157,25 @@ hl_app_test_color_near (guint32 a,
     }
   return TRUE;
 }
+
+void
+hl_app_test_save_window_png (GtkWindow  *window,
+                             const char *name)
+{
+  const char *dir = g_getenv ("HL_TEST_SCREENSHOT_DIR");
+  if (dir == NULL)
+    return;
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  hl_app_test_spin_ms (300);
+  int w = gtk_widget_get_width (GTK_WIDGET (window)), h = gtk_widget_get_height (GTK_WIDGET (window));
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    return;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
+  g_autoptr(GdkTexture) texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+  g_test_message ("screenshot %s", path);
+}

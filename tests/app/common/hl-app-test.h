@@ -51,6 +51,10 @@ guint32        hl_app_test_pixel         (cairo_surface_t *surface,
 gboolean       hl_app_test_color_near    (guint32          a,
                                           guint32          b,
                                           guint            tolerance);
+/* With HL_TEST_SCREENSHOT_DIR set: WINDOW as drawn, to NAME there (a
+ * PNG for a person to look at); nothing otherwise. */
+void           hl_app_test_save_window_png (GtkWindow  *window,
+                                            const char *name);
 /* tests/format/data/NAME in the source tree ($HL_SOURCE_ROOT). */
 GFile         *hl_app_test_fixture       (const char  *name);
 
