@@ -435,6 +435,14 @@ hl_session_create (void)
   hl_g.meta = (HlShmMetadata *) (hl_g.seg + r_meta.offset);
   hl_g.counters = (HlShmCounters *) (hl_g.seg + r_cnt.offset);
   HlShmPacketsHeader *ph = (HlShmPacketsHeader *) (hl_g.seg + l.pkt.offset);
+  hl_trace_slots_forget ();
+  if (l.pkt.size > 0 && !hl_session_reserve (l.pkt.offset, sizeof *ph))
+    {
+      hl_session_detach ();
+      shm_unlink (hl_g.seg_name);
+      errno = ENOSPC;
+      return -1;
+    }
   ph->n_slots = hl_g.max_threads;
   ph->slot_size = sizeof (HlShmPacketSlot);
   hl_g.packets = (HlShmPacketSlot *) (ph + 1);

@@ -414,13 +414,41 @@ hl_trace_buffer_init (HlTraceBuffer *t,
   t->begun = 0;
 }
 
+/* Session packet slots whose pages are reserved (fallocate), a bit per
+ * thread block: a slot's page touched unreserved when /dev/shm has filled
+ * up would be SIGBUS in the program. Cleared with each new session. */
+static uint64_t slots_reserved[HL_MAX_THREADS / 64];
+
+void
+hl_trace_slots_forget (void)
+{
+  for (size_t i = 0; i < sizeof slots_reserved / sizeof slots_reserved[0]; i++)
+    __atomic_store_n (&slots_reserved[i], 0, __ATOMIC_RELAXED);
+}
+
+static bool
+slot_reserved (uint32_t index)
+{
+  uint64_t bit = UINT64_C (1) << (index % 64);
+  if (__atomic_load_n (&slots_reserved[index / 64], __ATOMIC_ACQUIRE) & bit)
+    return true;
+  const HlShmPacketSlot *slot = &hl_g.packets[index];
+  if (!hl_session_reserve ((uint64_t) ((const uint8_t *) slot - hl_g.seg), sizeof *slot))
+    return false;
+  __atomic_fetch_or (&slots_reserved[index / 64], bit, __ATOMIC_RELEASE);
+  return true;
+}
+
 /* The slot block B builds its packets in: the session's (a launcher reads
- * it after a death), else its own. Chosen at each begin: a forked child's
+ * it after a death), else its own (also when /dev/shm has no room left for
+ * the slot's pages: the events still reach the trace, only a salvage
+ * after a death misses them). Chosen at each begin: a forked child's
  * session is not its parent's. */
 static HlShmPacketSlot *
 slot_of (HlThreadBlock *b)
 {
-  if (hl_g.packets != NULL && b->index < hl_g.n_packet_slots)
+  if (hl_g.packets != NULL && b->index < hl_g.n_packet_slots && b->index < HL_MAX_THREADS &&
+      slot_reserved (b->index))
     return &hl_g.packets[b->index];
   return &b->trace.own;
 }

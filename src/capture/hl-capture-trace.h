@@ -57,6 +57,8 @@ int  hl_trace_write       (int fd, const void *buf, size_t len);
 /* Whether the trace was cut (above). */
 bool hl_trace_is_cut      (void);
 void hl_trace_buffer_init (HlTraceBuffer *t, uint32_t pid, uint32_t tid);
+/* A new session: no packet slot of it has its pages reserved yet. */
+void hl_trace_slots_forget (void);
 /* Writes the packet being built, if any, and begins a new one. */
 void hl_trace_flush       (struct HlThreadBlock *b, uint64_t now);
 /* The writer of B's packet, begun at NOW if needed. */

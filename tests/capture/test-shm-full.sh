@@ -21,8 +21,10 @@ mount -t tmpfs -o size=256m,mode=1777 tmpfs /dev/shm || { echo "1..0 # SKIP cann
 rm -f "$WORK/t.hltrace"
 # 8 threads keep 2 M blocks of 24 bytes (64 MiB, 512 regions of the heap:
 # 512 blocks of the live table, 64 MiB of entries) while the filler takes
-# every free byte of /dev/shm once the session exists.
-HEAPLENS_OUTPUT=$WORK/t.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-regions" 8 262144 24 > "$WORK/out" 2> "$WORK/err" &
+# every free byte of /dev/shm once the session exists, before the program
+# allocates (it waits for the gate file).
+rm -f "$WORK/gate"
+T_REGIONS_GATE=$WORK/gate HEAPLENS_OUTPUT=$WORK/t.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-regions" 8 262144 24 > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 for i in $(seq 1 2000); do
   ls /dev/shm/heaplens-* > /dev/null 2>&1 && break
@@ -30,6 +32,7 @@ for i in $(seq 1 2000); do
 done
 free=$(df -B1 --output=avail /dev/shm | tail -n 1)
 fallocate -l "$free" /dev/shm/fill 2> /dev/null || dd if=/dev/zero of=/dev/shm/fill bs=64k 2> /dev/null
+touch "$WORK/gate"
 wait "$pid"
 rc=$?
 eq "full /dev/shm: the program's exit status (135 is SIGBUS)" "$rc" 0
@@ -44,30 +47,20 @@ rm -f /dev/shm/fill
 # The same under record: its end line, the report and the session say
 # that the live table stopped growing (HL_SHM_FLAG_SHM_FULL), and how many
 # allocations it did not track.
-# The fill races the live table's growth: when the table has reserved its
-# pages before the fill, nothing is left to refuse (it fills up and drops
-# instead). So the run is tried up to 10 times until /dev/shm refused it
-# (under the whole suite on 2 cores, 5 tries all lost the race about one
-# run in two).
-tries=0
-while :; do
-  tries=$((tries + 1))
-  rm -f /dev/shm/heaplens-* /dev/shm/fill
-  "$HL_CLI" record -o "$WORK/r.hltrace" -- "$D/t-regions" 8 262144 24 > "$WORK/rout" 2> "$WORK/rerr" &
-  rec=$!
-  for i in $(seq 1 2000); do
-    ls /dev/shm/heaplens-* > /dev/null 2>&1 && break
-    sleep 0.005
-  done
-  free=$(df -B1 --output=avail /dev/shm | tail -n 1)
-  fallocate -l "$free" /dev/shm/fill 2> /dev/null || dd if=/dev/zero of=/dev/shm/fill bs=64k 2> /dev/null
-  wait "$rec"
-  rrc=$?
-  [ "$rrc" -ne 0 ] && break
-  grep -q "/dev/shm is full" "$WORK/rerr" && break
-  [ "$tries" -ge 10 ] && break
+# The program waits at the gate until the filler took /dev/shm, so the
+# live table meets a full /dev/shm when it grows.
+rm -f /dev/shm/heaplens-* /dev/shm/fill "$WORK/gate"
+T_REGIONS_GATE=$WORK/gate "$HL_CLI" record -o "$WORK/r.hltrace" -- "$D/t-regions" 8 262144 24 > "$WORK/rout" 2> "$WORK/rerr" &
+rec=$!
+for i in $(seq 1 2000); do
+  ls /dev/shm/heaplens-* > /dev/null 2>&1 && break
+  sleep 0.005
 done
-echo "# record under a full /dev/shm: $tries run(s)"
+free=$(df -B1 --output=avail /dev/shm | tail -n 1)
+fallocate -l "$free" /dev/shm/fill 2> /dev/null || dd if=/dev/zero of=/dev/shm/fill bs=64k 2> /dev/null
+touch "$WORK/gate"
+wait "$rec"
+rrc=$?
 eq "record, full /dev/shm: the program's exit status" "$rrc" 0
 full_line='live table stopped growing: /dev/shm is full ([0-9][0-9]* allocations not tracked live; the trace is complete)'
 check "record, full /dev/shm: the end line says the live table stopped growing" grep -q "; $full_line" "$WORK/rerr"

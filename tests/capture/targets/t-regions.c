@@ -6,11 +6,14 @@
  * thread is one of the threads when ARGV[1] is 1. ARGV[5] "fork" (one
  * thread): after allocating, free every other block and fork; the child
  * allocates as many blocks into the holes, frees them and exits with 5.
+ * With T_REGIONS_GATE=FILE in the environment, waits (at most 20 s) until
+ * FILE exists before it allocates: a test can act on the session first.
  * No stdio. */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <pthread.h>
 #include <sys/wait.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,9 +84,19 @@ with_fork (void)
   return 0;
 }
 
+static void
+wait_for_gate (void)
+{
+  const char *gate = getenv ("T_REGIONS_GATE");
+  struct timespec ms = { 0, 1000000L };
+  for (int i = 0; gate != NULL && i < 20000 && access (gate, F_OK) != 0; i++)
+    nanosleep (&ms, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
+  wait_for_gate ();
   size_t threads = argc > 1 ? strtoul (argv[1], NULL, 10) : 1;
   if (argc > 2)
     count = strtoul (argv[2], NULL, 10);
