@@ -5,7 +5,9 @@
 # recording every call, the preload sampling at the default 524288 bytes,
 # and heaptrack. The preload is loaded directly (HEAPLENS_OUTPUT, no
 # `record`), so the times are the target's own. Prints a markdown table of
-# medians (wall and user+sys CPU) and the trace sizes.
+# medians (wall and user+sys CPU) and the trace sizes. BASELINE=SO adds
+# "sampled-base": the same sampling run with another preload (the commit
+# before a change), interleaved with the rest.
 set -eu
 build=${1:?usage: bench/sample.sh BUILD}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +30,7 @@ one () {
     plain) set -- env PYTHONMALLOC=malloc $c ;;
     full) set -- env PYTHONMALLOC=malloc HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$preload" $c ;;
     sampled) set -- env PYTHONMALLOC=malloc HEAPLENS_SAMPLE_BYTES=524288 HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$preload" $c ;;
+    sampled-base) set -- env PYTHONMALLOC=malloc HEAPLENS_SAMPLE_BYTES=524288 HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$BASELINE" $c ;;
     heaptrack) set -- env PYTHONMALLOC=malloc heaptrack -o "$tmp/ht" $c ;;
   esac
   cfg=$1
@@ -36,6 +39,7 @@ one () {
   awk -v s="$size" '{ print $1, $2 + $3, s }' "$tmp/time"
 }
 configs="plain full sampled heaptrack"
+[ -n "${BASELINE:-}" ] && configs="plain full sampled-base sampled heaptrack"
 for w in python sqlite; do
   for r in $(seq "$runs"); do
     for cfg in $configs; do

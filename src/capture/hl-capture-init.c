@@ -2,6 +2,7 @@
  * own allocations), start-up of the session and the end of the process. */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
+#include "hl-capture-sample.h"
 
 #include <sys/resource.h>
 
@@ -119,6 +120,17 @@ hl_real_resolve (void)
   hl_real.malloc_usable_size = r.malloc_usable_size;
   atomic_store_explicit ((_Atomic (void *) *) &hl_real.free, (void *) r.free, memory_order_release);
   hl_tls.guard--;
+}
+
+bool
+hl_real_in_libc (void *f)
+{
+  Dl_info info;
+  if (f == NULL || dladdr (f, &info) == 0 || info.dli_fname == NULL)
+    return false;
+  const char *slash = strrchr (info.dli_fname, '/');
+  const char *base = slash != NULL ? slash + 1 : info.dli_fname;
+  return strncmp (base, "libc.so.", 8) == 0;
 }
 
 /* ---- Own text range ------------------------------------------------------ */
@@ -318,6 +330,8 @@ hl_capture_init (void)
     hl_real_resolve ();
 
   hl_config_load (&hl_g.cfg);
+  if (hl_g.cfg.sample_bytes != 0)
+    hl_sample_init ();
   hl_live_init ();
   hl_exec_unfollow_environ ();
   hl_g.pid = (uint32_t) getpid ();

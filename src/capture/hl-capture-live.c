@@ -338,15 +338,7 @@ hl_live_init (void)
   /* glibc's malloc: chunks of at least 32 bytes, so block addresses are at
    * least 32 apart; any other allocator: 16 (the alignment malloc
    * guarantees; closer blocks only probe further) */
-  uint32_t shift = 4;
-  Dl_info info;
-  if (hl_real.malloc != NULL && dladdr ((void *) hl_real.malloc, &info) != 0 && info.dli_fname != NULL)
-    {
-      const char *base = strrchr (info.dli_fname, '/');
-      base = base != NULL ? base + 1 : info.dli_fname;
-      if (strncmp (base, "libc.so.", 8) == 0)
-        shift = 5;
-    }
+  uint32_t shift = hl_real_in_libc ((void *) hl_real.malloc) ? 5 : 4;
   if (hl_g.cfg.live_granule_shift != 0)
     shift = hl_g.cfg.live_granule_shift; /* HEAPLENS_LIVE_GRANULE */
   hl_g.live_granule_shift = shift;

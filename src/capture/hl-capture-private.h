@@ -170,6 +170,9 @@ typedef struct
 extern HlRealAlloc hl_real;
 
 void  hl_real_resolve        (void);
+/* Whether function F is libc.so's (glibc's allocator, not another one
+ * loaded before the preload). */
+bool  hl_real_in_libc        (void *f);
 bool  hl_bootstrap_owns      (const void *p);
 void *hl_bootstrap_alloc     (size_t size, size_t align);
 
@@ -716,6 +719,12 @@ hl_counters_maybe_tick (HlThreadBlock *b, uint64_t now)
  * whose add makes a new maximum publishes it (hl-capture-counters.c). */
 /* HEAP_SIZE: what the heap counts of the block (SIZE, but the
  * allocator's usable size in sampling mode, hl-capture-sample.h). */
+static inline uint64_t hl_now_for (HlThreadBlock *b);
+
+/* NOW may be HL_NOW_IF_PEAK: the clock is then read only for a new peak
+ * (sampling mode's unsampled calls, which need no time otherwise). */
+#define HL_NOW_IF_PEAK UINT64_MAX
+
 static inline void
 hl_counters_alloc_heap (HlThreadBlock *b,
                         uint64_t       size,
@@ -729,7 +738,7 @@ hl_counters_alloc_heap (HlThreadBlock *b,
   uint64_t heap = hl_rmw_add_fetch (&g->heap_bytes_atomic, heap_size);
   uint64_t peak = __atomic_load_n (&g->peak_heap_bytes_atomic, __ATOMIC_RELAXED);
   if (HL_UNLIKELY (heap > peak && (int64_t) heap > 0))
-    hl_counters_new_peak (heap, peak, now);
+    hl_counters_new_peak (heap, peak, now != HL_NOW_IF_PEAK ? now : hl_now_for (b));
 }
 
 static inline void

@@ -388,6 +388,21 @@ record_realloc_sampled (HlThreadBlock  *b,
                         HlReallocState *st,
                         void           *entry)
 {
+  uint64_t usable = 0;
+  bool taken = false;
+  if (p != NULL)
+    {
+      usable = hl_sample_usable (p);
+      taken = hl_sample_take (size);
+      if (HL_LIKELY (!taken && !st->known))
+        {
+          /* neither block sampled, the common case: the counters only,
+           * without the clock */
+          hl_sample_count_free (b, st->old_usable);
+          hl_sample_count_alloc (b, size, usable);
+          return;
+        }
+    }
   enter (b);
   uint64_t now = hl_now_for (b);
   if (p == NULL)
@@ -412,11 +427,10 @@ record_realloc_sampled (HlThreadBlock  *b,
       leave (b, now);
       return;
     }
-  uint64_t usable = hl_sample_usable (p);
   hl_sample_count_free (b, st->old_usable);
   if (st->known)
     callsite_free (b, st->stack_id, st->size);
-  if (!hl_sample_take (size))
+  if (!taken)
     {
       hl_counters_alloc_heap (b, size, usable, now);
       if (st->known)

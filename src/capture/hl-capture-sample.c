@@ -9,6 +9,7 @@
 #include <string.h>
 
 __thread HlSampleTls hl_sample_tls __attribute__ ((tls_model ("initial-exec")));
+bool hl_sample_glibc_chunks;
 uint8_t hl_sample_marks[1u << HL_SAMPLE_MARK_BITS];
 
 static _Atomic uint64_t seed_serial; /* threads seeded from HEAPLENS_SAMPLE_SEED */
@@ -125,14 +126,27 @@ maybe_tick (HlThreadBlock *b,
   atomic_store_explicit (&b->busy, 0, memory_order_relaxed);
 }
 
+/* The tick's look at the clock, every HL_SAMPLE_CLOCK_EVERY calls. */
+static inline void
+maybe_tick_counted (HlThreadBlock *b)
+{
+  HlSampleTls *t = &hl_sample_tls;
+  if (HL_LIKELY (t->clock_calls > 1))
+    {
+      t->clock_calls--;
+      return;
+    }
+  t->clock_calls = HL_SAMPLE_CLOCK_EVERY;
+  maybe_tick (b, hl_now_for (b));
+}
+
 void
 hl_sample_count_alloc (HlThreadBlock *b,
                        uint64_t       size,
                        uint64_t       usable)
 {
-  uint64_t now = hl_now_for (b);
-  hl_counters_alloc_heap (b, size, usable, now);
-  maybe_tick (b, now);
+  hl_counters_alloc_heap (b, size, usable, HL_NOW_IF_PEAK);
+  maybe_tick_counted (b);
 }
 
 /* The heap never goes below zero: a free of a block allocated where the
@@ -157,5 +171,30 @@ hl_sample_count_free (HlThreadBlock *b,
     __atomic_store_n (&c->bytes_freed, c->bytes_freed + usable, __ATOMIC_RELAXED);
   else
     __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);
-  maybe_tick (b, hl_now_for (b));
+  maybe_tick_counted (b);
+}
+
+/* ---- The allocator's block sizes ---------------------------------------- */
+
+void
+hl_sample_init (void)
+{
+  /* sizes from the smallest chunk to past the mmap threshold */
+  static const size_t sizes[] = { 1, 24, 25, 100, 1000, 4096, 70000, 300000, 5u << 20 };
+  hl_sample_glibc_chunks = false;
+  if (!hl_real_in_libc ((void *) hl_real.malloc) || !hl_real_in_libc ((void *) hl_real.malloc_usable_size) ||
+      !hl_real_in_libc ((void *) hl_real.free))
+    return;
+  bool same = true;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && same; i++)
+    {
+      void *p = hl_real.malloc (sizes[i]);
+      if (p == NULL)
+        return;
+      hl_sample_glibc_chunks = true;
+      same = hl_sample_usable (p) == hl_real.malloc_usable_size (p);
+      hl_sample_glibc_chunks = false;
+      hl_real.free (p);
+    }
+  hl_sample_glibc_chunks = same;
 }
