@@ -92,10 +92,10 @@ void hl_sample_init (void);
 /* The allocator's size of the block at P: what the heap counters count in
  * sampling mode (the requested size of an unsampled block is not kept).
  * From glibc's chunk header when it can (the size word before the block:
- * its size less one word, two for an mmapped chunk; about a twentieth of
- * an unsampled call where the call of malloc_usable_size was a fifth, and
- * no look at the next chunk's in-use bit, which the block is), else the
- * allocator's malloc_usable_size. */
+ * its size less one word, two for an mmapped chunk: one load, where the
+ * call of malloc_usable_size was about a sixth of an unsampled call and
+ * also read the next chunk's in-use bit), else the allocator's
+ * malloc_usable_size. */
 static inline uint64_t
 hl_sample_usable (void *p)
 {
