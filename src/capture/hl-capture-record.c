@@ -4,6 +4,7 @@
 #include "hl-capture-private.h"
 #include "hl-capture-record.h"
 #include "hl-capture-sample.h"
+#include "hl-sample-weight-core.h"
 
 static inline void
 enter (HlThreadBlock *b)
@@ -226,24 +227,39 @@ pending_of (HlThreadBlock *b,
   return e;
 }
 
+/* How many of the program's blocks block ID of SIZE bytes stands for in
+ * the call sites' sums: 1, or in sampling mode its weight, as the readers
+ * weigh it in the trace (hl-sample-weight-core.h), so that a live
+ * session's call sites show the same estimates as the trace. */
+static inline uint64_t
+callsite_weight (uint64_t size,
+                 uint64_t id)
+{
+  return HL_LIKELY (!hl_sampling ()) ? 1 : hl_sample_weight_of (hl_g.cfg.sample_bytes, size, id);
+}
+
 static inline void
 callsite_alloc (HlThreadBlock *b,
                 uint32_t       stack,
-                uint64_t       size)
+                uint64_t       size,
+                uint64_t       id)
 {
   HlPendingSite *e = pending_of (b, stack);
-  e->calls++;
-  e->bytes += size;
+  uint64_t w = callsite_weight (size, id);
+  e->calls += w;
+  e->bytes += size * w;
 }
 
 static inline void
 callsite_free (HlThreadBlock *b,
                uint32_t       stack,
-               uint64_t       size)
+               uint64_t       size,
+               uint64_t       id)
 {
   HlPendingSite *e = pending_of (b, stack);
-  e->frees++;
-  e->freed_bytes += size;
+  uint64_t w = callsite_weight (size, id);
+  e->frees += w;
+  e->freed_bytes += size * w;
 }
 
 void
@@ -276,7 +292,7 @@ hl_record_alloc (void   *p,
   uint64_t now = hl_now_for (b);
   uint32_t stack = capture_stack (b, now, entry);
   uint64_t id = next_id (b);
-  callsite_alloc (b, stack, size);
+  callsite_alloc (b, stack, size, id);
   hl_counters_alloc_heap (b, size, heap_size, now);
   if (alignment <= 16)
     alignment = 0;
@@ -308,7 +324,7 @@ record_free_sampled (HlThreadBlock *b,
   hl_sample_unmark (p);
   enter (b);
   uint64_t now = hl_now_for (b);
-  callsite_free (b, stack, size);
+  callsite_free (b, stack, size, id);
   hl_sample_count_free (b, usable);
   HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, id));
   leave (b, now);
@@ -345,7 +361,7 @@ hl_record_free (void *p)
   uint32_t stack;
   if (HL_LIKELY (hl_live_remove ((uint64_t) (uintptr_t) p, home, &id, &size, &stack)))
     {
-      callsite_free (b, stack, size);
+      callsite_free (b, stack, size, id);
       hl_counters_free (b, size, true);
       HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, id));
     }
@@ -413,7 +429,7 @@ record_realloc_sampled (HlThreadBlock  *b,
           hl_sample_count_free (b, st->old_usable);
           if (st->known)
             {
-              callsite_free (b, st->stack_id, st->size);
+              callsite_free (b, st->stack_id, st->size, st->id);
               HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
             }
         }
@@ -429,7 +445,7 @@ record_realloc_sampled (HlThreadBlock  *b,
     }
   hl_sample_count_free (b, st->old_usable);
   if (st->known)
-    callsite_free (b, st->stack_id, st->size);
+    callsite_free (b, st->stack_id, st->size, st->id);
   if (!taken)
     {
       hl_counters_alloc_heap (b, size, usable, now);
@@ -445,7 +461,7 @@ record_realloc_sampled (HlThreadBlock  *b,
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   else
     hl_sample_mark (p);
-  callsite_alloc (b, stack, size);
+  callsite_alloc (b, stack, size, id);
   hl_counters_alloc_heap (b, size, usable, now);
   if (st->known)
     HL_TRACE_EMIT (b, now, hl_packet_writer_realloc (w_, now, st->id, id, size, stack, a));
@@ -483,7 +499,7 @@ hl_record_realloc_end (void           *old,
           /* realloc (p, 0): glibc freed OLD */
           if (st->known)
             {
-              callsite_free (b, st->stack_id, st->size);
+              callsite_free (b, st->stack_id, st->size, st->id);
               hl_counters_free (b, st->size, true);
               HL_TRACE_EMIT (b, now, hl_packet_writer_free (w_, now, st->id));
             }
@@ -511,12 +527,12 @@ hl_record_realloc_end (void           *old,
     hl_counters_drop (HL_DROP_LIVE_TABLE, 1);
   if (st->known)
     {
-      callsite_free (b, st->stack_id, st->size);
+      callsite_free (b, st->stack_id, st->size, st->id);
       hl_counters_free (b, st->size, true);
     }
   else
     hl_counters_free (b, 0, false);
-  callsite_alloc (b, stack, size);
+  callsite_alloc (b, stack, size, id);
   hl_counters_alloc (b, size, now);
   if (st->known)
     HL_TRACE_EMIT (b, now, hl_packet_writer_realloc (w_, now, st->id, id, size, stack, (uint64_t) (uintptr_t) p));

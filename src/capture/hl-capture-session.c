@@ -395,6 +395,7 @@ hl_session_create (void)
   h->start_wall_ns = hl_g.start_wall_ns;
   h->start_mono_ns = hl_g.start_mono_ns;
   h->flags = HL_SHM_FLAG_COARSE_CLOCK;
+  h->sample_bytes = cfg->sample_bytes;
   h->resources = r_res;
   h->callsites = r_cs;
   h->live = r_live;

@@ -392,6 +392,9 @@ render (Top     *top,
     g_string_append_printf (out, "  (%s)\n", err.message);
   else if (out->len == before)
     g_string_append (out, _("  (none)\n"));
+  if (top->header.sample_bytes != 0)
+    g_string_append_printf (out, _("sampled    every %" PRIu64 " bytes allocated on average: the call sites are estimated\n"),
+                            top->header.sample_bytes);
   g_string_append_printf (out, _("top call sites by live bytes\n  %10s %8s  %s\n"), _("live"), _("blocks"), _("stack (innermost first)"));
   guint shown = 0;
   for (guint i = 0; i < top->sites->len && shown < n_top; i++)

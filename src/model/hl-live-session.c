@@ -203,6 +203,14 @@ session_new (HlLiveSegment *segment)
   hl_recording_append_info (rec, "cmdline", hl_live_segment_get_cmdline (segment));
   hl_recording_append_info (rec, "pid", pid);
   hl_recording_append_info (rec, "live", "1");
+  if (h->sample_bytes != 0)
+    {
+      /* a sampled session: its blocks weighed as in its trace (the info
+       * before any allocation; out of range, it is ignored) */
+      char n[24];
+      g_snprintf (n, sizeof n, "%" G_GUINT64_FORMAT, (guint64) h->sample_bytes);
+      hl_recording_append_info (rec, "sample_bytes", n);
+    }
   /* a first poll, so that the object starts with numbers */
   hl_live_session_poll (self);
   return self;

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "hl-sample-weight.h"
+#include "hl-sample-weight-core.h"
 
 static void
 test_full (void)
@@ -47,6 +48,26 @@ test_weigh (void)
   g_assert_cmpuint (hl_sample_weigh (G_MAXUINT64 / 2, 3), ==, G_MAXUINT64);
 }
 
+/* The preload's 1 - exp (-x), without libm, against libm's -expm1 (-x)
+ * over the sizes a sampling rate sees: 1 byte at N = 1 TiB to far past
+ * N. */
+static void
+test_one_minus_exp (void)
+{
+  double worst = 0.0;
+  g_assert_cmpfloat (hl_sample_one_minus_exp (0.0), ==, 0.0);
+  g_assert_cmpfloat (hl_sample_one_minus_exp (1000.0), ==, 1.0);
+  for (double x = 1e-13; x < 60.0; x *= 1.0137)
+    {
+      double want = -expm1 (-x), got = hl_sample_one_minus_exp (x);
+      double rel = fabs (got - want) / want;
+      worst = MAX (worst, rel);
+      if (rel > 1e-14)
+        g_error ("1 - exp (-%g): %.17g, libm %.17g (relative error %g)", x, got, want, rel);
+    }
+  g_test_message ("worst relative error against expm1: %g", worst);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -54,5 +75,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sample-weight/full", test_full);
   g_test_add_func ("/sample-weight/mean", test_mean);
   g_test_add_func ("/sample-weight/weigh", test_weigh);
+  g_test_add_func ("/sample-weight/one-minus-exp", test_one_minus_exp);
   return g_test_run ();
 }

@@ -103,8 +103,12 @@ typedef struct
   uint64_t    trace_cut_ns_atomic;
   int32_t     trace_cut_errno_atomic;
   uint32_t    reserved_cut;
+  /* Sampling mode's mean bytes between samples (HEAPLENS_SAMPLE_BYTES;
+   * 0: every allocation recorded, and in older segments). The call sites'
+   * sums then weigh each sampled block (hl-sample-weight-core.h). */
+  uint64_t    sample_bytes;
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
