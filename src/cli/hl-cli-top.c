@@ -1,5 +1,5 @@
 /* hl-cli-top.c — `heaplens-cli top PID|SESSION [--interval MS] [--once]
- * [--top N]`: a refreshing terminal view of a live session, read through
+ * [--top N] [--diff-after D]`: a refreshing terminal view of a live session, read through
  * the format's shm reader (hl-shm-reader.h) without disturbing the target:
  * state, heap, peak, RSS, allocation rate, dropped events, the threads
  * by name (running ones with their counters), the top call
@@ -20,6 +20,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-cli-top-diff.h"
 #include "hl-model.h"
 #include "hl-shm-reader.h"
 
@@ -44,6 +45,7 @@ typedef struct
   GHashTable   *thread_names; /* tid -> its last name (resources' THREAD nodes) */
   GArray       *threads;    /* HlShmThreadView, refreshed: the running threads */
   gboolean      sym_tried;
+  uint64_t      diff_since_ns; /* --diff-after: its start, ns since the session's; 0: off */
 } Top;
 
 static void
@@ -334,6 +336,65 @@ alloc_rate (Top                *top,
   return (double) (last->n_allocs - s[k].n_allocs) * 1e9 / (double) (last->time_ns - s[k].time_ns);
 }
 
+/* STACK_ID's first frames, and the line's end. */
+static void
+append_stack (Top      *top,
+              GString  *out,
+              uint32_t  stack_id)
+{
+  TopStack *st = g_hash_table_lookup (top->stacks, GUINT_TO_POINTER (stack_id));
+  if (stack_id == 0 || st == NULL || st->n_frames == 0)
+    g_string_append (out, _("(no stack)"));
+  else
+    for (guint f = 0; f < st->n_frames && f < TOP_FRAMES; f++)
+      g_string_append_printf (out, "%s%s", f > 0 ? " ← " : "", frame_name (top, st->frames[f]));
+  g_string_append_c (out, '\n');
+}
+
+/* The session's time now: ns since its start. */
+static uint64_t
+session_now_ns (const Top *top)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  uint64_t now = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+  return now > top->header.start_mono_ns ? now - top->header.start_mono_ns : 0;
+}
+
+/* --diff-after: the blocks allocated since its start and live now, by
+ * call site. */
+static int
+render_diff (Top           *top,
+             guint          n_top,
+             GString       *out,
+             HlFormatError *err)
+{
+  uint64_t blocks = 0, bytes = 0;
+  g_autoptr(GArray) sites = hl_top_diff_collect (top->reader, top->diff_since_ns, top->header.sample_bytes,
+                                                 &blocks, &bytes, err);
+  if (sites == NULL)
+    {
+      fprintf (stderr, _("heaplens-cli top: %s\n"), err->message);
+      return -1;
+    }
+  char total[32];
+  human (total, sizeof total, bytes);
+  g_string_append_printf (out, _("allocated after %.1f s and still live at %.1f s: %s in %" PRIu64 " blocks\n"),
+                          (double) top->diff_since_ns / 1e9, (double) session_now_ns (top) / 1e9, total, blocks);
+  g_string_append_printf (out, "  %10s %8s  %s\n", _("live"), _("blocks"), _("stack (innermost first)"));
+  for (guint i = 0; i < sites->len && i < n_top; i++)
+    {
+      const HlTopDiffSite *d = &g_array_index (sites, HlTopDiffSite, i);
+      char b[32];
+      human (b, sizeof b, d->bytes);
+      g_string_append_printf (out, "  %10s %8" PRIu64 "  ", b, d->blocks);
+      append_stack (top, out, d->stack_id);
+    }
+  if (sites->len == 0)
+    g_string_append (out, _("  (nothing allocated since is live)\n"));
+  return 0;
+}
+
 /* One view into OUT; -1 with the error printed when the segment cannot be
  * read any more. */
 static int
@@ -395,6 +456,8 @@ render (Top     *top,
   if (top->header.sample_bytes != 0)
     g_string_append_printf (out, _("sampled    every %" PRIu64 " bytes allocated on average: the call sites are estimated\n"),
                             top->header.sample_bytes);
+  if (top->diff_since_ns != 0)
+    return render_diff (top, n_top, out, &err);
   g_string_append_printf (out, _("top call sites by live bytes\n  %10s %8s  %s\n"), _("live"), _("blocks"), _("stack (innermost first)"));
   guint shown = 0;
   for (guint i = 0; i < top->sites->len && shown < n_top; i++)
@@ -406,18 +469,28 @@ render (Top     *top,
       char lbs[32];
       human (lbs, sizeof lbs, lb);
       g_string_append_printf (out, "  %10s %8" PRIu64 "  ", lbs, s->calls > s->frees ? s->calls - s->frees : 0);
-      TopStack *st = g_hash_table_lookup (top->stacks, GUINT_TO_POINTER (s->stack_id));
-      if (s->stack_id == 0 || st == NULL || st->n_frames == 0)
-        g_string_append (out, _("(no stack)"));
-      else
-        for (guint f = 0; f < st->n_frames && f < TOP_FRAMES; f++)
-          g_string_append_printf (out, "%s%s", f > 0 ? " ← " : "", frame_name (top, st->frames[f]));
-      g_string_append_c (out, '\n');
+      append_stack (top, out, s->stack_id);
       shown++;
     }
   if (shown == 0)
     g_string_append (out, _("  (nothing live)\n"));
   return 0;
+}
+
+static void
+read_ended (gpointer data)
+{
+  Top *top = ((gpointer *) data)[0];
+  *(bool *) ((gpointer *) data)[1] = hl_shm_reader_state (top->reader, NULL) == HL_SHM_STATE_ENDED;
+}
+
+/* The session ended (or its segment shrank under the reader). */
+static bool
+session_ended_guarded (Top *top)
+{
+  bool ended = false;
+  gpointer args[2] = { top, &ended };
+  return !hl_shm_guard_run (read_ended, args) || ended;
 }
 
 typedef struct
@@ -444,7 +517,10 @@ hl_cli_top (int    argc,
   g_autoptr(GError) error = NULL;
   gint interval_ms = 1000, n_top = 10;
   gboolean once = FALSE;
+  g_autofree char *diff_after = NULL;
   const GOptionEntry entries[] = {
+    { "diff-after", 0, 0, G_OPTION_ARG_STRING, &diff_after,
+      N_("wait D (30s, 500ms, 2m), then print what was allocated meanwhile and is still live, by call site"), "D" },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval_ms, N_("refresh period (default 1000)"), "MS" },
     { "once", 0, 0, G_OPTION_ARG_NONE, &once, N_("print one view and exit"), NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &n_top, N_("call sites shown (default 10)"), "N" },
@@ -470,6 +546,12 @@ hl_cli_top (int    argc,
     interval_ms = 50;
   if (n_top < 1)
     n_top = 1;
+  uint64_t diff_ns = 0;
+  if (diff_after != NULL && !hl_top_diff_parse_duration (diff_after, &diff_ns))
+    {
+      fprintf (stderr, _("heaplens-cli top: --diff-after %s: not a duration (30s, 500ms, 2m, 1h)\n"), diff_after);
+      return 2;
+    }
 
   char *name = resolve_target (target);
   if (name == NULL)
@@ -488,6 +570,17 @@ hl_cli_top (int    argc,
   top.names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   top.thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   top.threads = g_array_new (FALSE, FALSE, sizeof (HlShmThreadView));
+  if (diff_ns != 0)
+    {
+      /* the first moment now; the second D later, or when the program ends */
+      top.diff_since_ns = MAX (session_now_ns (&top), 1);
+      fprintf (stderr, _("heaplens-cli top: watching pid %u for %.1f s: what it allocates meanwhile and still holds then\n"),
+               (unsigned) top.header.pid, (double) diff_ns / 1e9);
+      while (session_now_ns (&top) < top.diff_since_ns + diff_ns && pid_alive (top.header.pid) &&
+             !session_ended_guarded (&top))
+        g_usleep (20000);
+      once = TRUE;
+    }
 
   bool tty = isatty (STDOUT_FILENO);
   int rc = 0;
