@@ -42,6 +42,13 @@ hl_window_get_page (HlWindow *self)
   return gtk_stack_get_visible_child_name (self->main_stack);
 }
 
+const char *
+hl_window_get_banner_text (HlWindow *self)
+{
+  g_return_val_if_fail (HL_IS_WINDOW (self), NULL);
+  return gtk_revealer_get_reveal_child (self->banner_revealer) ? gtk_label_get_label (self->banner_label) : NULL;
+}
+
 gboolean
 hl_window_shows_saved_costs (HlWindow *self)
 {
@@ -288,7 +295,16 @@ show_banner (HlWindow *self)
   g_free (self->banner_details);
   self->banner_details = g_string_free (details, FALSE);
   g_clear_pointer (&self->banner_title, g_free);
-  if (no_debug != NULL && no_debug->len > 0)
+  if (hl_recording_get_sample_bytes (hl_window_recording (self)) != 0)
+    {
+      /* sampled: every number but the live counters is an estimate, which
+       * matters more than missing source lines (in Details with the rest) */
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, hl_recording_get_sample_bytes (hl_window_recording (self)));
+      self->banner_title = g_strdup (_("Sampled Recording"));
+      /* Translators: %s is a number of bytes, e.g. "Sampled every 524288 bytes…" */
+      text = g_strdup_printf (_("Sampled every %s bytes allocated on average: counts and sizes are estimates (≈)"), n);
+    }
+  else if (no_debug != NULL && no_debug->len > 0)
     {
       self->banner_title = g_strdup (_("Modules Without Debug Information"));
       text = g_strdup_printf (g_dngettext (HL_GETTEXT_PACKAGE,

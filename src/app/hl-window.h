@@ -80,6 +80,8 @@ gboolean    hl_window_export_profile (HlWindow  *self,
                                       GError   **error);
 /* The message of the error page (for tests). */
 const char *hl_window_get_error   (HlWindow      *self);
+/* The banner's text, NULL while it is hidden (for tests). */
+const char *hl_window_get_banner_text (HlWindow  *self);
 /* TRUE while the views show the costs saved in a large trace and its
  * events still load (filters by time wait for them). */
 gboolean    hl_window_shows_saved_costs (HlWindow    *self);

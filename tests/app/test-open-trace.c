@@ -316,6 +316,39 @@ test_open_saved_costs_first (void)
   g_rmdir (dir);
 }
 
+/* A sampled recording (record --sample-bytes): the banner says so before
+ * anything else (missing debug information included), and the summary's
+ * counts carry "≈" (issue 29, point 1). */
+static void
+test_open_sampled (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("hl-test-sampled-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "sampled.hltrace", NULL);
+  g_autofree char *cli = g_build_filename (g_getenv ("HL_BUILD_ROOT"), "src", "cli", "heaplens-cli", NULL);
+  char *argv[] = { cli, (char *) "record", (char *) "--sample-bytes", (char *) "4096", (char *) "-o", path,
+                   (char *) "--", (char *) "/bin/ls", (char *) "-l", (char *) "/", NULL };
+  g_autoptr(GError) error = NULL;
+  gint status = -1;
+  g_auto(GStrv) env = g_environ_unsetenv (g_get_environ (), "LD_PRELOAD");
+  g_assert_true (g_spawn_sync (NULL, argv, env, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  hl_application_open_file (app, file);
+  HlWindow *window = the_window ();
+  hl_app_test_wait_for_page (window, "views");
+  g_assert_cmpstr (hl_window_get_banner_text (window), ==,
+                   "Sampled every 4096 bytes allocated on average: counts and sizes are estimates (≈)");
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  g_assert_true (g_str_has_prefix (hl_summary_view_get_stat (summary, "calls"), "≈ "));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -331,6 +364,7 @@ main (int   argc,
   g_application_hold (G_APPLICATION (app));
   g_test_add_func ("/open-trace/fixture", test_open_fixture);
   g_test_add_func ("/open-trace/not-a-trace", test_open_not_a_trace);
+  g_test_add_func ("/open-trace/sampled", test_open_sampled);
   g_test_add_func ("/open-trace/saved-costs-first", test_open_saved_costs_first);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
