@@ -554,11 +554,19 @@ GBytes *
 hl_costs_packet_prepare (const char *path,
                          GError    **error)
 {
+  return hl_costs_packet_prepare_cancellable (path, NULL, error);
+}
+
+GBytes *
+hl_costs_packet_prepare_cancellable (const char    *path,
+                                     GCancellable  *cancellable,
+                                     GError       **error)
+{
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (HlRecording) rec = NULL;
 
   rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
-                           NULL, NULL, NULL, error);
+                           cancellable, NULL, NULL, error);
   if (rec == NULL)
     return NULL;
   return hl_costs_packet_payload (rec, HL_COSTS_STACKS_INLINE, error);

@@ -53,6 +53,11 @@ gboolean     hl_costs_packet_append (const char *path,
  * at PATH, which must have the image the payload was made from. */
 GBytes      *hl_costs_packet_prepare (const char *path,
                                       GError    **error);
+/* prepare() that stops with a G_IO_ERROR_CANCELLED error when CANCELLABLE
+ * is cancelled (record's bounded finish after the program exited). */
+GBytes      *hl_costs_packet_prepare_cancellable (const char    *path,
+                                                  GCancellable  *cancellable,
+                                                  GError       **error);
 /* The payload of REC, a costs-only recording as a load leaves it before
  * symbols (loaded, or made by hl-recording-costs-stream.h), its stacks in
  * FORM; NULL with ERROR when it is too large to save. */

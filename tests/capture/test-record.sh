@@ -276,7 +276,7 @@ check "sessions --prune: reports what it removed" grep -q "removed" "$WORK/s.out
 HEAPLENS_RECORD_COSTS_LAG=600000 "$HL_CLI" record -o "$WORK/cf.hltrace" -- "$D/t-churn" 3000000 > /dev/null 2> "$WORK/cf.err"
 eq "record: costs followed and saved" "$(tail -c 8 "$WORK/cf.hltrace" | tr -d '\0')" HLCOSTS
 check "record: costs followed, nothing said of them" sh -c "! grep -q 'costs not saved' '$WORK/cf.err'"
-HEAPLENS_RECORD_COSTS_LAG=0.000001 "$HL_CLI" record -o "$WORK/cl.hltrace" -- "$D/t-churn" 3000000 > /dev/null 2> "$WORK/cl.err"
+HEAPLENS_RECORD_COSTS_FINISH_S=0 HEAPLENS_RECORD_COSTS_LAG=0.000001 "$HL_CLI" record -o "$WORK/cl.hltrace" -- "$D/t-churn" 3000000 > /dev/null 2> "$WORK/cl.err"
 check "record: costs thread behind: the end line says the costs were not saved" \
   grep -q "^heaplens: $WORK/cl.hltrace: .*; costs not saved (the costs thread fell [0-9.]* s behind" "$WORK/cl.err"
 check "record: costs thread behind: no costs packet" sh -c "[ \"\$(tail -c 8 '$WORK/cl.hltrace' | tr -d '\\0')\" != HLCOSTS ]"
@@ -289,6 +289,18 @@ check "record: costs followed: report from them equals the events'" cmp -s "$WOR
 sel () { grep -o '"selection": {[^}]*}' "$1" || echo "no selection in $1"; }
 eq "record: costs thread behind: report decodes the events to the same selection" \
   "$(sel "$WORK/cl.json")" "$(sel "$WORK/cf.packet.json")"
+# Behind, with the default budget after exit (issue 31 point 3): the costs
+# are finished from the events once the program has exited, the end line
+# says so and how long it took, and report takes the fast path to the
+# same numbers.
+HEAPLENS_RECORD_COSTS_LAG=0.000001 "$HL_CLI" record -o "$WORK/cb.hltrace" -- "$D/t-churn" 3000000 > /dev/null 2> "$WORK/cb.err"
+check "record: costs thread behind: finished after exit, the end line says so" \
+  grep -q "^heaplens: $WORK/cb.hltrace: .*; costs finished after the program exited, in [0-9.]* s (the costs thread fell [0-9.]* s behind" "$WORK/cb.err"
+grep -q "costs finished" "$WORK/cb.err" || sed 's/^/# /' "$WORK/cb.err"
+eq "record: costs finished after exit: saved" "$(tail -c 8 "$WORK/cb.hltrace" | tr -d '\0')" HLCOSTS
+"$HL_CLI" report --json "$WORK/cb.hltrace" > "$WORK/cb.json" 2>&1
+eq "record: costs finished after exit: report from them gives the same selection" \
+  "$(sel "$WORK/cb.json")" "$(sel "$WORK/cf.packet.json")"
 # A segment the reader refuses (another version of Heaplens, or one being
 # made) is removed only when the pid in its name is gone: pruning must not
 # take the session of a running program.
