@@ -402,6 +402,47 @@ hl_cli_load_range (const char         *cmd,
   return rec;
 }
 
+HlRecording *
+hl_cli_load_selection (const char         *cmd,
+                       const char         *path,
+                       HlCliFilterOptions *opts,
+                       HlFilter          **filter,
+                       int                *status)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  HlFilter *f;
+  HlRecording *rec;
+  guint64 t0, t1;
+
+  if ((opts->from == NULL && opts->to == NULL) || is_mark_ref (opts->from) || is_mark_ref (opts->to)
+      || opts->where != NULL || g_getenv ("HEAPLENS_REPORT_FULL") != NULL)
+    return load_filtered (cmd, path, opts, FALSE, filter, status);
+  *filter = NULL;
+  *status = 2;
+  if ((f = hl_cli_filter_build (cmd, opts)) == NULL)
+    return NULL;
+  file = g_file_new_for_commandline_arg (path);
+  hl_filter_get_time_range (f, &t0, &t1);
+  rec = hl_recording_load_range (file, t0, t1, HL_LOAD_FLAGS_NONE, NULL, &error);
+  if (rec == NULL && g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    {
+      fprintf (stderr, _("heaplens-cli %s: note: every allocation is loaded (%s)\n"), cmd, error->message);
+      rec = hl_cli_load_recording (cmd, path);
+    }
+  else if (rec == NULL)
+    fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
+  if (rec == NULL)
+    {
+      hl_filter_unref (f);
+      *status = 1;
+      return NULL;
+    }
+  *filter = f;
+  *status = 0;
+  return rec;
+}
+
 void
 hl_cli_filter_clear (HlCliFilterOptions *opts)
 {

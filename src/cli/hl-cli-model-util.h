@@ -71,4 +71,14 @@ HlRecording *hl_cli_load_range         (const char         *cmd,
                                         HlFilter          **filter,
                                         HlRecording       **whole,
                                         int                *status);
+/* For what shows the selection only (flamegraph): as hl_cli_load_filtered(),
+ * but a time range without marks or metadata is loaded with the trailing
+ * index (hl_recording_load_range(); no whole-run summary is needed, so no
+ * saved costs either); a note on stderr when the trace has no index to
+ * seek with, and every allocation loaded then. */
+HlRecording *hl_cli_load_selection     (const char         *cmd,
+                                        const char         *path,
+                                        HlCliFilterOptions *opts,
+                                        HlFilter          **filter,
+                                        int                *status);
 void         hl_cli_filter_clear       (HlCliFilterOptions *opts);

@@ -119,6 +119,34 @@ for r in "$@"; do
     has "$r ($form): without it, the note" "$WORK/$k.$form.n.err" 'note: every allocation is loaded .*no trailing index'
   done
 done
+# flamegraph shows the selection only: it seeks without saved costs
+fg () { # fg COPY ARGS...: flamegraph of WORK/COPY/t.hltrace, from there
+  c=$1
+  shift
+  (cd "$WORK/$c" && "$CLI" flamegraph "$@" t.hltrace)
+}
+k=0
+for r in "$@"; do
+  k=$((k + 1))
+  for x in "--cost bytes" "--cost leaked" "--cost temporary --inverted" "--format svg --cost peak"; do
+    # shellcheck disable=SC2086
+    HEAPLENS_DEBUG=timing fg p $x $r > "$WORK/$k.fg.p" 2> "$WORK/$k.fg.p.err"
+    # shellcheck disable=SC2086
+    fg n $x $r > "$WORK/$k.fg.n" 2> "$WORK/$k.fg.n.err"
+    # shellcheck disable=SC2086
+    HEAPLENS_REPORT_FULL=1 fg p $x $r > "$WORK/$k.fg.f" 2> /dev/null
+    if cmp -s "$WORK/$k.fg.p" "$WORK/$k.fg.f" && cmp -s "$WORK/$k.fg.p" "$WORK/$k.fg.n"; then
+      ok 0 "flamegraph $x $r: with the index = without it = every event"
+    else
+      diff "$WORK/$k.fg.p" "$WORK/$k.fg.f" | head -10 | sed 's/^/# /'
+      ok 1 "flamegraph $x $r: with the index = without it = every event"
+    fi
+    grep -Eq 'load: range: [0-9]+ of' "$WORK/$k.fg.p.err" && ! grep -q 'note:' "$WORK/$k.fg.p.err" \
+      && grep -q 'note: every allocation is loaded' "$WORK/$k.fg.n.err"
+    ok $? "flamegraph $x $r: a range load with the index, a note without"
+  done
+done
+
 # the idle thread's block, freed at the end, counted temporary in its range
 has "around the idle block: temporary counted" "$WORK/5.json.p" '"selection": \{[^}]*"temporary": [1-9]'
 has "around the idle block: read on past the range until it was freed" "$WORK/5.json.p.err" 'bytes read \([1-9][0-9]* after'
