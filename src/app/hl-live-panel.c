@@ -38,6 +38,7 @@ struct _HlLivePanel
   GCancellable    *cancellable;
   char            *trace_path;
   guint            find_id;       /* waiting for the session of a recorded program */
+  gboolean         waited;        /* on_process_exited() ran (GSubprocess forgets the pid earlier) */
   gboolean         exited;        /* the recorded program was reaped: */
   int              wait_status;   /* its wait status */
   guint64          exited_mono_ns; /* when (CLOCK_MONOTONIC) */
@@ -107,7 +108,6 @@ label_update (GtkLabel   *label,
   else
     gtk_label_set_text (label, text);
 }
-
 
 static char *
 state_line (HlLivePanel *self)
@@ -437,8 +437,8 @@ maybe_finish (HlLivePanel *self)
    * the image that exec'd away never opened the trace) */
   if (st == HL_LIVE_STATE_RESTARTED && !self->exec_lost)
     return;
-  /* a recorded program: wait for the process itself too */
-  if (self->process != NULL && g_subprocess_get_identifier (self->process) != NULL)
+  /* a recorded program: wait for the process itself too (its status: see waited) */
+  if (self->process != NULL && !self->waited)
     return; /* still running: on_process_exited() comes back here */
   self->finished = TRUE;
   gtk_widget_set_sensitive (self->stop_button, FALSE);
@@ -622,6 +622,7 @@ on_process_exited (GObject      *source,
                    gpointer      user_data)
 {
   HlLivePanel *self = user_data;
+  self->waited = TRUE;
   if (g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL))
     {
       self->exited = TRUE;

@@ -71,7 +71,8 @@ hl_cli_flamegraph (int    argc,
     }
   if (svg && min_width == 0)
     min_width = 0.0002;
-  rec = hl_cli_load_filtered ("flamegraph", argv[1], &fopts, &filter, &status);
+  /* a time range: its packets only, with the trailing index */
+  rec = hl_cli_load_selection ("flamegraph", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
   if (rec == NULL)
     return status;

@@ -326,6 +326,123 @@ hl_cli_load_filtered_full (const char         *cmd,
   return load_filtered (cmd, path, opts, TRUE, filter, status);
 }
 
+HlRecording *
+hl_cli_load_range (const char         *cmd,
+                   const char         *path,
+                   HlCliFilterOptions *opts,
+                   HlFilter          **filter,
+                   HlRecording       **whole,
+                   int                *status)
+{
+  g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HlRecording) all = NULL;
+  HlFilter *f = hl_cli_filter_build (cmd, opts);
+  HlRecording *rec;
+  guint64 t0, t1;
+
+  *filter = NULL;
+  *whole = NULL;
+  *status = 2;
+  if (f == NULL)
+    return NULL;
+  /* The whole run's summary from the costs saved in the trace; without
+   * them a costs-only pass plus the range costs more than one full load
+   * (docs/cli.md), unless HEAPLENS_REPORT_SEEK=1 (tests, benchmarks). */
+  all = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY, NULL, NULL, NULL, &error);
+  if (all == NULL && g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    {
+      g_clear_error (&error);
+      if (g_strcmp0 (g_getenv ("HEAPLENS_REPORT_SEEK"), "1") != 0)
+        {
+          hl_filter_unref (f);
+          return load_filtered (cmd, path, opts, TRUE, filter, status);
+        }
+      all = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE, NULL, NULL, NULL, &error);
+    }
+  if (all == NULL)
+    {
+      hl_filter_unref (f);
+      if (!g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+        {
+          fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
+          *status = 1;
+          return NULL;
+        }
+      /* Translators: the reason is a sentence of the model's */
+      fprintf (stderr, _("heaplens-cli %s: note: every allocation is loaded (%s)\n"), cmd, error->message);
+      return load_filtered (cmd, path, opts, TRUE, filter, status);
+    }
+  if ((f = apply_mark (cmd, path, f, "from", opts->from, all)) == NULL
+      || (f = apply_mark (cmd, path, f, "to", opts->to, all)) == NULL)
+    return NULL;
+  hl_filter_get_time_range (f, &t0, &t1);
+  rec = hl_recording_load_range (file, t0, t1, HL_LOAD_FLAGS_NONE, NULL, &error);
+  if (rec == NULL)
+    {
+      if (!g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+        {
+          fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
+          hl_filter_unref (f);
+          *status = 1;
+          return NULL;
+        }
+      fprintf (stderr, _("heaplens-cli %s: note: every allocation is loaded (%s)\n"), cmd, error->message);
+      if ((rec = hl_cli_load_recording (cmd, path)) == NULL)
+        {
+          hl_filter_unref (f);
+          *status = 1;
+          return NULL;
+        }
+    }
+  else
+    *whole = g_steal_pointer (&all);
+  *filter = f;
+  *status = 0;
+  return rec;
+}
+
+HlRecording *
+hl_cli_load_selection (const char         *cmd,
+                       const char         *path,
+                       HlCliFilterOptions *opts,
+                       HlFilter          **filter,
+                       int                *status)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  HlFilter *f;
+  HlRecording *rec;
+  guint64 t0, t1;
+
+  if ((opts->from == NULL && opts->to == NULL) || is_mark_ref (opts->from) || is_mark_ref (opts->to)
+      || opts->where != NULL || g_getenv ("HEAPLENS_REPORT_FULL") != NULL)
+    return load_filtered (cmd, path, opts, FALSE, filter, status);
+  *filter = NULL;
+  *status = 2;
+  if ((f = hl_cli_filter_build (cmd, opts)) == NULL)
+    return NULL;
+  file = g_file_new_for_commandline_arg (path);
+  hl_filter_get_time_range (f, &t0, &t1);
+  rec = hl_recording_load_range (file, t0, t1, HL_LOAD_FLAGS_NONE, NULL, &error);
+  if (rec == NULL && g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    {
+      fprintf (stderr, _("heaplens-cli %s: note: every allocation is loaded (%s)\n"), cmd, error->message);
+      rec = hl_cli_load_recording (cmd, path);
+    }
+  else if (rec == NULL)
+    fprintf (stderr, _("heaplens-cli %s: %s\n"), cmd, error->message);
+  if (rec == NULL)
+    {
+      hl_filter_unref (f);
+      *status = 1;
+      return NULL;
+    }
+  *filter = f;
+  *status = 0;
+  return rec;
+}
+
 void
 hl_cli_filter_clear (HlCliFilterOptions *opts)
 {

@@ -58,4 +58,27 @@ HlRecording *hl_cli_load_filtered_full (const char         *cmd,
                                         HlCliFilterOptions *opts,
                                         HlFilter          **filter,
                                         int                *status);
+/* For `report --from/--to`: the whole run costs-only in *WHOLE (its
+ * summary, threads, marks, metadata: the costs saved in the trace, or one
+ * pass) and the range's recording returned, loaded with the trailing
+ * index (hl_recording_load_range()), the filter in *FILTER. When the trace
+ * cannot be read so (no valid trailing index, no costs-only load), a
+ * note on stderr, *WHOLE NULL and every allocation loaded, as
+ * hl_cli_load_filtered_full() does. Errors as hl_cli_load_filtered(). */
+HlRecording *hl_cli_load_range         (const char         *cmd,
+                                        const char         *path,
+                                        HlCliFilterOptions *opts,
+                                        HlFilter          **filter,
+                                        HlRecording       **whole,
+                                        int                *status);
+/* For what shows the selection only (flamegraph): as hl_cli_load_filtered(),
+ * but a time range without marks or metadata is loaded with the trailing
+ * index (hl_recording_load_range(); no whole-run summary is needed, so no
+ * saved costs either); a note on stderr when the trace has no index to
+ * seek with, and every allocation loaded then. */
+HlRecording *hl_cli_load_selection     (const char         *cmd,
+                                        const char         *path,
+                                        HlCliFilterOptions *opts,
+                                        HlFilter          **filter,
+                                        int                *status);
 void         hl_cli_filter_clear       (HlCliFilterOptions *opts);

@@ -12,9 +12,11 @@
 /* ---- Threads ------------------------------------------------------------ */
 
 void
-hl_cli_report_print_threads (HlAnalysis *analysis)
+hl_cli_report_print_threads (HlAnalysis  *analysis,
+                             HlRecording *threads_of)
 {
-  g_autoptr (GArray) threads = hl_analysis_get_all_thread_costs (analysis);
+  g_autoptr (GArray) threads = threads_of != NULL ? hl_analysis_get_thread_costs_for (analysis, threads_of)
+                                                  : hl_analysis_get_all_thread_costs (analysis);
 
   if (threads->len == 0)
     return;

@@ -5,7 +5,8 @@
 #include "hl-model.h"
 
 /* Every thread with its name and the selection's costs of its allocations. */
-void hl_cli_report_print_threads   (HlAnalysis *analysis);
+void hl_cli_report_print_threads   (HlAnalysis  *analysis,
+                                    HlRecording *threads_of);
 /* The functions named NAME: their costs, callers and callees, as the
  * application's Callers/Callees table gives them. FALSE (and a line
  * saying so) when the selection has no function of that name. */

@@ -358,7 +358,8 @@ print_text (const char  *path,
           guint64 v = hl_costs_get (&sc->costs, costs[k]);
           g_autofree char *value = hl_cli_format_cost (costs[k], v);
           guint n;
-          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
+          const HlFrame * const *frames = hl_recording_get_stack_frames (hl_analysis_get_recording (analysis),
+                                                                         sc->stack, &n);
 
           printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
                   total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
@@ -374,7 +375,7 @@ print_text (const char  *path,
         }
     }
 
-  hl_cli_report_print_threads (analysis);
+  hl_cli_report_print_threads (analysis, options->whole);
   if (options->function != NULL)
     hl_cli_report_print_function (analysis, options->function);
   if (options->lifetimes)
@@ -404,6 +405,7 @@ hl_cli_report (int    argc,
   g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE");
   g_autoptr (GError) error = NULL;
   g_autoptr (HlRecording) rec = NULL;
+  g_autoptr (HlRecording) whole = NULL;   /* the whole run's, when REC holds a range */
   g_autoptr (HlFilter) filter = NULL;
   g_autoptr (HlAnalysis) analysis = NULL;
   HlCliFilterOptions fopts = { 0 };
@@ -454,27 +456,37 @@ hl_cli_report (int    argc,
     }
   options.function = function;
   options.lifetimes = lifetimes;
-  rec = lifetimes ? hl_cli_load_filtered_full ("report", argv[1], &fopts, &filter, &status)
-                  : hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);
+  /* A time range (without metadata, lifetimes or HEAPLENS_REPORT_FULL=1)
+   * is read with the trailing index: the range's packets, and the whole
+   * run's summary from its costs (docs/cli.md). */
+  if (!lifetimes && fopts.where == NULL && (fopts.from != NULL || fopts.to != NULL)
+      && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
+    rec = hl_cli_load_range ("report", argv[1], &fopts, &filter, &whole, &status);
+  else if (lifetimes)
+    rec = hl_cli_load_filtered_full ("report", argv[1], &fopts, &filter, &status);
+  else
+    rec = hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
   if (rec == NULL)
     return status;
   analysis = hl_analysis_new (rec, filter);
+  options.whole = whole;
   if (json)
     {
       g_autofree char *text = hl_report_to_json_with (argv[1], analysis, kinds, n_kinds, (guint) top, &options);
       fputs (text, stdout);
     }
   else
-    print_text (argv[1], rec, analysis, kinds, n_kinds, (guint) top, &options);
+    print_text (argv[1], whole != NULL ? whole : rec, analysis, kinds, n_kinds, (guint) top, &options);
   {
     /* Damage left nothing at all (no program, no event): "nothing
      * usable", exit 1 (docs/cli.md), not an all-zero report that looks
      * like a program that allocated nothing. */
     HlSummary sum;
-    const char * const *warnings = hl_recording_get_warnings (rec);
-    hl_recording_get_summary (rec, &sum);
-    if (sum.n_allocations == 0 && sum.n_frees == 0 && hl_recording_get_info (rec, "exe") == NULL
+    HlRecording *run = whole != NULL ? whole : rec;
+    const char * const *warnings = hl_recording_get_warnings (run);
+    hl_recording_get_summary (run, &sum);
+    if (sum.n_allocations == 0 && sum.n_frees == 0 && hl_recording_get_info (run, "exe") == NULL
         && warnings != NULL && warnings[0] != NULL)
       {
         fprintf (stderr, _("heaplens-cli report: nothing usable in %s: %s\n"), argv[1], warnings[0]);

@@ -130,6 +130,12 @@ GArray          *hl_analysis_get_thread_costs (HlAnalysis *self);
  * allocations has zero costs), in start order (start_ns, then tid). New
  * array of HlThreadCosts. */
 GArray          *hl_analysis_get_all_thread_costs (HlAnalysis *self);
+/* The same for the threads of THREADS_OF, another recording of the same
+ * trace (the whole run's, when SELF's recording was loaded for a time
+ * range: hl_recording_load_range()), each matched by tid and start; a
+ * thread SELF's recording lacks has zero costs. */
+GArray          *hl_analysis_get_thread_costs_for (HlAnalysis  *self,
+                                                   HlRecording *threads_of);
 /* The functions named exactly NAME in the selected stacks (one frame per
  * function and module, as callers/callees merge them), the costliest by
  * BYTES first. New array of borrowed HlFrame pointers; empty when none. */

@@ -97,6 +97,31 @@ builder_restore (HlRecording *self)
   return b;
 }
 
+gboolean
+hl_recording_last_allocs_open (HlRecording *self,
+                               guint64      t0_ns,
+                               guint64      t1_ns)
+{
+  HlRecordingBuilder *b = self->builder;
+
+  g_return_val_if_fail (self->aggregate == NULL, FALSE);
+  if (b == NULL)
+    return FALSE;
+  for (guint t = 0; t < b->thread_last->len; t++)
+    {
+      guint64 id = g_array_index (b->thread_last, guint64, t);
+      const HlAllocRec *a;
+
+      if (id == HL_ALLOC_ID_NONE || id >= self->allocs->len)
+        continue;
+      a = &g_array_index (self->allocs, HlAllocRec, id);
+      if ((a->flags & HL_ALLOC_PRESENT) != 0 && (a->flags & HL_ALLOC_FREED) == 0 && a->time_ns >= t0_ns &&
+          a->time_ns <= t1_ns)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Out of the appends' way: they only test for the builder. */
 static G_GNUC_NO_INLINE HlRecordingBuilder *
 builder_remake (HlRecording *self)

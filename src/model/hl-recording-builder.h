@@ -118,6 +118,15 @@ void          hl_recording_aggregate_packets_done (HlRecording     *self,
  * the time order the index promised: its numbers are not to be used. */
 gboolean      hl_recording_end_aggregate       (HlRecording        *self);
 
+/* Whether some thread's last allocation, made in [T0_NS, T1_NS], is still
+ * live: a free of it before that thread allocates again would make it
+ * temporary. A range load (hl_recording_load_range()) reads on past the
+ * range until this is FALSE, so that the temporary flags of the range's
+ * allocations are those of a full load. */
+gboolean      hl_recording_last_allocs_open    (HlRecording        *self,
+                                                guint64             t0_ns,
+                                                guint64             t1_ns);
+
 /* ---- Symbols ------------------------------------------------------------- */
 
 /* The recording's frame service (hl-frame-table.h): frames of addresses,

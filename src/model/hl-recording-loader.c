@@ -31,6 +31,9 @@ typedef struct
   GMainContext      *context;      /* where progress runs (async only) */
   gint64             last_report_us;
   guint64            total_bytes;   /* of the file being loaded */
+  /* hl_recording_load_range(): the packets up to the range's end only */
+  gboolean           range;
+  guint64            range_t0_ns, range_t1_ns;
 } LoadData;
 
 typedef struct
@@ -312,6 +315,59 @@ add_symbols (LoadData             *data,
   return rec;
 }
 
+/* The packets of the trailing index that a range load reads at least:
+ * every one up to the last whose first event is at or before T1_NS, so
+ * that every event up to T1_NS is among them, and every event before them
+ * in the file too (a full load's prefix, applied in the same order). */
+static size_t
+range_prefix_entries (const HlTraceIndex *index,
+                      guint64             t1_ns)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < index->n_entries; i++)
+    if (index->entries[i].time_begin_ns <= t1_ns)
+      n = i + 1;
+  return n;
+}
+
+/* A range load's packets after its prefix: applied in file order while
+ * some thread's last allocation in the range is live (a free of it before
+ * that thread allocates again makes it temporary), the rest left unread.
+ * FALSE when cancelled or when a packet does not read (then a full load
+ * must answer: a full load reads on past damage). */
+static gboolean
+load_range_tail (HlTraceReader *reader,
+                 HlRecording   *rec,
+                 LoadData      *data,
+                 GCancellable  *cancellable,
+                 guint64       *events,
+                 guint64       *corrupt_packets,
+                 HlFormatError *err)
+{
+  HlEventCursor *cursor = g_new0 (HlEventCursor, 1);
+  HlPacketView pkt;
+  int rc = 1;
+
+  while (hl_recording_last_allocs_open (rec, data->range_t0_ns, data->range_t1_ns) &&
+         (rc = hl_trace_reader_next_packet (reader, &pkt, err)) > 0 && !g_cancellable_is_cancelled (cancellable))
+    {
+      HlEvent ev;
+      int erc;
+
+      hl_event_cursor_init (cursor, &pkt);
+      while ((erc = hl_event_cursor_next (cursor, &ev, err)) > 0)
+        {
+          hl_recording_load_apply_event (rec, &ev);
+          (*events)++;
+        }
+      if (erc < 0)
+        (*corrupt_packets)++;
+    }
+  g_free (cursor);
+  return rc >= 0 && !g_cancellable_is_cancelled (cancellable);
+}
+
 static HlRecording *
 load (LoadData      *data,
       GCancellable  *cancellable,
@@ -335,6 +391,8 @@ load (LoadData      *data,
   guint n_threads;
   int rc;
   LoadTiming timing = { 0 };
+  HlTraceIndex prefix = { 0 };  /* a range load's packets: INDEX's first ones */
+  guint64 prefix_end = 0;       /* where they end */
 
   load_timing_begin (&timing);
   if (path == NULL)
@@ -361,6 +419,12 @@ load (LoadData      *data,
     }
   /* A heaptrack recording (sniffed by content): imported whole, costs-only
    * loads included, with the frames heaptrack resolved. */
+  if (hl_heaptrack_sniff (path) && data->range)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                   _("%s: a heaptrack recording has no packet index to seek with"), path);
+      return NULL;
+    }
   if (hl_heaptrack_sniff (path))
     {
       rec = hl_heaptrack_import (path, cancellable, error);
@@ -402,6 +466,22 @@ load (LoadData      *data,
      * written, made the two payloads differ. A tail whose header is
      * damaged shows as a damaged or cut region, warned of below. */
     index_damaged = irc == 0 && !index->from_file && index->n_index_packets > 0;
+    if (data->range && (irc != 0 || !index->from_file))
+      {
+        g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, _("%s: no trailing index to seek with: %s"),
+                     path, irc != 0 ? ierr.message : index->note);
+        g_clear_pointer (&index, hl_trace_index_free);
+        hl_trace_reader_free (reader);
+        return NULL;
+      }
+    if (data->range)
+      {
+        prefix = *index;
+        prefix.n_entries = range_prefix_entries (index, data->range_t1_ns);
+        prefix_end = prefix.n_entries > 0
+                     ? index->entries[prefix.n_entries - 1].offset + index->entries[prefix.n_entries - 1].size
+                     : hl_trace_reader_tell (reader);
+      }
     if (irc == 0 && (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
       hl_recording_begin_aggregate (rec, index);
     else if ((data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0)
@@ -414,7 +494,7 @@ load (LoadData      *data,
     else if (index != NULL)
       {
         guint64 max_id = 0;
-        for (size_t i = 0; i < index->n_entries; i++)
+        for (size_t i = 0; i < (data->range ? prefix.n_entries : index->n_entries); i++)
           max_id = MAX (max_id, index->entries[i].alloc_id_end);
         /* Every allocation takes at least a byte of the file: a header
          * claiming more is damaged. */
@@ -439,11 +519,13 @@ load (LoadData      *data,
   n_threads = MAX (2, g_get_num_processors ());
   if (g_getenv ("HEAPLENS_LOAD_THREADS") != NULL)
     n_threads = (guint) MIN (g_ascii_strtoull (g_getenv ("HEAPLENS_LOAD_THREADS"), NULL, 10), 16);
-  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 && index != NULL && n_threads > 0)
+  if (data->range)
+    n_threads = MAX (n_threads, 1);
+  if (((data->flags & HL_LOAD_FLAGS_SERIAL) == 0 || data->range) && index != NULL && n_threads > 0)
     {
       static const HlParallelLoadOptions full = { HL_DECODED_BATCH_EVENTS, FALSE };
       static const HlParallelLoadOptions costs_only = { 8192, TRUE };
-      guint64 resume = hl_recording_load_parallel (reader, index, rec,
+      guint64 resume = hl_recording_load_parallel (reader, data->range ? &prefix : index, rec,
                                                    (data->flags & HL_LOAD_FLAGS_AGGREGATE) != 0 ? &costs_only : &full,
                                                    n_threads, cancellable, report_parallel, data, &events,
                                                    &corrupt_packets, &parallel_packets);
@@ -454,13 +536,40 @@ load (LoadData      *data,
           hl_trace_reader_free (reader);
           return NULL;
         }
+      /* A range load whose packets were not all what the index says
+       * leaves it to a full load. */
+      if (data->range && resume != prefix_end)
+        {
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                       _("%s: a packet before the range's end did not load as its index says"), path);
+          hl_trace_reader_free (reader);
+          return NULL;
+        }
       /* The walk goes on from there: the rest after a damaged packet or
        * a gap, the trailing index and the file's end (its stats). */
       if (hl_trace_reader_seek (reader, resume) != 0)
         hl_trace_reader_seek (reader, total);
     }
   g_clear_pointer (&index, hl_trace_index_free);
-  if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)
+  if (data->range)
+    {
+      if (!load_range_tail (reader, rec, data, cancellable, &events, &corrupt_packets, &err))
+        {
+          if (!g_cancellable_set_error_if_cancelled (cancellable, error))
+            g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED,
+                         _("%s: a packet after the range did not read: %s"), path, err.message);
+          hl_trace_reader_free (reader);
+          return NULL;
+        }
+      if (timing.on)
+        g_printerr ("heaplens: timing:   load: range: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                    " bytes read (%" G_GUINT64_FORMAT " after the packets up to the range's end)\n",
+                    hl_trace_reader_tell (reader), total, hl_trace_reader_tell (reader) - prefix_end);
+      /* the rest is not read (nor its stats gathered) */
+      hl_trace_reader_seek (reader, total);
+      rc = 0;
+    }
+  else if ((data->flags & HL_LOAD_FLAGS_SERIAL) == 0)
     {
       if (!load_pipelined (reader, rec, data, cancellable, total, &rc, &err, &events, &corrupt_packets))
         {
@@ -573,6 +682,27 @@ hl_recording_load (GFile              *file,
   data.flags = flags;
   data.progress = progress;
   data.progress_data = progress_data;
+  return load (&data, cancellable, error);
+}
+
+HlRecording *
+hl_recording_load_range (GFile         *file,
+                         guint64        t0_ns,
+                         guint64        t1_ns,
+                         HlLoadFlags    flags,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  LoadData data = { 0 };
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail ((flags & (HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY)) == 0, NULL);
+
+  data.file = file;
+  data.flags = flags;
+  data.range = TRUE;
+  data.range_t0_ns = t0_ns;
+  data.range_t1_ns = t1_ns;
   return load (&data, cancellable, error);
 }
 

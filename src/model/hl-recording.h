@@ -154,6 +154,25 @@ HlRecording        *hl_recording_load               (GFile               *file,
                                                      gpointer             progress_data,
                                                      GError             **error);
 
+/* A recording for an analysis of the allocations made in [T0_NS, T1_NS]
+ * (hl_filter_with_time_range(), without metadata or a live instant),
+ * found with the trace's trailing index (docs/trace-format.md section 7):
+ * the packets up to the last one that starts at or before T1_NS, applied
+ * as a full load applies them, then the next ones only while some
+ * thread's last allocation in the range is live (their frees settle which
+ * blocks were temporary); the rest is not read. The range's costs are
+ * those of a full load; the recording's summary, threads, marks and
+ * metadata cover what was read only (take them from a costs-only load,
+ * HL_LOAD_FLAGS_AGGREGATE). HL_MODEL_ERROR_UNSUPPORTED when the trace
+ * has no valid trailing index, or a packet does not read as it says:
+ * load it whole then. FLAGS: HL_LOAD_FLAGS_NO_SYMBOLS at most. */
+HlRecording        *hl_recording_load_range         (GFile               *file,
+                                                     guint64              t0_ns,
+                                                     guint64              t1_ns,
+                                                     HlLoadFlags          flags,
+                                                     GCancellable        *cancellable,
+                                                     GError             **error);
+
 /* Symbolizes every address not yet resolved (the loader does it unless
  * HL_LOAD_FLAGS_NO_SYMBOLS). Safe to run on a worker thread while nothing
  * appends. Debuginfod is asked only when DEBUGINFOD_URLS is set. */

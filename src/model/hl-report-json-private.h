@@ -12,10 +12,12 @@ void hl_report_json_add_costs     (JsonBuilder      *b,
 /* The next element as FRAME = { "function", "module", ... }. */
 void hl_report_json_add_frame     (JsonBuilder      *b,
                                    const HlFrame    *f);
-/* "threads": every thread of the recording, its name and the selection's
+/* "threads": every thread of the recording (of THREADS_OF when not NULL:
+ * hl_analysis_get_thread_costs_for()), its name and the selection's
  * costs of its allocations. */
 void hl_report_json_add_threads   (JsonBuilder      *b,
-                                   HlAnalysis       *analysis);
+                                   HlAnalysis       *analysis,
+                                   HlRecording      *threads_of);
 /* "function": the functions named NAME, their costs, callers, callees. */
 void hl_report_json_add_function  (JsonBuilder      *b,
                                    HlAnalysis       *analysis,

@@ -4,9 +4,11 @@
 
 void
 hl_report_json_add_threads (JsonBuilder *b,
-                            HlAnalysis  *analysis)
+                            HlAnalysis  *analysis,
+                            HlRecording *threads_of)
 {
-  g_autoptr (GArray) costs = hl_analysis_get_all_thread_costs (analysis);
+  g_autoptr (GArray) costs = threads_of != NULL ? hl_analysis_get_thread_costs_for (analysis, threads_of)
+                                                : hl_analysis_get_all_thread_costs (analysis);
 
   json_builder_set_member_name (b, "threads");
   json_builder_begin_array (b);

@@ -316,7 +316,9 @@ build_report (const char            *path,
               const HlReportOptions *options)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  HlRecording *rec = hl_analysis_get_recording (analysis);
+  /* the whole run's parts from OPTIONS->whole when the analysis' recording
+   * holds a range only; the selection's from the analysis */
+  HlRecording *rec = options != NULL && options->whole != NULL ? options->whole : hl_analysis_get_recording (analysis);
   const char *exe = hl_recording_get_info (rec, "exe");
   HlCosts t;
 
@@ -334,7 +336,7 @@ build_report (const char            *path,
   add_marks_and_metadata (b, rec);
   hl_report_json_add_costs (b, "selection", &t);
   add_top (b, analysis, costs, n_costs, top);
-  hl_report_json_add_threads (b, analysis);
+  hl_report_json_add_threads (b, analysis, options != NULL ? options->whole : NULL);
   if (options != NULL && options->function != NULL)
     hl_report_json_add_function (b, analysis, options->function);
   if (options != NULL && options->lifetimes)

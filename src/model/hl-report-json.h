@@ -28,6 +28,11 @@ typedef struct
   const char *function;   /* "function": callers and callees of it; NULL: none */
   gboolean    lifetimes;  /* "lifetimes": per call site (needs every
                            * allocation loaded; null for a costs-only load) */
+  /* The recording of the whole run ("summary", "marks", "metadata",
+   * "threads", "modules_without_debug_info", "warnings") when the
+   * analysis' recording was loaded for its time range only
+   * (hl_recording_load_range()); NULL: the analysis' recording. */
+  HlRecording *whole;
 } HlReportOptions;
 
 /* hl_report_to_json () with OPTIONS (NULL: none). */
