@@ -54,6 +54,7 @@ struct HlRecordStreams
   int         compress_nice, costs_nice;
   uint64_t    lag_running_ns, lag_finish_ns;  /* 0: the stream's defaults */
   double      follow_cpu_s;  /* the compress thread's CPU while the program ran */
+  const HlRecordProfiles *profiles;  /* borrowed; NULL or off: none */
 };
 
 /* What following a trace's costs gave: a recording, or why not. */
@@ -146,6 +147,14 @@ discover_cb (const char *name,
       hl_costs_stream_set_nice (costs, rs->costs_nice);
       if (rs->lag_running_ns != 0)
         hl_costs_stream_set_max_lag (costs, rs->lag_running_ns, rs->lag_finish_ns);
+      /* continuous heap profiles: written by the costs thread, whatever
+       * the stacks (the costs packet may not be saved) */
+      if (rs->profiles != NULL && rs->profiles->on)
+        {
+          hl_costs_stream_set_give_up (costs, FALSE);
+          hl_costs_stream_set_profiler (costs, hl_profile_writer_new (rs->profiles->dir, rs->profiles->every_ns,
+                                                                      rs->profiles->keep));
+        }
       hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
       g_hash_table_insert (rs->costs_of, g_strdup (trace), costs);
     }
@@ -223,12 +232,14 @@ costs_free (gpointer p)
 }
 
 HlRecordStreams *
-hl_record_streams_start (pid_t    pid,
-                         uint64_t since_wall_ns,
-                         int      level,
-                         bool     costs)
+hl_record_streams_start (pid_t                   pid,
+                         uint64_t                since_wall_ns,
+                         int                     level,
+                         bool                    costs,
+                         const HlRecordProfiles *profiles)
 {
   HlRecordStreams *rs = g_new0 (HlRecordStreams, 1);
+  rs->profiles = profiles;
   rs->family = hl_launch_family_new ((uint32_t) pid, since_wall_ns);
   rs->level = level;
   rs->costs = costs;

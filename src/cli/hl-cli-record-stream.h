@@ -11,17 +11,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hl-cli-record-profiles.h"
+
 typedef struct HlRecordStreams HlRecordStreams;
 
 /* Starts following the sessions of PID and its descendants that started at
  * or after SINCE_WALL_NS (CLOCK_REALTIME), compressing their traces at zstd
  * LEVEL and, with COSTS, computing their saved costs from the same packets
- * (hl-recording-costs-stream.h). NULL when the thread cannot start (then
- * compress at the end). */
-HlRecordStreams *hl_record_streams_start  (pid_t    pid,
-                                           uint64_t since_wall_ns,
-                                           int      level,
-                                           bool     costs);
+ * (hl-recording-costs-stream.h) and, with PROFILES on (borrowed for the
+ * streams' life), writing each trace's continuous heap profiles from
+ * them. NULL when the thread cannot start (then compress at the end). */
+HlRecordStreams *hl_record_streams_start  (pid_t                   pid,
+                                           uint64_t                since_wall_ns,
+                                           int                     level,
+                                           bool                    costs,
+                                           const HlRecordProfiles *profiles);
 /* Stops following (joins the thread). */
 void             hl_record_streams_stop   (HlRecordStreams *rs);
 /* Finishes the stream of TRACE: true when TRACE is now compressed. False

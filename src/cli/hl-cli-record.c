@@ -25,6 +25,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-record-names.h"
+#include "hl-cli-record-profiles.h"
 #include "hl-cli-record-prune.h"
 #include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
@@ -88,6 +89,7 @@ usage (FILE *out)
            "  --costs                  always save them, even when they could not be\n"
            "                           computed while the program ran (one costs-only\n"
            "                           load once it has exited)\n"
+           HL_RECORD_PROFILES_USAGE
            "  -h, --help               this help\n");
 }
 
@@ -613,6 +615,7 @@ hl_cli_record (int    argc,
    * compression takes in (hl-recording-costs-stream.h): nothing is left
    * for after it exits but its last packets. */
   CostsMode costs = COSTS_FOLLOWED;
+  g_auto (HlRecordProfiles) profiles = { 0 };
   int i = 1;
   for (; i < argc; i++)
     {
@@ -661,6 +664,8 @@ hl_cli_record (int    argc,
         costs = COSTS_NONE;
       else if (strcmp (a, "--costs") == 0)
         costs = COSTS_ALWAYS;
+      else if (hl_record_profiles_parse_arg (&profiles, argc, argv, &i))
+        ;
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
@@ -700,6 +705,14 @@ hl_cli_record (int    argc,
                sample_bytes);
       return 2;
     }
+
+#ifdef HL_HAVE_ZSTD
+  bool followed = compress && costs != COSTS_NONE;
+#else
+  bool followed = false;
+#endif
+  if (hl_record_profiles_check (&profiles, followed) != 0)
+    return 2;
 
   char preload[PATH_MAX];
   if (!find_preload (preload, sizeof preload))
@@ -823,7 +836,7 @@ hl_cli_record (int    argc,
   void *streams = NULL;
 #ifdef HL_HAVE_ZSTD
   if (compress)
-    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL, costs != COSTS_NONE);
+    streams = hl_record_streams_start (pid, start_wall_ns, RECORD_ZSTD_LEVEL, costs != COSTS_NONE, &profiles);
 #endif
 
   static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };

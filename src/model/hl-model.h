@@ -24,6 +24,7 @@
 /* Saved costs: computed while a program runs (record), saved after */
 #include "hl-recording-costs-packet.h"
 #include "hl-recording-costs-stream.h"
+#include "hl-profile-writer.h"
 
 /* Live sessions: found, watched, read (`top` reads the call-site table
  * itself, symbolizing only the sites it shows) */

@@ -614,6 +614,33 @@ weight_of (const HlAggregate *self,
   return key != NULL ? key[1] : 1;
 }
 
+static void
+sum_live_one (const HlAggregate *self,
+              const HlAggLive   *r,
+              guint              n_stacks,
+              guint64           *objects,
+              guint64           *bytes)
+{
+  if (r->id_plus_1 == 0 || r->stack >= n_stacks)
+    return;
+  objects[r->stack] += weight_of (self, r->id_plus_1 - 1);
+  bytes[r->stack] += r->size;
+}
+
+void
+hl_aggregate_sum_live (const HlAggregate *self,
+                       guint              n_stacks,
+                       guint64           *objects,
+                       guint64           *bytes)
+{
+  for (guint64 i = 0; i < HL_AGG_RING_SLOTS; i++)
+    sum_live_one (self, &self->ring[i], n_stacks, objects, bytes);
+  if (self->n_live == 0)
+    return;
+  for (guint64 i = 0; i <= self->live_mask; i++)
+    sum_live_one (self, &self->live[i], n_stacks, objects, bytes);
+}
+
 void
 hl_aggregate_alloc (HlAggregate *self,
                     guint64      id,

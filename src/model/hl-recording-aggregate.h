@@ -85,6 +85,15 @@ guint64      hl_aggregate_n_waiting      (const HlAggregate *self);
 void         hl_aggregate_finish         (HlAggregate *self);
 gboolean     hl_aggregate_order_broken   (const HlAggregate *self);
 
+/* At any moment: the allocations live now (every one applied, whether
+ * its heap-curve point was released or not), per internal stack below
+ * N_STACKS: OBJECTS[s] gets the allocations they stand for (their
+ * weights), BYTES[s] their weighted bytes (added to what is there). */
+void         hl_aggregate_sum_live       (const HlAggregate *self,
+                                          guint              n_stacks,
+                                          guint64           *objects,
+                                          guint64           *bytes);
+
 /* After hl_aggregate_finish(): */
 void         hl_aggregate_get_peak       (const HlAggregate *self,
                                           guint64           *peak_bytes,

@@ -108,6 +108,8 @@ struct _HlCostsStream
   guint64        applied_bytes, applied_ns;
   guint64        trailing;      /* bytes after the packets, as the last poll saw them */
   char          *failure;       /* why no payload, NULL while it follows */
+  HlProfileWriter *profiler;    /* continuous profiles, NULL without */
+  gboolean       profile_failed;/* said once */
 };
 
 HlCostsStream *
@@ -201,7 +203,22 @@ hl_costs_stream_free (HlCostsStream *self)
   g_hash_table_unref (self->writers);
   g_free (self->failure);
   g_free (self->lag_reason);
+  hl_profile_writer_free (self->profiler);
   g_free (self);
+}
+
+void
+hl_costs_stream_set_profiler (HlCostsStream   *self,
+                              HlProfileWriter *writer)
+{
+  hl_profile_writer_free (self->profiler);
+  self->profiler = writer;
+}
+
+guint64
+hl_costs_stream_n_profiles (const HlCostsStream *self)
+{
+  return self->profiler != NULL ? hl_profile_writer_n_written (self->profiler) : 0;
 }
 
 void
@@ -307,6 +324,8 @@ fail (HlCostsStream *self,
   self->failure = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   g_atomic_int_set (&self->failed, 1);
+  if (self->profiler != NULL)
+    g_printerr ("heaplens: heap profiles stopped: %s\n", self->failure);
   /* what was built is of no further use: let its memory go */
   g_clear_object (&self->rec);
 }
@@ -588,6 +607,37 @@ run_chunk (HlCostsStream *self,
   return TRUE;
 }
 
+/* The profiles of the packets applied so far (the end of a poll: every
+ * packet of it applied), on the stream's thread. */
+static void
+write_profile (HlCostsStream *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->failure != NULL || self->rec == NULL)
+    return;
+  if (!hl_profile_writer_write (self->profiler, self->rec, self->pid, &error) && !self->profile_failed)
+    {
+      self->profile_failed = TRUE;
+      g_printerr ("heaplens: heap profile not written: %s\n", error->message);
+    }
+}
+
+/* The next chunk; with profiles, NULL when one is due before it comes. */
+static Chunk *
+next_chunk (HlCostsStream *self)
+{
+  gint64 wait_us;
+
+  /* given up: no profile to write any more (fail() said so) */
+  if (self->profiler == NULL || self->failure != NULL)
+    return g_async_queue_pop (self->queue);
+  wait_us = hl_profile_writer_due_us (self->profiler) - g_get_monotonic_time ();
+  if (wait_us <= 0)
+    return NULL;
+  return g_async_queue_timeout_pop (self->queue, (guint64) wait_us);
+}
+
 /* Applies the queued chunks until the last one; the first thread
  * (STOPPABLE) until hurry() too. */
 static void
@@ -600,7 +650,12 @@ apply_queue (HlCostsStream *self,
 
       if (stoppable && g_atomic_int_get (&self->hurried))
         return;
-      c = g_async_queue_pop (self->queue);
+      c = next_chunk (self);
+      if (c == NULL)
+        {
+          write_profile (self);
+          continue;
+        }
       if (c->handover)
         {
           chunk_free (c);
@@ -807,6 +862,9 @@ hl_costs_stream_finish (HlCostsStream *self,
       give_up_lag (self, lag, "at the end");
   }
   stop_thread (self);
+  /* every packet applied: the last profile */
+  if (self->profiler != NULL && !g_atomic_int_get (&self->lagged))
+    write_profile (self);
   if (self->failure == NULL && g_atomic_int_get (&self->lagged))
     fail (self, "%s", self->lag_reason);
   if (self->failure == NULL && self->packets == 0)

@@ -32,6 +32,7 @@
 
 #include <glib.h>
 
+#include "hl-profile-writer.h"
 #include "hl-recording.h"
 #include "hl-trace-reader.h"
 
@@ -74,6 +75,16 @@ HlRecording   *hl_costs_stream_finish (HlCostsStream *self,
  * same order: the recording does not change. May be called from any
  * thread, at any time before finish(); later calls do nothing. */
 void           hl_costs_stream_hurry  (HlCostsStream *self);
+
+/* Continuous heap profiles (hl-profile-writer.h): the stream's thread
+ * writes WRITER's profiles when they are due, between two polls' packets
+ * (it waits for the next poll's no longer than that), and a last one at
+ * finish() once every packet was applied. Takes WRITER; before the first
+ * take(). A profile not written is said on stderr (the first failure). */
+void           hl_costs_stream_set_profiler (HlCostsStream   *self,
+                                             HlProfileWriter *writer);
+/* Profiles written so far. */
+guint64        hl_costs_stream_n_profiles   (const HlCostsStream *self);
 
 /* At most KEEP points wait for the watermark (HL_COSTS_STREAM_KEEP):
  * tests make it small to see a release too early caught. */
