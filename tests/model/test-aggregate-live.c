@@ -5,6 +5,8 @@
  * out of order), most blocks freed young, some kept across many thousand
  * later ids (pushed out of the ring), frees by id and by address, second
  * frees; then the leaks, per stack, and the temporaries. */
+#include <string.h>
+
 #include "hl-recording-aggregate.h"
 
 typedef struct
@@ -158,6 +160,28 @@ test_random (void)
             stack_blocks[r->stack]++;
           }
       }
+      /* the live blocks per stack at this moment (hl_aggregate_sum_live:
+       * what a continuous inuse profile holds), before the finish */
+      {
+        guint64 objects[N_STACKS] = { 0 }, bytes[N_STACKS] = { 0 };
+        guint64 want_objects[N_STACKS] = { 0 }, want_bytes[N_STACKS] = { 0 };
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init (&it, ref);
+        while (g_hash_table_iter_next (&it, NULL, &value))
+          {
+            const Ref *r = value;
+            want_objects[r->stack]++;
+            want_bytes[r->stack] += r->size;
+          }
+        hl_aggregate_sum_live (agg, N_STACKS, objects, bytes);
+        for (guint s = 0; s < N_STACKS; s++)
+          {
+            g_assert_cmpuint (objects[s], ==, want_objects[s]);
+            g_assert_cmpuint (bytes[s], ==, want_bytes[s]);
+          }
+      }
       hl_aggregate_finish (agg);
       {
         guint64 bytes, blocks;
@@ -180,11 +204,43 @@ test_random (void)
     }
 }
 
+/* Weighted blocks (a sampled recording's): each counts its weight in
+ * objects, its (already weighted) size in bytes; stacks past N_STACKS
+ * are left out; a freed block no longer counts. */
+static void
+test_sum_live_weights (void)
+{
+  HlAggregate *agg = hl_aggregate_new (NULL);
+  guint64 thread_last[1] = { G_MAXUINT64 };
+  guint64 objects[2] = { 0 }, bytes[2] = { 0 };
+  gboolean temporary;
+
+  hl_aggregate_alloc (agg, 0, 1, 0, 0, 0, 100, 0x1000, 1);
+  hl_aggregate_alloc (agg, 1, 2, 1, 0, 0, 4096 * 3, 0x2000, 3);
+  hl_aggregate_alloc (agg, 2, 3, 2, 0, 1, 50 * 7, 0x3000, 7);
+  hl_aggregate_alloc (agg, 3, 4, 3, 0, 5, 999, 0x4000, 2);
+  hl_aggregate_sum_live (agg, 2, objects, bytes);
+  g_assert_cmpuint (objects[0], ==, 4);
+  g_assert_cmpuint (bytes[0], ==, 100 + 4096 * 3);
+  g_assert_cmpuint (objects[1], ==, 7);
+  g_assert_cmpuint (bytes[1], ==, 350);
+  g_assert_true (hl_aggregate_free_id (agg, 1, 5, 4, thread_last, FALSE, &temporary, NULL));
+  memset (objects, 0, sizeof objects);
+  memset (bytes, 0, sizeof bytes);
+  hl_aggregate_sum_live (agg, 2, objects, bytes);
+  g_assert_cmpuint (objects[0], ==, 1);
+  g_assert_cmpuint (bytes[0], ==, 100);
+  g_assert_cmpuint (objects[1], ==, 7);
+  hl_aggregate_finish (agg);
+  hl_aggregate_free (agg);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/aggregate/live-random", test_random);
+  g_test_add_func ("/aggregate/sum-live-weights", test_sum_live_weights);
   return g_test_run ();
 }
