@@ -8,7 +8,8 @@
 # one every 10 s, then the means of the first and the last minute.
 # SAMPLE_BYTES (default 4096: far more samples than the 524288 of
 # --sample, to make any growth show) and EVERY (default 60s) change the
-# options. Not part of the test suite.
+# options; PROFILES=0 records without profiles (the control). Not part of
+# the test suite.
 set -eu
 build=$(cd "${1:?usage: bench/profiles-rss.sh BUILD [SECONDS]}" && pwd)
 secs=${2:-600}
@@ -17,8 +18,12 @@ tmp=$(mktemp -d)
 trap 'kill $plain $rec 2> /dev/null || true; rm -rf "$tmp"' EXIT
 cc -O1 -fno-omit-frame-pointer -I "$here/../include" -o "$tmp/t-profiles" "$here/../tests/e2e/t-profiles.c"
 rss () { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2> /dev/null || echo 0; }
-"$build/src/cli/heaplens-cli" record --sample-bytes "${SAMPLE_BYTES:-4096}" --profile-every "${EVERY:-60s}" \
-  --profile-dir "$tmp/prof" -o "$tmp/t.hltrace" -- "$tmp/t-profiles" "$secs" > /dev/null 2> "$tmp/record.err" &
+if [ "${PROFILES:-1}" = 0 ]; then
+  set -- --sample-bytes "${SAMPLE_BYTES:-4096}"
+else
+  set -- --sample-bytes "${SAMPLE_BYTES:-4096}" --profile-every "${EVERY:-60s}" --profile-dir "$tmp/prof"
+fi
+"$build/src/cli/heaplens-cli" record "$@" -o "$tmp/t.hltrace" -- "$tmp/t-profiles" "$secs" > /dev/null 2> "$tmp/record.err" &
 rec=$!
 "$tmp/t-profiles" "$secs" > /dev/null &
 plain=$!

@@ -38,6 +38,11 @@
 #define HL_RECORD_COMPRESS_NICE 0
 #define HL_RECORD_COSTS_NICE    10
 
+/* The costs thread's lag allowed with heap profiles (it also symbolizes):
+ * 5 s while the program runs, the default 1 s after. */
+#define HL_RECORD_PROFILES_LAG_NS        ((uint64_t) 5000000000u)
+#define HL_RECORD_PROFILES_FINISH_LAG_NS ((uint64_t) 1000000000u)
+
 struct HlRecordStreams
 {
   HlLaunchFamily *family;    /* the program's processes */
@@ -152,6 +157,11 @@ discover_cb (const char *name,
       if (rs->profiles != NULL && rs->profiles->on)
         {
           hl_costs_stream_set_give_up (costs, FALSE);
+          /* the first profile loads the modules' symbols on that thread
+           * (a second or more for a large program): more lag allowed
+           * while the program runs, unless set by hand */
+          if (rs->lag_running_ns == 0)
+            hl_costs_stream_set_max_lag (costs, HL_RECORD_PROFILES_LAG_NS, HL_RECORD_PROFILES_FINISH_LAG_NS);
           hl_costs_stream_set_profiler (costs, hl_profile_writer_new (rs->profiles->dir, rs->profiles->every_ns,
                                                                       rs->profiles->keep));
         }
@@ -355,6 +365,9 @@ hl_record_streams_finish (HlRecordStreams *rs,
       g_hash_table_insert (rs->payloads, g_strdup (trace), g_steal_pointer (&job.result));
     }
   g_clear_pointer (&job.result, costs_result_free);
+  if (costs != NULL && rs->profiles != NULL && rs->profiles->on)
+    fprintf (stderr, _("heaplens: %llu heap profiles of %s in %s\n"),
+             (unsigned long long) hl_costs_stream_n_profiles (costs), trace, rs->profiles->dir);
   g_hash_table_remove (rs->costs_of, trace);
   if (timing)
     fprintf (stderr, "heaplens: timing: %.3f s to compress the last of %.1f MiB, then %.3f s to sync and rename "
