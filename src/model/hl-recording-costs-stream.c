@@ -110,6 +110,7 @@ struct _HlCostsStream
   char          *failure;       /* why no payload, NULL while it follows */
   HlProfileWriter *profiler;    /* continuous profiles, NULL without */
   gboolean       profile_failed;/* said once */
+  guint64        n_profiles;    /* written, once finish() freed the writer */
 };
 
 HlCostsStream *
@@ -218,7 +219,7 @@ hl_costs_stream_set_profiler (HlCostsStream   *self,
 guint64
 hl_costs_stream_n_profiles (const HlCostsStream *self)
 {
-  return self->profiler != NULL ? hl_profile_writer_n_written (self->profiler) : 0;
+  return self->profiler != NULL ? hl_profile_writer_n_written (self->profiler) : self->n_profiles;
 }
 
 void
@@ -862,9 +863,15 @@ hl_costs_stream_finish (HlCostsStream *self,
       give_up_lag (self, lag, "at the end");
   }
   stop_thread (self);
-  /* every packet applied: the last profile */
+  /* every packet applied: the last profile; what fails from here on is
+   * the costs packet's, not the profiles' */
   if (self->profiler != NULL && !g_atomic_int_get (&self->lagged))
     write_profile (self);
+  if (self->profiler != NULL)
+    {
+      self->n_profiles = hl_profile_writer_n_written (self->profiler);
+      g_clear_pointer (&self->profiler, hl_profile_writer_free);
+    }
   if (self->failure == NULL && g_atomic_int_get (&self->lagged))
     fail (self, "%s", self->lag_reason);
   if (self->failure == NULL && self->packets == 0)
