@@ -26,6 +26,7 @@
 #include "hl-cli-commands.h"
 #include "hl-cli-record-names.h"
 #include "hl-cli-record-profiles.h"
+#include "hl-cli-record-usage.h"
 #include "hl-cli-record-prune.h"
 #include "hl-cli-record-salvage.h"
 #include "hl-cli-session-file.h"
@@ -55,42 +56,6 @@ timing_step (const char *what)
 {
   if (timing_on () && exited_at_us != 0)
     fprintf (stderr, "heaplens: timing: +%.3f s %s\n", (double) (g_get_monotonic_time () - exited_at_us) / 1e6, what);
-}
-
-static void
-usage (FILE *out)
-{
-  fprintf (out,
-           "Usage: heaplens-cli record [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
-           "Runs PROGRAM under the Heaplens preload and writes a trace.\n\n"
-           "Options:\n"
-           "  -o, --output FILE        write the program's trace to FILE, its children's and\n"
-           "                           its other images' beside it (default: a folder of\n"
-           "                           its own, $XDG_STATE_HOME/heaplens/PROG-DATE-TIME)\n"
-           "  -d, --output-dir DIR     make that folder in DIR instead\n"
-           "  --unwind fp|libunwind    stack unwinder (default: libunwind)\n"
-           "  --depth N                at most N frames per stack (default: 128)\n"
-           "  --sample-bytes N, --sample\n"
-           "                           sampling mode: record a block with probability\n"
-           "                           1 - exp (-size / N) (Poisson on bytes, N 524288\n"
-           "                           for --sample); counters stay exact\n"
-           "  --fine-clock MS          time the first MS milliseconds with the fine clock\n"
-           "                           (32.8 us grains; default 50, 0 for none; after\n"
-           "                           them the coarse clock's 4 ms ticks)\n"
-           "  --no-follow, --no-children\n"
-           "                           do not record forked children and exec'd programs\n"
-           "  --no-compress            leave the trace uncompressed (default: zstd frames\n"
-           "                           once the program has exited)\n"
-           "  --no-costs               do not save the costs `report` reads (by default\n"
-           "                           they are computed while the program runs and\n"
-           "                           saved when they add at most 5 %% to a compressed\n"
-           "                           trace of 1 MiB and more, so that report need not\n"
-           "                           decode the events; see docs/cli.md)\n"
-           "  --costs                  always save them, even when they could not be\n"
-           "                           computed while the program ran (one costs-only\n"
-           "                           load once it has exited)\n"
-           HL_RECORD_PROFILES_USAGE
-           "  -h, --help               this help\n");
 }
 
 /* The preload next to this build's heaplens-cli, else the installed one
@@ -629,7 +594,7 @@ hl_cli_record (int    argc,
         break;
       if (strcmp (a, "-h") == 0 || strcmp (a, "--help") == 0)
         {
-          usage (stdout);
+          hl_cli_record_usage (stdout);
           return 0;
         }
       if ((strcmp (a, "-o") == 0 || strcmp (a, "--output") == 0) && i + 1 < argc)
@@ -669,14 +634,14 @@ hl_cli_record (int    argc,
       else
         {
           fprintf (stderr, _("heaplens-cli record: unknown option '%s'\n"), a);
-          usage (stderr);
+          hl_cli_record_usage (stderr);
           return 2;
         }
     }
   if (i >= argc)
     {
       fprintf (stderr, _("heaplens-cli record: no program given\n"));
-      usage (stderr);
+      hl_cli_record_usage (stderr);
       return 2;
     }
   if (output != NULL && output_dir != NULL)
