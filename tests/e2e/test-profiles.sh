@@ -6,7 +6,8 @@
 # within 15 % of the live set the program kept, the alloc profiles sum to
 # within 5 % of what it allocated (and exactly to report --json's
 # estimate, the same weights), the labels carry program, pid, host and
-# phase=serve, and --profile-keep 3 keeps the newest three of each kind.
+# phase=serve, --profile-keep 3 keeps the newest three of each kind, and
+# HEAPLENS_PROFILE_DIR stands for --profile-dir.
 set -u
 B="${HL_BUILD_ROOT:?}"
 CLI="$B/src/cli/heaplens-cli"
@@ -40,7 +41,7 @@ if ! command -v go > /dev/null 2>&1; then
   echo "1..0 # SKIP go (golang-go) is not installed"
   exit 0
 fi
-echo "1..18"
+echo "1..19"
 
 P="$WORK/prof"
 "$CLI" record --sample-bytes 4096 --profile-every 0.5s --profile-dir "$P" -o "$WORK/t.hltrace" \
@@ -114,6 +115,12 @@ oldest_ms=$("$PY" -c 'import sys, datetime; d = datetime.datetime.strptime(sys.a
 print(int(d.timestamp()) * 1000 + int(sys.argv[2]))' $oldest)
 eq "--profile-keep 3: the oldest left is from the last 1.6 s of the 3 s run (the older were removed)" \
   "$([ $((oldest_ms - start_ms)) -ge 1400 ] && echo yes)" yes
+
+# HEAPLENS_PROFILE_DIR stands for --profile-dir
+HEAPLENS_PROFILE_DIR="$WORK/env" "$CLI" record --sample-bytes 4096 --profile-every 0.2s -o "$WORK/e.hltrace" \
+  -- "$T" 0.5 > /dev/null 2>&1
+eq "HEAPLENS_PROFILE_DIR: profiles there, in pairs" \
+  "$(n_i=$(ls "$WORK/env" 2> /dev/null | grep -c 'inuse'); n_a=$(ls "$WORK/env" 2> /dev/null | grep -c 'alloc'); [ "$n_i" -ge 2 ] && [ "$n_i" = "$n_a" ] && echo yes)" yes
 
 # bad options are usage errors
 "$CLI" record --profile-every 0 --profile-dir "$WORK/x" -- /bin/true > /dev/null 2>&1; s1=$?
