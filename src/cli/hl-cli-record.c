@@ -910,7 +910,11 @@ hl_cli_record (int    argc,
       HlCliSession *s = &root->s;
       char peak[32], leaked[32];
       human_bytes (peak, sizeof peak, s->peak_heap_bytes);
-      uint64_t live = s->bytes_allocated >= s->bytes_freed ? s->bytes_allocated - s->bytes_freed : 0;
+      /* sampling mode counts the heap in usable sizes (bytes freed too,
+       * docs/capture.md): requested bytes less usable ones would go below
+       * zero, so the heap word is what is left */
+      uint64_t live = s->header.sample_bytes != 0 ? s->heap_bytes
+                      : s->bytes_allocated >= s->bytes_freed ? s->bytes_allocated - s->bytes_freed : 0;
       human_bytes (leaked, sizeof leaked, live);
       uint64_t known_frees = s->n_frees - (s->frees_unknown < s->n_frees ? s->frees_unknown : s->n_frees);
       uint64_t blocks = s->n_allocs >= known_frees ? s->n_allocs - known_frees : 0;
