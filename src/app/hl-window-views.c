@@ -489,10 +489,14 @@ hl_window_start_analysis (HlWindow *self)
       /* The saved costs have no times: the views keep what they show and
        * the filter applies when the events have loaded (on_loaded
        * analyses them with the session's filters). */
+      const char *waiting = hl_filter_has_time_range (filter)
+                              ? _("The time range applies once the events are loaded")
+                              : _("The filter applies once the events are loaded");
+
       if (!self->filters_waiting)
-        hl_window_show_toast (self, _("The time range applies once the events are loaded"));
+        hl_window_show_toast (self, waiting);
       self->filters_waiting = TRUE;
-      gtk_label_set_label (self->events_label, _("The time range applies once the events are loaded"));
+      gtk_label_set_label (self->events_label, waiting);
       return;
     }
   hl_timing_mark (&mark);
@@ -552,6 +556,16 @@ on_show_in_call_tree (HlWindow *self,
     hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
 
+/* A bar of the size histogram clicked: its sizes become the session's
+ * size filter (a chip in the filter bar removes it). */
+static void
+on_size_range_chosen (HlWindow *self,
+                      guint64   min_size,
+                      guint64   max_size)
+{
+  hl_view_state_set_size_range (self->session, min_size, max_size);
+}
+
 void
 hl_window_forget_analysis (HlWindow *self)
 {
@@ -581,6 +595,8 @@ hl_window_init_views (HlWindow *self)
                             G_CALLBACK (on_visible_view_changed), self);
   g_signal_connect_swapped (hl_call_tree_view_get_functions_view (self->call_tree_view), "function-selected",
                             G_CALLBACK (on_function_selected), self);
+  g_signal_connect_swapped (self->allocations_view, "size-range-chosen",
+                            G_CALLBACK (on_size_range_chosen), self);
 }
 
 void
