@@ -139,19 +139,28 @@ nice_step (guint64  max,
   return (guint64) (10 * base);
 }
 
+#define TICK_SPACING 14.0   /* the least gap between two tick labels */
+
+/* A tick and its label at VALUE, unless it would touch the one below
+ * (LAST_Y, updated). */
 static void
 draw_tick (cairo_t                *cr,
            PangoLayout            *layout,
            const HlHistogramStyle *style,
            guint64                 value,
-           guint64                 max)
+           guint64                 max,
+           double                 *last_y)
 {
   double fg = style->dark ? 1.0 : 0.0;
   double left = chart_left (style), y;
-  g_autofree char *text = format_value (style, value);
+  g_autofree char *text = NULL;
   int tw, th;
 
   y = chart_top (style) + chart_height (style) * (1 - scaled (style, value, max));
+  if (*last_y - y < TICK_SPACING)
+    return;
+  *last_y = y;
+  text = format_value (style, value);
   cairo_set_source_rgba (cr, fg, fg, fg, 0.12);
   cairo_rectangle (cr, left, floor (y) + 0.0, style->width - left, 1);
   cairo_fill (cr);
@@ -172,7 +181,7 @@ draw_axis (cairo_t                 *cr,
            const HlHistogramStyle  *style)
 {
   guint64 max = max_value (n, buckets, style);
-  double fg = style->dark ? 1.0 : 0.0;
+  double fg = style->dark ? 1.0 : 0.0, last_y = G_MAXDOUBLE;
   g_autofree char *caption = hl_histogram_caption (style);
 
   cairo_set_source_rgba (cr, fg, fg, fg, 0.7);
@@ -180,21 +189,21 @@ draw_axis (cairo_t                 *cr,
   cairo_move_to (cr, 0, 0);
   pango_cairo_show_layout (cr, layout);
 
-  draw_tick (cr, layout, style, 0, max);
+  draw_tick (cr, layout, style, 0, max, &last_y);
   if (style->log_scale)
     {
       /* 1, 10, 100… (1, 1 KiB, 1 MiB… for bytes) */
       double factor = style->by_bytes ? 1024 : 10;
 
       for (double v = 1; v <= (double) max; v *= factor)
-        draw_tick (cr, layout, style, (guint64) v, max);
+        draw_tick (cr, layout, style, (guint64) v, max, &last_y);
     }
   else
     {
       guint64 step = nice_step (max, style->by_bytes);
 
       for (guint64 v = step; v <= max && step > 0; v += step)
-        draw_tick (cr, layout, style, v, max);
+        draw_tick (cr, layout, style, v, max, &last_y);
     }
 }
 
@@ -356,6 +365,21 @@ hl_histogram_snapshot (GtkWidget   *widget,
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, style.width, style.height));
   hl_histogram_draw (cr, self->buckets->len, (const HlHistogramBucket *) (gpointer) self->buckets->data, &style);
   cairo_destroy (cr);
+}
+
+guint
+hl_histogram_get_n_buckets (HlHistogram *self)
+{
+  g_return_val_if_fail (HL_IS_HISTOGRAM (self), 0);
+  return self->buckets->len;
+}
+
+const HlHistogramBucket *
+hl_histogram_get_bucket (HlHistogram *self,
+                         guint        i)
+{
+  g_return_val_if_fail (HL_IS_HISTOGRAM (self), NULL);
+  return i < self->buckets->len ? &g_array_index (self->buckets, HlHistogramBucket, i) : NULL;
 }
 
 char *

@@ -63,6 +63,10 @@ void       hl_histogram_set_by_bytes(HlHistogram             *self,
 void       hl_histogram_set_log_scale (HlHistogram           *self,
                                        gboolean               log_scale);
 gboolean   hl_histogram_get_log_scale (HlHistogram           *self);
+guint      hl_histogram_get_n_buckets (HlHistogram           *self);
+/* Bucket I as set (borrowed), or NULL. */
+const HlHistogramBucket *hl_histogram_get_bucket (HlHistogram *self,
+                                                  guint        i);
 /* The tooltip of bar I: "64 B to 127 B: 1,024 allocations, 96.0 KiB". */
 char      *hl_histogram_describe_bar (HlHistogram            *self,
                                       guint                   i);

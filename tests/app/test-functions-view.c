@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <adwaita.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "hl-app-test.h"
@@ -22,61 +21,13 @@
 static HlApplication *app;
 static char *trace;       /* the demo's recording */
 
-static char *
-build_path (const char *dir,
-            const char *name)
-{
-  const char *root = g_getenv ("HL_BUILD_ROOT");
-
-  g_assert_nonnull (root);
-  return g_build_filename (root, dir, name, NULL);
-}
-
-/* The standard output of heaplens-cli ARGS… (it must succeed). */
-static char *
-run_cli (const char *first,
-         ...)
-{
-  g_autofree char *cli = build_path ("src/cli", "heaplens-cli");
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-  int status = 0;
-  va_list ap;
-
-  g_ptr_array_add (argv, cli);
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                               &out, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  return out;
-}
-
-static void
-record_demo (void)
-{
-  g_autofree char *dir = g_dir_make_tmp ("hl-functions-XXXXXX", NULL);
-  g_autofree char *demo = build_path ("examples", "heaplens-demo");
-  g_autofree char *out = NULL;
-
-  g_assert_nonnull (dir);
-  trace = g_build_filename (dir, "demo.hltrace", NULL);
-  out = run_cli ("record", "-o", trace, "--", demo, "--seconds", "1", NULL);
-  g_assert_true (g_file_test (trace, G_FILE_TEST_EXISTS));
-}
-
 /* Self costs by the CLI: the collapsed stacks' lines whose innermost
  * (last) frame is a function, summed per function ("NAME [inline]" as
  * NAME). */
 static GHashTable *
 collapsed_self (const char *cost)
 {
-  g_autofree char *out = run_cli ("flamegraph", trace, "--cost", cost, NULL);
+  g_autofree char *out = hl_app_test_run_cli ("flamegraph", trace, "--cost", cost, NULL);
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
   GHashTable *self = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
@@ -111,7 +62,7 @@ report_function (JsonParser *parser,
                  const char *name,
                  const char *module)
 {
-  g_autofree char *out = run_cli ("report", trace, "--function", name, "--json", NULL);
+  g_autofree char *out = hl_app_test_run_cli ("report", trace, "--function", name, "--json", NULL);
   g_autoptr(GError) error = NULL;
   JsonArray *matches;
 
@@ -281,7 +232,7 @@ test_flat_list (void)
   guint n, n_demo = 0, checked = 0;
   guint64 sum_self = 0;
 
-  record_demo ();
+  trace = hl_app_test_record_demo ();
   self_bytes = collapsed_self ("bytes");
   self_calls = collapsed_self ("allocations");
   file = g_file_new_for_path (trace);
@@ -319,7 +270,7 @@ test_flat_list (void)
         n_demo++;
     }
   {
-    g_autofree char *out = run_cli ("report", trace, "--json", NULL);
+    g_autofree char *out = hl_app_test_run_cli ("report", trace, "--json", NULL);
     g_autoptr(JsonParser) parser = json_parser_new ();
     JsonObject *root, *summary;
 
@@ -418,13 +369,7 @@ main (int   argc,
     return g_test_run ();
   g_test_add_func ("/functions-view/flat-list", test_flat_list);
   ret = g_test_run ();
-  if (trace != NULL)
-    {
-      g_autofree char *dir = g_path_get_dirname (trace);
-
-      g_unlink (trace);
-      g_rmdir (dir);
-    }
+  hl_app_test_remove_demo (trace);
   g_free (trace);
   g_object_unref (app);
   return ret;
