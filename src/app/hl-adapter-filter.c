@@ -159,6 +159,15 @@ hl_adapter_filter_menu (HlRecording *recording)
       g_hash_table_add (seen, g_strdup (mods[i].name));
     }
 
+  {
+    g_autoptr(GMenu) by = g_menu_new ();
+
+    /* first, above lists that can be long: the CLI's --filter
+     * function=, function~= and size= */
+    g_menu_append (by, _("_Function…"), "win.filter-function");
+    g_menu_append (by, _("_Size Range…"), "win.filter-size");
+    g_menu_append_section (menu, _("Filter By"), G_MENU_MODEL (by));
+  }
   if (g_menu_model_get_n_items (G_MENU_MODEL (threads)) > 0)
     g_menu_append_section (menu, _("Threads"), G_MENU_MODEL (threads));
   if (g_menu_model_get_n_items (G_MENU_MODEL (metadata)) > 0)
@@ -166,13 +175,8 @@ hl_adapter_filter_menu (HlRecording *recording)
   if (g_menu_model_get_n_items (G_MENU_MODEL (modules)) > 0)
     g_menu_append_section (menu, _("Modules"), G_MENU_MODEL (modules));
   {
-    g_autoptr(GMenu) by = g_menu_new ();
     g_autoptr(GMenu) clear = g_menu_new ();
 
-    /* the CLI's --filter function=/function~= and size= */
-    g_menu_append (by, _("_Function…"), "win.filter-function");
-    g_menu_append (by, _("_Size Range…"), "win.filter-size");
-    g_menu_append_section (menu, _("Filter By"), G_MENU_MODEL (by));
     g_menu_append (clear, _("_Remove All Filters"), "win.clear-filters");
     g_menu_append_section (menu, NULL, G_MENU_MODEL (clear));
   }
