@@ -482,10 +482,19 @@ hl_functions_view_set_neighbours (HlFunctionsView *self,
     }
   gtk_single_selection_set_model (self->callers, callers);
   gtk_single_selection_set_model (self->callees, callees);
-  /* Translators: heading of the functions that call the chosen one, %s its name */
-  callers_text = g_strdup_printf (_("Callers of %s"), hl_function_row_get_name (of));
-  /* Translators: heading of the functions the chosen one calls, %s its name */
-  callees_text = g_strdup_printf (_("Callees of %s"), hl_function_row_get_name (of));
+  if (callers != NULL && g_list_model_get_n_items (callers) > 0)
+    /* Translators: heading of the functions that call the chosen one, %s its name */
+    callers_text = g_strdup_printf (_("Callers of %s"), hl_function_row_get_name (of));
+  else
+    /* Translators: heading of an empty callers list, %s the chosen function */
+    callers_text = g_strdup_printf (_("No callers of %s: it is the outermost frame"), hl_function_row_get_name (of));
+  if (callees != NULL && g_list_model_get_n_items (callees) > 0)
+    /* Translators: heading of the functions the chosen one calls, %s its name */
+    callees_text = g_strdup_printf (_("Callees of %s"), hl_function_row_get_name (of));
+  else
+    /* Translators: heading of an empty callees list, %s the chosen function */
+    callees_text = g_strdup_printf (_("No callees of %s: it called the allocator itself"),
+                                    hl_function_row_get_name (of));
   gtk_label_set_label (self->callers_heading, callers_text);
   gtk_label_set_label (self->callees_heading, callees_text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->callers_heading), callers_text);

@@ -282,6 +282,14 @@ test_flat_list (void)
   }
   hl_app_test_spin_until (has_neighbours, view);
   g_assert_true (hl_functions_view_get_selected (view) != NULL);
+  /* the heaviest, clone3, is the outermost frame: its empty callers say so */
+  if (g_list_model_get_n_items (hl_functions_view_get_callers (view)) == 0)
+    {
+      g_autofree char *none = g_strdup_printf ("No callers of %s: it is the outermost frame",
+                                               hl_function_row_get_name (hl_functions_view_get_selected (view)));
+
+      g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (view), none));
+    }
   save_shots (window, "functions-1400");
 
   /* the heaviest ten, and the demo's own functions */
