@@ -230,11 +230,27 @@ setup_columns (HlFunctionsView *self)
     {
       GtkColumnView *view = k == 0 ? self->callers_list : self->callees_list;
 
-      column = add_column (self, view, _("Function"), CELL_NAME, 0, NULL);
+      column = add_column (self, view, _("Function"), CELL_NAME, 0, name_sorter ());
       gtk_column_view_column_set_expand (column, TRUE);
       for (guint c = 0; c < HL_N_TREE_COSTS; c++)
-        add_column (self, view, hl_cost_get_column_label (c), CELL_EDGE, c, NULL);
+        {
+          column = add_column (self, view, hl_cost_get_column_label (c), CELL_EDGE, c,
+                               GTK_SORTER (gtk_custom_sorter_new (compare_total, GUINT_TO_POINTER (c), NULL)));
+          /* the largest edge by bytes first, as `report --function` lists them */
+          if (c == HL_COST_KIND_BYTES)
+            gtk_column_view_sort_by_column (view, column, GTK_SORT_DESCENDING);
+        }
     }
+}
+
+/* LIST sorted by VIEW's columns (NULL: none). */
+static GListModel *
+sorted_by (GtkColumnView *view,
+           GListModel    *list)
+{
+  if (list == NULL)
+    return NULL;
+  return G_LIST_MODEL (gtk_sort_list_model_new (g_object_ref (list), g_object_ref (gtk_column_view_get_sorter (view))));
 }
 
 /* ---- The flat list ------------------------------------------------------ */
@@ -480,8 +496,13 @@ hl_functions_view_set_neighbours (HlFunctionsView *self,
       clear_neighbours (self);
       return;
     }
-  gtk_single_selection_set_model (self->callers, callers);
-  gtk_single_selection_set_model (self->callees, callees);
+  {
+    g_autoptr(GListModel) sorted_callers = sorted_by (self->callers_list, callers);
+    g_autoptr(GListModel) sorted_callees = sorted_by (self->callees_list, callees);
+
+    gtk_single_selection_set_model (self->callers, sorted_callers);
+    gtk_single_selection_set_model (self->callees, sorted_callees);
+  }
   if (callers != NULL && g_list_model_get_n_items (callers) > 0)
     /* Translators: heading of the functions that call the chosen one, %s its name */
     callers_text = g_strdup_printf (_("Callers of %s"), hl_function_row_get_name (of));

@@ -119,6 +119,15 @@ check_edges (GListModel *list,
       const HlFrame *f = hl_function_row_get_frame (row);
       gboolean found = FALSE;
 
+      /* sorted by bytes, the largest edge first */
+      if (i > 0)
+        {
+          g_autoptr(HlFunctionRow) prev = g_list_model_get_item (list, i - 1);
+
+          g_assert_cmpuint (hl_function_row_get_total (prev, HL_COST_KIND_BYTES), >=,
+                            hl_function_row_get_total (row, HL_COST_KIND_BYTES));
+        }
+
       for (guint k = 0; k < json_array_get_length (edges) && !found; k++)
         {
           JsonObject *e = json_array_get_object_element (edges, k);
