@@ -2,7 +2,9 @@
  * event sink: N allocations over 2,000 stacks of depth 12 in 4 threads, 90 %
  * freed soon after. Prints the time of each step. Not a test.
  *
- *   model-bench [N_ALLOCATIONS]   (default 1000000)
+ *   model-bench [N_ALLOCATIONS [N_STACKS]]   (default 1000000 2000; with
+ *   more than 5,000 stacks their outer frames vary over 50,021 addresses,
+ *   so that the flat function list has tens of thousands of rows)
  */
 #include "hl-model.h"
 #include "hl-recording-builder.h"
@@ -23,7 +25,8 @@ main (int    argc,
   guint64 n = argc > 1 ? g_ascii_strtoull (argv[1], NULL, 10) : 1000000;
   g_autoptr (HlRecording) rec = hl_recording_new ();
   GRand *rand = g_rand_new_with_seed (42);
-  const guint n_stacks = 2000;
+  const guint n_stacks = argc > 2 ? (guint) g_ascii_strtoull (argv[2], NULL, 10) : 2000;
+  const guint spread = n_stacks > 5000 ? 50021 : 977;
   double t, t_total;
   guint64 live_ids[64] = { 0 };
   HlSummary s;
@@ -33,7 +36,7 @@ main (int    argc,
     {
       guint64 frames[12];
       for (guint i = 0; i < 12; i++)
-        frames[i] = 0x400000 + (i < 6 ? (st * 7 + i * 131) % 977 : (i * 4099) % 503) * 16;
+        frames[i] = 0x400000 + (i < 6 ? (st * 7 + i * 131) % spread : (i * 4099) % 503) * 16;
       hl_recording_append_stack (rec, st, frames, 12);
     }
 
@@ -66,6 +69,18 @@ main (int    argc,
     t = now_ms ();
     g_autoptr (HlFlameLayout) fl = hl_flame_layout_new (tree, HL_COST_KIND_BYTES, 0);
     printf ("flame layout: %.1f ms (%u rects)\n", now_ms () - t, hl_flame_layout_get_n_rects (fl));
+    t = now_ms ();
+    g_autoptr (GArray) functions = hl_analysis_get_functions (a, HL_COST_KIND_BYTES);
+    printf ("flat function list (Callers/Callees): %.1f ms (%u functions)\n", now_ms () - t, functions->len);
+    if (functions->len > 0)
+      {
+        const HlFrame *heaviest = g_array_index (functions, HlFunctionCosts, 0).frame;
+
+        t = now_ms ();
+        g_autoptr (GArray) callers = hl_analysis_get_callers (a, heaviest, HL_COST_KIND_BYTES);
+        g_autoptr (GArray) callees = hl_analysis_get_callees (a, heaviest, HL_COST_KIND_BYTES);
+        printf ("its heaviest's callers and callees: %.1f ms (%u, %u)\n", now_ms () - t, callers->len, callees->len);
+      }
   }
 
   for (int i = 0; i < 3; i++)

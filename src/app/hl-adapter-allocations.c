@@ -136,6 +136,8 @@ hl_adapter_histogram (HlAnalysis        *analysis,
   for (guint i = first; i <= last; i++, n++)
     {
       out[n].min_size = i == 0 ? 0 : G_GUINT64_CONSTANT (1) << (i - 1);
+      out[n].max_size = i == 0 ? 0 : i == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << i) - 1;
+      out[n].label = NULL;
       out[n].count = h.count[i];
       out[n].bytes = h.bytes[i];
     }

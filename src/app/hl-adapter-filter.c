@@ -46,6 +46,27 @@ hl_adapter_filter_labels (HlViewState *session,
   modules = hl_view_state_get_modules (session);
   for (guint i = 0; modules[i] != NULL; i++)
     APPLY (hl_filter_with_module (filter, modules[i]));
+  for (guint i = 0; i < hl_view_state_get_n_functions (session); i++)
+    {
+      const char *pattern;
+      gboolean regex;
+      HlFilter *next;
+
+      hl_view_state_get_function (session, i, &pattern, &regex);
+      /* a pattern is checked before it is added: a bad one is skipped */
+      next = regex ? hl_filter_with_function_regex (filter, pattern, NULL) : hl_filter_with_function (filter, pattern);
+      if (next != NULL)
+        {
+          hl_filter_unref (filter);
+          filter = next;
+        }
+    }
+  {
+    guint64 lo, hi;
+
+    if (hl_view_state_get_size_range (session, &lo, &hi))
+      APPLY (hl_filter_with_size_range (filter, lo, hi));
+  }
 #undef APPLY
   return filter;
 }
@@ -138,6 +159,15 @@ hl_adapter_filter_menu (HlRecording *recording)
       g_hash_table_add (seen, g_strdup (mods[i].name));
     }
 
+  {
+    g_autoptr(GMenu) by = g_menu_new ();
+
+    /* first, above lists that can be long: the CLI's --filter
+     * function=, function~= and size= */
+    g_menu_append (by, _("_Function…"), "win.filter-function");
+    g_menu_append (by, _("_Size Range…"), "win.filter-size");
+    g_menu_append_section (menu, _("Filter By"), G_MENU_MODEL (by));
+  }
   if (g_menu_model_get_n_items (G_MENU_MODEL (threads)) > 0)
     g_menu_append_section (menu, _("Threads"), G_MENU_MODEL (threads));
   if (g_menu_model_get_n_items (G_MENU_MODEL (metadata)) > 0)
@@ -146,6 +176,7 @@ hl_adapter_filter_menu (HlRecording *recording)
     g_menu_append_section (menu, _("Modules"), G_MENU_MODEL (modules));
   {
     g_autoptr(GMenu) clear = g_menu_new ();
+
     g_menu_append (clear, _("_Remove All Filters"), "win.clear-filters");
     g_menu_append_section (menu, NULL, G_MENU_MODEL (clear));
   }

@@ -33,6 +33,13 @@ struct _HlAllocationsView
   GtkColumnViewColumn *leaks_size_column;
 };
 
+enum {
+  SIZE_RANGE_CHOSEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 G_DEFINE_FINAL_TYPE (HlAllocationsView, hl_allocations_view, GTK_TYPE_WIDGET)
 
 typedef enum
@@ -347,6 +354,21 @@ on_histogram_mode (HlAllocationsView *self)
 }
 
 static void
+on_size_range_activated (HlAllocationsView *self,
+                         guint64            min_size,
+                         guint64            max_size)
+{
+  g_signal_emit (self, signals[SIZE_RANGE_CHOSEN], 0, min_size, max_size);
+}
+
+HlHistogram *
+hl_allocations_view_get_histogram (HlAllocationsView *self)
+{
+  g_return_val_if_fail (HL_IS_ALLOCATIONS_VIEW (self), NULL);
+  return self->histogram;
+}
+
+static void
 on_page_changed (HlAllocationsView *self)
 {
   /* The histogram has no rows, so no stack to show. */
@@ -398,7 +420,13 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack_pane);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack_label);
+  /* A bar of the size histogram was clicked: the window filters to its
+   * sizes, MIN to MAX bytes, both included. */
+  signals[SIZE_RANGE_CHOSEN] =
+    g_signal_new ("size-range-chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
   gtk_widget_class_bind_template_callback (widget_class, on_histogram_mode);
+  gtk_widget_class_bind_template_callback (widget_class, on_size_range_activated);
   gtk_widget_class_bind_template_callback (widget_class, on_page_changed);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }

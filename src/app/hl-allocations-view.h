@@ -28,6 +28,9 @@ void        hl_allocations_view_set_largest   (HlAllocationsView       *self,
 void        hl_allocations_view_set_histogram (HlAllocationsView       *self,
                                                guint                    n_buckets,
                                                const HlHistogramBucket *buckets);
+/* The Sizes page's histogram (log scale by default; a click on a bar
+ * emits "size-range-chosen" (guint64 min, guint64 max, both included)). */
+HlHistogram *hl_allocations_view_get_histogram (HlAllocationsView      *self);
 /* The Lifetimes page: SITES (HlAllocItem rows of call sites, taken by
  * reference; NULL: none) and the histogram of the selection's lifetimes
  * (N_BUCKETS 0: the page says lifetimes are not known). */

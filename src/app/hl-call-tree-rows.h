@@ -8,12 +8,11 @@
 
 G_BEGIN_DECLS
 
-/* The root row for MODE (FOCUS: the function of the caller/callee mode),
- * NULL when there is nothing to show, built on a worker (a live session's
- * recording is held by the caller until the callback). */
+/* The root row for MODE (top-down or bottom-up; Callers/Callees is
+ * hl-functions-build.h's), built on a worker (a live session's recording
+ * is held by the caller until the callback). */
 void       hl_call_tree_rows_async  (HlAnalysis         *analysis,
                                       HlCallTreeMode      mode,
-                                      const char         *focus,
                                       GCancellable       *cancellable,
                                       GAsyncReadyCallback callback,
                                       gpointer            user_data);

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-call-tree-view.h"
+#include "hl-functions-view.h"
 #include "hl-tree-level-sorter.h"
 #include "hl-units.h"
 
@@ -17,6 +18,9 @@ struct _HlCallTreeView
   GtkLabel      *focus_label;
   GtkColumnView *column_view;
   GtkLabel      *stack_label;
+  GtkStack      *content_stack;
+  HlFunctionsView *functions_view;
+  GtkSearchEntry *function_search;
 
   /* Owned */
   HlTreeRow          *root;
@@ -24,7 +28,6 @@ struct _HlCallTreeView
   GtkSingleSelection *selection;
   GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
   GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];   /* borrowed */
-  char               *focus;
 };
 
 enum {
@@ -506,39 +509,50 @@ hl_call_tree_view_set_mode (HlCallTreeView *self,
 }
 
 static void
-update_focus_label (HlCallTreeView *self)
+update_mode (HlCallTreeView *self)
 {
-  g_autofree char *text = NULL;
+  gboolean functions = hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE;
 
-  if (hl_call_tree_view_get_mode (self) != HL_CALL_TREE_MODE_CALLER_CALLEE)
-    text = g_strdup ("");
-  else if (self->focus == NULL)
-    text = g_strdup (_("Select a function in another tree or the flame graph first"));
-  else
-    /* Translators: %s is a function name */
-    text = g_strdup_printf (_("Callers and callees of %s"), self->focus);
-  gtk_label_set_label (self->focus_label, text);
+  /* Callers/Callees is a flat list of functions, not a tree: its search
+   * and count in the bar, where Expand All has nothing to open */
+  gtk_stack_set_visible_child_name (self->content_stack, functions ? "functions" : "tree");
+  gtk_widget_set_visible (GTK_WIDGET (self->function_search), functions);
+  gtk_label_set_label (self->focus_label, functions ? hl_functions_view_get_count_text (self->functions_view) : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->focus_label),
+                               functions ? _("Self: allocated by the function itself. Total: by it and its callees, "
+                                             "each stack once even when the function recurses.")
+                                         : NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.expand-all", !functions);
 }
 
-const char *
-hl_call_tree_view_get_focus (HlCallTreeView *self)
+static void
+on_function_search_changed (HlCallTreeView *self)
+{
+  hl_functions_view_set_search (self->functions_view, gtk_editable_get_text (GTK_EDITABLE (self->function_search)));
+}
+
+/* The list cleared its search (a caller chosen that it hid). */
+static void
+on_functions_search (HlCallTreeView *self)
+{
+  const char *search = hl_functions_view_get_search (self->functions_view);
+
+  if (g_strcmp0 (search != NULL ? search : "", gtk_editable_get_text (GTK_EDITABLE (self->function_search))) != 0)
+    gtk_editable_set_text (GTK_EDITABLE (self->function_search), search != NULL ? search : "");
+}
+
+GtkEditable *
+hl_call_tree_view_get_function_search (HlCallTreeView *self)
 {
   g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
-  return self->focus;
+  return GTK_EDITABLE (self->function_search);
 }
 
-void
-hl_call_tree_view_set_focus (HlCallTreeView *self,
-                             const char     *function)
+HlFunctionsView *
+hl_call_tree_view_get_functions_view (HlCallTreeView *self)
 {
-  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
-  if (g_strcmp0 (self->focus, function) == 0)
-    return;
-  g_free (self->focus);
-  self->focus = g_strdup (function);
-  update_focus_label (self);
-  if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE)
-    g_signal_emit (self, signals[MODE_CHANGED], 0);
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return self->functions_view;
 }
 
 static void
@@ -546,13 +560,10 @@ on_mode_selected (HlCallTreeView *self)
 {
   g_autoptr(HlTreeRow) selected = hl_call_tree_view_get_selected (self);
 
-  /* Switching to callers/callees focuses the selected function. */
+  /* Switching to callers/callees chooses the selected row's function. */
   if (hl_call_tree_view_get_mode (self) == HL_CALL_TREE_MODE_CALLER_CALLEE && selected != NULL)
-    {
-      g_free (self->focus);
-      self->focus = g_strdup (hl_tree_row_get_name (selected));
-    }
-  update_focus_label (self);
+    hl_functions_view_set_focus (self->functions_view, hl_tree_row_get_name (selected));
+  update_mode (self);
   g_signal_emit (self, signals[MODE_CHANGED], 0);
 }
 
@@ -571,7 +582,6 @@ hl_call_tree_view_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->tree_model);
   g_clear_object (&self->root);
-  g_clear_pointer (&self->focus, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_CALL_TREE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -586,16 +596,21 @@ hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
 
   object_class->dispose = hl_call_tree_view_dispose;
 
-  /* The mode or the focused function changed: the owner supplies a new root. */
+  /* The mode changed: the owner supplies a new root, or the functions. */
   signals[MODE_CHANGED] =
     g_signal_new ("mode-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  g_type_ensure (HL_TYPE_FUNCTIONS_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-call-tree-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, mode_dropdown);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, focus_label);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, column_view);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, stack_label);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, content_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, functions_view);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, function_search);
+  gtk_widget_class_bind_template_callback (widget_class, on_function_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_mode_selected);
   gtk_widget_class_install_action (widget_class, "tree.expand-all", NULL, expand_all_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -608,4 +623,9 @@ hl_call_tree_view_init (HlCallTreeView *self)
   setup_columns (self);
   hl_call_tree_view_set_root (self, NULL);
   hl_call_tree_view_sort_by_cost (self, HL_COST_KIND_BYTES);
+  g_signal_connect_object (self->functions_view, "notify::count-text", G_CALLBACK (update_mode), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->functions_view, "notify::search", G_CALLBACK (on_functions_search), self,
+                           G_CONNECT_SWAPPED);
+  update_mode (self);
 }

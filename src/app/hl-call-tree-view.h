@@ -1,10 +1,11 @@
-/* hl-call-tree-view.h — call tree tables: top-down, bottom-up, callers and
- * callees of one function, with sortable cost columns and the full stack of
- * the selected row. */
+/* hl-call-tree-view.h — call tree tables: top-down, bottom-up, with
+ * sortable cost columns and the full stack of the selected row; and
+ * Callers/Callees, the flat function list (an HlFunctionsView). */
 #pragma once
 
 #include <gtk/gtk.h>
 
+#include "hl-functions-view.h"
 #include "hl-tree-row.h"
 
 G_BEGIN_DECLS
@@ -25,10 +26,10 @@ void           hl_call_tree_view_set_root     (HlCallTreeView *self,
 HlCallTreeMode hl_call_tree_view_get_mode     (HlCallTreeView *self);
 void           hl_call_tree_view_set_mode     (HlCallTreeView *self,
                                                HlCallTreeMode  mode);
-/* The function callers and callees are shown for. */
-const char    *hl_call_tree_view_get_focus    (HlCallTreeView *self);
-void           hl_call_tree_view_set_focus    (HlCallTreeView *self,
-                                               const char     *function);
+/* The Callers/Callees page (the window fills it). */
+HlFunctionsView *hl_call_tree_view_get_functions_view (HlCallTreeView *self);
+/* Its search entry, in the bar in that mode. */
+GtkEditable     *hl_call_tree_view_get_function_search (HlCallTreeView *self);
 /* Expands the rows along NAMES (from the top level down) and selects the
  * last one found; returns how many names were found. */
 guint          hl_call_tree_view_reveal_path  (HlCallTreeView     *self,

@@ -1,6 +1,8 @@
 /* hl-histogram.h — a bar chart of allocation sizes (power-of-two buckets)
- * or of other buckets that carry their own labels (lifetimes),
- * drawn by a widget-free function, shown by a small widget. */
+ * or of other buckets that carry their own labels (lifetimes), drawn by
+ * a widget-free function, shown by a small widget: a y-axis that names
+ * what the bars count and its scale (linear or log), a tooltip per bar,
+ * and a click on a size bar asks for that size range. */
 #pragma once
 
 #include <cairo.h>
@@ -16,6 +18,7 @@ typedef struct
   const char *label; /* shown under the bar instead of min_size as a size
                       * (a lifetime bucket's "1–10 ms"); NULL: the size.
                       * Static or outliving the widget's buckets. */
+  guint64 max_size;  /* bytes, inclusive (size buckets; 0 with min 0) */
 } HlHistogramBucket;
 
 typedef struct
@@ -23,6 +26,8 @@ typedef struct
   double   width, height;
   gboolean dark;
   gboolean by_bytes;   /* bar height = bytes instead of count */
+  gboolean log_scale;  /* bar height ∝ log(1 + value) */
+  gboolean axis;       /* a y-axis on the left, its caption on top */
 } HlHistogramStyle;
 
 /* Bar I's rectangle (for hit-testing and tests). */
@@ -34,6 +39,12 @@ void hl_histogram_bar_rect (guint                    n_buckets,
                             double                  *y,
                             double                  *w,
                             double                  *h);
+/* The bucket whose column holds X, or -1. */
+int  hl_histogram_bucket_at (guint                    n_buckets,
+                             const HlHistogramStyle  *style,
+                             double                   x);
+/* The y-axis caption, e.g. "Allocations (log scale)". */
+char *hl_histogram_caption (const HlHistogramStyle  *style);
 void hl_histogram_draw     (cairo_t                 *cr,
                             guint                    n_buckets,
                             const HlHistogramBucket *buckets,
@@ -48,5 +59,20 @@ void       hl_histogram_set_buckets (HlHistogram             *self,
                                      const HlHistogramBucket *buckets);
 void       hl_histogram_set_by_bytes(HlHistogram             *self,
                                      gboolean                 by_bytes);
+/* The "log-scale" property (default FALSE). */
+void       hl_histogram_set_log_scale (HlHistogram           *self,
+                                       gboolean               log_scale);
+gboolean   hl_histogram_get_log_scale (HlHistogram           *self);
+guint      hl_histogram_get_n_buckets (HlHistogram           *self);
+/* Bucket I as set (borrowed), or NULL. */
+const HlHistogramBucket *hl_histogram_get_bucket (HlHistogram *self,
+                                                  guint        i);
+/* The tooltip of bar I: "64 B to 127 B: 1,024 allocations, 96.0 KiB". */
+char      *hl_histogram_describe_bar (HlHistogram            *self,
+                                      guint                   i);
+/* As a click on size bar I does: emits "size-range-activated" (min and
+ * max bytes, inclusive); FALSE for a bar without a size range. */
+gboolean   hl_histogram_activate_bar (HlHistogram            *self,
+                                      guint                   i);
 
 G_END_DECLS

@@ -12,8 +12,10 @@ typedef struct
   char        *id;
   char        *label;
   guint        tid;
-  char        *key;     /* metadata key, or module */
+  char        *key;     /* metadata key, module, or function pattern */
   char        *value;
+  gboolean     regex;   /* a function pattern is a regular expression */
+  guint64      min_size, max_size;
 } Filter;
 
 struct _HlViewState
@@ -83,6 +85,9 @@ hl_view_state_copy (HlViewState *self)
       c->tid = f->tid;
       c->key = g_strdup (f->key);
       c->value = g_strdup (f->value);
+      c->regex = f->regex;
+      c->min_size = f->min_size;
+      c->max_size = f->max_size;
       g_ptr_array_add (copy->filters, c);
     }
   copy->has_range = self->has_range;
@@ -306,6 +311,122 @@ hl_view_state_get_modules (HlViewState *self)
 {
   g_return_val_if_fail (HL_IS_VIEW_STATE (self), NULL);
   return (const char * const *) self->modules->pdata;
+}
+
+void
+hl_view_state_add_function (HlViewState *self,
+                            const char  *pattern,
+                            gboolean     regex)
+{
+  Filter *f;
+
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
+  g_return_if_fail (pattern != NULL && pattern[0] != '\0');
+  f = g_new0 (Filter, 1);
+  f->kind = HL_FILTER_FUNCTION;
+  f->key = g_strdup (pattern);
+  f->regex = regex;
+  f->id = g_strdup_printf (regex ? "function~:%s" : "function:%s", pattern);
+  f->label = regex ? /* Translators: a function filter chip by regular expression, e.g. "Function ~ ^parse_" */
+                     g_strdup_printf (_("Function ~ %s"), pattern)
+                   : /* Translators: a function filter chip, e.g. "Function parse" (names holding it) */
+                     g_strdup_printf (_("Function %s"), pattern);
+  if (add_filter (self, f))
+    changed (self);
+}
+
+guint
+hl_view_state_get_n_functions (HlViewState *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), 0);
+  for (guint i = 0; i < self->filters->len; i++)
+    n += ((Filter *) g_ptr_array_index (self->filters, i))->kind == HL_FILTER_FUNCTION;
+  return n;
+}
+
+void
+hl_view_state_get_function (HlViewState  *self,
+                            guint         index,
+                            const char  **pattern,
+                            gboolean     *regex)
+{
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      Filter *f = g_ptr_array_index (self->filters, i);
+
+      if (f->kind != HL_FILTER_FUNCTION)
+        continue;
+      if (index-- == 0)
+        {
+          *pattern = f->key;
+          *regex = f->regex;
+          return;
+        }
+    }
+  g_return_if_reached ();
+}
+
+void
+hl_view_state_set_size_range (HlViewState *self,
+                              guint64      min_size,
+                              guint64      max_size)
+{
+  g_autofree char *lo = NULL, *hi = NULL;
+  Filter *f;
+  gint i;
+
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
+  g_return_if_fail (min_size <= max_size);
+  i = find_filter (self, "size");
+  if (i >= 0)
+    {
+      f = g_ptr_array_index (self->filters, i);
+      if (f->min_size == min_size && f->max_size == max_size)
+        return;
+    }
+  else
+    {
+      f = g_new0 (Filter, 1);
+      f->kind = HL_FILTER_SIZE;
+      f->id = g_strdup ("size");
+      g_ptr_array_add (self->filters, f);
+    }
+  f->min_size = min_size;
+  f->max_size = max_size;
+  g_free (f->label);
+  lo = hl_format_size (min_size);
+  hi = hl_format_size (max_size);
+  if (max_size == G_MAXUINT64)
+    /* Translators: a size filter chip, e.g. "Size ≥ 4.00 KiB" */
+    f->label = g_strdup_printf (_("Size ≥ %s"), lo);
+  else if (min_size == max_size)
+    /* Translators: a size filter chip of one size, e.g. "Size 24 B" */
+    f->label = g_strdup_printf (_("Size %s"), lo);
+  else
+    /* Translators: a size filter chip, both ends included, e.g. "Size 64 B – 127 B" */
+    f->label = g_strdup_printf (_("Size %s – %s"), lo, hi);
+  changed (self);
+}
+
+gboolean
+hl_view_state_get_size_range (HlViewState *self,
+                              guint64     *min_size,
+                              guint64     *max_size)
+{
+  gint i;
+
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), FALSE);
+  i = find_filter (self, "size");
+  if (i < 0)
+    return FALSE;
+  if (min_size != NULL)
+    *min_size = ((Filter *) g_ptr_array_index (self->filters, i))->min_size;
+  if (max_size != NULL)
+    *max_size = ((Filter *) g_ptr_array_index (self->filters, i))->max_size;
+  return TRUE;
 }
 
 void

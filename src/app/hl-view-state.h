@@ -16,6 +16,8 @@ typedef enum
   HL_FILTER_THREAD,
   HL_FILTER_METADATA,
   HL_FILTER_MODULE,
+  HL_FILTER_FUNCTION,
+  HL_FILTER_SIZE,
 } HlFilterKind;
 
 HlViewState  *hl_view_state_new            (void);
@@ -49,6 +51,26 @@ void        hl_view_state_get_metadata   (HlViewState  *self,
 void        hl_view_state_add_module     (HlViewState  *self,
                                           const char *module);
 const char * const *hl_view_state_get_modules (HlViewState *self);
+
+/* Functions: only stacks with a function whose name holds PATTERN
+ * (REGEX: matches the regular expression PATTERN, which the caller has
+ * checked: hl_filter_with_function_regex). Several must all hold. */
+void        hl_view_state_add_function   (HlViewState  *self,
+                                          const char   *pattern,
+                                          gboolean      regex);
+guint       hl_view_state_get_n_functions (HlViewState *self);
+void        hl_view_state_get_function   (HlViewState  *self,
+                                          guint         i,
+                                          const char  **pattern,
+                                          gboolean     *regex);
+/* Sizes: only allocations of MIN_SIZE to MAX_SIZE bytes, both included
+ * (one range: a new one replaces it; chip id "size"). */
+void        hl_view_state_set_size_range (HlViewState  *self,
+                                          guint64       min_size,
+                                          guint64       max_size);
+gboolean    hl_view_state_get_size_range (HlViewState  *self,
+                                          guint64      *min_size,
+                                          guint64      *max_size);
 
 /* Every filter as (chip id, chip label), in the order they were added. */
 typedef void (*HlViewStateFilterFunc) (const char   *id,

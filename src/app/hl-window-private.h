@@ -84,6 +84,9 @@ struct _HlWindow
   HlTimingMark        call_tree_mark;
   GStrv               call_tree_reveal;      /* a path to reveal when it lands */
   gint64              call_tree_time_us;     /* live: at most every 2 s */
+  GCancellable       *functions_cancellable; /* Callers/Callees: the flat list */
+  GCancellable       *neighbours_cancellable; /* … the chosen one's callers and callees */
+  HlAnalysis         *functions_analysis;    /* the analysis the list shows */
   GCancellable       *allocations_cancellable;
   HlTimingMark        allocations_mark;
 

@@ -14,6 +14,7 @@
 #include "hl-allocations-build.h"
 #include "hl-call-tree-rows.h"
 #include "hl-flame-build.h"
+#include "hl-functions-build.h"
 #include "hl-window-private.h"
 
 /* A newer build of a view replaces this one: a new cancellable for it. */
@@ -243,11 +244,83 @@ on_call_tree_rows (GObject      *source,
   hl_timing_log (&self->call_tree_mark, "call tree (worker)");
 }
 
+/* ---- Callers/Callees --------------------------------------------------- */
+
+static void
+on_neighbours (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(ViewRead) read = user_data;
+  HlWindow *self = read->window;
+  g_autoptr(GListModel) callers = NULL;
+  g_autoptr(GListModel) callees = NULL;
+  HlFunctionsView *view;
+
+  if (!hl_function_neighbours_finish (result, &callers, &callees, NULL)
+      || gtk_widget_in_destruction (GTK_WIDGET (self)))
+    return; /* a newer choice replaces it */
+  view = hl_call_tree_view_get_functions_view (self->call_tree_view);
+  hl_functions_view_set_neighbours (view, hl_functions_view_get_selected (view), callers, callees);
+  hl_timing_log (&self->call_tree_mark, "callers and callees (worker)");
+}
+
+/* A function chosen in the flat list: its callers and callees, on a
+ * worker (every stack through it is looked at). */
+static void
+on_function_selected (HlWindow      *self,
+                      HlFunctionRow *row)
+{
+  ViewRead *read;
+
+  g_cancellable_cancel (self->neighbours_cancellable);
+  if (row == NULL || self->functions_analysis == NULL)
+    return;
+  read = view_read_new (self);
+  if (read == NULL)
+    return;  /* live and busy: the next refresh chooses it again */
+  hl_timing_mark (&self->call_tree_mark);
+  hl_function_neighbours_async (self->functions_analysis, hl_function_row_get_frame (row),
+                                renew (&self->neighbours_cancellable), on_neighbours, read);
+}
+
+static void
+on_functions_built (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(ViewRead) read = user_data;
+  HlWindow *self = read->window;
+  g_autoptr(GListModel) rows = hl_functions_build_finish (result, NULL);
+  HlAnalysis *analysis = hl_window_analysis (self);
+  HlCosts totals;
+
+  if (rows == NULL || gtk_widget_in_destruction (GTK_WIDGET (self))
+      || g_task_get_cancellable (G_TASK (result)) != self->functions_cancellable || analysis == NULL)
+    return; /* a newer one replaces it */
+  g_clear_object (&self->functions_cancellable);
+  g_set_object (&self->functions_analysis, analysis);
+  hl_analysis_get_totals (analysis, &totals);
+  /* the view chooses a function: on_function_selected reads the
+   * recording too, so this read's hold ends after it */
+  hl_functions_view_set_functions (hl_call_tree_view_get_functions_view (self->call_tree_view), rows, &totals);
+  hl_timing_log (&self->call_tree_mark, "functions (worker) %u", g_list_model_get_n_items (rows));
+}
+
+static void
+refresh_functions (HlWindow *self,
+                   ViewRead *read)
+{
+  hl_timing_mark (&self->call_tree_mark);
+  g_cancellable_cancel (self->call_tree_cancellable);
+  hl_functions_build_async (hl_window_analysis (self), HL_COST_KIND_BYTES,
+                            renew (&self->functions_cancellable), on_functions_built, read);
+}
+
 void
 hl_window_refresh_call_tree (HlWindow *self)
 {
   HlCallTreeMode mode = hl_call_tree_view_get_mode (self->call_tree_view);
-  const char *focus = hl_call_tree_view_get_focus (self->call_tree_view);
 
   /* The tree is rebuilt when looked at (live, that also keeps what the
    * user unfolded from folding at every refresh). */
@@ -264,9 +337,15 @@ hl_window_refresh_call_tree (HlWindow *self)
     }
   self->call_tree_stale = FALSE;
   self->call_tree_time_us = g_get_monotonic_time ();
+  if (mode == HL_CALL_TREE_MODE_CALLER_CALLEE)
+    {
+      refresh_functions (self, read);
+      return;
+    }
   hl_timing_mark (&self->call_tree_mark);
   g_cancellable_cancel (self->call_tree_cancellable);
-  hl_call_tree_rows_async (hl_window_analysis (self), mode, focus, renew (&self->call_tree_cancellable),
+  g_cancellable_cancel (self->functions_cancellable);
+  hl_call_tree_rows_async (hl_window_analysis (self), mode, renew (&self->call_tree_cancellable),
                            on_call_tree_rows, read);
 }
 
@@ -410,10 +489,14 @@ hl_window_start_analysis (HlWindow *self)
       /* The saved costs have no times: the views keep what they show and
        * the filter applies when the events have loaded (on_loaded
        * analyses them with the session's filters). */
+      const char *waiting = hl_filter_has_time_range (filter)
+                              ? _("The time range applies once the events are loaded")
+                              : _("The filter applies once the events are loaded");
+
       if (!self->filters_waiting)
-        hl_window_show_toast (self, _("The time range applies once the events are loaded"));
+        hl_window_show_toast (self, waiting);
       self->filters_waiting = TRUE;
-      gtk_label_set_label (self->events_label, _("The time range applies once the events are loaded"));
+      gtk_label_set_label (self->events_label, waiting);
       return;
     }
   hl_timing_mark (&mark);
@@ -421,6 +504,7 @@ hl_window_start_analysis (HlWindow *self)
     return; /* live: one at a time, "retry" brings this one */
   /* a call tree of the previous filter is not wanted any more */
   g_cancellable_cancel (self->call_tree_cancellable);
+  g_cancellable_cancel (self->functions_cancellable);
   self->analysis_mark = mark;
   self->analysis_frames = self->frames_painted;
   self->analysis_paint_cpu_us = self->paint_cpu_us;
@@ -472,14 +556,27 @@ on_show_in_call_tree (HlWindow *self,
     hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names->pdata, names->len);
 }
 
+/* A bar of the size histogram clicked: its sizes become the session's
+ * size filter (a chip in the filter bar removes it). */
+static void
+on_size_range_chosen (HlWindow *self,
+                      guint64   min_size,
+                      guint64   max_size)
+{
+  hl_view_state_set_size_range (self->session, min_size, max_size);
+}
+
 void
 hl_window_forget_analysis (HlWindow *self)
 {
   hl_analysis_scheduler_forget (self->analyses);
   g_cancellable_cancel (self->flame_cancellable);
+  g_cancellable_cancel (self->functions_cancellable);
+  g_cancellable_cancel (self->neighbours_cancellable);
   g_clear_object (&self->flame_building);
   g_clear_pointer (&self->flame_tree, hl_call_tree_unref);
   g_clear_object (&self->flame_analysis);
+  g_clear_object (&self->functions_analysis);
 }
 
 void
@@ -496,6 +593,10 @@ hl_window_init_views (HlWindow *self)
                             G_CALLBACK (on_show_in_call_tree), self);
   g_signal_connect_swapped (self->view_stack, "notify::visible-child-name",
                             G_CALLBACK (on_visible_view_changed), self);
+  g_signal_connect_swapped (hl_call_tree_view_get_functions_view (self->call_tree_view), "function-selected",
+                            G_CALLBACK (on_function_selected), self);
+  g_signal_connect_swapped (self->allocations_view, "size-range-chosen",
+                            G_CALLBACK (on_size_range_chosen), self);
 }
 
 void
@@ -505,6 +606,11 @@ hl_window_dispose_views (HlWindow *self)
     hl_analysis_scheduler_forget (self->analyses);
   g_cancellable_cancel (self->call_tree_cancellable);
   g_clear_object (&self->call_tree_cancellable);
+  g_cancellable_cancel (self->functions_cancellable);
+  g_clear_object (&self->functions_cancellable);
+  g_cancellable_cancel (self->neighbours_cancellable);
+  g_clear_object (&self->neighbours_cancellable);
+  g_clear_object (&self->functions_analysis);
   g_cancellable_cancel (self->flame_cancellable);
   g_clear_object (&self->flame_cancellable);
   g_cancellable_cancel (self->allocations_cancellable);

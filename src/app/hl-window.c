@@ -10,6 +10,7 @@
 
 #include "hl-adapter-filter.h"
 #include "hl-cost.h"
+#include "hl-filter-dialogs.h"
 #include "hl-start-page.h"
 #include "hl-window-private.h"
 
@@ -109,6 +110,8 @@ hl_window_update_actions (HlWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-view", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.filter-function", views);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.filter-size", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.timeline-reset-zoom", views);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-flame-graph",
                                  views && hl_flame_graph_get_data (hl_flame_view_get_graph (self->flame_view)) != NULL);
@@ -267,6 +270,19 @@ action_filter_module (GtkWidget  *widget,
                       GVariant   *param)
 {
   hl_view_state_add_module (HL_WINDOW (widget)->session, g_variant_get_string (param, NULL));
+}
+
+static void
+action_filter_dialog (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  HlWindow *self = HL_WINDOW (widget);
+  AdwMessageDialog *dialog = g_str_equal (action_name, "win.filter-size")
+                               ? hl_filter_dialog_size_new (GTK_WINDOW (self), self->session)
+                               : hl_filter_dialog_function_new (GTK_WINDOW (self), self->session);
+
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 /* ---- The recording ---------------------------------------------------- */
@@ -481,6 +497,8 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.filter-thread", "u", action_filter_thread);
   gtk_widget_class_install_action (widget_class, "win.filter-metadata", "s", action_filter_metadata);
   gtk_widget_class_install_action (widget_class, "win.filter-module", "s", action_filter_module);
+  gtk_widget_class_install_action (widget_class, "win.filter-function", NULL, action_filter_dialog);
+  gtk_widget_class_install_action (widget_class, "win.filter-size", NULL, action_filter_dialog);
   gtk_widget_class_install_action (widget_class, "win.clear-filters", NULL, action_activate);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", action_show_toast);
 

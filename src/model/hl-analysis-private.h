@@ -14,10 +14,12 @@ GArray *hl_analysis_find_largest (HlAnalysis   *self,
 #include "hl-recording-tables.h"
 
 /* Whether the filter of SELF selects allocation A (its time, thread,
- * stack and metadata conditions); for the per-allocation answers of the
- * model's other files (hl-lifetimes.c). */
+ * stack, metadata and size conditions; UNIT_SIZE is hl_alloc_unit_size's
+ * of A); for the per-allocation answers of the model's other files
+ * (hl-lifetimes.c). */
 gboolean hl_analysis_selects      (HlAnalysis       *self,
-                                   const HlAllocRec *a);
+                                   const HlAllocRec *a,
+                                   guint64           unit_size);
 /* The selected time range [*T0, *T1] (T1 HL_TIME_NONE: to the end). */
 void     hl_analysis_get_range    (HlAnalysis       *self,
                                    guint64          *t0,

@@ -118,13 +118,17 @@ select_stacks (HlRecording    *recording,
   return ok;
 }
 
+/* UNIT_SIZE: the size the program asked for (hl_alloc_unit_size). */
 static gboolean
 selected (HlAnalysis       *self,
-          const HlAllocRec *a)
+          const HlAllocRec *a,
+          guint64           unit_size)
 {
   if ((a->flags & HL_ALLOC_PRESENT) == 0)
     return FALSE;
   if (a->time_ns < self->t0 || a->time_ns > self->t1)
+    return FALSE;
+  if (unit_size < self->filter->min_size || unit_size > self->filter->max_size)
     return FALSE;
   if (self->thread_ok != NULL && !self->thread_ok[a->thread])
     return FALSE;
@@ -205,7 +209,8 @@ scan_one (HlAnalysis       *self,
   guint64 w, temporary;
   guint b;
 
-  if (!selected (self, a))
+  w = hl_alloc_weight (part->weights, id);
+  if (!selected (self, a, w <= 1 ? a->size : a->size / w))
     return;
   c = &part->stack_costs[a->stack];
   leaked = (a->flags & HL_ALLOC_FREED) == 0 ||
@@ -218,7 +223,6 @@ scan_one (HlAnalysis       *self,
     peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
   /* a sampled block stands for W of the program's (hl-sample-weight.h),
    * its size already weighed */
-  w = hl_alloc_weight (part->weights, id);
   temporary = (a->flags & HL_ALLOC_TEMPORARY) != 0 ? w : 0;
 
   c->allocations += w;
@@ -238,7 +242,7 @@ scan_one (HlAnalysis       *self,
   t->live_bytes += live ? a->size : 0;
   t->peak_bytes += peak ? a->size : 0;
 
-  b = size_bucket (w == 1 ? a->size : a->size / w);
+  b = size_bucket (w <= 1 ? a->size : a->size / w);
   part->histogram.count[b] += w;
   part->histogram.bytes[b] += a->size;
 }
@@ -881,7 +885,7 @@ hl_analysis_find_largest (HlAnalysis   *self,
       size = hl_alloc_unit_size (allocs, weights, i);
       if (out->len >= n && size <= threshold)
         continue;
-      if (!selected (self, a))
+      if (!selected (self, a, size))
         continue;
       info.time_ns = a->time_ns;
       info.size = size;
@@ -979,9 +983,10 @@ hl_analysis_get_all_thread_costs (HlAnalysis *self)
 
 gboolean
 hl_analysis_selects (HlAnalysis       *self,
-                     const HlAllocRec *a)
+                     const HlAllocRec *a,
+                     guint64           unit_size)
 {
-  return selected (self, a);
+  return selected (self, a, unit_size);
 }
 
 void

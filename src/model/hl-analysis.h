@@ -30,6 +30,17 @@ typedef struct
   HlCosts        costs;
 } HlStackCosts;
 
+/* One function of the flat list (Callers/Callees): its frames merged by
+ * name and module (hl_frame_same_function), as the trees merge them. */
+typedef struct
+{
+  const HlFrame *frame;      /* a frame of the function: the first met
+                              * with a source line, else the first */
+  HlCosts        self;       /* the stacks whose innermost frame it is */
+  HlCosts        total;      /* the stacks through it, each once even
+                              * when it recurses */
+} HlFunctionCosts;
+
 typedef struct
 {
   guint64   time_ns;
@@ -142,6 +153,12 @@ GArray          *hl_analysis_get_thread_costs_for (HlAnalysis  *self,
 GPtrArray       *hl_analysis_find_functions   (HlAnalysis *self,
                                                const char *name);
 
+/* Every function of the selected stacks with its self and total costs,
+ * the largest total of SORT_BY first (ties by name). New array of
+ * HlFunctionCosts. One pass over the stacks' frames. */
+GArray          *hl_analysis_get_functions    (HlAnalysis *self,
+                                               HlCostKind  sort_by);
+
 /* ---- On a worker thread (hl-analysis-async.c) ----------------------------
  *
  * The heavy answers above, computed on a worker thread of GLib's pool.
@@ -187,6 +204,17 @@ void             hl_analysis_get_largest_async     (HlAnalysis         *self,
                                                     GAsyncReadyCallback callback,
                                                     gpointer            user_data);
 GArray          *hl_analysis_get_largest_finish    (HlAnalysis         *self,
+                                                    GAsyncResult       *result,
+                                                    GError            **error);
+
+/* hl_analysis_get_functions (): a new array of HlFunctionCosts, or NULL
+ * with ERROR (hl-analysis-functions.c). */
+void             hl_analysis_get_functions_async   (HlAnalysis         *self,
+                                                    HlCostKind          sort_by,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+GArray          *hl_analysis_get_functions_finish  (HlAnalysis         *self,
                                                     GAsyncResult       *result,
                                                     GError            **error);
 

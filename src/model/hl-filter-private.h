@@ -15,4 +15,6 @@ struct _HlFilter
   GPtrArray *modules;        /* char * */
   GPtrArray *functions;      /* char * */
   GPtrArray *regexes;        /* GRegex * */
+  guint64    min_size;       /* bytes, inclusive; 0 without a size range */
+  guint64    max_size;       /* bytes, inclusive; G_MAXUINT64 without one */
 };

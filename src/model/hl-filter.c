@@ -17,6 +17,8 @@ hl_filter_new (void)
   f->t0_ns = 0;
   f->t1_ns = HL_TIME_NONE;
   f->live_at_ns = HL_TIME_NONE;
+  f->min_size = 0;
+  f->max_size = G_MAXUINT64;
   f->meta_keys = g_ptr_array_new_with_free_func (g_free);
   f->meta_values = g_ptr_array_new_with_free_func (g_free);
   f->modules = g_ptr_array_new_with_free_func (g_free);
@@ -66,6 +68,8 @@ copy_into (HlFilter       *f,
     f->t1_ns = src->t1_ns;
   if (src->live_at_ns != HL_TIME_NONE)
     f->live_at_ns = src->live_at_ns;
+  f->min_size = MAX (f->min_size, src->min_size);
+  f->max_size = MIN (f->max_size, src->max_size);
   if (src->tids != NULL)
     {
       if (f->tids == NULL)
@@ -190,6 +194,21 @@ hl_filter_with_function_regex (const HlFilter *filter,
 }
 
 HlFilter *
+hl_filter_with_size_range (const HlFilter *filter,
+                           guint64         min_size,
+                           guint64         max_size)
+{
+  HlFilter *f;
+
+  g_return_val_if_fail (filter != NULL, NULL);
+  g_return_val_if_fail (min_size <= max_size, NULL);
+  f = copy (filter);
+  f->min_size = MAX (f->min_size, min_size);
+  f->max_size = MIN (f->max_size, max_size);
+  return f;
+}
+
+HlFilter *
 hl_filter_and (const HlFilter *a,
                const HlFilter *b)
 {
@@ -219,6 +238,79 @@ parse_time (const char *text,
     return FALSE;
   *out = (guint64) (v * scale + 0.5);
   return TRUE;
+}
+
+/* "4096", "4KiB", "1.5 MiB", "2G": bytes, rounded to the nearest. */
+static gboolean
+parse_size (const char *text,
+            guint64    *out)
+{
+  static const struct { const char *unit; double scale; } units[] = {
+    { "", 1 }, { "B", 1 },
+    { "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1024.0 },
+    { "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1048576.0 },
+    { "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1073741824.0 },
+  };
+  g_autofree char *trimmed = g_strstrip (g_strdup (text));
+  char *end = NULL;
+  double v;
+
+  if (!g_ascii_isdigit (trimmed[0]) && trimmed[0] != '.')
+    return FALSE;
+  v = g_ascii_strtod (trimmed, &end);
+  if (end == trimmed || !(v >= 0))
+    return FALSE;
+  while (*end == ' ')
+    end++;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_ascii_strcasecmp (end, units[i].unit) == 0)
+      {
+        double bytes = v * units[i].scale + 0.5;
+
+        if (bytes >= 18446744073709551615.0)
+          return FALSE;
+        *out = (guint64) bytes;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* "MIN..MAX", "MIN..", "..MAX" or "N", both ends included. */
+static HlFilter *
+parse_size_range (const HlFilter *filter,
+                  const char     *value,
+                  GError        **error)
+{
+  const char *dots = strstr (value, "..");
+  guint64 lo = 0, hi = G_MAXUINT64;
+  gboolean ok;
+
+  if (dots == NULL)
+    {
+      ok = parse_size (value, &lo);
+      hi = lo;
+    }
+  else
+    {
+      g_autofree char *first = g_strndup (value, dots - value);
+
+      ok = (first[0] == '\0' || parse_size (first, &lo)) &&
+           (dots[2] == '\0' || parse_size (dots + 2, &hi)) &&
+           (first[0] != '\0' || dots[2] != '\0');
+    }
+  if (!ok)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
+                   _("“%s” is not a size range (e.g. 64..127, 4KiB.., ..1MiB, 100)"), value);
+      return NULL;
+    }
+  if (lo > hi)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
+                   _("the size range “%s” ends before it starts"), value);
+      return NULL;
+    }
+  return hl_filter_with_size_range (filter, lo, hi);
 }
 
 HlFilter *
@@ -290,6 +382,8 @@ hl_filter_parse (const HlFilter *filter,
     }
   if (strcmp (key, "module") == 0)
     return hl_filter_with_module (filter, value);
+  if (strcmp (key, "size") == 0)
+    return parse_size_range (filter, value, error);
   if (strcmp (key, "function") == 0)
     return hl_filter_with_function (filter, value);
   return hl_filter_with_metadata (filter, key, value);
@@ -301,14 +395,35 @@ hl_filter_is_empty (const HlFilter *filter)
   g_return_val_if_fail (filter != NULL, TRUE);
   return !hl_filter_has_time_range (filter) && filter->live_at_ns == HL_TIME_NONE &&
          filter->tids == NULL && filter->meta_keys->len == 0 && filter->modules->len == 0 &&
-         filter->functions->len == 0 && filter->regexes->len == 0;
+         filter->functions->len == 0 && filter->regexes->len == 0 &&
+         !hl_filter_has_size_range (filter);
 }
 
 gboolean
 hl_filter_selects_by_time (const HlFilter *filter)
 {
   g_return_val_if_fail (filter != NULL, FALSE);
-  return hl_filter_has_time_range (filter) || filter->live_at_ns != HL_TIME_NONE || filter->meta_keys->len > 0;
+  return hl_filter_has_time_range (filter) || filter->live_at_ns != HL_TIME_NONE || filter->meta_keys->len > 0 ||
+         hl_filter_has_size_range (filter);
+}
+
+gboolean
+hl_filter_has_size_range (const HlFilter *filter)
+{
+  g_return_val_if_fail (filter != NULL, FALSE);
+  return filter->min_size != 0 || filter->max_size != G_MAXUINT64;
+}
+
+void
+hl_filter_get_size_range (const HlFilter *filter,
+                          guint64        *min_size,
+                          guint64        *max_size)
+{
+  g_return_if_fail (filter != NULL);
+  if (min_size != NULL)
+    *min_size = filter->min_size;
+  if (max_size != NULL)
+    *max_size = filter->max_size;
 }
 
 gboolean
@@ -340,6 +455,22 @@ append_part (GString *s,
     g_string_append (s, _(", "));
   g_string_append (s, part);
   g_free (part);
+}
+
+/* A size as parse_size reads it back: "4 KiB" when a whole number of
+ * KiB, MiB or GiB, else bytes. */
+static char *
+describe_size (guint64 size)
+{
+  static const char *units[] = { "B", "KiB", "MiB", "GiB" };
+  guint u = 0;
+
+  while (u + 1 < G_N_ELEMENTS (units) && size >= 1024 && size % 1024 == 0)
+    {
+      size /= 1024;
+      u++;
+    }
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", size, units[u]);
 }
 
 char *
@@ -380,5 +511,20 @@ hl_filter_describe (const HlFilter *filter)
   for (guint i = 0; i < filter->regexes->len; i++)
     /* Translators: a filter on function names by a regular expression */
     append_part (s, g_strdup_printf (_("function ~ %s"), g_regex_get_pattern (filter->regexes->pdata[i])));
+  if (hl_filter_has_size_range (filter))
+    {
+      g_autofree char *lo = describe_size (filter->min_size);
+      g_autofree char *hi = describe_size (filter->max_size);
+
+      if (filter->max_size == G_MAXUINT64)
+        /* Translators: a filter on allocation sizes, e.g. "size ≥ 4 KiB" */
+        append_part (s, g_strdup_printf (_("size ≥ %s"), lo));
+      else if (filter->min_size == filter->max_size)
+        /* Translators: a filter on allocation sizes, e.g. "size 64 B" */
+        append_part (s, g_strdup_printf (_("size %s"), lo));
+      else
+        /* Translators: a filter on allocation sizes, both ends included, e.g. "size 64 B – 127 B" */
+        append_part (s, g_strdup_printf (_("size %s – %s"), lo, hi));
+    }
   return g_string_free (s, FALSE);
 }

@@ -54,13 +54,21 @@ HlFilter   *hl_filter_with_function       (const HlFilter *filter,
 HlFilter   *hl_filter_with_function_regex (const HlFilter *filter,
                                            const char     *pattern,
                                            GError        **error);
+/* Allocations of MIN_SIZE to MAX_SIZE bytes, both included (the size a
+ * program asked for; in a sampled recording one block's, not its
+ * weighed size). Several ranges: their intersection. */
+HlFilter   *hl_filter_with_size_range     (const HlFilter *filter,
+                                           guint64         min_size,
+                                           guint64         max_size);
 /* The conditions of both (AND). */
 HlFilter   *hl_filter_and                 (const HlFilter *a,
                                            const HlFilter *b);
 
 /* Parses one CLI/chip expression: "from=T", "to=T" (ns, or with a unit:
  * 1.5s, 20ms, 3us), "thread=TID", "KEY=VALUE" for metadata, "module=M",
- * "function=SUB", "function~=REGEX". Returns a new filter or NULL + ERROR. */
+ * "function=SUB", "function~=REGEX", "size=MIN..MAX" (bytes, or with a
+ * unit: 4KiB, 1.5MiB, 2GiB, also K/M/G; either end may be left out,
+ * "size=N" is exactly N). Returns a new filter or NULL + ERROR. */
 HlFilter   *hl_filter_parse               (const HlFilter *filter,
                                            const char     *expression,
                                            GError        **error);
@@ -68,9 +76,13 @@ HlFilter   *hl_filter_parse               (const HlFilter *filter,
 gboolean    hl_filter_is_empty            (const HlFilter *filter);
 gboolean    hl_filter_has_time_range      (const HlFilter *filter);
 /* TRUE when the filter selects by time (a range, the live instant or
- * metadata): a costs-only recording (HL_LOAD_FLAGS_AGGREGATE) answers
- * only filters without these (threads, modules, functions). */
+ * metadata) or by size: a costs-only recording (HL_LOAD_FLAGS_AGGREGATE)
+ * answers only filters without these (threads, modules, functions). */
 gboolean    hl_filter_selects_by_time     (const HlFilter *filter);
+gboolean    hl_filter_has_size_range      (const HlFilter *filter);
+void        hl_filter_get_size_range      (const HlFilter *filter,
+                                           guint64        *min_size,
+                                           guint64        *max_size);
 void        hl_filter_get_time_range      (const HlFilter *filter,
                                            guint64        *t0_ns,
                                            guint64        *t1_ns);

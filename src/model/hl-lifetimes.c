@@ -175,7 +175,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
 
       if ((i & CANCEL_MASK) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
-      if (a->stack >= n_stacks || site_of[a->stack] == 0 || !hl_analysis_selects (self, a))
+      if (a->stack >= n_stacks || site_of[a->stack] == 0 || !hl_analysis_selects (self, a, hl_alloc_unit_size (allocs, weights, i)))
         continue;
       sa = &g_array_index (acc, SiteAcc, site_of[a->stack] - 1);
       b = bucket_of (a);

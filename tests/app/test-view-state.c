@@ -1,6 +1,7 @@
 /* test-session.c — the view state: range, filters as chips, change signals. */
 #include "hl-config.h"
 
+#include "hl-adapter-filter.h"
 #include "hl-view-state.h"
 
 static void
@@ -91,11 +92,64 @@ test_filters (void)
   g_assert_null (session);
 }
 
+/* Function and size filters (issue 27.5): chips, one size range that a
+ * new one replaces, kept by a copy, and the model's filter from them. */
+static void
+test_function_and_size (void)
+{
+  g_autoptr(HlViewState) session = hl_view_state_new ();
+  g_autoptr(HlViewState) copy = NULL;
+  g_autoptr(HlFilter) filter = NULL;
+  g_autofree char *a = NULL, *b = NULL, *text = NULL;
+  guint n_changed = 0;
+  guint64 lo, hi;
+  const char *pattern;
+  gboolean regex;
+
+  g_signal_connect (session, "changed", G_CALLBACK (count), &n_changed);
+  g_assert_false (hl_view_state_get_size_range (session, &lo, &hi));
+  hl_view_state_add_function (session, "parse", FALSE);
+  hl_view_state_add_function (session, "^std::", TRUE);
+  hl_view_state_add_function (session, "parse", FALSE);   /* the same chip: no change */
+  hl_view_state_set_size_range (session, 64, 127);
+  hl_view_state_set_size_range (session, 64, 127);        /* the same: no change */
+  g_assert_cmpuint (n_changed, ==, 3);
+  a = chips (session);
+  g_assert_cmpstr (a, ==, "function:parse[Function parse];function~:^std::[Function ~ ^std::];"
+                          "size[Size 64 B – 127 B];");
+  hl_view_state_set_size_range (session, 1024, G_MAXUINT64);
+  b = chips (session);
+  g_assert_cmpstr (b, ==, "function:parse[Function parse];function~:^std::[Function ~ ^std::];"
+                          "size[Size ≥ 1.00 KiB];");
+  g_assert_true (hl_view_state_get_size_range (session, &lo, &hi));
+  g_assert_cmpuint (lo, ==, 1024);
+  g_assert_cmpuint (hi, ==, G_MAXUINT64);
+  g_assert_cmpuint (hl_view_state_get_n_functions (session), ==, 2);
+  hl_view_state_get_function (session, 1, &pattern, &regex);
+  g_assert_cmpstr (pattern, ==, "^std::");
+  g_assert_true (regex);
+
+  copy = hl_view_state_copy (session);
+  g_assert_true (hl_view_state_get_size_range (copy, &lo, &hi));
+  g_assert_cmpuint (lo, ==, 1024);
+  g_assert_cmpuint (hl_view_state_get_n_functions (copy), ==, 2);
+
+  filter = hl_adapter_filter (copy, HL_TIME_NONE);
+  text = hl_filter_describe (filter);
+  g_assert_cmpstr (text, ==, "function parse, function ~ ^std::, size ≥ 1 KiB");
+
+  g_assert_true (hl_view_state_remove_filter (session, "size"));
+  g_assert_false (hl_view_state_get_size_range (session, NULL, NULL));
+  g_assert_true (hl_view_state_remove_filter (session, "function~:^std::"));
+  g_assert_cmpuint (hl_view_state_get_n_functions (session), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/view-state/filters", test_filters);
+  g_test_add_func ("/view-state/function-and-size", test_function_and_size);
   return g_test_run ();
 }

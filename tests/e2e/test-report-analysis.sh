@@ -186,5 +186,35 @@ has "top: the main thread t-main running" "$WORK/top.txt" '^ +[0-9]+  t-main +[0
 has "top: the threads that exited, by name" "$WORK/top.txt" '^  exited: worker-a \([0-9]+\), worker-b \([0-9]+\)$'
 has "top: two running, two exited" "$WORK/top.txt" '^threads +2 running, 2 exited$'
 
+# ---- Issue 27.5: --filter size=MIN..MAX -------------------------------------
+# The oracle is the trace itself: dump's ALLOC and REALLOC events with a
+# size in the range (both ends included), counted and summed here.
+"$CLI" dump "$WORK/a.hltrace" > "$WORK/dump.txt" 2> /dev/null
+for range in 0..63 64..1023 1KiB.. ..100 100; do
+  "$CLI" report --json --filter "size=$range" "$WORK/a.hltrace" > "$WORK/size.json" 2> "$WORK/size.err"
+  eq "report --filter size=$range: the dumped events' calls and bytes of those sizes" "$("$PY" -c '
+import json, re, sys
+units = {"": 1, "KiB": 1024}
+def size(t, default):
+    if t == "":
+        return default
+    m = re.fullmatch(r"([0-9]+)(KiB)?", t)
+    return int(m.group(1)) * units[m.group(2) or ""]
+r = sys.argv[3]
+lo, hi = (r.split("..") + [None])[:2] if ".." in r else (r, r)
+lo, hi = size(lo, 0), size(hi, 2**64 - 1)
+calls = total = 0
+for line in open(sys.argv[1]):
+    m = re.search(r" (ALLOC|REALLOC) .*\bsize=([0-9]+) ", line)
+    if m and lo <= int(m.group(2)) <= hi:
+        calls += 1
+        total += int(m.group(2))
+sel = json.load(open(sys.argv[2]))["selection"]
+print("ok" if calls > 0 and [sel["allocations"], sel["bytes"]] == [calls, total] else [calls, total, sel["allocations"], sel["bytes"]])
+' "$WORK/dump.txt" "$WORK/size.json" "$range" 2>&1)" "ok"
+done
+"$CLI" report --filter "size=10..5" "$WORK/a.hltrace" > /dev/null 2> "$WORK/bad.err"
+eq "report --filter size=10..5 is a usage error that says why" "$?/$(grep -c 'ends before it starts' "$WORK/bad.err")" "2/1"
+
 echo "1..$n"
 exit $failed

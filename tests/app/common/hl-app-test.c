@@ -3,6 +3,8 @@
 
 #include "hl-app-test.h"
 
+#include <glib/gstdio.h>
+
 HlApplication *
 hl_app_test_init (int         *argc,
                   char      ***argv,
@@ -178,4 +180,65 @@ hl_app_test_save_window_png (GtkWindow  *window,
   g_autofree char *path = g_build_filename (dir, name, NULL);
   gdk_texture_save_to_png (texture, path);
   g_test_message ("screenshot %s", path);
+}
+
+char *
+hl_app_test_build_path (const char *dir,
+                        const char *name)
+{
+  const char *root = g_getenv ("HL_BUILD_ROOT");
+
+  g_assert_nonnull (root);
+  return g_build_filename (root, dir, name, NULL);
+}
+
+char *
+hl_app_test_run_cli (const char *first,
+                     ...)
+{
+  g_autofree char *cli = hl_app_test_build_path ("src/cli", "heaplens-cli");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = 0;
+  va_list ap;
+
+  g_ptr_array_add (argv, cli);
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return out;
+}
+
+char *
+hl_app_test_record_demo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("hl-app-demo-XXXXXX", NULL);
+  g_autofree char *demo = hl_app_test_build_path ("examples", "heaplens-demo");
+  g_autofree char *out = NULL;
+  char *trace;
+
+  g_assert_nonnull (dir);
+  trace = g_build_filename (dir, "demo.hltrace", NULL);
+  out = hl_app_test_run_cli ("record", "-o", trace, "--", demo, "--seconds", "1", NULL);
+  g_assert_true (g_file_test (trace, G_FILE_TEST_EXISTS));
+  return trace;
+}
+
+void
+hl_app_test_remove_demo (const char *trace)
+{
+  g_autofree char *dir = NULL;
+
+  if (trace == NULL)
+    return;
+  dir = g_path_get_dirname (trace);
+  g_unlink (trace);
+  g_rmdir (dir);
 }

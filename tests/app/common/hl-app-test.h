@@ -58,4 +58,18 @@ void           hl_app_test_save_window_png (GtkWindow  *window,
 /* tests/format/data/NAME in the source tree ($HL_SOURCE_ROOT). */
 GFile         *hl_app_test_fixture       (const char  *name);
 
+/* $HL_BUILD_ROOT/DIR/NAME. */
+char          *hl_app_test_build_path    (const char  *dir,
+                                          const char  *name);
+/* The standard output of the built heaplens-cli with these arguments
+ * (NULL-terminated); it must exit 0. */
+char          *hl_app_test_run_cli       (const char  *first,
+                                          ...) G_GNUC_NULL_TERMINATED;
+/* A recording of the demo (`heaplens-cli record -- heaplens-demo
+ * --seconds 1`, deterministic counts) in a new temporary folder: its
+ * path. The test depends on heaplens_demo, the preload and the CLI. */
+char          *hl_app_test_record_demo   (void);
+/* Removes that recording and its folder. */
+void           hl_app_test_remove_demo   (const char  *trace);
+
 G_END_DECLS
