@@ -33,6 +33,7 @@
 #include "hl-cli-trace-cut.h"
 #include "hl-model.h"
 #ifdef HL_HAVE_ZSTD
+#include "hl-cli-record-costs-finish.h"
 #include "hl-cli-record-stream.h"
 #include "hl-trace-zstd.h"
 #include "hl-trace-compress.h"
@@ -419,57 +420,6 @@ choose_packet (HlRecording *rec,
   return NULL;
 }
 
-/* Seconds `record` may spend after the program exited finishing the
- * costs that the costs thread could not follow (HEAPLENS_RECORD_COSTS_FINISH_S;
- * 0: never, the costs are then not saved). */
-#define HL_RECORD_COSTS_FINISH_S 10.0
-
-typedef struct
-{
-  const char   *trace;
-  GCancellable *cancel;
-  GBytes       *payload;
-  GError       *error;
-  gint          done;
-} FinishJob;
-
-static gpointer
-finish_thread (gpointer data)
-{
-  FinishJob *job = data;
-  job->payload = hl_costs_packet_prepare_cancellable (job->trace, job->cancel, &job->error);
-  g_atomic_int_set (&job->done, 1);
-  return NULL;
-}
-
-/* The costs of TRACE loaded from its events now that the program has
- * exited, given up past the budget: the payload, or NULL. *SECONDS: the
- * time it took (or the budget). */
-static GBytes *
-finish_costs_bounded (const char *trace,
-                      double     *seconds)
-{
-  const char *env = getenv ("HEAPLENS_RECORD_COSTS_FINISH_S");
-  double budget = env != NULL ? g_ascii_strtod (env, NULL) : HL_RECORD_COSTS_FINISH_S;
-  *seconds = 0;
-  if (!(budget > 0))
-    return NULL;
-  FinishJob job = { trace, g_cancellable_new (), NULL, NULL, 0 };
-  gint64 start = g_get_monotonic_time (), deadline = start + (gint64) (budget * G_USEC_PER_SEC);
-  GThread *thread = g_thread_new ("hl-costs-finish", finish_thread, &job);
-  while (!g_atomic_int_get (&job.done) && g_get_monotonic_time () < deadline)
-    g_usleep (5000);
-  if (!g_atomic_int_get (&job.done))
-    g_cancellable_cancel (job.cancel);
-  g_thread_join (thread);
-  *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
-  if (job.payload == NULL)
-    *seconds = MAX (*seconds, budget);
-  g_clear_error (&job.error);
-  g_object_unref (job.cancel);
-  return job.payload;
-}
-
 /* NOTE (at least 256 bytes): when following the costs was given up
  * because the recorder could not keep up, what became of them for the end
  * line ("costs not saved (WHY)" or "costs finished after the program
@@ -524,7 +474,7 @@ compress_and_save_costs (void       *streams,
           /* finished from the events now, within a bounded time, so that
            * report takes the fast path anyway */
           double took = 0;
-          job.payload = finish_costs_bounded (trace, &took);
+          job.payload = hl_record_finish_costs_bounded (trace, &took);
           if (job.payload != NULL)
             snprintf (lagged, 256, _("costs finished after the program exited, in %.1f s (%s)"), took, why);
           else if (took > 0)
