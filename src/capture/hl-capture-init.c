@@ -74,10 +74,16 @@ hl_bootstrap_size (const void *p)
   return size;
 }
 
+void *
+hl_dlsym_next (const char *name)
+{
+  return dlsym (hl_g.late ? RTLD_DEFAULT : RTLD_NEXT, name);
+}
+
 static void *
 must_dlsym (const char *name)
 {
-  void *f = dlsym (RTLD_NEXT, name);
+  void *f = hl_dlsym_next (name);
   if (f == NULL)
     {
       hl_sys_warn ("cannot find the real ", name, "");
@@ -198,6 +204,9 @@ void
 hl_capture_ensure_init (void)
 {
   if (atomic_load (&hl_g.state) != HL_STATE_NONE || hl_tls.guard > 0)
+    return;
+  /* loaded into a running process: only heaplens__attach starts */
+  if (hl_g.late && !hl_g.attaching)
     return;
   /* Before libc has set up the environment our configuration is unknown:
    * pass through until then. */
@@ -363,8 +372,14 @@ hl_capture_init (void)
   hl_unwind_init ();
   hl_thread_init_key ();
   hl_process_atfork ();
-  hl_process_install_signals ();
-  on_exit (on_exit_cb, NULL);
+  /* attached: the program's signal dispositions are left alone (a crash
+   * while attached loses the packets not yet written) */
+  if (!hl_g.late)
+    hl_process_install_signals ();
+  static bool on_exit_done;
+  if (!on_exit_done)
+    on_exit (on_exit_cb, NULL);
+  on_exit_done = true;
   if (hl_g.cfg.trace && hl_trace_open () != 0)
     hl_sys_warn ("cannot write the trace ", hl_g.trace_path, "; recording to shared memory only");
   hl_session_running ();
@@ -385,6 +400,14 @@ hl_capture_init (void)
 __attribute__ ((constructor (101))) static void
 hl_capture_constructor (void)
 {
+  if (hl_attach_detect_late ())
+    {
+      hl_g.late = true;
+      if (hl_real.free == NULL)
+        hl_real_resolve ();
+      dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
+      return;
+    }
   if (hl_real.free == NULL)
     hl_real_resolve ();
   hl_capture_ensure_init ();
