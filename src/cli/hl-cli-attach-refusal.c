@@ -203,9 +203,13 @@ hl_attach_refusal (pid_t pid, HlAttachTarget *t, int *status)
                               "cannot be recorded (build it without -fsanitize)"),
                             (int) pid, t->comm, sanitizer);
   t->preload_loaded = preload;
-  if (preload && hl_attach_find_session (pid, false, t->session, sizeof t->session))
-    return g_strdup_printf (_("process %d (%s) already runs under Heaplens (session %s): see heaplens-cli "
-                              "sessions, or detach it first (heaplens-cli attach --detach %d)"),
+  if (preload && hl_attach_find_session (pid, true, t->session, sizeof t->session))
+    return g_strdup_printf (_("process %d (%s) already runs under Heaplens: an attach records it (session %s); "
+                              "detach it first (heaplens-cli attach --detach %d)"),
                             (int) pid, t->comm, t->session, (int) pid);
+  if (preload && hl_attach_find_session (pid, false, t->session, sizeof t->session))
+    return g_strdup_printf (_("process %d (%s) already runs under Heaplens: it was started under the preload "
+                              "(session %s), which records it already (heaplens-cli sessions, heaplens-cli top)"),
+                            (int) pid, t->comm, t->session);
   return NULL;
 }

@@ -175,6 +175,11 @@ inject (pid_t pid, const char *preload, bool loaded, char *err, size_t cap, uint
   HlInjectStatus st = hl_inject_begin (pid, &inj, err, cap);
   if (st != HL_INJECT_OK)
     return st == HL_INJECT_GONE ? 3 : 1;
+  /* for the test of a process that exits while it is stopped
+   * (HEAPLENS_ATTACH_TEST_PAUSE_MS: the threads are stopped meanwhile) */
+  const char *pause = g_getenv ("HEAPLENS_ATTACH_TEST_PAUSE_MS");
+  if (pause != NULL)
+    g_usleep ((gulong) MIN (g_ascii_strtoull (pause, NULL, 10), 10000) * 1000);
   uint64_t ret = 0;
   int rc = 0;
   if (!loaded)
@@ -378,10 +383,6 @@ hl_cli_attach (int    argc,
   sigaddset (&block, SIGTERM);
   sigaddset (&block, SIGHUP);
   sigprocmask (SIG_BLOCK, &block, &old);
-  /* a test pause between the checks and the stop (HEAPLENS_ATTACH_TEST_PAUSE_MS) */
-  const char *pause = g_getenv ("HEAPLENS_ATTACH_TEST_PAUSE_MS");
-  if (pause != NULL)
-    g_usleep ((gulong) g_ascii_strtoull (pause, NULL, 10) * 1000);
   char err[512] = "";
   uint64_t stopped_ns = 0, all_ns = 0;
   int rc = inject (pid, preload, target.preload_loaded, err, sizeof err, &stopped_ns, &all_ns);

@@ -8,7 +8,8 @@
  * for DIR/go-R, allocates 5000 blocks of 777 bytes and frees them (round
  * 1 also frees the 1000 blocks of the start) and prints one line. Then it
  * stops the workers and prints what they computed: the same for every
- * run, attached or not. */
+ * run, attached or not. A ninth thread, named "t-idle", only sleeps: it
+ * never allocates, so an attach knows its name from /proc only. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -61,6 +62,18 @@ worker (void *arg)
   return (void *) (uintptr_t) (iterations > 0 ? sum / iterations : k);
 }
 
+static void *
+idle (void *arg)
+{
+  (void) arg;
+  while (!atomic_load (&stop))
+    {
+      struct timespec ms = { 0, 2000000 };
+      nanosleep (&ms, NULL);
+    }
+  return NULL;
+}
+
 static void
 touch (const char *dir, const char *name, int round)
 {
@@ -91,9 +104,11 @@ main (int argc, char **argv)
     }
   const char *dir = argv[1];
   int rounds = atoi (argv[2]);
-  pthread_t t[N_WORKERS];
+  pthread_t t[N_WORKERS], idler;
   for (uintptr_t k = 0; k < N_WORKERS; k++)
     pthread_create (&t[k], NULL, worker, (void *) k);
+  pthread_create (&idler, NULL, idle, NULL);
+  pthread_setname_np (idler, "t-idle");
   static char *old[N_OLD];
   for (int i = 0; i < N_OLD; i++)
     {
@@ -126,6 +141,7 @@ main (int argc, char **argv)
       fflush (stdout);
     }
   atomic_store (&stop, 1);
+  pthread_join (idler, NULL);
   for (int k = 0; k < N_WORKERS; k++)
     {
       void *ret;
