@@ -114,6 +114,66 @@ check "report's text says the frees allocated before the attach" \
   grep -q "freed, allocated before the attach: $before blocks" "$A/r1.txt"
 check "report's text says the heap at the attach" grep -q "attached: .*of heap in use" "$A/r1.txt"
 
+# ---- the process exits while attached -----------------------------------------
+X=$WORK/exit
+mkdir -p "$X"
+"$T_ATTACH" "$X" 1 > "$X/out" &
+pid=$!
+wait_file "$X/ready-1"
+"$HL_CLI" attach -o "$X/t.hltrace" $pid 2> "$X/cli.err" &
+cli=$!
+check "exit while attached: attached" wait_grep "$X/cli.err" "attached to process $pid"
+"$HL_CLI" sessions > "$X/sessions" 2>&1
+check "sessions lists the attached process like any other" grep -q "$pid" "$X/sessions"
+touch "$X/go-1"
+wait $pid
+eq "exit while attached: the program's status" "$?" 7
+wait $cli
+eq "exit while attached: attach ends with status 0" "$?" 0
+check "exit while attached: its end line gives the exit status" grep -q "the process exited with status 7" "$X/cli.err"
+HL_SUMMARY_SIZE=777 "$SUMMARY" "$X/t.hltrace" > "$X/s" 2>&1
+eq "exit while attached: the trace ends with the exit status" "$(field "$X/s" end_status)" 7
+eq "exit while attached: its round of 5000 blocks" "$(field "$X/s" size_allocs)" 5000
+check "exit while attached: no session segment is left" sh -c "! ls /dev/shm/heaplens-$(id -u)-$pid-* 2>/dev/null"
+
+# ---- python3 (PYTHONMALLOC=malloc: its objects come from malloc) ------------
+if command -v python3 > /dev/null; then
+  Y=$WORK/python
+  mkdir -p "$Y"
+  cat > "$Y/work.py" <<'EOF'
+import os, sys, time
+d = sys.argv[1]
+open (os.path.join (d, "ready-1"), "w").close ()
+while not os.path.exists (os.path.join (d, "go-1")):
+    time.sleep (0.001)
+total = 0
+for i in range (20000):
+    words = [str (j * i) for j in range (30)]
+    total += len (" ".join (words)) + len ({w: i for w in words})
+print (total)
+EOF
+  touch "$Y/go-1"
+  PYTHONMALLOC=malloc python3 "$Y/work.py" "$Y" > "$Y/plain.out"
+  echo $? > "$Y/plain.rc"
+  rm -f "$Y"/ready-1 "$Y"/go-1
+  PYTHONMALLOC=malloc python3 "$Y/work.py" "$Y" > "$Y/out" &
+  pid=$!
+  wait_file "$Y/ready-1"
+  "$HL_CLI" attach -o "$Y/t.hltrace" $pid 2> "$Y/cli.err" &
+  cli=$!
+  check "python3: attached" wait_grep "$Y/cli.err" "attached to process $pid"
+  touch "$Y/go-1"
+  wait $pid
+  eq "python3: exit status unchanged" "$?" "$(cat "$Y/plain.rc")"
+  wait $cli
+  check "python3: output byte-identical" cmp -s "$Y/plain.out" "$Y/out"
+  "$SUMMARY" "$Y/t.hltrace" > "$Y/s" 2>&1
+  check "python3: its workload's allocations are in the trace ($(field "$Y/s" allocs))" \
+    test "$(field "$Y/s" allocs)" -gt 100000
+else
+  ok 0 "python3 # SKIP no python3"
+fi
+
 # ---- refusals --------------------------------------------------------------
 # refused PID TEXT DESCRIPTION: attach fails with status 2 and TEXT, and
 # leaves the process running
