@@ -33,6 +33,7 @@ typedef struct
   uintptr_t  old;
   uintptr_t  ours;
   bool       relro;  /* on a RELRO page: read-only but for our writes */
+  bool       frees;  /* free or cfree: written first, put back last */
 } HlGotSlot;
 
 #define HL_GOT_MAX_SLOTS 65536u
@@ -87,20 +88,6 @@ static uintptr_t
 dyn_addr (const struct dl_phdr_info *info, uint64_t v)
 {
   return v < info->dlpi_addr ? info->dlpi_addr + v : v;
-}
-
-static bool
-write_slot (const ModuleRange *m, uintptr_t *slot, uintptr_t value)
-{
-  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
-  bool relro = (uintptr_t) slot >= m->relro_lo && (uintptr_t) slot < m->relro_hi;
-  uintptr_t p = (uintptr_t) slot & ~(page - 1);
-  if (relro && mprotect ((void *) p, page, PROT_READ | PROT_WRITE) != 0)
-    return false;
-  __atomic_store_n (slot, value, __ATOMIC_RELEASE);
-  if (relro)
-    (void) mprotect ((void *) p, page, PROT_READ);
-  return true;
 }
 
 typedef struct
@@ -161,9 +148,9 @@ patch_relocs (const struct dl_phdr_info *info, const ModuleRange *m, const ElfW 
       if (n_slots >= HL_GOT_MAX_SLOTS || already_patched (slot))
         continue;
       bool relro = (uintptr_t) slot >= m->relro_lo && (uintptr_t) slot < m->relro_hi;
-      if (!write_slot (m, slot, t->ours))
-        continue;
-      slots[n_slots++] = (HlGotSlot) { slot, cur, t->ours, relro };
+      bool frees = strcmp (t->name, "free") == 0 || strcmp (t->name, "cfree") == 0;
+      /* written later, all at once (hl_got_patch_all) */
+      slots[n_slots++] = (HlGotSlot) { slot, cur, t->ours, relro, frees };
       ctx->patched++;
     }
 }
@@ -247,7 +234,29 @@ hl_got_patch_all (void)
   PatchCtx ctx = { (uintptr_t) &hl_got_patch_all, (uintptr_t) getauxval (AT_SYSINFO_EHDR), 0 };
   int saved = errno;
   prune_slots ();
+  uint32_t first = n_slots;
   dl_iterate_phdr (patch_cb, &ctx);
+  /* The program's threads run meanwhile: the slots are written in one
+   * tight loop, with no system call between two of them (the RELRO pages
+   * made writable before, read-only after), the frees first, so that a
+   * thread rarely frees unseen a block it allocated through us (a block
+   * it allocated unseen and frees through us only counts as allocated
+   * before the attach). */
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uint32_t k = first;
+  for (uint32_t i = first; i < n_slots; i++)
+    if (!slots[i].relro || mprotect ((void *) ((uintptr_t) slots[i].slot & ~(page - 1)), page,
+                                     PROT_READ | PROT_WRITE) == 0)
+      slots[k++] = slots[i];
+  n_slots = k;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = first; i < n_slots; i++)
+      if (slots[i].frees == (pass == 0))
+        __atomic_store_n (slots[i].slot, slots[i].ours, __ATOMIC_RELEASE);
+  for (uint32_t i = first; i < n_slots; i++)
+    if (slots[i].relro)
+      (void) mprotect ((void *) ((uintptr_t) slots[i].slot & ~(page - 1)), page, PROT_READ);
+  ctx.patched = n_slots - first;
   errno = saved;
   return ctx.patched;
 }
@@ -301,19 +310,28 @@ hl_got_restore_all (void)
   int saved = errno;
   prune_slots ();
   uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
-  for (uint32_t i = n_slots; i-- > 0;)
+  /* as when patching: pages writable first, then one tight loop (the
+   * allocations first, the frees last), then read-only again */
+  for (uint32_t i = 0; i < n_slots; i++)
     {
       HlGotSlot *s = &slots[i];
-      if (__atomic_load_n (s->slot, __ATOMIC_ACQUIRE) != s->ours)
-        continue;
-      uintptr_t p = (uintptr_t) s->slot & ~(page - 1);
-      if (s->relro && mprotect ((void *) p, page, PROT_READ | PROT_WRITE) != 0)
-        continue;
-      __atomic_store_n (s->slot, s->old, __ATOMIC_RELEASE);
-      if (s->relro)
-        (void) mprotect ((void *) p, page, PROT_READ);
-      restored++;
+      bool ok = __atomic_load_n (s->slot, __ATOMIC_ACQUIRE) == s->ours;
+      if (ok && s->relro
+          && mprotect ((void *) ((uintptr_t) s->slot & ~(page - 1)), page, PROT_READ | PROT_WRITE) != 0)
+        ok = false;
+      if (!ok)
+        s->ours = 0; /* changed since, or not writable: left alone */
     }
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < n_slots; i++)
+      if (slots[i].ours != 0 && slots[i].frees == (pass == 1))
+        {
+          __atomic_store_n (slots[i].slot, slots[i].old, __ATOMIC_RELEASE);
+          restored++;
+        }
+  for (uint32_t i = 0; i < n_slots; i++)
+    if (slots[i].ours != 0 && slots[i].relro)
+      (void) mprotect ((void *) ((uintptr_t) slots[i].slot & ~(page - 1)), page, PROT_READ);
   n_slots = 0;
   n_modules_patched = 0;
   errno = saved;

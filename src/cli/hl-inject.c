@@ -347,10 +347,23 @@ known_thread (const HlInject *inj,
   return false;
 }
 
+/* Alive: neither gone nor a zombie (a killed process stays one until its
+ * parent reaps it). */
 static bool
 process_exists (pid_t pid)
 {
-  return kill (pid, 0) == 0 || errno != ESRCH;
+  char path[64], buf[256];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  const char *p = strrchr (buf, ')');
+  return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != '\0';
 }
 
 /* Seizes and stops the threads of the task list not yet stopped; *NEW is
@@ -519,6 +532,8 @@ hl_inject_begin (pid_t      pid,
         break;
       st = let_run (inj, err, cap);
     }
+  if (st == HL_INJECT_OK && inj->chosen == 0 && !process_exists (pid))
+    st = HL_INJECT_GONE;
   if (st == HL_INJECT_OK && inj->chosen == 0)
     {
       set_err (err, cap, "no thread of the process stopped at a point where a call is safe (50 tries)", 0);
