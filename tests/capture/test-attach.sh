@@ -136,6 +136,33 @@ eq "exit while attached: the trace ends with the exit status" "$(field "$X/s" en
 eq "exit while attached: its round of 5000 blocks" "$(field "$X/s" size_allocs)" 5000
 check "exit while attached: no session segment is left" sh -c "! ls /dev/shm/heaplens-$(id -u)-$pid-* 2>/dev/null"
 
+# ---- a C++ program: 8 std::thread workers, new/delete through libstdc++ ----
+if [ "$HL_HAVE_CXX" = 1 ] && [ -x "$D/t-attach-cxx" ]; then
+  C=$WORK/cxx
+  mkdir -p "$C/plain"
+  touch "$C/plain/go-1"
+  "$D/t-attach-cxx" "$C/plain" > "$C/plain.out"
+  echo $? > "$C/plain.rc"
+  "$D/t-attach-cxx" "$C" > "$C/out" &
+  pid=$!
+  wait_file "$C/ready-1"
+  "$HL_CLI" attach -o "$C/t.hltrace" $pid 2> "$C/cli.err" &
+  cli=$!
+  check "C++: attached while its threads allocate" wait_grep "$C/cli.err" "attached to process $pid"
+  sleep 0.2
+  touch "$C/go-1"
+  wait $pid
+  eq "C++: exit status unchanged" "$?" "$(cat "$C/plain.rc")"
+  wait $cli
+  check "C++: output byte-identical" cmp -s "$C/plain.out" "$C/out"
+  HL_SUMMARY_SIZE=777 "$SUMMARY" "$C/t.hltrace" > "$C/s" 2>&1
+  eq "C++: its 3000 vectors of 777 bytes, exactly" "$(field "$C/s" size_allocs)" 3000
+  check "C++: the workers' new/delete after the attach ($(field "$C/s" allocs))" \
+    test "$(field "$C/s" allocs)" -gt 10000
+else
+  ok 0 "C++ # SKIP no C++ compiler"
+fi
+
 # ---- python3 (PYTHONMALLOC=malloc: its objects come from malloc) ------------
 if command -v python3 > /dev/null; then
   Y=$WORK/python
