@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -45,6 +46,7 @@ enum
   HL_ATTACH_CONFIG = 3,     /* no configuration file, or an unsafe one */
   HL_ATTACH_NO_SESSION = 4, /* the session could not be created (a line on stderr says why) */
   HL_ATTACH_NOT_OURS = 5,   /* our functions' addresses are not ours (linked without -Bsymbolic-functions) */
+  HL_ATTACH_UNBINDABLE = 6, /* a non-PIE program that takes malloc's address (canonical PLT entries) */
 };
 
 HL_EXPORT int heaplens__attach (void);
@@ -123,13 +125,49 @@ read_conf (void)
 
 /* ---- Late load ---------------------------------------------------------- */
 
+/* The modules in load order: a preload (LD_PRELOAD, /etc/ld.so.preload)
+ * is loaded before the C library, a dlopen into a running process after
+ * it. (dlsym (RTLD_DEFAULT, "malloc") cannot tell: in a non-PIE program
+ * that takes malloc's address it is the program's PLT entry, not ours,
+ * even under LD_PRELOAD.) */
+typedef struct
+{
+  uintptr_t self;
+  bool      seen_libc;
+  bool      late;
+} LateCtx;
+
+static int
+late_cb (struct dl_phdr_info *info,
+         size_t               size,
+         void                *data)
+{
+  LateCtx *c = data;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+      if (ph->p_type == PT_LOAD && c->self >= lo && c->self - lo < ph->p_memsz)
+        {
+          c->late = c->seen_libc;
+          return 1;
+        }
+    }
+  const char *name = info->dlpi_name != NULL ? strrchr (info->dlpi_name, '/') : NULL;
+  name = name != NULL ? name + 1 : info->dlpi_name;
+  if (name != NULL && strncmp (name, "libc.so", 7) == 0)
+    c->seen_libc = true;
+  return 0;
+}
+
 bool
 hl_attach_detect_late (void)
 {
+  LateCtx c = { (uintptr_t) &hl_attach_detect_late, false, false };
   hl_tls.guard++;
-  void *bound = dlsym (RTLD_DEFAULT, "malloc");
+  dl_iterate_phdr (late_cb, &c);
   hl_tls.guard--;
-  return bound != NULL && bound != (void *) malloc;
+  return c.late;
 }
 
 /* ---- INFO packets ------------------------------------------------------- */
@@ -290,6 +328,8 @@ heaplens__attach (void)
 {
   if (!hl_g.late)
     return HL_ATTACH_PRELOADED;
+  if (hl_g.late_unbindable)
+    return HL_ATTACH_UNBINDABLE;
   int st = atomic_load (&hl_g.state);
   if (st == HL_STATE_ACTIVE || st == HL_STATE_INIT)
     return HL_ATTACH_RUNNING;

@@ -62,7 +62,7 @@ hl_got_set_targets (const char *const *names,
   n_targets = 0;
   for (uint32_t i = 0; i < n && n_targets < HL_GOT_MAX_TARGETS; i++)
     {
-      void *real = dlsym (RTLD_DEFAULT, names[i]);
+      void *real = hl_dlsym_next (names[i]);
       if (real == NULL || real == ours[i])
         continue;
       targets[n_targets++] = (HlGotTarget) { names[i], (uintptr_t) real, (uintptr_t) ours[i] };

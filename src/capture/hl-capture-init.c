@@ -74,10 +74,41 @@ hl_bootstrap_size (const void *p)
   return size;
 }
 
+/* Loaded late, the function the program is bound to: the global scope's
+ * definition. In a non-PIE program that takes the function's address,
+ * dlsym (RTLD_DEFAULT) gives the program's canonical PLT entry instead,
+ * which jumps through a GOT slot we would patch: NULL then. */
+static void *
+late_dlsym (const char *name)
+{
+  void *f = dlsym (RTLD_DEFAULT, name);
+  Dl_info di;
+  const ElfW (Sym) *sym = NULL;
+  /* a defined symbol starts there (its name may be an alias:
+   * __libc_malloc); a canonical PLT entry is an undefined one */
+  if (f != NULL && dladdr1 (f, &di, (void **) &sym, RTLD_DL_SYMENT) != 0 && di.dli_saddr == f && sym != NULL
+      && sym->st_shndx != SHN_UNDEF)
+    return f;
+  return NULL;
+}
+
+bool
+hl_real_resolvable_late (void)
+{
+  static const char *const names[] = { "malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc",
+                                       "memalign", "valloc", "pvalloc", "malloc_usable_size", "free" };
+  bool ok = true;
+  hl_tls.guard++;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && ok; i++)
+    ok = late_dlsym (names[i]) != NULL;
+  hl_tls.guard--;
+  return ok;
+}
+
 void *
 hl_dlsym_next (const char *name)
 {
-  return dlsym (hl_g.late ? RTLD_DEFAULT : RTLD_NEXT, name);
+  return hl_g.late ? late_dlsym (name) : dlsym (RTLD_NEXT, name);
 }
 
 static void *
@@ -403,7 +434,10 @@ hl_capture_constructor (void)
   if (hl_attach_detect_late ())
     {
       hl_g.late = true;
-      if (hl_real.free == NULL)
+      /* a non-PIE program that takes malloc's address: heaplens__attach
+       * says so, nothing is resolved (must_dlsym would abort) */
+      hl_g.late_unbindable = !hl_real_resolvable_late ();
+      if (hl_real.free == NULL && !hl_g.late_unbindable)
         hl_real_resolve ();
       dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
       return;

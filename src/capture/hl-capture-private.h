@@ -177,6 +177,9 @@ bool  hl_real_in_libc        (void *f);
  * (hl_g.late): it is not in the global scope, whose first definition is
  * the one the program is bound to. */
 void *hl_dlsym_next          (const char *name);
+/* Loaded late: every real allocator function is a definition dlsym
+ * (RTLD_DEFAULT) finds (not a non-PIE program's canonical PLT entry). */
+bool  hl_real_resolvable_late (void);
 bool  hl_bootstrap_owns      (const void *p);
 void *hl_bootstrap_alloc     (size_t size, size_t align);
 
@@ -265,6 +268,7 @@ typedef struct
    * redirected by GOT patching (hl-capture-got.c). */
   bool               late;
   bool               attaching;      /* inside heaplens__attach: start-up allowed */
+  bool               late_unbindable; /* the real functions cannot be found safely */
   /* Thread blocks of an earlier attach are stale: a block is a thread's
    * only while its epoch is this one (hl_thread_block) */
   uint16_t           epoch;

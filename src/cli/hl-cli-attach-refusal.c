@@ -17,6 +17,7 @@
 
 #include "hl-cli-session-file.h"
 #include "hl-elf-probe.h"
+#include "hl-inject.h"
 #include "hl-shm-layout.h"
 
 /* The value of "KEY:\t..." in /proc/PID/status, or NULL. */
@@ -202,6 +203,15 @@ hl_attach_refusal (pid_t pid, HlAttachTarget *t, int *status)
     return g_strdup_printf (_("process %d (%s) is built with %s, whose runtime replaces the allocator: it "
                               "cannot be recorded (build it without -fsanitize)"),
                             (int) pid, t->comm, sanitizer);
+  static const char *const alloc_names[] = { "malloc", "calloc", "realloc", "free", "posix_memalign",
+                                              "aligned_alloc", "memalign", "valloc", "pvalloc",
+                                              "malloc_usable_size" };
+  for (size_t i = 0; i < G_N_ELEMENTS (alloc_names); i++)
+    if (hl_inject_elf_canonical_plt (exe_path, alloc_names[i]))
+      return g_strdup_printf (_("process %d (%s) is a program built without -fPIE that takes the address of %s: "
+                                "its allocator cannot be redirected in the running process (record it from its "
+                                "start with heaplens-cli record)"),
+                              (int) pid, t->comm, alloc_names[i]);
   t->preload_loaded = preload;
   if (preload && hl_attach_find_session (pid, true, t->session, sizeof t->session))
     return g_strdup_printf (_("process %d (%s) already runs under Heaplens: an attach records it (session %s); "

@@ -52,6 +52,9 @@ attach_answer (uint64_t code)
     case 3: return _("the preload found no safe configuration file (/dev/shm/heaplens-attach-UID-PID)");
     case 4: return _("the preload could not create its session (its line on the process's stderr says why)");
     case 5: return _("the preload's own functions resolve elsewhere (it must be linked with -Bsymbolic-functions)");
+    case 6: return _("the program is not position-independent and takes the address of malloc or its kin, so "
+                     "its allocator cannot be redirected safely (record it from its start with heaplens-cli "
+                     "record; the preload stays loaded, inert)");
     default: return _("the preload gave an unknown answer");
     }
 }

@@ -224,12 +224,15 @@ read_range (int fd, uint64_t file_size, uint64_t off, uint64_t size)
   return buf;
 }
 
-bool
-hl_inject_elf_symbol (const char *path,
-                      const char *name,
-                      uint64_t   *value,
-                      char       *err,
-                      size_t      cap)
+/* CANONICAL: an undefined symbol with a value (a non-PIE program's PLT
+ * entry that stands for the function's address) instead of a definition */
+static bool
+elf_symbol (const char *path,
+            const char *name,
+            bool        canonical,
+            uint64_t   *value,
+            char       *err,
+            size_t      cap)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -278,7 +281,7 @@ hl_inject_elf_symbol (const char *path,
   for (uint64_t i = 1; i < n_syms; i++)
     {
       const Elf64_Sym *s = &syms[i];
-      if (s->st_name >= strsec->sh_size || s->st_shndx == SHN_UNDEF || s->st_value == 0)
+      if (s->st_name >= strsec->sh_size || (s->st_shndx == SHN_UNDEF) != canonical || s->st_value == 0)
         continue;
       if (ELF64_ST_TYPE (s->st_info) != STT_FUNC && ELF64_ST_TYPE (s->st_info) != STT_GNU_IFUNC)
         continue;
@@ -305,6 +308,25 @@ out:
   free (versym);
   close (fd);
   return ok;
+}
+
+bool
+hl_inject_elf_symbol (const char *path,
+                      const char *name,
+                      uint64_t   *value,
+                      char       *err,
+                      size_t      cap)
+{
+  return elf_symbol (path, name, false, value, err, cap);
+}
+
+bool
+hl_inject_elf_canonical_plt (const char *path,
+                             const char *name)
+{
+  char err[256];
+  uint64_t value;
+  return elf_symbol (path, name, true, &value, err, sizeof err);
 }
 
 /* ---- Stopping the threads ------------------------------------------------ */

@@ -46,6 +46,12 @@ bool hl_inject_find_module (pid_t pid, const char *prefix, HlInjectModule *out, 
  * Every offset and size of the file is checked against the file. */
 bool hl_inject_elf_symbol (const char *path, const char *name, uint64_t *value, char *err, size_t err_size);
 
+/* True when the executable PATH is a non-PIE program that takes NAME's
+ * address: its dynamic symbol NAME is undefined with a value (the PLT
+ * entry that stands for the function everywhere), which GOT patching
+ * cannot redirect safely. */
+bool hl_inject_elf_canonical_plt (const char *path, const char *name);
+
 /* Stops every thread of PID (PTRACE_SEIZE + PTRACE_INTERRUPT, the task
  * list read again until no new thread appears), chooses the thread the
  * calls run on and resumes (detaches) all the others. */

@@ -205,7 +205,7 @@ fi
 # refused PID TEXT DESCRIPTION: attach fails with status 2 and TEXT, and
 # leaves the process running
 refused () {
-  "$HL_CLI" attach -o "$WORK/refused.hltrace" "$1" > "$WORK/ref.out" 2> "$WORK/ref.err"
+  timeout -s INT 20 "$HL_CLI" attach -o "$WORK/refused.hltrace" "$1" > "$WORK/ref.out" 2> "$WORK/ref.err"
   rc=$?
   if [ $rc -eq 2 ] && grep -q "$2" "$WORK/ref.err" && running "$1"; then
     echo "# $(cat "$WORK/ref.err")"
@@ -240,6 +240,17 @@ if [ -x "$D/t-attach-static" ]; then
 else
   ok 0 "a statically linked program # SKIP no static libc (libc.a) to build one"
 fi
+
+N=$WORK/nopie
+mkdir -p "$N"
+"$D/t-attach-nopie" "$N" 1 > /dev/null &
+p=$!
+wait_file "$N/ready-1"
+refused $p "built without -fPIE that takes the address of malloc" \
+  "a non-PIE program that takes malloc's address (its canonical PLT entry): refused"
+touch "$N/go-1"
+wait $p
+eq "the non-PIE program ends as it would" "$?" 7
 
 Z=$WORK/asan
 mkdir -p "$Z"

@@ -26,6 +26,12 @@
 
 static atomic_int stop;
 
+#ifdef T_TAKE_MALLOC_ADDRESS
+/* built -no-pie: malloc's address here is the program's canonical PLT
+ * entry (t-attach-nopie, which attach refuses) */
+void *(*volatile t_malloc_address) (size_t);
+#endif
+
 static void *
 worker (void *arg)
 {
@@ -103,6 +109,9 @@ main (int argc, char **argv)
       return 2;
     }
   const char *dir = argv[1];
+#ifdef T_TAKE_MALLOC_ADDRESS
+  t_malloc_address = malloc;
+#endif
   int rounds = atoi (argv[2]);
   pthread_t t[N_WORKERS], idler;
   for (uintptr_t k = 0; k < N_WORKERS; k++)
