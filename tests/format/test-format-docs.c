@@ -73,7 +73,7 @@ static Field fields[] = {
   F (HlShmHeader, counters), F (HlShmHeader, exe), F (HlShmHeader, cmdline), F (HlShmHeader, trace_path),
   F (HlShmHeader, clock_ns_atomic), F (HlShmHeader, packets), F (HlShmHeader, trace_cut_ns_atomic),
   F (HlShmHeader, trace_cut_errno_atomic), F (HlShmHeader, reserved_cut),
-  F (HlShmHeader, control_atomic), F (HlShmHeader, reserved_control), F (HlShmHeader, reserved),
+  F (HlShmHeader, sample_bytes), F (HlShmHeader, control_atomic), F (HlShmHeader, reserved_control), F (HlShmHeader, reserved),
   F (HlShmResourcesHeader, n_buckets), F (HlShmResourcesHeader, nodes_offset),
   F (HlShmResourcesHeader, watermark_atomic), F (HlShmResourcesHeader, n_stacks_atomic),
   F (HlShmResourcesHeader, n_dropped_atomic),
