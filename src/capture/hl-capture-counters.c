@@ -120,6 +120,8 @@ hl_counters_tick (HlThreadBlock *b,
     }
   if (atomic_load_explicit (&hl_g.modules_dirty, memory_order_relaxed) && b != NULL)
     hl_modules_scan (b, now);
+  if (HL_UNLIKELY (hl_g.late) && b != NULL)
+    hl_attach_poll (b, now);
 }
 
 /* Adds a thread's totals to the exited ones and clears them. */

@@ -29,7 +29,7 @@ env_u64 (const char *name,
          uint64_t    min,
          uint64_t    max)
 {
-  const char *s = getenv (name);
+  const char *s = hl_env_get (name);
   uint64_t v;
   if (s == NULL)
     return def;
@@ -56,7 +56,7 @@ hl_config_load (HlConfig *cfg)
   memset (cfg, 0, sizeof *cfg);
   cfg->unwind = HL_UNWIND_LIBUNWIND;
   cfg->cfi = true;
-  const char *u = getenv ("HEAPLENS_UNWIND");
+  const char *u = hl_env_get ("HEAPLENS_UNWIND");
   if (u != NULL)
     {
       if (strcmp (u, "unw") == 0)
@@ -72,7 +72,7 @@ hl_config_load (HlConfig *cfg)
   cfg->depth = (uint32_t) env_u64 ("HEAPLENS_DEPTH", 128, 1, HL_TRACE_MAX_FRAMES);
 
   cfg->follow = true;
-  const char *f = getenv ("HEAPLENS_FOLLOW");
+  const char *f = hl_env_get ("HEAPLENS_FOLLOW");
   if (f != NULL)
     {
       if (strcmp (f, "none") == 0)
@@ -89,7 +89,7 @@ hl_config_load (HlConfig *cfg)
   cfg->sample_bytes = env_u64 ("HEAPLENS_SAMPLE_BYTES", 0, 0, UINT64_C (1) << 40);
   cfg->sample_seed = env_u64 ("HEAPLENS_SAMPLE_SEED", 0, 0, UINT64_MAX - 1);
 
-  const char *g = getenv ("HEAPLENS_LIVE_GRANULE");
+  const char *g = hl_env_get ("HEAPLENS_LIVE_GRANULE");
   if (g != NULL)
     {
       if (strcmp (g, "16") == 0)
@@ -102,12 +102,12 @@ hl_config_load (HlConfig *cfg)
 
   /* read now, not at the end: a program may clear its environment before
    * it exits (clearenv), and the launcher would find no session */
-  const char *keep = getenv ("HEAPLENS_KEEP_SESSION");
+  const char *keep = hl_env_get ("HEAPLENS_KEEP_SESSION");
   cfg->keep_session = keep != NULL && strcmp (keep, "1") == 0;
   cfg->launcher_pid = (uint32_t) env_u64 ("HEAPLENS_LAUNCHER", 0, 1, UINT32_MAX);
   cfg->launcher_start_ticks = hl_launcher_start_ticks (cfg->launcher_pid);
 
-  const char *o = getenv ("HEAPLENS_OUTPUT");
+  const char *o = hl_env_get ("HEAPLENS_OUTPUT");
   cfg->trace = true;
   if (o == NULL || *o == '\0')
     o = "heaplens.%e.%p.hltrace";

@@ -94,7 +94,7 @@ static void
 mark_in_parent_buffer (const char *path,
                        const char *refusal)
 {
-  HlThreadBlock *b = hl_tls.block;
+  HlThreadBlock *b = hl_thread_block_current ();
   if (b == NULL || hl_g.trace_fd < 0 || hl_tls.guard > 0 || hl_tls.dead)
     return;
   hl_tls.guard++;
@@ -311,7 +311,7 @@ execve (const char  *path,
 {
   static ExecveFunc real;
   if (real == NULL)
-    real = (ExecveFunc) dlsym (RTLD_NEXT, "execve");
+    real = (ExecveFunc) hl_dlsym_next ("execve");
   HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (path, false) : NULL;
   before_exec (path, refusal);
@@ -326,7 +326,7 @@ execvpe (const char  *file,
 {
   static ExecveFunc real;
   if (real == NULL)
-    real = (ExecveFunc) dlsym (RTLD_NEXT, "execvpe");
+    real = (ExecveFunc) hl_dlsym_next ("execvpe");
   HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_file (file, true) : NULL;
   before_exec (file, refusal);
@@ -355,7 +355,7 @@ fexecve (int          fd,
 {
   static int (*real) (int, char *const[], char *const[]);
   if (real == NULL)
-    real = (int (*) (int, char *const[], char *const[])) dlsym (RTLD_NEXT, "fexecve");
+    real = (int (*) (int, char *const[], char *const[])) hl_dlsym_next ("fexecve");
   HlEnvCopy env;
   const char *refusal = hl_g.cfg.follow ? hl_refusal_of_fd (fd) : NULL;
   before_exec ("(fd)", refusal);
@@ -376,7 +376,7 @@ execveat (int          dirfd,
 {
   static ExecveatFunc real;
   if (real == NULL)
-    real = (ExecveatFunc) dlsym (RTLD_NEXT, "execveat");
+    real = (ExecveatFunc) hl_dlsym_next ("execveat");
   /* (glibc declares PATH nonnull; a program that passes NULL gets EFAULT
    * from the kernel, not a crash from us) */
   const char *volatile path_v = path;
@@ -490,7 +490,7 @@ posix_spawn (pid_t                            *pid,
 {
   static SpawnFunc real;
   if (real == NULL)
-    real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawn");
+    real = (SpawnFunc) hl_dlsym_next ("posix_spawn");
   return spawn_common (real, false, pid, path, actions, attr, argv, envp);
 }
 
@@ -504,6 +504,6 @@ posix_spawnp (pid_t                            *pid,
 {
   static SpawnFunc real;
   if (real == NULL)
-    real = (SpawnFunc) dlsym (RTLD_NEXT, "posix_spawnp");
+    real = (SpawnFunc) hl_dlsym_next ("posix_spawnp");
   return spawn_common (real, true, pid, file, actions, attr, argv, envp);
 }

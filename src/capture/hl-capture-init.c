@@ -74,10 +74,47 @@ hl_bootstrap_size (const void *p)
   return size;
 }
 
+/* Loaded late, the function the program is bound to: the global scope's
+ * definition. In a non-PIE program that takes the function's address,
+ * dlsym (RTLD_DEFAULT) gives the program's canonical PLT entry instead,
+ * which jumps through a GOT slot we would patch: NULL then. */
+static void *
+late_dlsym (const char *name)
+{
+  void *f = dlsym (RTLD_DEFAULT, name);
+  Dl_info di;
+  const ElfW (Sym) *sym = NULL;
+  /* a defined symbol starts there (its name may be an alias:
+   * __libc_malloc); a canonical PLT entry is an undefined one */
+  if (f != NULL && dladdr1 (f, &di, (void **) &sym, RTLD_DL_SYMENT) != 0 && di.dli_saddr == f && sym != NULL
+      && sym->st_shndx != SHN_UNDEF)
+    return f;
+  return NULL;
+}
+
+bool
+hl_real_resolvable_late (void)
+{
+  static const char *const names[] = { "malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc",
+                                       "memalign", "valloc", "pvalloc", "malloc_usable_size", "free" };
+  bool ok = true;
+  hl_tls.guard++;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && ok; i++)
+    ok = late_dlsym (names[i]) != NULL;
+  hl_tls.guard--;
+  return ok;
+}
+
+void *
+hl_dlsym_next (const char *name)
+{
+  return hl_g.late ? late_dlsym (name) : dlsym (RTLD_NEXT, name);
+}
+
 static void *
 must_dlsym (const char *name)
 {
-  void *f = dlsym (RTLD_NEXT, name);
+  void *f = hl_dlsym_next (name);
   if (f == NULL)
     {
       hl_sys_warn ("cannot find the real ", name, "");
@@ -198,6 +235,9 @@ void
 hl_capture_ensure_init (void)
 {
   if (atomic_load (&hl_g.state) != HL_STATE_NONE || hl_tls.guard > 0)
+    return;
+  /* loaded into a running process: only heaplens__attach starts */
+  if (hl_g.late && !hl_g.attaching)
     return;
   /* Before libc has set up the environment our configuration is unknown:
    * pass through until then. */
@@ -363,8 +403,14 @@ hl_capture_init (void)
   hl_unwind_init ();
   hl_thread_init_key ();
   hl_process_atfork ();
-  hl_process_install_signals ();
-  on_exit (on_exit_cb, NULL);
+  /* attached: the program's signal dispositions are left alone (a crash
+   * while attached loses the packets not yet written) */
+  if (!hl_g.late)
+    hl_process_install_signals ();
+  static bool on_exit_done;
+  if (!on_exit_done)
+    on_exit (on_exit_cb, NULL);
+  on_exit_done = true;
   if (hl_g.cfg.trace && hl_trace_open () != 0)
     hl_sys_warn ("cannot write the trace ", hl_g.trace_path, "; recording to shared memory only");
   hl_session_running ();
@@ -385,6 +431,17 @@ hl_capture_init (void)
 __attribute__ ((constructor (101))) static void
 hl_capture_constructor (void)
 {
+  if (hl_attach_detect_late ())
+    {
+      hl_g.late = true;
+      /* a non-PIE program that takes malloc's address: heaplens__attach
+       * says so, nothing is resolved (must_dlsym would abort) */
+      hl_g.late_unbindable = !hl_real_resolvable_late ();
+      if (hl_real.free == NULL && !hl_g.late_unbindable)
+        hl_real_resolve ();
+      dl_iterate_phdr (find_self_cb, (void *) (uintptr_t) &hl_capture_init);
+      return;
+    }
   if (hl_real.free == NULL)
     hl_real_resolve ();
   hl_capture_ensure_init ();

@@ -138,6 +138,9 @@ hl_modules_scan (HlThreadBlock *b,
   scan_round++;
   ScanCtx ctx = { b, now, false };
   dl_iterate_phdr (scan_cb, &ctx);
+  /* attached: modules loaded since get their slots patched */
+  if (hl_g.late && hl_active ())
+    (void) hl_got_patch_all ();
   for (uint32_t i = 0; i < n_known;)
     {
       if (known[i].seen != scan_round)
@@ -213,7 +216,7 @@ dlopen (const char *file,
         int         mode)
 {
   if (real_dlopen == NULL)
-    real_dlopen = (DlopenFunc) dlsym (RTLD_NEXT, "dlopen");
+    real_dlopen = (DlopenFunc) hl_dlsym_next ("dlopen");
   if (file != NULL && strchr (file, '/') == NULL
       && caller_has_search_path (__builtin_return_address (0)))
     {
@@ -231,7 +234,7 @@ HL_EXPORT int
 dlclose (void *handle)
 {
   if (real_dlclose == NULL)
-    real_dlclose = (DlcloseFunc) dlsym (RTLD_NEXT, "dlclose");
+    real_dlclose = (DlcloseFunc) hl_dlsym_next ("dlclose");
   int rc = real_dlclose (handle);
   if (rc == 0)
     {

@@ -173,6 +173,13 @@ void  hl_real_resolve        (void);
 /* Whether function F is libc.so's (glibc's allocator, not another one
  * loaded before the preload). */
 bool  hl_real_in_libc        (void *f);
+/* dlsym (RTLD_NEXT, NAME), or RTLD_DEFAULT in a preload loaded by attach
+ * (hl_g.late): it is not in the global scope, whose first definition is
+ * the one the program is bound to. */
+void *hl_dlsym_next          (const char *name);
+/* Loaded late: every real allocator function is a definition dlsym
+ * (RTLD_DEFAULT) finds (not a non-PIE program's canonical PLT entry). */
+bool  hl_real_resolvable_late (void);
 bool  hl_bootstrap_owns      (const void *p);
 void *hl_bootstrap_alloc     (size_t size, size_t align);
 
@@ -184,6 +191,7 @@ typedef enum
   HL_STATE_INIT     = 1, /* initialising (one thread) */
   HL_STATE_ACTIVE   = 2,
   HL_STATE_DISABLED = 3, /* HEAPLENS_FOLLOW=none child, or failure: pass through */
+  HL_STATE_DETACHED = 4, /* attached, then detached (hl-capture-attach.c): pass through */
 } HlGlobalState;
 
 typedef struct HlThreadBlock HlThreadBlock;
@@ -254,6 +262,20 @@ typedef struct
   uint64_t          *clock_word;
   /* Own text range: frames inside it are never recorded */
   uintptr_t          self_lo, self_hi;
+  /* Loaded into a running process by `heaplens-cli attach`
+   * (hl-capture-attach.c): the program is not bound to our functions;
+   * nothing starts until heaplens__attach, and the allocator is
+   * redirected by GOT patching (hl-capture-got.c). */
+  bool               late;
+  bool               attaching;      /* inside heaplens__attach: start-up allowed */
+  bool               late_unbindable; /* the real functions cannot be found safely */
+  /* Thread blocks of an earlier attach are stale: a block is a thread's
+   * only while its epoch is this one (hl_thread_block) */
+  uint16_t           epoch;
+  /* frees of blocks the live table never held in an attached process:
+   * most were allocated before the attach (count, usable bytes) */
+  uint64_t           attach_unknown_frees_atomic;
+  uint64_t           attach_unknown_bytes_atomic;
   /* operator new ranges (libstdc++), skipped at the top of a stack */
   uintptr_t          new_lo[16], new_hi[16];
   _Atomic uint32_t   n_new_ranges;
@@ -472,7 +494,8 @@ struct HlThreadBlock
 typedef struct
 {
   int            guard;   /* > 0 inside the preload: calls pass through */
-  int            dead;    /* the thread exited its block: pass through */
+  uint16_t       dead;    /* the thread exited its block: pass through */
+  uint16_t       epoch;   /* hl_g.epoch when BLOCK was claimed (an attach's) */
   HlThreadBlock *block;
 } HlTls;
 
@@ -487,6 +510,7 @@ extern __thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
 HlThreadBlock *hl_thread_block_slow (void);
 void           hl_thread_init_key   (void);
 void           hl_thread_after_fork_child (void);
+void           hl_thread_new_epoch (void);  /* a new attach (hl-capture-attach.c) */
 void           hl_thread_set_name   (uintptr_t pthread, const char *name);
 HlThreadBlock *hl_thread_block_at   (uint32_t index);
 void           hl_thread_release    (HlThreadBlock *b);
@@ -497,11 +521,20 @@ static inline HlThreadBlock *
 hl_thread_block (void)
 {
   HlThreadBlock *b = hl_tls.block;
-  if (HL_LIKELY (b != NULL))
+  if (HL_LIKELY (b != NULL && hl_tls.epoch == hl_g.epoch))
     return b;
-  if (hl_tls.dead)
+  if (hl_tls.dead && b == NULL)
     return NULL;
   return hl_thread_block_slow ();
+}
+
+/* The thread's block if it has one of this attach's, else NULL (never
+ * claims one). */
+static inline HlThreadBlock *
+hl_thread_block_current (void)
+{
+  HlThreadBlock *b = hl_tls.block;
+  return b != NULL && hl_tls.epoch == hl_g.epoch ? b : NULL;
 }
 
 /* ---- Session (hl-capture-session.c) ------------------------------------ */
@@ -764,6 +797,42 @@ hl_counters_free (HlThreadBlock *b,
   else
     __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);
 }
+
+/* ---- Attach (hl-capture-attach.c, hl-capture-got.c) --------------------- */
+
+/* getenv (NAME), or in an attached process the value the attach's
+ * configuration file gave (the process has none of record's
+ * environment). */
+const char *hl_env_get (const char *name);
+/* In the counters' tick: a detach requested in the session header ends
+ * the recording there. */
+void hl_attach_poll (HlThreadBlock *b, uint64_t now);
+/* The constructor: true when the program is not bound to our malloc (a
+ * dlopen into a running process). */
+bool hl_attach_detect_late (void);
+/* At the end of an attached recording: the INFO of the frees of blocks
+ * allocated before the attach. */
+void hl_attach_end_info (void);
+/* A free (or realloc) of a block the live table never held, in an
+ * attached process: counted apart with its usable size (the caller reads
+ * it before the block is freed). */
+void hl_attach_count_unknown (uint64_t usable_bytes);
+
+static inline void
+hl_attach_note_unknown (void *p)
+{
+  if (HL_UNLIKELY (hl_g.late))
+    hl_attach_count_unknown (hl_real.malloc_usable_size (p));
+}
+
+#define HL_GOT_MAX_TARGETS 32u
+/* The functions whose slots are patched: NAMES[i] gets OURS[i]; the
+ * functions the program is bound to are looked up now. */
+void     hl_got_set_targets     (const char *const *names, void *const *ours, uint32_t n);
+uint32_t hl_got_patch_all       (void);  /* slots patched by this call */
+uint32_t hl_got_restore_all     (void);  /* slots put back */
+uint32_t hl_got_modules_patched (void);
+uint32_t hl_got_slots           (void);  /* slots patched now */
 
 /* ---- Modules (hl-capture-modules.c) ------------------------------------ */
 

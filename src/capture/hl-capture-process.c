@@ -66,10 +66,12 @@ hl_capture_finish (int  exit_status,
   hl_tls.guard++;
   hl_unwind_report ();
   int status = have_status ? exit_status : -1;
-  HlThreadBlock *b = hl_tls.block;
+  HlThreadBlock *b = hl_thread_block_current ();
   if (b != NULL && hl_tls.guard == 1)
     hl_counters_tick (b, hl_now (), true);
   hl_flush_all_for_exit ();
+  if (hl_g.late)
+    hl_attach_end_info ();
   write_end (status);
   hl_session_end (status, by_exec);
   hl_tls.guard--;
@@ -118,7 +120,7 @@ static void
 atfork_prepare (void)
 {
   hl_tls.guard++;
-  if (hl_active () && hl_tls.block != NULL && hl_tls.guard == 1)
+  if (hl_active () && hl_thread_block_current () != NULL && hl_tls.guard == 1)
     hl_trace_flush (hl_tls.block, hl_now ());
 }
 
@@ -192,7 +194,7 @@ _exit (int status)
 {
   static ExitFunc real;
   if (real == NULL)
-    real = (ExitFunc) dlsym (RTLD_NEXT, "_exit");
+    real = (ExitFunc) hl_dlsym_next ("_exit");
   if (hl_active () && hl_tls.guard == 0)
     hl_capture_finish (status, true, false);
   real (status);

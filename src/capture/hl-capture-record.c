@@ -368,6 +368,7 @@ hl_record_free (void *p)
   else
     {
       hl_counters_free (b, 0, false);
+      hl_attach_note_unknown (p);
       HL_TRACE_EMIT (b, now, hl_packet_writer_free_addr (w_, now, (uint64_t) (uintptr_t) p));
     }
   leave (b, now);
@@ -388,7 +389,11 @@ hl_record_realloc_begin (void           *old,
         hl_sample_unmark (old);
     }
   else
-    st->known = hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
+    {
+      st->known = hl_live_remove (a, hl_live_home (a), &st->id, &st->size, &st->stack_id);
+      /* a block allocated before an attach: its size, read while it lives */
+      st->old_usable = !st->known && HL_UNLIKELY (hl_g.late) ? hl_real.malloc_usable_size (old) : 0;
+    }
   hl_tls.guard--;
 }
 
@@ -506,6 +511,8 @@ hl_record_realloc_end (void           *old,
           else
             {
               hl_counters_free (b, 0, false);
+              if (HL_UNLIKELY (hl_g.late))
+                hl_attach_count_unknown (st->old_usable);
               HL_TRACE_EMIT (b, now, hl_packet_writer_free_addr (w_, now, (uint64_t) (uintptr_t) old));
             }
         }
@@ -531,7 +538,11 @@ hl_record_realloc_end (void           *old,
       hl_counters_free (b, st->size, true);
     }
   else
-    hl_counters_free (b, 0, false);
+    {
+      hl_counters_free (b, 0, false);
+      if (HL_UNLIKELY (hl_g.late))
+        hl_attach_count_unknown (st->old_usable);
+    }
   callsite_alloc (b, stack, size, id);
   hl_counters_alloc (b, size, now);
   if (st->known)

@@ -47,7 +47,7 @@ static void
 resolve_sigaction (void)
 {
   if (real_sigaction == NULL)
-    real_sigaction = (SigactionFunc) dlsym (RTLD_NEXT, "sigaction");
+    real_sigaction = (SigactionFunc) hl_dlsym_next ("sigaction");
 }
 
 static void
@@ -167,7 +167,7 @@ void
 hl_process_install_signals (void)
 {
   resolve_sigaction ();
-  const char *s = getenv ("HEAPLENS_SIGNALS");
+  const char *s = hl_env_get ("HEAPLENS_SIGNALS");
   if (s != NULL && strcmp (s, "0") == 0)
     return;
   signals_enabled = true;
@@ -264,7 +264,7 @@ signal (int          sig,
                && (handler == SIG_DFL ? is_fatal (sig) : handler != SIG_IGN && handler != SIG_ERR))))
     {
       if (real_signal == NULL)
-        real_signal = (sighandler_t (*) (int, sighandler_t)) dlsym (RTLD_NEXT, "signal");
+        real_signal = (sighandler_t (*) (int, sighandler_t)) hl_dlsym_next ("signal");
       return real_signal (sig, handler);
     }
   /* through our sigaction: BSD semantics, as glibc's signal() */

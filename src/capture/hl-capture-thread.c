@@ -35,6 +35,12 @@ static void
 thread_exit_cb (void *arg)
 {
   HlThreadBlock *b = arg;
+  if (hl_tls.epoch != hl_g.epoch || !hl_active ())
+    {
+      /* a block of an earlier attach, or no recording now: not ours */
+      hl_tls.block = NULL;
+      return;
+    }
   hl_tls.guard++;
   uint64_t now = hl_now ();
   if (b->exit_round < PTHREAD_DESTRUCTOR_ITERATIONS - 1)
@@ -166,6 +172,12 @@ hl_thread_block_slow (void)
 {
   if (hl_g.blocks == NULL || hl_g.counters == NULL)
     return NULL;
+  if (hl_tls.block != NULL)
+    {
+      /* a block of an earlier attach (hl-capture-attach.c released it) */
+      hl_tls.block = NULL;
+      hl_tls.dead = 0;
+    }
   hl_tls.guard++;
   HlThreadBlock *b = claim_block ();
   if (b == NULL)
@@ -175,6 +187,7 @@ hl_thread_block_slow (void)
       hl_tls.guard--;
       return NULL;
     }
+  hl_tls.epoch = hl_g.epoch;
   b->tid = hl_sys_gettid ();
   b->self = (uintptr_t) pthread_self ();
   stack_bounds (b);
@@ -236,6 +249,25 @@ hl_thread_shadow_done (HlThreadBlock *s)
 
 /* In a forked child only the forking thread exists: release every other
  * block, and start the child's caches afresh (new stack table). */
+/* A new attach: every block of the one before is released (its thread
+ * claims a new one at its next call, hl_thread_block); the stack caches
+ * start afresh. */
+void
+hl_thread_new_epoch (void)
+{
+  generation++;
+  uint32_t max = atomic_load (&hl_g.blocks_max);
+  for (uint32_t i = 0; i < max && hl_g.blocks != NULL; i++)
+    {
+      HlThreadBlock *b = hl_thread_block_at (i);
+      b->exiting = 0;
+      memset (b->pending, 0, sizeof b->pending);
+      atomic_store (&b->in_use, 0);
+    }
+  atomic_store (&hl_g.blocks_hint, 0);
+  __atomic_store_n (&hl_g.epoch, (uint16_t) (hl_g.epoch + 1), __ATOMIC_RELEASE);
+}
+
 void
 hl_thread_after_fork_child (void)
 {
@@ -305,7 +337,7 @@ pthread_setname_np (pthread_t   thread,
 {
   static int (*real) (pthread_t, const char *);
   if (real == NULL)
-    real = (int (*) (pthread_t, const char *)) dlsym (RTLD_NEXT, "pthread_setname_np");
+    real = (int (*) (pthread_t, const char *)) hl_dlsym_next ("pthread_setname_np");
   int rc = real (thread, name);
   if (rc == 0)
     {
@@ -329,7 +361,7 @@ prctl (int option,
   unsigned long a5 = va_arg (ap, unsigned long);
   va_end (ap);
   if (real == NULL)
-    real = (int (*) (int, ...)) dlsym (RTLD_NEXT, "prctl");
+    real = (int (*) (int, ...)) hl_dlsym_next ("prctl");
   int rc = real (option, a2, a3, a4, a5);
   if (rc == 0 && option == PR_SET_NAME && a2 != 0)
     {

@@ -70,7 +70,7 @@ hl_unwind_refresh_new_ranges (void)
 int
 hl_unwind_init (void)
 {
-  const char *fc = getenv ("HEAPLENS_FP_CHECK");
+  const char *fc = hl_env_get ("HEAPLENS_FP_CHECK");
   fp_check = hl_g.cfg.unwind != HL_UNWIND_FP ? FP_CHECK_OFF
              : fc == NULL ? FP_CHECK_SWITCH
              : strcmp (fc, "0") == 0 ? FP_CHECK_OFF
@@ -95,7 +95,7 @@ hl_unwind_init (void)
     }
   hl_unwind_refresh_new_ranges ();
   hl_stack_hash_init ();
-  const char *c = getenv ("HEAPLENS_UNWIND_CHECK");
+  const char *c = hl_env_get ("HEAPLENS_UNWIND_CHECK");
   hl_unwind_check_mode = c != NULL && strcmp (c, "1") == 0;
   if ((hl_g.cfg.unwind == HL_UNWIND_LIBUNWIND || fp_check != FP_CHECK_OFF) && hl_g.cfg.cfi
       && !hl_cfi_init ())

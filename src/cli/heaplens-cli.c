@@ -12,6 +12,7 @@ static const HlCliCommand commands[] = {
   { "dump", hl_cli_dump, N_("print the packets and events of a trace file") },
   { "compress", hl_cli_compress, N_("compress a trace file (zstd frames)") },
   { "record", hl_cli_record, N_("run a program and record its heap") },
+  { "attach", hl_cli_attach, N_("record a running process from now on (ptrace), until Ctrl+C") },
   { "sessions", hl_cli_sessions, N_("list (or --prune) live-recording sessions") },
   { "top", hl_cli_top, N_("watch a live session: heap, rate, top call sites, metadata") },
   { "report", hl_cli_report, N_("summary and top call sites of a recording") },

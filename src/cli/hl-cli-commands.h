@@ -19,6 +19,7 @@ typedef struct
 /* capture (issue 5) */
 int hl_cli_record   (int argc, char **argv);
 int hl_cli_sessions (int argc, char **argv);
+int hl_cli_attach   (int argc, char **argv);  /* issue 28 */
 /* format (issue 4) */
 int hl_cli_dump     (int argc, char **argv);
 int hl_cli_compress (int argc, char **argv);

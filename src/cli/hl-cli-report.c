@@ -253,6 +253,39 @@ print_exec (HlRecording *rec)
   return TRUE;
 }
 
+static const char *
+info_or_zero (HlRecording *rec,
+              const char  *key)
+{
+  const char *v = hl_recording_get_info (rec, key);
+  return v != NULL ? v : "0";
+}
+
+/* A recording made by `heaplens-cli attach`: the heap when it began, the
+ * frees of blocks allocated before it, and the detach (instead of an exit
+ * status, when the process went on). TRUE when it detached. */
+static gboolean
+print_attach (HlRecording *rec)
+{
+  if (g_strcmp0 (hl_recording_get_info (rec, "attached"), "1") != 0)
+    return FALSE;
+  guint64 heap = g_ascii_strtoull (info_or_zero (rec, "attach_heap_bytes"), NULL, 10);
+  guint64 rss = g_ascii_strtoull (info_or_zero (rec, "attach_rss_bytes"), NULL, 10);
+  guint64 n = g_ascii_strtoull (info_or_zero (rec, "attach_frees_before"), NULL, 10);
+  guint64 bytes = g_ascii_strtoull (info_or_zero (rec, "attach_frees_before_bytes"), NULL, 10);
+  const char *detached = hl_recording_get_info (rec, "detached_ns");
+  g_autofree char *heap_text = hl_cli_format_size (heap);
+  g_autofree char *rss_text = hl_cli_format_size (rss);
+  g_autofree char *bytes_text = hl_cli_format_size (bytes);
+  printf (_("  attached:         to the running process; then %s of heap in use (mallinfo2), RSS %s\n"), heap_text,
+          rss_text);
+  printf (_("  freed, allocated before the attach: %" PRIu64 " blocks, %s\n"), (uint64_t) n, bytes_text);
+  if (detached != NULL)
+    printf (_("  ended:            detached at %.3f s (the process went on)\n"),
+            g_ascii_strtoull (detached, NULL, 10) / 1e9);
+  return detached != NULL;
+}
+
 /* A live table that stopped growing on a full /dev/shm (record notes it
  * in the trace): the live view missed blocks, the trace did not. */
 static void
@@ -294,7 +327,7 @@ print_text (const char  *path,
   printf (_("Heaplens report for %s\n"), path);
   if (exe != NULL)
     printf (_("  program:          %s\n"), exe);
-  if (!print_exec (rec) && s.has_exit_status)
+  if (!print_attach (rec) && !print_exec (rec) && s.has_exit_status)
     printf (_("  exit status:      %d\n"), s.exit_status);
   print_death (rec);
   print_cut (rec, cut_ns);

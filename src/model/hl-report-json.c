@@ -137,6 +137,27 @@ add_trace_cut (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+/* A recording made by `heaplens-cli attach` (its INFO has attached=1):
+ * attach { heap_bytes, rss_bytes (at the attach), frees_before,
+ * frees_before_bytes (frees of blocks allocated before it), detached_ns
+ * (null when the process exited while attached) }; left out otherwise. */
+static gboolean
+add_attach (JsonBuilder *b,
+            HlRecording *rec)
+{
+  if (g_strcmp0 (hl_recording_get_info (rec, "attached"), "1") != 0)
+    return FALSE;
+  json_builder_set_member_name (b, "attach");
+  json_builder_begin_object (b);
+  add_info_uint (b, rec, "heap_bytes", "attach_heap_bytes");
+  add_info_uint (b, rec, "rss_bytes", "attach_rss_bytes");
+  add_info_uint (b, rec, "frees_before", "attach_frees_before");
+  add_info_uint (b, rec, "frees_before_bytes", "attach_frees_before_bytes");
+  add_info_uint (b, rec, "detached_ns", "detached_ns");
+  json_builder_end_object (b);
+  return hl_recording_get_info (rec, "detached_ns") != NULL;
+}
+
 /* An image that exec'd another (the preload notes it after its END):
  * replaced_by_exec { program, time_ns, then_exit_status, then_signal },
  * the last two how the process ended when the rest of its chain ran
@@ -197,7 +218,8 @@ add_summary (JsonBuilder *b,
       json_builder_set_member_name (b, "estimated");
       json_builder_add_boolean_value (b, TRUE);
     }
-  if (add_replaced_by_exec (b, rec) || !s.has_exit_status)
+  gboolean detached = add_attach (b, rec);
+  if (add_replaced_by_exec (b, rec) || !s.has_exit_status || detached)
     hl_json_add_null (b, "exit_status");
   else
     hl_json_add_int (b, "exit_status", s.exit_status);

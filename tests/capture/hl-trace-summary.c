@@ -8,6 +8,7 @@
  *   est_peak_bytes (each sampled block weighs 1 / (1 - exp (-size / N)),
  *   computed here independently of the model) counters_allocs
  *   counters_frees counters_heap (the last COUNTERS event)
+ *   size_allocs (allocations of HL_SUMMARY_SIZE bytes; 0 without it)
  * site_hits counts allocations whose innermost frame lies in
  * [site_lo, site_hi), two integers the target publishes as metadata
  * (META_INT events) — the address range of its allocating function.
@@ -107,6 +108,8 @@ static uint64_t n_frame0;
 int
 main (int argc, char **argv)
 {
+  const char *size_env = getenv ("HL_SUMMARY_SIZE");
+  uint64_t size_of_interest = size_env != NULL ? strtoull (size_env, NULL, 10) : UINT64_MAX, size_allocs = 0;
   if (argc < 2)
     {
       fprintf (stderr, "usage: hl-trace-summary TRACE\n");
@@ -157,6 +160,8 @@ main (int argc, char **argv)
             case HL_EVENT_ALLOC:
             case HL_EVENT_ALLOC_ALIGNED:
               allocs++;
+              if (ev.u.alloc.size == size_of_interest)
+                size_allocs++;
               bytes += ev.u.alloc.size;
               put (ev.u.alloc.id, ev.u.alloc.size, ev.u.alloc.stack_id);
               new_stack = ev.u.alloc.stack_id;
@@ -324,6 +329,7 @@ main (int argc, char **argv)
   printf ("peak_bytes=%" PRIu64 "\nends=%" PRIu64 "\n", peak, n_ends);
   printf ("bytes_ignored=%" PRIu64 "\nbad_events=%" PRIu64 "\nsite_hits=%" PRIu64 "\n", st.bytes_ignored_at_end, bad_events, site_hits);
   printf ("sample_bytes=%.0f\nest_allocs=%.0f\nest_bytes=%.0f\nest_peak_bytes=%.0f\n", sample_n, est_allocs, est_bytes, est_peak);
+  printf ("size_allocs=%" PRIu64 "\n", size_allocs);
   printf ("counters_allocs=%" PRIu64 "\ncounters_frees=%" PRIu64 "\ncounters_heap=%" PRIu64 "\n", c_allocs, c_frees, c_heap);
   hl_trace_reader_free (r);
   free (slots);

@@ -58,6 +58,17 @@ enum
                                         * stopped growing (set at any time; drops count what it cost) */
   HL_SHM_FLAG_ABANDONED     = 1u << 5, /* the launcher left the session to its process, which
                                         * unlinks it at its end (docs/shm-layout.md §1) */
+  HL_SHM_FLAG_ATTACHED      = 1u << 6, /* the preload was loaded into the running process by
+                                        * `heaplens-cli attach`: it records from then on */
+};
+
+/* HlShmHeader.control_atomic: requests of another process to the
+ * preload, which it polls at its counters' tick (every 10 ms while the
+ * program allocates). */
+enum
+{
+  HL_SHM_CONTROL_DETACH = 1u << 0, /* attached: end the recording, put the
+                                    * allocator back, let the process run on */
 };
 
 /* The name (/proc/PID/comm) a launcher takes before it looks for its
@@ -107,8 +118,12 @@ typedef struct
    * 0: every allocation recorded, and in older segments). The call sites'
    * sums then weigh each sampled block (hl-sample-weight-core.h). */
   uint64_t    sample_bytes;
+  /* HL_SHM_CONTROL_*, set by another process (an atomic OR); 0 in older
+   * segments */
+  uint32_t    control_atomic;
+  uint32_t    reserved_control;
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8 - 8];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
