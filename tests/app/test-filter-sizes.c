@@ -87,22 +87,6 @@ check_totals (const char *expression)
   g_assert_cmpuint (c.leaked_bytes, ==, leaked);
 }
 
-static void
-save_both (HlWindow   *window,
-           const char *prefix)
-{
-  AdwStyleManager *style = adw_style_manager_get_default ();
-  g_autofree char *light = g_strdup_printf ("%s-light.png", prefix);
-  g_autofree char *dark = g_strdup_printf ("%s-dark.png", prefix);
-
-  hl_app_test_spin_ms (300);
-  hl_app_test_save_window_png (GTK_WINDOW (window), light);
-  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
-  hl_app_test_spin_ms (300);
-  hl_app_test_save_window_png (GTK_WINDOW (window), dark);
-  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
-}
-
 static GtkStack *
 find_stack_with (GtkWidget  *widget,
                  const char *page)
@@ -150,7 +134,7 @@ test_histogram_click (void)
 
     g_assert_cmpstr (caption, ==, "Allocations (log scale)");
   }
-  save_both (window, "sizes-1400");
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "sizes-1400");
 
   /* the bar with the most allocations: its count is the CLI's for its range */
   for (guint i = 0; i < hl_histogram_get_n_buckets (histogram); i++)
@@ -201,7 +185,7 @@ test_histogram_click (void)
   /* the histogram of the selection: only that bar */
   g_assert_cmpuint (hl_histogram_get_n_buckets (histogram), ==, 1);
   g_assert_cmpuint (hl_histogram_get_bucket (histogram, 0)->count, ==, chosen_count);
-  save_both (window, "sizes-filtered-1400");
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "sizes-filtered-1400");
 
   /* the chip's remove button drops it */
   g_signal_emit_by_name (hl_filter_bar_get_remove_button (bar, "size"), "clicked");
@@ -209,7 +193,7 @@ test_histogram_click (void)
   hl_app_test_spin_until (analysis_has_size, GINT_TO_POINTER (FALSE));
 
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
-  save_both (window, "sizes-800");
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "sizes-800");
   gtk_window_destroy (GTK_WINDOW (window));
   hl_app_test_spin_a_little ();
 }

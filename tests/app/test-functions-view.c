@@ -212,22 +212,6 @@ contains_demo (const char *name)
 }
 
 static void
-save_shots (HlWindow   *window,
-            const char *prefix)
-{
-  AdwStyleManager *style = adw_style_manager_get_default ();
-  g_autofree char *light = g_strdup_printf ("%s-light.png", prefix);
-  g_autofree char *dark = g_strdup_printf ("%s-dark.png", prefix);
-
-  hl_app_test_spin_ms (300);
-  hl_app_test_save_window_png (GTK_WINDOW (window), light);
-  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
-  hl_app_test_spin_ms (300);
-  hl_app_test_save_window_png (GTK_WINDOW (window), dark);
-  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
-}
-
-static void
 test_flat_list (void)
 {
   g_autoptr(GFile) file = NULL;
@@ -299,7 +283,7 @@ test_flat_list (void)
 
       g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (view), none));
     }
-  save_shots (window, "functions-1400");
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "functions-1400");
 
   /* the heaviest ten, and the demo's own functions */
   for (guint i = 0; i < n && checked < 10; i++, checked++)
@@ -370,7 +354,7 @@ test_flat_list (void)
   /* narrow */
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   hl_app_test_spin_ms (300);
-  save_shots (window, "functions-800");
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "functions-800");
   gtk_window_destroy (GTK_WINDOW (window));
   hl_app_test_spin_a_little ();
 }

@@ -182,6 +182,22 @@ hl_app_test_save_window_png (GtkWindow  *window,
   g_test_message ("screenshot %s", path);
 }
 
+void
+hl_app_test_save_window_pngs (GtkWindow  *window,
+                              const char *prefix)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = g_strdup_printf ("%s-light.png", prefix);
+  g_autofree char *dark = g_strdup_printf ("%s-dark.png", prefix);
+
+  hl_app_test_spin_ms (300);
+  hl_app_test_save_window_png (window, light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  hl_app_test_spin_ms (300);
+  hl_app_test_save_window_png (window, dark);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
 char *
 hl_app_test_build_path (const char *dir,
                         const char *name)

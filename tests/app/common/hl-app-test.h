@@ -55,6 +55,10 @@ gboolean       hl_app_test_color_near    (guint32          a,
  * PNG for a person to look at); nothing otherwise. */
 void           hl_app_test_save_window_png (GtkWindow  *window,
                                             const char *name);
+/* The same in the light and the dark style: PREFIX-light.png and
+ * PREFIX-dark.png (the style is the default again after). */
+void           hl_app_test_save_window_pngs (GtkWindow  *window,
+                                             const char *prefix);
 /* tests/format/data/NAME in the source tree ($HL_SOURCE_ROOT). */
 GFile         *hl_app_test_fixture       (const char  *name);
 
