@@ -1,6 +1,6 @@
 /* hl-analysis-private.h — what the analysis' own files share
  * (hl-analysis.c, hl-analysis-async.c, hl-analysis-functions.c,
- * hl-lifetimes.c). */
+ * hl-lifetimes.c, hl-analysis-threads.c). */
 #pragma once
 
 #include "hl-analysis.h"
@@ -10,6 +10,10 @@
 GArray *hl_analysis_find_largest (HlAnalysis   *self,
                                   guint         n,
                                   GCancellable *cancellable);
+
+/* Threads' costs by start time, then tid (g_array_sort's order). */
+int     hl_thread_costs_compare_starts (gconstpointer a,
+                                        gconstpointer b);
 
 #include "hl-recording-tables.h"
 

@@ -1,18 +1,7 @@
 /* hl-analysis-threads.c — an analysis' thread costs listed by the threads
  * of another recording of the same trace: a range load's analysis
  * (hl_recording_load_range()) shown with the whole run's threads. */
-#include "hl-analysis.h"
-
-static int
-compare_starts (gconstpointer a,
-                gconstpointer b)
-{
-  const HlThreadCosts *x = a, *y = b;
-
-  if (x->start_ns != y->start_ns)
-    return x->start_ns < y->start_ns ? -1 : 1;
-  return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
+#include "hl-analysis-private.h"
 
 GArray *
 hl_analysis_get_thread_costs_for (HlAnalysis  *self,
@@ -52,6 +41,6 @@ hl_analysis_get_thread_costs_for (HlAnalysis  *self,
         }
       g_array_append_val (out, e);
     }
-  g_array_sort (out, compare_starts);
+  g_array_sort (out, hl_thread_costs_compare_starts);
   return out;
 }

@@ -948,9 +948,9 @@ hl_analysis_get_thread_costs (HlAnalysis *self)
   return out;
 }
 
-static int
-compare_thread_starts (gconstpointer a,
-                       gconstpointer b)
+int
+hl_thread_costs_compare_starts (gconstpointer a,
+                                gconstpointer b)
 {
   const HlThreadCosts *x = a, *y = b;
 
@@ -977,7 +977,7 @@ hl_analysis_get_all_thread_costs (HlAnalysis *self)
         e.costs = self->thread_costs[t];
       g_array_append_val (out, e);
     }
-  g_array_sort (out, compare_thread_starts);
+  g_array_sort (out, hl_thread_costs_compare_starts);
   return out;
 }
 
