@@ -389,19 +389,20 @@ hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
   gtk_column_view_sort_by_column (self->column_view, self->cost_columns[cost], GTK_SORT_DESCENDING);
 }
 
-guint
-hl_call_tree_view_reveal_path (HlCallTreeView     *self,
-                               const char * const *names,
-                               guint               n_names)
+/* Expands the rows along NAMES from the top level down; *POSITION: the
+ * last one found (GTK_INVALID_LIST_POSITION: none). The names found. */
+static guint
+open_path (HlCallTreeView     *self,
+           const char * const *names,
+           guint               n_names,
+           guint              *position)
 {
-  GListModel *rows;
-  guint found = 0, start = 0, position = GTK_INVALID_LIST_POSITION;
+  GListModel *rows = hl_call_tree_view_get_rows (self);
+  guint found = 0, start = 0;
 
-  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
-  rows = hl_call_tree_view_get_rows (self);
+  *position = GTK_INVALID_LIST_POSITION;
   if (rows == NULL)
     return 0;
-
   /* Rows are sorted and expanding inserts children right after their
    * parent: search each name among the rows one level deeper. */
   while (found < n_names)
@@ -420,7 +421,7 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
           if (depth == found && g_str_equal (hl_tree_row_get_name (item), names[found]))
             {
               gtk_tree_list_row_set_expanded (row, TRUE);
-              position = i;
+              *position = i;
               start = i + 1;
               hit = TRUE;
               break;
@@ -430,9 +431,92 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
         break;
       found++;
     }
+  return found;
+}
+
+guint
+hl_call_tree_view_reveal_path (HlCallTreeView     *self,
+                               const char * const *names,
+                               guint               n_names)
+{
+  guint position, found;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  found = open_path (self, names, n_names, &position);
   if (position != GTK_INVALID_LIST_POSITION)
     gtk_single_selection_set_selected (self->selection, position);
   return found;
+}
+
+/* ROW's names from the top level down (a new GStrv). */
+static char **
+path_of (GtkTreeListRow *row)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  GtkTreeListRow *r = g_object_ref (row);
+
+  while (r != NULL)
+    {
+      g_autoptr(HlTreeRow) item = gtk_tree_list_row_get_item (r);
+      GtkTreeListRow *parent = gtk_tree_list_row_get_parent (r);
+
+      g_ptr_array_insert (names, 0, g_strdup (item != NULL ? hl_tree_row_get_name (item) : ""));
+      g_object_unref (r);
+      r = parent;
+    }
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+GPtrArray *
+hl_call_tree_view_get_open_paths (HlCallTreeView   *self,
+                                  char           ***selected)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  GListModel *rows;
+  guint n, sel;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), paths);
+  *selected = NULL;
+  rows = hl_call_tree_view_get_rows (self);
+  if (rows == NULL)
+    return paths;
+  n = g_list_model_get_n_items (rows);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+
+      if (gtk_tree_list_row_get_expanded (row))
+        g_ptr_array_add (paths, path_of (row));
+    }
+  sel = gtk_single_selection_get_selected (self->selection);
+  if (sel != GTK_INVALID_LIST_POSITION && sel < n)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, sel);
+      *selected = path_of (row);
+    }
+  return paths;
+}
+
+guint
+hl_call_tree_view_open_paths (HlCallTreeView     *self,
+                              GPtrArray          *paths,
+                              const char * const *selected)
+{
+  guint opened = 0, position;
+
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), 0);
+  for (guint i = 0; paths != NULL && i < paths->len; i++)
+    {
+      const char * const *names = g_ptr_array_index (paths, i);
+      guint n = g_strv_length ((char **) names);
+
+      if (open_path (self, names, n, &position) == n)
+        opened++;
+    }
+  if (selected != NULL && opened > 0)
+    hl_call_tree_view_reveal_path (self, selected, g_strv_length ((char **) selected));
+  return opened;
 }
 
 guint

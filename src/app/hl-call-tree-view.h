@@ -35,6 +35,17 @@ GtkEditable     *hl_call_tree_view_get_function_search (HlCallTreeView *self);
 guint          hl_call_tree_view_reveal_path  (HlCallTreeView     *self,
                                                const char * const *names,
                                                guint               n_names);
+/* The rows expanded now, each as its names from the top level down (a
+ * new array of GStrv, in the rows' order), and in *SELECTED the selected
+ * row's (a new GStrv, NULL: none): what hl_call_tree_view_open_paths ()
+ * opens again in a rebuilt tree. */
+GPtrArray     *hl_call_tree_view_get_open_paths (HlCallTreeView   *self,
+                                                 char           ***selected);
+/* Expands each of PATHS where the tree has it whole, then reveals and
+ * selects SELECTED (when one path opened); returns how many opened. */
+guint          hl_call_tree_view_open_paths   (HlCallTreeView     *self,
+                                               GPtrArray          *paths,
+                                               const char * const *selected);
 HlTreeRow     *hl_call_tree_view_get_selected (HlCallTreeView *self);
 /* The visible rows (for tests): a GListModel of GtkTreeListRow. */
 GListModel    *hl_call_tree_view_get_rows     (HlCallTreeView *self);

@@ -170,6 +170,10 @@ static void
 show_call_tree (HlWindow  *self,
                 HlTreeRow *root)
 {
+  /* a rebuild (a filter, a live refresh) keeps what the reader opened */
+  g_auto(GStrv) selected = NULL;
+  g_autoptr(GPtrArray) open = hl_call_tree_view_get_open_paths (self->call_tree_view, &selected);
+
   hl_call_tree_view_set_root (self->call_tree_view, root);
   /* "Show in call tree" asked while the tree was being built */
   if (self->call_tree_reveal != NULL)
@@ -178,8 +182,8 @@ show_call_tree (HlWindow  *self,
 
       hl_call_tree_view_reveal_path (self->call_tree_view, (const char * const *) names, g_strv_length (names));
     }
-  else
-    /* it opens on where the cost goes, as heaptrack's does */
+  else if (hl_call_tree_view_open_paths (self->call_tree_view, open, (const char * const *) selected) == 0)
+    /* a new tree opens on where the cost goes, as heaptrack's does */
     hl_call_tree_view_expand_heaviest (self->call_tree_view, HL_CALL_TREE_HEAVIEST_DEPTH);
 }
 

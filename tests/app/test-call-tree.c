@@ -182,6 +182,69 @@ test_heaviest (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A rebuilt tree opens what the reader had opened, and selects what was
+ * selected, instead of the heaviest path (issue 27: a filter or a live
+ * refresh no longer folds the reader's tree). */
+static void
+test_open_paths_kept (void)
+{
+  HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
+  guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
+  g_autoptr(HlTreeRow) root = NULL;
+  GtkWidget *window = gtk_window_new ();
+  HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
+  GListModel *rows;
+  g_auto(GStrv) selected = NULL;
+  g_autoptr(GPtrArray) open = NULL;
+
+  root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
+  root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  hl_call_tree_view_set_root (view, root);
+  gtk_window_present (GTK_WINDOW (window));
+  while (!gtk_widget_get_mapped (GTK_WIDGET (view)))
+    g_main_context_iteration (NULL, TRUE);
+
+  /* the reader opens main only and selects index (not the heaviest) */
+  {
+    const char *path[] = { "main", "index" };
+    g_assert_cmpuint (hl_call_tree_view_reveal_path (view, path, 2), ==, 2);
+  }
+  open = hl_call_tree_view_get_open_paths (view, &selected);
+  g_assert_cmpuint (open->len, ==, 1);
+  g_assert_cmpstr (((char **) g_ptr_array_index (open, 0))[0], ==, "main");
+  g_assert_nonnull (selected);
+  g_assert_cmpstr (selected[1], ==, "index");
+
+  /* rebuilt: the same rows open, index selected, parse closed */
+  hl_call_tree_view_set_root (view, root);
+  g_assert_cmpuint (hl_call_tree_view_open_paths (view, open, (const char * const *) selected), ==, 1);
+  rows = hl_call_tree_view_get_rows (view);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+  g_assert_cmpstr (name_at (rows, 1), ==, "parse");
+  {
+    g_autoptr(GtkTreeListRow) parse = g_list_model_get_item (rows, 1);
+    g_assert_false (gtk_tree_list_row_get_expanded (parse));
+  }
+  {
+    g_autoptr(HlTreeRow) sel = hl_call_tree_view_get_selected (view);
+    g_assert_nonnull (sel);
+    g_assert_cmpstr (hl_tree_row_get_name (sel), ==, "index");
+  }
+
+  /* a path the new tree does not have opens nothing (the window then
+   * opens the heaviest path) */
+  {
+    g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    const char *names[] = { "no_such_function", NULL };
+    g_ptr_array_add (gone, g_strdupv ((char **) names));
+    hl_call_tree_view_set_root (view, root);
+    g_assert_cmpuint (hl_call_tree_view_open_paths (view, gone, NULL), ==, 0);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -192,6 +255,7 @@ main (int   argc,
       adw_init ();
       g_test_add_func ("/call-tree/tree", test_tree);
       g_test_add_func ("/call-tree/heaviest", test_heaviest);
+      g_test_add_func ("/call-tree/open-paths-kept", test_open_paths_kept);
     }
   else
     g_test_add_func ("/call-tree/no-display", (GTestFunc) g_test_fail);
