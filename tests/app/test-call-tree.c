@@ -61,27 +61,45 @@ name_at (GListModel *rows,
   return buf;
 }
 
-static void
-test_tree (void)
+/* The test tree: all › main (4 MiB, 40 allocations) and what children ()
+ * gives below it. */
+static HlTreeRow *
+new_test_root (void)
 {
   HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
   guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
-  g_autoptr(HlTreeRow) root = NULL;
-  GtkWidget *window = gtk_window_new ();
-  HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
-  GListModel *rows;
-  g_autoptr(HlTreeRow) selected = NULL;
-  const char *path[] = { "main", "parse", "read_file" };
-  g_autofree char *cell = NULL;
 
   root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
-  root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
+  return hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
+}
+
+/* VIEW showing ROOT in a new window, mapped (returned). */
+static GtkWidget *
+present_view (HlCallTreeView *view,
+              HlTreeRow      *root)
+{
+  GtkWidget *window = gtk_window_new ();
+
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 500);
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
   hl_call_tree_view_set_root (view, root);
   gtk_window_present (GTK_WINDOW (window));
   while (!gtk_widget_get_mapped (GTK_WIDGET (view)))
     g_main_context_iteration (NULL, TRUE);
+  return window;
+}
+
+static void
+test_tree (void)
+{
+  g_autoptr(HlTreeRow) root = new_test_root ();
+  HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
+  GtkWidget *window = present_view (view, root);
+  GListModel *rows;
+  g_autoptr(HlTreeRow) selected = NULL;
+  const char *path[] = { "main", "parse", "read_file" };
+  g_autofree char *cell = NULL;
+
 
   /* Only the top level is shown; the rows one level below the visible ones
    * may exist (GtkTreeListModel asks whether a row is expandable), deeper
@@ -127,21 +145,11 @@ test_tree (void)
 static void
 test_heaviest (void)
 {
-  HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
-  guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
-  g_autoptr(HlTreeRow) root = NULL;
-  GtkWidget *window = gtk_window_new ();
+  g_autoptr(HlTreeRow) root = new_test_root ();
   HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
+  GtkWidget *window = present_view (view, root);
   GListModel *rows;
 
-  root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
-  root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
-  gtk_window_set_default_size (GTK_WINDOW (window), 900, 500);
-  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
-  hl_call_tree_view_set_root (view, root);
-  gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (GTK_WIDGET (view)))
-    g_main_context_iteration (NULL, TRUE);
 
   /* By bytes: main (4 MiB) › parse (3 MiB) › read_file (2 MiB, a leaf):
    * two rows opened, read_file shown, index (1 MiB) closed after it. */
@@ -188,22 +196,13 @@ test_heaviest (void)
 static void
 test_open_paths_kept (void)
 {
-  HlTreeRowInfo root_info = { .name = "all", .has_children = TRUE };
-  guint64 totals[HL_N_COST_KINDS] = { [HL_COST_KIND_BYTES] = 4 << 20, [HL_COST_KIND_ALLOCATIONS] = 40 };
-  g_autoptr(HlTreeRow) root = NULL;
-  GtkWidget *window = gtk_window_new ();
+  g_autoptr(HlTreeRow) root = new_test_root ();
   HlCallTreeView *view = g_object_new (HL_TYPE_CALL_TREE_VIEW, NULL);
+  GtkWidget *window = present_view (view, root);
   GListModel *rows;
   g_auto(GStrv) selected = NULL;
   g_autoptr(GPtrArray) open = NULL;
 
-  root_info.costs[HL_COST_KIND_BYTES] = 4 << 20;
-  root = hl_tree_row_new_root (&root_info, totals, children, NULL, NULL);
-  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
-  hl_call_tree_view_set_root (view, root);
-  gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (GTK_WIDGET (view)))
-    g_main_context_iteration (NULL, TRUE);
 
   /* the reader opens main only and selects index (not the heaviest) */
   {
