@@ -26,11 +26,12 @@ hl_shm_request_control (const char *name,
       errno = EINVAL;
       return -1;
     }
-  int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  /* /dev/shm is anyone's: never block on a FIFO put there under the name */
+  int fd = open (path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return -1;
   struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid ()
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid () || (st.st_mode & 0077) != 0
       || st.st_size < (off_t) HL_SHM_HEADER_SIZE)
     {
       close (fd);
