@@ -18,7 +18,7 @@ typedef struct
 {
   const char   *trace;
   GCancellable *cancel;
-  GBytes       *payload;
+  HlRecording  *rec;
   GError       *error;
   gint          done;
 } FinishJob;
@@ -27,15 +27,17 @@ static gpointer
 finish_thread (gpointer data)
 {
   FinishJob *job = data;
-  job->payload = hl_costs_packet_prepare_cancellable (job->trace, job->cancel, &job->error);
+  g_autoptr (GFile) file = g_file_new_for_path (job->trace);
+  job->rec = hl_recording_load (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_NO_SYMBOLS | HL_LOAD_FLAGS_NO_COSTS_PACKET,
+                                job->cancel, NULL, NULL, &job->error);
   g_atomic_int_set (&job->done, 1);
   return NULL;
 }
 
 /* The costs of TRACE loaded from its events now that the program has
- * exited, given up past the budget: the payload, or NULL. *SECONDS: the
- * time it took (or the budget). */
-GBytes *
+ * exited, given up past the budget: the costs-only recording, or NULL.
+ * *SECONDS: the time it took (or the budget). */
+HlRecording *
 hl_record_finish_costs_bounded (const char *trace,
                       double     *seconds)
 {
@@ -53,10 +55,10 @@ hl_record_finish_costs_bounded (const char *trace,
     g_cancellable_cancel (job.cancel);
   g_thread_join (thread);
   *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
-  if (job.payload == NULL)
+  if (job.rec == NULL)
     *seconds = MAX (*seconds, budget);
   g_clear_error (&job.error);
   g_object_unref (job.cancel);
-  return job.payload;
+  return job.rec;
 }
 

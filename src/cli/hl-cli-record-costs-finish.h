@@ -4,10 +4,11 @@
  * HEAPLENS_RECORD_COSTS_FINISH_S seconds (10 by default; 0: never). */
 #pragma once
 
-#include <gio/gio.h>
+#include "hl-model.h"
 
-/* The costs payload of TRACE (hl_costs_packet_prepare's), or NULL when the
- * budget ran out, is 0, or the load failed. *SECONDS: the time it took
- * (at least the budget when it ran out; 0 when not tried). */
-GBytes *hl_record_finish_costs_bounded (const char *trace,
-                                        double     *seconds);
+/* The costs-only recording of TRACE (the one hl_costs_packet_prepare
+ * serializes), or NULL when the budget ran out, is 0, or the load failed.
+ * *SECONDS: the time it took (at least the budget when it ran out; 0 when
+ * not tried). */
+HlRecording *hl_record_finish_costs_bounded (const char *trace,
+                                             double     *seconds);

@@ -356,24 +356,32 @@ typedef enum
 } CostsMode;
 
 /* Saved costs may add this share of the compressed trace by default
- * (percent; HEAPLENS_RECORD_COSTS_SHARE=P changes it): python3's costs are
- * a third of its trace (5 M allocations from 12,000 stacks in 280 KB),
- * and issue 4 wants small traces. */
+ * (percent; HEAPLENS_RECORD_COSTS_SHARE=P changes it), in whichever form
+ * is smaller, and issue 4 wants small traces. A packet over it is still
+ * saved when it is at most HL_RECORD_COSTS_WORTH percent of the plain
+ * trace (HEAPLENS_RECORD_COSTS_WORTH=P), whose events it spares every
+ * report decoding: python3's costs
+ * (12,000 stacks for 5 M allocations) are 17 % of its 170 KB compressed
+ * trace by reference, against 14 MB of events (0.2 %), and report reads
+ * them in a fifth of the time the events take (bench/results). */
 #define HL_RECORD_COSTS_SHARE 5
+#define HL_RECORD_COSTS_WORTH 1
 
-/* The packet to save for the costs-only recording REC of TRACE: its
- * stacks inline when that fits the share, else by reference to the
- * trace's STACK events (report then decompresses the trace, but decodes
- * only those), else none (WHY says so). --costs: inline, always.
- * HEAPLENS_RECORD_COSTS_STACKS=inline|reference forces a form (tests).
- * Each form is serialized and compressed once: the packet measured is
- * the one written. */
+/* The packet to save for the costs-only recording REC of TRACE, whose
+ * plain form had PLAIN_SIZE bytes: its stacks inline when that fits the
+ * share, else by reference to the trace's STACK events (report then
+ * decompresses the trace, but decodes only those) when that fits, else
+ * the smaller form when it is worth its bytes, else none (WHY says so).
+ * --costs: inline, always. HEAPLENS_RECORD_COSTS_STACKS=inline|reference
+ * forces a form (tests). Each form is serialized and compressed once:
+ * the packet measured is the one written. */
 static HlCostsPacket *
-choose_packet (HlRecording *rec,
-                const char  *trace,
-                CostsMode    costs,
-                char        *why,
-                size_t       why_size)
+choose_packet (HlRecording        *rec,
+                const char         *trace,
+                CostsMode           costs,
+                unsigned long long  plain_size,
+                char               *why,
+                size_t              why_size)
 {
   const char *form = getenv ("HEAPLENS_RECORD_COSTS_STACKS");
   const char *share_env = getenv ("HEAPLENS_RECORD_COSTS_SHARE");
@@ -381,8 +389,8 @@ choose_packet (HlRecording *rec,
   struct stat st;
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) payload = NULL;
-  HlCostsPacket *packet;
-  gsize inline_size;
+  HlCostsPacket *packet, *by_reference = NULL;
+  gsize inline_size, reference_size = 0;
 
   if (form != NULL)
     {
@@ -402,20 +410,31 @@ choose_packet (HlRecording *rec,
   if (costs == COSTS_ALWAYS || stat (trace, &st) != 0)
     return packet;
   unsigned long long limit = (unsigned long long) st.st_size * share / 100;
+  const char *worth_env = getenv ("HEAPLENS_RECORD_COSTS_WORTH");
+  unsigned long long worth_share = worth_env != NULL ? strtoull (worth_env, NULL, 10) : HL_RECORD_COSTS_WORTH;
+  unsigned long long worth = plain_size * worth_share / 100;
   inline_size = hl_costs_packet_built_size (packet);
   if (inline_size <= limit)
     return packet;
-  hl_costs_packet_free (packet);
-  packet = NULL;
   g_clear_pointer (&payload, g_bytes_unref);
+  g_clear_error (&error);
   payload = hl_costs_packet_payload (rec, HL_COSTS_STACKS_BY_REFERENCE, &error);
   if (payload != NULL)
-    packet = hl_costs_packet_build (payload);
-  if (packet != NULL && hl_costs_packet_built_size (packet) <= limit)
+    by_reference = hl_costs_packet_build (payload);
+  if (by_reference != NULL)
+    reference_size = hl_costs_packet_built_size (by_reference);
+  if (by_reference != NULL && reference_size < inline_size)
+    {
+      hl_costs_packet_free (packet);
+      packet = g_steal_pointer (&by_reference);
+    }
+  hl_costs_packet_free (by_reference);
+  gsize size = hl_costs_packet_built_size (packet);
+  if (size <= limit || size <= worth)
     return packet;
   snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
-            "than %llu %%", packet != NULL ? hl_costs_packet_built_size (packet) : 0, inline_size,
-            (unsigned long long) st.st_size, share);
+            "than %llu %%, and more than %llu %% of the %llu bytes of events it would spare decoding",
+            reference_size, inline_size, (unsigned long long) st.st_size, share, worth_share, plain_size);
   hl_costs_packet_free (packet);
   return NULL;
 }
@@ -443,6 +462,7 @@ compress_and_save_costs (void       *streams,
   unsigned long long min = min_env != NULL ? strtoull (min_env, NULL, 10) : HL_RECORD_COSTS_MIN_BYTES;
   struct stat st;
   bool big = stat (trace, &st) == 0 && (unsigned long long) st.st_size >= min;
+  unsigned long long plain_size = big ? (unsigned long long) st.st_size : 0;
   /* Followed while the program ran (hl-recording-costs-stream.h) when the
    * trace was compressed as it was written; else, with --costs, loaded
    * now, beside the compression. */
@@ -466,7 +486,7 @@ compress_and_save_costs (void       *streams,
       followed_costs = hl_record_streams_take_costs (streams, trace, why, sizeof why, &fell_behind);
 #endif
       if (big && followed_costs != NULL)
-        packet = choose_packet (followed_costs, trace, costs, why, sizeof why);
+        packet = choose_packet (followed_costs, trace, costs, plain_size, why, sizeof why);
       else if (big && costs == COSTS_ALWAYS)
         job.payload = hl_costs_packet_prepare (trace, &job.error);
       else if (big && fell_behind)
@@ -474,9 +494,14 @@ compress_and_save_costs (void       *streams,
           /* finished from the events now, within a bounded time, so that
            * report takes the fast path anyway */
           double took = 0;
-          job.payload = hl_record_finish_costs_bounded (trace, &took);
-          if (job.payload != NULL)
+          g_autoptr (HlRecording) finished = hl_record_finish_costs_bounded (trace, &took);
+          char too_large[256] = "";
+          if (finished != NULL)
+            packet = choose_packet (finished, trace, costs, plain_size, too_large, sizeof too_large);
+          if (packet != NULL)
             snprintf (lagged, 256, _("costs finished after the program exited, in %.1f s (%s)"), took, why);
+          else if (finished != NULL)
+            snprintf (lagged, 256, _("costs not saved (%s)"), too_large);
           else if (took > 0)
             snprintf (lagged, 256, _("costs not saved (%s; finishing them after the program exited took over %.0f s)"),
                       why, took);
@@ -484,9 +509,9 @@ compress_and_save_costs (void       *streams,
             snprintf (lagged, 256, _("costs not saved (%s)"), why);
         }
       timing_step ("costs packet made");
-      if (big && packet == NULL && job.payload == NULL && why[0] != '\0'
-          && getenv ("HEAPLENS_RECORD_COSTS_VERBOSE") != NULL)
-        fprintf (stderr, "heaplens: costs of %s not saved: %s\n", trace, why);
+      /* a trace that needs them and did not get them: the end line says why */
+      if (big && packet == NULL && job.payload == NULL && why[0] != '\0' && lagged[0] == '\0')
+        snprintf (lagged, 256, _("costs not saved (%s)"), why);
     }
   if (compressed && packet == NULL && job.payload != NULL)
     packet = hl_costs_packet_build (job.payload);

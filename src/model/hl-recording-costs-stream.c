@@ -88,6 +88,7 @@ struct _HlCostsStream
   gint           failed;        /* atomic: the thread gave up */
   gint           dropped;       /* atomic: freed unfinished, the rest is not applied */
   gint           lagged;        /* atomic: given up for the lag (lag_reason says) */
+  gint           lag_claimed;   /* atomic: the one that writes lag_reason took it */
   char          *lag_reason;    /* written before lagged is set */
   guint64        max_lag_ns, finish_lag_ns;
   guint64        worst_lag_ns;  /* the most seen at a poll's end */
@@ -311,6 +312,8 @@ hl_costs_stream_worst_lag (const HlCostsStream *self)
 static void fail (HlCostsStream *self,
                   const char    *fmt,
                   ...) G_GNUC_PRINTF (2, 3);
+static void give_up_for (HlCostsStream *self,
+                         char          *reason);
 
 static void
 fail (HlCostsStream *self,
@@ -540,19 +543,21 @@ apply_chunk (HlCostsStream *self,
    * packets are one being written, unless this was the last poll. */
   self->trailing = c->trailing;
   hl_aggregate_release_until (self->rec->aggregate, watermark (self), self->keep);
-  /* Saved costs pay for themselves when each stack stands for many events
-   * (churn: 21 stacks for 15 MB of trace; sqlite3: 476 for 8 MB). With
-   * thousands of stacks for a few KiB of trace each (python3: 17,000 for
-   * 33 MB), the packet comes out over the share the recorder allows
-   * (docs/trace-format.md 7e) and is not saved: following is given up as
-   * soon as that shows, rather than spending a core on it (python3 took
-   * 3 s of CPU more, its run 2.2x as long). */
+  /* Following is cheap when each stack stands for many events (churn: 21
+   * stacks for 15 MB of trace; sqlite3: 476 for 8 MB). With thousands of
+   * stacks for a few KiB of trace each (python3: 12,000 for 14 MB), the
+   * costs thread takes a core from the program for the whole run (python3
+   * took 3 s of CPU more, its run 2.2x as long) and falls behind anyway:
+   * it gives up as soon as that shows, and the recorder loads the costs
+   * from the events once the program has exited, within its budget
+   * (about a second for python3), so that report still has them. */
   {
     guint n_stacks = hl_recording_get_n_stacks (self->rec);
     guint64 taken = c->offset + c->bytes->len;
     if (!self->no_give_up && n_stacks >= GIVE_UP_STACKS && taken < (guint64) n_stacks * GIVE_UP_BYTES_PER_STACK)
-      fail (self, "%u stacks for %" G_GUINT64_FORMAT " bytes of trace: the saved costs would not pay for themselves",
-            n_stacks, taken);
+      give_up_for (self, g_strdup_printf ("%u stacks in the first %.1f MiB of trace: following them would "
+                                          "have taken a core from the program", n_stacks,
+                                          (double) taken / 1048576.0));
   }
   return TRUE;
 }
@@ -752,16 +757,32 @@ lag_ns (HlCostsStream *self)
   return pace > 0 && queued > G_MAXUINT64 / pace ? G_MAXUINT64 : queued * pace / 1024;
 }
 
+/* Gives up following, for REASON (taken), so that the recorder finishes
+ * the costs from the events once the program has exited. The first
+ * caller wins: the poll's thread (the lag) and the costs thread (the
+ * stacks) may both give up at once. */
+static void
+give_up_for (HlCostsStream *self,
+             char          *reason)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->lag_claimed, 0, 1))
+    {
+      g_free (reason);
+      return;
+    }
+  self->lag_reason = reason;
+  g_atomic_int_set (&self->lagged, 1);
+}
+
 /* Gives up for a lag of LAG (WHEN: while the program runs, or after). */
 static void
 give_up_lag (HlCostsStream *self,
              guint64        lag,
              const char    *when)
 {
-  self->lag_reason = g_strdup_printf ("the costs thread fell %.2f s behind %s, %.1f MiB of trace to go",
+  give_up_for (self, g_strdup_printf ("the costs thread fell %.2f s behind %s, %.1f MiB of trace to go",
                                       (double) lag / 1e9, when,
-                                      (double) __atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED) / 1048576.0);
-  g_atomic_int_set (&self->lagged, 1);
+                                      (double) __atomic_load_n (&self->queued_bytes, __ATOMIC_RELAXED) / 1048576.0));
 }
 
 static void

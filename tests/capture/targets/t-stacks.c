@@ -4,12 +4,12 @@
  * the later threads find them in the session's stack index (their own
  * per-thread caches are new), whatever level of the index holds them
  * (hl-capture-stacks.c). Stack K is the path of bits of K through two
- * functions, nine levels deep. Prints "t-stacks: done". */
+ * functions, twelve levels deep (at most 4096). Prints "t-stacks: done". */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#define LEVELS 9
+#define LEVELS 12
 
 static void walk (unsigned k, int level);
 
