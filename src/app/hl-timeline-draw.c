@@ -1,6 +1,7 @@
 /* hl-timeline-draw.c — draws the timeline with cairo, no widget needed. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 #include <pango/pangocairo.h>
@@ -371,6 +372,27 @@ hl_timeline_draw (cairo_t                  *cr,
       cairo_move_to (cr, floor (x1) + 0.5, 0);
       cairo_line_to (cr, floor (x1) + 0.5, vp->height);
       cairo_stroke (cr);
+    }
+
+  if (vp->has_user_mark && vp->user_mark_ns >= vp->start_ns && vp->user_mark_ns <= vp->end_ns)
+    {
+      static const double dash[] = { 4, 3 };
+      double x = floor (hl_timeline_x_for_time (vp, vp->user_mark_ns)) + 0.5;
+      int text_w;
+
+      hl_timeline_set_fg (cr, style, 0.85);
+      cairo_set_line_width (cr, 1);
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_move_to (cr, x, lay.chart_y);
+      cairo_line_to (cr, x, lay.axis_y);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      /* its label inside the chart, on the side with room */
+      pango_layout_set_width (layout, -1);
+      pango_layout_set_text (layout, _("Mark 1"), -1);
+      pango_layout_get_pixel_size (layout, &text_w, NULL);
+      cairo_move_to (cr, x + 3 + text_w > vp->width ? x - 3 - text_w : x + 3, lay.chart_y + 1);
+      pango_cairo_show_layout (cr, layout);
     }
 
   if (vp->has_cursor)

@@ -30,6 +30,8 @@ typedef struct
   guint64  selection_end_ns;
   gboolean has_cursor;
   guint64  cursor_ns;
+  gboolean has_user_mark;    /* live: the first of two marks, dashed */
+  guint64  user_mark_ns;
   gboolean by_site;          /* the heap split into its largest call sites */
   HlTimelineMode mode;       /* the chart: consumed, allocations, temporary */
 } HlTimelineViewport;

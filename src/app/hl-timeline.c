@@ -31,6 +31,8 @@ struct _HlTimeline
   double   drag_y;
   gboolean has_cursor;
   guint64  cursor_ns;
+  gboolean has_user_mark;
+  guint64  user_mark_ns;
   gboolean by_site;
   HlTimelineMode mode;
 };
@@ -79,6 +81,8 @@ hl_timeline_get_viewport (HlTimeline         *self,
   vp->selection_end_ns = self->selection_end_ns;
   vp->has_cursor = self->has_cursor;
   vp->cursor_ns = self->cursor_ns;
+  vp->has_user_mark = self->has_user_mark;
+  vp->user_mark_ns = self->user_mark_ns;
   vp->by_site = self->by_site && self->mode == HL_TIMELINE_MODE_CONSUMED;
   vp->mode = self->mode;
 }
@@ -100,6 +104,17 @@ hl_timeline_get_mode (HlTimeline *self)
 {
   g_return_val_if_fail (HL_IS_TIMELINE (self), HL_TIMELINE_MODE_CONSUMED);
   return self->mode;
+}
+
+void
+hl_timeline_set_user_mark (HlTimeline *self,
+                           gboolean    has_mark,
+                           guint64     time_ns)
+{
+  g_return_if_fail (HL_IS_TIMELINE (self));
+  self->has_user_mark = !!has_mark;
+  self->user_mark_ns = time_ns;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void

@@ -47,6 +47,11 @@ void            hl_timeline_drag           (HlTimeline     *self,
 void            hl_timeline_click          (HlTimeline     *self,
                                             double          x,
                                             double          y);
+/* A mark the user set (live: the first of two, "Mark 1"), drawn dashed
+ * with its label; HAS_MARK FALSE removes it. */
+void            hl_timeline_set_user_mark  (HlTimeline     *self,
+                                            gboolean        has_mark,
+                                            guint64         time_ns);
 /* By site: the heap's area split into its largest call sites (the
  * data's sites), each named in the tooltip with its bytes. */
 void            hl_timeline_set_by_site    (HlTimeline     *self,

@@ -4,9 +4,58 @@
  * calls the panel. */
 #include "hl-config.h"
 
+#include <glib/gi18n.h>
+
 #include "hl-adapter-filter.h"
 #include "hl-adapter-timeline.h"
+#include "hl-units.h"
 #include "hl-window-private.h"
+
+/* Mark again from the start: no first mark, the button says Mark. */
+static void
+reset_live_mark (HlWindow *self)
+{
+  self->live_mark_set = FALSE;
+  hl_timeline_set_user_mark (self->timeline, FALSE, 0);
+  gtk_button_set_label (self->live_mark_button, _("_Mark"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->live_mark_button),
+                               _("Mark this moment; mark again to see what was allocated between the two marks "
+                                 "and is still live"));
+}
+
+void
+hl_window_live_mark (HlWindow *self)
+{
+  HlLiveSession *session;
+  guint64 now;
+
+  g_return_if_fail (HL_IS_WINDOW (self));
+  session = hl_window_live_session (self);
+  if (session == NULL)
+    return;
+  now = hl_live_session_get_totals_time_ns (session);
+  if (!self->live_mark_set)
+    {
+      g_autofree char *at = hl_format_time (now);
+      g_autofree char *tip = g_strdup_printf (_("Mark 1 is at %s: mark again to see what was allocated since "
+                                                "and is still live then"), at);
+      self->live_mark_set = TRUE;
+      self->live_mark_ns = now;
+      hl_timeline_set_user_mark (self->timeline, TRUE, now);
+      gtk_button_set_label (self->live_mark_button, _("_Mark 2"));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->live_mark_button), tip);
+      return;
+    }
+  guint64 first = self->live_mark_ns;
+  g_autofree char *t1 = hl_format_time (first);
+  g_autofree char *t2 = hl_format_time (MAX (now, first + 1));
+  g_autofree char *toast = g_strdup_printf (_("Allocated after mark 1 (%s) and still live at mark 2 (%s)"), t1, t2);
+  reset_live_mark (self);
+  /* Leaked in a range: allocated in it, not freed by its end */
+  hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_LEAKED);
+  hl_view_state_set_range (self->session, first, MAX (now, first + 1));
+  hl_window_show_toast (self, toast);
+}
 
 void
 hl_window_set_live (HlWindow      *self,
@@ -20,6 +69,8 @@ hl_window_set_live (HlWindow      *self,
   if (panel != NULL && gtk_widget_get_parent (panel) == NULL)
     gtk_box_append (self->live_slot, panel);
   gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
+  reset_live_mark (self);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_mark_button), TRUE);
   /* the heap now (live at the cursor, the end of the run so far), unless
    * the user already chose: Leaked would mean "never freed", which a
    * running program cannot say yet */
@@ -95,5 +146,8 @@ hl_window_switch_to_file (HlWindow *self,
 {
   g_return_if_fail (HL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
+  /* a saved trace is selected with the timeline: no marks */
+  reset_live_mark (self);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_mark_button), FALSE);
   hl_window_open_file (self, file, hl_window_has_views (self));
 }

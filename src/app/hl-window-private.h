@@ -45,6 +45,7 @@ struct _HlWindow
   HlTimeline         *timeline;
   GtkLabel           *timeline_legend;
   GtkToggleButton    *by_site_button;
+  GtkButton          *live_mark_button;      /* live only: Mark, then Mark 2 */
   HlSummaryView      *summary_view;
   HlFlameView        *flame_view;
   HlCallTreeView     *call_tree_view;
@@ -65,6 +66,8 @@ struct _HlWindow
 
   /* The analysis of the session's filters (hl-window-views.c) */
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
+  gboolean            live_mark_set;         /* live: the first of two marks is set ... */
+  guint64             live_mark_ns;          /* ... at this time of the recording */
   /* Views not shown are refreshed when they are shown. */
   gboolean            summary_stale;
   gboolean            allocations_stale;

@@ -237,6 +237,14 @@ action_show_toast (GtkWidget  *widget,
 }
 
 static void
+action_live_mark (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  hl_window_live_mark (HL_WINDOW (widget));
+}
+
+static void
 action_filter_thread (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *param)
@@ -501,6 +509,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.filter-size", NULL, action_filter_dialog);
   gtk_widget_class_install_action (widget_class, "win.clear-filters", NULL, action_activate);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", action_show_toast);
+  gtk_widget_class_install_action (widget_class, "win.live-mark", NULL, action_live_mark);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
@@ -517,6 +526,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, by_site_button);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, live_mark_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);

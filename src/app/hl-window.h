@@ -45,6 +45,13 @@ gboolean     hl_window_is_live       (HlWindow      *self);
 /* The session has grown: refresh the timeline, then the analysis and the
  * flame graph (one at a time; the next starts when the last is done). */
 void         hl_window_live_update   (HlWindow      *self);
+/* Live mode's Mark (win.live-mark): the first call marks the recording's
+ * time now ("Mark 1" on the timeline); the second selects the time from
+ * the first mark to now with the Leaked cost, which in a time range is
+ * what was allocated in it and is still live at its end: what the program
+ * allocated between the marks and kept (issue 30 point 4). The next call
+ * starts again. */
+void         hl_window_live_mark     (HlWindow      *self);
 /* Loads FILE into this window in place: the views keep showing the
  * current recording until FILE's replaces it, keeping the visible view,
  * the time range, the filters and the flame graph's zoomed and selected
