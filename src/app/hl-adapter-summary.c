@@ -115,11 +115,18 @@ death_detail (HlRecording *recording)
   const char *salvaged = hl_recording_get_info (recording, "salvaged_events");
   const char *lost = hl_recording_get_info (recording, "lost_events");
   guint64 sig, n_salvaged, n_lost;
-  if (sig_text == NULL || !g_ascii_string_to_unsigned (sig_text, 10, 1, 127, &sig, NULL))
+  g_autofree char *by = NULL;
+  if (sig_text == NULL && hl_recording_get_info (recording, "ended_unseen") != NULL)
+    /* Translators: the Duration card's detail of a program killed with no launcher watching */
+    by = g_strdup (_("ended without an exit (killed?)"));
+  else if (sig_text == NULL || !g_ascii_string_to_unsigned (sig_text, 10, 1, 127, &sig, NULL))
     return NULL;
-  const char *abbrev = sigabbrev_np ((int) sig);
-  /* Translators: the Duration card's detail, e.g. "ended by SIGKILL (signal 9)" */
-  g_autofree char *by = g_strdup_printf (_("ended by SIG%s (signal %d)"), abbrev != NULL ? abbrev : "?", (int) sig);
+  else
+    {
+      const char *abbrev = sigabbrev_np ((int) sig);
+      /* Translators: the Duration card's detail, e.g. "ended by SIGKILL (signal 9)" */
+      by = g_strdup_printf (_("ended by SIG%s (signal %d)"), abbrev != NULL ? abbrev : "?", (int) sig);
+    }
   if (salvaged == NULL || lost == NULL || !g_ascii_string_to_unsigned (salvaged, 10, 0, G_MAXUINT64, &n_salvaged, NULL))
     return g_steal_pointer (&by);
   g_autofree char *events = hl_format_count (n_salvaged);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "hl-cli-prune-salvage.h"
 #include "hl-cli-record-prune.h"
 #include "hl-cli-session-file.h"
 #include "hl-model.h"
@@ -42,6 +43,7 @@ hl_cli_record_prune (void)
       g_ptr_array_add (candidates, g_ptr_array_index (list, i));
   if (candidates->len == 0)
     return;
+  hl_cli_prune_salvage (candidates, stderr);
   g_autoptr (GPtrArray) done = hl_live_session_prune (candidates, NULL);
   for (guint i = 0; done != NULL && i < done->len; i++)
     {

@@ -175,6 +175,15 @@ print_death (HlRecording *rec)
   const char *sig_text = hl_recording_get_info (rec, "ended_by_signal");
   const char *salvaged = hl_recording_get_info (rec, "salvaged_events");
   const char *lost = hl_recording_get_info (rec, "lost_events");
+  if (sig_text == NULL && hl_recording_get_info (rec, "ended_unseen") != NULL)
+    {
+      /* a bare LD_PRELOAD killed: salvaged by `sessions --prune` later */
+      printf (_("  ended by:         unknown: no exit was recorded (SIGKILL or the OOM killer, most likely)"));
+      if (salvaged != NULL && lost != NULL)
+        printf (_("; %s events salvaged, %s lost"), salvaged, lost);
+      printf ("\n");
+      return;
+    }
   if (sig_text == NULL)
     return;
   int sig = atoi (sig_text);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hl-cli-commands.h"
+#include "hl-cli-prune-salvage.h"
 #include "hl-model.h"
 
 typedef struct
@@ -95,8 +96,16 @@ static int
 prune (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) done = hl_live_session_prune (NULL, &error);
+  g_autoptr(GPtrArray) list = hl_live_session_list (HL_LIVE_LIST_OWN, &error);
+  g_autoptr(GPtrArray) done = NULL;
   unsigned removed = 0;
+
+  /* what a process killed without a launcher left in its segment goes
+   * into its trace before the segment goes */
+  if (list != NULL)
+    hl_cli_prune_salvage (list, stdout);
+  if (list != NULL)
+    done = hl_live_session_prune (list, &error);
 
   if (done == NULL)
     {

@@ -99,6 +99,22 @@ add_ended_by_signal (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+/* A process that ended without END and without a launcher to see how
+ * (a bare LD_PRELOAD killed), whose session `sessions --prune` salvaged:
+ * the events salvaged and a bound on those lost; left out otherwise. */
+static void
+add_ended_unseen (JsonBuilder *b,
+                  HlRecording *rec)
+{
+  if (hl_recording_get_info (rec, "ended_by_signal") != NULL || hl_recording_get_info (rec, "ended_unseen") == NULL)
+    return;
+  json_builder_set_member_name (b, "ended_unseen");
+  json_builder_begin_object (b);
+  add_info_uint (b, rec, "salvaged_events", "salvaged_events");
+  add_info_uint (b, rec, "lost_events_at_most", "lost_events");
+  json_builder_end_object (b);
+}
+
 /* A trace cut by a full disk (the preload's or record's record of it):
  * when, the errno name, and the whole run's totals from the session's
  * counters (null when record could not write them down); left out when
@@ -224,6 +240,7 @@ add_summary (JsonBuilder *b,
   else
     hl_json_add_int (b, "exit_status", s.exit_status);
   add_ended_by_signal (b, rec);
+  add_ended_unseen (b, rec);
   add_trace_cut (b, rec);
   json_builder_end_object (b);
 }

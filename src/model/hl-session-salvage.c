@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -59,6 +60,12 @@ walk_trace (const char *trace,
   HlPacketView pkt;
   if (hl_trace_reader_open_file (trace, &r, &err) != 0)
     return false;
+  /* packets appended to a compressed trace would be outside its frames */
+  if (hl_trace_reader_is_compressed (r))
+    {
+      hl_trace_reader_free (r);
+      return false;
+    }
   *end = HL_TRACE_FILE_HEADER_SIZE;
   *size = hl_trace_reader_file_size (r);
   while (hl_trace_reader_next_header (r, &pkt, &err) == 1)
@@ -379,6 +386,11 @@ hl_session_salvage_note_death (const char             *trace,
       keys[n] = "ended_by_signal";
       values[n++] = sig_text;
     }
+  else if (sig < 0)
+    {
+      keys[n] = "ended_unseen";
+      values[n++] = "1";
+    }
   if (salvage != NULL)
     {
       snprintf (events, sizeof events, "%" G_GUINT64_FORMAT, salvage->events);
@@ -476,4 +488,76 @@ hl_session_salvage_after_death (const char       *name,
   if (hl_trace_index_append_file (trace, &ierr) != 0)
     g_warning ("no index appended to %s: %s", trace, ierr.message);
   return TRUE;
+}
+
+gboolean
+hl_session_salvage_unseen (const char       *name,
+                           gboolean         *salvaged,
+                           HlSessionSalvage *out,
+                           GError          **error)
+{
+  HlSessionSalvage local;
+  char err[1024];
+  size_t seg_size = 0;
+  if (out == NULL)
+    out = &local;
+  memset (out, 0, sizeof *out);
+  *salvaged = FALSE;
+  const HlShmHeader *h = map_session (name, &seg_size, err, sizeof err);
+  if (h == NULL)
+    {
+      g_set_error_literal (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, err);
+      return FALSE;
+    }
+  char trace[sizeof h->trace_path];
+  memcpy (trace, h->trace_path, sizeof trace);
+  trace[sizeof trace - 1] = '\0';
+  guint32 pid = h->pid;
+  guint64 start_mono_ns = h->start_mono_ns;
+  guint64 died_mono_ns = start_mono_ns + __atomic_load_n (&h->heartbeat_ns_atomic, __ATOMIC_ACQUIRE);
+  guint32 state = __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE);
+  gboolean cut = __atomic_load_n (&h->trace_cut_errno_atomic, __ATOMIC_ACQUIRE) != 0;
+  gboolean by_exec = (h->flags & HL_SHM_FLAG_ENDED_BY_EXEC) != 0;
+  munmap ((void *) h, seg_size);
+  /* END written (or the image replaced, or the trace cut): nothing to add */
+  if (trace[0] == '\0' || state == HL_SHM_STATE_ENDED || cut || by_exec)
+    return TRUE;
+  /* one salvager at a time (two `sessions --prune` at once) */
+  int lock = open (trace, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (lock < 0 || fstat (lock, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid ())
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: not a trace of this user", trace);
+      if (lock >= 0)
+        close (lock);
+      return FALSE;
+    }
+  if (flock (lock, LOCK_EX | LOCK_NB) != 0)
+    {
+      close (lock);
+      return TRUE;
+    }
+  gboolean ok = TRUE;
+  char path[512];
+  snprintf (path, sizeof path, "/dev/shm/%s", name);
+  /* the one before us finished and removed it */
+  if (access (path, F_OK) == 0)
+    {
+      g_autoptr (HlLiveSessionInfo) info = hl_live_session_info_read (name);
+      guint64 n_calls = info->readable ? info->totals.n_allocs + info->totals.n_frees : 0;
+      ok = hl_session_salvage (name, trace, n_calls, out, error);
+      if (ok && !info->readable)
+        out->lost_known = FALSE;
+      if (ok && !hl_session_salvage_note_death (trace, pid, start_mono_ns, died_mono_ns, -1, out))
+        {
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", trace);
+          ok = FALSE;
+        }
+      HlFormatError ierr;
+      if (ok && hl_trace_index_append_file (trace, &ierr) != 0)
+        g_warning ("no index appended to %s: %s", trace, ierr.message);
+      *salvaged = ok;
+    }
+  close (lock);
+  return ok;
 }

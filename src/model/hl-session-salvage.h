@@ -38,7 +38,8 @@ gboolean hl_session_salvage            (const char       *name,
  * keys `report` and the application read: ended_by_signal (when SIG > 0),
  * and, when SALVAGE (the process wrote no END), salvaged_events and
  * lost_events (a bound, or "unknown"), after an END event with status
- * 128 + SIG (when SIG > 0). START_MONO_NS: the trace's time base;
+ * 128 + SIG (when SIG > 0). SIG < 0: nobody saw the death (ended_unseen,
+ * no END). START_MONO_NS: the trace's time base;
  * DIED_MONO_NS: when the death was seen (CLOCK_MONOTONIC). */
 gboolean hl_session_salvage_note_death (const char             *trace,
                                         guint32                 pid,
@@ -62,6 +63,23 @@ gboolean hl_session_salvage_after_death (const char       *name,
                                          gboolean         *salvaged,
                                          HlSessionSalvage *out,
                                          GError          **error);
+
+/* What `sessions --prune` (and record's prune of dead sessions) does with
+ * the session NAME of a process that ended without END and whose
+ * launcher, if it had one, is gone too (a bare LD_PRELOAD killed by
+ * SIGKILL or the OOM killer): nobody saw how it ended, so its packets are
+ * salvaged into its plain trace, the death is noted with the INFO key
+ * ended_unseen (no END: the exit status is unknown) and the salvaged and
+ * lost counts, and the index appended. Nothing when it wrote END, was
+ * replaced by exec or cut by a full disk, or when its trace is
+ * compressed. One caller at a time (a lock on the trace; the second finds
+ * nothing to do). Before the session is removed. *SALVAGED: TRUE when
+ * packets were salvaged (OUT says what). FALSE with ERROR when the
+ * session or the trace cannot be read or written. */
+gboolean hl_session_salvage_unseen     (const char       *name,
+                                        gboolean         *salvaged,
+                                        HlSessionSalvage *out,
+                                        GError          **error);
 
 /* Writes LEN bytes of BUF to FD whole (EINTR retried); FALSE on an error
  * or a short write that made no progress. */

@@ -66,6 +66,24 @@ got=$(field "$WORK/b.sum" allocs)
 want=$(logged "$WORK/b.log" 250)
 check "bare preload, kill -9: the trace holds the allocations logged 250 ms before ($got, $want)" test "$got" -ge "$want"
 eq "bare preload, kill -9: no damaged packet" "$(field "$WORK/b.sum" bad_events)/$(field "$WORK/b.sum" bad_checksum)" "0/0"
+# ... and its segment stays in /dev/shm with the packets its threads were
+# building: `sessions --prune` salvages them into the trace before it
+# removes the segment, so every logged allocation is there (issue 26.1)
+"$HL_CLI" sessions --prune > "$WORK/b.prune" 2>&1
+check "bare preload, kill -9: sessions --prune says it salvaged the session into the trace" \
+  grep -q "^salvaged [0-9]* events of pid $p, which died without ending its trace, into $WORK/b.hltrace ([0-9]* lost)$" "$WORK/b.prune"
+grep -q "^salvaged" "$WORK/b.prune" || sed 's/^/# /' "$WORK/b.prune"
+check "bare preload, kill -9: then removes the segment" sh -c "! ls /dev/shm | grep -q -- '-$p-'"
+summarize "$WORK/b.hltrace" "$WORK/b.sum"
+got=$(field "$WORK/b.sum" allocs)
+want=$(logged "$WORK/b.log" 0)
+check "bare preload, kill -9, pruned: every logged allocation is in the trace ($got, $want logged)" test "$got" -ge "$want"
+eq "bare preload, kill -9, pruned: no damaged packet" "$(field "$WORK/b.sum" bad_events)/$(field "$WORK/b.sum" bad_checksum)" "0/0"
+"$HL_CLI" report "$WORK/b.hltrace" > "$WORK/b.report" 2>&1
+check "bare preload, kill -9, pruned: report says no exit was recorded, and the salvage" \
+  grep -q "ended by: *unknown: no exit was recorded (SIGKILL or the OOM killer, most likely); [0-9]* events salvaged, [0-9]* lost" "$WORK/b.report"
+"$HL_CLI" sessions --prune > "$WORK/b.prune2" 2>&1
+check "bare preload, kill -9: a second prune finds nothing more to salvage" sh -c "! grep -q salvaged '$WORK/b.prune2'"
 
 # 4. record killed first: the program runs on, its trace as without a launcher
 "$HL_CLI" record --no-costs -o "$WORK/l.hltrace" -- "$D/t-killed" 3> "$WORK/l.log" 2> /dev/null &
