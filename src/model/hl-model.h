@@ -15,6 +15,7 @@
 #include "hl-flame-layout.h"
 #include "hl-frame.h"
 #include "hl-lifetimes.h"
+#include "hl-site-sizes.h"
 #include "hl-model-error.h"
 #include "hl-recording.h"
 #include "hl-site-series-async.h"
