@@ -3,6 +3,7 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "hl-adapter-allocations.h"
 #include "hl-adapter-stack.h"
@@ -142,4 +143,47 @@ hl_adapter_histogram (HlAnalysis        *analysis,
       out[n].bytes = h.bytes[i];
     }
   return n;
+}
+
+GStrv
+hl_adapter_histogram_parts (HlRecording         *recording,
+                            const HlSizesBySite *sizes,
+                            guint                n,
+                            HlHistogramBucket   *buckets)
+{
+  guint n_sites;
+  g_autoptr(GArray) stacks = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  GStrv names;
+
+  if (sizes == NULL || sizes->sites->len == 0 || n == 0)
+    return NULL;
+  n_sites = MIN (sizes->sites->len, HL_HISTOGRAM_MAX_PARTS - 1);
+  stacks = g_array_sized_new (FALSE, TRUE, sizeof (HlStackId), n_sites);
+  for (guint k = 0; k < n_sites; k++)
+    g_array_append_val (stacks, g_array_index (sizes->sites, HlSiteSizes, k).stack);
+  /* the names the timeline's By Call Site gives (hl-site-name.h) */
+  labels = hl_site_name_labels (recording, (const HlStackId *) (void *) stacks->data, n_sites, NULL);
+  for (guint j = 0; j < n; j++)
+    {
+      HlHistogramBucket *b = &buckets[j];
+      /* the bucket's index in the model's histogram: sizes [2^(i-1), 2^i) */
+      guint i = b->min_size == 0 ? 0 : (guint) __builtin_ctzll (b->min_size) + 1;
+      memset (b->part_count, 0, sizeof b->part_count);
+      memset (b->part_bytes, 0, sizeof b->part_bytes);
+      for (guint k = 0; k < sizes->sites->len; k++)
+        {
+          const HlSiteSizes *site = &g_array_index (sizes->sites, HlSiteSizes, k);
+          guint part = MIN (k, n_sites);   /* past the named ones: the others' */
+          b->part_count[part] += site->histogram.count[i];
+          b->part_bytes[part] += site->histogram.bytes[i];
+        }
+      b->part_count[n_sites] += sizes->other.count[i];
+      b->part_bytes[n_sites] += sizes->other.bytes[i];
+    }
+  names = g_new0 (char *, n_sites + 2);
+  for (guint k = 0; k < n_sites; k++)
+    names[k] = g_strdup (labels->pdata[k]);
+  names[n_sites] = g_strdup (_("Other call sites"));
+  return names;
 }

@@ -21,5 +21,13 @@ GListModel     *hl_adapter_largest_items  (HlRecording   *recording,
  * returns how many were written to OUT. */
 guint           hl_adapter_histogram      (HlAnalysis        *analysis,
                                            HlHistogramBucket  out[HL_SIZE_HISTOGRAM_BUCKETS]);
+/* The split by call site of the N buckets BUCKETS (hl_adapter_histogram's)
+ * from SIZES (NULL: none): the largest sites' parts, then the others';
+ * the parts' names (a new GStrv, the last "Other call sites"), or NULL
+ * when there is nothing to split. */
+GStrv           hl_adapter_histogram_parts (HlRecording         *recording,
+                                            const HlSizesBySite *sizes,
+                                            guint                n,
+                                            HlHistogramBucket   *buckets);
 
 G_END_DECLS

@@ -16,6 +16,7 @@ struct _HlAllocationsData
   GListModel        *largest;
   HlHistogramBucket  buckets[HL_SIZE_HISTOGRAM_BUCKETS];
   guint              n_buckets;
+  GStrv              part_labels;   /* the buckets' split by call site, or NULL */
   GListModel        *lifetime_sites;
   HlHistogramBucket  lifetime_buckets[HL_LIFETIME_N_BUCKETS];
   guint              n_lifetime_buckets;
@@ -29,6 +30,7 @@ hl_allocations_data_free (HlAllocationsData *data)
   g_clear_object (&data->leaks);
   g_clear_object (&data->largest);
   g_clear_object (&data->lifetime_sites);
+  g_strfreev (data->part_labels);
   g_free (data);
 }
 
@@ -41,11 +43,13 @@ hl_allocations_data_show (HlAllocationsData *data,
   hl_allocations_view_set_leaks (view, data->leaks);
   hl_allocations_view_set_largest (view, data->largest);
   hl_allocations_view_set_histogram (view, data->n_buckets, data->buckets);
+  hl_allocations_view_set_histogram_parts (view, (const char * const *) data->part_labels);
   hl_allocations_view_set_lifetimes (view, data->lifetime_sites, data->n_lifetime_buckets, data->lifetime_buckets);
 }
 
-/* The model's three answers (hl_analysis_get_top_stacks_async of LEAKED,
- * hl_analysis_get_largest_async, hl_analysis_get_lifetimes_async), asked
+/* The model's four answers (hl_analysis_get_top_stacks_async of LEAKED,
+ * hl_analysis_get_largest_async, hl_analysis_get_lifetimes_async,
+ * hl_analysis_get_sizes_by_site_async), asked
  * at once, then their rows. */
 typedef struct
 {
@@ -53,6 +57,7 @@ typedef struct
   GArray     *leaks;       /* HlStackCosts */
   GArray     *largest;     /* HlAllocationInfo */
   HlLifetimes *lifetimes;  /* NULL for a costs-only recording */
+  HlSizesBySite *sizes;    /* the same */
   guint       pending;     /* answers still to come */
   GError     *error;       /* the first one's */
 } Build;
@@ -65,6 +70,7 @@ build_free (gpointer p)
   g_clear_pointer (&build->leaks, g_array_unref);
   g_clear_pointer (&build->largest, g_array_unref);
   g_clear_pointer (&build->lifetimes, hl_lifetimes_free);
+  g_clear_pointer (&build->sizes, hl_sizes_by_site_free);
   g_clear_error (&build->error);
   g_object_unref (build->analysis);
   g_free (build);
@@ -88,6 +94,7 @@ rows_thread (GTask        *task,
   data->leaks = hl_adapter_leak_items (recording, build->leaks);
   data->largest = hl_adapter_largest_items (recording, build->largest);
   data->n_buckets = hl_adapter_histogram (build->analysis, data->buckets);
+  data->part_labels = hl_adapter_histogram_parts (recording, build->sizes, data->n_buckets, data->buckets);
   data->lifetime_sites = hl_adapter_lifetime_items (recording, build->lifetimes, MAX_LIFETIME_ROWS);
   data->n_lifetime_buckets = hl_adapter_lifetime_histogram (build->lifetimes, data->lifetime_buckets);
   g_task_return_pointer (task, data, (GDestroyNotify) hl_allocations_data_free);
@@ -158,6 +165,22 @@ on_lifetimes (GObject      *source,
   answer_in (task, lifetimes, (gpointer *) &build->lifetimes, error);
 }
 
+static void
+on_sizes (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Build *build = g_task_get_task_data (task);
+  GError *error = NULL;
+  HlSizesBySite *sizes = hl_analysis_get_sizes_by_site_finish (HL_ANALYSIS (source), result, &error);
+
+  /* a costs-only recording has none: whole bars */
+  if (g_error_matches (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED))
+    g_clear_error (&error);
+  answer_in (task, sizes, (gpointer *) &build->sizes, error);
+}
+
 void
 hl_allocations_build_async (HlAnalysis         *analysis,
                             GCancellable       *cancellable,
@@ -171,7 +194,7 @@ hl_allocations_build_async (HlAnalysis         *analysis,
 
   build = g_new0 (Build, 1);
   build->analysis = g_object_ref (analysis);
-  build->pending = 3;
+  build->pending = 4;
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_allocations_build_async);
   g_task_set_task_data (task, build, build_free);
@@ -179,6 +202,8 @@ hl_allocations_build_async (HlAnalysis         *analysis,
                                     on_leaks, g_object_ref (task));
   hl_analysis_get_largest_async (analysis, MAX_LARGEST_ROWS, cancellable, on_largest, g_object_ref (task));
   hl_analysis_get_lifetimes_async (analysis, cancellable, on_lifetimes, g_object_ref (task));
+  hl_analysis_get_sizes_by_site_async (analysis, HL_HISTOGRAM_MAX_PARTS - 1, cancellable, on_sizes,
+                                       g_object_ref (task));
 }
 
 HlAllocationsData *

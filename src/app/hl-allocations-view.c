@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-allocations-view.h"
+#include "hl-timeline-draw.h"
 #include "hl-units.h"
 
 struct _HlAllocationsView
@@ -22,6 +23,9 @@ struct _HlAllocationsView
   GtkStack      *lifetimes_stack;
   HlHistogram   *lifetime_histogram;
   GtkDropDown   *histogram_mode;
+  GtkToggleButton *histogram_by_site;
+  GtkLabel      *histogram_legend;
+  GStrv          part_labels;     /* the histogram's parts, by call site */
   HlHistogram   *histogram;
   GtkWidget     *stack_pane;
   GtkLabel      *stack_label;
@@ -322,6 +326,57 @@ hl_allocations_view_get_lifetimes (HlAllocationsView *self)
   return G_LIST_MODEL (self->lifetimes_selection);
 }
 
+/* By Call Site on: the histogram's bars split into their parts; off, or
+ * no parts: whole bars. */
+static void
+show_parts (HlAllocationsView *self)
+{
+  gboolean on = gtk_toggle_button_get_active (self->histogram_by_site);
+  guint n = self->part_labels != NULL ? g_strv_length (self->part_labels) : 0;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->histogram_by_site), n > 0);
+  hl_histogram_set_parts (self->histogram, on ? n : 0, (const char * const *) self->part_labels);
+  gtk_widget_set_visible (GTK_WIDGET (self->histogram_legend), on && n > 0);
+  if (!on || n == 0)
+    return;
+  /* each part's colour and name, as the timeline's By Call Site legend */
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  GString *markup = g_string_new (NULL);
+  for (guint k = 0; k < n; k++)
+    {
+      double rgb[3];
+      g_autofree char *shown = hl_format_shortened (self->part_labels[k], 36);
+      g_autofree char *escaped = g_markup_escape_text (shown, -1);
+
+      if (k + 1 == n)
+        hl_timeline_heap_color (dark, rgb);
+      else
+        hl_timeline_site_color (dark, k, rgb);
+      g_string_append_printf (markup, "<span foreground=\"#%02x%02x%02x\"%s>■</span> %s   ", (int) (rgb[0] * 255),
+                              (int) (rgb[1] * 255), (int) (rgb[2] * 255), k + 1 == n ? " alpha=\"55%\"" : "", escaped);
+    }
+  /* Translators: after the legend of the histogram split by call site */
+  g_string_append (markup, _("(each bar split by its call sites' shares)"));
+  gtk_label_set_markup (self->histogram_legend, markup->str);
+  g_string_free (markup, TRUE);
+}
+
+void
+hl_allocations_view_set_histogram_parts (HlAllocationsView  *self,
+                                         const char * const *labels)
+{
+  g_return_if_fail (HL_IS_ALLOCATIONS_VIEW (self));
+  g_strfreev (self->part_labels);
+  self->part_labels = g_strdupv ((char **) labels);
+  show_parts (self);
+}
+
+static void
+on_histogram_by_site (HlAllocationsView *self)
+{
+  show_parts (self);
+}
+
 void
 hl_allocations_view_set_histogram (HlAllocationsView       *self,
                                    guint                    n_buckets,
@@ -391,6 +446,7 @@ hl_allocations_view_dispose (GObject *object)
   g_clear_object (&self->leaks_selection);
   g_clear_object (&self->largest_selection);
   g_clear_object (&self->lifetimes_selection);
+  g_clear_pointer (&self->part_labels, g_strfreev);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_ALLOCATIONS_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -417,6 +473,8 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, lifetimes_stack);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, lifetime_histogram);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram_mode);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram_by_site);
+  gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram_legend);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, histogram);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack_pane);
   gtk_widget_class_bind_template_child (widget_class, HlAllocationsView, stack_label);
@@ -426,6 +484,7 @@ hl_allocations_view_class_init (HlAllocationsViewClass *klass)
     g_signal_new ("size-range-chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
   gtk_widget_class_bind_template_callback (widget_class, on_histogram_mode);
+  gtk_widget_class_bind_template_callback (widget_class, on_histogram_by_site);
   gtk_widget_class_bind_template_callback (widget_class, on_size_range_activated);
   gtk_widget_class_bind_template_callback (widget_class, on_page_changed);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

@@ -28,6 +28,10 @@ void        hl_allocations_view_set_largest   (HlAllocationsView       *self,
 void        hl_allocations_view_set_histogram (HlAllocationsView       *self,
                                                guint                    n_buckets,
                                                const HlHistogramBucket *buckets);
+/* The names of the buckets' parts by call site (NULL: none), which the
+ * histogram draws while By Call Site is on. */
+void        hl_allocations_view_set_histogram_parts (HlAllocationsView  *self,
+                                                     const char * const *labels);
 /* The Sizes page's histogram (log scale by default; a click on a bar
  * emits "size-range-chosen" (guint64 min, guint64 max, both included)). */
 HlHistogram *hl_allocations_view_get_histogram (HlAllocationsView      *self);

@@ -8,6 +8,7 @@
 #include <pango/pangocairo.h>
 
 #include "hl-histogram.h"
+#include "hl-timeline-draw.h"
 #include "hl-units.h"
 
 #define LABEL_HEIGHT   18.0
@@ -207,6 +208,40 @@ draw_axis (cairo_t                 *cr,
     }
 }
 
+/* Bar B (its rectangle X, Y, W, H) as its parts stacked from the
+ * bottom, each its share of the bar's value; the last part (the other
+ * call sites) in grey, as the timeline draws them. */
+static void
+draw_parts (cairo_t                 *cr,
+            const HlHistogramBucket *b,
+            const HlHistogramStyle  *style,
+            double                   x,
+            double                   y,
+            double                   w,
+            double                   h)
+{
+  guint64 total = bar_value (b, style);
+  double bottom = y + h;
+
+  for (guint k = 0; k < style->n_parts && k < HL_HISTOGRAM_MAX_PARTS && total > 0; k++)
+    {
+      guint64 v = style->by_bytes ? b->part_bytes[k] : b->part_count[k];
+      double ph = h * (double) v / (double) total, rgb[3];
+
+      if (v == 0)
+        continue;
+      /* the others as the timeline's legend shows them: the heap's, faded */
+      if (k + 1 == style->n_parts)
+        hl_timeline_heap_color (style->dark, rgb);
+      else
+        hl_timeline_site_color (style->dark, k, rgb);
+      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], k + 1 == style->n_parts ? 0.55 : 1.0);
+      cairo_rectangle (cr, x, bottom - ph, w, ph);
+      cairo_fill (cr);
+      bottom -= ph;
+    }
+}
+
 void
 hl_histogram_draw (cairo_t                 *cr,
                    guint                    n,
@@ -229,12 +264,17 @@ hl_histogram_draw (cairo_t                 *cr,
       g_autofree char *value = format_value (style, bar_value (&buckets[i], style));
 
       hl_histogram_bar_rect (n, buckets, style, i, &x, &y, &w, &h);
-      if (style->dark)
-        cairo_set_source_rgb (cr, 0.38, 0.63, 0.92);
+      if (style->n_parts > 0)
+        draw_parts (cr, &buckets[i], style, x, y, w, h);
       else
-        cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
-      cairo_rectangle (cr, x, y, w, h);
-      cairo_fill (cr);
+        {
+          if (style->dark)
+            cairo_set_source_rgb (cr, 0.38, 0.63, 0.92);
+          else
+            cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
+          cairo_rectangle (cr, x, y, w, h);
+          cairo_fill (cr);
+        }
 
       cairo_set_source_rgba (cr, fg, fg, fg, 0.7);
       pango_layout_set_text (layout, size, -1);
@@ -266,6 +306,7 @@ struct _HlHistogram
   GArray  *buckets;
   gboolean by_bytes;
   gboolean log_scale;
+  GStrv    part_labels;   /* NULL: whole bars */
 };
 
 enum {
@@ -310,6 +351,30 @@ hl_histogram_set_buckets (HlHistogram             *self,
 }
 
 void
+hl_histogram_set_parts (HlHistogram        *self,
+                        guint               n_parts,
+                        const char * const *labels)
+{
+  g_return_if_fail (HL_IS_HISTOGRAM (self));
+  g_clear_pointer (&self->part_labels, g_strfreev);
+  n_parts = MIN (n_parts, HL_HISTOGRAM_MAX_PARTS);
+  if (n_parts > 0)
+    {
+      self->part_labels = g_new0 (char *, n_parts + 1);
+      for (guint k = 0; k < n_parts; k++)
+        self->part_labels[k] = g_strdup (labels[k]);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+hl_histogram_get_n_parts (HlHistogram *self)
+{
+  g_return_val_if_fail (HL_IS_HISTOGRAM (self), 0);
+  return self->part_labels != NULL ? g_strv_length (self->part_labels) : 0;
+}
+
+void
 hl_histogram_set_by_bytes (HlHistogram *self,
                            gboolean     by_bytes)
 {
@@ -348,6 +413,7 @@ get_style (HlHistogram *self)
     .by_bytes = self->by_bytes,
     .log_scale = self->log_scale,
     .axis = TRUE,
+    .n_parts = self->part_labels != NULL ? g_strv_length (self->part_labels) : 0,
   };
   return style;
 }
@@ -404,7 +470,22 @@ hl_histogram_describe_bar (HlHistogram *self,
     return g_strdup_printf (_("%s: %s allocations, %s"), from, count, bytes);
   to = hl_format_size (b->max_size);
   /* Translators: a size histogram bar, both ends included, e.g. "64 B to 127 B: 1,024 allocations, 96.0 KiB; click to filter" */
-  return g_strdup_printf (_("%s to %s: %s allocations, %s; click to show only these sizes"), from, to, count, bytes);
+  g_autofree char *head = g_strdup_printf (_("%s to %s: %s allocations, %s; click to show only these sizes"), from, to,
+                                           count, bytes);
+  if (self->part_labels == NULL)
+    return g_steal_pointer (&head);
+  /* by call site: a line per part that has some, largest part first as drawn from the bottom */
+  GString *text = g_string_new (head);
+  for (guint k = 0; self->part_labels[k] != NULL; k++)
+    {
+      guint64 v = self->by_bytes ? b->part_bytes[k] : b->part_count[k];
+      g_autofree char *shown = NULL;
+      if (v == 0)
+        continue;
+      shown = self->by_bytes ? hl_format_size (v) : hl_format_count (v);
+      g_string_append_printf (text, "\n%s: %s", self->part_labels[k], shown);
+    }
+  return g_string_free (text, FALSE);
 }
 
 gboolean
@@ -509,6 +590,7 @@ static void
 hl_histogram_finalize (GObject *object)
 {
   g_array_unref (HL_HISTOGRAM (object)->buckets);
+  g_strfreev (HL_HISTOGRAM (object)->part_labels);
   G_OBJECT_CLASS (hl_histogram_parent_class)->finalize (object);
 }
 

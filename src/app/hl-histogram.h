@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+/* A bar split into the parts of its call sites (the largest few, then
+ * "Other call sites"): at most this many parts. */
+#define HL_HISTOGRAM_MAX_PARTS 6
+
 typedef struct
 {
   guint64 min_size;  /* bytes, inclusive */
@@ -19,6 +23,11 @@ typedef struct
                       * (a lifetime bucket's "1–10 ms"); NULL: the size.
                       * Static or outliving the widget's buckets. */
   guint64 max_size;  /* bytes, inclusive (size buckets; 0 with min 0) */
+  /* By call site: part k's share of count and bytes (drawn stacked, part
+   * 0 at the bottom, in the timeline's site colours; the last part the
+   * others'), when the style's n_parts > 0. */
+  guint64 part_count[HL_HISTOGRAM_MAX_PARTS];
+  guint64 part_bytes[HL_HISTOGRAM_MAX_PARTS];
 } HlHistogramBucket;
 
 typedef struct
@@ -28,6 +37,7 @@ typedef struct
   gboolean by_bytes;   /* bar height = bytes instead of count */
   gboolean log_scale;  /* bar height ∝ log(1 + value) */
   gboolean axis;       /* a y-axis on the left, its caption on top */
+  guint    n_parts;    /* > 0: each bar split into its parts (by call site) */
 } HlHistogramStyle;
 
 /* Bar I's rectangle (for hit-testing and tests). */
@@ -59,6 +69,13 @@ void       hl_histogram_set_buckets (HlHistogram             *self,
                                      const HlHistogramBucket *buckets);
 void       hl_histogram_set_by_bytes(HlHistogram             *self,
                                      gboolean                 by_bytes);
+/* Splits every bar into N_PARTS parts (the buckets' part_count and
+ * part_bytes) named LABELS (N_PARTS strings, copied; the last one is the
+ * others'); 0 parts: whole bars. */
+void       hl_histogram_set_parts    (HlHistogram             *self,
+                                      guint                    n_parts,
+                                      const char * const      *labels);
+guint      hl_histogram_get_n_parts  (HlHistogram             *self);
 /* The "log-scale" property (default FALSE). */
 void       hl_histogram_set_log_scale (HlHistogram           *self,
                                        gboolean               log_scale);

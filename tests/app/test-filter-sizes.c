@@ -136,6 +136,45 @@ test_histogram_click (void)
   }
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "sizes-1400");
 
+  /* By Call Site: every bar split into its sites' parts, which add up to
+   * the bar (itself the CLI's, below), the largest site first */
+  {
+    GtkWidget *by_site = hl_app_test_find_text (GTK_WIDGET (view), "By Call _Site");
+    guint64 totals[HL_HISTOGRAM_MAX_PARTS] = { 0 };
+    guint n_parts;
+
+    g_assert_nonnull (by_site);
+    g_assert_true (gtk_widget_get_sensitive (by_site));
+    gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (by_site), TRUE);
+    n_parts = hl_histogram_get_n_parts (histogram);
+    g_assert_cmpuint (n_parts, >=, 2);
+    g_assert_cmpuint (n_parts, <=, HL_HISTOGRAM_MAX_PARTS);
+    for (guint i = 0; i < hl_histogram_get_n_buckets (histogram); i++)
+      {
+        const HlHistogramBucket *b = hl_histogram_get_bucket (histogram, i);
+        guint64 count = 0, bytes = 0;
+
+        for (guint k = 0; k < n_parts; k++)
+          {
+            count += b->part_count[k];
+            bytes += b->part_bytes[k];
+            totals[k] += b->part_count[k];
+          }
+        g_assert_cmpuint (count, ==, b->count);
+        g_assert_cmpuint (bytes, ==, b->bytes);
+      }
+    for (guint k = 1; k + 1 < n_parts; k++)
+      g_assert_cmpuint (totals[k - 1], >=, totals[k]);
+    {
+      g_autofree char *tip = hl_histogram_describe_bar (histogram, 0);
+      g_test_message ("by call site: %u parts; bar 0: %s", n_parts, tip);
+      g_assert_nonnull (strchr (tip, '\n'));
+    }
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "sizes-by-site-1400");
+    gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (by_site), FALSE);
+    g_assert_cmpuint (hl_histogram_get_n_parts (histogram), ==, 0);
+  }
+
   /* the bar with the most allocations: its count is the CLI's for its range */
   for (guint i = 0; i < hl_histogram_get_n_buckets (histogram); i++)
     {
