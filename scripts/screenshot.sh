@@ -16,15 +16,18 @@
 #   STYLE-diff.png             `heaplens --diff TRACE TRACE_B` (TRACE_B defaults to TRACE)
 #   live-attach-dialog.png     Attach to a Running Process… over the start page,
 #                              listing the demo recorded by `heaplens-cli record`
+#                              and the run's processes
 # HL_SHOTS="light dark attach" (the default) chooses which of these to make.
-# As root, the run gets a /dev/shm of its own (a mount namespace), so that
-# the attach dialog lists the demo only, not other programs' sessions.
+# As root, the run gets a /dev/shm and a /proc of its own (mount and pid
+# namespaces), so that the attach dialog lists the demo and the run's own
+# processes only, not other programs' sessions and processes.
 # Views are switched with their shortcuts (Ctrl+1…4, xdotool). Look at
 # every one of them.
 set -eu
 if [ -z "${HL_SHOT_INNER:-}" ] && [ -z "${HL_SHOT_PRIVATE_SHM:-}" ] && [ "$(id -u)" = 0 ] \
-	&& unshare -m true 2> /dev/null; then
-	HL_SHOT_PRIVATE_SHM=1 exec unshare -m sh -c 'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$0" "$@"' "$0" "$@"
+	&& unshare -m -p -f --mount-proc true 2> /dev/null; then
+	HL_SHOT_PRIVATE_SHM=1 exec unshare -m -p -f --mount-proc \
+		sh -c 'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$0" "$@"' "$0" "$@"
 fi
 if [ -z "${HL_SHOT_INNER:-}" ]; then
 	trace=$(realpath "$1")
