@@ -180,6 +180,13 @@ refusal (pid_t pid, HlAttachTarget *t, int *status)
   bool libc, preload;
   const char *sanitizer;
   scan_maps (pid, &libc, &sanitizer, &preload);
+  /* dynamically linked, yet no C library: just after its exec the loader
+   * has not mapped it yet */
+  if (probed && !probe.static_linked && !libc)
+    return g_strdup_printf (_("process %d (%s) has no C library in its memory map yet: a program that has just "
+                              "started maps it a moment later (try again); one without a C library cannot be "
+                              "attached to"),
+                            (int) pid, t->comm);
   if ((probed && probe.static_linked) || !libc)
     return g_strdup_printf (_("process %d (%s) is statically linked (no C library in its memory map): there "
                               "is no dynamic loader to load the preload with, so it cannot be attached to"),
