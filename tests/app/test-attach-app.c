@@ -13,7 +13,8 @@
  * running.
  *
  * With HL_TEST_SCREENSHOT_DIR: the dialog listing t-attach (light, dark,
- * 800×600), then listing its session, and showing the refusal. */
+ * 800×600), attaching to it (its progress line), then listing its
+ * session, and showing the refusal. */
 #include "hl-config.h"
 
 #include <adwaita.h>
@@ -202,6 +203,13 @@ dialog_idle (gpointer dialog)
   return !hl_attach_dialog_is_busy (dialog);
 }
 
+static gboolean
+has_step (gpointer dialog)
+{
+  g_auto(GStrv) steps = hl_attach_dialog_get_steps (dialog);
+  return steps[0] != NULL;
+}
+
 static GtkWindow *
 dialog_listing (Target *t)
 {
@@ -309,9 +317,19 @@ test_process (void)
   hl_app_test_spin_ms (300);
   hl_app_test_save_window_png (dialog, "attach-dialog-800x600.png");
 
-  /* attached from the dialog: its steps shown, then its live window */
+  /* attached from the dialog: its steps shown, then its live window. For
+   * the screenshot of the progress line, the threads stay stopped 3 s
+   * (set before the attach's thread starts, which reads it) */
+  gboolean shots = g_getenv ("HL_TEST_SCREENSHOT_DIR") != NULL;
+  if (shots)
+    g_setenv ("HEAPLENS_ATTACH_TEST_PAUSE_MS", "3000", TRUE);
   gtk_widget_activate (row);
   g_assert_true (hl_attach_dialog_is_busy (dialog));
+  if (shots)
+    {
+      hl_app_test_spin_until (has_step, dialog);
+      hl_app_test_save_window_png (dialog, "attach-dialog-progress.png");
+    }
   hl_app_test_spin_until (panel_opened, &t.pid);
   g_auto(GStrv) steps = hl_attach_dialog_get_steps (dialog);
   g_autofree char *all_steps = g_strjoinv (" | ", steps);
