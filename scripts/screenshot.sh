@@ -14,17 +14,20 @@
 #   STYLE-diff-filtered.png    the comparison it opens, the range carried over
 #   STYLE-about.png, STYLE-shortcuts.png   the dialogs over their window (whole screen)
 #   STYLE-diff.png             `heaplens --diff TRACE TRACE_B` (TRACE_B defaults to TRACE)
-#   live-attach-dialog.png     Attach to a Running Session… over the start page,
+#   live-attach-dialog.png     Attach to a Running Process… over the start page,
 #                              listing the demo recorded by `heaplens-cli record`
+#                              and the run's processes
 # HL_SHOTS="light dark attach" (the default) chooses which of these to make.
-# As root, the run gets a /dev/shm of its own (a mount namespace), so that
-# the attach dialog lists the demo only, not other programs' sessions.
+# As root, the run gets a /dev/shm and a /proc of its own (mount and pid
+# namespaces), so that the attach dialog lists the demo and the run's own
+# processes only, not other programs' sessions and processes.
 # Views are switched with their shortcuts (Ctrl+1…4, xdotool). Look at
 # every one of them.
 set -eu
 if [ -z "${HL_SHOT_INNER:-}" ] && [ -z "${HL_SHOT_PRIVATE_SHM:-}" ] && [ "$(id -u)" = 0 ] \
-	&& unshare -m true 2> /dev/null; then
-	HL_SHOT_PRIVATE_SHM=1 exec unshare -m sh -c 'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$0" "$@"' "$0" "$@"
+	&& unshare -m -p -f --mount-proc true 2> /dev/null; then
+	HL_SHOT_PRIVATE_SHM=1 exec unshare -m -p -f --mount-proc \
+		sh -c 'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$0" "$@"' "$0" "$@"
 fi
 if [ -z "${HL_SHOT_INNER:-}" ]; then
 	trace=$(realpath "$1")
@@ -177,7 +180,7 @@ shoot_attach() {
 	XDG_DATA_HOME="$tmp/data" "$app" >/dev/null 2>&1 & pid=$!
 	win=$(wait_window '^Heaplens$')
 	size "$win" 1000 700
-	# "Attach to a Running Session…" on the start page: 150 px right of the
+	# "Attach to a Running Process…" on the start page: 150 px right of the
 	# window's centre and 197 px below it, found from the window's size at
 	# each try (a resize not applied yet moved it once, and a click before
 	# the page has settled is lost: clicked again)
@@ -185,7 +188,7 @@ shoot_attach() {
 		sleep 0.5
 		eval "$(xdotool getwindowgeometry --shell "$win")"
 		xdotool mousemove --window "$win" $((WIDTH / 2 + 150)) $((HEIGHT / 2 + 197)) click 1
-		wait_window 'Attach to a Running Session' >/dev/null && break
+		wait_window 'Attach to a Running Process' >/dev/null && break
 		[ "$try" -lt 5 ] || exit 1
 	done
 	xdotool mousemove 1590 990   # no hover, no tooltip

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hl-attach-dialog.h"
 #include "hl-live-actions.h"
 #include "hl-model.h"
 #include "hl-live-window.h"
@@ -188,134 +189,6 @@ hl_live_action_record (GSimpleAction *action,
   HlApplication *app = user_data;
   GtkWindow *dialog = hl_record_dialog_new (app, gtk_application_get_active_window (GTK_APPLICATION (app)));
   gtk_window_present (dialog);
-}
-
-/* ---- Attach dialog ------------------------------------------------------------- */
-
-typedef struct
-{
-  GtkListBox *list;
-  GPtrArray  *lines;
-} AttachCtx;
-
-static const char *
-live_state_name (HlLiveState st)
-{
-  switch (st)
-    {
-    case HL_LIVE_STATE_RUNNING:
-      return _("running");
-    case HL_LIVE_STATE_ENDED:
-    case HL_LIVE_STATE_RESTARTED:
-      return _("ended");
-    case HL_LIVE_STATE_STARTING:
-    default:
-      return _("starting");
-    }
-}
-
-static void
-attach_row_activated (AdwActionRow *row,
-                      gpointer      user_data)
-{
-  GtkWindow *dialog = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (row)));
-  HlApplication *app = g_object_get_data (G_OBJECT (dialog), "hl-app");
-  const char *name = g_object_get_data (G_OBJECT (row), "hl-session");
-  if (start_attach (app, 0, name) != NULL)
-    gtk_window_destroy (dialog);
-}
-
-static void
-add_session_row (AttachCtx               *ctx,
-                 const HlLiveSessionInfo *s)
-{
-  GtkWidget *row = adw_action_row_new ();
-  g_autofree char *title = NULL, *subtitle = NULL;
-  gboolean ok = s->readable;
-  guint rank = 3;          /* running, then ended, then stale, then refused */
-  guint64 start_ns = 0;
-  if (!ok)
-    {
-      /* the model says why: another user's, an invalid segment... */
-      title = g_strdup_printf (_("pid %u"), (unsigned) s->pid);
-      subtitle = g_strdup_printf (_("Refused: %s"), s->refusal);
-    }
-  else
-    {
-      g_autoptr(GDateTime) start = g_date_time_new_from_unix_local ((gint64) (s->start_wall_ns / 1000000000u));
-      g_autofree char *when = start != NULL ? g_date_time_format (start, "%X") : g_strdup ("?");
-      gboolean ended = s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED;
-      const char *state = !ended && !s->alive ? _("stale") : live_state_name (s->state);
-      rank = !ended && s->alive ? 0 : ended ? 1 : 2;
-      start_ns = s->start_wall_ns;
-      const char *base = strrchr (s->exe, '/') ? strrchr (s->exe, '/') + 1 : s->exe;
-      title = g_strdup_printf (_("%s — pid %u"), base, (unsigned) s->pid);
-      subtitle = g_strdup_printf (_("%s · started %s · %s"), s->cmdline, when, state);
-    }
-  g_autofree char *t = g_markup_escape_text (title, -1);
-  g_autofree char *st = g_markup_escape_text (subtitle, -1);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), t);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), st);
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
-  g_object_set_data_full (G_OBJECT (row), "hl-session", g_strdup (s->name), g_free);
-  gtk_widget_set_sensitive (row, ok);
-  g_object_set_data (G_OBJECT (row), "hl-rank", GUINT_TO_POINTER (rank));
-  g_object_set_data_full (G_OBJECT (row), "hl-start", g_memdup2 (&start_ns, sizeof start_ns), g_free);
-  if (ok)
-    {
-      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-      g_signal_connect (row, "activated", G_CALLBACK (attach_row_activated), NULL);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
-    }
-  gtk_list_box_append (ctx->list, row);
-  g_ptr_array_add (ctx->lines, g_strdup_printf ("%s: %s", title, subtitle));
-}
-
-/* Running sessions first, newest first within each state. */
-static int
-compare_rows (GtkListBoxRow *a,
-              GtkListBoxRow *b,
-              gpointer       user_data)
-{
-  guint ra = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (a), "hl-rank"));
-  guint rb = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "hl-rank"));
-  if (ra != rb)
-    return ra < rb ? -1 : 1;
-  guint64 sa = *(guint64 *) g_object_get_data (G_OBJECT (a), "hl-start");
-  guint64 sb = *(guint64 *) g_object_get_data (G_OBJECT (b), "hl-start");
-  return sa > sb ? -1 : sa < sb;
-}
-
-GtkWindow *
-hl_attach_dialog_new (HlApplication *app,
-                      GtkWindow     *parent)
-{
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/org/heaplens/Heaplens/ui/hl-attach-dialog.ui");
-  GtkWindow *dialog = GTK_WINDOW (gtk_builder_get_object (builder, "dialog"));
-  GtkListBox *list = GTK_LIST_BOX (gtk_builder_get_object (builder, "session_list"));
-  g_object_set_data (G_OBJECT (dialog), "hl-app", app);
-  gtk_window_set_modal (dialog, parent != NULL);
-  gtk_window_set_transient_for (dialog, parent);
-  gtk_list_box_set_sort_func (list, compare_rows, NULL, NULL);
-  AttachCtx ctx = { list, g_ptr_array_new_with_free_func (g_free) };
-  /* other users' sessions too: greyed, saying why they are refused */
-  g_autoptr(GPtrArray) sessions = hl_live_session_list (HL_LIVE_LIST_ALL_USERS, NULL);
-  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
-    add_session_row (&ctx, g_ptr_array_index (sessions, i));
-  g_ptr_array_add (ctx.lines, NULL);
-  g_object_set_data_full (G_OBJECT (dialog), "hl-rows", g_ptr_array_free (ctx.lines, FALSE),
-                          (GDestroyNotify) g_strfreev);
-  gboolean empty = gtk_widget_get_first_child (GTK_WIDGET (list)) == NULL;
-  gtk_widget_set_visible (GTK_WIDGET (list), !empty);
-  gtk_widget_set_visible (GTK_WIDGET (gtk_builder_get_object (builder, "empty_page")), empty);
-  close_on_escape (dialog);
-  return dialog;
-}
-
-GStrv
-hl_attach_dialog_get_rows (GtkWindow *dialog)
-{
-  return g_strdupv (g_object_get_data (G_OBJECT (dialog), "hl-rows"));
 }
 
 void

@@ -33,13 +33,8 @@ void        hl_live_command_line  (HlApplication *app,
                                    int           *argc,
                                    char         **argv);
 
-/* The dialogs, for tests. */
+/* The Record dialog, for tests (the Attach dialog: hl-attach-dialog.h). */
 GtkWindow  *hl_record_dialog_new  (HlApplication *app,
                                    GtkWindow     *parent);
-GtkWindow  *hl_attach_dialog_new  (HlApplication *app,
-                                   GtkWindow     *parent);
-/* Rows of an attach dialog: one line per session, "…(refused: reason)"
- * for the greyed ones. */
-GStrv       hl_attach_dialog_get_rows (GtkWindow *dialog);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "hl-flame-graph.h"
 #include "hl-model.h"
 #include "hl-live-panel.h"
+#include "hl-live-status.h"
 #include "hl-timing.h"
 #include "hl-model-adapter.h"
 #include "hl-timeline.h"
@@ -53,6 +54,7 @@ struct _HlLivePanel
   guint            n_refreshes;
   gint64           last_refresh_us;
   gboolean         showing_trace; /* the window switched to the saved trace */
+  gboolean         injected;      /* attached by us (hl_attach_async): Stop detaches */
 
   GtkLabel        *status;
   GtkLabel        *metadata;
@@ -112,64 +114,7 @@ label_update (GtkLabel   *label,
 static char *
 state_line (HlLivePanel *self)
 {
-  if (self->session == NULL)
-    return g_strdup (_("Starting the program…"));
-  HlLiveTotals t;
-  hl_live_session_get_totals (self->session, &t);
-  guint n;
-  const HlLiveSample *samples = hl_live_session_get_samples (self->session, &n);
-  double rate = 0;
-  for (guint i = n; i > 0 && i + 10 > n; i--)
-    rate = MAX (rate, samples[i - 1].rate);
-  g_autofree char *duration = hl_format_duration (hl_live_session_get_totals_time_ns (self->session));
-  g_autofree char *heap = hl_format_size (t.heap_bytes);
-  g_autofree char *peak = hl_format_size (t.peak_heap_bytes);
-  g_autofree char *rss = hl_format_size (t.rss_bytes);
-  g_autofree char *allocs = hl_format_count (t.n_allocs);
-  g_autofree char *per_second = hl_format_count ((guint64) (rate + 0.5));
-  g_autofree char *dropped = hl_format_count (t.dropped);
-  const char *state;
-  g_autofree char *state_owned = NULL;
-  switch (hl_live_session_get_state (self->session))
-    {
-    case HL_LIVE_STATE_STARTING:
-      state = _("Starting");
-      break;
-    case HL_LIVE_STATE_RUNNING:
-      state = self->frozen ? _("Running (views frozen on a snapshot)") : _("Running");
-      break;
-    case HL_LIVE_STATE_ENDED:
-      state = state_owned = g_strdup_printf (_("Target exited with status %d"),
-                                             hl_live_session_get_exit_status (self->session));
-      break;
-    case HL_LIVE_STATE_STALE:
-    case HL_LIVE_STATE_VANISHED:
-      state = _("Target vanished without ending its session (killed?): its data as last read");
-      break;
-    case HL_LIVE_STATE_RESTARTED:
-    default:
-      state = _("Target started another program (exec)");
-      break;
-    }
-  /* Translators: the live status line: state · time since the start ·
-   * heap · peak · RSS · allocations per second · calls · dropped events
-   * (numbers come formatted; all of one reading of the counters) */
-  g_autofree char *line = g_strdup_printf (_("%s · %s · heap %s (peak %s) · RSS %s · %s allocations/s · %s calls · %s dropped"),
-                                           state, duration, heap, peak, rss, per_second, allocs, dropped);
-  if (hl_live_session_get_shm_full (self->session))
-    {
-      g_autofree char *untracked = hl_format_count (t.live_dropped);
-      g_autofree char *full = g_strdup_printf (_("%s · live table stopped growing: /dev/shm is full (%s allocations "
-                                                 "not tracked live; the trace is complete)"), line, untracked);
-      g_free (line);
-      line = g_steal_pointer (&full);
-    }
-  if (!hl_live_session_get_unfollowed (self->session))
-    return g_steal_pointer (&line);
-  /* the preload started them without itself (hl-capture-exec.c); the
-   * trace's marks name them */
-  return g_strdup_printf ("%s · %s", line,
-                          _("programs it started ran unrecorded (built with a sanitizer, or for another machine)"));
+  return hl_live_status_line (self->session, self->frozen);
 }
 
 static void
@@ -459,6 +404,12 @@ maybe_finish (HlLivePanel *self)
         g_message ("the events %s left buffered could not be saved: %s",
                    hl_live_session_get_trace_path (self->session), error->message);
     }
+  if (self->injected && hl_live_session_get_name (self->session) != NULL)
+    {
+      /* the attach kept the ended session for us, its launcher */
+      g_autofree char *path = g_strdup_printf ("/dev/shm/%s", hl_live_session_get_name (self->session));
+      g_unlink (path);
+    }
   if (self->process != NULL && hl_live_session_get_name (self->session) != NULL)
     {
       /* record keeps the ended session for us (HEAPLENS_KEEP_SESSION) */
@@ -683,6 +634,17 @@ hl_live_panel_attach (HlLivePanel   *self,
 }
 
 void
+hl_live_panel_set_injected (HlLivePanel *self)
+{
+  g_return_if_fail (HL_IS_LIVE_PANEL (self));
+  self->injected = TRUE;
+  gtk_widget_set_tooltip_text (self->stop_button, _("End the recording: the allocator is put back and the program "
+                                                    "goes on running"));
+  gtk_widget_set_visible (self->stop_button, TRUE);
+  gtk_widget_set_visible (self->detach_button, FALSE);
+}
+
+void
 hl_live_panel_start (HlLivePanel *self)
 {
   g_return_if_fail (HL_IS_LIVE_PANEL (self));
@@ -710,6 +672,16 @@ void
 hl_live_panel_stop (HlLivePanel *self)
 {
   g_return_if_fail (HL_IS_LIVE_PANEL (self));
+  if (self->injected && self->session != NULL && !self->finished)
+    {
+      /* the control word: the preload detaches at its next allocation */
+      g_autoptr (GError) error = NULL;
+      if (!hl_attach_request_detach (hl_live_session_get_name (self->session),
+                                     hl_live_session_get_pid (self->session), &error))
+        g_message ("%s", error->message);
+      gtk_widget_set_sensitive (self->stop_button, FALSE);
+      return;
+    }
   if (self->process == NULL || self->stop_id != 0 || g_subprocess_get_identifier (self->process) == NULL)
     return;
   self->stop_stage = 0;
@@ -801,6 +773,10 @@ hl_live_panel_dispose (GObject *object)
   /* the session itself is kept until finalize: its numbers stay readable */
   if (self->session != NULL)
     {
+      /* an attach of ours is not left recording with no one to end it */
+      if (self->injected && !self->finished)
+        (void) hl_attach_request_detach (hl_live_session_get_name (self->session),
+                                         hl_live_session_get_pid (self->session), NULL);
       hl_live_session_stop (self->session);
       g_signal_handlers_disconnect_by_data (self->session, self);
     }

@@ -47,9 +47,15 @@ gboolean     hl_live_panel_record     (HlLivePanel               *self,
 void         hl_live_panel_attach     (HlLivePanel   *self,
                                        HlLiveSession *session);
 
+/* SESSION was made by our own attach (hl_attach_async): Stop ends the
+ * recording by the detach (the control word), leaving the process
+ * running, as closing the window does; the ended session is ours to
+ * remove. */
+void         hl_live_panel_set_injected (HlLivePanel *self);
+
 HlLiveSession *hl_live_panel_get_session (HlLivePanel *self);
 /* SIGINT, then SIGTERM after 2 s, then SIGKILL after 2 more (recorded
- * programs only). */
+ * programs); the detach for an attach of ours. */
 void           hl_live_panel_stop        (HlLivePanel *self);
 /* Stops watching, leaves the program running, closes the window. */
 void           hl_live_panel_detach      (HlLivePanel *self);

@@ -98,6 +98,16 @@ hl_live_window_new_attach (HlApplication *app,
   return panel;
 }
 
+HlLivePanel *
+hl_live_window_new_injected (HlApplication *app,
+                             HlLiveSession *session)
+{
+  HlLivePanel *panel = live_window_new (app);
+  hl_live_panel_set_injected (panel);
+  hl_live_panel_attach (panel, session);
+  return panel;
+}
+
 HlWindow *
 hl_live_window_get_window (HlLivePanel *panel)
 {

@@ -26,6 +26,10 @@ HlLivePanel *hl_live_window_new_record (HlApplication             *app,
  * presented). */
 HlLivePanel *hl_live_window_new_attach (HlApplication *app,
                                         HlLiveSession *session);
+/* The same for the session of a process our attach injected
+ * (hl_live_panel_set_injected: Stop detaches). */
+HlLivePanel *hl_live_window_new_injected (HlApplication *app,
+                                          HlLiveSession *session);
 /* The window PANEL lives in (present it to show the live view), NULL once
  * it is gone. */
 HlWindow    *hl_live_window_get_window (HlLivePanel *panel);

@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* heaplens__attach's answers (the CLI says each in words) */
+/* heaplens__attach's answers (hl-attach.c says each in words) */
 enum
 {
   HL_ATTACH_OK = 0,
@@ -50,6 +50,9 @@ enum
 };
 
 HL_EXPORT int heaplens__attach (void);
+/* The GOT slots patched now: the application's attach calls it after
+ * heaplens__attach to show how many (a remote call, still stopped). */
+HL_EXPORT unsigned heaplens__attach_slots (void);
 
 /* ---- The configuration ------------------------------------------------- */
 
@@ -382,6 +385,12 @@ heaplens__attach (void)
   hl_tls.guard--;
   errno = saved_errno;
   return HL_ATTACH_OK;
+}
+
+HL_EXPORT unsigned
+heaplens__attach_slots (void)
+{
+  return hl_got_slots ();
 }
 
 void

@@ -1,15 +1,10 @@
 /* hl-cli-attach.c — `heaplens-cli attach PID [-o FILE]`: loads the
- * preload into a running process that was not started under it (ptrace
- * remote calls of its dlopen and of the preload's heaplens__attach,
- * hl-inject.h), follows the recording in the foreground as record does,
- * and at Ctrl+C (or `attach --detach PID` from elsewhere) has the preload
- * detach: the allocator put back, the trace finished, the process left
- * running. The trace is then compressed and one line printed.
- *
- * The preload's configuration goes through a file the process reads at
- * heaplens__attach: /dev/shm/heaplens-attach-<uid>-<pid>, created here
- * O_EXCL | O_NOFOLLOW with mode 0600 (the preload checks its owner and
- * mode, then unlinks it). docs/capture.md, "Attach". */
+ * preload into a running process that was not started under it (the
+ * model's hl_attach_check and hl_attach_run, hl-attach.h), follows the
+ * recording in the foreground as record does, and at Ctrl+C (or `attach
+ * --detach PID` from elsewhere) has the preload detach: the allocator put
+ * back, the trace finished, the process left running. The trace is then
+ * compressed and one line printed. docs/capture.md, "Attach". */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
@@ -26,11 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hl-cli-attach-refusal.h"
 #include "hl-cli-commands.h"
 #include "hl-cli-model-util.h"
 #include "hl-cli-session-file.h"
-#include "hl-inject.h"
 #include "hl-model.h"
 #include "hl-shm-control.h"
 #include "hl-shm-layout.h"
@@ -40,24 +33,6 @@
 #endif
 
 #define ATTACH_ZSTD_LEVEL 9
-
-/* heaplens__attach's answers (hl-capture-attach.c) */
-static const char *
-attach_answer (uint64_t code)
-{
-  switch ((int) code)
-    {
-    case 1: return _("the program runs under the preload already (LD_PRELOAD): its session has ended");
-    case 2: return _("the process is being recorded already");
-    case 3: return _("the preload found no safe configuration file (/dev/shm/heaplens-attach-UID-PID)");
-    case 4: return _("the preload could not create its session (its line on the process's stderr says why)");
-    case 5: return _("the preload's own functions resolve elsewhere (it must be linked with -Bsymbolic-functions)");
-    case 6: return _("the program is not position-independent and takes the address of malloc or its kin, so "
-                     "its allocator cannot be redirected safely (record it from its start with heaplens-cli "
-                     "record; the preload stays loaded, inert)");
-    default: return _("the preload gave an unknown answer");
-    }
-}
 
 static void
 usage (FILE *out)
@@ -90,157 +65,6 @@ now_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-/* The configuration file for the preload (hl-capture-attach.c). */
-static char *
-write_config (pid_t pid, const char *trace, GError **error)
-{
-  char *path = g_strdup_printf ("/dev/shm/heaplens-attach-%u-%d", (unsigned) geteuid (), (int) pid);
-  struct stat st;
-  /* a stale one of ours (an attach that failed): replaced */
-  if (lstat (path, &st) == 0 && st.st_uid == geteuid ())
-    (void) unlink (path);
-  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("cannot create %s: %s"), path,
-                   g_strerror (errno));
-      g_free (path);
-      return NULL;
-    }
-  GString *text = g_string_new (NULL);
-  /* the template expands %: a literal one doubled */
-  g_autofree char *escaped = NULL;
-  {
-    GString *e = g_string_new (NULL);
-    for (const char *c = trace; *c != '\0'; c++)
-      {
-        if (*c == '%')
-          g_string_append_c (e, '%');
-        g_string_append_c (e, *c);
-      }
-    escaped = g_string_free (e, FALSE);
-  }
-  g_string_append_printf (text, "HEAPLENS_OUTPUT=%s\nHEAPLENS_KEEP_SESSION=1\nHEAPLENS_LAUNCHER=%d\n", escaped,
-                          (int) getpid ());
-  /* our own HEAPLENS_* settings (the unwinder, the depth...) go along */
-  static const char *const passed[] = { "HEAPLENS_UNWIND", "HEAPLENS_DEPTH", "HEAPLENS_MAX_STACKS",
-                                        "HEAPLENS_LIVE_SLOTS", "HEAPLENS_SAMPLE_MS", "HEAPLENS_FOLLOW",
-                                        "HEAPLENS_SAMPLE_BYTES", "HEAPLENS_SAMPLE_SEED", "HEAPLENS_LIVE_GRANULE",
-                                        "HEAPLENS_FINE_CLOCK_MS" };
-  for (size_t i = 0; i < G_N_ELEMENTS (passed); i++)
-    {
-      const char *v = g_getenv (passed[i]);
-      if (v != NULL && strchr (v, '\n') == NULL)
-        g_string_append_printf (text, "%s=%s\n", passed[i], v);
-    }
-  bool ok = write (fd, text->str, text->len) == (ssize_t) text->len;
-  int e = errno;
-  close (fd);
-  g_string_free (text, TRUE);
-  if (!ok)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), _("cannot write %s: %s"), path, g_strerror (e));
-      (void) unlink (path);
-      g_free (path);
-      return NULL;
-    }
-  return path;
-}
-
-/* The address of the defined symbol NAME of the module of PID whose file
- * name starts with PREFIX. */
-static bool
-remote_symbol (pid_t pid, const char *prefix, const char *name, uintptr_t *addr, char *err, size_t cap)
-{
-  HlInjectModule m;
-  uint64_t value;
-  if (!hl_inject_find_module (pid, prefix, &m, err, cap))
-    return false;
-  g_autofree char *file = g_strdup_printf ("/proc/%d/root%s", (int) pid, m.path);
-  if (!hl_inject_elf_symbol (file, name, &value, err, cap))
-    return false;
-  *addr = m.bias + (uintptr_t) value;
-  return true;
-}
-
-/* The injection: dlopen (PRELOAD) unless it is loaded, then
- * heaplens__attach (). Returns 0, 2 (the preload said no), 3 (the
- * process exited) or 1, with a message in ERR. */
-static int
-inject (pid_t pid, const char *preload, bool loaded, char *err, size_t cap, uint64_t *stopped_ns,
-        uint64_t *all_ns)
-{
-  HlInject *inj;
-  uintptr_t f_dlopen = 0, f_dlerror = 0, f_attach = 0;
-  if (!loaded && (!remote_symbol (pid, "libc", "dlopen", &f_dlopen, err, cap)
-                  || !remote_symbol (pid, "libc", "dlerror", &f_dlerror, err, cap)))
-    return 1;
-  HlInjectStatus st = hl_inject_begin (pid, &inj, err, cap);
-  if (st != HL_INJECT_OK)
-    return st == HL_INJECT_GONE ? 3 : 1;
-  /* for the test of a process that exits while it is stopped
-   * (HEAPLENS_ATTACH_TEST_PAUSE_MS: the threads are stopped meanwhile) */
-  const char *pause = g_getenv ("HEAPLENS_ATTACH_TEST_PAUSE_MS");
-  if (pause != NULL)
-    g_usleep ((gulong) MIN (g_ascii_strtoull (pause, NULL, 10), 10000) * 1000);
-  uint64_t ret = 0;
-  int rc = 0;
-  if (!loaded)
-    {
-      st = hl_inject_call (inj, f_dlopen, preload, HL_INJECT_ARG_STR, 2 /* RTLD_NOW */, 0, &ret, err, cap);
-      if (st == HL_INJECT_OK && ret == 0)
-        {
-          char why[512] = "?";
-          uint64_t msg = 0;
-          if (hl_inject_call (inj, f_dlerror, NULL, 0, 0, 0, &msg, err, cap) == HL_INJECT_OK && msg != 0)
-            hl_inject_read_string (inj, (uintptr_t) msg, why, sizeof why);
-          snprintf (err, cap, _("the process's dlopen of the preload failed: %s"), why);
-          rc = 2;
-        }
-    }
-  if (st == HL_INJECT_OK && rc == 0)
-    {
-      if (!remote_symbol (pid, "libheaplens-preload", "heaplens__attach", &f_attach, err, cap))
-        rc = 1;
-      else
-        {
-          st = hl_inject_call (inj, f_attach, NULL, 0, 0, 0, &ret, err, cap);
-          if (st == HL_INJECT_OK && (int) ret != 0)
-            {
-              snprintf (err, cap, "%s", attach_answer (ret));
-              rc = 2;
-            }
-        }
-    }
-  char end_err[256];
-  HlInjectStatus end = hl_inject_end (inj, stopped_ns, all_ns, end_err, sizeof end_err);
-  if (st == HL_INJECT_GONE || end == HL_INJECT_GONE)
-    {
-      snprintf (err, cap, "%s", _("the process exited during the attach"));
-      return 3;
-    }
-  if (st != HL_INJECT_OK)
-    return 1;
-  if (end != HL_INJECT_OK && rc == 0)
-    {
-      snprintf (err, cap, "%s", end_err);
-      return 1;
-    }
-  return rc;
-}
-
-static bool
-wait_session (pid_t pid, char *name, size_t cap, int timeout_ms)
-{
-  for (int waited = 0; waited <= timeout_ms; waited += 10)
-    {
-      if (hl_attach_find_session (pid, true, name, cap))
-        return true;
-      g_usleep (10000);
-    }
-  return false;
-}
-
 static void
 print_end (const HlCliSession *s, const char *trace, bool detached)
 {
@@ -265,22 +89,24 @@ static int
 detach_command (const char *pid_text)
 {
   guint64 pid;
-  char name[256];
   if (!g_ascii_string_to_unsigned (pid_text, 10, 1, G_MAXINT32, &pid, NULL))
     {
       fprintf (stderr, _("heaplens-cli attach: not a process id: %s\n"), pid_text);
       return 2;
     }
-  if (!hl_attach_find_session ((pid_t) pid, true, name, sizeof name))
+  g_autofree char *found = hl_attach_find_session ((guint32) pid, TRUE);
+  if (found == NULL)
     {
       fprintf (stderr, _("heaplens-cli attach: process %d has no attached session (heaplens-cli sessions lists "
                          "them)\n"),
                (int) pid);
       return 1;
     }
-  if (hl_shm_request_control (name, (uint32_t) pid, HL_SHM_CONTROL_DETACH) != 0)
+  const char *name = found;
+  g_autoptr (GError) error = NULL;
+  if (!hl_attach_request_detach (name, (guint32) pid, &error))
     {
-      fprintf (stderr, _("heaplens-cli attach: cannot ask session %s to detach: %s\n"), name, g_strerror (errno));
+      fprintf (stderr, "heaplens-cli attach: %s\n", error->message);
       return 1;
     }
   for (int waited = 0; waited < 10000; waited += 20)
@@ -337,12 +163,11 @@ hl_cli_attach (int    argc,
   pid_t pid = (pid_t) pid64;
 
   HlAttachTarget target;
-  int status;
-  g_autofree char *refusal = hl_attach_refusal (pid, &target, &status);
-  if (refusal != NULL)
+  g_autoptr (GError) error = NULL;
+  if (!hl_attach_check ((guint32) pid, &target, &error))
     {
-      fprintf (stderr, "heaplens-cli attach: %s\n", refusal);
-      return status;
+      fprintf (stderr, "heaplens-cli attach: %s\n", error->message);
+      return g_error_matches (error, HL_ATTACH_ERROR, HL_ATTACH_ERROR_NOT_FOUND) ? 1 : 2;
     }
   g_autofree char *preload = hl_launch_env_find_preload ();
   if (preload == NULL)
@@ -363,14 +188,6 @@ hl_cli_attach (int    argc,
       trace = g_build_filename (cwd, base, NULL);
     }
 
-  g_autoptr (GError) error = NULL;
-  g_autofree char *config = write_config (pid, trace, &error);
-  if (config == NULL)
-    {
-      fprintf (stderr, "heaplens-cli attach: %s\n", error->message);
-      return 1;
-    }
-
   /* Ctrl+C, SIGTERM, SIGHUP: held off while the process is stopped (a
    * half-made call must be put back first), then they detach */
   struct sigaction sa;
@@ -386,33 +203,22 @@ hl_cli_attach (int    argc,
   sigaddset (&block, SIGTERM);
   sigaddset (&block, SIGHUP);
   sigprocmask (SIG_BLOCK, &block, &old);
-  char err[512] = "";
-  uint64_t stopped_ns = 0, all_ns = 0;
-  int rc = inject (pid, preload, target.preload_loaded, err, sizeof err, &stopped_ns, &all_ns);
+  HlAttachOptions options = { preload, trace };
+  HlAttachResult result;
+  gboolean attached = hl_attach_run (&target, &options, NULL, NULL, &result, &error);
   sigprocmask (SIG_SETMASK, &old, NULL);
-  (void) unlink (config);
-  if (rc != 0)
+  if (!attached)
     {
-      if (rc == 3)
-        fprintf (stderr, _("heaplens-cli attach: process %d (%s) exited during the attach\n"), (int) pid,
-                 target.comm);
-      else
-        fprintf (stderr, _("heaplens-cli attach: cannot attach to process %d (%s): %s; the process was left "
-                           "as it was\n"),
-                 (int) pid, target.comm, err);
-      return rc == 3 ? 1 : rc;
+      fprintf (stderr, "heaplens-cli attach: %s\n", error->message);
+      return g_error_matches (error, HL_ATTACH_ERROR, HL_ATTACH_ERROR_DECLINED) ? 2 : 1;
     }
-
   char name[256];
-  if (!wait_session (pid, name, sizeof name, 2000))
-    {
-      fprintf (stderr, _("heaplens-cli attach: the preload was loaded into process %d but no session appeared\n"),
-               (int) pid);
-      return 1;
-    }
+  g_strlcpy (name, result.session, sizeof name);
   fprintf (stderr, _("heaplens: attached to process %d (%s): stopped %.1f ms (every thread %.1f ms); recording "
                      "to %s (Ctrl+C detaches)\n"),
-           (int) pid, target.comm, stopped_ns / 1e6, all_ns / 1e6, trace);
+           (int) pid, target.comm, result.stopped_ns / 1e6, result.all_stopped_ns / 1e6, trace);
+  g_free (result.session);
+  g_free (result.trace_path);
 
   /* the foreground: until the session ends (a detach, or the process's
    * exit) */

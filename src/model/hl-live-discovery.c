@@ -72,6 +72,7 @@ read_guarded (gpointer data)
   info->kept = (flags & HL_SHM_FLAG_KEPT) != 0;
   info->unfollowed = (flags & HL_SHM_FLAG_UNFOLLOWED) != 0;
   info->shm_full = (flags & HL_SHM_FLAG_SHM_FULL) != 0;
+  info->attached = (flags & HL_SHM_FLAG_ATTACHED) != 0;
   info->alive = hl_live_segment_pid_alive (c->segment);
   c->rc = hl_shm_reader_totals (hl_live_segment_get_reader (c->segment), &t, &c->err);
   if (c->rc != 0)

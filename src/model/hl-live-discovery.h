@@ -58,6 +58,7 @@ typedef struct
   gboolean     kept;           /* HL_SHM_FLAG_KEPT: its launcher removes it after the end */
   gboolean     unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED */
   gboolean     shm_full;       /* HL_SHM_FLAG_SHM_FULL: the live table stopped growing */
+  gboolean     attached;       /* HL_SHM_FLAG_ATTACHED: made by an attach (heaplens__attach) */
   int          exit_status;    /* once ended */
   guint64      ended_ns;       /* since the start, once ended */
   guint64      heartbeat_ns;   /* since the start */

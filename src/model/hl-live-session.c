@@ -27,6 +27,7 @@ struct _HlLiveSession
   HlLiveState   state;
   int           exit_status;
   gboolean      unfollowed;     /* HL_SHM_FLAG_UNFOLLOWED seen (set at any time) */
+  gboolean      attached;       /* HL_SHM_FLAG_ATTACHED: made by an attach */
   gboolean      shm_full;       /* HL_SHM_FLAG_SHM_FULL seen */
   guint64       heartbeat_ns;
   guint         n_polls;
@@ -278,6 +279,8 @@ read_state (HlLiveSession *self)
     self->unfollowed = TRUE;
   if (flags & HL_SHM_FLAG_SHM_FULL)
     self->shm_full = TRUE;
+  if (flags & HL_SHM_FLAG_ATTACHED)
+    self->attached = TRUE;
   if (st == HL_LIVE_STATE_ENDED || st == HL_LIVE_STATE_RESTARTED)
     {
       self->exit_status = status;
@@ -506,6 +509,7 @@ const char *hl_live_session_get_cmdline (HlLiveSession *self) { return hl_live_s
 const char *hl_live_session_get_trace_path (HlLiveSession *self) { return hl_live_segment_get_header (self->segment)->trace_path; }
 const char *hl_live_session_get_next_session (HlLiveSession *self) { return self->next_session; }
 gboolean hl_live_session_get_unfollowed (HlLiveSession *self) { return self->unfollowed; }
+gboolean hl_live_session_get_attached (HlLiveSession *self) { return self->attached; }
 gboolean hl_live_session_get_shm_full (HlLiveSession *self) { return self->shm_full; }
 guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return hl_live_segment_get_header (self->segment)->start_wall_ns; }
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }

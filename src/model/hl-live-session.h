@@ -79,6 +79,10 @@ const char      *hl_live_session_get_next_session (HlLiveSession *self);
 /* The process started programs that cannot take the preload (built with a
  * sanitizer, or for another machine) without it (HL_SHM_FLAG_UNFOLLOWED). */
 gboolean         hl_live_session_get_unfollowed (HlLiveSession *self);
+/* The preload was loaded into the running process by an attach
+ * (HL_SHM_FLAG_ATTACHED): a detach ends it with status -1, the process
+ * running. */
+gboolean         hl_live_session_get_attached   (HlLiveSession *self);
 /* Whether /dev/shm filled up and the live table stopped growing
  * (HL_SHM_FLAG_SHM_FULL): the totals' live_dropped allocations are not in
  * the live table; the trace has them all. */

@@ -35,6 +35,10 @@
 #include "hl-shm-guard.h"
 #include "hl-symbolizer.h"
 
+/* Attaching to a running process: checks, injection, detach */
+#include "hl-attach.h"
+#include "hl-process-list.h"
+
 /* Launching a program to record it */
 #include "hl-launch-clock.h"
 #include "hl-launch-env.h"

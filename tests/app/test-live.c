@@ -15,6 +15,7 @@
 
 #include "hl-app-test.h"
 #include "hl-application.h"
+#include "hl-attach-dialog.h"
 #include "hl-live-actions.h"
 #include "hl-flame-graph.h"
 #include "hl-flame-view.h"

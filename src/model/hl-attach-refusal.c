@@ -1,24 +1,25 @@
-/* hl-cli-attach-refusal.c — the processes `attach` refuses, each with its
- * reason and remedy (hl-cli-attach-refusal.h). Read from /proc and the
- * executable's ELF headers (hl-elf-probe.h); nothing touches the process. */
+/* hl-attach-refusal.c — the processes an attach refuses, each with its
+ * reason and remedy (hl_attach_check, hl-attach.h). Read from /proc and
+ * the executable's ELF headers (hl-elf-probe.h); nothing touches the
+ * process. */
 #define _GNU_SOURCE
 #include "hl-config.h"
 
-#include "hl-cli-attach-refusal.h"
+#include "hl-attach.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hl-cli-session-file.h"
 #include "hl-elf-probe.h"
 #include "hl-inject.h"
-#include "hl-shm-layout.h"
+#include "hl-live-discovery.h"
+#include "hl-model-i18n.h"
 
 /* The value of "KEY:\t..." in /proc/PID/status, or NULL. */
 static char *
@@ -48,40 +49,23 @@ have_cap_sys_ptrace (void)
   return caps != NULL && (g_ascii_strtoull (caps, NULL, 16) & (1ull << 19)) != 0;
 }
 
-typedef struct
+char *
+hl_attach_find_session (guint32  pid,
+                        gboolean attached_only)
 {
-  pid_t pid;
-  bool  attached_only;
-  char *name;
-  size_t cap;
-  bool  found;
-} FindCtx;
-
-static void
-find_cb (const char *name, void *user_data)
-{
-  FindCtx *c = user_data;
-  HlCliSession s;
-  char err[256];
-  if (c->found || !hl_cli_session_read (name, &s, err, sizeof err) || s.header.pid != (uint32_t) c->pid)
-    return;
-  if (s.header.state_atomic == HL_SHM_STATE_ENDED)
-    return;
-  if (c->attached_only && (s.header.flags & HL_SHM_FLAG_ATTACHED) == 0)
-    return;
-  if (!hl_cli_pid_alive (s.header.pid))
-    return;
-  g_strlcpy (c->name, name, c->cap);
-  c->found = true;
-}
-
-bool
-hl_attach_find_session (pid_t pid, bool attached_only, char *name, size_t cap)
-{
-  FindCtx c = { pid, attached_only, name, cap, false };
-  name[0] = '\0';
-  hl_cli_session_foreach (find_cb, &c);
-  return c.found;
+  g_autoptr (GPtrArray) list = hl_live_session_list_pid (pid, NULL);
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      const HlLiveSessionInfo *s = g_ptr_array_index (list, i);
+      if (!s->readable || s->pid != pid || s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED)
+        continue;
+      if (attached_only && !s->attached)
+        continue;
+      if (!s->alive)
+        continue;
+      return g_strdup (s->name);
+    }
+  return NULL;
 }
 
 /* What the maps say: the C library, a sanitizer runtime, the preload. */
@@ -119,10 +103,13 @@ scan_maps (pid_t pid, bool *libc, const char **sanitizer, bool *preload)
     }
 }
 
-char *
-hl_attach_refusal (pid_t pid, HlAttachTarget *t, int *status)
+/* NULL when PID can be attached to, else the message and *STATUS (1: no
+ * such process, 2: refused). */
+static char *
+refusal (pid_t pid, HlAttachTarget *t, int *status)
 {
   memset (t, 0, sizeof *t);
+  t->pid = (guint32) pid;
   *status = 2;
   g_autofree char *dir = g_strdup_printf ("/proc/%d", (int) pid);
   struct stat st;
@@ -193,6 +180,13 @@ hl_attach_refusal (pid_t pid, HlAttachTarget *t, int *status)
   bool libc, preload;
   const char *sanitizer;
   scan_maps (pid, &libc, &sanitizer, &preload);
+  /* dynamically linked, yet no C library: just after its exec the loader
+   * has not mapped it yet */
+  if (probed && !probe.static_linked && !libc)
+    return g_strdup_printf (_("process %d (%s) has no C library in its memory map yet: a program that has just "
+                              "started maps it a moment later (try again); one without a C library cannot be "
+                              "attached to"),
+                            (int) pid, t->comm);
   if ((probed && probe.static_linked) || !libc)
     return g_strdup_printf (_("process %d (%s) is statically linked (no C library in its memory map): there "
                               "is no dynamic loader to load the preload with, so it cannot be attached to"),
@@ -213,13 +207,36 @@ hl_attach_refusal (pid_t pid, HlAttachTarget *t, int *status)
                                 "start with heaplens-cli record)"),
                               (int) pid, t->comm, alloc_names[i]);
   t->preload_loaded = preload;
-  if (preload && hl_attach_find_session (pid, true, t->session, sizeof t->session))
-    return g_strdup_printf (_("process %d (%s) already runs under Heaplens: an attach records it (session %s); "
-                              "detach it first (heaplens-cli attach --detach %d)"),
-                            (int) pid, t->comm, t->session, (int) pid);
-  if (preload && hl_attach_find_session (pid, false, t->session, sizeof t->session))
-    return g_strdup_printf (_("process %d (%s) already runs under Heaplens: it was started under the preload "
-                              "(session %s), which records it already (heaplens-cli sessions, heaplens-cli top)"),
-                            (int) pid, t->comm, t->session);
+  g_autofree char *attached = preload ? hl_attach_find_session ((guint32) pid, TRUE) : NULL;
+  if (attached != NULL)
+    {
+      g_strlcpy (t->session, attached, sizeof t->session);
+      return g_strdup_printf (_("process %d (%s) already runs under Heaplens: an attach records it (session %s); "
+                                "detach it first (heaplens-cli attach --detach %d)"),
+                              (int) pid, t->comm, t->session, (int) pid);
+    }
+  g_autofree char *preloaded = preload ? hl_attach_find_session ((guint32) pid, FALSE) : NULL;
+  if (preloaded != NULL)
+    {
+      g_strlcpy (t->session, preloaded, sizeof t->session);
+      return g_strdup_printf (_("process %d (%s) already runs under Heaplens: it was started under the preload "
+                                "(session %s), which records it already (heaplens-cli sessions, heaplens-cli top)"),
+                              (int) pid, t->comm, t->session);
+    }
   return NULL;
+}
+
+gboolean
+hl_attach_check (guint32         pid,
+                 HlAttachTarget *target,
+                 GError        **error)
+{
+  g_return_val_if_fail (target != NULL, FALSE);
+  int status;
+  g_autofree char *why = refusal ((pid_t) pid, target, &status);
+  if (why == NULL)
+    return TRUE;
+  g_set_error_literal (error, HL_ATTACH_ERROR, status == 1 ? HL_ATTACH_ERROR_NOT_FOUND : HL_ATTACH_ERROR_REFUSED,
+                       why);
+  return FALSE;
 }

@@ -1,5 +1,5 @@
 /* hl-inject.h — remote calls into a running process (x86_64 Linux,
- * ptrace), for `heaplens-cli attach`: every thread stopped, one of them
+ * ptrace), for an attach (hl-attach.c): every thread stopped, one of them
  * made to call a function of the target (dlopen, the preload's
  * heaplens__attach) and put back exactly as it was, every thread
  * resumed. Plain C, no GLib.
