@@ -580,6 +580,13 @@ hl_costs_packet_payload (HlRecording   *rec,
   HlCostsBuffer payload = { 0 };
 
   g_return_val_if_fail (HL_IS_RECORDING (rec) && rec->aggregate != NULL, NULL);
+  /* the leak scan's blocks are not part of the payload: a report decodes
+   * the events, which hold them */
+  if (rec->reach_present)
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_UNSUPPORTED, "the leak scan is not saved with the costs");
+      return NULL;
+    }
   if (!serialize (rec, form, &payload) || payload.len > HL_COSTS_PAYLOAD_MAX)
     {
       hl_costs_buffer_clear (&payload);
