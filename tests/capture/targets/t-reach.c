@@ -8,7 +8,9 @@
  *   still reachable: a block held by a global (100), one held only on a
  *     thread's stack while it is blocked at exit (200), a chain of two from
  *     a global (40 + 40), and stdout's buffer (the program prints).
- * With "print" it prints; the exit status is 3 (the scan must keep it). */
+ * With "print" it prints; with "_exit" too, then ends by _exit (the
+ * preload's _exit hook runs the scan). The exit status is 3 either way
+ * (the scan must keep it). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,8 +104,13 @@ main (int    argc,
   drop_plain ();
   if (pthread_create (&t, NULL, thread_main, NULL) != 0 || read (ready[0], &c, 1) != 1)
     return 1;
-  if (argc > 1 && strcmp (argv[1], "print") == 0)
+  if (argc > 1 && (strcmp (argv[1], "print") == 0 || strcmp (argv[1], "_exit") == 0))
     printf ("t-reach printed this line\n");
   scrub ();
+  if (argc > 1 && strcmp (argv[1], "_exit") == 0)
+    {
+      fflush (stdout);
+      _exit (3);
+    }
   exit (3);
 }
