@@ -85,6 +85,17 @@ for mode in print _exit; do
   check "$mode: report's text gives the scan's time" grep -q "leak scan: .* ms at exit" "$WORK/$mode.txt"
 done
 
+# record's saved costs (the COSTS packet, docs/trace-format.md 7e) hold the
+# scan: report from them gives what the events give
+tr=$WORK/costs.hltrace
+HEAPLENS_RECORD_COSTS_MIN=0 "$HL_CLI" record --costs -o "$tr" -- "$D/t-reach" print > /dev/null 2>&1
+eq "record: exit status kept" "$?" "$plain_rc"
+eq "record --costs: the trace ends with a COSTS packet" "$(tail -c 8 "$tr" | head -c 7)" HLCOSTS
+"$HL_CLI" report --json "$tr" | jq -S .reachability > "$WORK/saved.json"
+HEAPLENS_NO_COSTS_PACKET=1 "$HL_CLI" report --json "$tr" | jq -S .reachability > "$WORK/events.json"
+check "report from the saved costs: the scan there" grep -q definitely_lost_bytes "$WORK/saved.json"
+check "report from the saved costs = from the events (kinds, stacks, time)" cmp -s "$WORK/saved.json" "$WORK/events.json"
+
 # HEAPLENS_LEAK_SCAN=0: no scan, the leaks as before
 tr=$WORK/off.hltrace
 HEAPLENS_LEAK_SCAN=0 under_preload "$tr" "$D/t-reach" print > /dev/null 2>&1
