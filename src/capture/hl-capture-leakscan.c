@@ -25,9 +25,12 @@
  * Marking: every aligned word that points at a block's first byte marks
  * it reached by a start pointer, into [start, start + size) by an interior
  * pointer. A block reached through a start-pointer chain from a root is
- * still reachable; reached only through chains with an interior pointer,
- * possibly lost (a block reached from a possibly-lost one stays possibly
- * lost, memcheck's cases 5-8). The rest are lost: taken in address order,
+ * still reachable by a start pointer, possibly lost by interior pointers
+ * only (what reaches the memory holding the pointer does not matter:
+ * memcheck's own rule, though its manual files a start pointer inside a
+ * possibly-lost block under "possibly lost"); Valgrind's default
+ * heuristics make some interior pointers count as start pointers (below).
+ * The rest are lost: taken in address order,
  * each block not yet reached leads a clique, and every unreached block
  * found from it (through any pointer) is indirectly lost — so a cycle has
  * one definitely-lost head, as memcheck reports it. Worklists, not
@@ -56,13 +59,29 @@ enum
   ST_LEADER    = 4, /* unreached, leading its clique: definitely lost */
 };
 
+/* Valgrind's default leak-check heuristics (--leak-check-heuristics=all
+ * but multipleinheritance): an interior pointer that an allocator or a
+ * runtime keeps on purpose counts as a start pointer. length64: to byte 8
+ * of a block whose first word is its size less 8 (sqlite3's allocator);
+ * newarray: to byte 8 of a block whose first word divides its size less 8
+ * (C++ new[] of objects with destructors, the count first); stdstring: to
+ * byte 24 of a block whose first two words are a length and a capacity
+ * that fit (libstdc++'s old std::string). */
+enum
+{
+  H_CHECKED = 1u << 0,
+  H_AT8     = 1u << 1,
+  H_AT24    = 1u << 2,
+};
+
 typedef struct
 {
   uint64_t addr;
   uint64_t size;
   uint64_t id;
   uint32_t stack_id;
-  uint32_t state;
+  uint16_t state;
+  uint16_t heur;   /* H_*: read once, when an interior pointer may need it */
 } Block;
 
 typedef struct
@@ -168,7 +187,7 @@ copy_blocks (Scan *s)
       hl_shm_live_unpack (a, e->id_time, e->size_time, e->stack_tid, &slot);
       if (__atomic_load_n (&e->address_atomic, __ATOMIC_ACQUIRE) != a)
         continue;
-      s->blocks[s->n++] = (Block) { a, slot.size, slot.alloc_id, slot.stack_id, ST_UNREACHED };
+      s->blocks[s->n++] = (Block) { a, slot.size, slot.alloc_id, slot.stack_id, ST_UNREACHED, 0 };
     }
   Block *tmp = map_array (s->n, sizeof (Block));
   if (tmp == NULL)
@@ -239,6 +258,36 @@ push (Scan     *s,
     s->work[s->n_work++] = (uint32_t) i;
 }
 
+static ssize_t read_self (Scan *s, const struct iovec *remote, unsigned long n, size_t total);
+
+/* Whether the interior pointer V into B counts as a start pointer (the
+ * heuristics above); B's first words are read once. */
+static bool
+heuristic_start (Scan     *s,
+                 Block    *b,
+                 uint64_t  v)
+{
+  uint64_t off = v - b->addr;
+  if ((off != 8 || b->size < 8) && (off != 24 || b->size < 25))
+    return false;
+  if ((b->heur & H_CHECKED) == 0)
+    {
+      uint64_t w[3] = { 0, 0, 0 };
+      size_t len = b->size >= 24 ? 24 : 8;
+      struct iovec local = { w, len }, remote = { (void *) (uintptr_t) b->addr, len };
+      b->heur = H_CHECKED;
+      if ((ssize_t) syscall (SYS_process_vm_readv, s->pid, &local, 1ul, &remote, 1ul, 0ul) == (ssize_t) len)
+        {
+          uint64_t rest = b->size - 8;
+          if (w[0] == rest || (w[0] > 0 && w[0] <= rest && rest % w[0] == 0))
+            b->heur |= H_AT8;
+          if (b->size >= 25 && w[0] <= w[1] && w[1] <= b->size - 25)
+            b->heur |= H_AT24;
+        }
+    }
+  return (b->heur & (off == 8 ? H_AT8 : H_AT24)) != 0;
+}
+
 /* A pointer V found in memory of state FROM (ST_REACHABLE for a root). */
 static inline void
 found (Scan     *s,
@@ -261,7 +310,11 @@ found (Scan     *s,
         push (s, i);
       return;
     }
-  uint32_t to = (from == ST_REACHABLE && v == b->addr) ? ST_REACHABLE : ST_POSSIBLE;
+  /* as memcheck does it: the kind of this pointer decides, whatever
+   * reached the memory it is in (a start pointer inside a possibly-lost
+   * block makes its target still reachable) */
+  (void) from;
+  uint32_t to = v == b->addr || heuristic_start (s, b, v) ? ST_REACHABLE : ST_POSSIBLE;
   if (b->state < to)
     {
       b->state = to;
