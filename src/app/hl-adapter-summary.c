@@ -245,7 +245,20 @@ fill_not_freed (HlSummaryView *view,
   g_autofree char *blocks = estimated (sum, hl_format_count (open_blocks));
   /* Translators: number of leaked blocks, e.g. "in 57 blocks" */
   g_autofree char *detail = g_strdup_printf (_("in %s blocks"), blocks);
+  HlReachability r;
 
+  /* the whole run's leaks split by the preload's leak scan at exit */
+  if (lt == NULL && !sum->filtered && sum->recording != NULL && hl_recording_get_reachability (sum->recording, &r))
+    {
+      g_autofree char *lost = hl_format_size (r.bytes[HL_REACHABILITY_DEFINITELY_LOST]);
+      g_autofree char *still = hl_format_size (r.bytes[HL_REACHABILITY_STILL_REACHABLE]);
+
+      g_free (detail);
+      /* Translators: the Leaked card's detail when the trace has the leak
+       * scan at exit (Valgrind's kinds), e.g. "in 57 blocks: definitely
+       * lost 1.2 KiB · still reachable 4.0 KiB" */
+      detail = g_strdup_printf (_("in %s blocks: definitely lost %s · still reachable %s"), blocks, lost, still);
+    }
   hl_summary_view_set_stat (view, "leaked", title, leaked, detail);
 }
 

@@ -369,7 +369,7 @@ heaplens__attach (void)
     {
       hl_sys_warn ("the preload's own functions resolve elsewhere: not attaching", NULL, NULL);
       hl_tls.guard--;
-      hl_capture_finish (-1, false, false);
+      hl_capture_finish (-1, false, false, false);
       atomic_store (&hl_g.state, HL_STATE_DETACHED);
       errno = saved_errno;
       return HL_ATTACH_NOT_OURS;
@@ -418,7 +418,7 @@ hl_attach_poll (HlThreadBlock *b,
         }
       write_info (keys, values, 1);
       hl_tls.guard--;
-      hl_capture_finish (-1, false, false);
+      hl_capture_finish (-1, false, false, false);
       atomic_store (&hl_g.state, HL_STATE_DETACHED);
     }
   atomic_store (&detaching, 0);

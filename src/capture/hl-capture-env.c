@@ -102,6 +102,16 @@ hl_config_load (HlConfig *cfg)
 
   /* read now, not at the end: a program may clear its environment before
    * it exits (clearenv), and the launcher would find no session */
+  const char *scan = hl_env_get ("HEAPLENS_LEAK_SCAN");
+  cfg->leak_scan = true;
+  if (scan != NULL)
+    {
+      if (strcmp (scan, "0") == 0)
+        cfg->leak_scan = false;
+      else if (strcmp (scan, "1") != 0)
+        hl_sys_warn ("ignoring malformed HEAPLENS_LEAK_SCAN (use 0 or 1)", NULL, NULL);
+    }
+
   const char *keep = hl_env_get ("HEAPLENS_KEEP_SESSION");
   cfg->keep_session = keep != NULL && strcmp (keep, "1") == 0;
   cfg->launcher_pid = (uint32_t) env_u64 ("HEAPLENS_LAUNCHER", 0, 1, UINT32_MAX);

@@ -132,7 +132,7 @@ before_exec (const char *path,
       HL_TRACE_EMIT (b, now, hl_packet_writer_mark (w_, now, text));
     }
   hl_tls.guard--;
-  hl_capture_finish (-1, false, true);
+  hl_capture_finish (-1, false, true, false);
   /* after the END: what replaced the image, which report shows */
   hl_capture_note_exec (path);
 }

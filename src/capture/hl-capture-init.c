@@ -213,7 +213,7 @@ on_exit_cb (int   status,
   hl_g.exit_status = status;
   atomic_store (&hl_g.exit_status_known, 1);
   if (hl_active ())
-    hl_capture_finish (status, true, false);
+    hl_capture_finish (status, true, false, true);
 }
 
 /* Destructors: write what is buffered, in case exit handlers never run. */

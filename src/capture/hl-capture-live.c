@@ -465,3 +465,14 @@ hl_live_remove (uint64_t  addr,
     return remove_slow (addr, id, size, stack_id);
   return remove_at (addr, home, id, size, stack_id);
 }
+
+uint64_t
+hl_live_backed_slots (void)
+{
+  if (hl_g.live_slots == NULL || hl_g.live_dir_hdr == NULL)
+    return 0;
+  uint64_t have = __atomic_load_n (&live_reserved, __ATOMIC_ACQUIRE);
+  if (have >= hl_g.live_dir_hdr->n_blocks)
+    return hl_g.live_mask + 1;
+  return have * (hl_g.live_granule_mask + 1);
+}

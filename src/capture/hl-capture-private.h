@@ -121,6 +121,7 @@ typedef struct
   uint64_t     sample_seed;      /* HEAPLENS_SAMPLE_SEED (0: random per thread) */
   char         output[1024];     /* HEAPLENS_OUTPUT template */
   bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
+  bool         leak_scan;        /* HEAPLENS_LEAK_SCAN (default 1): the reachability scan at exit */
   uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
   uint64_t     launcher_start_ticks; /* its start time when the config was loaded (0: unknown) */
 } HlConfig;
@@ -135,7 +136,17 @@ uint64_t hl_sys_wall_ns       (void);
 uint32_t hl_sys_gettid        (void);
 int      hl_sys_write_all     (int fd, const void *buf, size_t len);
 void     hl_sys_warn          (const char *a, const char *b, const char *c);
+/* Anonymous private memory of the preload's own: registered, so that the
+ * leak scan does not take it for the program's (it holds addresses of
+ * blocks in packets and tables). */
 void    *hl_sys_map_anon      (size_t size);
+void     hl_sys_unmap_anon    (void *p, size_t size);
+/* The ranges mapped by hl_sys_map_anon and not unmapped: *N of them. */
+typedef struct
+{
+  uintptr_t lo, hi;
+} HlSysRange;
+const HlSysRange *hl_sys_own_ranges (uint32_t *n);
 uint64_t hl_sys_rss_bytes     (void);
 void     hl_sys_rss_reset     (void);
 /* FD is open on the file DEV/INO still (a program may have closed ours
@@ -291,7 +302,8 @@ hl_active (void)
 
 void hl_capture_init        (void);
 void hl_capture_ensure_init (void);
-void hl_capture_finish      (int exit_status, bool have_status, bool by_exec);
+/* CLEAN: an exit or _exit of the program (the leak scan runs) */
+void hl_capture_finish      (int exit_status, bool have_status, bool by_exec, bool clean);
 /* INFO replaced_by_exec (hl-capture-process.c); PROGRAM NULL: the exec failed */
 void hl_capture_note_exec   (const char *program);
 
@@ -729,6 +741,16 @@ void hl_live_detach (void);
 bool hl_live_insert (uint64_t addr, uint64_t home, uint64_t id, uint64_t size, uint64_t time_ns, uint32_t stack_id, uint32_t tid);
 /* Removes ADDR; false when unknown. */
 bool hl_live_remove (uint64_t addr, uint64_t home, uint64_t *id, uint64_t *size, uint32_t *stack_id);
+/* Entries [0, N) of the table have their pages (the leak scan reads them;
+ * no entry beyond was ever written). */
+uint64_t hl_live_backed_slots (void);
+
+/* ---- The leak scan at exit (hl-capture-leakscan.c) ---------------------- */
+
+/* At a clean exit, before the END: classifies the live blocks as Valgrind
+ * memcheck does and writes REACHABILITY events (or an INFO saying why
+ * not). HEAPLENS_LEAK_SCAN=0 turns it off. */
+void hl_leakscan_run (void);
 
 /* ---- Counters (hl-capture-counters.c) ---------------------------------- */
 

@@ -55,7 +55,8 @@ write_end (int status)
 void
 hl_capture_finish (int  exit_status,
                    bool have_status,
-                   bool by_exec)
+                   bool by_exec,
+                   bool clean)
 {
   /* a vfork child shares our memory and descriptors until it execs or
    * _exits: it must not end the parent's recording */
@@ -72,6 +73,8 @@ hl_capture_finish (int  exit_status,
   hl_flush_all_for_exit ();
   if (hl_g.late)
     hl_attach_end_info ();
+  if (clean)
+    hl_leakscan_run ();
   write_end (status);
   hl_session_end (status, by_exec);
   hl_tls.guard--;
@@ -196,7 +199,7 @@ _exit (int status)
   if (real == NULL)
     real = (ExitFunc) hl_dlsym_next ("_exit");
   if (hl_active () && hl_tls.guard == 0)
-    hl_capture_finish (status, true, false);
+    hl_capture_finish (status, true, false, true);
   real (status);
   __builtin_unreachable ();
 }

@@ -58,7 +58,7 @@ fatal_handler (int        sig,
   (void) ctx;
   int e = errno;
   if (hl_active ())
-    hl_capture_finish (128 + sig, true, false);
+    hl_capture_finish (128 + sig, true, false, false);
   /* run the default action, as without us */
   struct sigaction dfl;
   memset (&dfl, 0, sizeof dfl);

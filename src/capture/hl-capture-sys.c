@@ -84,12 +84,62 @@ hl_sys_warn (const char *a,
   errno = saved;
 }
 
+#define OWN_RANGES_MAX 64u
+
+static HlSysRange own_ranges[OWN_RANGES_MAX];
+static uint32_t   n_own_ranges; /* atomic */
+
 void *
 hl_sys_map_anon (size_t size)
 {
   void *p = mmap (NULL, size, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
+  if (p == MAP_FAILED)
+    return NULL;
+  /* a free entry (one unmapped), else a new one; past the last one the
+   * mapping is not registered (the leak scan may then scan it: a few
+   * blocks would look reachable) */
+  uint32_t n = __atomic_load_n (&n_own_ranges, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uintptr_t zero = 0;
+      if (__atomic_compare_exchange_n (&own_ranges[i].lo, &zero, (uintptr_t) p, false,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        {
+          __atomic_store_n (&own_ranges[i].hi, (uintptr_t) p + size, __ATOMIC_RELEASE);
+          return p;
+        }
+    }
+  uint32_t i = __atomic_fetch_add (&n_own_ranges, 1, __ATOMIC_ACQ_REL);
+  if (i < OWN_RANGES_MAX)
+    {
+      __atomic_store_n (&own_ranges[i].hi, (uintptr_t) p + size, __ATOMIC_RELAXED);
+      __atomic_store_n (&own_ranges[i].lo, (uintptr_t) p, __ATOMIC_RELEASE);
+    }
+  return p;
+}
+
+void
+hl_sys_unmap_anon (void   *p,
+                   size_t  size)
+{
+  uint32_t n = __atomic_load_n (&n_own_ranges, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < OWN_RANGES_MAX; i++)
+    if (__atomic_load_n (&own_ranges[i].lo, __ATOMIC_ACQUIRE) == (uintptr_t) p)
+      {
+        __atomic_store_n (&own_ranges[i].hi, 0, __ATOMIC_RELAXED);
+        __atomic_store_n (&own_ranges[i].lo, 0, __ATOMIC_RELEASE);
+        break;
+      }
+  (void) munmap (p, size);
+}
+
+const HlSysRange *
+hl_sys_own_ranges (uint32_t *n)
+{
+  uint32_t k = __atomic_load_n (&n_own_ranges, __ATOMIC_ACQUIRE);
+  *n = k < OWN_RANGES_MAX ? k : OWN_RANGES_MAX;
+  return own_ranges;
 }
 
 /* The descriptor of /proc/self/statm, kept between samples above 500 (as

@@ -548,7 +548,7 @@ hl_cli_record (int    argc,
                char **argv)
 {
   const char *output = NULL, *output_dir = NULL, *unwind = NULL, *depth = NULL, *fine_clock = NULL;
-  const char *sample_bytes = NULL;
+  const char *sample_bytes = NULL, *leak_scan = NULL;
   bool follow = true;
   bool compress = true;
   /* Saved costs are computed while the program runs, from the packets the
@@ -596,6 +596,8 @@ hl_cli_record (int    argc,
         fine_clock = argv[++i];
       else if (strncmp (a, "--fine-clock=", 13) == 0)
         fine_clock = a + 13;
+      else if (strcmp (a, "--leak-scan") == 0 || strcmp (a, "--no-leak-scan") == 0)
+        leak_scan = a[2] == 'n' ? "0" : "1";
       else if (strcmp (a, "--no-follow") == 0 || strcmp (a, "--no-children") == 0)
         follow = false;
       else if (strcmp (a, "--no-compress") == 0)
@@ -737,6 +739,8 @@ hl_cli_record (int    argc,
   char **record_env = hl_launch_env_build (preload, getenv ("LD_PRELOAD"), &env_options);
   if (sample_bytes != NULL)
     record_env = g_environ_setenv (record_env, "HEAPLENS_SAMPLE_BYTES", sample_bytes, TRUE);
+  if (leak_scan != NULL)
+    record_env = g_environ_setenv (record_env, "HEAPLENS_LEAK_SCAN", leak_scan, TRUE);
 
   /* what an earlier record, killed, left in /dev/shm */
   hl_cli_record_prune ();

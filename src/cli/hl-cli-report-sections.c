@@ -212,3 +212,90 @@ hl_cli_report_print_lifetimes (HlAnalysis *analysis,
       printf ("\n");
     }
 }
+
+/* ---- The leak scan at exit ------------------------------------------------- */
+
+static const char *
+reach_title (HlReachabilityKind kind)
+{
+  switch (kind)
+    {
+    case HL_REACHABILITY_DEFINITELY_LOST: return _("definitely lost");
+    case HL_REACHABILITY_INDIRECTLY_LOST: return _("indirectly lost");
+    case HL_REACHABILITY_POSSIBLY_LOST:   return _("possibly lost");
+    default:                              return _("still reachable");
+    }
+}
+
+static const HlReachabilityKind reach_order[HL_REACHABILITY_KINDS] = {
+  HL_REACHABILITY_DEFINITELY_LOST, HL_REACHABILITY_INDIRECTLY_LOST,
+  HL_REACHABILITY_POSSIBLY_LOST, HL_REACHABILITY_STILL_REACHABLE,
+};
+
+void
+hl_cli_report_print_reachability_summary (HlRecording *rec)
+{
+  HlReachability r;
+  const char *why = hl_recording_get_info (rec, "leak_scan");
+
+  if (!hl_recording_get_reachability (rec, &r))
+    {
+      if (why != NULL)
+        printf (_("    leak scan:      %s\n"), why);
+      return;
+    }
+  for (guint k = 0; k < HL_REACHABILITY_KINDS; k++)
+    {
+      HlReachabilityKind kind = reach_order[k];
+      g_autofree char *size = hl_cli_format_size (r.bytes[kind]);
+      g_autofree char *label = g_strdup_printf ("%s:", reach_title (kind));
+
+      printf (_("    %-17s%s in %" PRIu64 " blocks\n"), label, size, (uint64_t) r.blocks[kind]);
+    }
+  {
+    g_autofree char *roots = hl_cli_format_size (r.roots_bytes);
+
+    printf (_("    leak scan:      %.3f ms at exit, %s of roots and %" PRIu64 " blocks read%s\n"), r.scan_ns / 1e6,
+            roots, (uint64_t) r.blocks_scanned,
+            r.complete ? "" : _(" (incomplete: blocks unknown to it or memory it could not read)"));
+  }
+}
+
+void
+hl_cli_report_print_reachability (HlAnalysis *analysis,
+                                  guint       top)
+{
+  HlRecording *rec = hl_analysis_get_recording (analysis);
+  HlReachability r;
+
+  if (!hl_recording_get_reachability (rec, &r))
+    return;
+  for (guint k = 0; k < HL_REACHABILITY_KINDS; k++)
+    {
+      HlReachabilityKind kind = reach_order[k];
+      g_autoptr (GArray) stacks = hl_analysis_get_reachability_stacks (analysis, kind, top);
+      g_autofree char *size = hl_cli_format_size (r.bytes[kind]);
+
+      /* Translators: "definitely lost: 104 B in 3 blocks (the leak scan at exit)" */
+      printf (_("\n%s: %s in %" PRIu64 " blocks (the leak scan at exit):\n"), reach_title (kind), size,
+              (uint64_t) r.blocks[kind]);
+      if (stacks->len == 0)
+        printf (_("  (none)\n"));
+      for (guint i = 0; i < stacks->len; i++)
+        {
+          const HlReachabilityStack *e = &g_array_index (stacks, HlReachabilityStack, i);
+          g_autofree char *bytes = hl_cli_format_size (e->bytes);
+          guint n;
+          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, e->stack, &n);
+
+          printf (_("  %12s  in %" PRIu64 " blocks\n"), bytes, (uint64_t) e->blocks);
+          if (n == 0)
+            printf (_("      (stack not recorded)\n"));
+          for (guint f = 0; f < n; f++)
+            {
+              g_autofree char *text = hl_cli_format_frame (frames[f]);
+              printf ("      %s %s\n", f == 0 ? C_("stack", "at") : "  ", text);
+            }
+        }
+    }
+}

@@ -16,3 +16,10 @@ gboolean hl_cli_report_print_function (HlAnalysis *analysis,
  * call sites by blocks, the short-lived and the growing ones. */
 void hl_cli_report_print_lifetimes (HlAnalysis *analysis,
                                     guint       top);
+/* The leak scan at exit under the summary's "leaked" line: bytes and
+ * blocks per kind, its time and whether it is complete, or why there was
+ * none (INFO leak_scan). */
+void hl_cli_report_print_reachability_summary (HlRecording *rec);
+/* The TOP stacks of each kind of the leak scan, definitely lost first. */
+void hl_cli_report_print_reachability (HlAnalysis *analysis,
+                                       guint       top);

@@ -357,6 +357,7 @@ print_text (const char  *path,
             (uint64_t) s.leaked_blocks, cut_ns / 1e9);
   else
     printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
+  hl_cli_report_print_reachability_summary (rec);
   printf (_("  dropped events:   %" PRIu64 "\n"), (uint64_t) s.dropped_events);
   print_shm_full (rec);
   /* bounds, not counts: the damaged or cut frames' headers say so many */
@@ -417,6 +418,9 @@ print_text (const char  *path,
         }
     }
 
+  for (guint k = 0; k < n_costs; k++)
+    if (costs[k] == HL_COST_KIND_LEAKED && not_freed_by == G_MAXUINT64)
+      hl_cli_report_print_reachability (analysis, top);
   hl_cli_report_print_threads (analysis, options->whole);
   if (options->function != NULL)
     hl_cli_report_print_function (analysis, options->function);

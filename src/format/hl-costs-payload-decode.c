@@ -502,6 +502,47 @@ get_costs_all (Dec            *d,
   return !d->bad;
 }
 
+/* The leak scan: a flag, then its totals and records. */
+static bool
+get_reach (Dec            *d,
+           HlCostsPayload *p)
+{
+  uint64_t has = get (d, "the leak scan's flag"), prev = 0;
+
+  if (has > 1)
+    return fail (d, HL_FORMAT_ERROR_CORRUPT, "the leak scan's flag");
+  p->has_reach = has == 1;
+  if (!p->has_reach)
+    return !d->bad;
+  uint64_t flags = get (d, "the leak scan's flags");
+  if (flags > UINT32_MAX)
+    return fail (d, HL_FORMAT_ERROR_CORRUPT, "the leak scan's flags");
+  p->reach.flags = (uint32_t) flags;
+  p->reach.scan_ns = get (d, "the leak scan's time");
+  p->reach.roots_bytes = get (d, "the leak scan's roots");
+  p->reach.blocks_scanned = get (d, "the leak scan's blocks");
+  for (unsigned k = 0; k < HL_REACH_KINDS; k++)
+    {
+      p->reach.blocks[k] = get (d, "the leak scan's totals");
+      p->reach.bytes[k] = get (d, "the leak scan's totals");
+    }
+  p->n_reach = get_count (d, 4, "the leak scan's record count");
+  if (d->bad || !alloc_array (d, &p->reach_records, p->n_reach, sizeof *p->reach_records))
+    return false;
+  for (size_t i = 0; i < p->n_reach && !d->bad; i++)
+    {
+      uint64_t delta = get (d, "a leak scan record"), kind = get (d, "a leak scan record");
+      uint64_t stack = get (d, "a leak scan record"), size = get (d, "a leak scan record");
+
+      if ((delta == 0 && i > 0) || prev + delta < prev || kind < HL_REACH_POSSIBLY_LOST
+          || kind > HL_REACH_DEFINITELY_LOST || stack >= p->n_stacks)
+        return fail (d, HL_FORMAT_ERROR_CORRUPT, "a leak scan record");
+      prev += delta;
+      p->reach_records[i] = (HlReachRecord) { prev, size, (uint32_t) stack, (uint32_t) kind };
+    }
+  return !d->bad;
+}
+
 int
 hl_costs_payload_decode (const uint8_t  *data,
                          size_t          len,
@@ -511,11 +552,12 @@ hl_costs_payload_decode (const uint8_t  *data,
   Dec d = { data, data, data + len, false, err };
 
   memset (out, 0, sizeof *out);
-  if (get_head (&d, out) && get_stacks (&d, out) && get_series (&d, out) && get_costs_all (&d, out))
+  if (get_head (&d, out) && get_stacks (&d, out) && get_series (&d, out) && get_costs_all (&d, out)
+      && get_reach (&d, out))
     {
       if (d.p == d.end)
         return 0;
-      fail (&d, HL_FORMAT_ERROR_CORRUPT, "bytes after the histogram");
+      fail (&d, HL_FORMAT_ERROR_CORRUPT, "bytes after the leak scan");
     }
   hl_costs_payload_clear (out);
   return -1;
@@ -539,5 +581,6 @@ hl_costs_payload_clear (HlCostsPayload *p)
   free (p->owners);
   free (p->thread_costs);
   free (p->pairs);
+  free (p->reach_records);
   memset (p, 0, sizeof *p);
 }

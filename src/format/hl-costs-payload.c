@@ -370,5 +370,28 @@ hl_costs_payload_encode (const HlCostsPayload *p,
       put (e, p->histogram_count[i]);
       put (e, p->histogram_bytes[i]);
     }
+  put (e, p->has_reach ? 1 : 0);
+  if (p->has_reach)
+    {
+      uint64_t prev_id = 0;
+      put (e, p->reach.flags);
+      put (e, p->reach.scan_ns);
+      put (e, p->reach.roots_bytes);
+      put (e, p->reach.blocks_scanned);
+      for (unsigned k = 0; k < HL_REACH_KINDS; k++)
+        {
+          put (e, p->reach.blocks[k]);
+          put (e, p->reach.bytes[k]);
+        }
+      put (e, p->n_reach);
+      for (size_t i = 0; i < p->n_reach; i++)
+        {
+          put (e, p->reach_records[i].id - prev_id);
+          put (e, p->reach_records[i].kind);
+          put (e, p->reach_records[i].stack_id);
+          put (e, p->reach_records[i].size);
+          prev_id = p->reach_records[i].id;
+        }
+    }
   return e->oom ? -1 : 0;
 }

@@ -399,6 +399,38 @@ hl_event_cursor_next_general (HlEventCursor *c,
             ev->u.end.exit_status = (int32_t) status;
             break;
           }
+        case HL_EVENT_REACHABILITY:
+          {
+            uint64_t len;
+            HlReachTotals totals;
+            HlReachReader rr;
+            HlReachRecord rec;
+            ok = get_u (&d, &len, "event length");
+            if (ok && len > (uint64_t) (d.end - d.p))
+              {
+                d.what = "event length";
+                ok = false;
+              }
+            if (ok && !hl_reach_read (d.p, (size_t) len, &totals, &rr))
+              {
+                d.what = "reachability totals";
+                ok = false;
+              }
+            while (ok && hl_reach_next (&rr, &rec))
+              ;
+            if (ok && (rr.left != 0 || rr.p != rr.end))
+              {
+                d.what = "reachability records";
+                ok = false;
+              }
+            if (ok)
+              {
+                ev->u.reach.size = (uint32_t) len;
+                ev->u.reach.data = d.p;
+                d.p += len;
+              }
+            break;
+          }
         default:
           if (type < HL_EVENT_FIRST_SKIPPABLE)
             return fail (c, err, HL_FORMAT_ERROR_UNSUPPORTED, ev_offset,
@@ -464,4 +496,67 @@ hl_event_cursor_next_batch (HlEventCursor *c,
         break;
     }
   return (int) n;
+}
+
+/* ---- REACHABILITY payloads -------------------------------------------- */
+
+bool
+hl_reach_read (const uint8_t *data,
+               size_t         size,
+               HlReachTotals *totals,
+               HlReachReader *records)
+{
+  const uint8_t *p = data, *end = data + size;
+  uint64_t v[4 + 2 * HL_REACH_KINDS + 1];
+  memset (totals, 0, sizeof *totals);
+  records->p = records->end = end;
+  records->left = 0;
+  records->prev_id = 0;
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if ((p = hl_varint_get (p, end, &v[i])) == NULL)
+      return false;
+  if (v[0] > UINT32_MAX)
+    return false;
+  totals->flags = (uint32_t) v[0];
+  totals->scan_ns = v[1];
+  totals->roots_bytes = v[2];
+  totals->blocks_scanned = v[3];
+  for (int k = 0; k < HL_REACH_KINDS; k++)
+    {
+      totals->blocks[k] = v[4 + 2 * k];
+      totals->bytes[k] = v[5 + 2 * k];
+    }
+  uint64_t n = v[4 + 2 * HL_REACH_KINDS];
+  /* a record takes 4 bytes at least */
+  if (n > (uint64_t) (end - p) / 4)
+    return false;
+  records->p = p;
+  records->left = n;
+  return true;
+}
+
+bool
+hl_reach_next (HlReachReader *r,
+               HlReachRecord *out)
+{
+  uint64_t delta, kind, stack, size;
+  const uint8_t *p = r->p;
+  if (r->left == 0)
+    return false;
+  if ((p = hl_varint_get (p, r->end, &delta)) == NULL || (p = hl_varint_get (p, r->end, &kind)) == NULL
+      || (p = hl_varint_get (p, r->end, &stack)) == NULL || (p = hl_varint_get (p, r->end, &size)) == NULL
+      || kind < HL_REACH_POSSIBLY_LOST || kind > HL_REACH_DEFINITELY_LOST || stack > UINT32_MAX
+      || (delta == 0 && r->prev_id != 0) || r->prev_id + delta < r->prev_id)
+    {
+      r->left = UINT64_MAX; /* damaged: never 0, so a check of left fails */
+      return false;
+    }
+  r->p = p;
+  r->left--;
+  r->prev_id += delta;
+  out->id = r->prev_id;
+  out->kind = (uint32_t) kind;
+  out->stack_id = (uint32_t) stack;
+  out->size = size;
+  return true;
 }

@@ -162,6 +162,23 @@ hl_trace_dump_event (FILE *out, const HlEvent *ev)
     case HL_EVENT_END:
       fprintf (out, "END status=%" PRId32, ev->u.end.exit_status);
       break;
+    case HL_EVENT_REACHABILITY:
+      {
+        static const char *const kinds[HL_REACH_KINDS] = { "reachable", "possibly", "indirectly", "definitely" };
+        HlReachTotals t;
+        HlReachReader r;
+        HlReachRecord rec;
+        if (!hl_reach_read (ev->u.reach.data, ev->u.reach.size, &t, &r))
+          break;
+        fprintf (out, "REACHABILITY flags=%" PRIu32 " scan_ns=%" PRIu64 " roots=%" PRIu64 " scanned=%" PRIu64,
+                 t.flags, t.scan_ns, t.roots_bytes, t.blocks_scanned);
+        for (int k = 0; k < HL_REACH_KINDS; k++)
+          fprintf (out, " %s=%" PRIu64 "/%" PRIu64, kinds[k], t.blocks[k], t.bytes[k]);
+        fprintf (out, " n=%" PRIu64, r.left);
+        while (hl_reach_next (&r, &rec))
+          fprintf (out, " %" PRIu64 ":%s:%" PRIu32 ":%" PRIu64, rec.id, kinds[rec.kind], rec.stack_id, rec.size);
+        break;
+      }
     default:
       fprintf (out, "UNKNOWN type=%u size=%" PRIu32, (unsigned) ev->type, ev->u.unknown.size);
       break;

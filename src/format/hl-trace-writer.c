@@ -464,6 +464,81 @@ hl_packet_writer_end (HlPacketWriter *w,
   return event_end (w, p);
 }
 
+static size_t
+varint_len (uint64_t v)
+{
+  size_t n = 1;
+  while (v >= 0x80)
+    {
+      v >>= 7;
+      n++;
+    }
+  return n;
+}
+
+/* Bytes of a record after the one with id PREV_ID. */
+static size_t
+reach_record_len (const HlReachRecord *r,
+                  uint64_t             prev_id)
+{
+  return varint_len (r->id - prev_id) + varint_len (r->kind) + varint_len (r->stack_id) + varint_len (r->size);
+}
+
+HlWriteStatus
+hl_packet_writer_reachability (HlPacketWriter      *w,
+                               uint64_t             time_ns,
+                               const HlReachTotals *totals,
+                               const HlReachRecord *rec,
+                               size_t               n,
+                               size_t              *n_written)
+{
+  *n_written = 0;
+  size_t head = varint_len (totals->flags) + varint_len (totals->scan_ns) + varint_len (totals->roots_bytes)
+                + varint_len (totals->blocks_scanned);
+  for (int k = 0; k < HL_REACH_KINDS; k++)
+    head += varint_len (totals->blocks[k]) + varint_len (totals->bytes[k]);
+  /* type, time delta, payload length (a packet's content < 2^21: 3 bytes), record count */
+  size_t fixed = 1 + HL_VARINT_MAX_BYTES + 3 + head;
+  if (!has_room (w, fixed + 3))
+    return HL_WRITE_FULL;
+  size_t room = w->cap - w->len - fixed - 3, used = 0, k = 0;
+  uint64_t prev = 0;
+  while (k < n)
+    {
+      size_t len = reach_record_len (&rec[k], prev);
+      if (used + len > room)
+        break;
+      used += len;
+      prev = rec[k].id;
+      k++;
+    }
+  if (k == 0 && n > 0)
+    return HL_WRITE_FULL;
+  uint8_t *p = event_start (w, HL_EVENT_REACHABILITY, time_ns);
+  p = hl_varint_put (p, head + varint_len (k) + used);
+  p = hl_varint_put (p, totals->flags);
+  p = hl_varint_put (p, totals->scan_ns);
+  p = hl_varint_put (p, totals->roots_bytes);
+  p = hl_varint_put (p, totals->blocks_scanned);
+  for (int i = 0; i < HL_REACH_KINDS; i++)
+    {
+      p = hl_varint_put (p, totals->blocks[i]);
+      p = hl_varint_put (p, totals->bytes[i]);
+    }
+  p = hl_varint_put (p, k);
+  prev = 0;
+  for (size_t i = 0; i < k; i++)
+    {
+      p = hl_varint_put (p, rec[i].id - prev);
+      p = hl_varint_put (p, rec[i].kind);
+      p = hl_varint_put (p, rec[i].stack_id);
+      p = hl_varint_put (p, rec[i].size);
+      prev = rec[i].id;
+    }
+  *n_written = k;
+  return event_end (w, p);
+}
+
 size_t
 hl_packet_writer_info (HlPacketWriter     *w,
                        uint64_t            time_ns,

@@ -105,6 +105,15 @@ HlCallTree      *hl_analysis_reuse_call_tree  (HlAnalysis     *self,
 GArray          *hl_analysis_get_top_stacks   (HlAnalysis *self,
                                                HlCostKind  kind,
                                                guint       n);
+/* The stacks of reachability kind KIND (the leak scan at exit,
+ * hl_recording_get_reachability()), by bytes, at most N (0: all): a new
+ * array of HlReachabilityStack. The lost kinds are the scan's blocks; the
+ * still reachable ones are each stack's leaked blocks less its lost ones
+ * (the selection's leaks: with no filter, those at exit). Empty without a
+ * scan. */
+GArray          *hl_analysis_get_reachability_stacks (HlAnalysis         *self,
+                                                      HlReachabilityKind  kind,
+                                                      guint               n);
 /* The same over costs the caller gives per stack, STACK_COSTS[0..N_STACKS)
  * indexed by HlStackId (a live session's exact counters,
  * hl_live_session_get_stack_costs); stacks the analysis does not know

@@ -37,6 +37,15 @@ struct _HlRecordingBuilder
   gboolean      applying_pending;
 };
 
+/* The internal index of TRACE_STACK_ID (a new one when unseen). */
+guint32             hl_recording_builder_stack_index (HlRecording *self,
+                                                      guint32      trace_stack_id);
+/* A REACHABILITY event's payload (checked by the cursor): its first
+ * event's totals replace the recording's, its records are added. */
+void                hl_recording_append_reachability (HlRecording  *self,
+                                                      const guint8 *data,
+                                                      gsize         size);
+
 /* An empty builder, for an empty recording. */
 HlRecordingBuilder *hl_recording_builder_new        (void);
 void                hl_recording_builder_free       (HlRecordingBuilder *self);

@@ -384,6 +384,15 @@ hl_recording_append_stack (HlRecording   *self,
   g_array_append_vals (self->stack_addrs, frames, n_frames);
 }
 
+static guint32 stack_index (HlRecording *self, guint32 trace_stack_id);
+
+guint32
+hl_recording_builder_stack_index (HlRecording *self,
+                                  guint32      trace_stack_id)
+{
+  return stack_index (self, trace_stack_id);
+}
+
 static guint32
 stack_index (HlRecording *self,
              guint32      trace_stack_id)
@@ -923,6 +932,9 @@ hl_recording_load_apply_event (HlRecording   *rec,
       break;
     case HL_EVENT_END:
       hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
+      break;
+    case HL_EVENT_REACHABILITY:
+      hl_recording_append_reachability (rec, ev->u.reach.data, ev->u.reach.size);
       break;
     default:
       break;

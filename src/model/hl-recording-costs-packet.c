@@ -68,6 +68,14 @@ costs_of (const HlCostsRow *r)
 
 /* The payload of SELF, its stacks in FORM, appended to OUT; FALSE when
  * out of memory. */
+static int
+reach_by_id (const void *a,
+             const void *b)
+{
+  const HlReachRecord *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static gboolean
 serialize (HlRecording    *self,
            HlCostsStacks   form,
@@ -90,6 +98,7 @@ serialize (HlRecording    *self,
   g_autofree HlCostsRow *stack_rows = NULL, *thread_rows = NULL;
   g_autofree guint32 *owners = NULL;
   g_autofree HlCostsPair *pairs = NULL;
+  g_autofree HlReachRecord *reach = NULL;
   const HlMark *marks;
   HlSizeHistogram histogram;
 
@@ -213,6 +222,27 @@ serialize (HlRecording    *self,
     }
   memcpy (p.histogram_count, histogram.count, sizeof p.histogram_count);
   memcpy (p.histogram_bytes, histogram.bytes, sizeof p.histogram_bytes);
+  if (self->reach_present)
+    {
+      p.has_reach = true;
+      p.reach.flags = self->reach.complete ? 0 : HL_REACH_FLAG_INCOMPLETE;
+      p.reach.scan_ns = self->reach.scan_ns;
+      p.reach.roots_bytes = self->reach.roots_bytes;
+      p.reach.blocks_scanned = self->reach.blocks_scanned;
+      for (guint k = 0; k < HL_REACH_KINDS; k++)
+        {
+          p.reach.blocks[k] = self->reach.blocks[k];
+          p.reach.bytes[k] = self->reach.bytes[k];
+        }
+      p.n_reach = self->reach_blocks->len;
+      p.reach_records = reach = g_new0 (HlReachRecord, p.n_reach + 1);
+      for (guint i = 0; i < p.n_reach; i++)
+        {
+          const HlReachabilityBlock *b = &g_array_index (self->reach_blocks, HlReachabilityBlock, i);
+          reach[i] = (HlReachRecord) { b->id, b->size, b->stack, (guint32) b->kind };
+        }
+      qsort (reach, p.n_reach, sizeof *reach, reach_by_id);
+    }
   return hl_costs_payload_encode (&p, out) == 0;
 }
 
@@ -400,6 +430,25 @@ fill (HlRecording          *self,
   memcpy (histogram.count, p->histogram_count, sizeof histogram.count);
   memcpy (histogram.bytes, p->histogram_bytes, sizeof histogram.bytes);
   hl_aggregate_set_histogram (self->aggregate, &histogram);
+  self->reach_present = p->has_reach;
+  if (p->has_reach)
+    {
+      self->reach.complete = (p->reach.flags & HL_REACH_FLAG_INCOMPLETE) == 0;
+      self->reach.scan_ns = p->reach.scan_ns;
+      self->reach.roots_bytes = p->reach.roots_bytes;
+      self->reach.blocks_scanned = p->reach.blocks_scanned;
+      for (guint k = 0; k < HL_REACH_KINDS; k++)
+        {
+          self->reach.blocks[k] = p->reach.blocks[k];
+          self->reach.bytes[k] = p->reach.bytes[k];
+        }
+      for (gsize i = 0; i < p->n_reach; i++)
+        {
+          HlReachabilityBlock b = { p->reach_records[i].id, p->reach_records[i].size, p->reach_records[i].stack_id,
+                                    (HlReachabilityKind) p->reach_records[i].kind };
+          g_array_append_val (self->reach_blocks, b);
+        }
+    }
   return TRUE;
 }
 

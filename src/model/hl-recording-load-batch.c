@@ -80,6 +80,11 @@ hl_decoded_batch_add (HlDecodedBatch *b,
     case HL_EVENT_MARK:
       copy.u.mark.text = keep (b, ev->u.mark.text);
       break;
+    case HL_EVENT_REACHABILITY:
+      copy.u.reach.data = ev->u.reach.size > 0
+        ? (const guint8 *) g_string_chunk_insert_len (b->strings, (const char *) ev->u.reach.data, ev->u.reach.size)
+        : NULL;
+      break;
     case HL_EVENT_INFO:
       {
         const char **keys = g_new (const char *, ev->u.info.n + 1);

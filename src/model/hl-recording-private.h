@@ -76,6 +76,12 @@ struct _HlRecording
   GArray       *marks;           /* HlMark */
   gboolean      marks_unsorted;  /* sorted (stable, by time) when asked for */
   HlAggregate  *aggregate;       /* costs only, no allocation records (report) */
+  /* The leak scan at exit (REACHABILITY events, hl-recording-reachability.c):
+   * its totals, and the blocks not still reachable (HlReachabilityBlock,
+   * stack as an internal index) */
+  gboolean      reach_present;
+  HlReachability reach;
+  GArray       *reach_blocks;
 
   /* Stacks: trace id → internal index; addresses per stack. */
   GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */

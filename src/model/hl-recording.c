@@ -35,6 +35,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->time_blocks, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
   g_clear_pointer (&self->drops, g_array_unref);
+  g_clear_pointer (&self->reach_blocks, g_array_unref);
   g_clear_pointer (&self->meta, g_array_unref);
   g_clear_pointer (&self->meta_open, g_hash_table_unref);
   g_clear_pointer (&self->meta_changes, g_array_unref);
@@ -84,6 +85,7 @@ hl_recording_init (HlRecording *self)
   self->time_blocks = g_array_new (FALSE, FALSE, sizeof (HlAllocTimeBlock));
   self->counters = g_array_new (FALSE, FALSE, sizeof (HlCounterSample));
   self->drops = g_array_new (FALSE, FALSE, sizeof (HlDropSample));
+  self->reach_blocks = g_array_new (FALSE, FALSE, sizeof (HlReachabilityBlock));
   self->meta = g_array_new (FALSE, TRUE, sizeof (HlMetaInterval));
   self->meta_open = g_hash_table_new (g_str_hash, g_str_equal);
   self->meta_changes = g_array_new (FALSE, FALSE, sizeof (HlMetaChange));

@@ -85,6 +85,50 @@ typedef struct
   int      exit_status;
 } HlSummary;
 
+/* Valgrind memcheck's kinds of the blocks not freed at exit, from the
+ * preload's leak scan (docs/capture.md, "Leaks at exit"). */
+typedef enum
+{
+  HL_REACHABILITY_STILL_REACHABLE = 0,
+  HL_REACHABILITY_POSSIBLY_LOST   = 1,
+  HL_REACHABILITY_INDIRECTLY_LOST = 2,
+  HL_REACHABILITY_DEFINITELY_LOST = 3,
+} HlReachabilityKind;
+
+#define HL_REACHABILITY_KINDS 4
+
+/* The scan's figures: blocks and bytes per kind (by HlReachabilityKind),
+ * its time, the bytes of roots it read, the blocks whose contents it
+ * read; COMPLETE is FALSE when blocks were unknown to it (live-table
+ * drops) or memory could not be read. */
+typedef struct
+{
+  gboolean complete;
+  guint64  scan_ns;
+  guint64  roots_bytes;
+  guint64  blocks_scanned;
+  guint64  blocks[HL_REACHABILITY_KINDS];
+  guint64  bytes[HL_REACHABILITY_KINDS];
+} HlReachability;
+
+/* One block the scan found not still reachable. */
+typedef struct
+{
+  guint64            id;
+  guint64            size;
+  guint32            stack;   /* internal index (hl_recording_get_stack_frames) */
+  HlReachabilityKind kind;
+} HlReachabilityBlock;
+
+/* The blocks of one kind allocated at one stack. */
+typedef struct
+{
+  guint32            stack;
+  HlReachabilityKind kind;
+  guint64            blocks;
+  guint64            bytes;
+} HlReachabilityStack;
+
 /* One downsampled time bucket [start_ns, end_ns): min/max of the heap and
  * RSS inside it, and the activity in it. */
 typedef struct
@@ -187,6 +231,26 @@ void                 hl_recording_get_summary     (HlRecording *self,
 /* The mean bytes between samples of a sampled trace (INFO sample_bytes):
  * its costs are estimates (hl-sample-weight.h); 0 for a full recording. */
 guint64              hl_recording_get_sample_bytes (HlRecording *self);
+/* The leak scan's figures; FALSE (OUT zeroed) when the trace has none
+ * (HEAPLENS_LEAK_SCAN=0, a sampled or attached recording, an exit by a
+ * signal, an older preload): then "leaked" is all that is known. */
+gboolean             hl_recording_get_reachability (HlRecording    *self,
+                                                    HlReachability *out);
+/* The blocks the scan found not still reachable, by id: *N of them;
+ * borrowed. */
+const HlReachabilityBlock *hl_recording_get_reachability_blocks (HlRecording *self,
+                                                                 guint       *n);
+/* The stacks of the blocks of lost kind KIND, by bytes (most first), at
+ * most TOP (0: all): a new array of HlReachabilityStack (empty for
+ * HL_REACHABILITY_STILL_REACHABLE, which the scan does not list block by
+ * block: hl_analysis_get_reachability_stacks() has them). */
+GArray              *hl_recording_get_reachability_stacks (HlRecording        *self,
+                                                           HlReachabilityKind  kind,
+                                                           guint               top);
+const char          *hl_recording_get_reachability_kind_name (HlReachabilityKind kind);
+/* Orders HlReachabilityStack by bytes, then blocks (most first), then stack. */
+gint                 hl_reachability_stack_compare (gconstpointer a,
+                                                    gconstpointer b);
 const char          *hl_recording_get_info        (HlRecording *self,
                                                    const char  *key);
 /* NULL-terminated; borrowed. */

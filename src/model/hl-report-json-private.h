@@ -28,3 +28,10 @@ void hl_report_json_add_lifetimes (JsonBuilder      *b,
                                    HlAnalysis       *analysis,
                                    const HlLifetimes *lt,
                                    guint             top);
+/* "reachability": the leak scan at exit, its figures per kind and the TOP
+ * stacks of each kind; {"skipped": why} when the preload skipped it;
+ * nothing when the trace has neither. */
+void hl_report_json_add_reachability (JsonBuilder *b,
+                                      HlAnalysis  *analysis,
+                                      HlRecording *rec,
+                                      guint        top);

@@ -162,3 +162,70 @@ hl_report_json_add_lifetimes (JsonBuilder       *b,
     }
   json_builder_end_object (b);
 }
+
+/* ---- The leak scan at exit --------------------------------------------- */
+
+void
+hl_report_json_add_reachability (JsonBuilder *b,
+                                 HlAnalysis  *analysis,
+                                 HlRecording *rec,
+                                 guint        top)
+{
+  HlReachability r;
+  const char *why = hl_recording_get_info (rec, "leak_scan");
+
+  if (!hl_recording_get_reachability (rec, &r))
+    {
+      if (why == NULL)
+        return;
+      json_builder_set_member_name (b, "reachability");
+      json_builder_begin_object (b);
+      hl_json_add_string (b, "skipped", why);
+      json_builder_end_object (b);
+      return;
+    }
+  json_builder_set_member_name (b, "reachability");
+  json_builder_begin_object (b);
+  for (guint k = HL_REACHABILITY_KINDS; k-- > 0;)
+    {
+      const char *name = hl_recording_get_reachability_kind_name (k);
+      g_autofree char *bytes = g_strconcat (name, "_bytes", NULL);
+      g_autofree char *blocks = g_strconcat (name, "_blocks", NULL);
+
+      hl_json_add_uint (b, bytes, r.bytes[k]);
+      hl_json_add_uint (b, blocks, r.blocks[k]);
+    }
+  hl_json_add_uint (b, "scan_ns", r.scan_ns);
+  hl_json_add_uint (b, "roots_bytes", r.roots_bytes);
+  hl_json_add_uint (b, "blocks_scanned", r.blocks_scanned);
+  json_builder_set_member_name (b, "complete");
+  json_builder_add_boolean_value (b, r.complete);
+  json_builder_set_member_name (b, "stacks");
+  json_builder_begin_object (b);
+  for (guint k = HL_REACHABILITY_KINDS; k-- > 0;)
+    {
+      g_autoptr (GArray) stacks = hl_analysis_get_reachability_stacks (analysis, k, top);
+
+      json_builder_set_member_name (b, hl_recording_get_reachability_kind_name (k));
+      json_builder_begin_array (b);
+      for (guint i = 0; i < stacks->len; i++)
+        {
+          const HlReachabilityStack *e = &g_array_index (stacks, HlReachabilityStack, i);
+          guint n;
+          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, e->stack, &n);
+
+          json_builder_begin_object (b);
+          hl_json_add_uint (b, "bytes", e->bytes);
+          hl_json_add_uint (b, "blocks", e->blocks);
+          json_builder_set_member_name (b, "stack");
+          json_builder_begin_array (b);
+          for (guint f = 0; f < n; f++)
+            hl_report_json_add_frame (b, frames[f]);
+          json_builder_end_array (b);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}

@@ -372,6 +372,7 @@ build_report (const char            *path,
   else
     hl_json_add_null (b, "program");
   add_summary (b, rec);
+  hl_report_json_add_reachability (b, analysis, rec, top);
   add_marks_and_metadata (b, rec);
   hl_report_json_add_costs (b, "selection", &t);
   add_top (b, analysis, costs, n_costs, top);
@@ -394,6 +395,9 @@ static const HlJsonLayout report_layout[] = {
   { "",         "\n  ",      "\n  ",      "\n" },
   { "marks",    "\n    ",    "\n    ",    "\n  " },
   { "metadata", "\n    ",    "\n    ",    "\n  " },
+  { "reachability", "\n    ", "\n    ",   "\n  " },
+  { "reachability/stacks", "\n      ", "\n      ", "\n    " },
+  { "reachability/stacks/*", "\n        ", "\n        ", "\n      " },
   { "top",      "\n    ",    "\n    ",    "\n  " },
   { "top/*",    "\n      ",  "\n      ",  "\n    " },
   { "threads",  "\n    ",    "\n    ",    "\n  " },

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <sys/wait.h>
 
 #include "hl-app-test.h"
 #include "hl-application.h"
@@ -349,6 +350,53 @@ test_open_sampled (void)
   g_rmdir (dir);
 }
 
+/* A trace with the preload's leak scan at exit (t-reach, tests/capture):
+ * the Leaked card splits the leaks as the model's scan does. */
+static void
+test_open_leak_scan (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("hl-test-reach-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "reach.hltrace", NULL);
+  g_autofree char *cli = hl_app_test_build_path ("src/cli", "heaplens-cli");
+  g_autofree char *prog = hl_app_test_build_path ("tests/capture", "t-reach");
+  char *argv[] = { cli, (char *) "record", (char *) "-o", path, (char *) "--", prog, (char *) "print", NULL };
+  g_autoptr(GError) error = NULL;
+  gint status = -1;
+  g_auto(GStrv) env = g_environ_unsetenv (g_get_environ (), "LD_PRELOAD");
+  g_assert_true (g_spawn_sync (NULL, argv, env, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (WEXITSTATUS (status), ==, 3); /* t-reach's own */
+
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(HlRecording) expected = hl_recording_load (file, HL_LOAD_FLAGS_NO_SYMBOLS, NULL, NULL, NULL, &error);
+  HlReachability r;
+  HlSummary s;
+  g_assert_no_error (error);
+  g_assert_true (hl_recording_get_reachability (expected, &r));
+  hl_recording_get_summary (expected, &s);
+  g_autofree char *blocks = hl_format_count (s.leaked_blocks);
+  g_autofree char *lost = hl_format_size (r.bytes[HL_REACHABILITY_DEFINITELY_LOST]);
+  g_autofree char *still = hl_format_size (r.bytes[HL_REACHABILITY_STILL_REACHABLE]);
+  g_autofree char *want = g_strdup_printf ("in %s blocks: definitely lost %s · still reachable %s", blocks, lost,
+                                          still);
+
+  hl_application_open_file (app, file);
+  HlWindow *window = the_window ();
+  hl_app_test_wait_for_page (window, "views");
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (summary, "leaked"), ==, want);
+  g_assert_cmpuint (r.bytes[HL_REACHABILITY_DEFINITELY_LOST], ==, 104);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-summary-1400");
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-summary-800");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -365,6 +413,7 @@ main (int   argc,
   g_test_add_func ("/open-trace/fixture", test_open_fixture);
   g_test_add_func ("/open-trace/not-a-trace", test_open_not_a_trace);
   g_test_add_func ("/open-trace/sampled", test_open_sampled);
+  g_test_add_func ("/open-trace/leak-scan", test_open_leak_scan);
   g_test_add_func ("/open-trace/saved-costs-first", test_open_saved_costs_first);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));

@@ -195,6 +195,13 @@ typedef struct
   HlCostsPair    *pairs;
   uint64_t        histogram_count[HL_COSTS_HISTOGRAM_BUCKETS];
   uint64_t        histogram_bytes[HL_COSTS_HISTOGRAM_BUCKETS];
+  /* The leak scan at exit (REACHABILITY events; model version 3): its
+   * totals when HAS_REACH, and the blocks not still reachable, by rising
+   * id, each record's stack_id an internal stack index (< n_stacks). */
+  bool            has_reach;
+  HlReachTotals   reach;
+  size_t          n_reach;
+  HlReachRecord  *reach_records;
 } HlCostsPayload;
 
 /* A growing byte buffer (malloc'd DATA, LEN used of CAP). */

@@ -172,6 +172,10 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
  *                HL_TRACE_INFO_MAX_PAIRS and the sum of key and value lengths
  *                plus 2n <= HL_TRACE_INFO_MAX_BYTES
  * END            exit_status:svarint   (written once at a clean exit)
+ * REACHABILITY   (64, skippable) flags scan_ns roots_bytes blocks_scanned
+ *                (blocks bytes) x 4 kinds, n, then n records
+ *                id_delta:varint kind:varint stack:varint size:varint
+ *                (ids rising; kinds 1..3; docs/trace-format.md 5.3)
  */
 
 typedef enum
@@ -195,8 +199,48 @@ typedef enum
   HL_EVENT_END           = 17,
   HL_EVENT_ID_SKIP       = 18,
   HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
+  HL_EVENT_REACHABILITY  = 64, /* the leak scan at a clean exit (docs/trace-format.md 5.3) */
   HL_EVENT_TYPE_MAX      = 127,
 } HlEventType;
+
+/* REACHABILITY: Valgrind memcheck's categories of the blocks live at exit
+ * (the kinds index blocks[] and bytes[]; the records name blocks of the
+ * last three kinds only) and the event's flags. */
+typedef enum
+{
+  HL_REACH_STILL_REACHABLE = 0,
+  HL_REACH_POSSIBLY_LOST   = 1,
+  HL_REACH_INDIRECTLY_LOST = 2,
+  HL_REACH_DEFINITELY_LOST = 3,
+} HlReachKind;
+
+#define HL_REACH_KINDS 4
+
+enum
+{
+  HL_REACH_FLAG_FIRST      = 1u << 0, /* the scan's first event: its totals start a new scan */
+  HL_REACH_FLAG_INCOMPLETE = 1u << 1, /* blocks unknown (live-table drops) or memory not read */
+};
+
+/* The fields every REACHABILITY event repeats (a reader keeps the first
+ * event's), and one record: a block not still reachable. */
+typedef struct
+{
+  uint32_t flags;           /* HL_REACH_FLAG_* */
+  uint64_t scan_ns;         /* the scan's wall time */
+  uint64_t roots_bytes;     /* bytes of roots read */
+  uint64_t blocks_scanned;  /* heap blocks whose contents were read */
+  uint64_t blocks[HL_REACH_KINDS];
+  uint64_t bytes[HL_REACH_KINDS];
+} HlReachTotals;
+
+typedef struct
+{
+  uint64_t id;              /* allocation id */
+  uint64_t size;
+  uint32_t stack_id;
+  uint32_t kind;            /* HL_REACH_POSSIBLY_LOST .. HL_REACH_DEFINITELY_LOST */
+} HlReachRecord;
 
 #define HL_EVENT_FLAG_NO_TIME 0x80u /* in the type byte: time delta 0, omitted */
 

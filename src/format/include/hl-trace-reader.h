@@ -186,8 +186,29 @@ typedef struct
     struct { uint32_t n; const char * const *keys; const char * const *values; } info;
     struct { int32_t exit_status; } end;
     struct { uint32_t size; const uint8_t *data; } unknown;                              /* a skippable type this reader does not know */
+    struct { uint32_t size; const uint8_t *data; } reach;                                /* REACHABILITY: its payload, checked (hl_reach_read) */
   } u;
 } HlEvent;
+
+/* The records of a REACHABILITY payload, read in order. */
+typedef struct
+{
+  const uint8_t *p, *end;
+  uint64_t       left;
+  uint64_t       prev_id;
+} HlReachReader;
+
+/* The totals of the REACHABILITY payload DATA (SIZE bytes) and a reader
+ * of its records; false when it is malformed: a field that does not read,
+ * a kind outside 1..3, ids that do not rise, a stack id over 32 bits, or
+ * bytes left after the last record. The cursor checks every event so. */
+bool  hl_reach_read (const uint8_t *data,
+                     size_t         size,
+                     HlReachTotals *totals,
+                     HlReachReader *records);
+/* The next record; false after the last (or on damage). */
+bool  hl_reach_next (HlReachReader *r,
+                     HlReachRecord *out);
 
 /* Strings are NUL-terminated copies and frames a decoded array, all inside
  * the cursor: valid until the next hl_event_cursor_next() call. The cursor

@@ -164,6 +164,15 @@ HlWriteStatus hl_packet_writer_dropped    (HlPacketWriter *w,
                                            uint64_t        time_ns,
                                            uint64_t        count,
                                            uint32_t        reason);
+/* A REACHABILITY event with TOTALS and as many of the N records REC (ids
+ * rising) as fit the packet: *N_WRITTEN of them (0 when N is 0). FULL
+ * when not even the totals and one record (or the totals alone, N 0) fit. */
+HlWriteStatus hl_packet_writer_reachability (HlPacketWriter      *w,
+                                             uint64_t             time_ns,
+                                             const HlReachTotals *totals,
+                                             const HlReachRecord *rec,
+                                             size_t               n,
+                                             size_t              *n_written);
 HlWriteStatus hl_packet_writer_end        (HlPacketWriter *w,
                                            uint64_t        time_ns,
                                            int32_t         exit_status);
