@@ -16,3 +16,8 @@ gboolean hl_cli_report_print_function (HlAnalysis *analysis,
  * call sites by blocks, the short-lived and the growing ones. */
 void hl_cli_report_print_lifetimes (HlAnalysis *analysis,
                                     guint       top);
+/* The RSS split at its highest allocator sample and the mappings' totals
+ * (lines of the summary), and the mappings' top call sites. */
+void hl_cli_report_print_memory_line (HlRecording *rec);
+void hl_cli_report_print_mmap_sites  (HlRecording *rec,
+                                      guint        top);

@@ -80,6 +80,14 @@ hl_decoded_batch_add (HlDecodedBatch *b,
     case HL_EVENT_MARK:
       copy.u.mark.text = keep (b, ev->u.mark.text);
       break;
+    case HL_EVENT_ALLOCATOR:
+      {
+        /* the sample lives in the cursor */
+        HlAllocatorSample *s = g_memdup2 (ev->u.allocator, sizeof *ev->u.allocator);
+        g_ptr_array_add (b->blocks, s);
+        copy.u.allocator = s;
+      }
+      break;
     case HL_EVENT_INFO:
       {
         const char **keys = g_new (const char *, ev->u.info.n + 1);
