@@ -90,6 +90,8 @@ serialize (HlRecording    *self,
   g_autofree HlCostsRow *stack_rows = NULL, *thread_rows = NULL;
   g_autofree guint32 *owners = NULL;
   g_autofree HlCostsPair *pairs = NULL;
+  g_autofree HlCostsAllocator *allocator = NULL;
+  g_autofree HlCostsMmapSite *mmap_sites = NULL;
   const HlMark *marks;
   HlSizeHistogram histogram;
 
@@ -213,6 +215,7 @@ serialize (HlRecording    *self,
     }
   memcpy (p.histogram_count, histogram.count, sizeof p.histogram_count);
   memcpy (p.histogram_bytes, histogram.bytes, sizeof p.histogram_bytes);
+  hl_recording_sysmem_to_payload (self, &p, &allocator, &mmap_sites);
   return hl_costs_payload_encode (&p, out) == 0;
 }
 
@@ -360,6 +363,7 @@ fill (HlRecording          *self,
       HlDropSample d = { p->drops[i].time_ns, p->drops[i].count };
       g_array_append_val (self->drops, d);
     }
+  hl_recording_sysmem_from_payload (self, p);
   for (gsize i = 0; i < p->n_meta; i++)
     {
       HlMetaInterval m = { 0 };

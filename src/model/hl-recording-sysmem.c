@@ -9,6 +9,9 @@
  * ALLOCATOR sample (mmap_bytes) does not suffer from. */
 #include "hl-config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "hl-recording-private.h"
 #include "hl-recording-sysmem.h"
 
@@ -30,6 +33,7 @@ struct _HlSysmem
   GArray     *samples;           /* HlAllocatorPoint, in time order */
   gboolean    samples_unsorted;
   guint64     calls, bytes, live, peak, peak_time_ns;
+  guint64     regions_saved;     /* filled from saved costs: the regions' count */
 };
 
 void
@@ -255,7 +259,7 @@ hl_recording_get_mmap_totals (HlRecording  *self,
   out->live_bytes = self->sysmem->live;
   out->peak_bytes = self->sysmem->peak;
   out->peak_time_ns = self->sysmem->peak_time_ns;
-  out->regions = self->sysmem->regions->len;
+  out->regions = self->sysmem->regions->len + self->sysmem->regions_saved;
 }
 
 static gint
@@ -326,4 +330,90 @@ hl_recording_get_memory_split (HlRecording   *self,
   guint64 parts = out->heap_bytes + out->overhead_bytes + out->free_bytes + out->mmap_bytes;
   out->other_bytes = best->rss_bytes > parts ? best->rss_bytes - parts : 0;
   return TRUE;
+}
+
+/* ---- Saved costs --------------------------------------------------------- */
+
+static int
+compare_site_ids (const void *a,
+                  const void *b)
+{
+  guint64 x = ((const HlCostsMmapSite *) a)->stack_id, y = ((const HlCostsMmapSite *) b)->stack_id;
+  return x < y ? -1 : x > y;
+}
+
+void
+hl_recording_sysmem_to_payload (HlRecording       *self,
+                                HlCostsPayload    *p,
+                                HlCostsAllocator **allocator,
+                                HlCostsMmapSite  **sites)
+{
+  guint n;
+  const HlAllocatorPoint *pts = hl_recording_get_allocator_samples (self, &n);
+  HlSysmem *s = self->sysmem;
+  GHashTableIter it;
+  gpointer key, value;
+  gsize k = 0;
+
+  *allocator = g_new0 (HlCostsAllocator, n + 1);
+  for (guint i = 0; i < n; i++)
+    (*allocator)[i] = (HlCostsAllocator) {
+      pts[i].time_ns, pts[i].have_mallinfo ? HL_ALLOCATOR_FLAG_MALLINFO : 0, pts[i].rss_bytes,
+      pts[i].heap_bytes, pts[i].mmap_bytes, pts[i].arena_bytes, pts[i].in_use_bytes, pts[i].free_bytes,
+      pts[i].mmapped_chunks_bytes,
+    };
+  p->n_allocator = n;
+  p->allocator = *allocator;
+  *sites = g_new0 (HlCostsMmapSite, (s != NULL ? g_hash_table_size (s->sites) : 0) + 1);
+  p->mmap_sites = *sites;
+  p->n_mmap_sites = 0;
+  memset (&p->mmap, 0, sizeof p->mmap);
+  if (s == NULL)
+    return;
+  p->mmap = (HlCostsMmapTotals) { s->calls, s->bytes, s->live, s->peak, s->peak_time_ns,
+                                  s->regions->len + s->regions_saved };
+  g_hash_table_iter_init (&it, s->sites);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      const Site *site = value;
+      (*sites)[k++] = (HlCostsMmapSite) { GPOINTER_TO_UINT (key), site->calls, site->bytes, site->live, site->peak };
+    }
+  /* in stack id order: the same bytes for the same recording */
+  qsort (*sites, k, sizeof **sites, compare_site_ids);
+  p->n_mmap_sites = k;
+}
+
+void
+hl_recording_sysmem_from_payload (HlRecording          *self,
+                                  const HlCostsPayload *p)
+{
+  HlSysmem *s;
+
+  if (p->n_allocator == 0 && p->n_mmap_sites == 0 && p->mmap.calls == 0)
+    return;
+  s = sysmem_of (self);
+  for (gsize i = 0; i < p->n_allocator; i++)
+    {
+      const HlCostsAllocator *a = &p->allocator[i];
+      HlAllocatorSample as = {
+        (guint32) (a->flags & HL_ALLOCATOR_FLAG_MALLINFO), a->rss_bytes, a->heap_bytes, a->mmap_bytes,
+        a->arena_bytes, a->in_use_bytes, a->free_bytes, a->mmapped_chunks_bytes, 0,
+      };
+      hl_recording_append_allocator (self, a->time_ns, &as);
+    }
+  s->calls = p->mmap.calls;
+  s->bytes = p->mmap.bytes;
+  s->live = p->mmap.live_bytes;
+  s->peak = p->mmap.peak_bytes;
+  s->peak_time_ns = p->mmap.peak_time_ns;
+  s->regions_saved = p->mmap.regions;
+  for (gsize i = 0; i < p->n_mmap_sites; i++)
+    {
+      const HlCostsMmapSite *m = &p->mmap_sites[i];
+      Site *site = site_of (s, (guint32) m->stack_id);
+      site->calls = m->calls;
+      site->bytes = m->bytes;
+      site->live = m->live_bytes;
+      site->peak = m->peak_bytes;
+    }
 }

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "hl-costs-payload.h"
 #include "hl-trace-format.h"
 
 G_BEGIN_DECLS
@@ -37,5 +38,16 @@ void hl_recording_append_mremap    (HlRecording *self,
 void hl_recording_append_allocator (HlRecording             *self,
                                     guint64                  time_ns,
                                     const HlAllocatorSample *s);
+
+/* The saved costs (docs/trace-format.md 7e): P's allocator samples and
+ * mappings from the recording (the arrays g_new'd into *ALLOCATOR and
+ * *SITES, the caller's to free), and back into a recording filled from
+ * saved costs. */
+void hl_recording_sysmem_to_payload   (HlRecording       *self,
+                                       HlCostsPayload    *p,
+                                       HlCostsAllocator **allocator,
+                                       HlCostsMmapSite  **sites);
+void hl_recording_sysmem_from_payload (HlRecording          *self,
+                                       const HlCostsPayload *p);
 
 G_END_DECLS
