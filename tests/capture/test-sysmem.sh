@@ -92,6 +92,24 @@ eq "preload: the program's output is the same" "$(cmp "$WORK/p.out" "$WORK/plain
 eq "preload: the kernel's mapped bytes are those of the plain run" "$(grep smaps "$WORK/p.log")" "$(grep smaps "$WORK/plain.log")"
 check_trace preload "$WORK/p.hltrace" "$WORK/p.log"
 
+# the session's header words (docs/shm-layout.md §3) at the end: the
+# mappings as smaps gave them at the end and at the peak, and the last
+# allocator sample (at the clean exit) the trace's last ALLOCATOR
+uid=$(id -u)
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_OUTPUT=$WORK/k.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-sysmem" "$WORK/k.log" > /dev/null 2>&1 &
+pid=$!
+wait $pid
+seg=$(basename "$(ls /dev/shm/heaplens-$uid-$pid-* 2> /dev/null | head -n 1)")
+"$D/hl-shm-summary" "$seg" > "$WORK/k.sum" 2>&1
+rm -f "/dev/shm/$seg"
+eq "session: mmap bytes, peak and regions" \
+  "$(field "$WORK/k.sum" mmap_bytes) $(field "$WORK/k.sum" peak_mmap_bytes) $(field "$WORK/k.sum" mmap_regions)" \
+  "$(sed -n 's/^smaps end //p' "$WORK/k.log") $(sed -n 's/^smaps peak //p' "$WORK/k.log") 4"
+"$HL_CLI" dump "$WORK/k.hltrace" 2> /dev/null | grep ALLOCATOR | tail -n 1 \
+  | sed 's/.* arena=\([0-9]*\) in_use=\([0-9]*\) free=\([0-9]*\) mmapped_chunks_bytes=\([0-9]*\) .*/\1 \2 \3 \4/' > "$WORK/k.last"
+eq "session: mallinfo words are the last allocator sample's" "$(field "$WORK/k.sum" malloc)" "$(cat "$WORK/k.last")"
+check "session: the sample's time is set" test "$(field "$WORK/k.sum" malloc_sample_ns)" -gt 0
+
 # HEAPLENS_NO_COSTS_PACKET: the events give the same mmap and memory keys
 # as the saved costs
 HEAPLENS_NO_COSTS_PACKET=1 "$HL_CLI" report --json "$WORK/r.hltrace" > "$WORK/r-events.json" 2> /dev/null
