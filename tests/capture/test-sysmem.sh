@@ -75,6 +75,16 @@ parts = m['heap_bytes'] + m['allocator_overhead_bytes'] + m['allocator_free_byte
 ok = m['samples'] >= 4 and m['rss_bytes'] > 0 and (m['other_bytes'] == m['rss_bytes'] - parts if parts <= m['rss_bytes'] else m['other_bytes'] == 0)
 print('ok' if ok else m)
 " "$WORK/$what.json")" "ok"
+  "$HL_CLI" timeline --memory --buckets 20 "$tr" > "$WORK/$what.csv" 2> /dev/null
+  eq "$what: timeline --memory's last bucket holds the last allocator sample" "$(python3 -c "
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head, last = rows[0], rows[-1]
+got = [int(last[head.index(k)]) for k in ('malloc_in_use_bytes', 'malloc_free_bytes', 'mmap_bytes')]
+kv = dict(x.split('=') for x in [l for l in open(sys.argv[2]) if 'ALLOCATOR' in l][-1].split() if '=' in x)
+want = [int(kv['in_use']) + int(kv['mmapped_chunks_bytes']), int(kv['free']), int(kv['mmap'])]
+print('ok' if got == want and len(rows) == 21 else 'got %s want %s' % (got, want))
+" "$WORK/$what.csv" "$WORK/$what.dump")" "ok"
   "$HL_CLI" report "$tr" > "$WORK/$what.txt" 2>&1
   check "$what: report's text has the memory and mmap lines" \
     grep -q "^  memory:           RSS .* heap .*, malloc's overhead .*, free inside malloc's arenas .* (fragmentation), mmap 1.01 MiB, other " "$WORK/$what.txt"
