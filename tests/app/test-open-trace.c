@@ -387,6 +387,11 @@ test_open_memory (void)
   g_assert_true (g_str_has_prefix (sentence, "RSS "));
   g_assert_nonnull (strstr (sentence, "free inside malloc's arenas"));
   g_assert_nonnull (strstr (sentence, want));
+  for (int i = 0; i < 40; i++)
+    {
+      g_usleep (20000); /* the loading overlay fades out */
+      hl_app_test_spin_a_little ();
+    }
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "memory-1400");
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "memory-800");
