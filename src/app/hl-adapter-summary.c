@@ -232,6 +232,37 @@ fill_peak (HlSummaryView *view,
   hl_summary_view_set_stat (view, "rss", _("Peak RSS"), rss, NULL);
 }
 
+/* Where the memory the system sees goes, at the highest RSS the
+ * allocator was sampled at (hl_recording_get_memory_split): hidden for a
+ * live session and a recording without allocator samples. */
+static void
+fill_memory (HlSummaryView *view,
+             const Summary *sum)
+{
+  HlMemorySplit m;
+
+  if (sum->live != NULL || !hl_recording_get_memory_split (sum->recording, &m))
+    {
+      hl_summary_view_set_memory (view, NULL);
+      return;
+    }
+  g_autofree char *rss = hl_format_size (m.rss_bytes);
+  g_autofree char *at = hl_format_time (m.time_ns);
+  g_autofree char *heap = hl_format_size (m.heap_bytes);
+  g_autofree char *over = hl_format_size (m.overhead_bytes);
+  g_autofree char *free_b = hl_format_size (m.free_bytes);
+  g_autofree char *mmap_b = hl_format_size (m.mmap_bytes);
+  g_autofree char *other = hl_format_size (m.other_bytes);
+  /* Translators: the RSS at its highest allocator sample split into its
+   * parts, e.g. "RSS 412 MiB at 3.2 s: heap 300 MiB, malloc's overhead
+   * 4 MiB, free inside malloc's arenas 80 MiB (fragmentation), mmap
+   * 20 MiB, other 8 MiB" */
+  g_autofree char *sentence = g_strdup_printf (_("RSS %s at %s: heap %s, malloc's overhead %s, free inside malloc's "
+                                                 "arenas %s (fragmentation), mmap %s, other %s"),
+                                               rss, at, heap, over, free_b, mmap_b, other);
+  hl_summary_view_set_memory (view, sentence);
+}
+
 static void
 fill_not_freed (HlSummaryView *view,
                 const Summary *sum,
@@ -387,6 +418,7 @@ hl_adapter_fill_summary (HlSummaryView       *view,
   fill_duration (view, &sum);
   fill_calls (view, &sum);
   fill_peak (view, &sum);
+  fill_memory (view, &sum);
   fill_not_freed (view, &sum, titles.card);
   fill_temporary (view, &sum);
   fill_dropped (view, &sum);

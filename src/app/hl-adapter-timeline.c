@@ -27,15 +27,26 @@ hl_adapter_timeline_data (HlRecording *recording,
   series = hl_recording_get_series (recording, t0_ns, t1_ns, MAX (n_buckets, 1));
   /* no RSS sample in a bucket: the previous value still holds */
   hl_series_hold_rss (series);
+  guint n_pts, k = 0;
+  const HlAllocatorPoint *pts = hl_recording_get_allocator_samples (recording, &n_pts);
+  guint64 malloc_free = 0, mmap_bytes = 0;
   for (guint i = 0; series != NULL && i < series->len; i++)
     {
       const HlSeriesBucket *s = &g_array_index (series, HlSeriesBucket, i);
+      /* the last allocator sample at the bucket's end holds */
+      for (; k < n_pts && pts[k].time_ns < s->end_ns; k++)
+        {
+          malloc_free = pts[k].have_mallinfo ? pts[k].free_bytes : 0;
+          mmap_bytes = pts[k].mmap_bytes;
+        }
       HlTimelineBucket b = {
         .time_ns = s->start_ns,
         .heap_min = s->heap_min,
         .heap_max = s->heap_max,
         .n_allocs = s->allocations,
         .rss = s->rss_max,
+        .malloc_free = malloc_free,
+        .mmap = mmap_bytes,
         .allocations_total = s->allocations_total,
         .temporary_total = s->temporary_total,
       };

@@ -14,6 +14,7 @@ struct _HlSummaryView
   GtkFlowBox *stats_box;
   GtkFlowBox *top_box;
   GtkLabel   *saved_in_label;
+  GtkLabel   *memory_label;
 
   /* Owned */
   GHashTable *stats;  /* id → value GtkLabel (borrowed) */
@@ -63,6 +64,25 @@ hl_summary_view_get_saved_in (HlSummaryView *self)
   if (!gtk_widget_get_visible (GTK_WIDGET (self->saved_in_label)))
     return NULL;
   return gtk_label_get_text (self->saved_in_label);
+}
+
+void
+hl_summary_view_set_memory (HlSummaryView *self,
+                            const char    *sentence)
+{
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+
+  gtk_label_set_label (self->memory_label, sentence != NULL ? sentence : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->memory_label), sentence != NULL);
+}
+
+const char *
+hl_summary_view_get_memory (HlSummaryView *self)
+{
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->memory_label)))
+    return NULL;
+  return gtk_label_get_text (self->memory_label);
 }
 
 void
@@ -375,6 +395,7 @@ hl_summary_view_class_init (HlSummaryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, stats_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, top_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, saved_in_label);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, memory_label);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

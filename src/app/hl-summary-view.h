@@ -17,6 +17,12 @@ void        hl_summary_view_set_saved_in   (HlSummaryView *self,
                                             const char    *shown);
 /* The line's text as shown, or NULL when hidden (for tests). */
 const char *hl_summary_view_get_saved_in   (HlSummaryView *self);
+/* The sentence under the cards that splits the RSS (where the memory the
+ * system sees goes); NULL hides it. */
+void        hl_summary_view_set_memory     (HlSummaryView *self,
+                                            const char    *sentence);
+/* The sentence as shown, or NULL when hidden (for tests). */
+const char *hl_summary_view_get_memory     (HlSummaryView *self);
 /* One number of the totals: ID is stable ("duration", "calls", ...), VALUE
  * the big text, DETAIL the small text under it (may be NULL). */
 void        hl_summary_view_set_stat       (HlSummaryView *self,

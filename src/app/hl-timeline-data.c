@@ -14,6 +14,7 @@ struct _HlTimelineData
   guint64       max_bytes;
   guint64       max_heap;
   guint64       max_rss;
+  gboolean      has_memory;     /* a bucket has malloc_free or mmap */
   guint64       max_rate;
   guint64       max_allocations_total;
   guint64       max_temporary_total;
@@ -73,6 +74,8 @@ hl_timeline_data_add_bucket (HlTimelineData         *data,
 {
   g_array_append_vals (data->buckets, bucket, 1);
   data->max_bytes = MAX (data->max_bytes, MAX (bucket->heap_max, bucket->rss));
+  data->max_bytes = MAX (data->max_bytes, bucket->heap_max + bucket->malloc_free + bucket->mmap);
+  data->has_memory |= bucket->malloc_free > 0 || bucket->mmap > 0;
   data->max_rate = MAX (data->max_rate, bucket->n_allocs);
   data->max_heap = MAX (data->max_heap, bucket->heap_max);
   data->max_rss = MAX (data->max_rss, bucket->rss);
@@ -208,6 +211,12 @@ guint64
 hl_timeline_data_get_max_heap (const HlTimelineData *data)
 {
   return data->max_heap;
+}
+
+gboolean
+hl_timeline_data_has_memory (const HlTimelineData *data)
+{
+  return data->has_memory;
 }
 
 guint64

@@ -28,6 +28,11 @@ typedef struct
   guint64 heap_min;    /* bytes */
   guint64 heap_max;
   guint64 rss;         /* bytes, 0 = unknown */
+  /* the last allocator sample at the bucket's end (0 before one, or
+   * without): free inside malloc's arenas, the program's own mappings,
+   * drawn stacked on the heap under the RSS line */
+  guint64 malloc_free;
+  guint64 mmap;
   guint64 n_allocs;    /* allocations in the bucket */
   guint64 allocations_total;  /* since the start, at the bucket's end */
   guint64 temporary_total;
@@ -86,6 +91,8 @@ guint64                 hl_timeline_data_get_max_bytes (const HlTimelineData *da
 guint64                 hl_timeline_data_get_max_rate  (const HlTimelineData *data);
 /* Largest heap_max / rss alone. */
 guint64                 hl_timeline_data_get_max_heap  (const HlTimelineData *data);
+/* Whether a bucket has allocator figures (malloc_free, mmap). */
+gboolean                hl_timeline_data_has_memory    (const HlTimelineData *data);
 guint64                 hl_timeline_data_get_max_rss   (const HlTimelineData *data);
 /* The largest value MODE draws: the top of its axis (with RSS for
  * CONSUMED: both share one axis). */

@@ -94,6 +94,44 @@ draw_sites (cairo_t                  *cr,
     }
 }
 
+/* Free inside malloc's arenas, then the program's own mappings, stacked
+ * on the heap under the RSS line: where the memory the system sees goes. */
+static void
+draw_memory (cairo_t                  *cr,
+             const HlTimelineData     *data,
+             const HlTimelineViewport *vp,
+             const HlTimelineStyle    *style,
+             const HlTimelineLayout   *lay)
+{
+  guint n = hl_timeline_data_get_n_buckets (data);
+  double rgb[3];
+
+  for (guint part = 0; part < 2; part++)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          const HlTimelineBucket *b = hl_timeline_data_get_bucket (data, i);
+          guint64 below = b->heap_max + (part == 1 ? b->malloc_free : 0);
+          guint64 top = below + (part == 0 ? b->malloc_free : b->mmap);
+          double x0, x1, y0, y1;
+
+          if (top <= below)
+            continue;
+          x0 = hl_timeline_x_for_time (vp, b->time_ns);
+          x1 = hl_timeline_x_for_time (vp, bucket_end (data, i));
+          y0 = y_for_value (lay, (double) below);
+          y1 = y_for_value (lay, (double) top);
+          cairo_rectangle (cr, x0, y1, MAX (x1 - x0, 0.5), y0 - y1);
+        }
+      if (part == 0)
+        hl_timeline_malloc_free_color (style->dark, rgb);
+      else
+        hl_timeline_mmap_color (style->dark, rgb);
+      cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.55);
+      cairo_fill (cr);
+    }
+}
+
 /* Consumed: the heap as an area (with by_site its call sites inside),
  * RSS as a line, both on the one axis: the heap below RSS. */
 void
@@ -127,6 +165,8 @@ hl_timeline_draw_consumed (cairo_t                  *cr,
   cairo_fill (cr);
   if (vp->by_site)
     draw_sites (cr, data, vp, style, lay);
+  else if (hl_timeline_data_has_memory (data))
+    draw_memory (cr, data, vp, style, lay);
 
   cairo_set_line_width (cr, 1.5);
   for (guint i = 0; i < n; i++)

@@ -30,6 +30,22 @@ hl_timeline_rss_color (gboolean dark,
 }
 
 void
+hl_timeline_malloc_free_color (gboolean dark,
+                               double   rgb[3])
+{
+  /* Adwaita light 4 / dark 2: a grey, free space */
+  rgb[0] = dark ? 0.60 : 0.60; rgb[1] = dark ? 0.60 : 0.59; rgb[2] = dark ? 0.58 : 0.56;
+}
+
+void
+hl_timeline_mmap_color (gboolean dark,
+                        double   rgb[3])
+{
+  /* Adwaita purple */
+  rgb[0] = dark ? 0.86 : 0.57; rgb[1] = dark ? 0.54 : 0.25; rgb[2] = dark ? 0.87 : 0.67;
+}
+
+void
 hl_timeline_site_color (gboolean dark,
                         guint    site,
                         double   rgb[3])

@@ -66,6 +66,9 @@ void    hl_timeline_draw        (cairo_t                  *cr,
 /* Colours of the series, for the legend (0..1 RGB). */
 void    hl_timeline_heap_color  (gboolean dark, double rgb[3]);
 void    hl_timeline_rss_color   (gboolean dark, double rgb[3]);
+/* The allocator's free space and the program's mappings, stacked on the heap */
+void    hl_timeline_malloc_free_color (gboolean dark, double rgb[3]);
+void    hl_timeline_mmap_color  (gboolean dark, double rgb[3]);
 void    hl_timeline_rate_color  (gboolean dark, double rgb[3]);
 /* The colour of call site SITE (0 the largest) when by_site. */
 void    hl_timeline_site_color  (gboolean dark, guint site, double rgb[3]);

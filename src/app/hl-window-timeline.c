@@ -81,11 +81,28 @@ hl_window_update_timeline_legend (HlWindow *self)
       gtk_label_set_markup (self->timeline_legend, markup);
       return;
     }
-  markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                            "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
-                            HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
-                            _("Drag or click a band to select; Ctrl+scroll to zoom"));
+  if (hl_timeline_get_data (self->timeline) != NULL && hl_timeline_data_has_memory (hl_timeline_get_data (self->timeline)))
+    {
+      double free_c[3], mmap_c[3];
+      hl_timeline_malloc_free_color (dark, free_c);
+      hl_timeline_mmap_color (dark, mmap_c);
+      /* Translators: the timeline's legend; "Free in malloc" is the free
+       * space inside malloc's arenas, "mmap" the program's own mappings */
+      markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                                HEX (heap), _("Heap"), HEX (free_c), _("Free in malloc"), HEX (mmap_c), _("mmap"),
+                                HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
+                                _("Drag or click a band to select; Ctrl+scroll to zoom"));
+    }
+  else
+    markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                              "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
+                              "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
+                              HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
+                              _("Drag or click a band to select; Ctrl+scroll to zoom"));
 #undef HEX
   gtk_label_set_markup (self->timeline_legend, markup);
 }

@@ -32,6 +32,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -303,7 +304,7 @@ set_got_targets (void)
     "memalign", "valloc", "pvalloc", "malloc_usable_size",
     "dlopen", "dlclose", "_exit", "_Exit", "pthread_setname_np", "prctl",
     "execve", "execv", "execvp", "execvpe", "execl", "execle", "execlp", "fexecve", "execveat",
-    "posix_spawn", "posix_spawnp",
+    "posix_spawn", "posix_spawnp", "mmap", "mmap64", "munmap", "mremap",
   };
   void *const ours[] = {
     (void *) malloc, (void *) calloc, (void *) realloc, (void *) reallocarray, (void *) free, (void *) cfree,
@@ -312,6 +313,7 @@ set_got_targets (void)
     (void *) dlopen, (void *) dlclose, (void *) _exit, (void *) _Exit, (void *) pthread_setname_np, (void *) prctl,
     (void *) execve, (void *) execv, (void *) execvp, (void *) execvpe, (void *) execl, (void *) execle,
     (void *) execlp, (void *) fexecve, (void *) execveat, (void *) posix_spawn, (void *) posix_spawnp,
+    (void *) hl_hook_mmap, (void *) hl_hook_mmap64, (void *) munmap, (void *) mremap,
   };
   _Static_assert (sizeof names / sizeof names[0] == sizeof ours / sizeof ours[0], "one function a name");
   _Static_assert (sizeof names / sizeof names[0] <= HL_GOT_MAX_TARGETS, "room for the targets");

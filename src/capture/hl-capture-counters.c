@@ -105,6 +105,11 @@ hl_counters_tick (HlThreadBlock *b,
   if (b != NULL)
     {
       HL_TRACE_EMIT (b, now, hl_packet_writer_counters (w_, now, heap, rss, n_allocs, n_frees));
+      /* the allocator's view, at a lower rate, where it is safe
+       * (hl-capture-mmap.c): not at a forced tick (the start, an exec, a
+       * fatal signal), but at a clean exit's */
+      if (!force || atomic_load_explicit (&hl_g.clean_exit, memory_order_relaxed))
+        hl_allocator_tick (b, now, rss, heap, force);
       /* Trace drops since the last tick */
       static uint64_t reported[HL_DROP_REASONS_MAX];
       for (uint32_t r = 1; r < HL_DROP_REASONS_MAX; r++)

@@ -205,7 +205,7 @@ env_copy_release (HlEnvCopy *c)
   if (c->map == NULL)
     return;
   int e = errno;
-  munmap (c->map, c->map_len);
+  hl_sys_munmap (c->map, c->map_len);
   c->map = NULL;
   errno = e;
 }
@@ -231,7 +231,7 @@ filter_env (char *const *envp,
   if (n + 1 > HL_ENV_SMALL || value_len > HL_VALUE_SMALL)
     {
       size_t len = (n + 1) * sizeof (char *) + value_len + 16;
-      void *m = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void *m = hl_sys_mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (m == MAP_FAILED)
         return envp; /* (no memory: the exec is as the program asked) */
       c->map = m;

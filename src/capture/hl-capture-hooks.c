@@ -35,6 +35,19 @@ size_t hl_bootstrap_size (const void *p);
     }                                            \
   while (0)
 
+/* A call of the real allocator: hl_tls.in_real is raised meanwhile, so
+ * that the mmaps it makes (another allocator than glibc's calls mmap
+ * through the PLT; glibc's own are internal calls we never see) are not
+ * counted twice, and mallinfo2 is never called while this thread may hold
+ * an arena lock (hl-capture-mmap.c). */
+#define HL_REAL(call)               \
+  ({                                \
+    hl_tls.in_real++;               \
+    __typeof__ (call) r_ = (call);  \
+    hl_tls.in_real--;               \
+    r_;                             \
+  })
+
 /* True when this call should be recorded. */
 static inline bool
 hl_should_record (void)
@@ -56,7 +69,7 @@ HL_EXPORT void *
 malloc (size_t size)
 {
   HL_ENSURE_REAL (hl_bootstrap_alloc (size, 16));
-  void *p = hl_real.malloc (size);
+  void *p = HL_REAL (hl_real.malloc (size));
   if (p != NULL && hl_should_record ())
     {
       int e = errno;
@@ -74,7 +87,7 @@ calloc (size_t nmemb,
   if (__builtin_mul_overflow (nmemb, size, &total))
     total = SIZE_MAX;
   HL_ENSURE_REAL (total == SIZE_MAX ? NULL : hl_bootstrap_alloc (total, 16));
-  void *p = hl_real.calloc (nmemb, size);
+  void *p = HL_REAL (hl_real.calloc (nmemb, size));
   if (p != NULL && hl_should_record ())
     {
       int e = errno;
@@ -98,7 +111,9 @@ free (void *p)
       hl_record_free (p);
       errno = e;
     }
+  hl_tls.in_real++;
   hl_real.free (p);
+  hl_tls.in_real--;
 }
 
 void cfree (void *p);
@@ -127,13 +142,13 @@ realloc (void   *old,
   if (old == NULL)
     return malloc (size);
   if (!hl_should_record ())
-    return hl_real.realloc (old, size);
+    return HL_REAL (hl_real.realloc (old, size));
 
   int e = errno;
   HlReallocState st;
   hl_record_realloc_begin (old, &st);
   errno = e;
-  void *p = hl_real.realloc (old, size);
+  void *p = HL_REAL (hl_real.realloc (old, size));
   e = errno;
   hl_record_realloc_end (old, p, size, &st, __builtin_frame_address (0));
   errno = e;
@@ -174,7 +189,7 @@ posix_memalign (void   **out,
                 size_t   size)
 {
   HL_ENSURE_REAL ((*out = hl_bootstrap_alloc (size, alignment)) != NULL ? 0 : ENOMEM);
-  int rc = hl_real.posix_memalign (out, alignment, size);
+  int rc = HL_REAL (hl_real.posix_memalign (out, alignment, size));
   if (rc == 0)
     aligned_common (*out, size, alignment);
   return rc;
@@ -185,7 +200,7 @@ aligned_alloc (size_t alignment,
                size_t size)
 {
   HL_ENSURE_REAL (hl_bootstrap_alloc (size, alignment));
-  return aligned_common (hl_real.aligned_alloc (alignment, size), size, alignment);
+  return aligned_common (HL_REAL (hl_real.aligned_alloc (alignment, size)), size, alignment);
 }
 
 HL_EXPORT void *
@@ -193,14 +208,14 @@ memalign (size_t alignment,
           size_t size)
 {
   HL_ENSURE_REAL (hl_bootstrap_alloc (size, alignment));
-  return aligned_common (hl_real.memalign (alignment, size), size, alignment);
+  return aligned_common (HL_REAL (hl_real.memalign (alignment, size)), size, alignment);
 }
 
 HL_EXPORT void *
 valloc (size_t size)
 {
   HL_ENSURE_REAL (hl_bootstrap_alloc (size, 4096));
-  return aligned_common (hl_real.valloc (size), size, (size_t) sysconf (_SC_PAGESIZE));
+  return aligned_common (HL_REAL (hl_real.valloc (size)), size, (size_t) sysconf (_SC_PAGESIZE));
 }
 
 HL_EXPORT void *
@@ -208,7 +223,7 @@ pvalloc (size_t size)
 {
   HL_ENSURE_REAL (hl_bootstrap_alloc (size, 4096));
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
-  void *p = hl_real.pvalloc (size);
+  void *p = HL_REAL (hl_real.pvalloc (size));
   /* pvalloc rounds the size up to whole pages; that is what the program
    * gets (and what Valgrind counts). */
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);

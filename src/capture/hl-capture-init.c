@@ -213,7 +213,10 @@ on_exit_cb (int   status,
   hl_g.exit_status = status;
   atomic_store (&hl_g.exit_status_known, 1);
   if (hl_active ())
-    hl_capture_finish (status, true, false, true);
+    {
+      atomic_store (&hl_g.clean_exit, 1);
+      hl_capture_finish (status, true, false, true);
+    }
 }
 
 /* Destructors: write what is buffered, in case exit handlers never run. */
@@ -369,6 +372,7 @@ hl_capture_init (void)
   if (hl_real.free == NULL)
     hl_real_resolve ();
 
+  hl_allocator_init ();
   hl_config_load (&hl_g.cfg);
   if (hl_g.cfg.sample_bytes != 0)
     hl_sample_init ();

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "hl-shm-layout.h"
 #include "hl-trace-format.h"
@@ -147,6 +148,11 @@ typedef struct
   uintptr_t lo, hi;
 } HlSysRange;
 const HlSysRange *hl_sys_own_ranges (uint32_t *n);
+void    *hl_sys_mmap          (void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+int      hl_sys_munmap        (void *addr, size_t len);
+void    *hl_sys_mremap        (void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
+void     hl_sys_block_signals (uint64_t *old);
+void     hl_sys_restore_signals (const uint64_t *old);
 uint64_t hl_sys_rss_bytes     (void);
 void     hl_sys_rss_reset     (void);
 /* FD is open on the file DEV/INO still (a program may have closed ours
@@ -266,6 +272,8 @@ typedef struct
   _Atomic int        exit_status_known;
   int                exit_status;
   _Atomic int        ended;
+  _Atomic int        clean_exit;     /* the end is the on_exit handler's: the last
+                                      * allocator sample is safe there */
   /* Modules */
   _Atomic int        modules_dirty;
   /* The recorder's clock: the session's clock_ns_atomic, or hl_clock_none
@@ -509,6 +517,14 @@ typedef struct
   uint16_t       dead;    /* the thread exited its block: pass through */
   uint16_t       epoch;   /* hl_g.epoch when BLOCK was claimed (an attach's) */
   HlThreadBlock *block;
+  /* > 0 inside a call of the real allocator (hl-capture-hooks.c): its
+   * own mmaps are its heap, and its arena locks may be held, so no
+   * mallinfo2 (a signal handler's allocation runs with it raised too) */
+  uint16_t       in_real;
+  /* > 0 while the thread holds the mappings' table (hl-capture-mmap.c),
+   * which a signal handler's mmap must not wait for (the trampoline lowers
+   * the guard, not this) */
+  uint16_t       in_mmap;
 } HlTls;
 
 extern __thread HlTls hl_tls __attribute__ ((tls_model ("initial-exec")));
@@ -820,6 +836,26 @@ hl_counters_free (HlThreadBlock *b,
     __atomic_store_n (&c->frees_unknown, c->frees_unknown + 1, __ATOMIC_RELAXED);
 }
 
+/* ---- Anonymous mappings and the allocator's view (hl-capture-mmap.c) --- */
+
+/* At the counters' tick (hl_counters_tick), on the thread that claimed
+ * it: glibc's mallinfo2() when it is due and safe here (FINAL: the last
+ * one, at a clean exit), with the counters, into the header and an
+ * ALLOCATOR event. */
+void hl_allocator_tick    (HlThreadBlock *b, uint64_t now, uint64_t rss, uint64_t heap, bool final);
+/* Which allocator the real functions are (hl_real_resolve has run). */
+void hl_allocator_init    (void);
+/* A forked child: the parent's mappings are not its own. */
+void hl_mmap_after_fork_child (void);
+/* The interposed mmap and mmap64, by their symbols' names (the C name
+ * mmap is mmap64's under _FILE_OFFSET_BITS=64) */
+void *hl_hook_mmap   (void *addr, size_t len, int prot, int flags, int fd, off_t offset) __asm__ ("mmap");
+void *hl_hook_mmap64 (void *addr, size_t len, int prot, int flags, int fd, off_t offset) __asm__ ("mmap64");
+/* The stack of the hook whose frame is ENTRY (hl-capture-record.c): the
+ * thread is entered (b->busy) until hl_record_leave. */
+uint32_t hl_record_enter_stack (HlThreadBlock *b, uint64_t now, void *entry);
+void     hl_record_leave       (HlThreadBlock *b, uint64_t now);
+
 /* ---- Attach (hl-capture-attach.c, hl-capture-got.c) --------------------- */
 
 /* getenv (NAME), or in an attached process the value the attach's
@@ -847,7 +883,7 @@ hl_attach_note_unknown (void *p)
     hl_attach_count_unknown (hl_real.malloc_usable_size (p));
 }
 
-#define HL_GOT_MAX_TARGETS 32u
+#define HL_GOT_MAX_TARGETS 40u
 /* The functions whose slots are patched: NAMES[i] gets OURS[i]; the
  * functions the program is bound to are looked up now. */
 void     hl_got_set_targets     (const char *const *names, void *const *ours, uint32_t n);

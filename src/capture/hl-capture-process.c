@@ -150,7 +150,9 @@ atfork_child (void)
   hl_sys_rss_reset ();
   hl_modules_reset ();
   hl_thread_after_fork_child ();
+  hl_mmap_after_fork_child ();
   atomic_store (&hl_g.ended, 0);
+  atomic_store (&hl_g.clean_exit, 0);
   atomic_store (&hl_g.exit_status_known, 0);
   if (!hl_g.cfg.follow)
     {

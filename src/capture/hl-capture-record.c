@@ -262,6 +262,22 @@ callsite_free (HlThreadBlock *b,
   e->freed_bytes += size * w;
 }
 
+uint32_t
+hl_record_enter_stack (HlThreadBlock *b,
+                       uint64_t       now,
+                       void          *entry)
+{
+  enter (b);
+  return entry != NULL ? capture_stack (b, now, entry) : 0;
+}
+
+void
+hl_record_leave (HlThreadBlock *b,
+                 uint64_t       now)
+{
+  leave (b, now);
+}
+
 void
 hl_record_alloc (void   *p,
                  size_t  size,

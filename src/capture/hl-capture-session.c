@@ -364,7 +364,7 @@ hl_session_create (void)
       shm_unlink (hl_g.seg_name);
       return -1;
     }
-  void *map = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  void *map = hl_sys_mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   if (map == MAP_FAILED)
     {
       close (fd);
@@ -506,7 +506,7 @@ hl_session_detach (void)
   hl_g.clock_word = hl_clock_none;
   drop_fd ();
   if (hl_g.seg != NULL)
-    munmap (hl_g.seg, hl_g.seg_size);
+    hl_sys_munmap (hl_g.seg, hl_g.seg_size);
   hl_g.seg = NULL;
   hl_g.hdr = NULL;
   hl_g.res = NULL;

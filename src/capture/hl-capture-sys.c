@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -84,6 +85,36 @@ hl_sys_warn (const char *a,
   errno = saved;
 }
 
+/* The preload's own mappings are raw system calls, never the program's
+ * mmap (which the preload interposes: hl-capture-mmap.c). */
+void *
+hl_sys_mmap (void   *addr,
+             size_t  len,
+             int     prot,
+             int     flags,
+             int     fd,
+             off_t   offset)
+{
+  return (void *) syscall (SYS_mmap, addr, len, prot, flags, fd, offset);
+}
+
+int
+hl_sys_munmap (void   *addr,
+               size_t  len)
+{
+  return (int) syscall (SYS_munmap, addr, len);
+}
+
+void *
+hl_sys_mremap (void   *old,
+               size_t  old_len,
+               size_t  new_len,
+               int     flags,
+               void   *new_addr)
+{
+  return (void *) syscall (SYS_mremap, old, old_len, new_len, flags, new_addr);
+}
+
 #define OWN_RANGES_MAX 64u
 
 static HlSysRange own_ranges[OWN_RANGES_MAX];
@@ -92,8 +123,8 @@ static uint32_t   n_own_ranges; /* atomic */
 void *
 hl_sys_map_anon (size_t size)
 {
-  void *p = mmap (NULL, size, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *p = hl_sys_mmap (NULL, size, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     return NULL;
   /* a free entry (one unmapped), else a new one; past the last one the
@@ -131,7 +162,7 @@ hl_sys_unmap_anon (void   *p,
         __atomic_store_n (&own_ranges[i].lo, 0, __ATOMIC_RELEASE);
         break;
       }
-  (void) munmap (p, size);
+  (void) hl_sys_munmap (p, size);
 }
 
 const HlSysRange *
@@ -140,6 +171,21 @@ hl_sys_own_ranges (uint32_t *n)
   uint32_t k = __atomic_load_n (&n_own_ranges, __ATOMIC_ACQUIRE);
   *n = k < OWN_RANGES_MAX ? k : OWN_RANGES_MAX;
   return own_ranges;
+}
+
+/* All signals blocked (OLD: the mask before) / the mask put back: raw
+ * rt_sigprocmask, the kernel's 8-byte set. */
+void
+hl_sys_block_signals (uint64_t *old)
+{
+  uint64_t all = ~(uint64_t) 0;
+  (void) syscall (SYS_rt_sigprocmask, SIG_SETMASK, &all, old, sizeof all);
+}
+
+void
+hl_sys_restore_signals (const uint64_t *old)
+{
+  (void) syscall (SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof *old);
 }
 
 /* The descriptor of /proc/self/statm, kept between samples above 500 (as

@@ -299,3 +299,65 @@ hl_cli_report_print_reachability (HlAnalysis *analysis,
         }
     }
 }
+
+/* ---- Memory beside the heap --------------------------------------------- */
+
+void
+hl_cli_report_print_memory_line (HlRecording *rec)
+{
+  HlMemorySplit m;
+  HlMmapTotals t;
+
+  if (hl_recording_get_memory_split (rec, &m))
+    {
+      g_autofree char *rss = hl_cli_format_size (m.rss_bytes);
+      g_autofree char *heap = hl_cli_format_size (m.heap_bytes);
+      g_autofree char *over = hl_cli_format_size (m.overhead_bytes);
+      g_autofree char *free_b = hl_cli_format_size (m.free_bytes);
+      g_autofree char *mmap_b = hl_cli_format_size (m.mmap_bytes);
+      g_autofree char *other = hl_cli_format_size (m.other_bytes);
+      /* Translators: where the memory the system sees goes, at the
+       * highest RSS the allocator was sampled at */
+      printf (_("  memory:           RSS %s at %.3f s: heap %s, malloc's overhead %s, free inside malloc's arenas %s "
+                "(fragmentation), mmap %s, other %s\n"), rss, m.time_ns / 1e9, heap, over, free_b, mmap_b, other);
+    }
+  hl_recording_get_mmap_totals (rec, &t);
+  if (t.calls > 0)
+    {
+      g_autofree char *live = hl_cli_format_size (t.live_bytes);
+      g_autofree char *peak = hl_cli_format_size (t.peak_bytes);
+      printf (g_dngettext (HL_GETTEXT_PACKAGE,
+                           "  mmap:             %s mapped at the end in %" PRIu64 " region, peak %s at %.3f s, %" PRIu64 " calls\n",
+                           "  mmap:             %s mapped at the end in %" PRIu64 " regions, peak %s at %.3f s, %" PRIu64 " calls\n",
+                           t.regions),
+              live, (uint64_t) t.regions, peak, t.peak_time_ns / 1e9, (uint64_t) t.calls);
+    }
+}
+
+void
+hl_cli_report_print_mmap_sites (HlRecording *rec,
+                                guint        top)
+{
+  g_autoptr (GArray) sites = hl_recording_get_mmap_sites (rec, top);
+
+  if (sites->len == 0)
+    return;
+  printf (_("\nmmap (the program's own anonymous mappings: mapped at the end, the most at once):\n"));
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const HlMmapSite *ms = &g_array_index (sites, HlMmapSite, i);
+      g_autofree char *live = hl_cli_format_size (ms->live_bytes);
+      g_autofree char *peak = hl_cli_format_size (ms->peak_bytes);
+      guint n;
+      const HlFrame * const *frames = hl_recording_get_stack_frames (rec, ms->stack, &n);
+
+      printf (_("  %12s  peak %12s  %" PRIu64 " calls\n"), live, peak, (uint64_t) ms->calls);
+      if (n == 0)
+        printf (_("      (stack not recorded)\n"));
+      for (guint f = 0; f < n; f++)
+        {
+          g_autofree char *text = hl_cli_format_frame (frames[f]);
+          printf ("      %s %s\n", f == 0 ? C_("stack", "at") : "  ", text);
+        }
+    }
+}

@@ -23,3 +23,8 @@ void hl_cli_report_print_reachability_summary (HlRecording *rec);
 /* The TOP stacks of each kind of the leak scan, definitely lost first. */
 void hl_cli_report_print_reachability (HlAnalysis *analysis,
                                        guint       top);
+/* The RSS split at its highest allocator sample and the mappings' totals
+ * (lines of the summary), and the mappings' top call sites. */
+void hl_cli_report_print_memory_line (HlRecording *rec);
+void hl_cli_report_print_mmap_sites  (HlRecording *rec,
+                                      guint        top);

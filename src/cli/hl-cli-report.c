@@ -352,6 +352,7 @@ print_text (const char  *path,
   printf (_("  peak heap:        %s at %.3f s\n"), peak, s.peak_time_ns / 1e9);
   if (s.peak_rss_bytes > 0)
     printf (_("  peak RSS:         %s\n"), rss);
+  hl_cli_report_print_memory_line (rec);
   if (cut_ns != G_MAXUINT64)
     printf (_("  not freed:        %s in %" PRIu64 " blocks by %.3f s (the trace was cut)\n"), leaked,
             (uint64_t) s.leaked_blocks, cut_ns / 1e9);
@@ -421,6 +422,7 @@ print_text (const char  *path,
   for (guint k = 0; k < n_costs; k++)
     if (costs[k] == HL_COST_KIND_LEAKED && not_freed_by == G_MAXUINT64)
       hl_cli_report_print_reachability (analysis, top);
+  hl_cli_report_print_mmap_sites (rec, top);
   hl_cli_report_print_threads (analysis, options->whole);
   if (options->function != NULL)
     hl_cli_report_print_function (analysis, options->function);

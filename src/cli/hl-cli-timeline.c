@@ -37,9 +37,37 @@ csv_field (GString    *out,
   g_string_append_c (out, '"');
 }
 
+/* --memory: the last allocator sample at or before each bucket's end
+ * (zeros before the first): malloc's bytes in use and free inside its
+ * arenas, the program's own mappings. */
+typedef struct
+{
+  guint64 in_use, free_bytes, mmap;
+} MemoryAt;
+
+static GArray *
+memory_of (HlRecording *rec,
+           GArray      *series)
+{
+  guint n, k = 0;
+  const HlAllocatorPoint *pts = hl_recording_get_allocator_samples (rec, &n);
+  GArray *out = g_array_sized_new (FALSE, TRUE, sizeof (MemoryAt), series->len);
+  MemoryAt m = { 0, 0, 0 };
+
+  for (guint i = 0; i < series->len; i++)
+    {
+      const HlSeriesBucket *b = &g_array_index (series, HlSeriesBucket, i);
+      for (; k < n && pts[k].time_ns < b->end_ns; k++)
+        m = (MemoryAt) { pts[k].in_use_bytes + pts[k].mmapped_chunks_bytes, pts[k].free_bytes, pts[k].mmap_bytes };
+      g_array_append_val (out, m);
+    }
+  return out;
+}
+
 static void
 print_csv (GArray             *series,
-           const HlSiteSeries *sites)
+           const HlSiteSeries *sites,
+           GArray             *memory)
 {
   g_autoptr (GString) out = g_string_new ("start_ns,end_ns,heap_min_bytes,heap_max_bytes,rss_bytes,allocations,bytes_allocated");
   guint n_sites = sites != NULL ? sites->sites->len : 0;
@@ -55,6 +83,8 @@ print_csv (GArray             *series,
         }
       g_string_append (out, ",heap_end_bytes");
     }
+  if (memory != NULL)
+    g_string_append (out, ",malloc_in_use_bytes,malloc_free_bytes,mmap_bytes");
   g_string_append_c (out, '\n');
   for (guint i = 0; i < series->len; i++)
     {
@@ -66,6 +96,12 @@ print_csv (GArray             *series,
       for (guint k = 0; sites != NULL && k <= n_sites; k++)
         g_string_append_printf (out, ",%" G_GUINT64_FORMAT,
                                 g_array_index (sites->bytes, guint64, (gsize) i * (n_sites + 1) + k));
+      if (memory != NULL)
+        {
+          const MemoryAt *m = &g_array_index (memory, MemoryAt, i);
+          g_string_append_printf (out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, m->in_use,
+                                  m->free_bytes, m->mmap);
+        }
       g_string_append_c (out, '\n');
     }
   fwrite (out->str, 1, out->len, stdout);
@@ -81,7 +117,8 @@ static const HlJsonLayout timeline_layout[] = {
 static void
 print_json (const char         *path,
             GArray             *series,
-            const HlSiteSeries *sites)
+            const HlSiteSeries *sites,
+            GArray             *memory)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -129,6 +166,13 @@ print_json (const char         *path,
           json_builder_end_array (b);
           hl_json_add_uint (b, "heap_end", row[n_sites]);
         }
+      if (memory != NULL)
+        {
+          const MemoryAt *m = &g_array_index (memory, MemoryAt, i);
+          hl_json_add_uint (b, "malloc_in_use", m->in_use);
+          hl_json_add_uint (b, "malloc_free", m->free_bytes);
+          hl_json_add_uint (b, "mmap", m->mmap);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -152,7 +196,8 @@ hl_cli_timeline (int    argc,
   g_autoptr (HlSiteSeries) sites = NULL;
   HlCliFilterOptions opts = { 0 };
   int buckets = 100, n_sites = 0, status;
-  gboolean json = FALSE;
+  gboolean json = FALSE, with_memory = FALSE;
+  g_autoptr (GArray) memory = NULL;
   guint64 t0 = 0, t1 = HL_TIME_END;
   GOptionEntry entries[] = {
     { "buckets", 'n', 0, G_OPTION_ARG_INT, &buckets, N_("Time buckets (default 100)"), "N" },
@@ -160,6 +205,7 @@ hl_cli_timeline (int    argc,
     { "from", 0, 0, G_OPTION_ARG_STRING, &opts.from, N_("From time T (ns, or 20ms, 1.5s, or @MARK, @MARK#N)"), "T" },
     { "to", 0, 0, G_OPTION_ARG_STRING, &opts.to, N_("Until time T (or @MARK)"), "T" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("JSON instead of CSV"), NULL },
+    { "memory", 0, 0, G_OPTION_ARG_NONE, &with_memory, N_("Also malloc's bytes in use and free, and the program's own mappings"), NULL },
     { NULL }
   };
 
@@ -195,9 +241,11 @@ hl_cli_timeline (int    argc,
   hl_series_hold_rss (series); /* the largest sample in a bucket, else the last one before */
   if (n_sites > 0)
     sites = hl_recording_get_site_series (rec, t0, t1, (guint) buckets, (guint) n_sites);
+  if (with_memory)
+    memory = memory_of (rec, series);
   if (json)
-    print_json (argv[1], series, sites);
+    print_json (argv[1], series, sites, memory);
   else
-    print_csv (series, sites);
+    print_csv (series, sites, memory);
   return 0;
 }

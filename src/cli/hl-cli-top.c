@@ -434,6 +434,23 @@ render (Top     *top,
   g_string_append_printf (out, _("heap       %s   peak %s at %.2f s\n"), heap, peak,
                           (double) t.peak_heap_time_ns / 1e9);
   g_string_append_printf (out, _("rss        %s   peak %s\n"), rss, prss);
+  if (t.malloc_sample_ns != 0)
+    {
+      char in_use[32], free_b[32], own[32];
+      human (in_use, sizeof in_use, t.malloc_in_use_bytes);
+      human (free_b, sizeof free_b, t.malloc_free_bytes);
+      human (own, sizeof own, t.malloc_mmapped_bytes);
+      /* Translators: glibc's mallinfo2() at its last sample */
+      g_string_append_printf (out, _("malloc     in use %s   free inside its arenas %s   its own mappings %s   (at %.2f s)\n"),
+                              in_use, free_b, own, (double) t.malloc_sample_ns / 1e9);
+    }
+  if (t.peak_mmap_bytes != 0)
+    {
+      char maps[32], pmaps[32];
+      human (maps, sizeof maps, t.mmap_bytes);
+      human (pmaps, sizeof pmaps, t.peak_mmap_bytes);
+      g_string_append_printf (out, _("mmap       %s in %" PRIu64 " regions   peak %s\n"), maps, t.mmap_regions, pmaps);
+    }
   g_string_append_printf (out, _("rate       %.0f allocations/s   total %" PRIu64 " allocations, %" PRIu64 " frees\n"),
                           alloc_rate (top, &t), t.n_allocs, t.n_frees);
   g_string_append_printf (out, _("live       %" PRIu64 " blocks\n"), t.n_allocs > t.n_frees ? t.n_allocs - t.n_frees : 0);

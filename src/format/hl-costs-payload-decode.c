@@ -543,6 +543,46 @@ get_reach (Dec            *d,
   return !d->bad;
 }
 
+/* Memory beside the heap: allocator samples, the mappings' totals and
+ * sites (each stack id within 32 bits, as the trace's). */
+static bool
+get_sysmem (Dec            *d,
+            HlCostsPayload *p)
+{
+  p->n_allocator = get_count (d, 9, "the allocator sample count");
+  if (!alloc_array (d, &p->allocator, p->n_allocator, sizeof *p->allocator))
+    return false;
+  for (size_t i = 0; i < p->n_allocator && !d->bad; i++)
+    {
+      HlCostsAllocator *a = &p->allocator[i];
+      uint64_t *v[] = { &a->time_ns, &a->flags, &a->rss_bytes, &a->heap_bytes, &a->mmap_bytes,
+                        &a->arena_bytes, &a->in_use_bytes, &a->free_bytes, &a->mmapped_chunks_bytes };
+      for (unsigned k = 0; k < 9; k++)
+        *v[k] = get (d, "an allocator sample");
+    }
+  p->mmap.calls = get (d, "the mappings' totals");
+  p->mmap.bytes = get (d, "the mappings' totals");
+  p->mmap.live_bytes = get (d, "the mappings' totals");
+  p->mmap.peak_bytes = get (d, "the mappings' totals");
+  p->mmap.peak_time_ns = get (d, "the mappings' totals");
+  p->mmap.regions = get (d, "the mappings' totals");
+  p->n_mmap_sites = get_count (d, 5, "the mapping site count");
+  if (!alloc_array (d, &p->mmap_sites, p->n_mmap_sites, sizeof *p->mmap_sites))
+    return false;
+  for (size_t i = 0; i < p->n_mmap_sites && !d->bad; i++)
+    {
+      HlCostsMmapSite *m = &p->mmap_sites[i];
+      m->stack_id = get (d, "a mapping site");
+      m->calls = get (d, "a mapping site");
+      m->bytes = get (d, "a mapping site");
+      m->live_bytes = get (d, "a mapping site");
+      m->peak_bytes = get (d, "a mapping site");
+      if (m->stack_id > UINT32_MAX)
+        return fail (d, HL_FORMAT_ERROR_CORRUPT, "a mapping site's stack id");
+    }
+  return !d->bad;
+}
+
 int
 hl_costs_payload_decode (const uint8_t  *data,
                          size_t          len,
@@ -553,11 +593,11 @@ hl_costs_payload_decode (const uint8_t  *data,
 
   memset (out, 0, sizeof *out);
   if (get_head (&d, out) && get_stacks (&d, out) && get_series (&d, out) && get_costs_all (&d, out)
-      && get_reach (&d, out))
+      && get_reach (&d, out) && get_sysmem (&d, out))
     {
       if (d.p == d.end)
         return 0;
-      fail (&d, HL_FORMAT_ERROR_CORRUPT, "bytes after the leak scan");
+      fail (&d, HL_FORMAT_ERROR_CORRUPT, "bytes after the mapping sites");
     }
   hl_costs_payload_clear (out);
   return -1;
@@ -582,5 +622,7 @@ hl_costs_payload_clear (HlCostsPayload *p)
   free (p->thread_costs);
   free (p->pairs);
   free (p->reach_records);
+  free (p->allocator);
+  free (p->mmap_sites);
   memset (p, 0, sizeof *p);
 }

@@ -393,5 +393,31 @@ hl_costs_payload_encode (const HlCostsPayload *p,
           prev_id = p->reach_records[i].id;
         }
     }
+  /* memory beside the heap: allocator samples, the mappings' totals and sites */
+  put (e, p->n_allocator);
+  for (size_t i = 0; i < p->n_allocator; i++)
+    {
+      const HlCostsAllocator *a = &p->allocator[i];
+      const uint64_t v[] = { a->time_ns, a->flags, a->rss_bytes, a->heap_bytes, a->mmap_bytes,
+                             a->arena_bytes, a->in_use_bytes, a->free_bytes, a->mmapped_chunks_bytes };
+      for (unsigned k = 0; k < 9; k++)
+        put (e, v[k]);
+    }
+  put (e, p->mmap.calls);
+  put (e, p->mmap.bytes);
+  put (e, p->mmap.live_bytes);
+  put (e, p->mmap.peak_bytes);
+  put (e, p->mmap.peak_time_ns);
+  put (e, p->mmap.regions);
+  put (e, p->n_mmap_sites);
+  for (size_t i = 0; i < p->n_mmap_sites; i++)
+    {
+      const HlCostsMmapSite *m = &p->mmap_sites[i];
+      put (e, m->stack_id);
+      put (e, m->calls);
+      put (e, m->bytes);
+      put (e, m->live_bytes);
+      put (e, m->peak_bytes);
+    }
   return e->oom ? -1 : 0;
 }

@@ -221,6 +221,82 @@ decode_info (HlEventCursor *c, Dec *d, HlEvent *ev)
   return true;
 }
 
+/* A skippable event this reader knows (MMAP, MUNMAP, MREMAP, ALLOCATOR):
+ * its fields are read inside its LEN bytes, the rest (fields of a newer
+ * minor version) stepped over. */
+static bool
+decode_skippable (HlEventCursor *c, Dec *d, uint8_t type, HlEvent *ev)
+{
+  uint64_t len;
+  if (!get_u (d, &len, "event length"))
+    return false;
+  if (len > (uint64_t) (d->end - d->p))
+    {
+      d->what = "event length";
+      return false;
+    }
+  const uint8_t *next = d->p + len;
+  Dec in = *d;
+  in.end = next;
+  uint64_t v[9];
+  size_t k = type == HL_EVENT_MMAP ? 5 : type == HL_EVENT_MUNMAP ? 2 : type == HL_EVENT_MREMAP ? 6 : 9;
+  for (size_t i = 0; i < k; i++)
+    if (!get_u (&in, &v[i], "field"))
+      {
+        d->what = "field beyond the event's length";
+        d->p = next;
+        return false;
+      }
+  switch (type)
+    {
+    case HL_EVENT_MMAP:
+      if (v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX || v[0] + v[1] < v[0])
+        {
+          d->what = "mmap fields";
+          return false;
+        }
+      ev->u.mmap.address = v[0];
+      ev->u.mmap.size = v[1];
+      ev->u.mmap.stack_id = (uint32_t) v[2];
+      ev->u.mmap.prot = (uint32_t) v[3];
+      ev->u.mmap.flags = (uint32_t) v[4];
+      break;
+    case HL_EVENT_MUNMAP:
+      if (v[0] + v[1] < v[0])
+        {
+          d->what = "munmap range";
+          return false;
+        }
+      ev->u.munmap.address = v[0];
+      ev->u.munmap.size = v[1];
+      break;
+    case HL_EVENT_MREMAP:
+      if (v[4] > UINT32_MAX || v[5] > UINT32_MAX || v[0] + v[1] < v[0] || v[2] + v[3] < v[2])
+        {
+          d->what = "mremap fields";
+          return false;
+        }
+      ev->u.mremap.old_address = v[0];
+      ev->u.mremap.old_size = v[1];
+      ev->u.mremap.address = v[2];
+      ev->u.mremap.size = v[3];
+      ev->u.mremap.stack_id = (uint32_t) v[4];
+      ev->u.mremap.flags = (uint32_t) v[5];
+      break;
+    default:
+      if (v[0] > UINT32_MAX)
+        {
+          d->what = "allocator flags";
+          return false;
+        }
+      c->allocator = (HlAllocatorSample) { (uint32_t) v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] };
+      ev->u.allocator = &c->allocator;
+      break;
+    }
+  d->p = next;
+  return true;
+}
+
 static int
 fail (HlEventCursor *c, HlFormatError *err, HlFormatStatus code, uint64_t offset,
       const char *what, unsigned type)
@@ -431,6 +507,12 @@ hl_event_cursor_next_general (HlEventCursor *c,
               }
             break;
           }
+        case HL_EVENT_MMAP:
+        case HL_EVENT_MUNMAP:
+        case HL_EVENT_MREMAP:
+        case HL_EVENT_ALLOCATOR:
+          ok = decode_skippable (c, &d, type, ev);
+          break;
         default:
           if (type < HL_EVENT_FIRST_SKIPPABLE)
             return fail (c, err, HL_FORMAT_ERROR_UNSUPPORTED, ev_offset,

@@ -393,6 +393,15 @@ hl_shm_reader_totals (HlShmReader *r, HlShmTotals *out, HlFormatError *err)
   out->n_samples = LOAD (&c->n_samples_atomic);
   out->fp_checks = LOAD (&c->fp_checks_atomic);
   out->fp_mismatches = LOAD (&c->fp_mismatches_atomic);
+  const HlShmHeader *h = (const HlShmHeader *) r->base;
+  out->mmap_bytes = LOAD (&h->mmap_bytes_atomic);
+  out->peak_mmap_bytes = LOAD (&h->peak_mmap_bytes_atomic);
+  out->mmap_regions = LOAD (&h->mmap_regions_atomic);
+  out->malloc_sample_ns = LOAD_ACQ (&h->malloc_sample_ns_atomic);
+  out->malloc_arena_bytes = LOAD (&h->malloc_arena_bytes_atomic);
+  out->malloc_in_use_bytes = LOAD (&h->malloc_in_use_bytes_atomic);
+  out->malloc_free_bytes = LOAD (&h->malloc_free_bytes_atomic);
+  out->malloc_mmapped_bytes = LOAD (&h->malloc_mmapped_bytes_atomic);
   for (int i = 0; i < HL_SHM_THREAD_SLOTS; i++)
     {
       const HlShmThreadCounters *t = &c->threads[i];

@@ -45,6 +45,7 @@ drop_name (uint32_t reason)
     case HL_DROP_LIVE_TABLE: return "live-table";
     case HL_DROP_CALLSITE: return "callsite-table";
     case HL_DROP_METADATA: return "metadata";
+    case HL_DROP_MMAP_TABLE: return "mmap-table";
     default: return "unknown";
     }
 }
@@ -177,6 +178,29 @@ hl_trace_dump_event (FILE *out, const HlEvent *ev)
         fprintf (out, " n=%" PRIu64, r.left);
         while (hl_reach_next (&r, &rec))
           fprintf (out, " %" PRIu64 ":%s:%" PRIu32 ":%" PRIu64, rec.id, kinds[rec.kind], rec.stack_id, rec.size);
+        break;
+      }
+    case HL_EVENT_MMAP:
+      fprintf (out, "MMAP addr=0x%" PRIx64 " size=%" PRIu64 " stack=%" PRIu32 " prot=%" PRIu32 " flags=0x%" PRIx32,
+               ev->u.mmap.address, ev->u.mmap.size, ev->u.mmap.stack_id, ev->u.mmap.prot, ev->u.mmap.flags);
+      break;
+    case HL_EVENT_MUNMAP:
+      fprintf (out, "MUNMAP addr=0x%" PRIx64 " size=%" PRIu64, ev->u.munmap.address, ev->u.munmap.size);
+      break;
+    case HL_EVENT_MREMAP:
+      fprintf (out, "MREMAP old=0x%" PRIx64 " old_size=%" PRIu64 " addr=0x%" PRIx64 " size=%" PRIu64
+               " stack=%" PRIu32 " flags=0x%" PRIx32,
+               ev->u.mremap.old_address, ev->u.mremap.old_size, ev->u.mremap.address, ev->u.mremap.size,
+               ev->u.mremap.stack_id, ev->u.mremap.flags);
+      break;
+    case HL_EVENT_ALLOCATOR:
+      {
+        const HlAllocatorSample *a = ev->u.allocator;
+        fprintf (out, "ALLOCATOR flags=%" PRIu32 " rss=%" PRIu64 " heap=%" PRIu64 " mmap=%" PRIu64
+                 " arena=%" PRIu64 " in_use=%" PRIu64 " free=%" PRIu64 " mmapped_chunks_bytes=%" PRIu64
+                 " mmapped_chunks=%" PRIu64,
+                 a->flags, a->rss_bytes, a->heap_bytes, a->mmap_bytes, a->arena_bytes, a->in_use_bytes,
+                 a->free_bytes, a->mmapped_chunks_bytes, a->mmapped_chunks);
         break;
       }
     default:

@@ -451,6 +451,72 @@ hl_packet_writer_dropped (HlPacketWriter *w,
   return event_end (w, p);
 }
 
+/* A skippable event (type >= 64): its length is written before the
+ * payload; the payload of K varints is built after a one-byte length
+ * placeholder and moved when the length takes more (it never does:
+ * K <= 9 varints are at most 90 bytes, whose length is one byte below 128). */
+static HlWriteStatus
+write_skippable (HlPacketWriter *w, uint64_t time_ns, uint8_t type,
+                 const uint64_t *v, size_t k)
+{
+  if (!has_room (w, EVENT_BOUND (k + 1, 0)))
+    return HL_WRITE_FULL;
+  uint8_t *p = event_start (w, type, time_ns);
+  uint8_t *len = p++;
+  uint8_t *q = p;
+  for (size_t i = 0; i < k; i++)
+    q = hl_varint_put (q, v[i]);
+  *len = (uint8_t) (q - p); /* < 128: one varint byte */
+  return event_end (w, q);
+}
+
+HlWriteStatus
+hl_packet_writer_mmap (HlPacketWriter *w,
+                       uint64_t        time_ns,
+                       uint64_t        address,
+                       uint64_t        size,
+                       uint32_t        stack_id,
+                       uint32_t        prot,
+                       uint32_t        flags)
+{
+  const uint64_t v[] = { address, size, stack_id, prot, flags };
+  return write_skippable (w, time_ns, HL_EVENT_MMAP, v, 5);
+}
+
+HlWriteStatus
+hl_packet_writer_munmap (HlPacketWriter *w,
+                         uint64_t        time_ns,
+                         uint64_t        address,
+                         uint64_t        size)
+{
+  const uint64_t v[] = { address, size };
+  return write_skippable (w, time_ns, HL_EVENT_MUNMAP, v, 2);
+}
+
+HlWriteStatus
+hl_packet_writer_mremap (HlPacketWriter *w,
+                         uint64_t        time_ns,
+                         uint64_t        old_address,
+                         uint64_t        old_size,
+                         uint64_t        address,
+                         uint64_t        size,
+                         uint32_t        stack_id,
+                         uint32_t        flags)
+{
+  const uint64_t v[] = { old_address, old_size, address, size, stack_id, flags };
+  return write_skippable (w, time_ns, HL_EVENT_MREMAP, v, 6);
+}
+
+HlWriteStatus
+hl_packet_writer_allocator (HlPacketWriter          *w,
+                            uint64_t                 time_ns,
+                            const HlAllocatorSample *s)
+{
+  const uint64_t v[] = { s->flags, s->rss_bytes, s->heap_bytes, s->mmap_bytes, s->arena_bytes,
+                         s->in_use_bytes, s->free_bytes, s->mmapped_chunks_bytes, s->mmapped_chunks };
+  return write_skippable (w, time_ns, HL_EVENT_ALLOCATOR, v, 9);
+}
+
 HlWriteStatus
 hl_packet_writer_end (HlPacketWriter *w,
                       uint64_t        time_ns,

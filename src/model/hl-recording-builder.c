@@ -926,6 +926,19 @@ hl_recording_load_apply_event (HlRecording   *rec,
     case HL_EVENT_DROPPED:
       hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
       break;
+    case HL_EVENT_MMAP:
+      hl_recording_append_mmap (rec, ev->time_ns, ev->u.mmap.address, ev->u.mmap.size, ev->u.mmap.stack_id);
+      break;
+    case HL_EVENT_MUNMAP:
+      hl_recording_append_munmap (rec, ev->time_ns, ev->u.munmap.address, ev->u.munmap.size);
+      break;
+    case HL_EVENT_MREMAP:
+      hl_recording_append_mremap (rec, ev->time_ns, ev->u.mremap.old_address, ev->u.mremap.old_size,
+                                  ev->u.mremap.address, ev->u.mremap.size, ev->u.mremap.stack_id);
+      break;
+    case HL_EVENT_ALLOCATOR:
+      hl_recording_append_allocator (rec, ev->time_ns, ev->u.allocator);
+      break;
     case HL_EVENT_INFO:
       for (guint32 i = 0; i < ev->u.info.n; i++)
         hl_recording_append_info (rec, ev->u.info.keys[i], ev->u.info.values[i]);

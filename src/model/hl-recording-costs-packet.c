@@ -99,6 +99,8 @@ serialize (HlRecording    *self,
   g_autofree guint32 *owners = NULL;
   g_autofree HlCostsPair *pairs = NULL;
   g_autofree HlReachRecord *reach = NULL;
+  g_autofree HlCostsAllocator *allocator = NULL;
+  g_autofree HlCostsMmapSite *mmap_sites = NULL;
   const HlMark *marks;
   HlSizeHistogram histogram;
 
@@ -243,6 +245,7 @@ serialize (HlRecording    *self,
         }
       qsort (reach, p.n_reach, sizeof *reach, reach_by_id);
     }
+  hl_recording_sysmem_to_payload (self, &p, &allocator, &mmap_sites);
   return hl_costs_payload_encode (&p, out) == 0;
 }
 
@@ -390,6 +393,7 @@ fill (HlRecording          *self,
       HlDropSample d = { p->drops[i].time_ns, p->drops[i].count };
       g_array_append_val (self->drops, d);
     }
+  hl_recording_sysmem_from_payload (self, p);
   for (gsize i = 0; i < p->n_meta; i++)
     {
       HlMetaInterval m = { 0 };

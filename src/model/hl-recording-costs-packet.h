@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 
 /* Bump when a cost rule or what a costs-only recording holds changes: an
  * older packet is then ignored. */
-#define HL_COSTS_PACKET_MODEL_VERSION 3u
+#define HL_COSTS_PACKET_MODEL_VERSION 3u /* 3: the leak scan, the allocator samples and the mappings */
 
 /* How a payload holds the stacks' frames: INLINE (a trie of frames), or
  * BY_REFERENCE to the trace's own STACK events, which the reader then

@@ -85,6 +85,14 @@ hl_decoded_batch_add (HlDecodedBatch *b,
         ? (const guint8 *) g_string_chunk_insert_len (b->strings, (const char *) ev->u.reach.data, ev->u.reach.size)
         : NULL;
       break;
+    case HL_EVENT_ALLOCATOR:
+      {
+        /* the sample lives in the cursor */
+        HlAllocatorSample *s = g_memdup2 (ev->u.allocator, sizeof *ev->u.allocator);
+        g_ptr_array_add (b->blocks, s);
+        copy.u.allocator = s;
+      }
+      break;
     case HL_EVENT_INFO:
       {
         const char **keys = g_new (const char *, ev->u.info.n + 1);

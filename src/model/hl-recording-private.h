@@ -12,6 +12,7 @@
 #include "hl-recording-tables.h"
 #include "hl-recording-builder.h"
 #include "hl-recording-aggregate.h"
+#include "hl-recording-sysmem.h"
 
 G_BEGIN_DECLS
 
@@ -82,6 +83,7 @@ struct _HlRecording
   gboolean      reach_present;
   HlReachability reach;
   GArray       *reach_blocks;
+  HlSysmem     *sysmem;          /* mappings and allocator samples, NULL when none (hl-recording-sysmem.c) */
 
   /* Stacks: trace id → internal index; addresses per stack. */
   GArray       *stack_ids;       /* guint32 by trace stack id: index + 1, 0 = unseen */

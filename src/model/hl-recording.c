@@ -34,6 +34,7 @@ hl_recording_finalize (GObject *object)
   g_clear_pointer (&self->checkpoints, g_array_unref);
   g_clear_pointer (&self->time_blocks, g_array_unref);
   g_clear_pointer (&self->counters, g_array_unref);
+  g_clear_pointer (&self->sysmem, hl_sysmem_free);
   g_clear_pointer (&self->drops, g_array_unref);
   g_clear_pointer (&self->reach_blocks, g_array_unref);
   g_clear_pointer (&self->meta, g_array_unref);

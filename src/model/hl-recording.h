@@ -327,4 +327,78 @@ HlSiteSeries        *hl_recording_get_site_series (HlRecording *self,
 void                 hl_site_series_free          (HlSiteSeries *series);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlSiteSeries, hl_site_series_free)
 
+/* ---- Where the memory the system sees goes ----------------------------- */
+
+/* An allocator sample (ALLOCATOR events): the RSS, the heap and the
+ * program's mappings at that time, and with HAVE_MALLINFO glibc's
+ * mallinfo2() figures. */
+typedef struct
+{
+  guint64  time_ns;
+  gboolean have_mallinfo;
+  guint64  rss_bytes;
+  guint64  heap_bytes;
+  guint64  mmap_bytes;
+  guint64  arena_bytes;          /* malloc's arenas, from the system */
+  guint64  in_use_bytes;         /* in use inside them (with chunk headers) */
+  guint64  free_bytes;           /* free inside them */
+  guint64  mmapped_chunks_bytes; /* blocks malloc mapped on their own */
+} HlAllocatorPoint;
+
+const HlAllocatorPoint *hl_recording_get_allocator_samples (HlRecording *self,
+                                                            guint       *n_samples);
+
+/* The program's own anonymous mappings (MMAP events) of one stack: calls,
+ * bytes mapped over the run, mapped at the end, and the most mapped at
+ * once. */
+typedef struct
+{
+  HlStackId stack;
+  guint64   calls;
+  guint64   bytes;
+  guint64   live_bytes;
+  guint64   peak_bytes;
+} HlMmapSite;
+
+typedef struct
+{
+  guint64 calls;
+  guint64 bytes;
+  guint64 live_bytes;            /* mapped at the end */
+  guint64 peak_bytes;            /* the most at once */
+  guint64 peak_time_ns;
+  guint64 regions;               /* at the end */
+} HlMmapTotals;
+
+void    hl_recording_get_mmap_totals (HlRecording  *self,
+                                      HlMmapTotals *out);
+/* HlMmapSite, the most mapped at the end first, then the highest peak;
+ * at most TOP (0: all). */
+GArray *hl_recording_get_mmap_sites  (HlRecording  *self,
+                                      guint         top);
+
+/* The RSS at its highest allocator sample with mallinfo figures, split:
+ * heap (the program's blocks), malloc's overhead (its chunks' headers and
+ * rounding: in use plus its own mappings, less the heap), free inside its
+ * arenas (fragmentation and the top chunk), the program's mappings, and
+ * the rest (stacks, code, data, libraries' own); the parts are the
+ * allocator's and the kernel's virtual sizes, so OTHER is 0 when they add
+ * up to more than the RSS (part of them not resident). FALSE when the
+ * recording has no such sample (another allocator than glibc's, an older
+ * preload). */
+typedef struct
+{
+  guint64 time_ns;
+  guint64 rss_bytes;
+  guint64 heap_bytes;
+  guint64 overhead_bytes;
+  guint64 free_bytes;
+  guint64 mmap_bytes;
+  guint64 other_bytes;
+  guint64 arena_bytes;
+} HlMemorySplit;
+
+gboolean hl_recording_get_memory_split (HlRecording   *self,
+                                        HlMemorySplit *out);
+
 G_END_DECLS

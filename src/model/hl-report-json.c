@@ -317,6 +317,71 @@ add_top (JsonBuilder      *b,
   json_builder_end_object (b);
 }
 
+/* memory: the RSS at its highest allocator sample, split (null without
+ * one); mmap: the program's own anonymous mappings and their top sites
+ * (docs/cli.md). */
+static void
+add_memory (JsonBuilder *b,
+            HlRecording *rec,
+            guint        top)
+{
+  HlMemorySplit m;
+  HlMmapTotals t;
+  guint n_samples;
+  g_autoptr (GArray) sites = hl_recording_get_mmap_sites (rec, top);
+
+  (void) hl_recording_get_allocator_samples (rec, &n_samples);
+  if (hl_recording_get_memory_split (rec, &m))
+    {
+      json_builder_set_member_name (b, "memory");
+      json_builder_begin_object (b);
+      hl_json_add_uint (b, "time_ns", m.time_ns);
+      hl_json_add_uint (b, "rss_bytes", m.rss_bytes);
+      hl_json_add_uint (b, "heap_bytes", m.heap_bytes);
+      hl_json_add_uint (b, "allocator_overhead_bytes", m.overhead_bytes);
+      hl_json_add_uint (b, "allocator_free_bytes", m.free_bytes);
+      hl_json_add_uint (b, "mmap_bytes", m.mmap_bytes);
+      hl_json_add_uint (b, "other_bytes", m.other_bytes);
+      hl_json_add_uint (b, "arena_bytes", m.arena_bytes);
+      hl_json_add_uint (b, "samples", n_samples);
+      json_builder_end_object (b);
+    }
+  else
+    hl_json_add_null (b, "memory");
+
+  hl_recording_get_mmap_totals (rec, &t);
+  json_builder_set_member_name (b, "mmap");
+  json_builder_begin_object (b);
+  hl_json_add_uint (b, "calls", t.calls);
+  hl_json_add_uint (b, "bytes", t.bytes);
+  hl_json_add_uint (b, "live_bytes", t.live_bytes);
+  hl_json_add_uint (b, "peak_bytes", t.peak_bytes);
+  hl_json_add_uint (b, "peak_time_ns", t.peak_time_ns);
+  hl_json_add_uint (b, "regions", t.regions);
+  json_builder_set_member_name (b, "sites");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const HlMmapSite *ms = &g_array_index (sites, HlMmapSite, i);
+      guint n;
+      const HlFrame * const *frames = hl_recording_get_stack_frames (rec, ms->stack, &n);
+
+      json_builder_begin_object (b);
+      hl_json_add_uint (b, "calls", ms->calls);
+      hl_json_add_uint (b, "bytes", ms->bytes);
+      hl_json_add_uint (b, "live_bytes", ms->live_bytes);
+      hl_json_add_uint (b, "peak_bytes", ms->peak_bytes);
+      json_builder_set_member_name (b, "stack");
+      json_builder_begin_array (b);
+      for (guint f = 0; f < n; f++)
+        hl_report_json_add_frame (b, frames[f]);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 static void
 add_modules_and_warnings (JsonBuilder *b,
                           HlRecording *rec)
@@ -384,6 +449,7 @@ build_report (const char            *path,
       g_autoptr (HlLifetimes) lt = hl_analysis_get_lifetimes (analysis, NULL);
       hl_report_json_add_lifetimes (b, analysis, lt, top);
     }
+  add_memory (b, rec, top);
   add_modules_and_warnings (b, rec);
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -406,6 +472,8 @@ static const HlJsonLayout report_layout[] = {
   { "function/matches/*", "\n        ", "\n        ", "\n      " },
   { "function/matches/*/callers", "\n          ", "\n          ", "\n        " },
   { "function/matches/*/callees", "\n          ", "\n          ", "\n        " },
+  { "mmap",     "\n    ",    "\n    ",    "\n  " },
+  { "mmap/sites", "\n      ", "\n      ", "\n    " },
   { "lifetimes", "\n    ",   "\n    ",    "\n  " },
   { "lifetimes/sites", "\n      ", "\n      ", "\n    " },
   { "lifetimes/short_lived", "\n      ", "\n      ", "\n    " },

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "hl-app-test.h"
@@ -397,6 +398,57 @@ test_open_leak_scan (void)
   g_rmdir (dir);
 }
 
+/* A recording of t-sysmem (tests/capture): the summary's sentence splits
+ * the RSS, its mmap part the bytes /proc/self/smaps gave the program at
+ * its end (issue 30 point 2). */
+static void
+test_open_memory (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("hl-test-memory-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "sysmem.hltrace", NULL);
+  g_autofree char *log = g_build_filename (dir, "sysmem.log", NULL);
+  g_autofree char *cli = hl_app_test_build_path ("src/cli", "heaplens-cli");
+  g_autofree char *target = hl_app_test_build_path ("tests/capture", "t-sysmem");
+  char *argv[] = { cli, (char *) "record", (char *) "-o", path, (char *) "--", target, log, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gint status = -1;
+  g_auto(GStrv) env = g_environ_unsetenv (g_get_environ (), "LD_PRELOAD");
+  g_assert_true (g_spawn_sync (NULL, argv, env, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  const char *end = strstr (text, "smaps end ");
+  g_assert_nonnull (end);
+  g_autofree char *mapped = hl_format_size (g_ascii_strtoull (end + 10, NULL, 10));
+  g_autofree char *want = g_strdup_printf (", mmap %s, other ", mapped);
+
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  hl_application_open_file (app, file);
+  HlWindow *window = the_window ();
+  hl_app_test_wait_for_page (window, "views");
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  const char *sentence = hl_summary_view_get_memory (summary);
+  g_assert_nonnull (sentence);
+  g_assert_true (g_str_has_prefix (sentence, "RSS "));
+  g_assert_nonnull (strstr (sentence, "free inside malloc's arenas"));
+  g_assert_nonnull (strstr (sentence, want));
+  for (int i = 0; i < 40; i++)
+    {
+      g_usleep (20000); /* the loading overlay fades out */
+      hl_app_test_spin_a_little ();
+    }
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "memory-1400");
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "memory-800");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_unlink (log);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -414,6 +466,7 @@ main (int   argc,
   g_test_add_func ("/open-trace/not-a-trace", test_open_not_a_trace);
   g_test_add_func ("/open-trace/sampled", test_open_sampled);
   g_test_add_func ("/open-trace/leak-scan", test_open_leak_scan);
+  g_test_add_func ("/open-trace/memory", test_open_memory);
   g_test_add_func ("/open-trace/saved-costs-first", test_open_saved_costs_first);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));

@@ -203,6 +203,52 @@ pack (const double rgb[3])
   return ((guint32) (rgb[0] * 255) << 16) | ((guint32) (rgb[1] * 255) << 8) | (guint32) (rgb[2] * 255);
 }
 
+/* Memory beside the heap: the free space inside malloc's arenas and the
+ * program's own mappings stacked on the heap, in their colours (over the
+ * white background at 55 %), under the RSS line; none where a bucket has
+ * none (issue 30 point 2). */
+static void
+test_draw_memory (void)
+{
+  g_autoptr(HlTimelineData) data = hl_timeline_data_new (1000 * MS);
+  HlTimelineLayout lay;
+  cairo_surface_t *s;
+  double bottom, free_c[3], mmap_c[3];
+  guint32 want_free, want_mmap;
+
+  for (guint i = 0; i < 10; i++)
+    {
+      /* heap 1 MiB, then 1 MiB free and 1 MiB mapped from 500 ms on; RSS 4 MiB */
+      HlTimelineBucket b = { .time_ns = i * 100 * MS, .heap_min = MIB, .heap_max = MIB, .rss = 4 * MIB,
+                             .malloc_free = i >= 5 ? MIB : 0, .mmap = i >= 5 ? MIB : 0, .n_allocs = 1 };
+      hl_timeline_data_add_bucket (data, &b);
+    }
+  g_assert_true (hl_timeline_data_has_memory (data));
+  s = draw_to_surface (data, "timeline-memory.png");
+  hl_timeline_layout (data, &draw_vp, &lay);
+  bottom = lay.chart_y + lay.chart_height;
+  hl_timeline_malloc_free_color (FALSE, free_c);
+  hl_timeline_mmap_color (FALSE, mmap_c);
+  /* 55 % over white */
+  for (int k = 0; k < 3; k++)
+    {
+      free_c[k] = 0.55 * free_c[k] + 0.45;
+      mmap_c[k] = 0.55 * mmap_c[k] + 0.45;
+    }
+  want_free = pack (free_c);
+  want_mmap = pack (mmap_c);
+  /* the chart's scale is RSS's 4 MiB (or a round tick above it): 1.5 MiB
+   * and 2.5 MiB are in the free and the mapped band at 700 ms (x 280) */
+  double per_mib = lay.chart_height / ((double) lay.axis.top / (double) MIB);
+  guint32 at_free = hl_app_test_pixel (s, 280, (int) (bottom - 1.5 * per_mib));
+  guint32 at_mmap = hl_app_test_pixel (s, 280, (int) (bottom - 2.5 * per_mib));
+  guint32 before = hl_app_test_pixel (s, 120, (int) (bottom - 1.5 * per_mib));
+  g_assert_true (hl_app_test_color_near (at_free, want_free, 24));
+  g_assert_true (hl_app_test_color_near (at_mmap, want_mmap, 24));
+  g_assert_false (hl_app_test_color_near (before, want_free, 24));
+  cairo_surface_destroy (s);
+}
+
 /* The value axis: round ticks in the unit of the largest value, as many
  * as the height has room for (3 to 6 ticks in a chart of a few rows). */
 static void
@@ -556,6 +602,7 @@ main (int   argc,
   g_test_add_func ("/timeline/axis-ticks", test_axis_ticks);
   g_test_add_func ("/timeline/draw-one-axis", test_draw_one_axis);
   g_test_add_func ("/timeline/draw-modes", test_draw_modes);
+  g_test_add_func ("/timeline/draw-memory", test_draw_memory);
   if (gtk_init_check ())
     {
       adw_init ();

@@ -145,6 +145,10 @@ main (int argc, char **argv)
           a.cs_calls, a.cs_bytes, a.cs_frees, a.cs_freed);
   printf ("live=%" PRIu64 "\nlive_bytes=%" PRIu64 "\nlive_sizes=%s\n", a.live, a.live_bytes, sizes);
   printf ("frees_unknown=%" PRIu64 "\nlive_count=%" PRIu64 "\n", t.frees_unknown, t.live_count);
+  printf ("mmap_bytes=%" PRIu64 "\npeak_mmap_bytes=%" PRIu64 "\nmmap_regions=%" PRIu64 "\n", t.mmap_bytes,
+          t.peak_mmap_bytes, t.mmap_regions);
+  printf ("malloc=%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\nmalloc_sample_ns=%" PRIu64 "\n", t.malloc_arena_bytes,
+          t.malloc_in_use_bytes, t.malloc_free_bytes, t.malloc_mmapped_bytes, t.malloc_sample_ns);
   printf ("meta_keys=%s\nlog_entries=%" PRIu64 "\ndropped=%" PRIu64 "\n", a.keys, a.log_entries, dropped);
   hl_shm_reader_free (r);
   return 0;

@@ -9,11 +9,11 @@ eq "NEEDED lists libc-level libraries only ($needed)" "$bad" ""
 
 # heaplens__attach: the entry point `heaplens-cli attach` calls after its remote dlopen;
 # heaplens__attach_slots: the slots it patched (the application's attach asks)
-allowed='^(malloc|calloc|realloc|reallocarray|free|cfree|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|dlopen|dlclose|execve|execv|execvp|execvpe|execl|execle|execlp|fexecve|execveat|posix_spawn|posix_spawnp|_exit|_Exit|sigaction|signal|prctl|pthread_setname_np|heaplens__metadata_set_int|heaplens__metadata_set_string|heaplens__metadata_remove|heaplens__mark|heaplens__attach|heaplens__attach_slots)$'
+allowed='^(malloc|calloc|realloc|reallocarray|free|cfree|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|dlopen|dlclose|execve|execv|execvp|execvpe|execl|execle|execlp|fexecve|execveat|posix_spawn|posix_spawnp|_exit|_Exit|sigaction|signal|prctl|pthread_setname_np|heaplens__metadata_set_int|heaplens__metadata_set_string|heaplens__metadata_remove|heaplens__mark|heaplens__attach|heaplens__attach_slots|mmap|mmap64|munmap|mremap)$'
 exported=$(nm -D --defined-only "$HL_PRELOAD" | awk '{print $3}' | sed 's/@.*//' | sort -u)
 extra=$(echo "$exported" | grep -v -E "$allowed" | tr '\n' ' ')
 eq "exports nothing beyond the interposed functions (extra: $extra)" "$extra" ""
-for s in malloc calloc realloc reallocarray free posix_memalign aligned_alloc memalign valloc pvalloc malloc_usable_size heaplens__mark heaplens__metadata_set_int; do
+for s in malloc calloc realloc reallocarray free posix_memalign aligned_alloc memalign valloc pvalloc malloc_usable_size mmap mmap64 munmap mremap heaplens__mark heaplens__metadata_set_int; do
   echo "$exported" | grep -qx "$s"
   ok $? "exports $s"
 done

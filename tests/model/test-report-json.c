@@ -243,7 +243,7 @@ test_report_keys (void)
 {
   static const char * const keys[] = {
     "file", "program", "summary", "marks", "metadata", "selection", "top",
-    "threads", "modules_without_debug_info", "warnings",
+    "threads", "memory", "mmap", "modules_without_debug_info", "warnings",
   };
   g_autoptr (HlRecording) rec = hl_test_small_recording (5);
   g_autoptr (HlAnalysis) a = hl_analysis_new (rec, NULL);

@@ -154,6 +154,27 @@ typedef struct
   HlCostsRow costs;
 } HlCostsPair;
 
+/* An allocator sample (ALLOCATOR events, docs/trace-format.md 5.3). */
+typedef struct
+{
+  uint64_t time_ns;
+  uint64_t flags;
+  uint64_t rss_bytes, heap_bytes, mmap_bytes;
+  uint64_t arena_bytes, in_use_bytes, free_bytes, mmapped_chunks_bytes;
+} HlCostsAllocator;
+
+/* The program's own mappings of one trace stack id (MMAP events). */
+typedef struct
+{
+  uint64_t stack_id;
+  uint64_t calls, bytes, live_bytes, peak_bytes;
+} HlCostsMmapSite;
+
+typedef struct
+{
+  uint64_t calls, bytes, live_bytes, peak_bytes, peak_time_ns, regions;
+} HlCostsMmapTotals;
+
 typedef struct
 {
   HlCostsSummary  summary;
@@ -202,6 +223,12 @@ typedef struct
   HlReachTotals   reach;
   size_t          n_reach;
   HlReachRecord  *reach_records;
+  /* Memory beside the heap (model version 3) */
+  size_t             n_allocator;
+  HlCostsAllocator  *allocator;
+  HlCostsMmapTotals  mmap;
+  size_t             n_mmap_sites;
+  HlCostsMmapSite   *mmap_sites;
 } HlCostsPayload;
 
 /* A growing byte buffer (malloc'd DATA, LEN used of CAP). */

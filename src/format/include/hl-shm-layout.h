@@ -122,8 +122,23 @@ typedef struct
    * segments */
   uint32_t    control_atomic;
   uint32_t    reserved_control;
+  /* Where the memory the system sees goes (docs/shm-layout.md §3): the
+   * program's own anonymous private mappings (mmap, munmap, mremap),
+   * updated at each call, and the allocator's view, glibc's mallinfo2(),
+   * sampled at the counters' tick at a rate its cost allows;
+   * malloc_sample_ns_atomic (ns since start of that sample, 0: none yet)
+   * is stored last, with release. Zero in older segments. */
+  uint64_t    mmap_bytes_atomic;
+  uint64_t    peak_mmap_bytes_atomic;
+  uint64_t    mmap_regions_atomic;
+  uint64_t    malloc_arena_bytes_atomic;
+  uint64_t    malloc_in_use_bytes_atomic;
+  uint64_t    malloc_free_bytes_atomic;
+  uint64_t    malloc_mmapped_bytes_atomic;
+  uint64_t    malloc_sample_ns_atomic;
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
-                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8 - 8];
+                       - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8 - 8
+                       - 8 * 8];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");

@@ -88,6 +88,13 @@ typedef struct
   uint64_t stacks_dropped;           /* resources table full */
   uint64_t live_count, live_dropped; /* live table: approximate count, inserts without room */
   uint64_t fp_checks, fp_mismatches;
+  /* The header's words beside the heap (docs/shm-layout.md §3; 0 in
+   * segments of older preloads): the program's own anonymous mappings,
+   * and glibc's mallinfo2() at the last allocator sample (at
+   * malloc_sample_ns, 0: none) */
+  uint64_t mmap_bytes, peak_mmap_bytes, mmap_regions;
+  uint64_t malloc_arena_bytes, malloc_in_use_bytes, malloc_free_bytes, malloc_mmapped_bytes;
+  uint64_t malloc_sample_ns;
 } HlShmTotals;
 
 int   hl_shm_reader_totals      (HlShmReader *r, HlShmTotals *out, HlFormatError *err);

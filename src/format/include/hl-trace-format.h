@@ -176,6 +176,20 @@ _Static_assert (sizeof (HlPacketHeader) == HL_PACKET_HEADER_SIZE,
  *                (blocks bytes) x 4 kinds, n, then n records
  *                id_delta:varint kind:varint stack:varint size:varint
  *                (ids rising; kinds 1..3; docs/trace-format.md 5.3)
+ *
+ * Skippable events (type >= 64: len:varint, then the payload; a reader
+ * reads the fields it knows and steps over the rest of the LEN bytes):
+ * MMAP           addr:varint size:varint stack:varint prot:varint flags:varint
+ *                (an anonymous private mapping the program made itself;
+ *                stack is absolute, prev_stack unchanged)
+ * MUNMAP         addr:varint size:varint  (a munmap, or a MAP_FIXED mapping,
+ *                over part of the program's anonymous mappings)
+ * MREMAP         old_addr:varint old_size:varint addr:varint size:varint
+ *                stack:varint flags:varint
+ * ALLOCATOR      flags:varint(HL_ALLOCATOR_FLAG_*) rss:varint heap:varint
+ *                mmap:varint arena:varint in_use:varint free:varint
+ *                mmapped_chunks_bytes:varint mmapped_chunks:varint
+ *                (glibc's mallinfo2() with the counters at the same time)
  */
 
 typedef enum
@@ -200,6 +214,10 @@ typedef enum
   HL_EVENT_ID_SKIP       = 18,
   HL_EVENT_FIRST_SKIPPABLE = 64, /* types from here on carry a length */
   HL_EVENT_REACHABILITY  = 64, /* the leak scan at a clean exit (docs/trace-format.md 5.3) */
+  HL_EVENT_MMAP          = 65,
+  HL_EVENT_MUNMAP        = 66,
+  HL_EVENT_MREMAP        = 67,
+  HL_EVENT_ALLOCATOR     = 68,
   HL_EVENT_TYPE_MAX      = 127,
 } HlEventType;
 
@@ -262,6 +280,26 @@ enum
   HL_THREAD_FLAG_NAME  = 1u << 2, /* name changed (pthread_setname_np, prctl) */
 };
 
+enum
+{
+  HL_ALLOCATOR_FLAG_MALLINFO = 1u << 0, /* arena, in_use, free and mmapped_* are mallinfo2()'s */
+};
+
+/* An ALLOCATOR event: the allocator's view (glibc's mallinfo2(), valid
+ * with HL_ALLOCATOR_FLAG_MALLINFO) beside the counters at that time. */
+typedef struct
+{
+  uint32_t flags;                /* HL_ALLOCATOR_FLAG_* */
+  uint64_t rss_bytes;
+  uint64_t heap_bytes;           /* the preload's heap (requested bytes) */
+  uint64_t mmap_bytes;           /* the program's own anonymous mappings */
+  uint64_t arena_bytes;          /* mallinfo2 arena: bytes malloc took from the system (sbrk, heaps) */
+  uint64_t in_use_bytes;         /* uordblks: in use inside the arenas */
+  uint64_t free_bytes;           /* fordblks: free inside the arenas */
+  uint64_t mmapped_chunks_bytes; /* hblkhd: blocks malloc mapped on their own */
+  uint64_t mmapped_chunks;       /* hblks */
+} HlAllocatorSample;
+
 typedef enum
 {
   HL_DROP_TRACE_WRITE   = 1, /* write(2) failed or the disk was too slow */
@@ -269,6 +307,7 @@ typedef enum
   HL_DROP_LIVE_TABLE    = 3, /* live table full: frees refer by address */
   HL_DROP_CALLSITE      = 4, /* call-site table full */
   HL_DROP_METADATA      = 5, /* metadata recorder busy or full */
+  HL_DROP_MMAP_TABLE    = 6, /* the preload's table of the program's mappings full: an mmap not recorded */
 } HlDropReason;
 
 #define HL_DROP_REASONS_MAX 8 /* counters keep one slot per reason, 0 unused */

@@ -185,6 +185,10 @@ typedef struct
     struct { uint64_t count; uint32_t reason; } dropped;
     struct { uint32_t n; const char * const *keys; const char * const *values; } info;
     struct { int32_t exit_status; } end;
+    struct { uint64_t address, size; uint32_t stack_id, prot, flags; } mmap;            /* MMAP */
+    struct { uint64_t address, size; } munmap;                                           /* MUNMAP */
+    struct { uint64_t old_address, old_size, address, size; uint32_t stack_id, flags; } mremap; /* MREMAP */
+    const HlAllocatorSample *allocator;                                                  /* ALLOCATOR: in the cursor */
     struct { uint32_t size; const uint8_t *data; } unknown;                              /* a skippable type this reader does not know */
     struct { uint32_t size; const uint8_t *data; } reach;                                /* REACHABILITY: its payload, checked (hl_reach_read) */
   } u;
@@ -236,6 +240,7 @@ typedef struct
   char      strings[HL_TRACE_INFO_MAX_BYTES + 2 * 64];
   const char *info_keys[HL_TRACE_INFO_MAX_PAIRS];
   const char *info_values[HL_TRACE_INFO_MAX_PAIRS];
+  HlAllocatorSample allocator; /* of the last ALLOCATOR event */
 } HlEventCursor;
 
 void  hl_event_cursor_init (HlEventCursor      *c,
@@ -260,6 +265,9 @@ hl_event_type_is_plain (HlEventType type)
     case HL_EVENT_COUNTERS:
     case HL_EVENT_DROPPED:
     case HL_EVENT_END:
+    case HL_EVENT_MMAP:
+    case HL_EVENT_MUNMAP:
+    case HL_EVENT_MREMAP:
       return true;
     default:
       return false;

@@ -173,6 +173,30 @@ HlWriteStatus hl_packet_writer_reachability (HlPacketWriter      *w,
                                              const HlReachRecord *rec,
                                              size_t               n,
                                              size_t              *n_written);
+/* The skippable events of the program's own anonymous mappings and of the
+ * allocator's view (docs/trace-format.md 5.3). */
+HlWriteStatus hl_packet_writer_mmap       (HlPacketWriter *w,
+                                           uint64_t        time_ns,
+                                           uint64_t        address,
+                                           uint64_t        size,
+                                           uint32_t        stack_id,
+                                           uint32_t        prot,
+                                           uint32_t        flags);
+HlWriteStatus hl_packet_writer_munmap     (HlPacketWriter *w,
+                                           uint64_t        time_ns,
+                                           uint64_t        address,
+                                           uint64_t        size);
+HlWriteStatus hl_packet_writer_mremap     (HlPacketWriter *w,
+                                           uint64_t        time_ns,
+                                           uint64_t        old_address,
+                                           uint64_t        old_size,
+                                           uint64_t        address,
+                                           uint64_t        size,
+                                           uint32_t        stack_id,
+                                           uint32_t        flags);
+HlWriteStatus hl_packet_writer_allocator  (HlPacketWriter          *w,
+                                           uint64_t                 time_ns,
+                                           const HlAllocatorSample *s);
 HlWriteStatus hl_packet_writer_end        (HlPacketWriter *w,
                                            uint64_t        time_ns,
                                            int32_t         exit_status);
