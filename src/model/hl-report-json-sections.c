@@ -200,6 +200,14 @@ hl_report_json_add_reachability (JsonBuilder *b,
   hl_json_add_uint (b, "blocks_scanned", r.blocks_scanned);
   json_builder_set_member_name (b, "complete");
   json_builder_add_boolean_value (b, r.complete);
+  /* the stacks are the whole run's at exit: not for a time range, whose
+   * "leaked" is what the range had not freed by its end (and whose
+   * recording may be a range load without the scan's events) */
+  if (hl_filter_selects_by_time (hl_analysis_get_filter (analysis)))
+    {
+      json_builder_end_object (b);
+      return;
+    }
   json_builder_set_member_name (b, "stacks");
   json_builder_begin_object (b);
   for (guint k = HL_REACHABILITY_KINDS; k-- > 0;)
