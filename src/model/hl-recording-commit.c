@@ -269,6 +269,7 @@ hl_recording_commit (HlRecording *self)
 
   /* packets of several threads brought metadata out of time order */
   hl_recording_sort_metadata (self);
+  hl_recording_sort_allocator_samples (self);
   if (self->curve_dirty)
     hl_recording_update_curve (self);
   if (self->frames_dirty)

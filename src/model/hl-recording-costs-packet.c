@@ -187,6 +187,7 @@ serialize (HlRecording    *self,
       drops[i] = (HlCostsDrop) { d->time_ns, d->count };
     }
   hl_recording_sort_metadata (self);
+  hl_recording_sort_allocator_samples (self);
   p.n_meta = self->meta->len;
   p.meta = meta = g_new0 (HlCostsMeta, p.n_meta + 1);
   for (guint i = 0; i < self->meta->len; i++)

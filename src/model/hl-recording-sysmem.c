@@ -225,6 +225,16 @@ compare_times (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+void
+hl_recording_sort_allocator_samples (HlRecording *self)
+{
+  if (self->sysmem != NULL && self->sysmem->samples_unsorted)
+    {
+      g_array_sort (self->sysmem->samples, compare_times);
+      self->sysmem->samples_unsorted = FALSE;
+    }
+}
+
 const HlAllocatorPoint *
 hl_recording_get_allocator_samples (HlRecording *self,
                                     guint       *n_samples)
@@ -235,11 +245,6 @@ hl_recording_get_allocator_samples (HlRecording *self,
     {
       *n_samples = 0;
       return NULL;
-    }
-  if (self->sysmem->samples_unsorted)
-    {
-      g_array_sort (self->sysmem->samples, compare_times);
-      self->sysmem->samples_unsorted = FALSE;
     }
   *n_samples = self->sysmem->samples->len;
   return (const HlAllocatorPoint *) (gpointer) self->sysmem->samples->data;

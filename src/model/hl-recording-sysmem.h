@@ -35,6 +35,10 @@ void hl_recording_append_mremap    (HlRecording *self,
                                     guint64      address,
                                     guint64      size,
                                     guint32      trace_stack_id);
+/* Puts the allocator samples in time order (packets of several threads
+ * bring them out of it): hl_recording_commit() and the costs packet's
+ * serializer call it, readers never do (they may run at once). */
+void hl_recording_sort_allocator_samples (HlRecording *self);
 void hl_recording_append_allocator (HlRecording             *self,
                                     guint64                  time_ns,
                                     const HlAllocatorSample *s);

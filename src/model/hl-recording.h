@@ -345,6 +345,7 @@ typedef struct
   guint64  mmapped_chunks_bytes; /* blocks malloc mapped on their own */
 } HlAllocatorPoint;
 
+/* In time order once the recording is committed. */
 const HlAllocatorPoint *hl_recording_get_allocator_samples (HlRecording *self,
                                                             guint       *n_samples);
 

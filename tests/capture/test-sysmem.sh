@@ -111,7 +111,10 @@ pid=$!
 wait $pid
 seg=$(basename "$(ls /dev/shm/heaplens-$uid-$pid-* 2> /dev/null | head -n 1)")
 "$D/hl-shm-summary" "$seg" > "$WORK/k.sum" 2>&1
+"$HL_CLI" top --once "$seg" > "$WORK/k.top" 2>&1
 rm -f "/dev/shm/$seg"
+check "top: the malloc line of the last sample" grep -q "^malloc     in use .*   free inside its arenas .*   its own mappings 0 B   (at " "$WORK/k.top"
+check "top: the mappings' line, 4 regions" grep -q "^mmap       1.01 MiB in 4 regions   peak 1.26 MiB$" "$WORK/k.top"
 eq "session: mmap bytes, peak and regions" \
   "$(field "$WORK/k.sum" mmap_bytes) $(field "$WORK/k.sum" peak_mmap_bytes) $(field "$WORK/k.sum" mmap_regions)" \
   "$(sed -n 's/^smaps end //p' "$WORK/k.log") $(sed -n 's/^smaps peak //p' "$WORK/k.log") 4"
