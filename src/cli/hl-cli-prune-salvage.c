@@ -3,6 +3,7 @@
 #include "hl-config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "hl-cli-prune-salvage.h"
@@ -38,11 +39,11 @@ hl_cli_prune_salvage (GPtrArray *list,
         fprintf (out, _("%s: pid %u died without ending its trace, which could not be salvaged: %s\n"), s->name,
                  (unsigned) s->pid, error->message);
       else if (salvaged && salvage.lost_known)
-        fprintf (out, _("salvaged %" G_GUINT64_FORMAT " events of pid %u, which died without ending its trace, "
-                        "into %s (%" G_GUINT64_FORMAT " lost)\n"),
+        fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
+                        "into %s (%" PRIu64 " lost)\n"),
                  salvage.events, (unsigned) s->pid, s->trace_path, salvage.lost);
       else if (salvaged)
-        fprintf (out, _("salvaged %" G_GUINT64_FORMAT " events of pid %u, which died without ending its trace, "
+        fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
                         "into %s (lost unknown)\n"),
                  salvage.events, (unsigned) s->pid, s->trace_path);
     }

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,7 +113,7 @@ decompress_zstd (const char  *path,
       if (ZSTD_isError (rc))
         {
           g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_CORRUPT,
-                       _("%s: damaged zstd stream at byte %" G_GSIZE_FORMAT ": %s"),
+                       _("%s: damaged zstd stream at byte %zu: %s"),
                        path, (gsize) in.pos, ZSTD_getErrorName (rc));
           ZSTD_freeDStream (ds);
           return NULL;
@@ -311,7 +312,7 @@ fail (Importer    *im,
       const char  *what)
 {
   g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_CORRUPT,
-               _("%s: heaptrack line %" G_GUINT64_FORMAT ": %s"), im->path, im->line_no, what);
+               _("%s: heaptrack line %" PRIu64 ": %s"), im->path, im->line_no, what);
   return FALSE;
 }
 
@@ -679,8 +680,8 @@ parse_version (Importer    *im,
   if (file_version < 2 || file_version > 3)
     {
       g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_VERSION,
-                   _("%s: heaptrack file version %" G_GUINT64_FORMAT " (heaptrack %" G_GINT64_MODIFIER
-                     "x); Heaplens reads versions 2 and 3"),
+                   _("%s: heaptrack file version %" PRIu64 " (heaptrack %" PRIx64
+                     "); Heaplens reads versions 2 and 3"),
                    im->path, file_version, heaptrack_version);
       return FALSE;
     }
@@ -771,7 +772,7 @@ hl_heaptrack_import (const char    *path,
     {
       if (im.unmatched_frees > 0)
         {
-          g_autofree char *w = g_strdup_printf (_("%" G_GUINT64_FORMAT " frees of heaptrack allocation infos "
+          g_autofree char *w = g_strdup_printf (_("%" PRIu64 " frees of heaptrack allocation infos "
                                                   "with no live allocation were ignored"),
                                                 im.unmatched_frees);
           hl_recording_append_warning (rec, w);

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "hl-app-test.h"
+#include "hl-allocations-view.h"
 #include "hl-application.h"
 #include "hl-cost.h"
 #include "hl-units.h"
@@ -112,6 +113,27 @@ test_model (void)
   g_rmdir (dir);
 }
 
+static GtkStack *
+find_stack_with (GtkWidget  *widget,
+                 const char *page)
+{
+  if (GTK_IS_STACK (widget) && gtk_stack_get_child_by_name (GTK_STACK (widget), page) != NULL)
+    return GTK_STACK (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkStack *s = find_stack_with (c, page);
+      if (s != NULL)
+        return s;
+    }
+  return NULL;
+}
+
+static gboolean
+shows_lifetimes (gpointer data)
+{
+  return hl_app_test_find_text (GTK_WIDGET (data), "Median-Lebensdauer") != NULL;
+}
+
 static void
 test_app (void)
 {
@@ -142,6 +164,22 @@ test_app (void)
   hl_app_test_wait_for_page (window, "views");
   g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Heap-Spitze"));
   g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
+
+  /* Issue 27's strings: the Lifetimes tab of Allocations. */
+  adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window),
+                                                                                ADW_TYPE_VIEW_STACK)),
+                                         "allocations");
+  gtk_stack_set_visible_child_name (find_stack_with (hl_app_test_find_widget (GTK_WIDGET (window),
+                                                                              HL_TYPE_ALLOCATIONS_VIEW),
+                                                     "lifetimes"),
+                                    "lifetimes");
+  hl_app_test_spin_until (shows_lifetimes, window);
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Lebensdauern"));
+  hl_app_test_spin_ms (500);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "translation-lifetimes");
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  hl_app_test_spin_ms (500);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "translation-lifetimes-800x600");
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (app);
 }
