@@ -112,7 +112,7 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
   const guint64 *weights;
   guint n_stacks;
   g_autofree guint32 *site_of = NULL;   /* stack -> site index + 1 */
-  g_autoptr (GHashTable) groups = NULL;
+  g_autoptr (GArray) firsts = NULL;
   g_autoptr (GArray) acc = NULL;
   HlLifetimes *lt;
 
@@ -135,32 +135,13 @@ hl_analysis_get_lifetimes (HlAnalysis   *self,
 
   /* the call site of every stack the selection allocated from */
   site_of = g_new0 (guint32, n_stacks + 1);
-  groups = hl_call_site_table_new ();
-  acc = g_array_new (FALSE, TRUE, sizeof (SiteAcc));
-  for (guint s = 0; s < n_stacks; s++)
+  firsts = hl_analysis_group_call_sites (self, site_of);
+  acc = g_array_sized_new (FALSE, TRUE, sizeof (SiteAcc), firsts->len);
+  for (guint k = 0; k < firsts->len; k++)
     {
-      HlCosts c;
-      GPtrArray *key;
-      gpointer index;
-
-      hl_analysis_get_stack_costs (self, s, &c);
-      if (c.allocations == 0)
-        continue;
-      key = hl_call_site_key (rec, s);
-      index = s == 0 ? NULL : g_hash_table_lookup (groups, key);
-      if (index != NULL)
-        {
-          site_of[s] = GPOINTER_TO_UINT (index);
-          g_ptr_array_unref (key);
-          continue;
-        }
+      HlStackId s = g_array_index (firsts, HlStackId, k);
       SiteAcc a = { .out = { .stack = s, .frame = hl_call_site_frame (rec, s) } };
       g_array_append_val (acc, a);
-      site_of[s] = acc->len;
-      if (s != 0)
-        g_hash_table_insert (groups, key, GUINT_TO_POINTER (acc->len));
-      else
-        g_ptr_array_unref (key);
     }
 
   lt = g_new0 (HlLifetimes, 1);

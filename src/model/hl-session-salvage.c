@@ -425,6 +425,73 @@ hl_session_salvage_note_death (const char             *trace,
   return close (fd) == 0 && ok;
 }
 
+/* What a salvage needs of the session NAME's header, copied: its trace
+ * path, pid, clocks and how it ended. FALSE with ERROR when it cannot be
+ * mapped. */
+typedef struct
+{
+  char     trace[sizeof ((HlShmHeader *) 0)->trace_path];
+  guint32  pid;
+  guint64  start_mono_ns;
+  guint64  heartbeat_mono_ns;   /* the last sign of life, CLOCK_MONOTONIC */
+  gboolean ended;               /* END written */
+  gboolean cut;                 /* the trace cut by a full disk */
+  gboolean by_exec;             /* the image replaced by exec */
+} SessionFacts;
+
+static gboolean
+read_facts (const char    *name,
+            SessionFacts  *f,
+            GError       **error)
+{
+  char err[1024];
+  size_t seg_size = 0;
+  const HlShmHeader *h = map_session (name, &seg_size, err, sizeof err);
+  if (h == NULL)
+    {
+      g_set_error_literal (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, err);
+      return FALSE;
+    }
+  memcpy (f->trace, h->trace_path, sizeof f->trace);
+  f->trace[sizeof f->trace - 1] = '\0';
+  f->pid = h->pid;
+  f->start_mono_ns = h->start_mono_ns;
+  f->heartbeat_mono_ns = h->start_mono_ns + __atomic_load_n (&h->heartbeat_ns_atomic, __ATOMIC_ACQUIRE);
+  f->ended = __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED;
+  f->cut = __atomic_load_n (&h->trace_cut_errno_atomic, __ATOMIC_ACQUIRE) != 0;
+  f->by_exec = (h->flags & HL_SHM_FLAG_ENDED_BY_EXEC) != 0;
+  munmap ((void *) h, seg_size);
+  return TRUE;
+}
+
+/* The packets of the session NAME (facts F) appended to its trace, the
+ * death noted with SIG (hl_session_salvage_note_death's) and the index
+ * appended. */
+static gboolean
+salvage_and_note (const char         *name,
+                  const SessionFacts *f,
+                  guint64             died_mono_ns,
+                  int                 sig,
+                  HlSessionSalvage   *out,
+                  GError            **error)
+{
+  g_autoptr (HlLiveSessionInfo) info = hl_live_session_info_read (name);
+  guint64 n_calls = info->readable ? info->totals.n_allocs + info->totals.n_frees : 0;
+  if (!hl_session_salvage (name, f->trace, n_calls, out, error))
+    return FALSE;
+  if (!info->readable)
+    out->lost_known = FALSE;
+  if (!hl_session_salvage_note_death (f->trace, f->pid, f->start_mono_ns, died_mono_ns, sig, out))
+    {
+      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", f->trace);
+      return FALSE;
+    }
+  HlFormatError ierr;
+  if (hl_trace_index_append_file (f->trace, &ierr) != 0)
+    g_warning ("no index appended to %s: %s", f->trace, ierr.message);
+  return TRUE;
+}
+
 gboolean
 hl_session_salvage_after_death (const char       *name,
                                 int               wait_status,
@@ -434,59 +501,32 @@ hl_session_salvage_after_death (const char       *name,
                                 GError          **error)
 {
   HlSessionSalvage local;
-  char err[1024];
-  size_t seg_size = 0;
+  SessionFacts f;
   if (out == NULL)
     out = &local;
   memset (out, 0, sizeof *out);
   if (salvaged != NULL)
     *salvaged = FALSE;
-  const HlShmHeader *h = map_session (name, &seg_size, err, sizeof err);
-  if (h == NULL)
-    {
-      g_set_error_literal (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, err);
-      return FALSE;
-    }
-  /* what is needed, copied: the trace path and the counters */
-  char trace[sizeof h->trace_path];
-  memcpy (trace, h->trace_path, sizeof trace);
-  trace[sizeof trace - 1] = '\0';
-  guint32 pid = h->pid;
-  guint64 start_mono_ns = h->start_mono_ns;
-  gboolean ended = __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE) == HL_SHM_STATE_ENDED;
-  gboolean cut = __atomic_load_n (&h->trace_cut_errno_atomic, __ATOMIC_ACQUIRE) != 0;
-  gboolean by_exec = (h->flags & HL_SHM_FLAG_ENDED_BY_EXEC) != 0;
-  munmap ((void *) h, seg_size);
-  int sig = !by_exec && WIFSIGNALED (wait_status) ? WTERMSIG (wait_status) : 0;
-  if (trace[0] == '\0')
+  if (!read_facts (name, &f, error))
+    return FALSE;
+  int sig = !f.by_exec && WIFSIGNALED (wait_status) ? WTERMSIG (wait_status) : 0;
+  if (f.trace[0] == '\0')
     return TRUE;
   /* a cut trace ends at its cut: nothing after it */
-  if (ended || cut)
+  if (f.ended || f.cut)
     {
       /* its END says 128 + SIG; that it was a signal, only we know */
-      if (sig > 0 && !hl_session_salvage_note_death (trace, pid, start_mono_ns, died_mono_ns, sig, NULL))
+      if (sig > 0 && !hl_session_salvage_note_death (f.trace, f.pid, f.start_mono_ns, died_mono_ns, sig, NULL))
         {
-          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", trace);
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", f.trace);
           return FALSE;
         }
       return TRUE;
     }
-  g_autoptr (HlLiveSessionInfo) info = hl_live_session_info_read (name);
-  guint64 n_calls = info->readable ? info->totals.n_allocs + info->totals.n_frees : 0;
-  if (!hl_session_salvage (name, trace, n_calls, out, error))
+  if (!salvage_and_note (name, &f, died_mono_ns, sig, out, error))
     return FALSE;
-  if (!info->readable)
-    out->lost_known = FALSE;
   if (salvaged != NULL)
     *salvaged = TRUE;
-  if (!hl_session_salvage_note_death (trace, pid, start_mono_ns, died_mono_ns, sig, out))
-    {
-      g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", trace);
-      return FALSE;
-    }
-  HlFormatError ierr;
-  if (hl_trace_index_append_file (trace, &ierr) != 0)
-    g_warning ("no index appended to %s: %s", trace, ierr.message);
   return TRUE;
 }
 
@@ -497,30 +537,17 @@ hl_session_salvage_unseen (const char       *name,
                            GError          **error)
 {
   HlSessionSalvage local;
-  char err[1024];
-  size_t seg_size = 0;
+  SessionFacts f;
   if (out == NULL)
     out = &local;
   memset (out, 0, sizeof *out);
   *salvaged = FALSE;
-  const HlShmHeader *h = map_session (name, &seg_size, err, sizeof err);
-  if (h == NULL)
-    {
-      g_set_error_literal (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, err);
-      return FALSE;
-    }
-  char trace[sizeof h->trace_path];
-  memcpy (trace, h->trace_path, sizeof trace);
-  trace[sizeof trace - 1] = '\0';
-  guint32 pid = h->pid;
-  guint64 start_mono_ns = h->start_mono_ns;
-  guint64 died_mono_ns = start_mono_ns + __atomic_load_n (&h->heartbeat_ns_atomic, __ATOMIC_ACQUIRE);
-  guint32 state = __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE);
-  gboolean cut = __atomic_load_n (&h->trace_cut_errno_atomic, __ATOMIC_ACQUIRE) != 0;
-  gboolean by_exec = (h->flags & HL_SHM_FLAG_ENDED_BY_EXEC) != 0;
-  munmap ((void *) h, seg_size);
+  if (!read_facts (name, &f, error))
+    return FALSE;
+  const char *trace = f.trace;
+  guint64 died_mono_ns = f.heartbeat_mono_ns;
   /* END written (or the image replaced, or the trace cut): nothing to add */
-  if (trace[0] == '\0' || state == HL_SHM_STATE_ENDED || cut || by_exec)
+  if (trace[0] == '\0' || f.ended || f.cut || f.by_exec)
     return TRUE;
   /* one salvager at a time (two `sessions --prune` at once) */
   int lock = open (trace, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -543,19 +570,7 @@ hl_session_salvage_unseen (const char       *name,
   /* the one before us finished and removed it */
   if (access (path, F_OK) == 0)
     {
-      g_autoptr (HlLiveSessionInfo) info = hl_live_session_info_read (name);
-      guint64 n_calls = info->readable ? info->totals.n_allocs + info->totals.n_frees : 0;
-      ok = hl_session_salvage (name, trace, n_calls, out, error);
-      if (ok && !info->readable)
-        out->lost_known = FALSE;
-      if (ok && !hl_session_salvage_note_death (trace, pid, start_mono_ns, died_mono_ns, -1, out))
-        {
-          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_IO, "%s: the death could not be noted", trace);
-          ok = FALSE;
-        }
-      HlFormatError ierr;
-      if (ok && hl_trace_index_append_file (trace, &ierr) != 0)
-        g_warning ("no index appended to %s: %s", trace, ierr.message);
+      ok = salvage_and_note (name, &f, died_mono_ns, -1, out, error);
       *salvaged = ok;
     }
   close (lock);

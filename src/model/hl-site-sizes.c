@@ -43,7 +43,7 @@ hl_analysis_get_sizes_by_site (HlAnalysis   *self,
   guint n_stacks;
   g_autofree guint32 *site_of = NULL;   /* stack -> site index + 1 */
   g_autofree guint32 *slot_of = NULL;   /* site -> its part + 1 (0: other) */
-  g_autoptr (GHashTable) groups = NULL;
+  g_autoptr (GArray) firsts = NULL;
   g_autoptr (GArray) sites = NULL;
   HlSizesBySite *out;
 
@@ -58,33 +58,24 @@ hl_analysis_get_sizes_by_site (HlAnalysis   *self,
   /* the call sites of the stacks the selection allocated from, with
    * their selected allocations (the analysis' costs) */
   site_of = g_new0 (guint32, n_stacks + 1);
-  groups = hl_call_site_table_new ();
-  sites = g_array_new (FALSE, TRUE, sizeof (HlSiteSizes));
-  for (guint s = 0; s < n_stacks; s++)
+  firsts = hl_analysis_group_call_sites (self, site_of);
+  sites = g_array_sized_new (FALSE, TRUE, sizeof (HlSiteSizes), firsts->len);
+  for (guint k = 0; k < firsts->len; k++)
     {
-      HlCosts c;
-      GPtrArray *key;
-      gpointer index;
-
-      hl_analysis_get_stack_costs (self, s, &c);
-      if (c.allocations == 0)
-        continue;
-      key = hl_call_site_key (rec, s);
-      index = s == 0 ? NULL : g_hash_table_lookup (groups, key);
-      if (index == NULL)
-        {
-          HlSiteSizes site = { .stack = s, .frame = hl_call_site_frame (rec, s) };
-          g_array_append_val (sites, site);
-          index = GUINT_TO_POINTER (sites->len);
-          if (s != 0)
-            g_hash_table_insert (groups, g_steal_pointer (&key), index);
-        }
-      g_clear_pointer (&key, g_ptr_array_unref);
-      site_of[s] = GPOINTER_TO_UINT (index);
-      HlSiteSizes *site = &g_array_index (sites, HlSiteSizes, site_of[s] - 1);
-      site->n_blocks += c.allocations;
-      site->n_bytes += c.bytes;
+      HlStackId s = g_array_index (firsts, HlStackId, k);
+      HlSiteSizes site = { .stack = s, .frame = hl_call_site_frame (rec, s) };
+      g_array_append_val (sites, site);
     }
+  for (guint s = 0; s < n_stacks; s++)
+    if (site_of[s] != 0)
+      {
+        HlSiteSizes *site = &g_array_index (sites, HlSiteSizes, site_of[s] - 1);
+        HlCosts c;
+
+        hl_analysis_get_stack_costs (self, s, &c);
+        site->n_blocks += c.allocations;
+        site->n_bytes += c.bytes;
+      }
 
   /* the TOP of them get a histogram each; sorting keeps site_of's
    * indices valid through slot_of */
