@@ -241,7 +241,7 @@ hl_cli_report_print_reachability_summary (HlRecording *rec)
   if (!hl_recording_get_reachability (rec, &r))
     {
       if (why != NULL)
-        printf (_("    leak scan:      %s\n"), why);
+        printf (_("    leak scan:       %s\n"), why);
       return;
     }
   for (guint k = 0; k < HL_REACHABILITY_KINDS; k++)
@@ -255,7 +255,7 @@ hl_cli_report_print_reachability_summary (HlRecording *rec)
   {
     g_autofree char *roots = hl_cli_format_size (r.roots_bytes);
 
-    printf (_("    leak scan:      %.3f ms at exit, %s of roots and %" PRIu64 " blocks read%s\n"), r.scan_ns / 1e6,
+    printf (_("    leak scan:       %.3f ms at exit, %s of roots and %" PRIu64 " blocks read%s\n"), r.scan_ns / 1e6,
             roots, (uint64_t) r.blocks_scanned,
             r.complete ? "" : _(" (incomplete: blocks unknown to it or memory it could not read)"));
   }
