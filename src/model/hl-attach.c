@@ -363,7 +363,14 @@ step_from_thread (HlAttachStep s, const char *text, gpointer data)
   c->job = job;
   c->step = s;
   c->text = g_strdup (text);
-  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, step_in_context, c, step_call_free);
+  /* always a source of the caller's context: g_main_context_invoke would
+   * run it here, on the worker, whenever the caller's thread does not hold
+   * that context at the moment (between two iterations of its loop) */
+  GSource *source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, step_in_context, c, step_call_free);
+  g_source_attach (source, job->context);
+  g_source_unref (source);
 }
 
 static void
