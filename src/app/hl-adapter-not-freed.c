@@ -67,6 +67,14 @@ hl_adapter_not_freed_titles (HlAnalysis        *analysis,
                   /* Translators: e.g. "Everything Freed by 4.6 s" */
                   g_strdup_printf (_("Everything Freed by %s"), end));
     }
+  else if (hl_recording_get_end (hl_analysis_get_recording (analysis)) == HL_RECORDING_END_DIED)
+    /* killed (SIGKILL, the OOM killer): what it held was in use then */
+    set_titles (out, g_strdup (_("Not Freed When It Died")), g_strdup (_("Most Not Freed When It Died")),
+                g_strdup (_("Not Freed When It Died")), g_strdup (_("Not Freed")), g_strdup (_("Nothing Held")));
+  else if (hl_recording_get_end (hl_analysis_get_recording (analysis)) == HL_RECORDING_END_UNRECORDED)
+    /* no exit in the trace: killed and not salvaged, or still running */
+    set_titles (out, g_strdup (_("Not Freed at the End")), g_strdup (_("Most Not Freed at the End")),
+                g_strdup (_("Not Freed at the End")), g_strdup (_("Not Freed")), g_strdup (_("Nothing Held")));
   else
     set_titles (out, g_strdup (_("Leaked")), NULL, g_strdup (_("Leaks")), g_strdup (_("Leaked")),
                 g_strdup (_("No Leaks")));

@@ -353,9 +353,17 @@ print_text (const char  *path,
   if (s.peak_rss_bytes > 0)
     printf (_("  peak RSS:         %s\n"), rss);
   hl_cli_report_print_memory_line (rec);
+  HlRecordingEnd end = hl_recording_get_end (rec);
   if (cut_ns != G_MAXUINT64)
     printf (_("  not freed:        %s in %" PRIu64 " blocks by %.3f s (the trace was cut)\n"), leaked,
             (uint64_t) s.leaked_blocks, cut_ns / 1e9);
+  else if (end == HL_RECORDING_END_DIED)
+    /* killed: what it held then was in use, not leaked */
+    printf (_("  not freed:        %s in %" PRIu64 " blocks when it died (in use then, not leaks)\n"), leaked,
+            (uint64_t) s.leaked_blocks);
+  else if (end == HL_RECORDING_END_UNRECORDED)
+    printf (_("  not freed:        %s in %" PRIu64 " blocks at the trace's end (no exit recorded: killed, or "
+              "still running)\n"), leaked, (uint64_t) s.leaked_blocks);
   else
     printf (_("  leaked:           %s in %" PRIu64 " blocks\n"), leaked, (uint64_t) s.leaked_blocks);
   hl_cli_report_print_reachability_summary (rec);
@@ -391,6 +399,11 @@ print_text (const char  *path,
                 hl_cost_kind_to_string (costs[k]));
       else if (costs[k] == HL_COST_KIND_LEAKED && cut_ns != G_MAXUINT64)
         printf (_("\nmost memory not freed by %.3f s (the trace was cut) (%s):\n"), cut_ns / 1e9,
+                hl_cost_kind_to_string (costs[k]));
+      else if (costs[k] == HL_COST_KIND_LEAKED && end == HL_RECORDING_END_DIED)
+        printf (_("\nmost memory not freed when it died (%s):\n"), hl_cost_kind_to_string (costs[k]));
+      else if (costs[k] == HL_COST_KIND_LEAKED && end == HL_RECORDING_END_UNRECORDED)
+        printf (_("\nmost memory not freed at the trace's end, no exit recorded (%s):\n"),
                 hl_cost_kind_to_string (costs[k]));
       else
         printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));

@@ -161,6 +161,26 @@ hl_recording_get_info (HlRecording *self,
   return g_hash_table_lookup (self->info, key);
 }
 
+HlRecordingEnd
+hl_recording_get_end (HlRecording *self)
+{
+  HlSummary s;
+
+  g_return_val_if_fail (HL_IS_RECORDING (self), HL_RECORDING_END_OTHER);
+  if (hl_recording_get_info (self, "trace_cut_ns") != NULL || hl_recording_get_info (self, "detached_ns") != NULL
+      || hl_recording_get_info (self, "replaced_by_exec") != NULL)
+    return HL_RECORDING_END_OTHER;
+  /* heaptrack's files hold no exit: heaptrack_print calls what they did
+   * not free leaked, and so does the import */
+  if (g_strcmp0 (hl_recording_get_info (self, "format"), "heaptrack") == 0)
+    return HL_RECORDING_END_EXITED;
+  /* salvaged after a death without END (record, the app, sessions --prune) */
+  if (hl_recording_get_info (self, "salvaged_events") != NULL)
+    return HL_RECORDING_END_DIED;
+  hl_recording_get_summary (self, &s);
+  return s.has_exit_status ? HL_RECORDING_END_EXITED : HL_RECORDING_END_UNRECORDED;
+}
+
 const char * const *
 hl_recording_get_info_keys (HlRecording *self)
 {

@@ -253,6 +253,21 @@ gint                 hl_reachability_stack_compare (gconstpointer a,
                                                     gconstpointer b);
 const char          *hl_recording_get_info        (HlRecording *self,
                                                    const char  *key);
+/* How a saved recording's program ended, for what its blocks not freed
+ * are called: EXITED (an exit or a fatal signal the preload caught: END
+ * written, leaks are leaks), DIED (killed without END, SIGKILL or the
+ * OOM killer, and its packets salvaged: its blocks were in use then),
+ * UNRECORDED (no END and nothing said: killed and not salvaged yet, or
+ * still running), OTHER (replaced by exec, detached, cut by a full disk:
+ * their own wording). */
+typedef enum
+{
+  HL_RECORDING_END_EXITED,
+  HL_RECORDING_END_DIED,
+  HL_RECORDING_END_UNRECORDED,
+  HL_RECORDING_END_OTHER,
+} HlRecordingEnd;
+HlRecordingEnd       hl_recording_get_end         (HlRecording *self);
 /* NULL-terminated; borrowed. */
 const char * const  *hl_recording_get_info_keys   (HlRecording *self);
 /* One line each, for a banner: truncation, skipped packets, dropped

@@ -43,6 +43,9 @@ check "record, kill -9: the end line names the signal and the salvage" \
   grep -q "; ended by SIGKILL (signal 9): [0-9]* events salvaged, [0-9]* lost" "$WORK/k.err"
 "$HL_CLI" report "$WORK/k.hltrace" > "$WORK/k.report" 2>&1
 check "record, kill -9: report says so" grep -q "ended by: *SIGKILL (signal 9); [0-9]* events salvaged, [0-9]* lost" "$WORK/k.report"
+check "record, kill -9: what it held is not called leaked" \
+  grep -q "^  not freed: .* blocks when it died (in use then, not leaks)$" "$WORK/k.report"
+check "record, kill -9: nor its section" sh -c "grep -q '^most memory not freed when it died' '$WORK/k.report' && ! grep -q '^  leaked:\|^most memory leaked' '$WORK/k.report'"
 
 # 2. a fatal signal the preload catches: END 128+signal, and record names it
 "$HL_CLI" record -o "$WORK/s.hltrace" -- "$D/t-crash" segv > /dev/null 2>&1
@@ -66,6 +69,9 @@ got=$(field "$WORK/b.sum" allocs)
 want=$(logged "$WORK/b.log" 250)
 check "bare preload, kill -9: the trace holds the allocations logged 250 ms before ($got, $want)" test "$got" -ge "$want"
 eq "bare preload, kill -9: no damaged packet" "$(field "$WORK/b.sum" bad_events)/$(field "$WORK/b.sum" bad_checksum)" "0/0"
+"$HL_CLI" report "$WORK/b.hltrace" > "$WORK/b.report0" 2>&1
+check "bare preload, kill -9: report says no exit was recorded, not leaked" \
+  grep -q "^  not freed: .* at the trace's end (no exit recorded: killed, or still running)$" "$WORK/b.report0"
 # ... and its segment stays in /dev/shm with the packets its threads were
 # building: `sessions --prune` salvages them into the trace before it
 # removes the segment, so every logged allocation is there (issue 26.1)
