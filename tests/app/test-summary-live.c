@@ -173,11 +173,26 @@ test_exact_top (void)
   g_object_unref (view);
 }
 
+/* sampled_recording's blocks, then an exit: what it did not free leaked. */
+static HlRecording *
+exited_recording (void)
+{
+  HlRecording *rec = hl_recording_new ();
+  const guint64 f1[] = { 0x1000 };
+
+  hl_recording_append_stack (rec, 1, f1, 1);
+  hl_recording_append_alloc (rec, 0, 10, 1, 9000, 0xa0, 1);
+  hl_recording_append_end (rec, 30, 0);
+  hl_recording_commit (rec);
+  return rec;
+}
+
 /* The Leaks tab says what it lists, in the summary's words. */
 static void
 test_leak_tab_titles (void)
 {
-  g_autoptr(HlRecording) rec = sampled_recording ();
+  g_autoptr(HlRecording) rec = exited_recording ();
+  g_autoptr(HlRecording) no_exit = sampled_recording ();
   g_autoptr(HlFilter) f = hl_filter_new ();
   g_autoptr(HlFilter) part = hl_filter_with_time_range (f, 0, 25);
   g_autoptr(HlAnalysis) a_all = hl_analysis_new (rec, NULL);
@@ -203,6 +218,14 @@ test_leak_tab_titles (void)
   g_assert_cmpstr (t.tab, ==, "Leaks");
   g_assert_null (t.most);
   hl_not_freed_titles_clear (&t);
+  /* a saved trace with no exit (killed, not salvaged): not called leaks */
+  {
+    g_autoptr(HlAnalysis) a_no_exit = hl_analysis_new (no_exit, NULL);
+    hl_adapter_not_freed_titles (a_no_exit, 30, NULL, &t);
+    g_assert_cmpstr (t.card, ==, "Not Freed at the End");
+    g_assert_cmpstr (t.tab, ==, "Not Freed at the End");
+    hl_not_freed_titles_clear (&t);
+  }
   g_object_unref (view);
 }
 
