@@ -15,9 +15,11 @@
 #include "hl-summary-view.h"
 #include "hl-units.h"
 
-/* A sample as a live session holds it: stack 1 looks the largest. */
+/* A sample as a live session holds it: stack 1 looks the largest. With
+ * EXITED, an exit at 30 ns ends it (a saved trace: what it did not free
+ * leaked); without, no exit was recorded. */
 static HlRecording *
-sampled_recording (void)
+recording_exited (gboolean exited)
 {
   HlRecording *rec = hl_recording_new ();
   const guint64 f1[] = { 0x1000 }, f2[] = { 0x2000 }, f3[] = { 0x3000 };
@@ -28,8 +30,16 @@ sampled_recording (void)
   hl_recording_append_alloc (rec, 0, 10, 1, 9000, 0xa0, 1);
   hl_recording_append_alloc (rec, 1, 20, 1, 500, 0xb0, 2);
   hl_recording_append_alloc (rec, 2, 30, 1, 100, 0xc0, 3);
+  if (exited)
+    hl_recording_append_end (rec, 30, 0);
   hl_recording_commit (rec);
   return rec;
+}
+
+static HlRecording *
+sampled_recording (void)
+{
+  return recording_exited (TRUE);
 }
 
 /* Row ROW of top list KIND: its function and value, copied (the rows
@@ -173,26 +183,12 @@ test_exact_top (void)
   g_object_unref (view);
 }
 
-/* sampled_recording's blocks, then an exit: what it did not free leaked. */
-static HlRecording *
-exited_recording (void)
-{
-  HlRecording *rec = hl_recording_new ();
-  const guint64 f1[] = { 0x1000 };
-
-  hl_recording_append_stack (rec, 1, f1, 1);
-  hl_recording_append_alloc (rec, 0, 10, 1, 9000, 0xa0, 1);
-  hl_recording_append_end (rec, 30, 0);
-  hl_recording_commit (rec);
-  return rec;
-}
-
 /* The Leaks tab says what it lists, in the summary's words. */
 static void
 test_leak_tab_titles (void)
 {
-  g_autoptr(HlRecording) rec = exited_recording ();
-  g_autoptr(HlRecording) no_exit = sampled_recording ();
+  g_autoptr(HlRecording) rec = sampled_recording ();
+  g_autoptr(HlRecording) no_exit = recording_exited (FALSE);
   g_autoptr(HlFilter) f = hl_filter_new ();
   g_autoptr(HlFilter) part = hl_filter_with_time_range (f, 0, 25);
   g_autoptr(HlAnalysis) a_all = hl_analysis_new (rec, NULL);
