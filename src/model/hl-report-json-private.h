@@ -12,6 +12,10 @@ void hl_report_json_add_costs     (JsonBuilder      *b,
 /* The next element as FRAME = { "function", "module", ... }. */
 void hl_report_json_add_frame     (JsonBuilder      *b,
                                    const HlFrame    *f);
+/* Member "stack": STACK of REC's frames, innermost first. */
+void hl_report_json_add_stack     (JsonBuilder      *b,
+                                   HlRecording      *rec,
+                                   HlStackId         stack);
 /* "threads": every thread of the recording (of THREADS_OF when not NULL:
  * hl_analysis_get_thread_costs_for()), its name and the selection's
  * costs of its allocations. */

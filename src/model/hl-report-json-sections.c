@@ -96,8 +96,6 @@ add_site (JsonBuilder           *b,
           HlRecording           *rec,
           const HlSiteLifetimes *s)
 {
-  guint n;
-  const HlFrame * const *frames = hl_recording_get_stack_frames (rec, s->stack, &n);
 
   json_builder_begin_object (b);
   hl_json_add_uint (b, "n_blocks", s->n_blocks);
@@ -112,11 +110,7 @@ add_site (JsonBuilder           *b,
   json_builder_end_array (b);
   hl_json_add_boolean (b, "short_lived", s->short_lived);
   hl_json_add_boolean (b, "growing", s->growing);
-  json_builder_set_member_name (b, "stack");
-  json_builder_begin_array (b);
-  for (guint f = 0; f < n; f++)
-    hl_report_json_add_frame (b, frames[f]);
-  json_builder_end_array (b);
+  hl_report_json_add_stack (b, rec, s->stack);
   json_builder_end_object (b);
 }
 
@@ -219,21 +213,30 @@ hl_report_json_add_reachability (JsonBuilder *b,
       for (guint i = 0; i < stacks->len; i++)
         {
           const HlReachabilityStack *e = &g_array_index (stacks, HlReachabilityStack, i);
-          guint n;
-          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, e->stack, &n);
 
           json_builder_begin_object (b);
           hl_json_add_uint (b, "bytes", e->bytes);
           hl_json_add_uint (b, "blocks", e->blocks);
-          json_builder_set_member_name (b, "stack");
-          json_builder_begin_array (b);
-          for (guint f = 0; f < n; f++)
-            hl_report_json_add_frame (b, frames[f]);
-          json_builder_end_array (b);
+          hl_report_json_add_stack (b, rec, e->stack);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
     }
   json_builder_end_object (b);
   json_builder_end_object (b);
+}
+
+void
+hl_report_json_add_stack (JsonBuilder *b,
+                          HlRecording *rec,
+                          HlStackId    stack)
+{
+  guint n;
+  const HlFrame * const *frames = hl_recording_get_stack_frames (rec, stack, &n);
+
+  json_builder_set_member_name (b, "stack");
+  json_builder_begin_array (b);
+  for (guint f = 0; f < n; f++)
+    hl_report_json_add_frame (b, frames[f]);
+  json_builder_end_array (b);
 }

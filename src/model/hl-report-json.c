@@ -300,16 +300,10 @@ add_top (JsonBuilder      *b,
       for (guint i = 0; i < stacks->len; i++)
         {
           const HlStackCosts *sc = &g_array_index (stacks, HlStackCosts, i);
-          guint n;
-          const HlFrame * const *frames = hl_recording_get_stack_frames (rec, sc->stack, &n);
 
           json_builder_begin_object (b);
           hl_report_json_add_costs (b, "costs", &sc->costs);
-          json_builder_set_member_name (b, "stack");
-          json_builder_begin_array (b);
-          for (guint f = 0; f < n; f++)
-            hl_report_json_add_frame (b, frames[f]);
-          json_builder_end_array (b);
+          hl_report_json_add_stack (b, rec, sc->stack);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -363,19 +357,13 @@ add_memory (JsonBuilder *b,
   for (guint i = 0; i < sites->len; i++)
     {
       const HlMmapSite *ms = &g_array_index (sites, HlMmapSite, i);
-      guint n;
-      const HlFrame * const *frames = hl_recording_get_stack_frames (rec, ms->stack, &n);
 
       json_builder_begin_object (b);
       hl_json_add_uint (b, "calls", ms->calls);
       hl_json_add_uint (b, "bytes", ms->bytes);
       hl_json_add_uint (b, "live_bytes", ms->live_bytes);
       hl_json_add_uint (b, "peak_bytes", ms->peak_bytes);
-      json_builder_set_member_name (b, "stack");
-      json_builder_begin_array (b);
-      for (guint f = 0; f < n; f++)
-        hl_report_json_add_frame (b, frames[f]);
-      json_builder_end_array (b);
+      hl_report_json_add_stack (b, rec, ms->stack);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
