@@ -73,14 +73,8 @@ hl_capture_finish (int  exit_status,
   hl_flush_all_for_exit ();
   if (hl_g.late)
     hl_attach_end_info ();
-  /* The leak scan, at a clean exit. Under a launcher that keeps the
-   * sessions (record, the application), only in the program it started:
-   * a child's scan makes its end a few ms longer, and a child ending
-   * while record finishes then sometimes kept its segment for a launcher
-   * that had already looked (test-handover's "child ending 5 ms after
-   * the program", 3 in 30): a race of the hand-over that the scan's
-   * time only widens, not fixed yet (docs/capture.md, "Leaks at exit"). */
-  if (clean && (!hl_g.cfg.keep_session || hl_g.cfg.launcher_pid == 0 || hl_g.ppid == hl_g.cfg.launcher_pid))
+  /* The leak scan, at a clean exit, in every process of the family */
+  if (clean)
     hl_leakscan_run ();
   write_end (status);
   hl_session_end (status, by_exec);

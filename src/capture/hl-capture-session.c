@@ -391,6 +391,7 @@ hl_session_create (void)
   h->segment_size = total;
   h->pid = hl_g.pid;
   h->ppid = hl_g.ppid;
+  h->launcher_pid = hl_g.cfg.launcher_pid;
   h->uid = (uint32_t) getuid ();
   h->start_wall_ns = hl_g.start_wall_ns;
   h->start_mono_ns = hl_g.start_mono_ns;

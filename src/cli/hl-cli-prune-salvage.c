@@ -19,7 +19,8 @@ left_unsalvaged (const HlLiveSessionInfo *s)
     return FALSE;
   if (s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED || s->state == HL_LIVE_STATE_VANISHED)
     return FALSE;
-  return !(s->kept && s->ppid > 1 && hl_cli_pid_alive (s->ppid));
+  guint32 launcher = hl_live_session_info_get_launcher (s);
+  return !(s->kept && launcher > 1 && hl_cli_pid_alive (launcher));
 }
 
 void

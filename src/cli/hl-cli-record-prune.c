@@ -22,8 +22,9 @@ static gboolean
 left_by_launcher (const HlLiveSessionInfo *s,
                   guint64                  now_mono_ns)
 {
-  if (!s->readable || s->not_segment || s->trace_path == NULL || s->trace_path[0] == '\0' || s->ppid <= 1
-      || hl_cli_pid_alive (s->ppid))
+  guint32 launcher = hl_live_session_info_get_launcher (s);
+  if (!s->readable || s->not_segment || s->trace_path == NULL || s->trace_path[0] == '\0' || launcher <= 1
+      || hl_cli_pid_alive (launcher))
     return FALSE;
   return now_mono_ns > s->start_mono_ns + s->heartbeat_ns + RECENT_NS;
 }

@@ -121,7 +121,7 @@ discover_cb (const char *name,
   if (!hl_cli_session_read (name, &s, err, sizeof err))
     return; /* not ready or not ours: read again next time */
   HlLaunchFamilyVerdict verdict = hl_launch_family_judge (rs->family, s.header.pid, s.header.ppid,
-                                                          s.header.start_wall_ns);
+                                                          s.header.start_wall_ns, s.header.launcher_pid);
   if (verdict == HL_LAUNCH_FAMILY_BEFORE)
     {
       g_hash_table_add (rs->seen, g_strdup (name));

@@ -24,6 +24,7 @@
 #include "hl-cli-model-util.h"
 
 #include "hl-cli-commands.h"
+#include "hl-cli-record-find.h"
 #include "hl-cli-record-names.h"
 #include "hl-cli-record-profiles.h"
 #include "hl-cli-record-usage.h"
@@ -85,160 +86,6 @@ forward_signal (int        sig,
     kill (child_pid, sig);
 }
 
-typedef struct
-{
-  char         name[256];
-  HlCliSession s;
-  bool         running;  /* its process still runs (it outlived the program) */
-} Found;
-
-/* The sessions of the program and of its children, as many as there were
- * (a shell script, make or a pyenv shim start dozens or hundreds): each is
- * compressed and unlinked at the end; one left out would stay a plain
- * trace and a segment in /dev/shm. */
-typedef struct
-{
-  uint64_t since_wall_ns;
-  GArray  *found;    /* Found */
-  guint    running;  /* of the family, still running: left as they are */
-} FindCtx;
-
-#define FOUND(ctx, k) (&g_array_index ((ctx)->found, Found, (k)))
-
-/* Sessions that started after `record` did: the program's and its
- * children's among them (keep_descendants), of which those whose process
- * is gone (or is the program, which has exited) are compressed and
- * unlinked. */
-static void
-find_cb (const char *name,
-         void       *user_data)
-{
-  FindCtx *ctx = user_data;
-  g_autofree Found *f = g_new0 (Found, 1);
-  char err[256];
-  if (!hl_cli_session_read (name, &f->s, err, sizeof err))
-    return;
-  if (f->s.header.start_wall_ns < ctx->since_wall_ns)
-    return;
-  /* an image that ended by exec'ing another is done, its process runs on */
-  f->running = f->s.header.state_atomic != HL_SHM_STATE_ENDED && hl_cli_pid_alive (f->s.header.pid);
-  snprintf (f->name, sizeof f->name, "%s", name);
-  g_array_append_vals (ctx->found, f, 1);
-}
-
-/* Leaves the running session of F to its process, which unlinks the name
- * at its end (HL_SHM_FLAG_ABANDONED; docs/shm-layout.md §1). One atomic
- * OR decides it: when the process's own (KEPT) came first, it is ending
- * and left the session to us: F is read again once it has ENDED (or its
- * process died), and false returned. */
-static bool
-abandon_session (Found *f)
-{
-  char path[512], err[256];
-  snprintf (path, sizeof path, "/dev/shm/%s", f->name);
-  int fd = open (path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return true; /* gone meanwhile: nothing to leave */
-  struct stat st;
-  void *map = MAP_FAILED;
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == geteuid ()
-      && st.st_size >= (off_t) HL_SHM_HEADER_SIZE)
-    map = mmap (NULL, HL_SHM_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close (fd);
-  if (map == MAP_FAILED)
-    return true;
-  HlShmHeader *h = map;
-  bool kept = false;
-  if (memcmp (h->magic, HL_SHM_MAGIC, HL_SHM_MAGIC_SIZE) == 0 && h->pid == f->s.header.pid
-      && h->start_wall_ns == f->s.header.start_wall_ns)
-    {
-      uint32_t old = __atomic_fetch_or (&h->flags, (uint32_t) HL_SHM_FLAG_ABANDONED, __ATOMIC_SEQ_CST);
-      kept = (old & HL_SHM_FLAG_KEPT) != 0;
-      /* its END is a few stores away */
-      for (int i = 0; kept && i < 2000 && __atomic_load_n (&h->state_atomic, __ATOMIC_ACQUIRE) != HL_SHM_STATE_ENDED
-                      && hl_cli_pid_alive (h->pid); i++)
-        g_usleep (1000);
-    }
-  munmap (map, HL_SHM_HEADER_SIZE);
-  if (!kept)
-    return true;
-  (void) hl_cli_session_read (f->name, &f->s, err, sizeof err);
-  f->running = false;
-  return false;
-}
-
-/* Keeps only the sessions of PID and of its descendants
- * (hl-launch-family.h): another program's kept session that happened to
- * start meanwhile is not ours to compress or unlink. A parent's session
- * may be listed after its children's: judged again until none is added. */
-static void
-keep_descendants (FindCtx  *ctx,
-                  uint32_t  pid)
-{
-  HlLaunchFamily *family = hl_launch_family_new (pid, ctx->since_wall_ns);
-  guint n_found = ctx->found->len;
-  g_autofree bool *ours = g_new0 (bool, n_found + 1);
-  bool grew = true;
-  while (grew)
-    {
-      grew = false;
-      for (guint k = 0; k < n_found; k++)
-        {
-          const HlShmHeader *h = &FOUND (ctx, k)->s.header;
-          if (!ours[k]
-              && hl_launch_family_judge (family, h->pid, h->ppid, h->start_wall_ns) == HL_LAUNCH_FAMILY_OURS)
-            ours[k] = grew = true;
-        }
-    }
-  hl_launch_family_free (family);
-  /* a process that outlived the program (a daemon) keeps its session,
-   * which it unlinks at its end (HEAPLENS_LAUNCHER: we are gone then) */
-  guint n = 0;
-  for (guint k = 0; k < n_found; k++)
-    if (ours[k] && FOUND (ctx, k)->running && abandon_session (FOUND (ctx, k)))
-      ctx->running++; /* one running session a process */
-    else if (ours[k])
-      {
-        if (n != k)
-          *FOUND (ctx, n) = *FOUND (ctx, k);
-        n++;
-      }
-  g_array_set_size (ctx->found, n);
-}
-
-/* The processes other than PID among the sessions found (a process that
- * exec'ed has a session per image: counted once). */
-static guint
-count_children (const FindCtx *ctx,
-                uint32_t       pid)
-{
-  g_autoptr (GHashTable) pids = g_hash_table_new (NULL, NULL);
-  for (guint k = 0; k < ctx->found->len; k++)
-    {
-      uint32_t p = FOUND (ctx, k)->s.header.pid;
-      if (p != pid)
-        g_hash_table_add (pids, GUINT_TO_POINTER (p));
-    }
-  return g_hash_table_size (pids);
-}
-
-/* The names of the sessions found are unlinked once their final counters
- * are read (docs/shm-layout.md). Unlinking frees the segment's pages
- * (python3's workload: about 7 ms of kernel time, its live table mirrors
- * a 25 MiB heap): a thread does it beside the compression's last frame,
- * where the core of the column helper is idle half the time, rather than
- * after it, while the user waits. */
-static void
-unlink_sessions (const FindCtx *ctx)
-{
-  for (guint k = 0; k < ctx->found->len; k++)
-    {
-      char path[512];
-      snprintf (path, sizeof path, "/dev/shm/%s", FOUND (ctx, k)->name);
-      unlink (path);
-    }
-}
-
 /* A process that died without writing END (SIGKILL, the OOM killer)
  * left the events its threads were still building in its session: they
  * are appended to its trace, before it is compressed, with the record of
@@ -291,7 +138,7 @@ salvage_sessions (FindCtx         *ctx,
 static gpointer
 unlink_thread (gpointer data)
 {
-  unlink_sessions (data);
+  hl_record_unlink_sessions (data);
   return NULL;
 }
 
@@ -813,8 +660,7 @@ hl_cli_record (int    argc,
    * below, ended or running (then abandon_session() decides) */
   prctl (PR_SET_NAME, HL_SHM_LAUNCHER_ENDING_COMM, 0, 0, 0);
   FindCtx ctx = { start_wall_ns, g_array_new (FALSE, TRUE, sizeof (Found)), 0 };
-  hl_cli_session_foreach (find_cb, &ctx);
-  keep_descendants (&ctx, (uint32_t) pid);
+  hl_record_find_sessions (&ctx, (uint32_t) pid);
   timing_step ("sessions found");
   HlSessionSalvage root_salvage = { 0 };
   bool root_salvaged = salvage_sessions (&ctx, (uint32_t) pid, status, (uint64_t) exited_us * 1000u,
@@ -913,7 +759,7 @@ hl_cli_record (int    argc,
         fprintf (stderr, _("; trace cut at %.3f s by %s (%s): numbers up to %.3f s in it, these are the whole run's%s"),
                  s->header.trace_cut_ns_atomic / 1e9, hl_cli_trace_cut_cause (cut), cut,
                  s->header.trace_cut_ns_atomic / 1e9, cut_noted ? "" : _(" (no room to say so in the trace)"));
-      guint children = count_children (&ctx, (uint32_t) pid);
+      guint children = hl_record_count_children (&ctx, (uint32_t) pid);
       if (children > 0)
         fprintf (stderr, ngettext ("; %u child process recorded too", "; %u child processes recorded too",
                                    children), children);
@@ -976,7 +822,7 @@ hl_cli_record (int    argc,
   if (unlinker != NULL)
     g_thread_join (unlinker);
   else
-    unlink_sessions (&ctx);
+    hl_record_unlink_sessions (&ctx);
   g_array_unref (ctx.found);
   /* a program that could not be run wrote nothing: no empty folder left */
   if (folder != NULL)

@@ -107,7 +107,8 @@ discover (HlLaunchClock *c,
   g_autoptr(HlLiveSessionInfo) info = hl_live_session_info_read (name);
   if (!info->readable)
     return; /* not ready yet (being created), or not a session: looked at again */
-  HlLaunchFamilyVerdict verdict = hl_launch_family_judge (c->family, info->pid, info->ppid, info->start_wall_ns);
+  HlLaunchFamilyVerdict verdict = hl_launch_family_judge (c->family, info->pid, info->ppid, info->start_wall_ns,
+                                                          info->launcher_pid);
   gboolean ended = info->state == HL_LIVE_STATE_ENDED || info->state == HL_LIVE_STATE_RESTARTED;
   if (verdict == HL_LAUNCH_FAMILY_BEFORE || (verdict == HL_LAUNCH_FAMILY_OURS && ended))
     {

@@ -62,6 +62,7 @@ read_guarded (gpointer data)
 
   info->pid = h->pid;
   info->ppid = h->ppid;
+  info->launcher_pid = h->launcher_pid;
   info->exe = g_strdup (h->exe);
   info->cmdline = g_strdup (hl_live_segment_get_cmdline (c->segment));
   info->trace_path = g_strdup (hl_live_segment_get_trace_path (c->segment));
@@ -314,10 +315,17 @@ ended (const HlLiveSessionInfo *s)
   return s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED;
 }
 
+guint32
+hl_live_session_info_get_launcher (const HlLiveSessionInfo *info)
+{
+  return info->launcher_pid != 0 ? info->launcher_pid : info->ppid;
+}
+
 static gboolean
 launcher_alive (const HlLiveSessionInfo *s)
 {
-  return s->ppid > 1 && hl_live_pid_alive (s->ppid);
+  guint32 launcher = hl_live_session_info_get_launcher (s);
+  return launcher > 1 && hl_live_pid_alive (launcher);
 }
 
 static gboolean
@@ -347,13 +355,14 @@ prune_tmp_compress (const HlLiveSessionInfo *s,
   g_autofree char *tmp = NULL;
   struct stat st;
 
-  if (s->trace_path == NULL || s->trace_path[0] == '\0' || s->ppid <= 1 || launcher_alive (s))
+  guint32 launcher = hl_live_session_info_get_launcher (s);
+  if (s->trace_path == NULL || s->trace_path[0] == '\0' || launcher <= 1 || launcher_alive (s))
     return;
   tmp = g_strconcat (s->trace_path, ".tmp-compress", NULL);
   if (lstat (tmp, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid ())
     return;
   if (unlink (tmp) == 0)
-    g_string_append_printf (message, _("; removed %s (its launcher %u ended)"), tmp, (unsigned) s->ppid);
+    g_string_append_printf (message, _("; removed %s (its launcher %u ended)"), tmp, (unsigned) launcher);
   else
     g_string_append_printf (message, _("; cannot remove %s: %s"), tmp, g_strerror (errno));
 }
@@ -394,8 +403,9 @@ prune_one (const HlLiveSessionInfo *s)
     }
   if (!s->readable)
     g_string_printf (why, _("invalid: %s; pid %u is gone"), s->refusal, (unsigned) s->pid);
-  else if (s->kept && s->ppid > 1)
-    g_string_printf (why, _("pid %u and its launcher %u ended"), (unsigned) s->pid, (unsigned) s->ppid);
+  else if (s->kept && hl_live_session_info_get_launcher (s) > 1)
+    g_string_printf (why, _("pid %u and its launcher %u ended"), (unsigned) s->pid,
+                     (unsigned) hl_live_session_info_get_launcher (s));
   else
     g_string_printf (why, _("pid %u ended"), (unsigned) s->pid);
 

@@ -48,6 +48,7 @@ typedef struct
 
   /* From the segment (readable only) */
   guint32      ppid;
+  guint32      launcher_pid;   /* HEAPLENS_LAUNCHER of its family; 0: none named (or an older preload) */
   char        *exe;
   char        *cmdline;        /* arguments joined by spaces */
   char        *trace_path;     /* "" when none (yet: it comes with RUNNING) */
@@ -80,6 +81,11 @@ GPtrArray          *hl_live_session_list          (HlLiveListFlags  flags,
 /* Reads one segment, NAME as in /dev/shm or a path; never NULL (refusal
  * says why it cannot be read). */
 HlLiveSessionInfo  *hl_live_session_info_read     (const char      *name);
+/* The launcher that keeps INFO's session: the one it names
+ * (HEAPLENS_LAUNCHER, inherited by every process of the family, so a
+ * grandchild's too), else its parent when it started (a segment of an
+ * older preload); 0 or 1 when none. */
+guint32             hl_live_session_info_get_launcher (const HlLiveSessionInfo *info);
 
 /* The segments whose name has PID (any user's; only the caller's are
  * opened): as hl_live_session_list (ALL_USERS), without reading the

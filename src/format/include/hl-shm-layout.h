@@ -136,9 +136,11 @@ typedef struct
   uint64_t    malloc_free_bytes_atomic;
   uint64_t    malloc_mmapped_bytes_atomic;
   uint64_t    malloc_sample_ns_atomic;
+  uint32_t    launcher_pid;                 /* HEAPLENS_LAUNCHER: the recorder that keeps the family's sessions; 0: none */
+  uint32_t    reserved_launcher;
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
                        - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8 - 8
-                       - 8 * 8];
+                       - 8 * 8 - 4 * 2];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");
