@@ -260,6 +260,15 @@ fill_memory (HlSummaryView *view,
   g_autofree char *sentence = g_strdup_printf (_("RSS %s at %s: heap %s, malloc's overhead %s, free inside malloc's "
                                                  "arenas %s (fragmentation), mmap %s, other %s"),
                                                rss, at, heap, over, free_b, mmap_b, other);
+  if (m.estimated)
+    {
+      /* Translators: after the RSS sentence when malloc's figures in it
+       * are estimates (mallinfo2() was too slow to call on that heap) */
+      g_autofree char *with = g_strdup_printf (_("%s (malloc's figures estimated: mallinfo2() had become too slow "
+                                                 "to call)"), sentence);
+      hl_summary_view_set_memory (view, with);
+      return;
+    }
   hl_summary_view_set_memory (view, sentence);
 }
 

@@ -115,6 +115,7 @@ hl_config_load (HlConfig *cfg)
   const char *keep = hl_env_get ("HEAPLENS_KEEP_SESSION");
   cfg->keep_session = keep != NULL && strcmp (keep, "1") == 0;
   cfg->launcher_pid = (uint32_t) env_u64 ("HEAPLENS_LAUNCHER", 0, 1, UINT32_MAX);
+  cfg->allocator_stall_ns = env_u64 ("HEAPLENS_ALLOCATOR_STALL_US", 1000, 0, UINT64_C (1) << 32) * 1000u;
   cfg->launcher_start_ticks = hl_launcher_start_ticks (cfg->launcher_pid);
 
   const char *o = hl_env_get ("HEAPLENS_OUTPUT");

@@ -32,7 +32,18 @@
  * end there takes no sample). Signals are blocked while it runs: a
  * handler that allocates would otherwise wait for the arena lock its own
  * thread holds. The last sample is taken at a clean exit (the on_exit
- * handler). Another allocator than glibc's: no samples. */
+ * handler). Another allocator than glibc's: no samples.
+ *
+ * A bounded wait. The walk holds each arena's lock, so on a thread of its
+ * own it would stall the program's next malloc as long: no thread helps.
+ * Instead, once one call took longer than HEAPLENS_ALLOCATOR_STALL_US
+ * (1 ms), it is not called again while the program runs; the samples
+ * after it are estimates (HL_ALLOCATOR_FLAG_ESTIMATED): malloc's arenas
+ * are the last call's plus what the program break moved since (the main
+ * arena grows and shrinks with brk; other arenas' heaps are taken as they
+ * were), in use is the last call's plus what the heap (requested bytes)
+ * moved, free the rest, malloc's own mappings the last call's. The last
+ * sample, at a clean exit, calls it again: exact, whatever it costs then. */
 #define _GNU_SOURCE
 #include "hl-capture-private.h"
 #include "hl-capture-record.h"
@@ -75,6 +86,15 @@ static _Atomic uint32_t n_regions_hint; /* n_regions, read without the lock */
 
 static _Atomic uint64_t next_allocator_ns;
 
+/* The last mallinfo2() call, for the estimates (taken by the thread that
+ * claimed next_allocator_ns, which no other thread touches meanwhile) */
+static struct
+{
+  bool     slow;            /* it took longer than the stall allowed: not called again */
+  uint64_t heap, brk;       /* the heap and the program break then */
+  struct mallinfo2 mi;
+} last_exact;
+
 static uint64_t page_mask = 4095;
 
 void
@@ -104,6 +124,7 @@ hl_mmap_after_fork_child (void)
   atomic_store (&n_regions_hint, 0);
   live_bytes = peak_bytes = 0;
   atomic_store (&next_allocator_ns, 0);
+  last_exact.slow = false;
 }
 
 /* ---- The table ----------------------------------------------------------- */
@@ -441,6 +462,25 @@ mremap (void   *old,
 
 /* ---- The allocator's view ------------------------------------------------ */
 
+/* mallinfo2()'s figures now from the last call, the heap and the program
+ * break (the comment at the top) */
+static struct mallinfo2
+estimate (uint64_t heap,
+          uint64_t brk_now)
+{
+  struct mallinfo2 mi = last_exact.mi;
+  int64_t moved = (int64_t) (brk_now - last_exact.brk);
+  if (last_exact.brk == 0 || brk_now == 0)
+    moved = 0;
+  mi.arena = moved < 0 && (uint64_t) -moved > mi.arena ? 0 : (size_t) ((int64_t) mi.arena + moved);
+  int64_t grew = (int64_t) (heap - last_exact.heap);
+  mi.uordblks = grew < 0 && (uint64_t) -grew > mi.uordblks ? 0 : (size_t) ((int64_t) mi.uordblks + grew);
+  if (mi.uordblks > mi.arena)
+    mi.uordblks = mi.arena;
+  mi.fordblks = mi.arena - mi.uordblks;
+  return mi;
+}
+
 void
 hl_allocator_tick (HlThreadBlock *b,
                    uint64_t       now,
@@ -455,20 +495,36 @@ hl_allocator_tick (HlThreadBlock *b,
   if (!final && (now < due || !atomic_compare_exchange_strong (&next_allocator_ns, &due, UINT64_MAX)))
     return; /* not due, or another thread samples */
 
-  uint64_t mask;
-  hl_sys_block_signals (&mask);
-  uint64_t t0 = hl_sys_fine_ns ();
-  struct mallinfo2 mi = real_mallinfo2 ();
-  uint64_t took = hl_sys_fine_ns () - t0;
-  hl_sys_restore_signals (&mask);
-  uint64_t wait = (uint64_t) HL_ALLOCATOR_COST_FACTOR * took;
-  if (wait < HL_ALLOCATOR_PERIOD_NS)
-    wait = HL_ALLOCATOR_PERIOD_NS;
-  if (!final)
-    atomic_store_explicit (&next_allocator_ns, now + wait, memory_order_relaxed);
+  uint64_t brk_now = (uint64_t) hl_sys_brk ();
+  uint32_t flags = HL_ALLOCATOR_FLAG_MALLINFO;
+  struct mallinfo2 mi;
+  if (last_exact.slow && !final)
+    {
+      mi = estimate (heap, brk_now);
+      flags |= HL_ALLOCATOR_FLAG_ESTIMATED;
+      atomic_store_explicit (&next_allocator_ns, now + HL_ALLOCATOR_PERIOD_NS, memory_order_relaxed);
+    }
+  else
+    {
+      uint64_t mask;
+      hl_sys_block_signals (&mask);
+      uint64_t t0 = hl_sys_fine_ns ();
+      mi = real_mallinfo2 ();
+      uint64_t took = hl_sys_fine_ns () - t0;
+      hl_sys_restore_signals (&mask);
+      last_exact.mi = mi;
+      last_exact.heap = heap;
+      last_exact.brk = brk_now;
+      last_exact.slow = took > hl_g.cfg.allocator_stall_ns;
+      uint64_t wait = (uint64_t) HL_ALLOCATOR_COST_FACTOR * took;
+      if (wait < HL_ALLOCATOR_PERIOD_NS)
+        wait = HL_ALLOCATOR_PERIOD_NS;
+      if (!final)
+        atomic_store_explicit (&next_allocator_ns, now + wait, memory_order_relaxed);
+    }
 
   HlAllocatorSample s = {
-    .flags = HL_ALLOCATOR_FLAG_MALLINFO,
+    .flags = flags,
     .rss_bytes = rss,
     .heap_bytes = heap,
     .mmap_bytes = hl_g.hdr != NULL ? __atomic_load_n (&hl_g.hdr->mmap_bytes_atomic, __ATOMIC_RELAXED) : 0,

@@ -123,6 +123,8 @@ typedef struct
   char         output[1024];     /* HEAPLENS_OUTPUT template */
   bool         keep_session;     /* HEAPLENS_KEEP_SESSION=1: the launcher unlinks it */
   bool         leak_scan;        /* HEAPLENS_LEAK_SCAN (default 1): the reachability scan at exit */
+  uint64_t     allocator_stall_ns; /* HEAPLENS_ALLOCATOR_STALL_US (default 1000): the longest mallinfo2()
+                                    * call the program's thread may wait for while it runs */
   uint32_t     launcher_pid;     /* HEAPLENS_LAUNCHER: kept only while it runs (0: any) */
   uint64_t     launcher_start_ticks; /* its start time when the config was loaded (0: unknown) */
 } HlConfig;
@@ -135,6 +137,7 @@ uint64_t hl_sys_coarse_ns     (void);  /* CLOCK_MONOTONIC_COARSE */
 uint64_t hl_sys_fine_ns       (void);  /* CLOCK_MONOTONIC */
 uint64_t hl_sys_wall_ns       (void);
 uint32_t hl_sys_gettid        (void);
+uintptr_t hl_sys_brk          (void);  /* the program break now (brk (0): never fails) */
 int      hl_sys_write_all     (int fd, const void *buf, size_t len);
 void     hl_sys_warn          (const char *a, const char *b, const char *c);
 /* Anonymous private memory of the preload's own: registered, so that the

@@ -44,6 +44,15 @@ hl_sys_gettid (void)
   return (uint32_t) syscall (SYS_gettid);
 }
 
+uintptr_t
+hl_sys_brk (void)
+{
+  int saved = errno;
+  uintptr_t now = (uintptr_t) syscall (SYS_brk, 0);
+  errno = saved;
+  return now;
+}
+
 int
 hl_sys_write_all (int         fd,
                   const void *buf,

@@ -320,6 +320,15 @@ hl_cli_report_print_memory_line (HlRecording *rec)
        * highest RSS the allocator was sampled at */
       printf (_("  memory:           RSS %s at %.3f s: heap %s, malloc's overhead %s, free inside malloc's arenas %s "
                 "(fragmentation), mmap %s, other %s\n"), rss, m.time_ns / 1e9, heap, over, free_b, mmap_b, other);
+      if (m.estimated_samples > 0)
+        /* Translators: under the memory line; %.3f s, then %u samples */
+        printf (g_dngettext (HL_GETTEXT_PACKAGE,
+                             "                    malloc's figures are estimates from %.3f s on (%u sample%s): "
+                             "mallinfo2() had become too slow to call while the program ran\n",
+                             "                    malloc's figures are estimates from %.3f s on (%u samples%s): "
+                             "mallinfo2() had become too slow to call while the program ran\n",
+                             m.estimated_samples),
+                m.estimated_since_ns / 1e9, m.estimated_samples, m.estimated ? _(", this line's among them") : "");
     }
   hl_recording_get_mmap_totals (rec, &t);
   if (t.calls > 0)

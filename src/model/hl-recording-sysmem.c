@@ -208,6 +208,7 @@ hl_recording_append_allocator (HlRecording             *self,
   HlAllocatorPoint p = {
     time_ns, (a->flags & HL_ALLOCATOR_FLAG_MALLINFO) != 0, a->rss_bytes, a->heap_bytes, a->mmap_bytes,
     a->arena_bytes, a->in_use_bytes, a->free_bytes, a->mmapped_chunks_bytes,
+    (a->flags & HL_ALLOCATOR_FLAG_ESTIMATED) != 0,
   };
 
   if (s->samples->len > 0 && g_array_index (s->samples, HlAllocatorPoint, s->samples->len - 1).time_ns > time_ns)
@@ -320,10 +321,15 @@ hl_recording_get_memory_split (HlRecording   *self,
   memset (out, 0, sizeof *out);
   pts = hl_recording_get_allocator_samples (self, &n);
   for (guint i = 0; i < n; i++)
-    if (pts[i].have_mallinfo && (best == NULL || pts[i].rss_bytes > best->rss_bytes))
-      best = &pts[i];
+    {
+      if (pts[i].have_mallinfo && (best == NULL || pts[i].rss_bytes > best->rss_bytes))
+        best = &pts[i];
+      if (pts[i].have_mallinfo && pts[i].estimated && out->estimated_samples++ == 0)
+        out->estimated_since_ns = pts[i].time_ns;
+    }
   if (best == NULL)
     return FALSE;
+  out->estimated = best->estimated;
   out->time_ns = best->time_ns;
   out->rss_bytes = best->rss_bytes;
   out->heap_bytes = best->heap_bytes;
@@ -363,7 +369,9 @@ hl_recording_sysmem_to_payload (HlRecording       *self,
   *allocator = g_new0 (HlCostsAllocator, n + 1);
   for (guint i = 0; i < n; i++)
     (*allocator)[i] = (HlCostsAllocator) {
-      pts[i].time_ns, pts[i].have_mallinfo ? HL_ALLOCATOR_FLAG_MALLINFO : 0, pts[i].rss_bytes,
+      pts[i].time_ns,
+      (pts[i].have_mallinfo ? HL_ALLOCATOR_FLAG_MALLINFO : 0) | (pts[i].estimated ? HL_ALLOCATOR_FLAG_ESTIMATED : 0),
+      pts[i].rss_bytes,
       pts[i].heap_bytes, pts[i].mmap_bytes, pts[i].arena_bytes, pts[i].in_use_bytes, pts[i].free_bytes,
       pts[i].mmapped_chunks_bytes,
     };
@@ -401,7 +409,7 @@ hl_recording_sysmem_from_payload (HlRecording          *self,
     {
       const HlCostsAllocator *a = &p->allocator[i];
       HlAllocatorSample as = {
-        (guint32) (a->flags & HL_ALLOCATOR_FLAG_MALLINFO), a->rss_bytes, a->heap_bytes, a->mmap_bytes,
+        (guint32) (a->flags & (HL_ALLOCATOR_FLAG_MALLINFO | HL_ALLOCATOR_FLAG_ESTIMATED)), a->rss_bytes, a->heap_bytes, a->mmap_bytes,
         a->arena_bytes, a->in_use_bytes, a->free_bytes, a->mmapped_chunks_bytes, 0,
       };
       hl_recording_append_allocator (self, a->time_ns, &as);

@@ -346,7 +346,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlSiteSeries, hl_site_series_free)
 
 /* An allocator sample (ALLOCATOR events): the RSS, the heap and the
  * program's mappings at that time, and with HAVE_MALLINFO glibc's
- * mallinfo2() figures. */
+ * mallinfo2() figures: with ESTIMATED, estimated from its last call (it
+ * had become too slow to call while the program ran; docs/capture.md). */
 typedef struct
 {
   guint64  time_ns;
@@ -358,6 +359,7 @@ typedef struct
   guint64  in_use_bytes;         /* in use inside them (with chunk headers) */
   guint64  free_bytes;           /* free inside them */
   guint64  mmapped_chunks_bytes; /* blocks malloc mapped on their own */
+  gboolean estimated;
 } HlAllocatorPoint;
 
 /* In time order once the recording is committed. */
@@ -401,7 +403,8 @@ GArray *hl_recording_get_mmap_sites  (HlRecording  *self,
  * allocator's and the kernel's virtual sizes, so OTHER is 0 when they add
  * up to more than the RSS (part of them not resident). FALSE when the
  * recording has no such sample (another allocator than glibc's, an older
- * preload). */
+ * preload). ESTIMATED: that sample's allocator figures are estimates;
+ * ESTIMATED_SAMPLES: how many of all the samples are. */
 typedef struct
 {
   guint64 time_ns;
@@ -412,6 +415,9 @@ typedef struct
   guint64 mmap_bytes;
   guint64 other_bytes;
   guint64 arena_bytes;
+  gboolean estimated;
+  guint   estimated_samples;
+  guint64 estimated_since_ns;    /* the first estimated sample's time */
 } HlMemorySplit;
 
 gboolean hl_recording_get_memory_split (HlRecording   *self,

@@ -338,6 +338,8 @@ add_memory (JsonBuilder *b,
       hl_json_add_uint (b, "other_bytes", m.other_bytes);
       hl_json_add_uint (b, "arena_bytes", m.arena_bytes);
       hl_json_add_uint (b, "samples", n_samples);
+      hl_json_add_boolean (b, "estimated", m.estimated);
+      hl_json_add_uint (b, "estimated_samples", m.estimated_samples);
       json_builder_end_object (b);
     }
   else

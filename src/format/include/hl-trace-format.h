@@ -282,7 +282,10 @@ enum
 
 enum
 {
-  HL_ALLOCATOR_FLAG_MALLINFO = 1u << 0, /* arena, in_use, free and mmapped_* are mallinfo2()'s */
+  HL_ALLOCATOR_FLAG_MALLINFO  = 1u << 0, /* arena, in_use, free and mmapped_* are mallinfo2()'s */
+  HL_ALLOCATOR_FLAG_ESTIMATED = 1u << 1, /* with MALLINFO: estimated from the last mallinfo2() call,
+                                          * the program break and the heap since (mallinfo2() had
+                                          * become too slow to call while the program ran) */
 };
 
 /* An ALLOCATOR event: the allocator's view (glibc's mallinfo2(), valid
