@@ -535,6 +535,11 @@ hl_allocator_tick (HlThreadBlock *b,
     .mmapped_chunks = mi.hblks,
   };
   HlShmHeader *h = hl_g.hdr;
+  /* before the words: a reader that sees them sees the flag of their sample or a later one */
+  if (h != NULL && (flags & HL_ALLOCATOR_FLAG_ESTIMATED))
+    __atomic_fetch_or (&h->flags, (uint32_t) HL_SHM_FLAG_MALLOC_ESTIMATED, __ATOMIC_RELAXED);
+  else if (h != NULL)
+    __atomic_fetch_and (&h->flags, ~(uint32_t) HL_SHM_FLAG_MALLOC_ESTIMATED, __ATOMIC_RELAXED);
   if (h != NULL)
     {
       __atomic_store_n (&h->malloc_arena_bytes_atomic, s.arena_bytes, __ATOMIC_RELAXED);

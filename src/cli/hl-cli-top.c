@@ -440,9 +440,17 @@ render (Top     *top,
       human (in_use, sizeof in_use, t.malloc_in_use_bytes);
       human (free_b, sizeof free_b, t.malloc_free_bytes);
       human (own, sizeof own, t.malloc_mmapped_bytes);
-      /* Translators: glibc's mallinfo2() at its last sample */
-      g_string_append_printf (out, _("malloc     in use %s   free inside its arenas %s   its own mappings %s   (at %.2f s)\n"),
-                              in_use, free_b, own, (double) t.malloc_sample_ns / 1e9);
+      guint32 mflags = 0;
+      hl_shm_reader_end_info (top->reader, NULL, NULL, &mflags);
+      if (mflags & HL_SHM_FLAG_MALLOC_ESTIMATED)
+        /* Translators: glibc's mallinfo2() figures, estimated since it became too slow to call */
+        g_string_append_printf (out, _("malloc     in use %s   free inside its arenas %s   its own mappings %s   (at %.2f s, "
+                                       "estimated: mallinfo2() had become too slow to call)\n"),
+                                in_use, free_b, own, (double) t.malloc_sample_ns / 1e9);
+      else
+        /* Translators: glibc's mallinfo2() at its last sample */
+        g_string_append_printf (out, _("malloc     in use %s   free inside its arenas %s   its own mappings %s   (at %.2f s)\n"),
+                                in_use, free_b, own, (double) t.malloc_sample_ns / 1e9);
     }
   if (t.peak_mmap_bytes != 0)
     {

@@ -10,7 +10,8 @@
 # - the samples after the first slow call are estimates (flag 2), the last
 #   one (at the clean exit) is exact again: it equals the program's own
 #   figures; the last estimate of the free bytes is within 15 % of them;
-# - report and --json say how many samples are estimates.
+# - report and --json say how many samples are estimates, and top says
+#   so while they are.
 . "$(dirname "$0")/tap-lib.sh"
 
 "$D/t-fragment" "$WORK/plain.log" > "$WORK/plain.out"
@@ -55,6 +56,27 @@ import json, sys
 m = json.load(open(sys.argv[1]))['memory']
 print(m['estimated_samples'], type(m['estimated']).__name__)
 " "$WORK/b.json")" "$n_est bool"
+
+# top, while the program runs: its malloc line says the figures are
+# estimates once they are; at the end (the exit's exact sample) it does not
+uid=$(id -u)
+HEAPLENS_KEEP_SESSION=1 HEAPLENS_OUTPUT=$WORK/k.hltrace LD_PRELOAD=$HL_PRELOAD "$D/t-fragment" "$WORK/k.log" > /dev/null &
+pid=$!
+seen=no
+for i in $(seq 60); do
+  seg=$(basename "$(ls /dev/shm/heaplens-$uid-$pid-* 2> /dev/null | head -n 1)" 2> /dev/null)
+  if [ -n "$seg" ] && "$HL_CLI" top --once "$seg" 2> /dev/null | grep -q "^malloc .*estimated: mallinfo2() had become too slow to call)$"; then
+    seen=yes
+    break
+  fi
+  sleep 0.05
+done
+wait $pid
+eq "top: the malloc line says its figures are estimates while they are" "$seen" "yes"
+seg=$(basename "$(ls /dev/shm/heaplens-$uid-$pid-* 2> /dev/null | head -n 1)")
+"$HL_CLI" top --once "$seg" > "$WORK/k.top" 2>&1
+rm -f "/dev/shm/$seg"
+check "top: after the exit's exact sample, not" sh -c "grep '^malloc ' '$WORK/k.top' | grep -vq estimated"
 
 HEAPLENS_ALLOCATOR_STALL_US=100000000 under_preload "$WORK/u.hltrace" "$D/t-fragment" "$WORK/u.log" > "$WORK/u.out"
 eq "unbounded: exit status" "$?" "0"

@@ -45,8 +45,9 @@ typedef enum
 } HlShmState;
 
 /* HlShmHeader.flags (written once before the state becomes RUNNING, except
- * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED, and
- * UNFOLLOWED, SHM_FULL and ABANDONED, set at any time). */
+ * KEPT and ENDED_BY_EXEC, which are set before the state becomes ENDED,
+ * UNFOLLOWED, SHM_FULL and ABANDONED, set at any time, and MALLOC_ESTIMATED,
+ * set and cleared at any time). */
 enum
 {
   HL_SHM_FLAG_COARSE_CLOCK  = 1u << 0, /* times from CLOCK_MONOTONIC_COARSE, after the first 50 ms */
@@ -60,6 +61,8 @@ enum
                                         * unlinks it at its end (docs/shm-layout.md §1) */
   HL_SHM_FLAG_ATTACHED      = 1u << 6, /* the preload was loaded into the running process by
                                         * `heaplens-cli attach`: it records from then on */
+  HL_SHM_FLAG_MALLOC_ESTIMATED = 1u << 7, /* the malloc_* words are estimates: mallinfo2() had become
+                                           * too slow to call (set and cleared at each allocator sample) */
 };
 
 /* HlShmHeader.control_atomic: requests of another process to the
