@@ -441,8 +441,11 @@ print_text (const char  *path,
           const HlFrame * const *frames = hl_recording_get_stack_frames (hl_analysis_get_recording (analysis),
                                                                          sc->stack, &n);
 
-          printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
-                  total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
+          if (costs[k] == HL_COST_KIND_MMAP)   /* mappings, not allocation calls */
+            printf ("  %12s  %5.1f %%\n", value, total ? 100.0 * v / total : 0.0);
+          else
+            printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
+                    total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
           if (n == 0)
             printf (_("      (stack not recorded)\n"));
           for (guint f = 0; f < n; f++)
