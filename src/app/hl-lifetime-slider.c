@@ -152,6 +152,11 @@ hl_lifetime_slider_dispose (GObject *object)
 
   g_clear_handle_id (&self->debounce_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (object), HL_TYPE_LIFETIME_SLIDER);
+  {
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+      gtk_widget_unparent (child);
+  }
   G_OBJECT_CLASS (hl_lifetime_slider_parent_class)->dispose (object);
 }
 
