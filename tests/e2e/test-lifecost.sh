@@ -110,6 +110,18 @@ import json, sys
 a, b = (json.load(open(p))["selection"] for p in sys.argv[1:3])
 print(a == b)
 ' "$WORK/r.json" "$WORK/f.json" 2>&1)" "True"
+# a recording with its costs saved: the saved costs answer mmap (their
+# sites), a T loads the events
+HEAPLENS_RECORD_COSTS_MIN=0 "$CLI" record --costs -o "$WORK/c.hltrace" -- "$T" > "$WORK/c.out" 2> /dev/null
+eq "record --costs: t-lifecost ran" "$?/$(wc -l < "$WORK/c.out")" "0/6"
+"$CLI" report --json --top 0 --cost long-lived --lived-at-least 100ms "$WORK/c.hltrace" > "$WORK/cl.json" 2> /dev/null
+eq "saved costs: each site's long-lived bytes are the program's (from the events)" \
+  "$("$PY" -c "$by_site" "$WORK/cl.json" long-lived long_lived_bytes - lived_ge_100ms "$WORK/c.out" site 2>&1)" \
+  "life_long=ok life_never=ok life_zero=ok"
+"$CLI" report --json --top 0 --cost mmap "$WORK/c.hltrace" > "$WORK/cm.json" 2> /dev/null
+eq "saved costs: each mapping function's mmap cost is what the program still maps" \
+  "$("$PY" -c "$by_site" "$WORK/cm.json" mmap mmap_bytes - bytes_at_end "$WORK/c.out" map 2>&1)" \
+  "map_drop=ok map_keep=ok map_trim=ok"
 "$CLI" report --cost long-lived --lived-at-least 10parsecs "$WORK/a.hltrace" > /dev/null 2>&1
 eq "a bad T is a usage error" "$?" "2"
 
