@@ -101,13 +101,13 @@ sort_siblings (const SortCtx *ctx,
     g_qsort_with_data (kids, (gint) n, sizeof *kids, compare_siblings_qsort, (gpointer) ctx);
 }
 
-/* What makes a stack's nodes exist: its allocations, and in a tree of
- * the MMAP cost its mappings (a stack that only maps has no allocation). */
+/* What makes a stack's nodes exist: its allocations, or its mappings (a
+ * stack that only maps has no allocation; the flame layout leaves out
+ * what has none of its cost). */
 static inline guint64
-stack_presence (const HlCosts *c,
-                HlCostKind     sort_by)
+stack_presence (const HlCosts *c)
 {
-  return c->allocations + (sort_by == HL_COST_KIND_MMAP && c->mmap_bytes != 0);
+  return c->allocations + (c->mmap_bytes != 0);
 }
 
 /* Every pass over the trie goes through it in the order of its nodes (a
@@ -160,7 +160,7 @@ hl_call_tree_build (const HlTrie   *trie,
   for (guint s = 1; s < n_stack_costs; s++)
     {
       const HlCosts *c = &stack_costs[s];
-      guint64 present = stack_presence (c, sort_by);
+      guint64 present = stack_presence (c);
 
       if (present == 0)
         continue;
@@ -266,7 +266,7 @@ hl_call_tree_build (const HlTrie   *trie,
     {
       const HlCosts *c = &stack_costs[s];
 
-      if (stack_presence (c, sort_by) == 0)
+      if (stack_presence (c) == 0)
         continue;
       hl_costs_add (&tree->self[pos[trie->stack_leaf[s]]], c);
     }

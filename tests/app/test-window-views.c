@@ -567,6 +567,32 @@ test_lifetime_and_mmap_costs (void)
   hl_app_test_spin_until (flame_total_is, &wait);
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "flame-mmap-800");
   hl_view_state_clear_range (hl_window_get_view_state (window));
+  /* the call tree: an mmap column while the selection maps something,
+   * beside the heap's (the rows' 1365 bytes allocated) */
+  {
+    HlCallTreeView *tree_view;
+    GListModel *columns;
+    WaitTree wait_tree;
+    gboolean shown = FALSE;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+    tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+    wait_tree = (WaitTree) { tree_view, 1365 };
+    hl_app_test_spin_until (tree_total_is, &wait_tree);
+    columns = gtk_column_view_get_columns (hl_call_tree_view_get_column_view (tree_view));
+    for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+      {
+        g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+        if (g_strcmp0 (gtk_column_view_column_get_title (column), "mmap") == 0)
+          shown = gtk_column_view_column_get_visible (column);
+      }
+    g_assert_true (shown);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "calltree-mmap-800");
+    gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+    hl_app_test_spin_ms (300);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "calltree-mmap-1400");
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  }
   /* back to bytes: no T in the filter, every block */
   hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
   wait.total = 1365;
