@@ -671,8 +671,8 @@ hl_analysis_get_call_tree (HlAnalysis     *self,
 
 int
 hl_stack_costs_compare (gconstpointer a,
-                     gconstpointer b,
-                     gpointer      user_data)
+                        gconstpointer b,
+                        gpointer      user_data)
 {
   HlCostKind kind = GPOINTER_TO_UINT (user_data);
   const HlStackCosts *sa = a, *sb = b;
