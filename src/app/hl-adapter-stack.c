@@ -11,12 +11,8 @@ void
 hl_adapter_costs_to_array (const HlCosts *costs,
                            guint64        out[HL_N_COST_KINDS])
 {
-  out[HL_COST_KIND_ALLOCATIONS] = costs->allocations;
-  out[HL_COST_KIND_BYTES] = costs->bytes;
-  out[HL_COST_KIND_TEMPORARY] = costs->temporary;
-  out[HL_COST_KIND_PEAK] = costs->peak_bytes;
-  out[HL_COST_KIND_LEAKED] = costs->leaked_bytes;
-  out[HL_COST_KIND_LIVE] = costs->live_bytes;
+  for (guint k = 0; k < HL_N_COST_KINDS; k++)
+    out[k] = hl_costs_value (costs, k);
 }
 
 GStrv

@@ -28,6 +28,7 @@ struct _HlCallTreeView
   GtkSingleSelection *selection;
   GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
   GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];   /* borrowed */
+  GtkColumnViewColumn *mmap_columns[2];                 /* borrowed: total, self */
 };
 
 enum {
@@ -276,6 +277,21 @@ setup_columns (HlCallTreeView *self)
                                                                              GUINT_TO_POINTER (c), NULL)));
       g_object_unref (self->self_columns[c]);   /* borrowed: the column view has it */
     }
+  /* The program's own mappings still held, shown when the selection has
+   * some (hl_call_tree_view_set_root) */
+  self->mmap_columns[0] = add_column (self, hl_cost_get_column_label (HL_COST_KIND_MMAP), G_CALLBACK (setup_cost),
+                                      G_CALLBACK (bind_cost), GUINT_TO_POINTER (HL_COST_KIND_MMAP),
+                                      GTK_SORTER (gtk_custom_sorter_new (compare_cost,
+                                                                         GUINT_TO_POINTER (HL_COST_KIND_MMAP), NULL)));
+  self->mmap_columns[1] = add_column (self, C_("column", "Self"), G_CALLBACK (setup_cost),
+                                      G_CALLBACK (bind_self_cost), GUINT_TO_POINTER (HL_COST_KIND_MMAP),
+                                      GTK_SORTER (gtk_custom_sorter_new (compare_self_cost,
+                                                                         GUINT_TO_POINTER (HL_COST_KIND_MMAP), NULL)));
+  for (guint i = 0; i < G_N_ELEMENTS (self->mmap_columns); i++)
+    {
+      gtk_column_view_column_set_visible (self->mmap_columns[i], FALSE);
+      g_object_unref (self->mmap_columns[i]);
+    }
 }
 
 /* ---- Model ------------------------------------------------------------ */
@@ -327,6 +343,9 @@ hl_call_tree_view_set_root (HlCallTreeView *self,
   g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
 
   g_set_object (&self->root, root);
+  for (guint i = 0; i < G_N_ELEMENTS (self->mmap_columns); i++)
+    gtk_column_view_column_set_visible (self->mmap_columns[i],
+                                        root != NULL && hl_tree_row_get_total (root, HL_COST_KIND_MMAP) > 0);
   top = root ? hl_tree_row_create_children (root) : NULL;
   if (top == NULL)
     top = G_LIST_MODEL (g_list_store_new (HL_TYPE_TREE_ROW));

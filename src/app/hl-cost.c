@@ -13,6 +13,8 @@ static const char *labels[HL_N_COST_KINDS] = {
   [HL_COST_KIND_PEAK] = N_("Peak Heap"),
   [HL_COST_KIND_LEAKED] = N_("Leaked"),
   [HL_COST_KIND_LIVE] = N_("Live at Cursor"),
+  [HL_COST_KIND_LONG_LIVED] = N_("Long-Lived Blocks"),
+  [HL_COST_KIND_MMAP] = N_("Still Mapped (mmap)"),
 };
 
 /* A call tree's column headings: short, six of them fit at 1400 px with
@@ -24,6 +26,8 @@ static const char *column_labels[HL_N_COST_KINDS] = {
   [HL_COST_KIND_PEAK] = NC_("column", "Peak"),
   [HL_COST_KIND_LEAKED] = N_("Leaked"),
   [HL_COST_KIND_LIVE] = N_("Live at Cursor"),
+  [HL_COST_KIND_LONG_LIVED] = NC_("column", "Long-Lived"),
+  [HL_COST_KIND_MMAP] = NC_("column", "mmap"),
 };
 
 static const char *top_titles[HL_N_COST_KINDS] = {
@@ -33,6 +37,8 @@ static const char *top_titles[HL_N_COST_KINDS] = {
   [HL_COST_KIND_PEAK] = N_("Largest at the Peak"),
   [HL_COST_KIND_LEAKED] = N_("Most Leaked"),
   [HL_COST_KIND_LIVE] = N_("Most Live at Cursor"),
+  [HL_COST_KIND_LONG_LIVED] = N_("Most Bytes in Long-Lived Blocks"),
+  [HL_COST_KIND_MMAP] = N_("Most Still Mapped (mmap)"),
 };
 
 const char *
@@ -46,7 +52,8 @@ const char *
 hl_cost_get_column_label (HlCostKind cost)
 {
   g_return_val_if_fail (cost < HL_N_COST_KINDS, "");
-  if (cost == HL_COST_KIND_BYTES || cost == HL_COST_KIND_TEMPORARY || cost == HL_COST_KIND_PEAK)
+  if (cost == HL_COST_KIND_BYTES || cost == HL_COST_KIND_TEMPORARY || cost == HL_COST_KIND_PEAK
+      || cost == HL_COST_KIND_LONG_LIVED || cost == HL_COST_KIND_MMAP)
     return g_dpgettext2 (NULL, "column", column_labels[cost]);
   return _(column_labels[cost]);
 }

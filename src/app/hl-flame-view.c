@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "hl-flame-view.h"
+#include "hl-lifetime-slider.h"
 #include "hl-units.h"
 
 struct _HlFlameView
@@ -14,6 +15,7 @@ struct _HlFlameView
   /* Template widgets */
   GtkDropDown       *cost_dropdown;
   GtkStringList     *cost_list;
+  HlLifetimeSlider  *lifetime_slider;
   GtkDropDown       *colors_dropdown;
   GtkSearchEntry    *search_entry;
   GtkLabel          *search_label;
@@ -28,12 +30,14 @@ struct _HlFlameView
   GDestroyNotify     search_summary_notify;
 
   guint              scroll_id;
+  guint              lifetime_cost;   /* the cost that shows the slider */
 
   gboolean           setting_costs;
 };
 
 enum {
   COST_CHANGED,
+  LIFETIME_CHANGED,
   N_SIGNALS
 };
 
@@ -77,10 +81,40 @@ hl_flame_view_set_cost (HlFlameView *self,
 }
 
 static void
+update_lifetime_visible (HlFlameView *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->lifetime_slider),
+                          gtk_drop_down_get_selected (self->cost_dropdown) == self->lifetime_cost);
+}
+
+static void
 on_cost_selected (HlFlameView *self)
 {
+  update_lifetime_visible (self);
   if (!self->setting_costs)
     g_signal_emit (self, signals[COST_CHANGED], 0, gtk_drop_down_get_selected (self->cost_dropdown));
+}
+
+static void
+on_lifetime_changed (HlFlameView *self)
+{
+  g_signal_emit (self, signals[LIFETIME_CHANGED], 0, hl_lifetime_slider_get_value_ns (self->lifetime_slider));
+}
+
+void
+hl_flame_view_set_lifetime_cost (HlFlameView *self,
+                                 guint        cost)
+{
+  g_return_if_fail (HL_IS_FLAME_VIEW (self));
+  self->lifetime_cost = cost;
+  update_lifetime_visible (self);
+}
+
+HlLifetimeSlider *
+hl_flame_view_get_lifetime_slider (HlFlameView *self)
+{
+  g_return_val_if_fail (HL_IS_FLAME_VIEW (self), NULL);
+  return self->lifetime_slider;
 }
 
 static void
@@ -357,11 +391,17 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   signals[COST_CHANGED] =
     g_signal_new ("cost-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  /* the long-lived cost's T moved (and rests), in ns */
+  signals[LIFETIME_CHANGED] =
+    g_signal_new ("lifetime-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT64);
 
   g_type_ensure (HL_TYPE_FLAME_GRAPH);
+  g_type_ensure (HL_TYPE_LIFETIME_SLIDER);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-flame-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, cost_dropdown);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, cost_list);
+  gtk_widget_class_bind_template_child (widget_class, HlFlameView, lifetime_slider);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, colors_dropdown);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_entry);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, search_label);
@@ -370,6 +410,7 @@ hl_flame_view_class_init (HlFlameViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, flame_graph);
   gtk_widget_class_bind_template_child (widget_class, HlFlameView, status_label);
   gtk_widget_class_bind_template_callback (widget_class, on_cost_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_lifetime_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_colors_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
@@ -406,6 +447,7 @@ on_vadjustment_changed (GtkAdjustment *adjustment,
 static void
 hl_flame_view_init (HlFlameView *self)
 {
+  self->lifetime_cost = G_MAXUINT;
   gtk_widget_init_template (GTK_WIDGET (self));
   on_colors_selected (self);
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",

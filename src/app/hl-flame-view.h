@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "hl-flame-graph.h"
+#include "hl-lifetime-slider.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,12 @@ void          hl_flame_view_set_costs      (HlFlameView        *self,
 guint         hl_flame_view_get_cost       (HlFlameView        *self);
 void          hl_flame_view_set_cost       (HlFlameView        *self,
                                             guint               cost);
+/* The cost (an index of the labels) whose T the lifetime slider beside
+ * the costs sets, shown while it is chosen; "lifetime-changed" (guint64
+ * ns) says where the slider came to rest. G_MAXUINT (the default): none. */
+void          hl_flame_view_set_lifetime_cost (HlFlameView     *self,
+                                               guint            cost);
+HlLifetimeSlider *hl_flame_view_get_lifetime_slider (HlFlameView *self);
 /* Replaces the data, keeping the zoom on the same path of names when it
  * still exists (a filter changed, not the recording). */
 void          hl_flame_view_set_data       (HlFlameView        *self,

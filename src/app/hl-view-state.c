@@ -31,11 +31,13 @@ struct _HlViewState
   guint64    range_start_ns;
   guint64    range_end_ns;
   guint      cost;
+  guint64    lived_at_least_ns;
 };
 
 enum {
   PROP_0,
   PROP_COST,
+  PROP_LIVED_AT_LEAST,
   N_PROPS
 };
 
@@ -94,6 +96,7 @@ hl_view_state_copy (HlViewState *self)
   copy->range_start_ns = self->range_start_ns;
   copy->range_end_ns = self->range_end_ns;
   copy->cost = self->cost;
+  copy->lived_at_least_ns = self->lived_at_least_ns;
   rebuild_caches (copy);
   return copy;
 }
@@ -495,6 +498,24 @@ hl_view_state_set_cost (HlViewState *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COST]);
 }
 
+guint64
+hl_view_state_get_lived_at_least (HlViewState *self)
+{
+  g_return_val_if_fail (HL_IS_VIEW_STATE (self), 0);
+  return self->lived_at_least_ns;
+}
+
+void
+hl_view_state_set_lived_at_least (HlViewState *self,
+                                  guint64      t_ns)
+{
+  g_return_if_fail (HL_IS_VIEW_STATE (self));
+  if (self->lived_at_least_ns == t_ns)
+    return;
+  self->lived_at_least_ns = t_ns;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LIVED_AT_LEAST]);
+}
+
 static void
 hl_view_state_finalize (GObject *object)
 {
@@ -517,6 +538,9 @@ hl_view_state_get_property (GObject    *object,
     case PROP_COST:
       g_value_set_uint (value, HL_VIEW_STATE (object)->cost);
       break;
+    case PROP_LIVED_AT_LEAST:
+      g_value_set_uint64 (value, HL_VIEW_STATE (object)->lived_at_least_ns);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -532,6 +556,9 @@ hl_view_state_set_property (GObject      *object,
     {
     case PROP_COST:
       hl_view_state_set_cost (HL_VIEW_STATE (object), g_value_get_uint (value));
+      break;
+    case PROP_LIVED_AT_LEAST:
+      hl_view_state_set_lived_at_least (HL_VIEW_STATE (object), g_value_get_uint64 (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -550,6 +577,10 @@ hl_view_state_class_init (HlViewStateClass *klass)
   properties[PROP_COST] =
     g_param_spec_uint ("cost", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* The T of the long-lived cost (the flame graph's slider), ns */
+  properties[PROP_LIVED_AT_LEAST] =
+    g_param_spec_uint64 ("lived-at-least", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The range or a filter changed: every view recomputes. */

@@ -89,5 +89,10 @@ gboolean    hl_view_state_has_filters    (HlViewState  *self);
 guint       hl_view_state_get_cost       (HlViewState  *self);
 void        hl_view_state_set_cost       (HlViewState  *self,
                                           guint       cost);
+/* The T of the long-lived cost: the bytes of the blocks that lived at
+ * least T_NS (0: every block). */
+guint64     hl_view_state_get_lived_at_least (HlViewState *self);
+void        hl_view_state_set_lived_at_least (HlViewState *self,
+                                              guint64      t_ns);
 
 G_END_DECLS

@@ -150,6 +150,9 @@ void      hl_window_refresh_call_tree (HlWindow  *self);
 void      hl_window_forget_analysis  (HlWindow   *self);
 void      hl_window_init_views       (HlWindow   *self);
 void      hl_window_dispose_views    (HlWindow   *self);
+/* The long-lived cost's slider came to rest at T_NS. */
+void      hl_window_on_flame_lifetime_changed (HlWindow *self,
+                                               guint64   t_ns);
 void      hl_window_on_flame_cost_changed (HlWindow *self,
                                            guint     cost);
 void      hl_window_on_call_tree_mode_changed (HlWindow *self);

@@ -482,13 +482,30 @@ void
 hl_window_start_analysis (HlWindow *self)
 {
   g_autoptr(HlFilter) filter = NULL;
-  gboolean live = hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LIVE;
+  guint cost = hl_flame_view_get_cost (self->flame_view);
+  gboolean live = cost == HL_COST_KIND_LIVE;
   HlTimingMark mark;
 
   if (hl_window_recording (self) == NULL)
     return;
   filter = hl_adapter_filter (self->session, live ? self->cursor_ns : HL_TIME_NONE);
-  if (hl_document_get_partial (self->document) && hl_filter_selects_by_time (filter))
+  if (cost == HL_COST_KIND_LONG_LIVED)
+    {
+      /* the slider's T, from 1 µs to the recording's duration */
+      HlLifetimeSlider *slider = hl_flame_view_get_lifetime_slider (self->flame_view);
+      HlSummary s;
+      HlFilter *with_t;
+
+      hl_recording_get_summary (hl_window_recording (self), &s);
+      hl_lifetime_slider_set_max_ns (slider, s.duration_ns);
+      if (hl_view_state_get_lived_at_least (self->session) != 0)
+        hl_lifetime_slider_set_value_ns (slider, hl_view_state_get_lived_at_least (self->session));
+      hl_view_state_set_lived_at_least (self->session, hl_lifetime_slider_get_value_ns (slider));
+      with_t = hl_filter_with_lived_at_least (filter, hl_view_state_get_lived_at_least (self->session));
+      hl_filter_unref (filter);
+      filter = with_t;
+    }
+  if (hl_document_get_partial (self->document) && hl_filter_needs_events (filter, cost))
     {
       /* The saved costs have no times: the views keep what they show and
        * the filter applies when the events have loaded (on_loaded
@@ -520,11 +537,25 @@ void
 hl_window_on_flame_cost_changed (HlWindow *self,
                                  guint     cost)
 {
+  guint before = hl_view_state_get_cost (self->session);
+
   hl_view_state_set_cost (self->session, cost);
-  if (cost == HL_COST_KIND_LIVE)
-    hl_window_start_analysis (self);   /* LIVE needs the cursor's instant in the filter */
+  /* LIVE needs the cursor's instant in the filter, LONG_LIVED its T (and
+   * leaving it, an analysis without), MMAP by thread the events */
+  if (cost == HL_COST_KIND_LIVE || cost == HL_COST_KIND_LONG_LIVED || before == HL_COST_KIND_LONG_LIVED
+      || cost == HL_COST_KIND_MMAP)
+    hl_window_start_analysis (self);
   else
     hl_window_refresh_flame_graph (self);
+}
+
+void
+hl_window_on_flame_lifetime_changed (HlWindow *self,
+                                     guint64   t_ns)
+{
+  hl_view_state_set_lived_at_least (self->session, t_ns);
+  if (hl_flame_view_get_cost (self->flame_view) == HL_COST_KIND_LONG_LIVED)
+    hl_window_start_analysis (self);
 }
 
 static void

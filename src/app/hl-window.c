@@ -542,6 +542,8 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_callback_full (widget_class, "on_by_site_toggled", G_CALLBACK (hl_window_on_by_site_toggled));
   gtk_widget_class_bind_template_callback (widget_class, on_call_site_activated);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_flame_cost_changed", G_CALLBACK (hl_window_on_flame_cost_changed));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_flame_lifetime_changed",
+                                                G_CALLBACK (hl_window_on_flame_lifetime_changed));
   gtk_widget_class_bind_template_callback (widget_class, on_banner_details_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_banner_close_clicked);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_cancel_clicked", G_CALLBACK (hl_window_on_cancel_clicked));
@@ -564,6 +566,7 @@ hl_window_init (HlWindow *self)
   g_signal_connect_swapped (self->session, "changed", G_CALLBACK (on_session_changed), self);
   hl_flame_view_set_costs (self->flame_view, hl_cost_get_labels ());
   hl_flame_view_set_cost (self->flame_view, HL_COST_KIND_BYTES);
+  hl_flame_view_set_lifetime_cost (self->flame_view, HL_COST_KIND_LONG_LIVED);
   hl_window_init_views (self);
   hl_window_init_timeline (self);
   hl_window_show_page (self, "start");

@@ -62,7 +62,7 @@ hl_cli_export (int    argc,
   const GOptionEntry entries[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("pprof, speedscope, collapsed or svg"), "FORMAT" },
     { "cost", 0, 0, G_OPTION_ARG_STRING, &cost,
-      N_("allocations, bytes (default), temporary, peak, leaked, live: the flame graph's cost, pprof's default sample type, speedscope's first profile"), "COST" },
+      N_("allocations, bytes (default), temporary, peak, leaked, live, long-lived (with --lived-at-least), mmap: the flame graph's cost, pprof's default sample type, speedscope's first profile"), "COST" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE (required)"), "FILE" },
     { NULL }
   };
@@ -95,7 +95,10 @@ hl_cli_export (int    argc,
       hl_cli_filter_clear (&fopts);
       return 2;
     }
-  rec = hl_cli_load_filtered ("export", argv[1], &fopts, &filter, &status);
+  if (hl_cli_cost_needs_events (&fopts, kind))
+    rec = hl_cli_load_filtered_full ("export", argv[1], &fopts, &filter, &status);
+  else
+    rec = hl_cli_load_filtered ("export", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
   if (rec == NULL)
     return status;

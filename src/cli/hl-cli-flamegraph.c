@@ -27,7 +27,7 @@ hl_cli_flamegraph (int    argc,
   double min_width = 0;
   HlCostKind kind = HL_COST_KIND_BYTES;
   const GOptionEntry entries[] = {
-    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("allocations, bytes (default), temporary, peak, leaked, live"), "COST" },
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("allocations, bytes (default), temporary, peak, leaked, live, long-lived (with --lived-at-least), mmap"), "COST" },
     { "inverted", 0, 0, G_OPTION_ARG_NONE, &inverted, N_("Bottom-up: allocating functions at the root"), NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("collapsed or svg (default: from -o's extension, else collapsed)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Write to FILE instead of stdout"), "FILE" },
@@ -72,7 +72,10 @@ hl_cli_flamegraph (int    argc,
   if (svg && min_width == 0)
     min_width = 0.0002;
   /* a time range: its packets only, with the trailing index */
-  rec = hl_cli_load_selection ("flamegraph", argv[1], &fopts, &filter, &status);
+  if (hl_cli_cost_needs_events (&fopts, kind))
+    rec = hl_cli_load_filtered_full ("flamegraph", argv[1], &fopts, &filter, &status);
+  else
+    rec = hl_cli_load_selection ("flamegraph", argv[1], &fopts, &filter, &status);
   hl_cli_filter_clear (&fopts);
   if (rec == NULL)
     return status;

@@ -100,6 +100,7 @@ hl_cli_filter_add_entries (GOptionContext     *ctx,
     { "thread", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->threads, N_("Only allocations of thread TID (repeatable)"), "TID" },
     { "where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->where, N_("Only while metadata KEY had VALUE (repeatable)"), "KEY=VALUE" },
     { "filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->filters, N_("module=M, function=SUB, function~=REGEX, ... (repeatable)"), "EXPR" },
+    { "lived-at-least", 0, 0, G_OPTION_ARG_STRING, &opts->lived_at_least, N_("The long-lived cost's T: bytes of the blocks that lived at least T (10ms, 1.5s; loads every allocation)"), "T" },
     { NULL }
   };
   g_option_context_add_main_entries (ctx, entries, HL_GETTEXT_PACKAGE);
@@ -180,6 +181,12 @@ hl_cli_filter_build (const char         *cmd,
   for (guint i = 0; opts->filters != NULL && opts->filters[i] != NULL; i++)
     if ((f = apply (cmd, f, opts->filters[i])) == NULL)
       return NULL;
+  if (opts->lived_at_least != NULL)
+    {
+      g_autofree char *e = g_strconcat ("lived=", opts->lived_at_least, NULL);
+      if ((f = apply (cmd, f, e)) == NULL)
+        return NULL;
+    }
   return f;
 }
 
@@ -346,6 +353,12 @@ hl_cli_load_range (const char         *cmd,
   *status = 2;
   if (f == NULL)
     return NULL;
+  /* a block's lifetime ends with its free, after the range's packets */
+  if (opts->lived_at_least != NULL)
+    {
+      hl_filter_unref (f);
+      return load_filtered (cmd, path, opts, TRUE, filter, status);
+    }
   /* The whole run's summary from the costs saved in the trace; without
    * them a costs-only pass plus the range costs more than one full load
    * (docs/cli.md), unless HEAPLENS_REPORT_SEEK=1 (tests, benchmarks). */
@@ -416,7 +429,7 @@ hl_cli_load_selection (const char         *cmd,
   guint64 t0, t1;
 
   if ((opts->from == NULL && opts->to == NULL) || is_mark_ref (opts->from) || is_mark_ref (opts->to)
-      || opts->where != NULL || g_getenv ("HEAPLENS_REPORT_FULL") != NULL)
+      || opts->where != NULL || opts->lived_at_least != NULL || g_getenv ("HEAPLENS_REPORT_FULL") != NULL)
     return load_filtered (cmd, path, opts, FALSE, filter, status);
   *filter = NULL;
   *status = 2;
@@ -443,6 +456,13 @@ hl_cli_load_selection (const char         *cmd,
   return rec;
 }
 
+gboolean
+hl_cli_cost_needs_events (HlCliFilterOptions *opts,
+                          HlCostKind          cost)
+{
+  return cost == HL_COST_KIND_MMAP && opts->threads != NULL;
+}
+
 void
 hl_cli_filter_clear (HlCliFilterOptions *opts)
 {
@@ -451,4 +471,5 @@ hl_cli_filter_clear (HlCliFilterOptions *opts)
   g_clear_pointer (&opts->threads, g_strfreev);
   g_clear_pointer (&opts->where, g_strfreev);
   g_clear_pointer (&opts->filters, g_strfreev);
+  g_clear_pointer (&opts->lived_at_least, g_free);
 }

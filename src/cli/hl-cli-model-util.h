@@ -35,6 +35,7 @@ typedef struct
   char **threads;
   char **where;
   char **filters;
+  char  *lived_at_least;   /* LONG_LIVED's T (needs every allocation) */
 } HlCliFilterOptions;
 
 void         hl_cli_filter_add_entries (GOptionContext     *ctx,
@@ -82,3 +83,8 @@ HlRecording *hl_cli_load_selection     (const char         *cmd,
                                         HlFilter          **filter,
                                         int                *status);
 void         hl_cli_filter_clear       (HlCliFilterOptions *opts);
+/* Whether showing COST with the filter of OPTS needs every event: the
+ * mappings by thread (hl_filter_needs_events(); the T of long-lived is
+ * a filter by time already). */
+gboolean     hl_cli_cost_needs_events  (HlCliFilterOptions *opts,
+                                        HlCostKind          cost);

@@ -26,9 +26,27 @@ cost_title (HlCostKind kind)
     case HL_COST_KIND_PEAK:        return _("largest contributions to the heap peak");
     case HL_COST_KIND_LEAKED:      return _("most memory leaked");
     case HL_COST_KIND_LIVE:        return _("most memory live at the end of the range");
+    case HL_COST_KIND_MMAP:        return _("most memory the program's own mappings still hold");
     case HL_N_COST_KINDS:
     default:                       return "";
     }
+}
+
+/* A duration in its unit: "10 ms", "1.5 s", "250 µs", "0 ns". */
+static char *
+format_duration (guint64 ns)
+{
+  static const struct { guint64 scale; const char *unit; } units[] = {
+    { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "µs" }, { 1, "ns" },
+  };
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  guint u = 0;
+
+  while (u + 1 < G_N_ELEMENTS (units) && ns < units[u].scale)
+    u++;
+  /* the C locale's decimal point, as every number of the report */
+  g_ascii_formatd (num, sizeof num, "%g", (double) ns / (double) units[u].scale);
+  return g_strdup_printf ("%s %s", num, units[u].unit);
 }
 
 /* The end of FILTER's time range when it ends before the recording (its
@@ -405,6 +423,11 @@ print_text (const char  *path,
       else if (costs[k] == HL_COST_KIND_LEAKED && end == HL_RECORDING_END_UNRECORDED)
         printf (_("\nmost memory not freed at the trace's end, no exit recorded (%s):\n"),
                 hl_cost_kind_to_string (costs[k]));
+      else if (costs[k] == HL_COST_KIND_LONG_LIVED)
+        {
+          g_autofree char *t_text = format_duration (hl_filter_get_lived_at_least (hl_analysis_get_filter (analysis)));
+          printf (_("\nmost bytes in blocks that lived at least %s (%s):\n"), t_text, hl_cost_kind_to_string (costs[k]));
+        }
       else
         printf ("\n%s (%s):\n", cost_title (costs[k]), hl_cost_kind_to_string (costs[k]));
       if (stacks->len == 0)
@@ -418,8 +441,11 @@ print_text (const char  *path,
           const HlFrame * const *frames = hl_recording_get_stack_frames (hl_analysis_get_recording (analysis),
                                                                          sc->stack, &n);
 
-          printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
-                  total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
+          if (costs[k] == HL_COST_KIND_MMAP)   /* mappings, not allocation calls */
+            printf ("  %12s  %5.1f %%\n", value, total ? 100.0 * v / total : 0.0);
+          else
+            printf (_("  %12s  %5.1f %%  %" PRIu64 " calls\n"), value,
+                    total ? 100.0 * v / total : 0.0, (uint64_t) sc->costs.allocations);
           if (n == 0)
             printf (_("      (stack not recorded)\n"));
           for (guint f = 0; f < n; f++)
@@ -477,7 +503,7 @@ hl_cli_report (int    argc,
   HlCostKind kinds[HL_N_COST_KINDS];
   guint n_kinds = 0;
   const GOptionEntry entries[] = {
-    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("Only this cost: allocations, bytes, temporary, peak, leaked, live"), "COST" },
+    { "cost", 0, 0, G_OPTION_ARG_STRING, &cost, N_("Only this cost: allocations, bytes, temporary, peak, leaked, live, long-lived (with --lived-at-least), mmap"), "COST" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, N_("Call sites per cost (default 10)"), "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("JSON output (keys in docs/cli.md)"), NULL },
     { "function", 0, 0, G_OPTION_ARG_STRING, &function, N_("The callers and callees of the function NAME, with every cost"), "NAME" },
@@ -504,7 +530,7 @@ hl_cli_report (int    argc,
     {
       if (!hl_cost_kind_from_string (cost, &kinds[0]))
         {
-          fprintf (stderr, _("heaplens-cli report: unknown cost '%s' (allocations, bytes, temporary, peak, leaked, live)\n"), cost);
+          fprintf (stderr, _("heaplens-cli report: unknown cost '%s' (allocations, bytes, temporary, peak, leaked, live, long-lived, mmap)\n"), cost);
           hl_cli_filter_clear (&fopts);
           return 2;
         }
@@ -523,7 +549,7 @@ hl_cli_report (int    argc,
   if (!lifetimes && fopts.where == NULL && (fopts.from != NULL || fopts.to != NULL)
       && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
     rec = hl_cli_load_range ("report", argv[1], &fopts, &filter, &whole, &status);
-  else if (lifetimes)
+  else if (lifetimes || (n_kinds == 1 && hl_cli_cost_needs_events (&fopts, kinds[0])))
     rec = hl_cli_load_filtered_full ("report", argv[1], &fopts, &filter, &status);
   else
     rec = hl_cli_load_filtered ("report", argv[1], &fopts, &filter, &status);

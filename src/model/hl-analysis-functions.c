@@ -176,3 +176,109 @@ hl_analysis_get_functions_finish (HlAnalysis   *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == hl_analysis_get_functions_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/* ---- Callers and callees ----------------------------------------------- */
+
+static GArray *
+neighbours (HlAnalysis    *self,
+            const HlFrame *function,
+            int            direction,
+            HlCostKind     sort_by)
+{
+  g_autoptr (GHashTable) by_function = g_hash_table_new (NULL, NULL);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
+  guint32 fid = hl_frame_entry (function)->function_id;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  guint n_stacks;
+  const HlCosts *stack_costs = hl_analysis_peek_stack_costs (self, &n_stacks);
+
+  for (guint s = 1; s < n_stacks; s++)
+    {
+      guint n;
+      const HlFrameEntry * const *f;
+
+      if (stack_costs[s].allocations == 0 && stack_costs[s].mmap_bytes == 0)
+        continue;
+      f = hl_recording_get_stack_entries (hl_analysis_get_recording (self), s, &n);
+      g_hash_table_remove_all (seen);
+      for (guint i = 0; i < n; i++)
+        {
+          const HlFrameEntry *other;
+          gpointer idx;
+
+          if (f[i]->function_id != fid)
+            continue;
+          /* Frames are innermost first: callers are at i + 1. */
+          if (direction > 0 ? i + 1 >= n : i == 0)
+            continue;
+          other = f[direction > 0 ? i + 1 : i - 1];
+          if (g_hash_table_contains (seen, GUINT_TO_POINTER (other->function_id + 1)))
+            continue;
+          g_hash_table_add (seen, GUINT_TO_POINTER (other->function_id + 1));
+          idx = g_hash_table_lookup (by_function, GUINT_TO_POINTER (other->function_id + 1));
+          if (idx == NULL)
+            {
+              HlStackCosts e = { .frame = &other->pub };
+              g_array_append_val (out, e);
+              idx = GUINT_TO_POINTER (out->len);
+              g_hash_table_insert (by_function, GUINT_TO_POINTER (other->function_id + 1), idx);
+            }
+          hl_costs_add (&g_array_index (out, HlStackCosts, GPOINTER_TO_UINT (idx) - 1).costs,
+                        &stack_costs[s]);
+        }
+    }
+  g_array_sort_with_data (out, hl_stack_costs_compare, GUINT_TO_POINTER (sort_by));
+  return out;
+}
+
+GArray *
+hl_analysis_get_callers (HlAnalysis    *self,
+                         const HlFrame *function,
+                         HlCostKind     sort_by)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (function != NULL, NULL);
+  return neighbours (self, function, +1, sort_by);
+}
+
+GArray *
+hl_analysis_get_callees (HlAnalysis    *self,
+                         const HlFrame *function,
+                         HlCostKind     sort_by)
+{
+  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (function != NULL, NULL);
+  return neighbours (self, function, -1, sort_by);
+}
+
+void
+hl_analysis_get_function_costs (HlAnalysis    *self,
+                                const HlFrame *function,
+                                HlCosts       *out)
+{
+  guint32 fid;
+  guint n_stacks;
+  const HlCosts *stack_costs;
+
+  g_return_if_fail (HL_IS_ANALYSIS (self));
+  g_return_if_fail (function != NULL);
+
+  memset (out, 0, sizeof *out);
+  stack_costs = hl_analysis_peek_stack_costs (self, &n_stacks);
+  fid = hl_frame_entry (function)->function_id;
+  for (guint s = 1; s < n_stacks; s++)
+    {
+      guint n;
+      const HlFrameEntry * const *f;
+
+      if (stack_costs[s].allocations == 0 && stack_costs[s].mmap_bytes == 0)
+        continue;
+      f = hl_recording_get_stack_entries (hl_analysis_get_recording (self), s, &n);
+      for (guint i = 0; i < n; i++)
+        if (f[i]->function_id == fid)
+          {
+            hl_costs_add (out, &stack_costs[s]);
+            break;
+          }
+    }
+}

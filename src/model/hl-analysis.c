@@ -26,6 +26,7 @@ struct _HlAnalysis
 
   /* Selection, kept for the per-allocation views. */
   guint64      t0, t1, live_at;
+  guint64      lived_min, end_ns;   /* LONG_LIVED's T; the recording's end */
   gboolean     has_range;
   guint64      peak_time;
   guint32      peak_seq;
@@ -205,8 +206,8 @@ scan_one (HlAnalysis       *self,
 {
   const HlAllocRec *a = &part->allocs[id];
   HlCosts *c, *t;
-  gboolean leaked, live, peak;
-  guint64 w, temporary;
+  gboolean leaked, live, peak, lived;
+  guint64 w, temporary, life_end;
   guint b;
 
   w = hl_alloc_weight (part->weights, id);
@@ -221,6 +222,10 @@ scan_one (HlAnalysis       *self,
     peak = self->have_peak && live_at_key (a, self->peak_time, self->peak_seq);
   else
     peak = (a->flags & HL_ALLOC_LIVE_AT_PEAK) != 0;
+  /* LONG_LIVED: freed at least T after its allocation, or never freed
+   * and the recording's end at least T after it */
+  life_end = (a->flags & HL_ALLOC_FREED) != 0 ? a->free_time_ns : MAX (self->end_ns, a->time_ns);
+  lived = life_end - MIN (a->time_ns, life_end) >= self->lived_min;
   /* a sampled block stands for W of the program's (hl-sample-weight.h),
    * its size already weighed */
   temporary = (a->flags & HL_ALLOC_TEMPORARY) != 0 ? w : 0;
@@ -232,6 +237,7 @@ scan_one (HlAnalysis       *self,
   c->leaked_blocks += leaked ? w : 0;
   c->live_bytes += live ? a->size : 0;
   c->peak_bytes += peak ? a->size : 0;
+  c->long_lived_bytes += lived ? a->size : 0;
 
   t = &part->thread_costs[a->thread];
   t->allocations += w;
@@ -241,6 +247,7 @@ scan_one (HlAnalysis       *self,
   t->leaked_blocks += leaked ? w : 0;
   t->live_bytes += live ? a->size : 0;
   t->peak_bytes += peak ? a->size : 0;
+  t->long_lived_bytes += lived ? a->size : 0;
 
   b = size_bucket (w <= 1 ? a->size : a->size / w);
   part->histogram.count[b] += w;
@@ -350,6 +357,8 @@ costs_sub (HlCosts       *a,
   a->leaked_bytes -= b->leaked_bytes;
   a->leaked_blocks -= b->leaked_blocks;
   a->live_bytes -= b->live_bytes;
+  a->long_lived_bytes -= b->long_lived_bytes;
+  a->mmap_bytes -= b->mmap_bytes;
 }
 
 /* The costs of the selected (stack, thread) pairs of a costs-only
@@ -420,6 +429,14 @@ compute_from_aggregate (HlAnalysis        *self,
       self->stack_ok = select_stacks (self->recording, self->filter);
       filter_aggregate (self, agg);
     }
+  /* LONG_LIVED's T is 0 here (a costs-only recording answers no other):
+   * every block */
+  for (guint s = 0; s < self->n_stacks; s++)
+    self->stack_costs[s].long_lived_bytes = self->stack_costs[s].bytes;
+  for (guint t = 0; t < self->n_threads; t++)
+    self->thread_costs[t].long_lived_bytes = self->thread_costs[t].bytes;
+  hl_analysis_add_mmap_saved (self, agg, self->stack_ok, self->stack_costs, self->n_stacks, self->thread_costs,
+                              self->n_threads);
   for (guint s = 0; s < self->n_stacks; s++)
     hl_costs_add (&self->totals, &self->stack_costs[s]);
 }
@@ -448,6 +465,8 @@ compute (HlAnalysis *self)
   self->t1 = f->t1_ns;
   self->live_at = f->live_at_ns != HL_TIME_NONE ? f->live_at_ns :
                   self->has_range && f->t1_ns != HL_TIME_NONE ? f->t1_ns : HL_TIME_NONE;
+  self->lived_min = f->lived_at_least_ns;
+  self->end_ns = hl_recording_get_end_ns (rec);
 
   select_threads (self);
   self->stack_ok = select_stacks (rec, f);
@@ -480,6 +499,8 @@ compute (HlAnalysis *self)
 
   allocs = hl_recording_get_allocs (rec, &n_allocs);
   scan_allocations (self, allocs, n_allocs);
+  hl_analysis_add_mmap (self, &(HlMmapSelection) { self->t0, self->t1, self->live_at, self->stack_ok, self->meta_ranges },
+                        self->stack_costs, self->n_stacks, self->thread_costs, self->n_threads);
   for (guint s = 0; s < self->n_stacks; s++)
     hl_costs_add (&self->totals, &self->stack_costs[s]);
 }
@@ -648,10 +669,10 @@ hl_analysis_get_call_tree (HlAnalysis     *self,
   return tree;
 }
 
-static int
-compare_stack_costs (gconstpointer a,
-                     gconstpointer b,
-                     gpointer      user_data)
+int
+hl_stack_costs_compare (gconstpointer a,
+                        gconstpointer b,
+                        gpointer      user_data)
 {
   HlCostKind kind = GPOINTER_TO_UINT (user_data);
   const HlStackCosts *sa = a, *sb = b;
@@ -718,109 +739,10 @@ hl_analysis_get_top_stacks_by (HlAnalysis    *self,
               g_ptr_array_unref (key);
           }
       }
-  g_array_sort_with_data (out, compare_stack_costs, GUINT_TO_POINTER (kind));
+  g_array_sort_with_data (out, hl_stack_costs_compare, GUINT_TO_POINTER (kind));
   if (n > 0 && out->len > n)
     g_array_set_size (out, n);
   return out;
-}
-
-static GArray *
-neighbours (HlAnalysis    *self,
-            const HlFrame *function,
-            int            direction,
-            HlCostKind     sort_by)
-{
-  g_autoptr (GHashTable) by_function = g_hash_table_new (NULL, NULL);
-  GArray *out = g_array_new (FALSE, TRUE, sizeof (HlStackCosts));
-  guint32 fid = hl_frame_entry (function)->function_id;
-  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-
-  for (guint s = 1; s < self->n_stacks; s++)
-    {
-      guint n;
-      const HlFrameEntry * const *f;
-
-      if (self->stack_costs[s].allocations == 0)
-        continue;
-      f = hl_recording_get_stack_entries (self->recording, s, &n);
-      g_hash_table_remove_all (seen);
-      for (guint i = 0; i < n; i++)
-        {
-          const HlFrameEntry *other;
-          gpointer idx;
-
-          if (f[i]->function_id != fid)
-            continue;
-          /* Frames are innermost first: callers are at i + 1. */
-          if (direction > 0 ? i + 1 >= n : i == 0)
-            continue;
-          other = f[direction > 0 ? i + 1 : i - 1];
-          if (g_hash_table_contains (seen, GUINT_TO_POINTER (other->function_id + 1)))
-            continue;
-          g_hash_table_add (seen, GUINT_TO_POINTER (other->function_id + 1));
-          idx = g_hash_table_lookup (by_function, GUINT_TO_POINTER (other->function_id + 1));
-          if (idx == NULL)
-            {
-              HlStackCosts e = { .frame = &other->pub };
-              g_array_append_val (out, e);
-              idx = GUINT_TO_POINTER (out->len);
-              g_hash_table_insert (by_function, GUINT_TO_POINTER (other->function_id + 1), idx);
-            }
-          hl_costs_add (&g_array_index (out, HlStackCosts, GPOINTER_TO_UINT (idx) - 1).costs,
-                        &self->stack_costs[s]);
-        }
-    }
-  g_array_sort_with_data (out, compare_stack_costs, GUINT_TO_POINTER (sort_by));
-  return out;
-}
-
-GArray *
-hl_analysis_get_callers (HlAnalysis    *self,
-                         const HlFrame *function,
-                         HlCostKind     sort_by)
-{
-  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
-  g_return_val_if_fail (function != NULL, NULL);
-  return neighbours (self, function, +1, sort_by);
-}
-
-GArray *
-hl_analysis_get_callees (HlAnalysis    *self,
-                         const HlFrame *function,
-                         HlCostKind     sort_by)
-{
-  g_return_val_if_fail (HL_IS_ANALYSIS (self), NULL);
-  g_return_val_if_fail (function != NULL, NULL);
-  return neighbours (self, function, -1, sort_by);
-}
-
-void
-hl_analysis_get_function_costs (HlAnalysis    *self,
-                                const HlFrame *function,
-                                HlCosts       *out)
-{
-  guint32 fid;
-
-  g_return_if_fail (HL_IS_ANALYSIS (self));
-  g_return_if_fail (function != NULL);
-
-  memset (out, 0, sizeof *out);
-  fid = hl_frame_entry (function)->function_id;
-  for (guint s = 1; s < self->n_stacks; s++)
-    {
-      guint n;
-      const HlFrameEntry * const *f;
-
-      if (self->stack_costs[s].allocations == 0)
-        continue;
-      f = hl_recording_get_stack_entries (self->recording, s, &n);
-      for (guint i = 0; i < n; i++)
-        if (f[i]->function_id == fid)
-          {
-            hl_costs_add (out, &self->stack_costs[s]);
-            break;
-          }
-    }
 }
 
 static int
@@ -987,6 +909,14 @@ hl_analysis_selects (HlAnalysis       *self,
                      guint64           unit_size)
 {
   return selected (self, a, unit_size);
+}
+
+const HlCosts *
+hl_analysis_peek_stack_costs (HlAnalysis *self,
+                              guint      *n_stacks)
+{
+  *n_stacks = self->n_stacks;
+  return self->stack_costs;
 }
 
 void

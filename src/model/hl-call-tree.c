@@ -101,6 +101,15 @@ sort_siblings (const SortCtx *ctx,
     g_qsort_with_data (kids, (gint) n, sizeof *kids, compare_siblings_qsort, (gpointer) ctx);
 }
 
+/* What makes a stack's nodes exist: its allocations, or its mappings (a
+ * stack that only maps has no allocation; the flame layout leaves out
+ * what has none of its cost). */
+static inline guint64
+stack_presence (const HlCosts *c)
+{
+  return c->allocations + (c->mmap_bytes != 0);
+}
+
 /* Every pass over the trie goes through it in the order of its nodes (a
  * child comes after its parent there), never from parent to children: at
  * 10⁵ stacks and 5 × 10⁵ nodes a walk from node to node was a cache miss
@@ -151,10 +160,11 @@ hl_call_tree_build (const HlTrie   *trie,
   for (guint s = 1; s < n_stack_costs; s++)
     {
       const HlCosts *c = &stack_costs[s];
+      guint64 present = stack_presence (c);
 
-      if (c->allocations == 0)
+      if (present == 0)
         continue;
-      allocs[trie->stack_leaf[s]] += c->allocations;
+      allocs[trie->stack_leaf[s]] += present;
       key[trie->stack_leaf[s]] += hl_costs_value (c, sort_by);
     }
   for (guint32 t = n_trie - 1; t > 0; t--)
@@ -256,7 +266,7 @@ hl_call_tree_build (const HlTrie   *trie,
     {
       const HlCosts *c = &stack_costs[s];
 
-      if (c->allocations == 0)
+      if (stack_presence (c) == 0)
         continue;
       hl_costs_add (&tree->self[pos[trie->stack_leaf[s]]], c);
     }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char * const names[HL_N_COST_KINDS] = {
-  "allocations", "bytes", "temporary", "peak", "leaked", "live",
+  "allocations", "bytes", "temporary", "peak", "leaked", "live", "long-lived", "mmap",
 };
 
 GType
@@ -21,6 +21,8 @@ hl_cost_kind_get_type (void)
         { HL_COST_KIND_PEAK, "HL_COST_KIND_PEAK", "peak" },
         { HL_COST_KIND_LEAKED, "HL_COST_KIND_LEAKED", "leaked" },
         { HL_COST_KIND_LIVE, "HL_COST_KIND_LIVE", "live" },
+        { HL_COST_KIND_LONG_LIVED, "HL_COST_KIND_LONG_LIVED", "long-lived" },
+        { HL_COST_KIND_MMAP, "HL_COST_KIND_MMAP", "mmap" },
         { 0, NULL, NULL },
       };
       g_once_init_leave (&type, g_enum_register_static ("HlCostKind", values));

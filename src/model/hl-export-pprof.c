@@ -16,6 +16,8 @@ static const HlPprofSampleType sample_types[] = {
   { "inuse_space",      "bytes", HL_COST_KIND_LIVE,        FALSE },
   { "leaked_objects",   "count", HL_COST_KIND_LEAKED,      TRUE },
   { "leaked_space",     "bytes", HL_COST_KIND_LEAKED,      FALSE },
+  { "long_lived_space", "bytes", HL_COST_KIND_LONG_LIVED,  FALSE },
+  { "mmap_space",       "bytes", HL_COST_KIND_MMAP,        FALSE },
 };
 #define N_TYPES G_N_ELEMENTS (sample_types)
 

@@ -8,7 +8,7 @@
 /* The profiles, in the file's order; LEAKED is the bytes leaked. */
 static const HlCostKind profile_kinds[] = {
   HL_COST_KIND_BYTES, HL_COST_KIND_ALLOCATIONS, HL_COST_KIND_TEMPORARY,
-  HL_COST_KIND_PEAK, HL_COST_KIND_LIVE, HL_COST_KIND_LEAKED,
+  HL_COST_KIND_PEAK, HL_COST_KIND_LIVE, HL_COST_KIND_LEAKED, HL_COST_KIND_LONG_LIVED, HL_COST_KIND_MMAP,
 };
 
 /* Index of frame F in the shared table, added on first use. */

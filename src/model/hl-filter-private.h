@@ -9,6 +9,7 @@ struct _HlFilter
   guint64    t0_ns;          /* 0 without a range */
   guint64    t1_ns;          /* HL_TIME_NONE without a range */
   guint64    live_at_ns;     /* HL_TIME_NONE: end of range */
+  guint64    lived_at_least_ns; /* LONG_LIVED's T; 0: every block */
   GArray    *tids;           /* guint32, NULL = all */
   GPtrArray *meta_keys;      /* char *, parallel with meta_values */
   GPtrArray *meta_values;

@@ -68,6 +68,7 @@ copy_into (HlFilter       *f,
     f->t1_ns = src->t1_ns;
   if (src->live_at_ns != HL_TIME_NONE)
     f->live_at_ns = src->live_at_ns;
+  f->lived_at_least_ns = MAX (f->lived_at_least_ns, src->lived_at_least_ns);
   f->min_size = MAX (f->min_size, src->min_size);
   f->max_size = MIN (f->max_size, src->max_size);
   if (src->tids != NULL)
@@ -117,6 +118,25 @@ hl_filter_with_live_at (const HlFilter *filter,
   f = copy (filter);
   f->live_at_ns = t_ns;
   return f;
+}
+
+HlFilter *
+hl_filter_with_lived_at_least (const HlFilter *filter,
+                               guint64         t_ns)
+{
+  HlFilter *f;
+
+  g_return_val_if_fail (filter != NULL, NULL);
+  f = copy (filter);
+  f->lived_at_least_ns = t_ns;
+  return f;
+}
+
+guint64
+hl_filter_get_lived_at_least (const HlFilter *filter)
+{
+  g_return_val_if_fail (filter != NULL, 0);
+  return filter->lived_at_least_ns;
 }
 
 HlFilter *
@@ -368,6 +388,16 @@ hl_filter_parse (const HlFilter *filter,
         }
       return f;
     }
+  if (strcmp (key, "lived") == 0)
+    {
+      if (!parse_time (value, &t))
+        {
+          g_set_error (error, HL_MODEL_ERROR, HL_MODEL_ERROR_INVALID,
+                       _("“%s” is not a time (e.g. 1500000, 20ms, 1.5s)"), value);
+          return NULL;
+        }
+      return hl_filter_with_lived_at_least (filter, t);
+    }
   if (strcmp (key, "thread") == 0)
     {
       char *end = NULL;
@@ -394,7 +424,7 @@ hl_filter_is_empty (const HlFilter *filter)
 {
   g_return_val_if_fail (filter != NULL, TRUE);
   return !hl_filter_has_time_range (filter) && filter->live_at_ns == HL_TIME_NONE &&
-         filter->tids == NULL && filter->meta_keys->len == 0 && filter->modules->len == 0 &&
+         filter->lived_at_least_ns == 0 && filter->tids == NULL && filter->meta_keys->len == 0 && filter->modules->len == 0 &&
          filter->functions->len == 0 && filter->regexes->len == 0 &&
          !hl_filter_has_size_range (filter);
 }
@@ -404,7 +434,15 @@ hl_filter_selects_by_time (const HlFilter *filter)
 {
   g_return_val_if_fail (filter != NULL, FALSE);
   return hl_filter_has_time_range (filter) || filter->live_at_ns != HL_TIME_NONE || filter->meta_keys->len > 0 ||
-         hl_filter_has_size_range (filter);
+         hl_filter_has_size_range (filter) || filter->lived_at_least_ns > 0;
+}
+
+gboolean
+hl_filter_needs_events (const HlFilter *filter,
+                        HlCostKind      cost)
+{
+  g_return_val_if_fail (filter != NULL, FALSE);
+  return hl_filter_selects_by_time (filter) || (cost == HL_COST_KIND_MMAP && filter->tids != NULL);
 }
 
 gboolean

@@ -13,6 +13,8 @@
 
 #include <glib-object.h>
 
+#include "hl-cost-kind.h"
+
 G_BEGIN_DECLS
 
 typedef struct _HlFilter HlFilter;
@@ -34,6 +36,13 @@ HlFilter   *hl_filter_with_time_range     (const HlFilter *filter,
 /* The instant of the LIVE cost (default: the end of the range). */
 HlFilter   *hl_filter_with_live_at        (const HlFilter *filter,
                                            guint64         t_ns);
+/* The T of the LONG_LIVED cost (hl-cost-kind.h): the bytes of the blocks
+ * that lived at least T_NS. It selects nothing (every cost but LONG_LIVED
+ * is the same), yet it needs every allocation's times: a costs-only
+ * recording answers only T_NS 0 (the default), where LONG_LIVED is BYTES. */
+HlFilter   *hl_filter_with_lived_at_least (const HlFilter *filter,
+                                           guint64         t_ns);
+guint64     hl_filter_get_lived_at_least  (const HlFilter *filter);
 /* Allocations made by one of these threads (adds to the set). */
 HlFilter   *hl_filter_with_thread         (const HlFilter *filter,
                                            guint32         tid);
@@ -68,7 +77,8 @@ HlFilter   *hl_filter_and                 (const HlFilter *a,
  * 1.5s, 20ms, 3us), "thread=TID", "KEY=VALUE" for metadata, "module=M",
  * "function=SUB", "function~=REGEX", "size=MIN..MAX" (bytes, or with a
  * unit: 4KiB, 1.5MiB, 2GiB, also K/M/G; either end may be left out,
- * "size=N" is exactly N). Returns a new filter or NULL + ERROR. */
+ * "size=N" is exactly N), "lived=T" (LONG_LIVED's T, as
+ * hl_filter_with_lived_at_least). Returns a new filter or NULL + ERROR. */
 HlFilter   *hl_filter_parse               (const HlFilter *filter,
                                            const char     *expression,
                                            GError        **error);
@@ -79,6 +89,12 @@ gboolean    hl_filter_has_time_range      (const HlFilter *filter);
  * metadata) or by size: a costs-only recording (HL_LOAD_FLAGS_AGGREGATE)
  * answers only filters without these (threads, modules, functions). */
 gboolean    hl_filter_selects_by_time     (const HlFilter *filter);
+/* Whether an analysis of FILTER showing COST needs the events (every
+ * allocation and mapping) rather than a costs-only recording: when it
+ * selects by time (above, the LONG_LIVED T included), or for MMAP by
+ * thread (the saved costs keep mappings per stack, not per thread). */
+gboolean    hl_filter_needs_events        (const HlFilter *filter,
+                                           HlCostKind      cost);
 gboolean    hl_filter_has_size_range      (const HlFilter *filter);
 void        hl_filter_get_size_range      (const HlFilter *filter,
                                            guint64        *min_size,

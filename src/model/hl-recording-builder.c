@@ -927,13 +927,13 @@ hl_recording_load_apply_event (HlRecording   *rec,
       hl_recording_append_dropped (rec, ev->time_ns, ev->u.dropped.count);
       break;
     case HL_EVENT_MMAP:
-      hl_recording_append_mmap (rec, ev->time_ns, ev->u.mmap.address, ev->u.mmap.size, ev->u.mmap.stack_id);
+      hl_recording_append_mmap (rec, ev->time_ns, ev->tid, ev->u.mmap.address, ev->u.mmap.size, ev->u.mmap.stack_id);
       break;
     case HL_EVENT_MUNMAP:
       hl_recording_append_munmap (rec, ev->time_ns, ev->u.munmap.address, ev->u.munmap.size);
       break;
     case HL_EVENT_MREMAP:
-      hl_recording_append_mremap (rec, ev->time_ns, ev->u.mremap.old_address, ev->u.mremap.old_size,
+      hl_recording_append_mremap (rec, ev->time_ns, ev->tid, ev->u.mremap.old_address, ev->u.mremap.old_size,
                                   ev->u.mremap.address, ev->u.mremap.size, ev->u.mremap.stack_id);
       break;
     case HL_EVENT_ALLOCATOR:

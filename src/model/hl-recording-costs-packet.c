@@ -27,7 +27,8 @@
  * about 30 ms */
 #define PAYLOAD_LEVEL 9
 
-G_STATIC_ASSERT (sizeof (HlCosts) == 7 * sizeof (guint64));
+/* the first seven are a row of the payload; LONG_LIVED and MMAP are not saved */
+G_STATIC_ASSERT (sizeof (HlCosts) == 9 * sizeof (guint64));
 G_STATIC_ASSERT (HL_SIZE_HISTOGRAM_BUCKETS == HL_COSTS_HISTOGRAM_BUCKETS);
 G_STATIC_ASSERT ((int) HL_COSTS_STACKS_INLINE == (int) HL_COSTS_FORM_INLINE);
 G_STATIC_ASSERT ((int) HL_COSTS_STACKS_BY_REFERENCE == (int) HL_COSTS_FORM_BY_REFERENCE);

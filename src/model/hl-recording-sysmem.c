@@ -19,6 +19,7 @@ typedef struct
 {
   guint64 start, end;
   guint32 stack;                 /* trace stack id */
+  guint32 piece;                 /* index into the pieces */
 } Region;
 
 typedef struct
@@ -30,6 +31,7 @@ struct _HlSysmem
 {
   GArray     *regions;           /* Region, unordered, disjoint */
   GHashTable *sites;             /* trace stack id → Site */
+  GArray     *pieces;            /* HlMmapPiece, in the order applied */
   GArray     *samples;           /* HlAllocatorPoint, in time order */
   gboolean    samples_unsorted;
   guint64     calls, bytes, live, peak, peak_time_ns;
@@ -43,6 +45,7 @@ hl_sysmem_free (HlSysmem *self)
     return;
   g_array_unref (self->regions);
   g_hash_table_unref (self->sites);
+  g_array_unref (self->pieces);
   g_array_unref (self->samples);
   g_free (self);
 }
@@ -56,6 +59,7 @@ sysmem_of (HlRecording *rec)
       s->regions = g_array_new (FALSE, FALSE, sizeof (Region));
       s->sites = g_hash_table_new_full (NULL, NULL, NULL, g_free);
       s->samples = g_array_new (FALSE, FALSE, sizeof (HlAllocatorPoint));
+      s->pieces = g_array_new (FALSE, FALSE, sizeof (HlMmapPiece));
       rec->sysmem = s;
     }
   return rec->sysmem;
@@ -101,11 +105,37 @@ sub_live (HlSysmem *s,
   s->live -= MIN (s->live, bytes);
 }
 
-/* Subtracts [A, E) from the regions. */
+/* BYTES of piece P unmapped at TIME_NS: the whole piece, or a piece of
+ * those pages split off. */
+static void
+piece_unmap (HlSysmem *s,
+             guint32   p,
+             guint64   bytes,
+             guint64   time_ns)
+{
+  HlMmapPiece *piece = &g_array_index (s->pieces, HlMmapPiece, p);
+  HlMmapPiece gone;
+
+  if (piece->unmap_time_ns != HL_TIME_NONE)
+    return;
+  if (bytes >= piece->bytes)
+    {
+      piece->unmap_time_ns = time_ns;
+      return;
+    }
+  piece->bytes -= bytes;
+  gone = *piece;
+  gone.bytes = bytes;
+  gone.unmap_time_ns = time_ns;
+  g_array_append_val (s->pieces, gone);
+}
+
+/* Subtracts [A, E) from the regions at TIME_NS. */
 static void
 subtract (HlSysmem *s,
           guint64   a,
-          guint64   e)
+          guint64   e,
+          guint64   time_ns)
 {
   for (guint i = 0; i < s->regions->len;)
     {
@@ -117,6 +147,8 @@ subtract (HlSysmem *s,
         }
       guint64 lo = MAX (r->start, a), hi = MIN (r->end, e);
       sub_live (s, r->stack, hi - lo);
+      piece_unmap (s, r->piece, hi - lo, time_ns);
+      r = &g_array_index (s->regions, Region, i);
       if (lo == r->start && hi == r->end)
         {
           g_array_remove_index_fast (s->regions, i);
@@ -128,7 +160,7 @@ subtract (HlSysmem *s,
         r->end = lo;
       else
         {
-          Region tail = { hi, r->end, r->stack };
+          Region tail = { hi, r->end, r->stack, r->piece };
           r->end = lo;
           g_array_append_val (s->regions, tail);
         }
@@ -141,9 +173,13 @@ add_region (HlSysmem *s,
             guint64   a,
             guint64   size,
             guint32   stack,
+            guint32   tid,
             guint64   time_ns)
 {
-  Region r = { a, a + size, stack };
+  Region r = { a, a + size, stack, s->pieces->len };
+  HlMmapPiece piece = { time_ns, HL_TIME_NONE, size, size, stack, tid };
+
+  g_array_append_val (s->pieces, piece);
   g_array_append_val (s->regions, r);
   add_live (s, stack, size, time_ns);
 }
@@ -151,6 +187,7 @@ add_region (HlSysmem *s,
 void
 hl_recording_append_mmap (HlRecording *self,
                           guint64      time_ns,
+                          guint32      tid,
                           guint64      address,
                           guint64      size,
                           guint32      trace_stack_id)
@@ -160,8 +197,8 @@ hl_recording_append_mmap (HlRecording *self,
   if (size == 0 || address + size < address)
     return;
   /* a region already there is replaced (a lost MUNMAP) */
-  subtract (s, address, address + size);
-  add_region (s, address, size, trace_stack_id, time_ns);
+  subtract (s, address, address + size, time_ns);
+  add_region (s, address, size, trace_stack_id, tid, time_ns);
   Site *site = site_of (s, trace_stack_id);
   site->calls++;
   site->bytes += size;
@@ -177,12 +214,13 @@ hl_recording_append_munmap (HlRecording *self,
 {
   if (address + size < address)
     return;
-  subtract (sysmem_of (self), address, address + size);
+  subtract (sysmem_of (self), address, address + size, time_ns);
 }
 
 void
 hl_recording_append_mremap (HlRecording *self,
                             guint64      time_ns,
+                            guint32      tid,
                             guint64      old_address,
                             guint64      old_size,
                             guint64      address,
@@ -193,10 +231,10 @@ hl_recording_append_mremap (HlRecording *self,
 
   if (old_address + old_size < old_address || address + size < address)
     return;
-  subtract (s, old_address, old_address + old_size);
-  subtract (s, address, address + size);
+  subtract (s, old_address, old_address + old_size, time_ns);
+  subtract (s, address, address + size, time_ns);
   if (size > 0)
-    add_region (s, address, size, trace_stack_id, time_ns);
+    add_region (s, address, size, trace_stack_id, tid, time_ns);
 }
 
 void
@@ -249,6 +287,21 @@ hl_recording_get_allocator_samples (HlRecording *self,
     }
   *n_samples = self->sysmem->samples->len;
   return (const HlAllocatorPoint *) (gpointer) self->sysmem->samples->data;
+}
+
+const HlMmapPiece *
+hl_recording_get_mmap_pieces (HlRecording *self,
+                              guint       *n_pieces)
+{
+  g_return_val_if_fail (HL_IS_RECORDING (self) && n_pieces != NULL, NULL);
+
+  if (self->sysmem == NULL)
+    {
+      *n_pieces = 0;
+      return NULL;
+    }
+  *n_pieces = self->sysmem->pieces->len;
+  return (const HlMmapPiece *) (gpointer) self->sysmem->pieces->data;
 }
 
 void

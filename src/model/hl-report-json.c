@@ -33,6 +33,8 @@ hl_report_json_add_costs (JsonBuilder   *b,
   hl_json_add_uint (b, "leaked_bytes", c->leaked_bytes);
   hl_json_add_uint (b, "leaked_blocks", c->leaked_blocks);
   hl_json_add_uint (b, "live_bytes", c->live_bytes);
+  hl_json_add_uint (b, "long_lived_bytes", c->long_lived_bytes);
+  hl_json_add_uint (b, "mmap_bytes", c->mmap_bytes);
   json_builder_end_object (b);
 }
 
@@ -430,6 +432,7 @@ build_report (const char            *path,
   hl_report_json_add_reachability (b, analysis, rec, top);
   add_marks_and_metadata (b, rec);
   hl_report_json_add_costs (b, "selection", &t);
+  hl_json_add_uint (b, "lived_at_least_ns", hl_filter_get_lived_at_least (hl_analysis_get_filter (analysis)));
   add_top (b, analysis, costs, n_costs, top);
   hl_report_json_add_threads (b, analysis, options != NULL ? options->whole : NULL);
   if (options != NULL && options->function != NULL)

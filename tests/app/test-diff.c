@@ -471,7 +471,7 @@ test_export_profile (void)
   g_assert_no_error (error);
   g_test_message ("%s%s", out, err);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_cmpstr (out, ==, "True [('allocations', 3), ('bytes', 330), ('leaked', 230), ('live', 230), ('peak', 330), ('temporary', 0)]\n");
+  g_assert_cmpstr (out, ==, "True [('allocations', 3), ('bytes', 330), ('leaked', 230), ('live', 230), ('long-lived', 330), ('mmap', 0), ('peak', 330), ('temporary', 0)]\n");
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   go = g_find_program_in_path ("go");

@@ -126,7 +126,15 @@ test_call_tree (void)
   hl_app_test_spin_a_little ();
   columns = gtk_column_view_get_columns (hl_call_tree_view_get_column_view (view));
   /* Function, Location (file:line · module, issue 27.4), then the costs */
-  g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 2 + 2 * HL_N_TREE_COSTS);
+  g_assert_cmpuint (g_list_model_get_n_items (columns), ==, 2 + 2 * HL_N_TREE_COSTS + 2);
+  /* last, the mappings' pair, hidden: this program maps nothing itself */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GtkColumnViewColumn) c = g_list_model_get_item (columns, 2 + 2 * HL_N_TREE_COSTS + i);
+
+      g_assert_cmpstr (gtk_column_view_column_get_title (c), ==, i == 0 ? "mmap" : "Self");
+      g_assert_false (gtk_column_view_column_get_visible (c));
+    }
   {
     g_autoptr(GtkColumnViewColumn) location = g_list_model_get_item (columns, 1);
 

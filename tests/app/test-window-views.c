@@ -4,8 +4,10 @@
  * call tree. */
 #include "hl-config.h"
 #include "hl-recording-builder.h"
+#include "hl-recording-sysmem.h"
 
 #include <adwaita.h>
+#include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
@@ -470,6 +472,134 @@ test_by_site (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The slider's position for T_NS: 1 µs … DURATION_NS on a log scale. */
+static double
+fraction_for (guint64 t_ns,
+              guint64 duration_ns)
+{
+  return log ((double) t_ns / 1e3) / log ((double) duration_ns / 1e3);
+}
+
+/* The long-lived and mmap costs in the flame graph: the recording of
+ * build_recording_at (1 ms), its end at 100 ms, so the blocks lived 10 ms
+ * (#0 100 B), 20 ms (#1 200 B, #3 1000 B), and the never freed ones until
+ * the end, 60 ms (#2 50 B), 30 ms (#4 10 B), 10 ms (#5 5 B); and two
+ * mappings of its own, 16 KiB from stack 1 (its first 4 KiB unmapped) and
+ * 8 KiB from stack 3, unmapped. */
+static void
+test_lifetime_and_mmap_costs (void)
+{
+  g_autoptr(HlRecording) rec = hl_recording_new ();
+  const guint64 s1[] = { 0x1000, 0x2000, 0x3000 };
+  const guint64 s2[] = { 0x1100, 0x2000, 0x3000 };
+  const guint64 s3[] = { 0x1200, 0x3000 };
+  const guint64 ms = 1000000;
+  HlWindow *window = hl_window_new (app);
+  HlFlameView *flame_view;
+  HlLifetimeSlider *slider;
+  WaitTotal wait;
+
+  hl_recording_append_stack (rec, 1, s1, 3);
+  hl_recording_append_stack (rec, 2, s2, 3);
+  hl_recording_append_stack (rec, 3, s3, 2);
+  hl_recording_append_thread (rec, 0, 100, "main", FALSE);
+  hl_recording_append_alloc (rec, 0, 10 * ms, 100, 100, 0xa0, 1);
+  hl_recording_append_free (rec, 0, 0, 20 * ms, 100);
+  hl_recording_append_alloc (rec, 1, 30 * ms, 100, 200, 0xa1, 2);
+  hl_recording_append_alloc (rec, 2, 40 * ms, 100, 50, 0xa2, 3);
+  hl_recording_append_free (rec, 1, 0, 50 * ms, 100);
+  hl_recording_append_alloc (rec, 3, 60 * ms, 100, 1000, 0xa3, 1);
+  hl_recording_append_alloc (rec, 4, 70 * ms, 100, 10, 0xa4, 2);
+  hl_recording_append_free (rec, 3, 0, 80 * ms, 100);
+  hl_recording_append_alloc (rec, 5, 90 * ms, 100, 5, 0xa5, 3);
+  hl_recording_append_mmap (rec, 15 * ms, 100, 0x100000, 0x4000, 1);
+  hl_recording_append_mmap (rec, 25 * ms, 100, 0x200000, 0x2000, 3);
+  hl_recording_append_munmap (rec, 35 * ms, 0x100000, 0x1000);
+  hl_recording_append_munmap (rec, 45 * ms, 0x200000, 0x2000);
+  hl_recording_append_end (rec, 100 * ms, 0);
+  hl_recording_commit (rec);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  hl_window_set_recording (window, rec);
+  hl_app_test_spin_until (hl_app_test_shows_views, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  slider = hl_flame_view_get_lifetime_slider (flame_view);
+  wait = (WaitTotal) { hl_flame_view_get_graph (flame_view), 1365, NULL };
+  hl_app_test_spin_until (flame_total_is, &wait);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (slider)));
+
+  /* Long-lived: the slider shows, from 1 µs to the duration; at 1 ms (its
+   * first value) every block lived longer */
+  hl_flame_view_set_cost (flame_view, HL_COST_KIND_LONG_LIVED);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (slider)));
+  g_assert_cmpuint (hl_lifetime_slider_get_max_ns (slider), ==, 100 * ms);
+  hl_app_test_spin_until (flame_total_is, &wait);
+  g_assert_cmpuint (hl_view_state_get_lived_at_least (hl_window_get_view_state (window)), ==, 1 * ms);
+  /* moved to 25 ms: #2 (60 ms) and #4 (30 ms), refiltered once it rests */
+  hl_lifetime_slider_set_fraction (slider, fraction_for (25 * ms, 100 * ms));
+  g_assert_cmpuint (hl_lifetime_slider_get_value_ns (slider) / (ms / 10), ==, 250);
+  g_assert_true (g_str_has_prefix (hl_lifetime_slider_get_text (slider), "≥ 25"));
+  g_assert_true (g_str_has_suffix (hl_lifetime_slider_get_text (slider), " ms"));
+  wait.total = 60;
+  hl_app_test_spin_until (flame_total_is, &wait);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "flame-long-lived-1400");
+  /* to 45 ms: #2 alone; a drag's steps in between start nothing */
+  hl_lifetime_slider_set_fraction (slider, fraction_for (35 * ms, 100 * ms));
+  hl_lifetime_slider_set_fraction (slider, fraction_for (45 * ms, 100 * ms));
+  wait.total = 50;
+  hl_app_test_spin_until (flame_total_is, &wait);
+  g_assert_cmpuint (hl_view_state_get_lived_at_least (hl_window_get_view_state (window)) / ms, ==, 45);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  hl_app_test_spin_ms (300);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "flame-long-lived-800");
+
+  /* mmap: stack 1's 12 KiB still mapped at the end (stack 3's unmapped);
+   * the slider goes */
+  hl_flame_view_set_cost (flame_view, HL_COST_KIND_MMAP);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (slider)));
+  wait.total = 0x3000;
+  hl_app_test_spin_until (flame_total_is, &wait);
+  /* with a range to 30 ms, mapped at its end: both (16 + 8 KiB) */
+  hl_view_state_set_range (hl_window_get_view_state (window), 0, 30 * ms);
+  wait.total = 0x4000 + 0x2000;
+  hl_app_test_spin_until (flame_total_is, &wait);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "flame-mmap-800");
+  hl_view_state_clear_range (hl_window_get_view_state (window));
+  /* the call tree: an mmap column while the selection maps something,
+   * beside the heap's (the rows' 1365 bytes allocated) */
+  {
+    HlCallTreeView *tree_view;
+    GListModel *columns;
+    WaitTree wait_tree;
+    gboolean shown = FALSE;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+    tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+    wait_tree = (WaitTree) { tree_view, 1365 };
+    hl_app_test_spin_until (tree_total_is, &wait_tree);
+    columns = gtk_column_view_get_columns (hl_call_tree_view_get_column_view (tree_view));
+    for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+      {
+        g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+        if (g_strcmp0 (gtk_column_view_column_get_title (column), "mmap") == 0)
+          shown = gtk_column_view_column_get_visible (column);
+      }
+    g_assert_true (shown);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "calltree-mmap-800");
+    gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+    hl_app_test_spin_ms (300);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "calltree-mmap-1400");
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  }
+  /* back to bytes: no T in the filter, every block */
+  hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
+  wait.total = 1365;
+  hl_app_test_spin_until (flame_total_is, &wait);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -481,6 +611,7 @@ main (int   argc,
     return g_test_run ();
   g_test_add_func ("/window-views/views", test_views);
   g_test_add_func ("/window-views/by-site", test_by_site);
+  g_test_add_func ("/window-views/lifetime-and-mmap-costs", test_lifetime_and_mmap_costs);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;

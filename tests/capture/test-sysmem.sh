@@ -68,6 +68,18 @@ want = {'map_big': (768 * 1024, 1024 * 1024, 1), 'map_pages': (2 * page, 3 * pag
 got = {k: sites.get(k) for k in want}
 print('ok' if got == want and j['mmap']['regions'] == 4 else 'got %s, regions %d' % (sites, j['mmap']['regions']))
 " "$WORK/$what.json")" "ok"
+  "$HL_CLI" report --json --top 0 --cost mmap "$tr" > "$WORK/$what.mmap.json" 2> /dev/null
+  eq "$what: the mmap cost of each mapping function is what it still maps, the selection's smaps' at the end" "$(python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+want_end = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith('smaps')}['end']
+got = {}
+for e in j['top']['mmap']:
+    fn = e['stack'][0]['function'].split('.')[0] if e['stack'] else '?'
+    got[fn] = got.get(fn, 0) + e['costs']['mmap_bytes']
+want = {'map_big': 768 * 1024, 'map_pages': 2 * 4096, 'map_growing': 256 * 1024}
+print('ok' if got == want and j['selection']['mmap_bytes'] == want_end else 'got %s, selection %d, smaps %d' % (got, j['selection']['mmap_bytes'], want_end))
+" "$WORK/$what.mmap.json" "$log")" "ok"
   eq "$what: the memory split adds up to its RSS and names the allocator's figures" "$(python3 -c "
 import json, sys
 m = json.load(open(sys.argv[1]))['memory']

@@ -21,7 +21,7 @@ ok () { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok () { n=$((n + 1)); failed=1; echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 eq () { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got:      $2" "expected: $3"; fi; }
 
-echo "1..22"
+echo "1..24"
 "$CLI" record --no-compress -o "$WORK/d.hltrace" -- "$B/examples/heaplens-demo" --seconds 0.3 > /dev/null 2>&1
 "$CLI" report --json "$WORK/d.hltrace" > "$WORK/d.json"
 sel () { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["selection"][sys.argv[2]])' "$WORK/d.json" "$1"; }
@@ -32,7 +32,8 @@ eq "every format exported" "$(ls "$WORK"/d.pprof "$WORK"/d.speedscope "$WORK"/d.
 
 # pprof: the total go tool pprof -top prints, in raw units, per sample type
 for pair in alloc_objects:allocations alloc_space:bytes temp_objects:temporary peak_inuse_space:peak_bytes \
-            inuse_space:live_bytes leaked_objects:leaked_blocks leaked_space:leaked_bytes; do
+            inuse_space:live_bytes leaked_objects:leaked_blocks leaked_space:leaked_bytes \
+            long_lived_space:long_lived_bytes mmap_space:mmap_bytes; do
   t=${pair%%:*}; k=${pair#*:}
   got=$(go tool pprof -symbolize=none -sample_index="$t" -unit=byte -top "$WORK/d.pprof" 2>&1 \
         | sed -n 's/.* of \([0-9]*\)[a-zB]* total.*/\1/p' | head -1)
@@ -51,7 +52,7 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])));
   "$WORK/d.speedscope" "$S/tests/e2e/speedscope/file-format-schema.json" 2>&1 | tail -1)" valid
 eq "speedscope: each profile's weights sum to the selection" "$("$PY" -c 'import json,sys
 d = json.load(open(sys.argv[1])); print(" ".join("%s=%d" % (p["name"], sum(p["weights"])) for p in d["profiles"]))' "$WORK/d.speedscope")" \
-  "bytes=$(sel bytes) allocations=$(sel allocations) temporary=$(sel temporary) peak=$(sel peak_bytes) live=$(sel live_bytes) leaked=$(sel leaked_bytes)"
+  "bytes=$(sel bytes) allocations=$(sel allocations) temporary=$(sel temporary) peak=$(sel peak_bytes) live=$(sel live_bytes) leaked=$(sel leaked_bytes) long-lived=$(sel long_lived_bytes) mmap=$(sel mmap_bytes)"
 eq "collapsed stacks sum to the bytes" "$(awk '{ s += $NF } END { print s }' "$WORK/d.collapsed")" "$(sel bytes)"
 eq "svg is an SVG" "$(grep -c '^<svg ' "$WORK/d.svg")" 1
 "$CLI" export --format nope "$WORK/d.hltrace" -o "$WORK/x" > /dev/null 2>&1

@@ -2,6 +2,8 @@
  * are computed by hand (the table in hl-model-test-recording.h). */
 #include "hl-model-test-recording.h"
 #include "hl-recording-builder.h"
+#include "hl-recording-sysmem.h"
+#include "hl-recording-tables.h"
 
 #include <string.h>
 
@@ -839,12 +841,119 @@ test_range_peak_chunks (void)
   g_rand_free (rand);
 }
 
+/* LONG_LIVED on the hand-built recording (hl-model-test-recording.h), its
+ * end at 95 (the mark): lifetimes #0 10, #1 20, #3 20, and the never
+ * freed #2 55, #4 25, #5 5. */
+static void
+test_long_lived (void)
+{
+  g_autoptr (HlRecording) rec = hl_test_small_recording (5);
+  g_autoptr (HlFilter) none = hl_filter_new ();
+  g_autoptr (HlFilter) t20 = hl_filter_with_lived_at_least (none, 20);
+  g_autoptr (HlFilter) t21 = hl_filter_with_lived_at_least (none, 21);
+  g_autoptr (HlFilter) t56 = hl_filter_with_lived_at_least (none, 56);
+  g_autoptr (HlFilter) range = hl_filter_with_time_range (t20, 0, 60);
+  g_autoptr (HlFilter) parsed = hl_filter_parse (none, "lived=21ns", NULL);
+  g_autoptr (HlAnalysis) a = hl_analysis_new (rec, t20);
+  HlCosts c;
+
+  g_assert_cmpuint (hl_recording_get_end_ns (rec), ==, 95);
+  /* T = 0: every block */
+  c = costs_for (rec, none);
+  g_assert_cmpuint (c.long_lived_bytes, ==, c.bytes);
+  g_assert_cmpuint (costs_for (rec, t20).long_lived_bytes, ==, 200 + 50 + 1000 + 10);
+  g_assert_cmpuint (costs_for (rec, t21).long_lived_bytes, ==, 50 + 10);
+  g_assert_cmpuint (costs_for (rec, t56).long_lived_bytes, ==, 0);
+  /* a range selects by allocation time; a lifetime is the block's own */
+  g_assert_cmpuint (costs_for (rec, range).long_lived_bytes, ==, 200 + 50 + 1000);
+  g_assert_nonnull (parsed);
+  g_assert_cmpuint (hl_filter_get_lived_at_least (parsed), ==, 21);
+  g_assert_cmpuint (costs_for (rec, parsed).long_lived_bytes, ==, 60);
+  /* per stack: 1 holds #3, 2 #1 and #4, 3 #2 */
+  hl_analysis_get_stack_costs (a, hl_recording_lookup_stack (rec, 1), &c);
+  g_assert_cmpuint (c.long_lived_bytes, ==, 1000);
+  hl_analysis_get_stack_costs (a, hl_recording_lookup_stack (rec, 2), &c);
+  g_assert_cmpuint (c.long_lived_bytes, ==, 210);
+  hl_analysis_get_stack_costs (a, hl_recording_lookup_stack (rec, 3), &c);
+  g_assert_cmpuint (c.long_lived_bytes, ==, 50);
+  /* a T needs the events; nothing else about the selection changes */
+  g_assert_true (hl_filter_selects_by_time (t20));
+  g_assert_true (hl_filter_needs_events (t20, HL_COST_KIND_BYTES));
+  g_assert_false (hl_filter_needs_events (none, HL_COST_KIND_LONG_LIVED));
+  g_assert_cmpuint (costs_for (rec, t20).bytes, ==, costs_for (rec, none).bytes);
+  g_assert_cmpuint (hl_costs_get (&c, HL_COST_KIND_LONG_LIVED), ==, 50);
+}
+
+/* MMAP: the mappings of the selected calls still mapped at LIVE's
+ * instant. Stack 1 (tid 100) maps 16 KiB at 10 and loses its first 4 KiB
+ * at 30; stack 2 (tid 200) maps 8 KiB at 20, unmapped at 40; stack 2
+ * (tid 100) maps 4 KiB at 50; the end is 60. */
+static void
+test_mmap (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  const guint64 s1[] = { 0x1000, 0x3000 }, s2[] = { 0x1100, 0x3000 };
+  g_autoptr (HlFilter) none = hl_filter_new ();
+  g_autoptr (HlFilter) at25 = hl_filter_with_live_at (none, 25);
+  g_autoptr (HlFilter) at35 = hl_filter_with_live_at (none, 35);
+  g_autoptr (HlFilter) range = hl_filter_with_time_range (none, 0, 45);
+  g_autoptr (HlFilter) t200 = hl_filter_with_thread (none, 200);
+  g_autoptr (HlFilter) t200_at35 = hl_filter_with_live_at (t200, 35);
+  g_autoptr (HlFilter) size_at35 = hl_filter_with_size_range (at35, 8192, 8192);
+  g_autoptr (HlAnalysis) a = NULL;
+  g_autoptr (GArray) sites = NULL;
+  HlCosts c;
+
+  hl_recording_append_stack (rec, 1, s1, 2);
+  hl_recording_append_stack (rec, 2, s2, 2);
+  hl_recording_append_alloc (rec, 0, 5, 100, 100, 0xa0, 1);
+  hl_recording_append_alloc (rec, 1, 6, 200, 300, 0xa1, 2);
+  hl_recording_append_mmap (rec, 10, 100, 0x100000, 0x4000, 1);
+  hl_recording_append_mmap (rec, 20, 200, 0x200000, 0x2000, 2);
+  hl_recording_append_munmap (rec, 30, 0x100000, 0x1000);
+  hl_recording_append_munmap (rec, 40, 0x200000, 0x2000);
+  hl_recording_append_mmap (rec, 50, 100, 0x300000, 0x1000, 2);
+  hl_recording_append_free (rec, 1, 0, 56, 200);
+  hl_recording_append_mark (rec, 60, 100, "end");
+  hl_recording_commit (rec);
+
+  c = costs_for (rec, none);
+  g_assert_cmpuint (c.mmap_bytes, ==, 0x3000 + 0x1000);
+  /* mappings are not blocks: the heap's costs are the allocations' */
+  g_assert_cmpuint (c.bytes, ==, 400);
+  g_assert_cmpuint (costs_for (rec, at25).mmap_bytes, ==, 0x4000 + 0x2000);
+  g_assert_cmpuint (costs_for (rec, at35).mmap_bytes, ==, 0x3000 + 0x2000);
+  g_assert_cmpuint (costs_for (rec, range).mmap_bytes, ==, 0x3000);
+  g_assert_cmpuint (costs_for (rec, t200).mmap_bytes, ==, 0);
+  g_assert_cmpuint (costs_for (rec, t200_at35).mmap_bytes, ==, 0x2000);
+  g_assert_cmpuint (costs_for (rec, size_at35).mmap_bytes, ==, 0x2000);
+  g_assert_true (hl_filter_needs_events (t200, HL_COST_KIND_MMAP));
+  g_assert_false (hl_filter_needs_events (t200, HL_COST_KIND_BYTES));
+
+  /* per stack, as the recording's own sites have them at the end */
+  a = hl_analysis_new (rec, none);
+  sites = hl_recording_get_mmap_sites (rec, 0);
+  g_assert_cmpuint (sites->len, ==, 2);
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const HlMmapSite *m = &g_array_index (sites, HlMmapSite, i);
+      hl_analysis_get_stack_costs (a, m->stack, &c);
+      g_assert_cmpuint (c.mmap_bytes, ==, m->live_bytes);
+    }
+  hl_analysis_get_stack_costs (a, hl_recording_lookup_stack (rec, 1), &c);
+  g_assert_cmpuint (c.mmap_bytes, ==, 0x3000);
+  hl_analysis_get_stack_costs (a, hl_recording_lookup_stack (rec, 2), &c);
+  g_assert_cmpuint (c.mmap_bytes, ==, 0x1000);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/costs/summary", test_summary);
+  g_test_add_func ("/costs/long-lived", test_long_lived);
+  g_test_add_func ("/costs/mmap", test_mmap);
   g_test_add_func ("/costs/totals", test_totals);
   g_test_add_func ("/costs/per-stack", test_per_stack);
   g_test_add_func ("/costs/time-range", test_time_range);

@@ -303,7 +303,8 @@ test_report_json (void)
   /* Top leaked call site: stack 3 (55 B in 2 blocks), frames innermost first. */
   g_assert_nonnull (strstr (out, "\"leaked\": [\n      {\"costs\": {\"allocations\": 2, \"bytes\": 55, "
                                  "\"temporary\": 0, \"peak_bytes\": 50, \"leaked_bytes\": 55, "
-                                 "\"leaked_blocks\": 2, \"live_bytes\": 55}, \"stack\": [{\"function\": \"0x1200\""));
+                                 "\"leaked_blocks\": 2, \"live_bytes\": 55, \"long_lived_bytes\": 55, "
+                                 "\"mmap_bytes\": 0}, \"stack\": [{\"function\": \"0x1200\""));
   g_assert_nonnull (strstr (out, "\"warnings\": []"));
 
   out2 = run_cli (filtered, &status);

@@ -242,7 +242,7 @@ static void
 test_report_keys (void)
 {
   static const char * const keys[] = {
-    "file", "program", "summary", "marks", "metadata", "selection", "top",
+    "file", "program", "summary", "marks", "metadata", "selection", "lived_at_least_ns", "top",
     "threads", "memory", "mmap", "modules_without_debug_info", "warnings",
   };
   g_autoptr (HlRecording) rec = hl_test_small_recording (5);
@@ -266,6 +266,13 @@ test_report_keys (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "summary"), "allocations"), ==, 6);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "selection"), "leaked_bytes"),
                    ==, 65);
+  /* no T: every block is long-lived (the bytes allocated, 1365); no
+   * mappings in the hand-built recording */
+  g_assert_cmpint (json_object_get_int_member (o, "lived_at_least_ns"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "selection"), "long_lived_bytes"),
+                   ==, json_object_get_int_member (json_object_get_object_member (o, "selection"), "bytes"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "selection"), "mmap_bytes"),
+                   ==, 0);
   {
     /* every thread in start order (200 "worker" announced at 0, 100 first
      * seen at 10), with the costs of its allocations
