@@ -361,8 +361,8 @@ typedef enum
  * events they spare every report decoding. The stacks go inline whenever
  * that form fits: by reference, `report` decompresses the whole trace for
  * them (python3: inline 62 % of its compressed trace, 0.3 % of its
- * events; report 0.3 s of CPU inline, 1.0 s by reference; bench/results/
- * costs-python-20261203-*.md). */
+ * events; report 0.3 s of CPU inline, 0.7 s by reference; bench/results/
+ * costs-python-20261203-1845.md). */
 #define HL_RECORD_COSTS_SHARE 5
 #define HL_RECORD_COSTS_WORTH 1
 

@@ -39,11 +39,11 @@
  * `report` decodes the events. Below those, the thread goes on: what it
  * has applied is never thrown away, and finishing what is left (at
  * record's own priority once the program has exited) costs less than
- * loading the whole trace again. With 1 s for both, python3 (1.1 s of
- * the costs thread's CPU for its 31 MB of trace, at nice 10 beside the
+ * loading the whole trace again. With 1 s for both, python3 (then 1.1 s
+ * of the costs thread's CPU for its 31 MB of trace, at nice 10 beside the
  * program and the compression) gave up and was loaded again after the
- * exit, 1.4 s of the user's wait instead of what was left, 0.1 to 0.5 s
- * (bench/results/costs-python-20261203-*.md). */
+ * exit, 1.4 s of the user's wait instead of what was left, 0.3 to 0.5 s
+ * (bench/results/costs-python-20261203-1845.md). */
 #define DEFAULT_MAX_LAG_NS    ((guint64) 5000000000)
 #define DEFAULT_FINISH_LAG_NS ((guint64) 10000000000)
 /* The pace is known once the thread has applied PACE_MIN_BYTES (python3
