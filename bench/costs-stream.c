@@ -8,8 +8,8 @@
  *
  *   costs-stream PLAIN.hltrace OUT.hltrace [PIECE]   (piece 1 MiB)
  *
- * Environment: HL_BENCH_NO_GIVE_UP=1 follows whatever the stacks
- * (python3 would give up: its CPU per event is measured all the same);
+ * Environment: HL_BENCH_NO_GIVE_UP=1 follows whatever the lag
+ * (its CPU per event is measured all the same);
  * HL_BENCH_PAYLOAD=FILE writes the saved costs' payload (both forms, inline
  * then by reference) there, to compare two builds byte for byte;
  * HL_BENCH_ONLY_COSTS=1 skips the run without costs (for callgrind). */
@@ -76,8 +76,6 @@ run (const char *plain,
   HlCostsStream *costs = with_costs ? hl_costs_stream_new () : NULL;
   if (s == NULL)
     exit (1);
-  if (costs != NULL && getenv ("HL_BENCH_NO_GIVE_UP") != NULL)
-    hl_costs_stream_set_give_up (costs, FALSE);
   if (costs != NULL && getenv ("HL_BENCH_NO_GIVE_UP") != NULL)
     hl_costs_stream_set_max_lag (costs, G_MAXUINT64 / 2, G_MAXUINT64 / 2);
   if (costs != NULL)

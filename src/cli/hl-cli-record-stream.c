@@ -146,9 +146,6 @@ discover_cb (const char *name,
   if (rs->costs && stream != NULL)
     {
       HlCostsStream *costs = hl_costs_stream_new ();
-      /* a forced form of the stacks (tests) wants the packet whatever it costs */
-      if (getenv ("HEAPLENS_RECORD_COSTS_STACKS") != NULL)
-        hl_costs_stream_set_give_up (costs, FALSE);
       hl_costs_stream_set_nice (costs, rs->costs_nice);
       if (rs->lag_running_ns != 0)
         hl_costs_stream_set_max_lag (costs, rs->lag_running_ns, rs->lag_finish_ns);
@@ -156,7 +153,6 @@ discover_cb (const char *name,
        * the stacks (the costs packet may not be saved) */
       if (rs->profiles != NULL && rs->profiles->on)
         {
-          hl_costs_stream_set_give_up (costs, FALSE);
           /* the first profile loads the modules' symbols on that thread
            * (a second or more for a large program): more lag allowed
            * while the program runs, unless set by hand */

@@ -203,22 +203,21 @@ typedef enum
 } CostsMode;
 
 /* Saved costs may add this share of the compressed trace by default
- * (percent; HEAPLENS_RECORD_COSTS_SHARE=P changes it), in whichever form
- * is smaller, and issue 4 wants small traces. A packet over it is still
- * saved when it is at most HL_RECORD_COSTS_WORTH percent of the plain
- * trace (HEAPLENS_RECORD_COSTS_WORTH=P), whose events it spares every
- * report decoding: python3's costs
- * (12,000 stacks for 5 M allocations) are 17 % of its 170 KB compressed
- * trace by reference, against 14 MB of events (0.2 %), and report reads
- * them in a fifth of the time the events take (bench/results). */
+ * (percent; HEAPLENS_RECORD_COSTS_SHARE=P), or HL_RECORD_COSTS_WORTH
+ * percent of the plain trace (HEAPLENS_RECORD_COSTS_WORTH=P), whose
+ * events they spare every report decoding. The stacks go inline whenever
+ * that form fits: by reference, `report` decompresses the whole trace for
+ * them (python3: inline 62 % of its compressed trace, 0.3 % of its
+ * events; report 0.3 s of CPU inline, 0.7 s by reference; bench/results/
+ * costs-python-20261203-1845.md). */
 #define HL_RECORD_COSTS_SHARE 5
 #define HL_RECORD_COSTS_WORTH 1
 
 /* The packet to save for the costs-only recording REC of TRACE, whose
  * plain form had PLAIN_SIZE bytes: its stacks inline when that fits the
- * share, else by reference to the trace's STACK events (report then
- * decompresses the trace, but decodes only those) when that fits, else
- * the smaller form when it is worth its bytes, else none (WHY says so).
+ * share or is worth its bytes, else by reference to the trace's STACK
+ * events (report then decompresses the trace, but decodes only those)
+ * when that does, else none (WHY says so).
  * --costs: inline, always. HEAPLENS_RECORD_COSTS_STACKS=inline|reference
  * forces a form (tests). Each form is serialized and compressed once:
  * the packet measured is the one written. */
@@ -261,7 +260,9 @@ choose_packet (HlRecording        *rec,
   unsigned long long worth_share = worth_env != NULL ? strtoull (worth_env, NULL, 10) : HL_RECORD_COSTS_WORTH;
   unsigned long long worth = plain_size * worth_share / 100;
   inline_size = hl_costs_packet_built_size (packet);
-  if (inline_size <= limit)
+  if (timing_on ())
+    fprintf (stderr, "heaplens: timing: costs packet: stacks inline, %zu bytes\n", inline_size);
+  if (inline_size <= limit || inline_size <= worth)
     return packet;
   g_clear_pointer (&payload, g_bytes_unref);
   g_clear_error (&error);
@@ -270,19 +271,15 @@ choose_packet (HlRecording        *rec,
     by_reference = hl_costs_packet_build (payload);
   if (by_reference != NULL)
     reference_size = hl_costs_packet_built_size (by_reference);
-  if (by_reference != NULL && reference_size < inline_size)
-    {
-      hl_costs_packet_free (packet);
-      packet = g_steal_pointer (&by_reference);
-    }
+  hl_costs_packet_free (packet);
+  if (timing_on ())
+    fprintf (stderr, "heaplens: timing: costs packet: stacks by reference, %zu bytes\n", reference_size);
+  if (by_reference != NULL && (reference_size <= limit || reference_size <= worth))
+    return by_reference;
   hl_costs_packet_free (by_reference);
-  gsize size = hl_costs_packet_built_size (packet);
-  if (size <= limit || size <= worth)
-    return packet;
   snprintf (why, why_size, "its packet would add %zu bytes (%zu with its stacks inline) to a trace of %llu: more "
             "than %llu %%, and more than %llu %% of the %llu bytes of events it would spare decoding",
             reference_size, inline_size, (unsigned long long) st.st_size, share, worth_share, plain_size);
-  hl_costs_packet_free (packet);
   return NULL;
 }
 

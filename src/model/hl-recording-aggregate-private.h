@@ -57,11 +57,23 @@ typedef struct
 struct _HlAggregate
 {
   /* Live allocations: the ring of recent ids, and the older ones pushed
-   * out of it in a table of open addressing, linear probing. */
+   * out of it: in id order to the log, the others (out of order) to a
+   * table of open addressing, linear probing. */
   HlAggLive *ring;
   HlAggLive *live;
   guint64    live_mask;        /* capacity - 1 */
-  guint64    n_live;
+  guint64    n_hash;           /* entries of the table */
+  guint64    n_live;           /* entries outside the ring: the table's and the log's */
+  /* The log (see hl_aggregate_log_push): entries by rising id, the
+   * removed ones with id_plus_1 0 until a compaction; per block of 64
+   * ids, the bits of the ids it holds and the position of the first. */
+  HlAggLive *log;
+  guint64    log_len, log_cap, log_dead;
+  guint64    log_last_id_plus_1;
+  guint64   *log_mask;
+  guint32   *log_base;
+  guint64    n_blocks;         /* allocated in log_mask and log_base */
+  guint64    log_lo_block;     /* no entry of the log is in a block below */
   HlAddressMap *addr_to_id;    /* built on the first free by address */
 
   GArray    *seen;             /* guint64 words: a bit per id applied */
@@ -150,8 +162,9 @@ hl_agg_mark_seen (HlAggregate *self,
  * ones; sqlite3 and python3 likewise for most): a block lives in the ring
  * slot of its id, found and freed with no hashing and no probe; a block
  * still live when an id HL_AGG_RING_SLOTS later takes its slot moves to the
- * table. Of two ids for one slot (threads' packets come out of order) the
- * ring keeps the later one. Each live id is in exactly one of them. */
+ * log (the table when its id is not above the log's last). Of two ids for
+ * one slot (threads' packets come out of order) the ring keeps the later
+ * one. Each live id is in exactly one of the three. */
 static inline HlAggLive *
 hl_agg_live_find (HlAggregate *self,
                   guint64      id)
@@ -160,7 +173,7 @@ hl_agg_live_find (HlAggregate *self,
 
   if (G_LIKELY (r->id_plus_1 == id + 1))
     return r;
-  return self->n_live > 0 ? hl_aggregate_hash_find (self, id) : NULL;
+  return self->n_live > 0 ? hl_aggregate_hash_find (self, id) : NULL; /* the log's or the table's */
 }
 
 /* The usual case, an empty ring slot, written in place with nothing
@@ -198,7 +211,7 @@ hl_agg_live_remove (HlAggregate *self,
   if (r >= self->ring && r < self->ring + HL_AGG_RING_SLOTS)
     r->id_plus_1 = 0;
   else
-    hl_aggregate_hash_remove (self, r);
+    hl_aggregate_hash_remove (self, r); /* the log's or the table's */
 }
 
 static inline HlAggTotals *

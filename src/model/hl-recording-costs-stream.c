@@ -32,23 +32,24 @@
  * would take it, at the pace it has kept so far (its own CPU time, not
  * the wall clock: a thread kept waiting by the program's own threads is
  * not slower). Following is given up when the lag passes MAX_LAG while
- * the program runs (it cannot keep up: each second more costs the
- * program a core's share and the result would wait for the exit), or
- * passes FINISH_LAG when the program has exited (the user would wait
- * that long for the costs): `report` then decodes the events. Both are
- * 1 s: at 0.5 s and 0.2 s, the 2.5 M-pair churn of bench/model.sh (0.27 s
- * behind at its exit, at nice 10) and the 10 M-pair one (0.5 s behind
- * while it runs) lost their costs on a quiet machine, and `report` on
- * them went from 8.7 to 1.2 times heaptrack_print's speed; python3 in fp
- * mode still gives up, a little later. */
-#define DEFAULT_MAX_LAG_NS    ((guint64) 1000000000)
-#define DEFAULT_FINISH_LAG_NS ((guint64) 1000000000)
+ * the program runs (the queue holds a copy of every byte not applied:
+ * python3's pace, 37 us a KiB, makes 5 s about 140 MB), or passes
+ * FINISH_LAG when the program has exited: `record` then loads the costs
+ * from the events, for at most 10 s (HEAPLENS_RECORD_COSTS_FINISH_S), or
+ * `report` decodes the events. Below those, the thread goes on: what it
+ * has applied is never thrown away, and finishing what is left (at
+ * record's own priority once the program has exited) costs less than
+ * loading the whole trace again. With 1 s for both, python3 (then 1.1 s
+ * of the costs thread's CPU for its 31 MB of trace, at nice 10 beside the
+ * program and the compression) gave up and was loaded again after the
+ * exit, 1.4 s of the user's wait instead of what was left, 0.3 to 0.5 s
+ * (bench/results/costs-python-20261203-1845.md). */
+#define DEFAULT_MAX_LAG_NS    ((guint64) 5000000000)
+#define DEFAULT_FINISH_LAG_NS ((guint64) 10000000000)
 /* The pace is known once the thread has applied PACE_MIN_BYTES (python3
  * in fp mode: 60 ns a byte of trace); before, nothing is given up on a
  * guess (a program shorter than a poll: one chunk, applied whole). */
 #define PACE_MIN_BYTES        ((guint64) 256 << 10)
-#define GIVE_UP_STACKS  1024            /* stacks from which ... */
-#define GIVE_UP_BYTES_PER_STACK 8192    /* ... fewer trace bytes a stack give up */
 
 /* A thread's last packet's end; EXITED once its THREAD exit event came
  * (it writes no packet after that one). */
@@ -104,7 +105,6 @@ struct _HlCostsStream
   GHashTable    *writers;       /* tid → Writer */
   guint64        packets;
   guint64        keep;
-  gboolean       no_give_up;    /* follow whatever the stacks (set_give_up) */
   gboolean       short_path;    /* allocations and frees applied here (set_short_path) */
   guint64        applied_bytes, applied_ns;
   guint64        trailing;      /* bytes after the packets, as the last poll saw them */
@@ -228,13 +228,6 @@ hl_costs_stream_set_keep (HlCostsStream *self,
                           guint64        keep)
 {
   self->keep = keep;
-}
-
-void
-hl_costs_stream_set_give_up (HlCostsStream *self,
-                             gboolean       give_up)
-{
-  self->no_give_up = !give_up;
 }
 
 void
@@ -543,22 +536,6 @@ apply_chunk (HlCostsStream *self,
    * packets are one being written, unless this was the last poll. */
   self->trailing = c->trailing;
   hl_aggregate_release_until (self->rec->aggregate, watermark (self), self->keep);
-  /* Following is cheap when each stack stands for many events (churn: 21
-   * stacks for 15 MB of trace; sqlite3: 476 for 8 MB). With thousands of
-   * stacks for a few KiB of trace each (python3: 12,000 for 14 MB), the
-   * costs thread takes a core from the program for the whole run (python3
-   * took 3 s of CPU more, its run 2.2x as long) and falls behind anyway:
-   * it gives up as soon as that shows, and the recorder loads the costs
-   * from the events once the program has exited, within its budget
-   * (about a second for python3), so that report still has them. */
-  {
-    guint n_stacks = hl_recording_get_n_stacks (self->rec);
-    guint64 taken = c->offset + c->bytes->len;
-    if (!self->no_give_up && n_stacks >= GIVE_UP_STACKS && taken < (guint64) n_stacks * GIVE_UP_BYTES_PER_STACK)
-      give_up_for (self, g_strdup_printf ("%u stacks in the first %.1f MiB of trace: following them would "
-                                          "have taken a core from the program", n_stacks,
-                                          (double) taken / 1048576.0));
-  }
   return TRUE;
 }
 

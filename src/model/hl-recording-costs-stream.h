@@ -91,12 +91,6 @@ guint64        hl_costs_stream_n_profiles   (const HlCostsStream *self);
 void           hl_costs_stream_set_keep (HlCostsStream *self,
                                          guint64        keep);
 
-/* Whether to give up following a program with many stacks for few events
- * each, whose packet would not be saved (the default; see the .c file).
- * The recorder keeps following when the packet is wanted anyway. */
-void           hl_costs_stream_set_give_up (HlCostsStream *self,
-                                            gboolean       give_up);
-
 /* Whether allocations and frees by id take the short path (the default);
  * without it every event goes through hl_trace_apply_event(), as a load
  * does: the tests compare the two. */
@@ -111,8 +105,8 @@ void           hl_costs_stream_applied (const HlCostsStream *self,
 
 /* The lag allowed (the CPU time the packets queued and not applied yet
  * would take the stream's thread, at its pace so far): RUNNING_NS at the
- * end of a poll (default 0.5 s), FINISH_NS when finish() is called (the
- * program has exited: 0.2 s). Past it the stream gives up (finish() says
+ * end of a poll (default 5 s), FINISH_NS when finish() is called (the
+ * program has exited: 10 s). Past it the stream gives up (finish() says
  * so, and hl_costs_stream_lagged() is TRUE). G_MAXUINT64: never. */
 void           hl_costs_stream_set_max_lag (HlCostsStream *self,
                                             guint64        running_ns,

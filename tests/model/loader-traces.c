@@ -151,6 +151,51 @@ typedef struct
   guint32 stack;
 } SimEvent;
 
+/* EVENTS[k] (thread 100 + k's) written in packets of 1 to 40 events,
+ * the packets in the order of their last time. */
+static void
+emit_packets (TraceBuilder *tb,
+              GRand        *rand,
+              GArray      **events)
+{
+  g_autoptr (GArray) packets = g_array_new (FALSE, FALSE, sizeof (guint64[4]));
+
+  /* Packets: (last time, thread, first event, end event), by last time. */
+  for (guint k = 0; k < 4; k++)
+    for (guint i = 0; i < events[k]->len;)
+      {
+        guint want = (guint) g_rand_int_range (rand, 1, 41);
+        guint n = MIN (want, events[k]->len - i);
+        guint64 p[4] = { g_array_index (events[k], SimEvent, i + n - 1).time_ns, k, i, i + n };
+        g_array_append_val (packets, p);
+        i += n;
+      }
+  g_array_sort (packets, (GCompareFunc) compare_u64_pairs);
+  for (guint p = 0; p < packets->len; p++)
+    {
+      const guint64 *pk = &g_array_index (packets, guint64, 4 * p);
+      GArray *list = events[pk[1]];
+      guint32 tid = 100 + (guint32) pk[1];
+
+      tb_begin (tb, tid, g_array_index (list, SimEvent, pk[2]).time_ns);
+      for (guint64 i = pk[2]; i < pk[3]; i++)
+        {
+          const SimEvent *e = &g_array_index (list, SimEvent, i);
+          HlWriteStatus st = HL_WRITE_OK;
+
+          switch (e->kind)
+            {
+            case 0: st = hl_packet_writer_alloc (&tb->w, e->time_ns, e->id, e->size, 0, e->stack, e->address); break;
+            case 1: st = hl_packet_writer_free (&tb->w, e->time_ns, e->old_id); break;
+            case 2: st = hl_packet_writer_free_addr (&tb->w, e->time_ns, e->address); break;
+            default: st = hl_packet_writer_realloc (&tb->w, e->time_ns, e->old_id, e->id, e->size, e->stack, e->address); break;
+            }
+          g_assert_cmpint (st, ==, HL_WRITE_OK);
+        }
+      tb_end (tb);
+    }
+}
+
 /* A random run of four threads: allocations, frees of any thread's blocks
  * by id or by address, reallocs, double frees and equal times; each
  * thread's events cut into packets of 1-40 events, written in the order
@@ -166,7 +211,6 @@ build_random_trace (guint32 seed,
   GArray *events[4];
   g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (guint64[2]));
   g_autoptr (GArray) freed = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr (GArray) packets = g_array_new (FALSE, FALSE, sizeof (guint64[4]));
   guint64 t = 1, next_id = 0;
   GByteArray *out;
 
@@ -228,40 +272,63 @@ build_random_trace (guint32 seed,
       g_array_append_val (events[k], ev);
     }
 
-  /* Packets: (last time, thread, first event, end event), by last time. */
+  emit_packets (tb, rand, events);
   for (guint k = 0; k < 4; k++)
-    for (guint i = 0; i < events[k]->len;)
-      {
-        guint want = (guint) g_rand_int_range (rand, 1, 41);
-        guint n = MIN (want, events[k]->len - i);
-        guint64 p[4] = { g_array_index (events[k], SimEvent, i + n - 1).time_ns, k, i, i + n };
-        g_array_append_val (packets, p);
-        i += n;
-      }
-  g_array_sort (packets, (GCompareFunc) compare_u64_pairs);
-  for (guint p = 0; p < packets->len; p++)
+    g_array_unref (events[k]);
+  out = tb->bytes;
+  g_free (tb);
+  return out;
+}
+
+static gint
+compare_sim_time (gconstpointer a,
+                  gconstpointer b)
+{
+  const SimEvent *x = a, *y = b;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+GByteArray *
+build_long_lived_trace (guint32 seed,
+                        guint   n_allocs)
+{
+  TraceBuilder *tb = g_new0 (TraceBuilder, 1);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (SimEvent));
+  HlTraceFileHeader hdr;
+  GArray *events[4];
+  GByteArray *out;
+
+  tb->bytes = g_byte_array_new ();
+  hl_trace_file_header_init (&hdr, 4242, 1, 1, 0);
+  g_byte_array_append (tb->bytes, (const guint8 *) &hdr, sizeof hdr);
+  tb_begin (tb, 100, 0);
+  for (guint32 s = 1; s <= 20; s++)
     {
-      const guint64 *pk = &g_array_index (packets, guint64, 4 * p);
-      GArray *list = events[pk[1]];
-      guint32 tid = 100 + (guint32) pk[1];
-
-      tb_begin (tb, tid, g_array_index (list, SimEvent, pk[2]).time_ns);
-      for (guint64 i = pk[2]; i < pk[3]; i++)
-        {
-          const SimEvent *e = &g_array_index (list, SimEvent, i);
-          HlWriteStatus st = HL_WRITE_OK;
-
-          switch (e->kind)
-            {
-            case 0: st = hl_packet_writer_alloc (&tb->w, e->time_ns, e->id, e->size, 0, e->stack, e->address); break;
-            case 1: st = hl_packet_writer_free (&tb->w, e->time_ns, e->old_id); break;
-            case 2: st = hl_packet_writer_free_addr (&tb->w, e->time_ns, e->address); break;
-            default: st = hl_packet_writer_realloc (&tb->w, e->time_ns, e->old_id, e->id, e->size, e->stack, e->address); break;
-            }
-          g_assert_cmpint (st, ==, HL_WRITE_OK);
-        }
-      tb_end (tb);
+      const guint64 frames[] = { 0x1000 + s * 16, 0x3000 };
+      g_assert_cmpint (hl_packet_writer_stack (&tb->w, 0, s, 0, frames, 2), ==, HL_WRITE_OK);
     }
+  tb_end (tb);
+  for (guint64 id = 0; id < n_allocs; id++)
+    {
+      guint r = g_rand_int_range (rand, 0, 100);
+      SimEvent a = { .time_ns = 10 + id * 4, .kind = 0, .id = id, .size = g_rand_int_range (rand, 1, 3000),
+                     .stack = g_rand_int_range (rand, 1, 21), .address = 0x100000 + id * 16 };
+      g_array_append_val (all, a);
+      if (r < 10)
+        continue; /* leaked */
+      SimEvent f = { .kind = r < 20 ? 2 : 1, .old_id = id, .address = a.address };
+      guint64 after = r < 50 ? (guint64) g_rand_int_range (rand, 1, 200)
+                             : (guint64) g_rand_int_range (rand, 70000, 160000);
+      f.time_ns = a.time_ns + after * 4 + 2;
+      g_array_append_val (all, f);
+    }
+  g_array_sort (all, compare_sim_time);
+  for (guint k = 0; k < 4; k++)
+    events[k] = g_array_new (FALSE, TRUE, sizeof (SimEvent));
+  for (guint i = 0; i < all->len; i++)
+    g_array_append_val (events[g_rand_int_range (rand, 0, 4)], g_array_index (all, SimEvent, i));
+  emit_packets (tb, rand, events);
   for (guint k = 0; k < 4; k++)
     g_array_unref (events[k]);
   out = tb->bytes;

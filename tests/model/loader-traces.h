@@ -15,6 +15,11 @@ GByteArray *build_big_trace    (void);
 GByteArray *build_random_trace (guint32       seed,
                                 guint         n_steps);
 /* A temporary file holding DATA. */
+/* N_ALLOCS allocations in four threads, most of them living past the
+ * costs-only load's ring of 2^16 ids (hl-recording-aggregate-private.h),
+ * freed by id or by address in another order, a tenth never. */
+GByteArray *build_long_lived_trace (guint32     seed,
+                                    guint       n_allocs);
 GFile      *write_temp         (const guint8 *data,
                                 gsize         len);
 

@@ -286,6 +286,25 @@ test_load_aggregate_equals_full (void)
     }
 }
 
+/* Blocks that outlive the costs-only load's ring of 2^16 ids go to its
+ * log in id order (out of order, four threads' packets: its table), are
+ * found there by rank, freed by id and by address (the walk that maps
+ * addresses covers the log), and the log is compacted as half of it is
+ * freed: the full model's numbers all the same, serial and parallel. */
+static void
+test_load_aggregate_long_lived_equals_full (void)
+{
+  for (guint seed = 1; seed <= 2; seed++)
+    {
+      g_autoptr (GByteArray) bytes = build_long_lived_trace (seed, 200000);
+      g_autoptr (GFile) file = write_temp (bytes->data, bytes->len);
+
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_NONE);
+      assert_aggregate_equals_full (file, HL_LOAD_FLAGS_SERIAL);
+      g_file_delete (file, NULL, NULL);
+    }
+}
+
 /* A costs-only load's parallel decode (hl-recording-load-parallel.c with small runs,
  * recycled batches) against its serial walk on a random four-thread trace
  * of several runs with a trailing index, bytes damaged in turn (about 40
@@ -353,6 +372,7 @@ main (int    argc,
   g_test_add_func ("/loader/damaged-index-equals-serial", test_load_damaged_index_equals_serial);
   g_test_add_func ("/loader/damaged", test_load_damaged);
   g_test_add_func ("/loader/aggregate-equals-full", test_load_aggregate_equals_full);
+  g_test_add_func ("/loader/aggregate-long-lived-equals-full", test_load_aggregate_long_lived_equals_full);
   g_test_add_func ("/loader/aggregate-damaged-equals-serial", test_load_aggregate_damaged_equals_serial);
   return g_test_run ();
 }
