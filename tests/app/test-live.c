@@ -19,6 +19,8 @@
 #include "hl-live-actions.h"
 #include "hl-flame-graph.h"
 #include "hl-flame-view.h"
+#include "hl-call-tree-view.h"
+#include "hl-tree-row.h"
 #include "hl-live-window.h"
 #include "hl-shm-reader.h"
 #include "hl-summary-view.h"
@@ -923,6 +925,22 @@ unsymbolized_demo_node (HlFlameData *data)
   return -1;
 }
 
+/* The names of the call tree's selected row, from the top level down
+ * (clone suffixes dropped), or NULL. */
+static GStrv
+selected_tree_path (HlCallTreeView *tree)
+{
+  g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree);
+  GPtrArray *names;
+  if (row == NULL)
+    return NULL;
+  names = g_ptr_array_new ();
+  for (HlTreeRow *r = row; r != NULL && hl_tree_row_get_parent (r) != NULL; r = hl_tree_row_get_parent (r))
+    g_ptr_array_insert (names, 0, g_strdup (hl_tree_row_get_name (r)));
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (names, FALSE);
+}
+
 /* NAME without the suffix of a copy GCC made of the function
  * ("f.part.0", "f.isra.0", "f.constprop.0", "f.cold"): the symbol table
  * names the copy, DWARF (addr2line) the function. */
@@ -1015,6 +1033,22 @@ test_switch_unsymbolized (void)
     g_assert_cmpstrv (again, live_path);
   }
   hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-1-live.png");
+  /* the same path selected in the call tree (Top-Down) */
+  HlCallTreeView *tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+  {
+    guint found = 0;
+    gint64 until = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (found < g_strv_length (live_path) && hl_window_is_live (window) && g_get_monotonic_time () < until)
+      {
+        hl_app_test_spin_ms (50);
+        found = hl_call_tree_view_reveal_path (tree_view, (const char * const *) live_path, g_strv_length (live_path));
+      }
+    g_assert_cmpuint (found, ==, g_strv_length (live_path));
+    g_auto(GStrv) sel = selected_tree_path (tree_view);
+    g_assert_cmpstrv (sel, live_path);
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
 
   /* the debug file back before the trace is read */
   g_assert_cmpint (g_rename (held, debug), ==, 0);
@@ -1077,6 +1111,30 @@ test_switch_unsymbolized (void)
   /* named now: more frames than the live path had */
   g_assert_cmpuint (g_strv_length (got), >, g_strv_length (live_path));
   hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-2-trace.png");
+  /* the call tree's selected row, found again by its addresses */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+  {
+    g_auto(GStrv) sel = NULL;
+    gboolean same_row = FALSE;
+    deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (!same_row && g_get_monotonic_time () < deadline)
+      {
+        hl_app_test_spin_ms (50);
+        g_clear_pointer (&sel, g_strfreev);
+        sel = selected_tree_path (tree_view);
+        for (guint i = 0; sel != NULL && sel[i] != NULL; i++)
+          {
+            char *f = function_of_symbol (sel[i]);
+            g_free (sel[i]);
+            sel[i] = f;
+          }
+        same_row = sel != NULL && g_strv_equal ((const char * const *) sel, (const char * const *) expected);
+      }
+    g_autofree char *j = sel != NULL ? g_strjoinv (" ; ", sel) : g_strdup ("(none)");
+    g_test_message ("call tree selected %s", j);
+    g_assert_cmpstrv (sel, expected);
+  }
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-3-tree.png");
 
   g_unlink (hl_live_session_get_trace_path (hl_live_panel_get_session (w)));
   g_unlink (debug);
