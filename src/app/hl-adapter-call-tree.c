@@ -17,6 +17,7 @@ fill_info_from_frame (HlTreeRowInfo *info,
   info->file = f ? f->file : NULL;
   info->line = f ? f->line : 0;
   info->is_inline = f ? f->is_inline : FALSE;
+  info->address = f != NULL && !f->resolved ? f->address : 0;
 }
 
 static GListModel *
@@ -44,6 +45,27 @@ call_tree_children (HlTreeRow *row,
       g_list_store_append (store, r);
     }
   return G_LIST_MODEL (store);
+}
+
+GStrv
+hl_adapter_call_tree_resolve (HlRecording *recording,
+                              guint64      address,
+                              gboolean     bottom_up)
+{
+  g_autoptr(GPtrArray) frames = hl_recording_get_address_frames (recording, address);
+  GPtrArray *names;
+
+  if (frames->len == 0)
+    return NULL;
+  names = g_ptr_array_new ();
+  for (guint i = 0; i < frames->len; i++)
+    {
+      const HlFrame *f = g_ptr_array_index (frames, bottom_up ? i : frames->len - 1 - i);
+
+      g_ptr_array_add (names, g_strdup (f->function));
+    }
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (names, FALSE);
 }
 
 HlTreeRow *

@@ -95,11 +95,69 @@ hl_adapter_flame_data (HlFlameLayout *layout)
       g_assert (index == i);
       if (f != NULL && like == 0)
         frame_map_insert (&seen, f, index + 1);
+      /* named by its address: found by it in a later recording */
+      if (f != NULL && like == 0 && !f->resolved)
+        hl_flame_data_set_address (data, index, f->address);
     }
   g_free (seen.keys);
   g_free (seen.values);
   hl_flame_data_finish (data);
   return data;
+}
+
+typedef struct
+{
+  GWeakRef recording;
+  gboolean inverted;
+} Resolver;
+
+static void
+resolver_free (gpointer p)
+{
+  Resolver *r = p;
+
+  g_weak_ref_clear (&r->recording);
+  g_free (r);
+}
+
+static GStrv
+resolve_address (gpointer user_data,
+                 guint64  address)
+{
+  Resolver *r = user_data;
+  g_autoptr(HlRecording) recording = g_weak_ref_get (&r->recording);
+  g_autoptr(GPtrArray) frames = NULL;
+  GPtrArray *keys;
+
+  if (recording == NULL)
+    return NULL;
+  frames = hl_recording_get_address_frames (recording, address);
+  if (frames->len == 0)
+    return NULL;
+  keys = g_ptr_array_new ();
+  /* innermost first: reversed for a top-down graph */
+  for (guint i = 0; i < frames->len; i++)
+    {
+      const HlFrame *f = g_ptr_array_index (frames, r->inverted ? i : frames->len - 1 - i);
+
+      g_ptr_array_add (keys, g_strdup_printf ("%s/%s", f->module_name, f->function));
+    }
+  g_ptr_array_add (keys, NULL);
+  return (GStrv) g_ptr_array_free (keys, FALSE);
+}
+
+void
+hl_adapter_flame_set_recording (HlFlameData *data,
+                                HlRecording *recording,
+                                gboolean     inverted)
+{
+  Resolver *r = g_new0 (Resolver, 1);
+  /* the process: a live session and its trace say the same pid */
+  const char *origin = hl_recording_get_info (recording, "pid");
+
+  g_weak_ref_init (&r->recording, recording);
+  r->inverted = inverted;
+  hl_flame_data_set_resolver (data, origin, resolve_address, r, resolver_free);
 }
 
 HlCallNode

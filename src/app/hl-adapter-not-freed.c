@@ -36,6 +36,25 @@ range_ends_early (HlAnalysis *analysis,
   return *end < duration_ns;
 }
 
+/* The time info KEY of RECORDING says, in ns. */
+static gboolean
+info_time (HlRecording *recording,
+           const char  *key,
+           guint64     *t_ns)
+{
+  const char *text = hl_recording_get_info (recording, key);
+
+  return text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64 - 1, t_ns, NULL);
+}
+
+gboolean
+hl_adapter_recording_stops_early (HlRecording *recording,
+                                  guint64     *t_ns)
+{
+  return info_time (recording, "trace_cut_ns", t_ns) || info_time (recording, "detached_ns", t_ns)
+         || info_time (recording, "replaced_by_exec_ns", t_ns);
+}
+
 void
 hl_adapter_not_freed_titles (HlAnalysis        *analysis,
                              guint64            duration_ns,
@@ -52,10 +71,12 @@ hl_adapter_not_freed_titles (HlAnalysis        *analysis,
     /* it vanished: nobody knows what it freed at its end */
     set_titles (out, g_strdup (_("Not Freed")), g_strdup (_("Most Not Freed")),
                 g_strdup (_("Not Freed")), g_strdup (_("Not Freed")), g_strdup (_("Nothing Held")));
-  else if (range_ends_early (analysis, duration_ns, &t1))
+  else if (range_ends_early (analysis, duration_ns, &t1)
+           || (live_state == NULL && hl_adapter_recording_stops_early (hl_analysis_get_recording (analysis), &t1)))
     {
-      /* a range that ends before the recording: what its allocations had
-       * not freed by its end, not what leaked */
+      /* a range that ends before the recording, or a trace cut by a full
+       * disk, a detach, an exec: what was not freed by then, not what
+       * leaked (issue 26 points 7 and 12) */
       g_autofree char *end = hl_format_time (t1);
       /* Translators: a summary card's and a tab's title, e.g. "Not Freed by 4.6 s" */
       char *by = g_strdup_printf (_("Not Freed by %s"), end);

@@ -22,6 +22,11 @@ void hl_adapter_not_freed_titles (HlAnalysis        *analysis,
                                   guint64            duration_ns,
                                   const HlLiveState *live_state,
                                   HlNotFreedTitles  *out);
+/* TRUE when RECORDING stops before its program's end, at *T_NS: its
+ * trace cut by a full disk (or a file size limit, a quota), a detach, an
+ * exec that replaced the program. */
+gboolean hl_adapter_recording_stops_early (HlRecording *recording,
+                                           guint64     *t_ns);
 void hl_not_freed_titles_clear   (HlNotFreedTitles  *titles);
 
 G_END_DECLS

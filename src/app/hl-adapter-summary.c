@@ -134,8 +134,38 @@ death_detail (HlRecording *recording)
     /* Translators: after "ended by SIGKILL (signal 9)": the events its launcher saved, none known lost */
     return g_strdup_printf (_("%s; %s events salvaged, lost unknown"), by, events);
   g_autofree char *lost_text = hl_format_count (n_lost);
-  /* Translators: after "ended by SIGKILL (signal 9)": the events its launcher saved, and lost */
-  return g_strdup_printf (_("%s; %s events salvaged, %s lost"), by, events, lost_text);
+  /* Translators: after "ended by SIGKILL (signal 9)": the events its
+   * launcher saved, and an upper bound of those lost */
+  return g_strdup_printf (_("%s; %s events salvaged, at most %s lost"), by, events, lost_text);
+}
+
+/* A trace cut by a full disk (the preload's or record's record of it,
+ * issue 26 point 12), as `report` says it: "trace cut at 1.2 s by a full
+ * disk: numbers up to 1.2 s". NULL when it was not cut. */
+static char *
+trace_cut_detail (HlRecording *recording)
+{
+  const char *at = hl_recording_get_info (recording, "trace_cut_ns");
+  const char *reason = hl_recording_get_info (recording, "trace_cut_reason");
+  const char *cause;
+  guint64 t;
+  g_autofree char *when = NULL;
+
+  if (at == NULL || !g_ascii_string_to_unsigned (at, 10, 0, G_MAXUINT64, &t, NULL))
+    return NULL;
+  /* Translators: what cut a trace short, in "trace cut at 1.2 s by a full disk" */
+  if (g_strcmp0 (reason, "ENOSPC") == 0)
+    cause = _("a full disk");
+  else if (g_strcmp0 (reason, "EFBIG") == 0)
+    cause = _("the file size limit");
+  else if (g_strcmp0 (reason, "EDQUOT") == 0)
+    cause = _("a disk quota");
+  else
+    cause = _("a write error");
+  when = hl_format_time (t);
+  /* Translators: the Duration card's detail of a trace cut short, e.g.
+   * "trace cut at 1.2 s by a full disk: numbers up to 1.2 s" */
+  return g_strdup_printf (_("trace cut at %s by %s: numbers up to %s"), when, cause, when);
 }
 
 static void
@@ -146,6 +176,7 @@ fill_duration (HlSummaryView *view,
   g_autofree char *duration = hl_format_duration (sum->duration_ns);
   const char *detail;
   g_autofree char *death = NULL;
+  g_autofree char *cut = NULL;
 
   /* a time range: its own length, of the whole */
   if (hl_filter_has_time_range (filter))
@@ -159,6 +190,13 @@ fill_duration (HlSummaryView *view,
       /* Translators: the Duration card's detail for a time range, e.g. "selected, of 12.5 s" */
       of = g_strdup_printf (_("selected, of %s"), duration);
       hl_summary_view_set_stat (view, "duration", _("Duration"), range, of);
+      return;
+    }
+
+  /* A trace cut by a full disk: its numbers stop there */
+  if (sum->live == NULL && (cut = trace_cut_detail (sum->recording)) != NULL)
+    {
+      hl_summary_view_set_stat (view, "duration", _("Duration"), duration, cut);
       return;
     }
 

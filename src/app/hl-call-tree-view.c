@@ -29,6 +29,9 @@ struct _HlCallTreeView
   GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
   GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];   /* borrowed */
   GtkColumnViewColumn *mmap_columns[2];                 /* borrowed: total, self */
+  HlCallTreeResolveFunc resolve;
+  gpointer              resolve_data;
+  GDestroyNotify        resolve_destroy;
 };
 
 enum {
@@ -467,9 +470,25 @@ hl_call_tree_view_reveal_path (HlCallTreeView     *self,
   return found;
 }
 
-/* ROW's names from the top level down (a new GStrv). */
+void
+hl_call_tree_view_set_resolver (HlCallTreeView        *self,
+                                HlCallTreeResolveFunc  func,
+                                gpointer               user_data,
+                                GDestroyNotify         destroy)
+{
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+  if (self->resolve_destroy != NULL)
+    self->resolve_destroy (self->resolve_data);
+  self->resolve = func;
+  self->resolve_data = user_data;
+  self->resolve_destroy = destroy;
+}
+
+/* ROW's names from the top level down (a new GStrv); a frame not
+ * symbolized named as the resolver says. */
 static char **
-path_of (GtkTreeListRow *row)
+path_of (HlCallTreeView *self,
+         GtkTreeListRow *row)
 {
   GPtrArray *names = g_ptr_array_new ();
   GtkTreeListRow *r = g_object_ref (row);
@@ -479,7 +498,15 @@ path_of (GtkTreeListRow *row)
       g_autoptr(HlTreeRow) item = gtk_tree_list_row_get_item (r);
       GtkTreeListRow *parent = gtk_tree_list_row_get_parent (r);
 
-      g_ptr_array_insert (names, 0, g_strdup (item != NULL ? hl_tree_row_get_name (item) : ""));
+      g_auto(GStrv) resolved = NULL;
+
+      if (item != NULL && hl_tree_row_get_address (item) != 0 && self->resolve != NULL)
+        resolved = self->resolve (self->resolve_data, hl_tree_row_get_address (item));
+      if (resolved != NULL && resolved[0] != NULL)
+        for (guint k = g_strv_length (resolved); k > 0; k--)
+          g_ptr_array_insert (names, 0, g_strdup (resolved[k - 1]));
+      else
+        g_ptr_array_insert (names, 0, g_strdup (item != NULL ? hl_tree_row_get_name (item) : ""));
       g_object_unref (r);
       r = parent;
     }
@@ -506,13 +533,13 @@ hl_call_tree_view_get_open_paths (HlCallTreeView   *self,
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
 
       if (gtk_tree_list_row_get_expanded (row))
-        g_ptr_array_add (paths, path_of (row));
+        g_ptr_array_add (paths, path_of (self, row));
     }
   sel = gtk_single_selection_get_selected (self->selection);
   if (sel != GTK_INVALID_LIST_POSITION && sel < n)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, sel);
-      *selected = path_of (row);
+      *selected = path_of (self, row);
     }
   return paths;
 }
@@ -685,6 +712,7 @@ hl_call_tree_view_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->tree_model);
   g_clear_object (&self->root);
+  hl_call_tree_view_set_resolver (self, NULL, NULL, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_CALL_TREE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);

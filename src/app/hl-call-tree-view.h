@@ -39,6 +39,16 @@ guint          hl_call_tree_view_reveal_path  (HlCallTreeView     *self,
  * new array of GStrv, in the rows' order), and in *SELECTED the selected
  * row's (a new GStrv, NULL: none): what hl_call_tree_view_open_paths ()
  * opens again in a rebuilt tree. */
+/* What names the rows of frames not symbolized (hl_tree_row_get_address)
+ * take in get_open_paths: the functions FUNC gives their address in the
+ * tree about to be shown (a live tree rebuilt, or become its trace's),
+ * or NULL: their own name. */
+typedef GStrv (*HlCallTreeResolveFunc) (gpointer user_data,
+                                        guint64  address);
+void           hl_call_tree_view_set_resolver (HlCallTreeView        *self,
+                                               HlCallTreeResolveFunc  func,
+                                               gpointer               user_data,
+                                               GDestroyNotify         destroy);
 GPtrArray     *hl_call_tree_view_get_open_paths (HlCallTreeView   *self,
                                                  char           ***selected);
 /* Expands each of PATHS where the tree has it whole, then reveals and

@@ -10,6 +10,8 @@
 typedef struct
 {
   HlLiveSession *held;
+  HlRecording   *recording;
+  gboolean       inverted;
   HlCallTree    *tree;      /* results */
   HlFlameData   *data;
   gboolean       unchanged;
@@ -32,6 +34,7 @@ build_free (gpointer p)
   /* released on the main thread when done (finish_build); here only
    * when the task was never run (g_return_if_fail) */
   release_hold (build);
+  g_clear_object (&build->recording);
   g_clear_pointer (&build->tree, hl_call_tree_unref);
   g_clear_pointer (&build->data, hl_flame_data_unref);
   g_free (build);
@@ -74,6 +77,8 @@ on_adapted (GObject      *source,
   GError *error = NULL;
 
   build->data = g_task_propagate_pointer (G_TASK (result), &error);
+  if (build->data != NULL)
+    hl_adapter_flame_set_recording (build->data, build->recording, build->inverted);
   finish_build (task, error);
 }
 
@@ -120,6 +125,8 @@ hl_flame_build_async (HlAnalysis         *analysis,
 
   build = g_new0 (Build, 1);
   build->held = held != NULL ? g_object_ref (held) : NULL;
+  build->recording = g_object_ref (hl_analysis_get_recording (analysis));
+  build->inverted = inverted;
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, hl_flame_build_async);
   g_task_set_task_data (task, build, build_free);

@@ -27,6 +27,14 @@ struct _HlFlameData
    * pointer), owned by folded_names. */
   const char  **folded;
   GHashTable   *folded_names;   /* name → its folded copy */
+  /* Frames the recording could not symbolize: name → address + 1 (the
+   * name of such a frame is its address's own); and who finds addresses
+   * in the data's recording (hl_flame_data_set_resolver). */
+  GHashTable        *addresses;
+  char              *origin;
+  HlFlameResolveFunc resolve;
+  gpointer           resolve_data;
+  GDestroyNotify     resolve_destroy;
 };
 
 /* The nodes of the last large data freed, for the next: a live flame
@@ -39,6 +47,10 @@ hl_flame_data_free (HlFlameData *data)
 {
   g_free (data->folded);
   g_clear_pointer (&data->folded_names, g_hash_table_unref);
+  g_clear_pointer (&data->addresses, g_hash_table_unref);
+  g_free (data->origin);
+  if (data->resolve_destroy != NULL)
+    data->resolve_destroy (data->resolve_data);
   hl_recycle_give (&recycled_nodes, data->nodes, data->block_size);
   g_free (data->open);
   g_free (data->next_offset);
@@ -281,6 +293,58 @@ hl_flame_data_is_ancestor (const HlFlameData *data,
   return node >= ancestor && node < a->end;
 }
 
+void
+hl_flame_data_set_address (HlFlameData *data,
+                           guint        node,
+                           guint64      address)
+{
+  g_return_if_fail (data != NULL && node < data->n_nodes && node > 0);
+  if (data->addresses == NULL)
+    data->addresses = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  g_hash_table_replace (data->addresses, (gpointer) data->nodes[node].name, g_memdup2 (&address, sizeof address));
+}
+
+gboolean
+hl_flame_data_get_address (const HlFlameData *data,
+                           guint              node,
+                           guint64           *address)
+{
+  const guint64 *a;
+
+  g_return_val_if_fail (data != NULL && node < data->n_nodes, FALSE);
+  a = data->addresses != NULL ? g_hash_table_lookup (data->addresses, data->nodes[node].name) : NULL;
+  if (a != NULL && address != NULL)
+    *address = *a;
+  return a != NULL;
+}
+
+void
+hl_flame_data_set_resolver (HlFlameData       *data,
+                            const char        *origin,
+                            HlFlameResolveFunc resolve,
+                            gpointer           user_data,
+                            GDestroyNotify     destroy)
+{
+  g_return_if_fail (data != NULL && data->resolve == NULL);
+  data->origin = g_strdup (origin);
+  data->resolve = resolve;
+  data->resolve_data = user_data;
+  data->resolve_destroy = destroy;
+}
+
+const char *
+hl_flame_data_get_origin (const HlFlameData *data)
+{
+  return data->origin;
+}
+
+GStrv
+hl_flame_data_resolve (const HlFlameData *data,
+                       guint64            address)
+{
+  return data->resolve != NULL ? data->resolve (data->resolve_data, address) : NULL;
+}
+
 static char *
 node_key (const HlFlameNode *n)
 {
@@ -326,6 +390,66 @@ hl_flame_data_find_path (const HlFlameData  *data,
     }
   if (n_matched != NULL)
     *n_matched = depth;
+  return node;
+}
+
+/* NODE's child named KEY, or -1. */
+static gint
+child_by_key (const HlFlameData *data,
+              guint              node,
+              const char        *key)
+{
+  const HlFlameNode *nodes = data->nodes;
+
+  for (guint c = node + 1; c < nodes[node].end; c = nodes[c].end)
+    {
+      g_autofree char *k = node_key (&nodes[c]);
+
+      if (g_strcmp0 (k, key) == 0)
+        return (gint) c;
+    }
+  return -1;
+}
+
+guint
+hl_flame_data_find_node_of (const HlFlameData *data,
+                            const HlFlameData *old,
+                            guint              old_node,
+                            gboolean          *exact)
+{
+  g_autoptr(GArray) steps = g_array_new (FALSE, FALSE, sizeof (guint));
+  gboolean by_address;
+  guint node = 0, i;
+
+  g_return_val_if_fail (data != NULL && old != NULL && old_node < old->n_nodes, 0);
+  for (gint n = (gint) old_node; n > 0; n = old->nodes[n].parent)
+    g_array_prepend_val (steps, n);
+  by_address = data->resolve != NULL && data->origin != NULL && g_strcmp0 (data->origin, old->origin) == 0;
+  for (i = 0; i < steps->len; i++)
+    {
+      guint step = g_array_index (steps, guint, i);
+      g_autofree char *key = node_key (&old->nodes[step]);
+      gint found = child_by_key (data, node, key);
+      guint64 address;
+
+      if (found < 0 && by_address && hl_flame_data_get_address (old, step, &address))
+        {
+          /* one frame not symbolized: the frames it is in DATA, inline
+           * ones included, one level each */
+          g_auto(GStrv) keys = data->resolve (data->resolve_data, address);
+          gint at = (gint) node;
+
+          for (guint k = 0; keys != NULL && keys[k] != NULL && at >= 0; k++)
+            at = child_by_key (data, (guint) at, keys[k]);
+          if (keys != NULL && keys[0] != NULL)
+            found = at;
+        }
+      if (found < 0)
+        break;
+      node = (guint) found;
+    }
+  if (exact != NULL)
+    *exact = i == steps->len;
   return node;
 }
 

@@ -102,6 +102,42 @@ GStrv              hl_flame_data_get_path     (const HlFlameData *data,
 guint              hl_flame_data_find_path    (const HlFlameData  *data,
                                                const char * const *path,
                                                guint              *n_matched);
+/* A frame the recording could not symbolize (shown as "module+0x…")
+ * keeps its return address, absolute in its process: every node of that
+ * name gives it. */
+void               hl_flame_data_set_address  (HlFlameData       *data,
+                                               guint              node,
+                                               guint64            address);
+gboolean           hl_flame_data_get_address  (const HlFlameData *data,
+                                               guint              node,
+                                               guint64           *address);
+/* The names ("module/function", as in hl_flame_data_get_path) that the
+ * data's recording gives the frames of return address ADDRESS, in the
+ * order of the data's paths (outermost first, innermost first when
+ * inverted); NULL when it knows no frame there. */
+typedef GStrv (*HlFlameResolveFunc) (gpointer user_data,
+                                     guint64  address);
+/* RESOLVE answers for the data's recording, whose process ORIGIN names
+ * (its pid; NULL: unknown): addresses of data of another origin are not
+ * looked up. */
+void               hl_flame_data_set_resolver (HlFlameData       *data,
+                                               const char        *origin,
+                                               HlFlameResolveFunc resolve,
+                                               gpointer           user_data,
+                                               GDestroyNotify     destroy);
+const char        *hl_flame_data_get_origin   (const HlFlameData *data);
+GStrv              hl_flame_data_resolve      (const HlFlameData *data,
+                                               guint64            address);
+/* OLD's node OLD_NODE found again in DATA, new data of the same program
+ * (a live view rebuilt, or become its saved trace): along the names of
+ * its path, and where a frame OLD could not symbolize has no node of its
+ * name, by its address (DATA's resolver, same origin: the frames DATA's
+ * recording gives that address, inline frames as nodes of their own).
+ * The deepest node found; *EXACT: the whole path. */
+guint              hl_flame_data_find_node_of (const HlFlameData *data,
+                                               const HlFlameData *old,
+                                               guint              old_node,
+                                               gboolean          *exact);
 /* Collapsed stacks ("root;a;b 123\n", self costs, as flamegraph.pl reads). */
 char              *hl_flame_data_to_collapsed (const HlFlameData *data);
 

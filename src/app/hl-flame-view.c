@@ -333,31 +333,31 @@ void
 hl_flame_view_set_data (HlFlameView *self,
                         HlFlameData *data)
 {
-  HlFlameData *old;
-  g_auto(GStrv) zoom = NULL;
-  g_auto(GStrv) selected = NULL;
+  g_autoptr(HlFlameData) old = NULL;
+  guint zoom = 0;
+  gint selected = -1;
 
   g_return_if_fail (HL_IS_FLAME_VIEW (self));
 
   /* The zoomed and the selected frame are found again in the new data by
-   * their function+module path (new data: new nodes, maybe from another
-   * recording of the same program, as when a live view becomes its trace). */
-  old = hl_flame_graph_get_data (self->flame_graph);
-  if (old != NULL && data != NULL)
+   * their function+module path, a frame not symbolized before by its
+   * address (new data: new nodes, maybe from another recording of the
+   * same process, as when a live view becomes its trace). */
+  if (hl_flame_graph_get_data (self->flame_graph) != NULL && data != NULL)
     {
-      zoom = hl_flame_data_get_path (old, hl_flame_graph_get_zoom (self->flame_graph));
-      if (hl_flame_graph_get_selected (self->flame_graph) > 0)
-        selected = hl_flame_data_get_path (old, (guint) hl_flame_graph_get_selected (self->flame_graph));
+      old = hl_flame_data_ref (hl_flame_graph_get_data (self->flame_graph));
+      zoom = hl_flame_graph_get_zoom (self->flame_graph);
+      selected = hl_flame_graph_get_selected (self->flame_graph);
     }
   hl_flame_graph_set_data (self->flame_graph, data);
-  if (zoom != NULL)
-    hl_flame_graph_set_zoom (self->flame_graph, hl_flame_data_find_path (data, (const char * const *) zoom, NULL));
-  if (selected != NULL)
+  if (old != NULL && zoom > 0)
+    hl_flame_graph_set_zoom (self->flame_graph, hl_flame_data_find_node_of (data, old, zoom, NULL));
+  if (old != NULL && selected > 0)
     {
-      guint matched;
-      guint node = hl_flame_data_find_path (data, (const char * const *) selected, &matched);
+      gboolean exact;
+      guint node = hl_flame_data_find_node_of (data, old, (guint) selected, &exact);
 
-      if (matched == g_strv_length (selected))
+      if (exact)
         hl_flame_graph_set_selected (self->flame_graph, (gint) node);
     }
   rebuild_breadcrumb (self);

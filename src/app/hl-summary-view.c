@@ -154,6 +154,17 @@ hl_summary_view_get_stat (HlSummaryView *self,
 }
 
 const char *
+hl_summary_view_get_stat_caption (HlSummaryView *self,
+                                  const char    *id)
+{
+  GtkWidget *label;
+
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  label = g_hash_table_lookup (self->stats, id);
+  return label ? gtk_label_get_label (GTK_LABEL (gtk_widget_get_prev_sibling (label))) : NULL;
+}
+
+const char *
 hl_summary_view_get_stat_detail (HlSummaryView *self,
                                  const char    *id)
 {

@@ -33,6 +33,9 @@ void        hl_summary_view_set_stat       (HlSummaryView *self,
 /* The value text of stat ID, or NULL (for tests). */
 const char *hl_summary_view_get_stat       (HlSummaryView *self,
                                             const char    *id);
+/* The caption of stat ID (the card's title), or NULL (for tests). */
+const char *hl_summary_view_get_stat_caption (HlSummaryView *self,
+                                              const char    *id);
 /* The detail text of stat ID, or NULL (for tests). */
 const char *hl_summary_view_get_stat_detail (HlSummaryView *self,
                                              const char    *id);

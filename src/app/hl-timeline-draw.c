@@ -72,6 +72,29 @@ hl_timeline_rate_color (gboolean dark,
   rgb[0] = dark ? 0.34 : 0.15; rgb[1] = dark ? 0.89 : 0.64; rgb[2] = dark ? 0.54 : 0.41;
 }
 
+double
+hl_timeline_band_height (const HlTimelineViewport *vp)
+{
+  double h = vp->band_height > 0 ? MIN (vp->band_height, vp->row_height) : vp->row_height;
+
+  return MAX (h, MIN (HL_TIMELINE_MIN_BAND_PX, vp->row_height));
+}
+
+double
+hl_timeline_fit_band_height (double height,
+                             double row_height,
+                             guint  n_rows,
+                             guint  min_chart_rows)
+{
+  double room;
+
+  if (n_rows == 0)
+    return row_height;
+  /* the axis, the chart, then the bands */
+  room = floor ((height - row_height * (1 + min_chart_rows)) / n_rows);
+  return CLAMP (room, MIN (HL_TIMELINE_MIN_BAND_PX, row_height), row_height);
+}
+
 void
 hl_timeline_layout (const HlTimelineData     *data,
                     const HlTimelineViewport *vp,
@@ -79,7 +102,7 @@ hl_timeline_layout (const HlTimelineData     *data,
 {
   double rest;
 
-  layout->bands_height = hl_timeline_data_get_n_rows (data) * vp->row_height;
+  layout->bands_height = hl_timeline_data_get_n_rows (data) * hl_timeline_band_height (vp);
   layout->axis_y = MAX (vp->height - vp->row_height, layout->bands_height);
   rest = MAX (layout->axis_y - layout->bands_height, 0);
   layout->rate_height = floor (rest * RATE_FRACTION);
@@ -196,13 +219,33 @@ draw_bands (cairo_t                  *cr,
 {
   guint n_rows = hl_timeline_data_get_n_rows (data);
   g_autofree gboolean *labelled = g_new0 (gboolean, MAX (n_rows, 1));
+  double band_h = hl_timeline_band_height (vp);
+  int line_h;
+  gboolean labels;
+  PangoFontDescription *font = NULL;
+
+  /* rows lower than a line of text have smaller labels, strips lower
+   * than a small one none (the tooltip names them) */
+  pango_layout_set_text (layout, "Ag", -1);
+  pango_layout_get_pixel_size (layout, NULL, &line_h);
+  labels = band_h >= line_h;
+  if (!labels && band_h >= 11)
+    {
+      PangoFontDescription *small = pango_font_description_copy (pango_layout_get_font_description (layout));
+
+      font = pango_font_description_copy (pango_layout_get_font_description (layout));
+      pango_font_description_set_absolute_size (small, (band_h - 4) * PANGO_SCALE);
+      pango_layout_set_font_description (layout, small);
+      pango_font_description_free (small);
+      labels = TRUE;
+    }
 
   for (guint i = 0; i < hl_timeline_data_get_n_bands (data); i++)
     {
       const HlTimelineBand *band = hl_timeline_data_get_band (data, i);
       double x0 = hl_timeline_x_for_time (vp, band->start_ns);
       double x1 = hl_timeline_x_for_time (vp, band->end_ns);
-      double y = band->row * vp->row_height;
+      double y = band->row * band_h;
       guint32 h = g_str_hash (band->label);
       int text_h;
 
@@ -215,19 +258,19 @@ draw_bands (cairo_t                  *cr,
         cairo_set_source_rgb (cr, 0.22 + (h % 4) * 0.03, 0.25 + (h % 3) * 0.03, 0.33);
       else
         cairo_set_source_rgb (cr, 0.80 + (h % 4) * 0.03, 0.86 + (h % 3) * 0.02, 0.95);
-      cairo_rectangle (cr, x0, y + 1, MAX (x1 - x0 - 1, 1), vp->row_height - 2);
+      cairo_rectangle (cr, x0, y + 1, MAX (x1 - x0 - 1, 1), band_h - 2);
       cairo_fill (cr);
 
-      if (x1 - x0 > 16)
+      if (labels && x1 - x0 > 16)
         {
           cairo_save (cr);
-          cairo_rectangle (cr, x0, y, x1 - x0 - 1, vp->row_height);
+          cairo_rectangle (cr, x0, y, x1 - x0 - 1, band_h);
           cairo_clip (cr);
           pango_layout_set_text (layout, band->label, -1);
           pango_layout_set_width (layout, (int) ((x1 - x0 - 6) * PANGO_SCALE));
           pango_layout_get_pixel_size (layout, NULL, &text_h);
           hl_timeline_set_fg (cr, style, 0.85);
-          cairo_move_to (cr, x0 + 3, y + (vp->row_height - text_h) / 2);
+          cairo_move_to (cr, x0 + 3, y + (band_h - text_h) / 2);
           pango_cairo_show_layout (cr, layout);
           pango_layout_set_width (layout, -1);
           cairo_restore (cr);
@@ -237,7 +280,7 @@ draw_bands (cairo_t                  *cr,
 
   /* Rows of short intervals (request=1, request=2, …) have no room for
    * labels: name their key at the left edge. */
-  for (guint r = 0; r < n_rows; r++)
+  for (guint r = 0; labels && r < n_rows; r++)
     {
       int tw, th;
 
@@ -249,11 +292,16 @@ draw_bands (cairo_t                  *cr,
         cairo_set_source_rgba (cr, 0.14, 0.14, 0.14, 0.85);
       else
         cairo_set_source_rgba (cr, 0.98, 0.98, 0.98, 0.85);
-      cairo_rectangle (cr, 0, r * vp->row_height + 1, tw + 8, vp->row_height - 2);
+      cairo_rectangle (cr, 0, r * band_h + 1, tw + 8, band_h - 2);
       cairo_fill (cr);
       hl_timeline_set_fg (cr, style, 0.85);
-      cairo_move_to (cr, 4, r * vp->row_height + (vp->row_height - th) / 2);
+      cairo_move_to (cr, 4, r * band_h + (band_h - th) / 2);
       pango_cairo_show_layout (cr, layout);
+    }
+  if (font != NULL)
+    {
+      pango_layout_set_font_description (layout, font);
+      pango_font_description_free (font);
     }
 }
 

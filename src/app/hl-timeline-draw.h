@@ -22,7 +22,9 @@ typedef struct
 {
   double   width;
   double   height;
-  double   row_height;       /* of a band row and of the axis */
+  double   row_height;       /* of a line of text: the axis, a band row */
+  double   band_height;      /* of a band row when the timeline is short
+                              * (less than row_height; 0: row_height) */
   guint64  start_ns;         /* visible range */
   guint64  end_ns;
   gboolean has_selection;
@@ -51,6 +53,18 @@ typedef struct
   HlTimelineAxis axis;            /* the chart's values: 0 at its bottom, axis.top at chart_y */
 } HlTimelineLayout;
 
+/* The height of a band row (VIEWPORT's band_height, or its row_height);
+ * HL_TIMELINE_MIN_BAND_PX at least. */
+#define HL_TIMELINE_MIN_BAND_PX 6.0
+double  hl_timeline_band_height (const HlTimelineViewport *viewport);
+/* The band row height that leaves a timeline of HEIGHT with N_ROWS rows
+ * its axis and a chart of MIN_CHART_ROWS rows: ROW_HEIGHT when there is
+ * room, less down to HL_TIMELINE_MIN_BAND_PX (the timeline shrinks its
+ * bands before the views below it lose room). */
+double  hl_timeline_fit_band_height (double height,
+                                     double row_height,
+                                     guint  n_rows,
+                                     guint  min_chart_rows);
 void    hl_timeline_layout      (const HlTimelineData     *data,
                                  const HlTimelineViewport *viewport,
                                  HlTimelineLayout         *layout);

@@ -61,6 +61,9 @@ hl_timeline_new (void)
   return g_object_new (HL_TYPE_TIMELINE, NULL);
 }
 
+/* The chart's rows (of text lines) that a short timeline keeps. */
+#define MIN_CHART_ROWS 3
+
 static double
 row_height (HlTimeline *self)
 {
@@ -74,6 +77,10 @@ hl_timeline_get_viewport (HlTimeline         *self,
   vp->width = gtk_widget_get_width (GTK_WIDGET (self));
   vp->height = gtk_widget_get_height (GTK_WIDGET (self));
   vp->row_height = row_height (self);
+  /* a short timeline (800×600) narrows its bands first */
+  vp->band_height = hl_timeline_fit_band_height (vp->height, vp->row_height,
+                                                 self->data ? hl_timeline_data_get_n_rows (self->data) : 0,
+                                                 MIN_CHART_ROWS);
   vp->start_ns = self->view_start_ns;
   vp->end_ns = self->view_end_ns;
   vp->has_selection = self->has_selection;
@@ -317,9 +324,9 @@ band_at (HlTimeline *self,
     return NULL;
   hl_timeline_get_viewport (self, &vp);
   hl_timeline_layout (self->data, &vp, &lay);
-  if (y >= lay.bands_height || vp.row_height <= 0)
+  if (y >= lay.bands_height || hl_timeline_band_height (&vp) <= 0)
     return NULL;
-  row = (guint) (y / vp.row_height);
+  row = (guint) (y / hl_timeline_band_height (&vp));
   t = hl_timeline_time_for_x (&vp, x);
   for (guint i = 0; i < hl_timeline_data_get_n_bands (self->data); i++)
     {
@@ -595,9 +602,10 @@ hl_timeline_measure (GtkWidget      *widget,
     }
   else
     {
-      /* The bands, the axis, and room for the chart. */
-      *minimum = (int) (row * (rows + 1) + row * 5);
-      *natural = (int) (row * (rows + 1) + row * 7);
+      /* The bands, the axis, and room for the chart; short of room,
+       * bands as strips and a smaller chart (hl_timeline_fit_band_height). */
+      *minimum = (int) ceil (MIN (HL_TIMELINE_MIN_BAND_PX, row) * rows + row * (1 + MIN_CHART_ROWS));
+      *natural = (int) (row * (rows + 1) + row * 5);
     }
 }
 

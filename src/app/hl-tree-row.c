@@ -32,6 +32,7 @@ struct _HlTreeRow
   guint64    costs[HL_N_COST_KINDS];
   guint64    self_costs[HL_N_COST_KINDS];
   gpointer   node;
+  guint64    address;
 };
 
 G_DEFINE_FINAL_TYPE (HlTreeRow, hl_tree_row, G_TYPE_OBJECT)
@@ -58,6 +59,14 @@ fill (HlTreeRow           *self,
   if (info->has_self)
     memcpy (self->self_costs, info->self_costs, sizeof self->self_costs);
   self->node = info->node;
+  self->address = info->address;
+}
+
+guint64
+hl_tree_row_get_address (HlTreeRow *self)
+{
+  g_return_val_if_fail (HL_IS_TREE_ROW (self), 0);
+  return self->address;
 }
 
 HlTreeRow *

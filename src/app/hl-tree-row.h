@@ -30,6 +30,8 @@ typedef struct
   gboolean    has_self;                     /* self_costs are known */
   guint64     self_costs[HL_N_COST_KINDS];  /* of the stacks ending here */
   gpointer    node;           /* the model's node, borrowed */
+  guint64     address;        /* a frame not symbolized: its return
+                               * address (absolute); 0 otherwise */
 } HlTreeRowInfo;
 
 /* A root: TOTALS are the 100 % of the percentage columns. FUNC makes
@@ -59,6 +61,8 @@ gboolean    hl_tree_row_has_self       (HlTreeRow *self);
 guint64     hl_tree_row_get_self_cost  (HlTreeRow *self,
                                         HlCostKind     cost);
 gpointer    hl_tree_row_get_node       (HlTreeRow *self);
+/* The return address of a frame not symbolized, 0 for others. */
+guint64     hl_tree_row_get_address    (HlTreeRow *self);
 HlTreeRow  *hl_tree_row_get_parent     (HlTreeRow *self);
 guint       hl_tree_row_get_depth      (HlTreeRow *self);
 /* New list of the row's children (calls the tree's function), or NULL. */

@@ -43,6 +43,7 @@ struct _HlWindow
   GtkLabel           *banner_label;
   HlFilterBar        *filter_bar;
   HlTimeline         *timeline;
+  GtkPaned           *timeline_paned;        /* the timeline over the views */
   GtkLabel           *timeline_legend;
   GtkToggleButton    *by_site_button;
   GtkButton          *live_mark_button;      /* live only: Mark, then Mark 2 */
@@ -106,6 +107,7 @@ struct _HlWindow
   gboolean            site_series_running;   /* a worker computes it */
   gboolean            timeline_whole;        /* its data covers the whole recording */
   GtkDropDown        *timeline_mode;         /* its chart: Consumed, Allocations, Temporary */
+  guint               timeline_fit_id;       /* its height fitted to the window's (idle) */
 
   /* HEAPLENS_DEBUG=timing (hl-window-timing.c): the frames painted, and
    * the CPU of the whole process while they were (a GL renderer's own

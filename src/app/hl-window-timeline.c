@@ -264,6 +264,39 @@ hl_window_show_timeline (HlWindow *self)
   hl_window_update_timeline_legend (self);
 }
 
+/* The timeline's height: its natural one while the views below keep
+ * their minimum (the paned's end child does not shrink), less in a short
+ * window (800×600), where its bands narrow before the chart
+ * (hl_timeline_fit_band_height) and the views keep their room. Fitted
+ * again when the window's height or the timeline's rows change; a drag
+ * of the handle holds until then. */
+static gboolean
+fit_timeline (gpointer user_data)
+{
+  HlWindow *self = user_data;
+  GtkWidget *start = gtk_paned_get_start_child (self->timeline_paned);
+  int min = 0, nat = 0, max_pos = 0, pos;
+
+  self->timeline_fit_id = 0;
+  if (start == NULL || gtk_widget_get_height (GTK_WIDGET (self->timeline_paned)) <= 0)
+    return G_SOURCE_REMOVE;
+  gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (GTK_WIDGET (self->timeline_paned)),
+                      &min, &nat, NULL, NULL);
+  g_object_get (self->timeline_paned, "max-position", &max_pos, NULL);
+  pos = MAX (min, MIN (nat, max_pos));
+  if (pos != gtk_paned_get_position (self->timeline_paned))
+    gtk_paned_set_position (self->timeline_paned, pos);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_fit_timeline (HlWindow *self)
+{
+  if (self->timeline_fit_id == 0)
+    /* before the next frame, even while frames follow each other */
+    self->timeline_fit_id = g_idle_add_full (G_PRIORITY_DEFAULT, fit_timeline, self, NULL);
+}
+
 void
 hl_window_init_timeline (HlWindow *self)
 {
@@ -287,6 +320,10 @@ hl_window_init_timeline (HlWindow *self)
   g_signal_connect_swapped (self->timeline_mode, "notify::selected",
                             G_CALLBACK (on_timeline_mode_selected), self);
 
+  g_signal_connect_swapped (self->timeline_paned, "notify::max-position",
+                            G_CALLBACK (queue_fit_timeline), self);
+  g_signal_connect_swapped (self->timeline, "notify::data",
+                            G_CALLBACK (queue_fit_timeline), self);
   g_signal_connect_swapped (self->timeline, "cursor-changed",
                             G_CALLBACK (on_timeline_cursor_changed), self);
   g_signal_connect_swapped (self->timeline, "visible-range-changed",

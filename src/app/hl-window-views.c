@@ -7,6 +7,7 @@
 
 #include <glib/gi18n.h>
 
+#include "hl-adapter-call-tree.h"
 #include "hl-adapter-filter.h"
 #include "hl-adapter-flame.h"
 #include "hl-adapter-not-freed.h"
@@ -166,13 +167,47 @@ refresh_summary (HlWindow *self)
     hl_adapter_fill_summary (self->summary_view, hl_window_recording (self), hl_window_analysis (self), NULL);
 }
 
+typedef struct
+{
+  HlRecording *recording;
+  gboolean     bottom_up;
+} TreeResolver;
+
+static void
+tree_resolver_free (gpointer p)
+{
+  TreeResolver *r = p;
+
+  g_clear_object (&r->recording);
+  g_free (r);
+}
+
+static GStrv
+tree_resolve (gpointer user_data,
+              guint64  address)
+{
+  TreeResolver *r = user_data;
+
+  if (r->recording == NULL)
+    return NULL;
+  return hl_adapter_call_tree_resolve (r->recording, address, r->bottom_up);
+}
+
 static void
 show_call_tree (HlWindow  *self,
                 HlTreeRow *root)
 {
-  /* a rebuild (a filter, a live refresh) keeps what the reader opened */
+  /* a rebuild (a filter, a live refresh) keeps what the reader opened; a
+   * row of a frame not symbolized is found by its address in the new
+   * tree (a live view's become its trace's) */
   g_auto(GStrv) selected = NULL;
-  g_autoptr(GPtrArray) open = hl_call_tree_view_get_open_paths (self->call_tree_view, &selected);
+  g_autoptr(GPtrArray) open = NULL;
+  TreeResolver *r = g_new0 (TreeResolver, 1);
+
+  r->recording = hl_window_recording (self) != NULL ? g_object_ref (hl_window_recording (self)) : NULL;
+  r->bottom_up = hl_call_tree_view_get_mode (self->call_tree_view) == HL_CALL_TREE_MODE_BOTTOM_UP;
+  hl_call_tree_view_set_resolver (self->call_tree_view, tree_resolve, r, tree_resolver_free);
+  open = hl_call_tree_view_get_open_paths (self->call_tree_view, &selected);
 
   hl_call_tree_view_set_root (self->call_tree_view, root);
   /* "Show in call tree" asked while the tree was being built */

@@ -459,6 +459,7 @@ hl_window_dispose (GObject *object)
     }
   g_clear_object (&self->document);
   g_clear_handle_id (&self->timeline_refetch_id, g_source_remove);
+  g_clear_handle_id (&self->timeline_fit_id, g_source_remove);
   hl_window_dispose_views (self);
   hl_window_forget_sites (self);
   g_clear_pointer (&self->banner_title, g_free);
@@ -517,6 +518,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_paned);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_page);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, loading_progress);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, error_page);

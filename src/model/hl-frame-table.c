@@ -200,6 +200,18 @@ hl_frame_table_set_address_frames (HlFrameTable          *self,
   g_hash_table_replace (self->addr_frames, key, list);
 }
 
+GPtrArray *
+hl_frame_table_copy_address_frames (const HlFrameTable *self,
+                                    guint64             address)
+{
+  GPtrArray *list = g_hash_table_lookup (self->addr_frames, &address);
+  GPtrArray *copy = g_ptr_array_new ();
+
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    g_ptr_array_add (copy, list->pdata[i]);
+  return copy;
+}
+
 guint
 hl_frame_table_get_n_function_ids (const HlFrameTable *self)
 {

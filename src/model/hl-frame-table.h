@@ -71,6 +71,10 @@ void          hl_frame_table_add_stack          (HlFrameTable  *self,
 const HlFrameEntry * const *hl_frame_table_get_stack (const HlFrameTable *self,
                                                       guint32             stack,
                                                       guint              *n_frames);
+/* The frames of ADDRESS (innermost first, as a stack expands it): a new
+ * array of borrowed frames, empty when no expanded stack holds ADDRESS. */
+GPtrArray    *hl_frame_table_copy_address_frames (const HlFrameTable *self,
+                                                  guint64             address);
 /* Sets USED[m] for each module m that a frame of an expanded stack is in
  * (USED has one entry per module). */
 void          hl_frame_table_mark_used_modules  (const HlFrameTable *self,

@@ -410,6 +410,35 @@ update_frames (gpointer user_data)
   return self->frame_table;
 }
 
+typedef struct
+{
+  HlRecording *self;
+  guint64      address;
+  GPtrArray   *frames;
+} AddressLookup;
+
+static const HlFrameTable *
+lookup_address (gpointer user_data)
+{
+  AddressLookup *l = user_data;
+  const HlFrameTable *table = update_frames (l->self);
+
+  l->frames = hl_frame_table_copy_address_frames (table, l->address);
+  return table;
+}
+
+GPtrArray *
+hl_recording_get_address_frames (HlRecording *self,
+                                 guint64      address)
+{
+  AddressLookup l = { self, address, NULL };
+
+  g_return_val_if_fail (HL_IS_RECORDING (self), NULL);
+  /* under the tries' lock: an analysis on a worker may expand stacks */
+  hl_trie_cache_update (self->tries, lookup_address, &l);
+  return l.frames;
+}
+
 const HlTrie *
 hl_recording_get_trie (HlRecording *self,
                        gboolean     bottom_up)

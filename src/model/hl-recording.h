@@ -294,6 +294,13 @@ const HlFrame * const *hl_recording_get_stack_frames (HlRecording *self,
                                                       HlStackId    stack,
                                                       guint       *n_frames);
 guint                hl_recording_get_n_stacks    (HlRecording *self);
+/* The frames the recording gives the return address ADDRESS (absolute, in
+ * its process), innermost first as in its stacks: a new array of borrowed
+ * HlFrame pointers, empty when no stack holds ADDRESS. With it a frame of
+ * another recording of the same process that was not symbolized (a live
+ * session's, then its saved trace) is found by its address. Any thread. */
+GPtrArray           *hl_recording_get_address_frames (HlRecording *self,
+                                                      guint64      address);
 /* The stack a trace (or live session) calls TRACE_STACK_ID, 0 when none
  * was appended under that id. */
 HlStackId            hl_recording_lookup_stack    (HlRecording *self,

@@ -169,6 +169,16 @@ hl_trie_cache_get (HlTrieCache       *self,
 }
 
 void
+hl_trie_cache_update (HlTrieCache       *self,
+                      HlTrieCacheUpdate  update,
+                      gpointer           user_data)
+{
+  g_mutex_lock (&self->lock);
+  update (user_data);
+  g_mutex_unlock (&self->lock);
+}
+
+void
 hl_trie_cache_clear (HlTrieCache *self)
 {
   g_mutex_lock (&self->lock);

@@ -50,6 +50,11 @@ const HlTrie *hl_trie_cache_get   (HlTrieCache       *self,
                                    gboolean           bottom_up,
                                    HlTrieCacheUpdate  update,
                                    gpointer           user_data);
+/* Calls UPDATE under the lock, without building a trie: a reader of the
+ * frame table while analyses on workers may expand it. */
+void          hl_trie_cache_update (HlTrieCache      *self,
+                                    HlTrieCacheUpdate update,
+                                    gpointer          user_data);
 /* Drops both tries (the stacks or their frames changed). */
 void          hl_trie_cache_clear (HlTrieCache       *self);
 

@@ -19,6 +19,8 @@
 #include "hl-live-actions.h"
 #include "hl-flame-graph.h"
 #include "hl-flame-view.h"
+#include "hl-call-tree-view.h"
+#include "hl-tree-row.h"
 #include "hl-live-window.h"
 #include "hl-shm-reader.h"
 #include "hl-summary-view.h"
@@ -880,6 +882,268 @@ test_switch_in_place (void)
   g_object_unref (w);
 }
 
+/* Runs ARGV, which must succeed; its stdout (a new string). */
+static char *
+run_tool (char **argv)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  gint status = 0;
+  gboolean ok = g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!ok || !g_spawn_check_wait_status (status, NULL))
+    g_test_message ("%s: %s", argv[0], err);
+  g_assert_true (ok && g_spawn_check_wait_status (status, NULL));
+  return g_steal_pointer (&out);
+}
+
+/* A node of DATA named by the demo's address ("heaplens-demo+0x…": not
+ * symbolized), under another such one and a symbolized frame (libc's:
+ * the live view's symbolizer has run), with no such child: the demo's
+ * innermost frame on its path; -1 when there is none yet. */
+static gint
+unsymbolized_demo_node (HlFlameData *data)
+{
+  for (guint i = 1; i < hl_flame_data_get_n_nodes (data); i++)
+    {
+      const HlFlameNode *n = hl_flame_data_get_node (data, i);
+      gboolean inner = TRUE, outer_demo = FALSE, named = FALSE;
+      if (!g_str_has_prefix (n->name, "heaplens-demo+0x") || !hl_flame_data_get_address (data, i, NULL))
+        continue;
+      for (guint c = i + 1; c < n->end; c = hl_flame_data_get_node (data, c)->end)
+        inner &= !g_str_has_prefix (hl_flame_data_get_node (data, c)->name, "heaplens-demo+0x");
+      for (gint p = n->parent; p > 0; p = hl_flame_data_get_node (data, (guint) p)->parent)
+        {
+          const char *name = hl_flame_data_get_node (data, (guint) p)->name;
+          outer_demo |= g_str_has_prefix (name, "heaplens-demo+0x");
+          named |= strchr (name, '+') == NULL && !g_str_has_prefix (name, "0x");
+        }
+      if (inner && outer_demo && named)
+        return (gint) i;
+    }
+  return -1;
+}
+
+/* The names of the call tree's selected row, from the top level down
+ * (clone suffixes dropped), or NULL. */
+static GStrv
+selected_tree_path (HlCallTreeView *tree)
+{
+  g_autoptr(HlTreeRow) row = hl_call_tree_view_get_selected (tree);
+  GPtrArray *names;
+  if (row == NULL)
+    return NULL;
+  names = g_ptr_array_new ();
+  for (HlTreeRow *r = row; r != NULL && hl_tree_row_get_parent (r) != NULL; r = hl_tree_row_get_parent (r))
+    g_ptr_array_insert (names, 0, g_strdup (hl_tree_row_get_name (r)));
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (names, FALSE);
+}
+
+/* NAME without the suffix of a copy GCC made of the function
+ * ("f.part.0", "f.isra.0", "f.constprop.0", "f.cold"): the symbol table
+ * names the copy, DWARF (addr2line) the function. */
+static char *
+function_of_symbol (const char *name)
+{
+  static const char *suffixes[] = { ".part.", ".isra.", ".constprop.", ".cold", ".lto_priv." };
+  char *f = g_strdup (name);
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      char *at = strstr (f, suffixes[i]);
+      if (at != NULL)
+        *at = '\0';
+    }
+  return f;
+}
+
+/* The functions of NODE's path in DATA, outermost first. */
+static GStrv
+path_functions (HlFlameData *data,
+                guint        node)
+{
+  GStrvBuilder *b = g_strv_builder_new ();
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  for (gint n = (gint) node; n > 0; n = hl_flame_data_get_node (data, (guint) n)->parent)
+    g_ptr_array_insert (names, 0, (gpointer) hl_flame_data_get_node (data, (guint) n)->name);
+  for (guint i = 0; i < names->len; i++)
+    g_strv_builder_add (b, g_ptr_array_index (names, i));
+  GStrv v = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return v;
+}
+
+/* The demo stripped, its debug file (.gnu_debuglink) held back while it
+ * runs: the live view cannot name its frames ("heaplens-demo+0x…"). A
+ * zoom into a path through them, and the frame selected, are found again
+ * in the saved trace (the debug file back in place: named, inline frames
+ * too) by their addresses: the zoomed path's functions there are, frame
+ * by frame of the live path, those addr2line gives the address (inline
+ * chain, outermost first), or the live frame's own name. */
+static void
+test_switch_unsymbolized (void)
+{
+  g_autofree char *built = build_path ("examples", "heaplens-demo", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("hl-live-app-XXXXXX", NULL);
+  g_autofree char *demo = g_build_filename (dir, "heaplens-demo", NULL);
+  g_autofree char *debug = g_build_filename (dir, "heaplens-demo.debug", NULL);
+  g_autofree char *held = g_build_filename (dir, "held.debug", NULL);
+  g_autofree char *link = g_strdup_printf ("--add-gnu-debuglink=%s", debug);
+  char *keep[] = { (char *) "objcopy", (char *) "--only-keep-debug", built, debug, NULL };
+  char *strip[] = { (char *) "objcopy", (char *) "--strip-all", link, built, demo, NULL };
+  g_free (run_tool (keep));
+  g_free (run_tool (strip));
+  g_assert_cmpint (g_rename (debug, held), ==, 0);
+
+  char *argv[] = { demo, (char *) "--seconds", (char *) DEMO_SECONDS, NULL };
+  HlLivePanel *w = record_new (argv, dir, NULL, FALSE);
+  HlWindow *window = hl_live_window_get_window (w);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
+  gtk_window_present (GTK_WINDOW (window));
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while ((!hl_window_is_live (window) || g_strcmp0 (hl_window_get_page (window), "views") != 0)
+         && g_get_monotonic_time () < deadline)
+    hl_app_test_spin_ms (10);
+  g_assert_true (hl_window_is_live (window));
+  HlFlameView *flame_view = HL_FLAME_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_FLAME_VIEW));
+  HlFlameGraph *graph = hl_flame_view_get_graph (flame_view);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  /* bytes allocated: every frame seen live is in the trace too */
+  hl_flame_view_set_cost (flame_view, HL_COST_KIND_BYTES);
+
+  gint node = -1;
+  while (node < 0 && hl_window_is_live (window) && g_get_monotonic_time () < deadline)
+    {
+      hl_app_test_spin_ms (20);
+      HlFlameData *data = hl_flame_graph_get_data (graph);
+      node = data != NULL && hl_flame_data_cost_is_bytes (data) ? unsymbolized_demo_node (data) : -1;
+    }
+  g_assert_cmpint (node, >, 0);
+  g_assert_true (hl_window_is_live (window));
+  hl_flame_graph_set_zoom (graph, (guint) node);
+  hl_flame_graph_set_selected (graph, node);
+  g_auto(GStrv) live_path = path_functions (hl_flame_graph_get_data (graph), (guint) node);
+  g_autofree char *joined = g_strjoinv (" ; ", live_path);
+  g_test_message ("zoomed into %s", joined);
+  /* live refreshes keep it */
+  hl_app_test_spin_ms (600);
+  {
+    g_auto(GStrv) again = path_functions (hl_flame_graph_get_data (graph), hl_flame_graph_get_zoom (graph));
+    g_assert_cmpstrv (again, live_path);
+  }
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-1-live.png");
+  /* the same path selected in the call tree (Top-Down) */
+  HlCallTreeView *tree_view = HL_CALL_TREE_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_CALL_TREE_VIEW));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+  {
+    guint found = 0;
+    gint64 until = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (found < g_strv_length (live_path) && hl_window_is_live (window) && g_get_monotonic_time () < until)
+      {
+        hl_app_test_spin_ms (50);
+        found = hl_call_tree_view_reveal_path (tree_view, (const char * const *) live_path, g_strv_length (live_path));
+      }
+    g_assert_cmpuint (found, ==, g_strv_length (live_path));
+    g_auto(GStrv) sel = selected_tree_path (tree_view);
+    g_assert_cmpstrv (sel, live_path);
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+
+  /* the debug file back before the trace is read */
+  g_assert_cmpint (g_rename (held, debug), ==, 0);
+  GStrvBuilder *expect_b = g_strv_builder_new ();
+  for (guint i = 0; live_path[i] != NULL; i++)
+    {
+      if (!g_str_has_prefix (live_path[i], "heaplens-demo+0x"))
+        {
+          g_strv_builder_add (expect_b, live_path[i]);
+          continue;
+        }
+      guint64 offset = g_ascii_strtoull (live_path[i] + strlen ("heaplens-demo+0x"), NULL, 16);
+      /* a return address: the call is the byte before */
+      g_autofree char *at = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", offset - 1);
+      char *a2l[] = { (char *) "addr2line", (char *) "-C", (char *) "-f", (char *) "-i", (char *) "-e", debug, at, NULL };
+      g_autofree char *out = run_tool (a2l);
+      g_auto(GStrv) lines = g_strsplit (g_strchomp (out), "\n", -1);
+      guint n = g_strv_length (lines);
+      g_assert_cmpuint (n % 2, ==, 0);
+      for (guint k = n; k >= 2; k -= 2)  /* innermost first: reversed */
+        {
+          g_assert_cmpstr (lines[k - 2], !=, "??");
+          g_strv_builder_add (expect_b, lines[k - 2]);
+        }
+    }
+  g_auto(GStrv) expected = g_strv_builder_end (expect_b);
+  g_strv_builder_unref (expect_b);
+
+  Seen seen = { 0 };
+  HlWindow *trace = run_to_trace (w, &seen, 120);
+  g_assert_true (trace == window);
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gboolean same = FALSE;
+  g_auto(GStrv) got = NULL;
+  while (!same && g_get_monotonic_time () < deadline)
+    {
+      hl_app_test_spin_ms (20);
+      HlFlameData *data = hl_flame_graph_get_data (graph);
+      if (data == NULL || hl_flame_data_get_origin (data) == NULL || hl_flame_graph_get_zoom (graph) == 0)
+        continue;
+      g_clear_pointer (&got, g_strfreev);
+      got = path_functions (data, hl_flame_graph_get_zoom (graph));
+      for (guint i = 0; got[i] != NULL; i++)
+        {
+          char *f = function_of_symbol (got[i]);
+          g_free (got[i]);
+          got[i] = f;
+        }
+      same = g_strv_equal ((const char * const *) got, (const char * const *) expected)
+             && hl_flame_graph_get_selected (graph) == (gint) hl_flame_graph_get_zoom (graph);
+    }
+  {
+    g_autofree char *e = g_strjoinv (" ; ", expected);
+    g_autofree char *g = got != NULL ? g_strjoinv (" ; ", got) : g_strdup ("(none)");
+    g_test_message ("expected %s", e);
+    g_test_message ("trace zoomed into %s", g);
+  }
+  g_assert_cmpstrv (got, expected);
+  g_assert_cmpint (hl_flame_graph_get_selected (graph), ==, (gint) hl_flame_graph_get_zoom (graph));
+  /* named now: more frames than the live path had */
+  g_assert_cmpuint (g_strv_length (got), >, g_strv_length (live_path));
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-2-trace.png");
+  /* the call tree's selected row, found again by its addresses */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "calltree"));
+  {
+    g_auto(GStrv) sel = NULL;
+    gboolean same_row = FALSE;
+    deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (!same_row && g_get_monotonic_time () < deadline)
+      {
+        hl_app_test_spin_ms (50);
+        g_clear_pointer (&sel, g_strfreev);
+        sel = selected_tree_path (tree_view);
+        for (guint i = 0; sel != NULL && sel[i] != NULL; i++)
+          {
+            char *f = function_of_symbol (sel[i]);
+            g_free (sel[i]);
+            sel[i] = f;
+          }
+        same_row = sel != NULL && g_strv_equal ((const char * const *) sel, (const char * const *) expected);
+      }
+    g_autofree char *j = sel != NULL ? g_strjoinv (" ; ", sel) : g_strdup ("(none)");
+    g_test_message ("call tree selected %s", j);
+    g_assert_cmpstrv (sel, expected);
+  }
+  hl_app_test_save_window_png (GTK_WINDOW (window), "live-unsymbolized-3-tree.png");
+
+  g_unlink (hl_live_session_get_trace_path (hl_live_panel_get_session (w)));
+  g_unlink (debug);
+  g_unlink (demo);
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (w);
+}
+
 /* The unsigned decimal at *P (its digits, no sign), and *P past it; FALSE
  * when *P holds no digit. */
 static gboolean
@@ -1070,6 +1334,7 @@ main (int   argc,
       g_test_add_func ("/live-app/exec", test_exec);
       g_test_add_func ("/live-app/clock", test_clock);
       g_test_add_func ("/live-app/switch-in-place", test_switch_in_place);
+      g_test_add_func ("/live-app/switch-unsymbolized", test_switch_unsymbolized);
       g_test_add_func ("/live-app/vanished", test_vanished);
     }
   int ret = g_test_run ();

@@ -16,6 +16,8 @@
 #include "hl-recording-costs-packet.h"
 #include "hl-view-state.h"
 #include "hl-summary-view.h"
+#include "hl-timeline.h"
+#include "hl-timeline-draw.h"
 #include "hl-trace-codec.h"
 #include "hl-trace-compress.h"
 #include "hl-trace-index.h"
@@ -449,6 +451,91 @@ test_open_memory (void)
   g_rmdir (dir);
 }
 
+/* WINDOW's timeline has data and WINDOW the height asked for (in
+ * "hl-want-height"; without a window manager its client-side frame
+ * takes a few pixels of it). */
+static gboolean
+timeline_at_height_now (gpointer user_data)
+{
+  HlWindow *window = user_data;
+  HlTimeline *timeline = HL_TIMELINE (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+  int want = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "hl-want-height"));
+  return hl_timeline_get_data (timeline) != NULL && hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) > 0
+         && ABS (gtk_widget_get_height (GTK_WIDGET (window)) - want) <= 16 && gtk_widget_get_height (GTK_WIDGET (timeline)) > 0;
+}
+
+static void
+timeline_at_height (gpointer user_data)
+{
+  HlWindow *window = user_data;
+  HlTimeline *timeline = HL_TIMELINE (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (!timeline_at_height_now (window) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_test_message ("window %d px high (want %d), timeline %d px, data %p",
+                  gtk_widget_get_height (GTK_WIDGET (window)),
+                  GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "hl-want-height")),
+                  gtk_widget_get_height (GTK_WIDGET (timeline)), (void *) hl_timeline_get_data (timeline));
+  g_assert_true (timeline_at_height_now (window));
+}
+
+/* The demo (four rows of metadata bands) in a tall window and an
+ * 800×600 one: tall, the timeline's bands are rows of text; short, the
+ * window is 600 px high, the views below keep 270 px (a flame graph of
+ * 7 rows, a tree of 5) and the timeline gives up the room: its bands
+ * narrow (strips without labels), its axis and a chart of 3 rows stay
+ * (issue 27, 800×600). */
+static void
+test_short_window (void)
+{
+  g_autofree char *trace = hl_app_test_record_demo ();
+  g_autoptr(GFile) file = g_file_new_for_path (trace);
+  HlWindow *window = hl_app_test_new_window (app, 1400, 900);
+  HlTimeline *timeline = HL_TIMELINE (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_TIMELINE));
+  GtkWidget *stack = hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  HlTimelineViewport vp;
+
+  hl_window_open (window, file);
+  hl_app_test_wait_for_page (window, "views");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
+  g_object_set_data (G_OBJECT (window), "hl-want-height", GINT_TO_POINTER (900));
+  timeline_at_height (window);
+  hl_app_test_spin_ms (200);
+  hl_timeline_get_viewport (timeline, &vp);
+  g_assert_cmpuint (hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)), >=, 3);
+  g_test_message ("1400x900: timeline %d px, views %d px, band rows %.0f px of %.0f", (int) vp.height,
+                  gtk_widget_get_height (stack), hl_timeline_band_height (&vp), vp.row_height);
+  /* tall: rows of text, the chart above its minimum */
+  g_assert_cmpfloat (hl_timeline_band_height (&vp), ==, vp.row_height);
+  g_assert_cmpfloat (vp.height, >=, vp.row_height * (hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) + 4));
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-1400");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  g_object_set_data (G_OBJECT (window), "hl-want-height", GINT_TO_POINTER (600));
+  timeline_at_height (window);
+  hl_app_test_spin_ms (200);
+  hl_timeline_get_viewport (timeline, &vp);
+  g_test_message ("800x600: timeline %d px, views %d px, band rows %.0f px of %.0f", (int) vp.height,
+                  gtk_widget_get_height (stack), hl_timeline_band_height (&vp), vp.row_height);
+  /* everything fits in 600 px: the window's minimum height */
+  {
+    int min_h = 0, nat_h = 0;
+    gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, 800, &min_h, &nat_h, NULL, NULL);
+    g_test_message ("800x600: the window's minimum height %d px", min_h);
+    g_assert_cmpint (min_h, <=, 600);
+  }
+  g_assert_cmpint (gtk_widget_get_height (stack), >=, 270);
+  g_assert_cmpfloat (hl_timeline_band_height (&vp), <, vp.row_height);
+  g_assert_cmpfloat (hl_timeline_band_height (&vp), >=, HL_TIMELINE_MIN_BAND_PX);
+  /* the axis and a chart of three rows */
+  g_assert_cmpfloat (vp.height - hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) * hl_timeline_band_height (&vp),
+                     >=, vp.row_height * 4 - 1);
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-800");
+  gtk_window_destroy (GTK_WINDOW (window));
+  hl_app_test_remove_demo (trace);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -468,6 +555,7 @@ main (int   argc,
   g_test_add_func ("/open-trace/leak-scan", test_open_leak_scan);
   g_test_add_func ("/open-trace/memory", test_open_memory);
   g_test_add_func ("/open-trace/saved-costs-first", test_open_saved_costs_first);
+  g_test_add_func ("/open-trace/short-window", test_short_window);
   ret = g_test_run ();
   g_application_release (G_APPLICATION (app));
   g_object_unref (app);

@@ -261,6 +261,71 @@ test_range_titles (void)
   g_object_unref (view);
 }
 
+/* Numbers that are bounds say so (issue 26 points 7 and 12): a trace cut
+ * by a full disk at 20 ns is not called leaked (the cards, the list and
+ * the Leaks tab: "Not Freed by" the cut), the Duration card says where
+ * and why it was cut, as `report` does; a detach and an exec stop it
+ * the same way; a salvage's lost events are at most so many (the JSON's
+ * lost_events_at_most). */
+static void
+test_bounds (void)
+{
+  static const char *stops[][3] = {
+    { "trace_cut_ns", "trace_cut_reason", "ENOSPC" },
+    { "detached_ns", NULL, NULL },
+    { "replaced_by_exec_ns", "replaced_by_exec", "/bin/true" },
+  };
+  g_autofree char *at = hl_format_time (20);
+  g_autofree char *by = g_strdup_printf ("Not Freed by %s", at);
+  g_autofree char *most = g_strdup_printf ("Most Not Freed by %s", at);
+  g_autofree char *cut = g_strdup_printf ("trace cut at %s by a full disk: numbers up to %s", at, at);
+  HlSummaryView *view = g_object_ref_sink (g_object_new (HL_TYPE_SUMMARY_VIEW, NULL));
+  HlAllocationsView *allocations = g_object_ref_sink (g_object_new (HL_TYPE_ALLOCATIONS_VIEW, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (stops); i++)
+    {
+      g_autoptr(HlRecording) rec = recording_exited (FALSE);
+      g_autoptr(HlAnalysis) all = NULL;
+      HlNotFreedTitles t;
+      HlSummary s;
+
+      hl_recording_append_info (rec, stops[i][0], "20");
+      if (stops[i][1] != NULL)
+        hl_recording_append_info (rec, stops[i][1], stops[i][2]);
+      hl_recording_commit (rec);
+      all = hl_analysis_new (rec, NULL);
+      hl_recording_get_summary (rec, &s);
+      hl_adapter_not_freed_titles (all, s.duration_ns, NULL, &t);
+      g_assert_cmpstr (t.card, ==, by);
+      g_assert_cmpstr (t.tab, ==, by);
+      hl_allocations_view_set_leak_titles (allocations, t.tab, t.column, t.none);
+      g_assert_cmpstr (hl_allocations_view_get_leaks_title (allocations), ==, by);
+      hl_not_freed_titles_clear (&t);
+      hl_adapter_fill_summary (view, rec, all, NULL);
+      g_assert_cmpstr (hl_summary_view_get_stat_caption (view, "leaked"), ==, by);
+      g_assert_cmpstr (hl_summary_view_get_top_title (view, HL_COST_KIND_LEAKED), ==, most);
+      if (i == 0)
+        g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==, cut);
+    }
+  /* killed, salvaged: at most so many events lost */
+  {
+    g_autoptr(HlRecording) rec = recording_exited (FALSE);
+    g_autoptr(HlAnalysis) all = NULL;
+
+    hl_recording_append_info (rec, "ended_by_signal", "9");
+    hl_recording_append_info (rec, "salvaged_events", "1200");
+    hl_recording_append_info (rec, "lost_events", "3");
+    hl_recording_commit (rec);
+    all = hl_analysis_new (rec, NULL);
+    hl_adapter_fill_summary (view, rec, all, NULL);
+    g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==,
+                     "ended by SIGKILL (signal 9); 1,200 events salvaged, at most 3 lost");
+    g_assert_cmpstr (hl_summary_view_get_stat_caption (view, "leaked"), ==, "Not Freed When It Died");
+  }
+  g_object_unref (allocations);
+  g_object_unref (view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -276,5 +341,6 @@ main (int   argc,
   g_test_add_func ("/summary-live/one-moment", test_one_moment);
   g_test_add_func ("/summary-live/range-titles", test_range_titles);
   g_test_add_func ("/summary-live/leak-tab-titles", test_leak_tab_titles);
+  g_test_add_func ("/summary-live/bounds", test_bounds);
   return g_test_run ();
 }

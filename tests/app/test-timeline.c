@@ -590,6 +590,30 @@ test_widget_modes (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A short timeline narrows its bands before its chart: full rows while
+ * the axis, a chart of MIN rows and the bands fit; then what is left per
+ * band, never under HL_TIMELINE_MIN_BAND_PX. */
+static void
+test_fit_band_height (void)
+{
+  /* 4 rows of 20 px, the axis and 3 chart rows: 160 px is enough */
+  g_assert_cmpfloat (hl_timeline_fit_band_height (160, 20, 4, 3), ==, 20);
+  g_assert_cmpfloat (hl_timeline_fit_band_height (300, 20, 4, 3), ==, 20);
+  /* 120 px: 40 for the bands, 10 each */
+  g_assert_cmpfloat (hl_timeline_fit_band_height (120, 20, 4, 3), ==, 10);
+  g_assert_cmpfloat (hl_timeline_fit_band_height (90, 20, 4, 3), ==, HL_TIMELINE_MIN_BAND_PX);
+  g_assert_cmpfloat (hl_timeline_fit_band_height (90, 20, 0, 3), ==, 20);
+  /* the layout uses it: bands over the chart */
+  {
+    HlTimelineViewport vp = { .width = 400, .height = 120, .row_height = 20, .band_height = 10,
+                              .start_ns = 0, .end_ns = 100 };
+    HlTimelineViewport full = vp;
+    full.band_height = 0;
+    g_assert_cmpfloat (hl_timeline_band_height (&vp), ==, 10);
+    g_assert_cmpfloat (hl_timeline_band_height (&full), ==, 20);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -603,6 +627,7 @@ main (int   argc,
   g_test_add_func ("/timeline/draw-one-axis", test_draw_one_axis);
   g_test_add_func ("/timeline/draw-modes", test_draw_modes);
   g_test_add_func ("/timeline/draw-memory", test_draw_memory);
+  g_test_add_func ("/timeline/fit-band-height", test_fit_band_height);
   if (gtk_init_check ())
     {
       adw_init ();

@@ -6,6 +6,7 @@
 #include "hl-config.h"
 
 #include <locale.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -13,7 +14,10 @@
 #include <glib/gstdio.h>
 
 #include "hl-app-test.h"
+#include "hl-adapter-summary.h"
+#include "hl-recording-builder.h"
 #include "hl-allocations-view.h"
+#include "hl-summary-view.h"
 #include "hl-application.h"
 #include "hl-cost.h"
 #include "hl-units.h"
@@ -184,6 +188,51 @@ test_app (void)
   g_object_unref (app);
 }
 
+/* A recording of three blocks at 10, 20, 30 ns, with INFO (key, value,
+ * …, NULL). */
+static HlRecording *
+recording_with (const char *first,
+                ...)
+{
+  HlRecording *rec = hl_recording_new ();
+  const guint64 f1[] = { 0x1000 };
+  va_list ap;
+
+  hl_recording_append_stack (rec, 1, f1, 1);
+  hl_recording_append_alloc (rec, 0, 10, 1, 9000, 0xa0, 1);
+  hl_recording_append_alloc (rec, 1, 20, 1, 500, 0xb0, 1);
+  va_start (ap, first);
+  for (const char *k = first; k != NULL; k = va_arg (ap, const char *))
+    hl_recording_append_info (rec, k, va_arg (ap, const char *));
+  va_end (ap);
+  hl_recording_commit (rec);
+  return rec;
+}
+
+/* Issue 26 point 7's and 12's words for bounds, in German: a trace cut
+ * by a full disk, a salvage's lost events at most. */
+static void
+test_bounds (void)
+{
+  HlSummaryView *view = g_object_ref_sink (g_object_new (HL_TYPE_SUMMARY_VIEW, NULL));
+  g_autoptr(HlRecording) cut = recording_with ("trace_cut_ns", "20", "trace_cut_reason", "ENOSPC", NULL);
+  g_autoptr(HlRecording) died = recording_with ("ended_by_signal", "9", "salvaged_events", "1200",
+                                                "lost_events", "3", NULL);
+  g_autoptr(HlAnalysis) a_cut = hl_analysis_new (cut, NULL);
+  g_autoptr(HlAnalysis) a_died = hl_analysis_new (died, NULL);
+  g_autofree char *at = hl_format_time (20);
+  g_autofree char *detail = g_strdup_printf ("Trace bei %s durch eine volle Festplatte gekürzt: Zahlen bis %s", at, at);
+  g_autofree char *card = g_strdup_printf ("Bis %s nicht freigegeben", at);
+
+  hl_adapter_fill_summary (view, cut, a_cut, NULL);
+  g_assert_cmpstr (hl_summary_view_get_stat_detail (view, "duration"), ==, detail);
+  g_assert_cmpstr (hl_summary_view_get_stat_caption (view, "leaked"), ==, card);
+  hl_adapter_fill_summary (view, died, a_died, NULL);
+  g_assert_true (g_str_has_suffix (hl_summary_view_get_stat_detail (view, "duration"),
+                                   "; 1,200 Ereignisse gerettet, höchstens 3 verloren"));
+  g_object_unref (view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -205,7 +254,10 @@ main (int   argc,
   g_test_add_func ("/translation/cli", test_cli);
   g_test_add_func ("/translation/model", test_model);
   if (gtk_init_check ())
-    g_test_add_func ("/translation/app", test_app);
+    {
+      g_test_add_func ("/translation/app", test_app);
+      g_test_add_func ("/translation/bounds", test_bounds);
+    }
   else
     g_test_add_func ("/translation/app-no-display", (GTestFunc) g_test_fail);
   return g_test_run ();

@@ -93,12 +93,41 @@ test_append_after_end_filling (void)
   g_assert_cmpuint (n_threads, ==, 3);
 }
 
+/* The frames of a return address, as the recording's stacks expand it: a
+ * placeholder named by the address (not symbolized: no module map here),
+ * the same frame as the stack's; none for an address in no stack. */
+static void
+test_address_frames (void)
+{
+  g_autoptr(HlRecording) rec = hl_recording_new ();
+  const guint64 frames[] = { 0x1234, 0x5678 };
+  guint n = 0;
+
+  hl_recording_append_stack (rec, 1, frames, 2);
+  hl_recording_append_alloc (rec, 0, 10, 1, 100, 0xa0, 1);
+  hl_recording_commit (rec);
+  {
+    g_autoptr(GPtrArray) a = hl_recording_get_address_frames (rec, 0x5678);
+    const HlFrame * const *stack = hl_recording_get_stack_frames (rec, hl_recording_lookup_stack (rec, 1), &n);
+    g_assert_cmpuint (a->len, ==, 1);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_true (g_ptr_array_index (a, 0) == stack[1]);
+    g_assert_false (stack[1]->resolved);
+    g_assert_cmpuint (stack[1]->address, ==, 0x5678);
+  }
+  {
+    g_autoptr(GPtrArray) none = hl_recording_get_address_frames (rec, 0x9999);
+    g_assert_cmpuint (none->len, ==, 0);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/recording-builder/end-filling-keeps-summary", test_end_filling_keeps_summary);
+  g_test_add_func ("/recording-builder/address-frames", test_address_frames);
   g_test_add_func ("/recording-builder/append-after-end-filling", test_append_after_end_filling);
   return g_test_run ();
 }
