@@ -526,7 +526,13 @@ test_short_window (void)
     g_assert_cmpint (min_h, <=, 600);
   }
   g_assert_cmpint (gtk_widget_get_height (stack), >=, 270);
-  g_assert_cmpfloat (hl_timeline_band_height (&vp), <, vp.row_height);
+  /* the bands narrow only when full rows would squeeze the axis and the
+   * chart's three rows (how many bands there are depends on the run:
+   * threads and metadata keys, a debug-info banner above) */
+  if (vp.height < vp.row_height * (hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) + 4))
+    g_assert_cmpfloat (hl_timeline_band_height (&vp), <, vp.row_height);
+  else
+    g_assert_cmpfloat (hl_timeline_band_height (&vp), ==, vp.row_height);
   g_assert_cmpfloat (hl_timeline_band_height (&vp), >=, HL_TIMELINE_MIN_BAND_PX);
   /* the axis and a chart of three rows */
   g_assert_cmpfloat (vp.height - hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) * hl_timeline_band_height (&vp),
