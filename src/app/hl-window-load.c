@@ -154,7 +154,7 @@ on_saved_costs_loaded (HlWindow    *self,
   hl_window_show_events_strip (self, TRUE);
   hl_window_set_recording (self, recording);
   /* the saved costs have no times */
-  gtk_label_set_label (self->timeline_legend, _("The heap over time is drawn once the events are loaded"));
+  hl_window_set_timeline_legend_text (self, _("The heap over time is drawn once the events are loaded"));
 }
 
 /* Cancel returns to the empty window at once: the load's workers stop at

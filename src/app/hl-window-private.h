@@ -44,7 +44,10 @@ struct _HlWindow
   HlFilterBar        *filter_bar;
   HlTimeline         *timeline;
   GtkPaned           *timeline_paned;        /* the timeline over the views */
+  AdwSqueezer        *timeline_legend_squeezer;
   GtkLabel           *timeline_legend;
+  GtkLabel           *timeline_legend_keys;
+  GtkLabel           *timeline_legend_short;
   GtkToggleButton    *by_site_button;
   GtkButton          *live_mark_button;      /* live only: Mark, then Mark 2 */
   HlSummaryView      *summary_view;
@@ -162,6 +165,8 @@ void      hl_window_on_call_tree_mode_changed (HlWindow *self);
 /* hl-window-timeline.c */
 void      hl_window_show_timeline    (HlWindow   *self);
 void      hl_window_update_timeline_legend (HlWindow *self);
+void      hl_window_set_timeline_legend_text (HlWindow   *self,
+                                              const char *text);
 void      hl_window_forget_sites     (HlWindow   *self);
 void      hl_window_init_timeline    (HlWindow   *self);
 void      hl_window_on_by_site_toggled (HlWindow *self);

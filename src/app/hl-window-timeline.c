@@ -45,66 +45,124 @@ sites_legend (HlWindow *self)
   return g_string_free (markup, FALSE);
 }
 
+/* One key of the legend: its colour, its name and the short name a
+ * narrow window shows (NULL: the name). */
+typedef struct
+{
+  double      rgb[3];
+  const char *name;
+  const char *short_name;
+} LegendKey;
+
+static char *
+keys_markup (const LegendKey *keys,
+             guint            n_keys,
+             gboolean         short_names)
+{
+  GString *markup = g_string_new (NULL);
+
+  for (guint k = 0; k < n_keys; k++)
+    {
+      const char *name = short_names && keys[k].short_name != NULL ? keys[k].short_name : keys[k].name;
+      g_autofree char *escaped = g_markup_escape_text (name, -1);
+
+      g_string_append_printf (markup, "%s<span foreground=\"#%02x%02x%02x\">■</span> %s", k > 0 ? "   " : "",
+                              (int) (keys[k].rgb[0] * 255), (int) (keys[k].rgb[1] * 255),
+                              (int) (keys[k].rgb[2] * 255), escaped);
+    }
+  return g_string_free (markup, FALSE);
+}
+
+/* The legend in three widths, of which the squeezer shows the widest that
+ * fits: the keys and the hint, the keys alone, the keys' short names
+ * (cut at the end if even those do not fit). The tooltip always has the
+ * whole. */
+static void
+set_legend (HlWindow   *self,
+            const char *keys,
+            const char *short_keys)
+{
+  const char *hint = _("Drag or click a band to select; Ctrl+scroll to zoom");
+  g_autofree char *full = g_strdup_printf ("%s   %s", keys, hint);
+  g_autofree char *tooltip = g_strdup_printf ("%s\n%s", keys, hint);
+
+  gtk_label_set_markup (self->timeline_legend, full);
+  gtk_label_set_markup (self->timeline_legend_keys, keys);
+  gtk_label_set_markup (self->timeline_legend_short, short_keys);
+  gtk_widget_set_tooltip_markup (GTK_WIDGET (self->timeline_legend_squeezer), tooltip);
+}
+
+/* A sentence in place of the legend (before the events are loaded). */
+void
+hl_window_set_timeline_legend_text (HlWindow   *self,
+                                    const char *text)
+{
+  gtk_label_set_label (self->timeline_legend, text);
+  gtk_label_set_label (self->timeline_legend_keys, text);
+  gtk_label_set_label (self->timeline_legend_short, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->timeline_legend_squeezer), text);
+}
+
 void
 hl_window_update_timeline_legend (HlWindow *self)
 {
-  double heap[3], rss[3], rate[3];
+  LegendKey keys[5];
+  guint n_keys = 0;
   g_autofree char *markup = NULL;
+  g_autofree char *short_markup = NULL;
   HlTimelineMode mode = hl_timeline_get_mode (self->timeline);
   gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  HlTimelineData *data = hl_timeline_get_data (self->timeline);
 
-  if (hl_timeline_get_by_site (self->timeline) && hl_timeline_get_data (self->timeline) != NULL
-      && hl_timeline_data_get_n_sites (hl_timeline_get_data (self->timeline)) > 0)
+  if (hl_timeline_get_by_site (self->timeline) && data != NULL && hl_timeline_data_get_n_sites (data) > 0)
     {
       markup = sites_legend (self);
-      gtk_label_set_markup (self->timeline_legend, markup);
+      set_legend (self, markup, markup);
       return;
     }
 
-  hl_timeline_heap_color (dark, heap);
-  hl_timeline_rss_color (dark, rss);
-  hl_timeline_rate_color (dark, rate);
-#define HEX(c) (int) ((c)[0] * 255), (int) ((c)[1] * 255), (int) ((c)[2] * 255)
   if (mode != HL_TIMELINE_MODE_CONSUMED)
     {
       /* the cumulative charts draw in the heap's colour, temporaries in the
        * first call site's */
       if (mode == HL_TIMELINE_MODE_TEMPORARY)
-        hl_timeline_site_color (dark, 0, heap);
-      markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
-                                HEX (heap),
-                                mode == HL_TIMELINE_MODE_ALLOCATIONS ? _("Allocations since the start")
-                                                                     : _("Temporary allocations since the start"),
-                                HEX (rate), _("Allocation rate"),
-                                _("Drag or click a band to select; Ctrl+scroll to zoom"));
-      gtk_label_set_markup (self->timeline_legend, markup);
-      return;
-    }
-  if (hl_timeline_get_data (self->timeline) != NULL && hl_timeline_data_has_memory (hl_timeline_get_data (self->timeline)))
-    {
-      double free_c[3], mmap_c[3];
-      hl_timeline_malloc_free_color (dark, free_c);
-      hl_timeline_mmap_color (dark, mmap_c);
-      /* Translators: the timeline's legend; "Free in malloc" is the free
-       * space inside malloc's arenas, "mmap" the program's own mappings */
-      markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                                "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
-                                HEX (heap), _("Heap"), HEX (free_c), _("Free in malloc"), HEX (mmap_c), _("mmap"),
-                                HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
-                                _("Drag or click a band to select; Ctrl+scroll to zoom"));
+        hl_timeline_site_color (dark, 0, keys[n_keys].rgb);
+      else
+        hl_timeline_heap_color (dark, keys[n_keys].rgb);
+      keys[n_keys].name = mode == HL_TIMELINE_MODE_ALLOCATIONS ? _("Allocations since the start")
+                                                               : _("Temporary allocations since the start");
+      /* Translators: the timeline's legend in a narrow window */
+      keys[n_keys++].short_name = mode == HL_TIMELINE_MODE_ALLOCATIONS ? _("Allocations") : _("Temporary");
     }
   else
-    markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                              "<span foreground=\"#%02x%02x%02x\">■</span> %s   "
-                              "<span foreground=\"#%02x%02x%02x\">■</span> %s   %s",
-                              HEX (heap), _("Heap"), HEX (rss), _("RSS"), HEX (rate), _("Allocation rate"),
-                              _("Drag or click a band to select; Ctrl+scroll to zoom"));
-#undef HEX
-  gtk_label_set_markup (self->timeline_legend, markup);
+    {
+      hl_timeline_heap_color (dark, keys[n_keys].rgb);
+      keys[n_keys].name = _("Heap");
+      keys[n_keys++].short_name = NULL;
+      if (data != NULL && hl_timeline_data_has_memory (data))
+        {
+          /* Translators: the timeline's legend; "Free in malloc" is the free
+           * space inside malloc's arenas, "mmap" the program's own mappings */
+          hl_timeline_malloc_free_color (dark, keys[n_keys].rgb);
+          keys[n_keys].name = _("Free in malloc");
+          /* Translators: "Free in malloc" in a narrow window */
+          keys[n_keys++].short_name = _("Free");
+          hl_timeline_mmap_color (dark, keys[n_keys].rgb);
+          keys[n_keys].name = _("mmap");
+          keys[n_keys++].short_name = NULL;
+        }
+      hl_timeline_rss_color (dark, keys[n_keys].rgb);
+      keys[n_keys].name = _("RSS");
+      keys[n_keys++].short_name = NULL;
+    }
+  hl_timeline_rate_color (dark, keys[n_keys].rgb);
+  keys[n_keys].name = _("Allocation rate");
+  /* Translators: "Allocation rate" in a narrow window */
+  keys[n_keys++].short_name = _("Rate");
+
+  markup = keys_markup (keys, n_keys, FALSE);
+  short_markup = keys_markup (keys, n_keys, TRUE);
+  set_legend (self, markup, short_markup);
 }
 
 /* The heap by call site of the recording: computed on a worker the first

@@ -526,7 +526,10 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, banner_label);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, filter_bar);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend_squeezer);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend_keys);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend_short);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, by_site_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, live_mark_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);

@@ -486,6 +486,44 @@ timeline_at_height (gpointer user_data)
  * 7 rows, a tree of 5) and the timeline gives up the room: its bands
  * narrow (strips without labels), its axis and a chart of 3 rows stay
  * (issue 27, 800×600). */
+/* The timeline's legend shows every key whole: the squeezer's shown label
+ * (the keys and the hint, the keys, or their short names) is no wider
+ * than the room it has, so nothing is cut to "All…". Returns the label. */
+static GtkWidget *
+find_legend_squeezer (GtkWidget *widget)
+{
+  if (ADW_IS_SQUEEZER (widget) && GTK_IS_LABEL (gtk_widget_get_first_child (widget)))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_legend_squeezer (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+legend_shown_whole (HlWindow *window)
+{
+  /* the header's view switcher has a squeezer of its own: this is the
+   * one of labels */
+  GtkWidget *squeezer = find_legend_squeezer (GTK_WIDGET (window));
+  GtkWidget *shown;
+  int natural = 0;
+
+  g_assert_nonnull (squeezer);
+  shown = adw_squeezer_get_visible_child (ADW_SQUEEZER (squeezer));
+  g_assert_true (GTK_IS_LABEL (shown));
+  gtk_widget_measure (shown, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  g_test_message ("legend: %d px of %d: %s", natural, gtk_widget_get_width (squeezer),
+                  gtk_label_get_text (GTK_LABEL (shown)));
+  g_assert_cmpint (natural, <=, gtk_widget_get_width (squeezer));
+  g_assert_cmpint (natural, >, 0);
+  return gtk_label_get_text (GTK_LABEL (shown));
+}
+
 static void
 test_short_window (void)
 {
@@ -509,6 +547,8 @@ test_short_window (void)
   /* tall: rows of text, the chart above its minimum */
   g_assert_cmpfloat (hl_timeline_band_height (&vp), ==, vp.row_height);
   g_assert_cmpfloat (vp.height, >=, vp.row_height * (hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) + 4));
+  /* wide: the keys with their long names and the hint */
+  g_assert_nonnull (strstr (legend_shown_whole (window), "Allocation rate"));
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-1400");
 
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
@@ -537,6 +577,8 @@ test_short_window (void)
   /* the axis and a chart of three rows */
   g_assert_cmpfloat (vp.height - hl_timeline_data_get_n_rows (hl_timeline_get_data (timeline)) * hl_timeline_band_height (&vp),
                      >=, vp.row_height * 4 - 1);
+  /* narrow: every key still whole (short names if need be) */
+  g_assert_nonnull (strstr (legend_shown_whole (window), "RSS"));
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-800");
   gtk_window_destroy (GTK_WINDOW (window));
   hl_app_test_remove_demo (trace);
