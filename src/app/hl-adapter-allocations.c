@@ -13,11 +13,12 @@
 
 /* ---- Allocations ------------------------------------------------------ */
 
-GListModel *
-hl_adapter_leak_items (HlRecording *recording,
-                       GArray      *top)
+static void
+append_leak_items (GListStore  *store,
+                   HlRecording *recording,
+                   GArray      *top,
+                   int          kind)
 {
-  GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
   guint n = top != NULL ? top->len : 0;
   g_autoptr(GArray) stacks = g_array_sized_new (FALSE, TRUE, sizeof (HlStackId), n);
   g_autoptr(GPtrArray) labels = NULL;
@@ -37,8 +38,45 @@ hl_adapter_leak_items (HlRecording *recording,
                                 sc->costs.leaked_blocks, sc->costs.leaked_bytes, 0, 0,
                                 (const char * const *) lines);
       hl_alloc_item_set_caller (item, sc->frame ? callers->pdata[i] : NULL);
+      if (kind >= 0)
+        hl_alloc_item_set_kind (item, kind, hl_adapter_reachability_kind_title (kind));
       g_list_store_append (store, item);
     }
+}
+
+const char *
+hl_adapter_reachability_kind_title (int kind)
+{
+  switch (kind)
+    {
+    /* Translators: Valgrind memcheck's kinds of a block not freed at exit */
+    case HL_REACHABILITY_DEFINITELY_LOST: return _("Definitely lost");
+    case HL_REACHABILITY_INDIRECTLY_LOST: return _("Indirectly lost");
+    case HL_REACHABILITY_POSSIBLY_LOST:   return _("Possibly lost");
+    case HL_REACHABILITY_STILL_REACHABLE: return _("Still reachable");
+    default:                              return "";
+    }
+}
+
+GListModel *
+hl_adapter_leak_items (HlRecording *recording,
+                       GArray      *top)
+{
+  GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+
+  append_leak_items (store, recording, top, -1);
+  return G_LIST_MODEL (store);
+}
+
+GListModel *
+hl_adapter_leak_items_by_kind (HlRecording *recording,
+                               GArray     **by_kind)
+{
+  GListStore *store = g_list_store_new (HL_TYPE_ALLOC_ITEM);
+
+  /* the surest first */
+  for (int k = HL_REACHABILITY_KINDS - 1; k >= 0; k--)
+    append_leak_items (store, recording, by_kind[k], k);
   return G_LIST_MODEL (store);
 }
 

@@ -16,6 +16,13 @@ GListModel     *hl_adapter_leak_items     (HlRecording   *recording,
                                            GArray        *top);
 GListModel     *hl_adapter_largest_items  (HlRecording   *recording,
                                            GArray        *largest);
+/* The leaks split by the leak scan's kinds: BY_KIND[k] the
+ * hl_analysis_get_top_leaks_of_kind() answer of kind k (NULL: none);
+ * rows of the surest kind first, each item with its kind. */
+GListModel     *hl_adapter_leak_items_by_kind (HlRecording *recording,
+                                               GArray     **by_kind);
+/* "Definitely lost" … "Still reachable" (an HlReachabilityKind). */
+const char     *hl_adapter_reachability_kind_title (int kind);
 
 /* Power-of-two buckets from the smallest to the largest non-empty one;
  * returns how many were written to OUT. */

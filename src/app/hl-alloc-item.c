@@ -13,6 +13,7 @@ struct _HlAllocItem
   char  *caller;  /* the function that called FUNCTION, or NULL */
   char  *lifetime_text;
   char  *verdict;
+  char  *kind_text;
   GStrv  stack;
 
   guint64 count;
@@ -20,6 +21,7 @@ struct _HlAllocItem
   guint64 time_ns;
   guint   tid;
   guint64 lifetime_ns;
+  int     kind;   /* the leak scan's (HlReachabilityKind), or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (HlAllocItem, hl_alloc_item, G_TYPE_OBJECT)
@@ -37,6 +39,7 @@ hl_alloc_item_new (const char         *function,
 
   self->function = g_strdup (function ? function : "??");
   self->module = g_strdup (module ? module : "");
+  self->kind = -1;
   self->count = count;
   self->size_bytes = size_bytes;
   self->time_ns = time_ns;
@@ -85,6 +88,18 @@ hl_alloc_item_set_verdict (HlAllocItem *self,
 }
 const char *hl_alloc_item_get_verdict (HlAllocItem *self) { return self->verdict; }
 
+void
+hl_alloc_item_set_kind (HlAllocItem *self,
+                        int          kind,
+                        const char  *text)
+{
+  self->kind = kind;
+  g_free (self->kind_text);
+  self->kind_text = g_strdup (text);
+}
+int hl_alloc_item_get_kind (HlAllocItem *self) { return self->kind; }
+const char *hl_alloc_item_get_kind_text (HlAllocItem *self) { return self->kind_text; }
+
 static void
 hl_alloc_item_finalize (GObject *object)
 {
@@ -95,6 +110,7 @@ hl_alloc_item_finalize (GObject *object)
   g_free (self->caller);
   g_free (self->lifetime_text);
   g_free (self->verdict);
+  g_free (self->kind_text);
   g_strfreev (self->stack);
   G_OBJECT_CLASS (hl_alloc_item_parent_class)->finalize (object);
 }

@@ -42,5 +42,12 @@ const char         *hl_alloc_item_get_lifetime_text (HlAllocItem *self);
 void                hl_alloc_item_set_verdict    (HlAllocItem *self,
                                                   const char  *verdict);
 const char         *hl_alloc_item_get_verdict    (HlAllocItem *self);
+/* A leak row's kind by the leak scan at exit (an HlReachabilityKind: the
+ * larger, the more surely lost), as shown; -1 (the default): none. */
+void                hl_alloc_item_set_kind       (HlAllocItem *self,
+                                                  int          kind,
+                                                  const char  *text);
+int                 hl_alloc_item_get_kind       (HlAllocItem *self);
+const char         *hl_alloc_item_get_kind_text  (HlAllocItem *self);
 
 G_END_DECLS

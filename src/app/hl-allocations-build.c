@@ -91,7 +91,20 @@ rows_thread (GTask        *task,
   if (g_task_return_error_if_cancelled (task))
     return;
   data = g_new0 (HlAllocationsData, 1);
-  data->leaks = hl_adapter_leak_items (recording, build->leaks);
+  /* the whole run's leaks split by the leak scan's kinds, when it ran */
+  {
+    GArray *by_kind[HL_REACHABILITY_KINDS] = { NULL };
+    gboolean split = TRUE;
+
+    for (guint k = 0; k < HL_REACHABILITY_KINDS && split; k++)
+      split = (by_kind[k] = hl_analysis_get_top_leaks_of_kind (build->analysis, k, MAX_LEAK_ROWS)) != NULL;
+    if (split)
+      data->leaks = hl_adapter_leak_items_by_kind (recording, by_kind);
+    else
+      data->leaks = hl_adapter_leak_items (recording, build->leaks);
+    for (guint k = 0; k < HL_REACHABILITY_KINDS; k++)
+      g_clear_pointer (&by_kind[k], g_array_unref);
+  }
   data->largest = hl_adapter_largest_items (recording, build->largest);
   data->n_buckets = hl_adapter_histogram (build->analysis, data->buckets);
   data->part_labels = hl_adapter_histogram_parts (recording, build->sizes, data->n_buckets, data->buckets);

@@ -35,6 +35,8 @@ struct _HlAllocationsView
   GtkSingleSelection *largest_selection;
   GtkSingleSelection *lifetimes_selection;
   GtkColumnViewColumn *leaks_size_column;
+  GtkColumnViewColumn *leaks_kind_column;
+  gboolean             leaks_by_kind;   /* the rows have the leak scan's kinds */
 };
 
 enum {
@@ -56,6 +58,7 @@ typedef enum
   COL_THREAD,
   COL_LIFETIME,
   COL_VERDICT,
+  COL_KIND,
 } Column;
 
 static void
@@ -119,6 +122,9 @@ bind_label (GtkSignalListItemFactory *factory,
     case COL_VERDICT:
       gtk_label_set_label (label, hl_alloc_item_get_verdict (a) ? hl_alloc_item_get_verdict (a) : "");
       return;
+    case COL_KIND:
+      gtk_label_set_label (label, hl_alloc_item_get_kind_text (a) ? hl_alloc_item_get_kind_text (a) : "");
+      return;
     default:
       g_assert_not_reached ();
     }
@@ -153,6 +159,11 @@ compare_column (gconstpointer a,
     case COL_LIFETIME:
       va = hl_alloc_item_get_lifetime_ns ((HlAllocItem *) a);
       vb = hl_alloc_item_get_lifetime_ns ((HlAllocItem *) b);
+      break;
+    case COL_KIND:
+      /* the surest kind the largest */
+      va = (guint64) (hl_alloc_item_get_kind ((HlAllocItem *) a) + 1);
+      vb = (guint64) (hl_alloc_item_get_kind ((HlAllocItem *) b) + 1);
       break;
     case COL_VERDICT:
       return g_strcmp0 (hl_alloc_item_get_verdict ((HlAllocItem *) a), hl_alloc_item_get_verdict ((HlAllocItem *) b));
@@ -252,6 +263,21 @@ hl_allocations_view_set_leaks (HlAllocationsView *self,
   self->leaks_selection = make_selection (self->leaks_view,
                                           leaks ? g_object_ref (leaks) : G_LIST_MODEL (g_list_store_new (HL_TYPE_ALLOC_ITEM)));
   g_signal_connect_swapped (self->leaks_selection, "notify::selected", G_CALLBACK (on_leak_selected), self);
+  /* the Kind column when the rows have the leak scan's kinds, sorted
+   * surest first (then by bytes) when they first do */
+  {
+    g_autoptr(HlAllocItem) first = leaks != NULL ? g_list_model_get_item (leaks, 0) : NULL;
+    gboolean by_kind = first != NULL && hl_alloc_item_get_kind (first) >= 0;
+
+    gtk_column_view_column_set_visible (self->leaks_kind_column, by_kind);
+    if (by_kind != self->leaks_by_kind && leaks != NULL)
+      {
+        gtk_column_view_sort_by_column (self->leaks_view, self->leaks_size_column, GTK_SORT_DESCENDING);
+        if (by_kind)
+          gtk_column_view_sort_by_column (self->leaks_view, self->leaks_kind_column, GTK_SORT_DESCENDING);
+        self->leaks_by_kind = by_kind;
+      }
+  }
   /* No list yet is not an empty list: "No Leaks" before the model has
    * answered would be a lie, so it waits on a spinner. */
   if (leaks == NULL)
@@ -499,6 +525,11 @@ hl_allocations_view_init (HlAllocationsView *self)
 
   g_object_unref (add_column (self->leaks_view, _("Allocated In"), COL_FUNCTION, TRUE));
   g_object_unref (add_column (self->leaks_view, _("Module"), COL_MODULE, FALSE));
+  /* Translators: column of the Leaks list: Definitely lost, Still reachable… (the leak scan at exit) */
+  column = add_column (self->leaks_view, C_("column", "Kind"), COL_KIND, FALSE);
+  gtk_column_view_column_set_visible (column, FALSE);
+  self->leaks_kind_column = column;  /* the view's columns keep it */
+  g_object_unref (column);
   g_object_unref (add_column (self->leaks_view, _("Blocks"), COL_COUNT, FALSE));
   column = add_column (self->leaks_view, _("Leaked"), COL_SIZE, FALSE);
   gtk_column_view_sort_by_column (self->leaks_view, column, GTK_SORT_DESCENDING);

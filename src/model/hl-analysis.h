@@ -111,6 +111,15 @@ GArray          *hl_analysis_get_top_stacks   (HlAnalysis *self,
  * still reachable ones are each stack's leaked blocks less its lost ones
  * (the selection's leaks: with no filter, those at exit). Empty without a
  * scan. */
+/* The leaks grouped by call site, as hl_analysis_get_top_stacks() with
+ * LEAKED, of one kind of the leak scan at exit: a new array of
+ * HlStackCosts whose costs hold only the leaked blocks and bytes of KIND
+ * (still reachable: each stack's leaks less its lost blocks). NULL when
+ * the recording has no scan or the analysis has a filter: the scan's
+ * kinds are the whole run's blocks at its exit. */
+GArray          *hl_analysis_get_top_leaks_of_kind (HlAnalysis         *self,
+                                                    HlReachabilityKind  kind,
+                                                    guint               n);
 GArray          *hl_analysis_get_reachability_stacks (HlAnalysis         *self,
                                                       HlReachabilityKind  kind,
                                                       guint               n);

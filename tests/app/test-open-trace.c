@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 
 #include "hl-app-test.h"
+#include "hl-alloc-item.h"
+#include "hl-allocations-view.h"
 #include "hl-application.h"
 #include "hl-flame-view.h"
 #include "hl-recording-costs-packet.h"
@@ -353,6 +355,12 @@ test_open_sampled (void)
   g_rmdir (dir);
 }
 
+static gboolean
+leaks_listed (gpointer view)
+{
+  return g_list_model_get_n_items (hl_allocations_view_get_leaks (HL_ALLOCATIONS_VIEW (view))) > 0;
+}
+
 /* A trace with the preload's leak scan at exit (t-reach, tests/capture):
  * the Leaked card splits the leaks as the model's scan does. */
 static void
@@ -394,6 +402,49 @@ test_open_leak_scan (void)
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-summary-1400");
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-summary-800");
+
+  /* the Leaks list: a row per call site and kind, surest first; each
+   * kind's rows add up to the scan's figures (the lost ones Valgrind's,
+   * tests/capture/test-leakscan.sh) */
+  {
+    AdwViewStack *views = ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+    HlAllocationsView *allocations;
+    GListModel *leaks;
+    guint64 bytes[HL_REACHABILITY_KINDS] = { 0 }, kind_blocks[HL_REACHABILITY_KINDS] = { 0 };
+    int last_kind = HL_REACHABILITY_KINDS;
+
+    adw_view_stack_set_visible_child_name (views, "allocations");
+    allocations = HL_ALLOCATIONS_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_ALLOCATIONS_VIEW));
+    hl_app_test_spin_until (leaks_listed, allocations);
+    leaks = hl_allocations_view_get_leaks (allocations);
+    for (guint i = 0; i < g_list_model_get_n_items (leaks); i++)
+      {
+        g_autoptr(HlAllocItem) item = g_list_model_get_item (leaks, i);
+        int kind = hl_alloc_item_get_kind (item);
+
+        g_assert_cmpint (kind, >=, 0);
+        g_assert_cmpint (kind, <, HL_REACHABILITY_KINDS);
+        /* sorted by kind, the surest first */
+        g_assert_cmpint (kind, <=, last_kind);
+        last_kind = kind;
+        bytes[kind] += hl_alloc_item_get_size_bytes (item);
+        kind_blocks[kind] += hl_alloc_item_get_count (item);
+      }
+    for (guint k = 0; k < HL_REACHABILITY_KINDS; k++)
+      {
+        g_assert_cmpuint (bytes[k], ==, r.bytes[k]);
+        g_assert_cmpuint (kind_blocks[k], ==, r.blocks[k]);
+      }
+    {
+      g_autoptr(HlAllocItem) first = g_list_model_get_item (leaks, 0);
+      g_assert_cmpint (hl_alloc_item_get_kind (first), ==, HL_REACHABILITY_DEFINITELY_LOST);
+      g_assert_cmpstr (hl_alloc_item_get_kind_text (first), ==, "Definitely lost");
+    }
+    gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-leaks-1400");
+    gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+    hl_app_test_save_window_pngs (GTK_WINDOW (window), "leakscan-leaks-800");
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_unlink (path);
