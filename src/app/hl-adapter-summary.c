@@ -337,6 +337,20 @@ fill_not_freed (HlSummaryView *view,
        * lost 1.2 KiB · still reachable 4.0 KiB" */
       detail = g_strdup_printf (_("in %s blocks: definitely lost %s · still reachable %s"), blocks, lost, still);
     }
+  /* a running program's last leak scan on demand (Scan for Leaks) */
+  else if (lt != NULL && sum->live->leak_scan.n_scans > 0 && sum->live->leak_scan.status == HL_LIVE_LEAK_SCAN_DONE)
+    {
+      const HlLiveLeakScan *l = &sum->live->leak_scan;
+      g_autofree char *lost = hl_format_size (l->bytes[HL_REACHABILITY_DEFINITELY_LOST]);
+      g_autofree char *still = hl_format_size (l->bytes[HL_REACHABILITY_STILL_REACHABLE]);
+      g_autofree char *at = hl_format_time (l->time_ns);
+
+      g_free (detail);
+      /* Translators: the Leaked card's detail while the program runs, after a leak scan on demand at
+       * a time, e.g. "in 57 blocks; at the scan at 2.5 s: definitely lost 1.2 KiB · still reachable 4.0 KiB" */
+      detail = g_strdup_printf (_("in %s blocks; at the scan at %s: definitely lost %s · still reachable %s"), blocks,
+                                at, lost, still);
+    }
   hl_summary_view_set_stat (view, "leaked", title, leaked, detail);
 }
 

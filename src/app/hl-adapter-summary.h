@@ -15,6 +15,7 @@ typedef struct
   guint64        time_ns;      /* when they were read (hl_live_session_get_totals_time_ns) */
   const HlCosts *stack_costs;  /* per HlStackId (hl_live_session_get_stack_costs), or NULL */
   guint          n_stacks;
+  HlLiveLeakScan leak_scan;    /* the last scan on demand (n_scans 0: none) */
 } HlAdapterLive;
 
 /* Totals, chart and top call sites of the summary page. LIVE: a live

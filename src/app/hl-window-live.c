@@ -9,6 +9,7 @@
 #include "hl-adapter-filter.h"
 #include "hl-adapter-timeline.h"
 #include "hl-units.h"
+#include "hl-window-leak-scan.h"
 #include "hl-window-private.h"
 
 /* Mark again from the start: no first mark, the button says Mark. */
@@ -71,6 +72,7 @@ hl_window_set_live (HlWindow      *self,
   gtk_widget_set_visible (GTK_WIDGET (self->live_slot), TRUE);
   reset_live_mark (self);
   gtk_widget_set_visible (GTK_WIDGET (self->live_mark_button), TRUE);
+  hl_window_live_leak_scan_reset (self, TRUE);
   /* the heap now (live at the cursor, the end of the run so far), unless
    * the user already chose: Leaked would mean "never freed", which a
    * running program cannot say yet */
@@ -135,6 +137,7 @@ hl_window_live_update (HlWindow *self)
       g_autoptr(GMenuModel) menu = hl_adapter_filter_menu (hl_window_recording (self));
       gtk_menu_button_set_menu_model (self->filter_button, menu);
     }
+  hl_window_live_leak_scan_update (self);
   hl_window_start_analysis (self);
   if (self->flame_pending)
     hl_window_refresh_flame_graph (self);
@@ -149,5 +152,6 @@ hl_window_switch_to_file (HlWindow *self,
   /* a saved trace is selected with the timeline: no marks */
   reset_live_mark (self);
   gtk_widget_set_visible (GTK_WIDGET (self->live_mark_button), FALSE);
+  hl_window_live_leak_scan_reset (self, FALSE);
   hl_window_open_file (self, file, hl_window_has_views (self));
 }

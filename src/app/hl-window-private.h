@@ -50,6 +50,7 @@ struct _HlWindow
   GtkLabel           *timeline_legend_short;
   GtkToggleButton    *by_site_button;
   GtkButton          *live_mark_button;      /* live only: Mark, then Mark 2 */
+  GtkButton          *live_scan_button;      /* live only: Scan for Leaks */
   HlSummaryView      *summary_view;
   HlFlameView        *flame_view;
   HlCallTreeView     *call_tree_view;
@@ -72,6 +73,8 @@ struct _HlWindow
   guint64             cursor_ns;             /* the timeline's cursor, HL_TIME_NONE */
   gboolean            live_mark_set;         /* live: the first of two marks is set ... */
   guint64             live_mark_ns;          /* ... at this time of the recording */
+  guint               live_scans_seen;       /* leak scans on demand shown so far */
+  gboolean            live_scan_asked;       /* Scan for Leaks pressed, its scan not in yet */
   /* Views not shown are refreshed when they are shown. */
   gboolean            summary_stale;
   gboolean            allocations_stale;

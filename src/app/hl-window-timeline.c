@@ -221,13 +221,15 @@ hl_window_forget_sites (HlWindow *self)
   self->site_series_running = FALSE;
 }
 
-/* The by-site split is the heap's: in Consumed only, and not live. */
+/* The by-site split is the heap's: in Consumed only, and not live (where
+ * the button is hidden, so that the live buttons and the legend have its
+ * room). */
 static void
 update_by_site_sensitive (HlWindow *self)
 {
+  gtk_widget_set_visible (GTK_WIDGET (self->by_site_button), hl_window_live_session (self) == NULL);
   gtk_widget_set_sensitive (GTK_WIDGET (self->by_site_button),
-                            hl_window_live_session (self) == NULL
-                            && hl_timeline_get_mode (self->timeline) == HL_TIMELINE_MODE_CONSUMED);
+                            hl_timeline_get_mode (self->timeline) == HL_TIMELINE_MODE_CONSUMED);
 }
 
 static void

@@ -161,6 +161,7 @@ refresh_summary (HlWindow *self)
       live.stack_costs = stack_costs;
       hl_live_session_get_totals (hl_window_live_session (self), &live.totals);
       live.time_ns = hl_live_session_get_totals_time_ns (hl_window_live_session (self));
+      hl_live_session_get_leak_scan (hl_window_live_session (self), &live.leak_scan);
       hl_adapter_fill_summary (self->summary_view, hl_window_recording (self), hl_window_analysis (self), &live);
     }
   else

@@ -237,6 +237,14 @@ action_show_toast (GtkWidget  *widget,
 }
 
 static void
+action_live_scan_leaks (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  hl_window_live_scan_leaks (HL_WINDOW (widget));
+}
+
+static void
 action_live_mark (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *param)
@@ -511,6 +519,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.clear-filters", NULL, action_activate);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", action_show_toast);
   gtk_widget_class_install_action (widget_class, "win.live-mark", NULL, action_live_mark);
+  gtk_widget_class_install_action (widget_class, "win.live-scan-leaks", NULL, action_live_scan_leaks);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HlWindow, toast_overlay);
@@ -532,6 +541,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlWindow, timeline_legend_short);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, by_site_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, live_mark_button);
+  gtk_widget_class_bind_template_child (widget_class, HlWindow, live_scan_button);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, flame_view);
   gtk_widget_class_bind_template_child (widget_class, HlWindow, call_tree_view);

@@ -52,6 +52,9 @@ void         hl_window_live_update   (HlWindow      *self);
  * allocated between the marks and kept (issue 30 point 4). The next call
  * starts again. */
 void         hl_window_live_mark     (HlWindow      *self);
+/* Live: asks the program for a leak scan now (its outcome is shown when
+ * a poll reads it: a toast, and the Leaked card). */
+void         hl_window_live_scan_leaks (HlWindow    *self);
 /* Loads FILE into this window in place: the views keep showing the
  * current recording until FILE's replaces it, keeping the visible view,
  * the time range, the filters and the flame graph's zoomed and selected

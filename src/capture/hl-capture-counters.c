@@ -127,6 +127,9 @@ hl_counters_tick (HlThreadBlock *b,
     hl_modules_scan (b, now);
   if (HL_UNLIKELY (hl_g.late) && b != NULL)
     hl_attach_poll (b, now);
+  if (HL_UNLIKELY (hl_g.hdr != NULL
+                   && (__atomic_load_n (&hl_g.hdr->control_atomic, __ATOMIC_RELAXED) & HL_SHM_CONTROL_LEAK_SCAN) != 0))
+    hl_leakscan_poll (b, now);
 }
 
 /* Adds a thread's totals to the exited ones and clears them. */

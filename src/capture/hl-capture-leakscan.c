@@ -72,7 +72,16 @@ enum
   H_CHECKED = 1u << 0,
   H_AT8     = 1u << 1,
   H_AT24    = 1u << 2,
+  H_YOUNG   = 1u << 8, /* a scan on demand: allocated in its last YOUNG_NS,
+                        * taken as a root and counted in no kind */
 };
+
+/* A scan on demand runs while the program does: a block allocated in the
+ * last few ms may have its only pointer in a register of a running call
+ * (another thread's, or ours: the scan runs inside an allocation call).
+ * Those blocks are scanned as roots and left out of the kinds. Two coarse
+ * clock ticks (docs/capture.md, "Leaks on demand"). */
+#define YOUNG_NS (8u * 1000u * 1000u)
 
 typedef struct
 {
@@ -101,6 +110,9 @@ typedef struct
   /* the current clique (phase 2): its leader, or UINT64_MAX in phase 1 */
   uint64_t  leader;
   uintptr_t stack_sp, stack_hi;   /* the exiting thread's [sp, top) */
+  uint64_t  young_from;    /* blocks allocated at or after (ns since start)
+                            * are young (H_YOUNG); UINT64_MAX: none */
+  uint64_t  n_young;
 } Scan;
 
 /* ---- Memory of our own -------------------------------------------------- */
@@ -187,7 +199,9 @@ copy_blocks (Scan *s)
       hl_shm_live_unpack (a, e->id_time, e->size_time, e->stack_tid, &slot);
       if (__atomic_load_n (&e->address_atomic, __ATOMIC_ACQUIRE) != a)
         continue;
-      s->blocks[s->n++] = (Block) { a, slot.size, slot.alloc_id, slot.stack_id, ST_UNREACHED, 0 };
+      bool young = slot.time_ns >= s->young_from;
+      s->blocks[s->n++] = (Block) { a, slot.size, slot.alloc_id, slot.stack_id,
+                                    young ? ST_REACHABLE : ST_UNREACHED, young ? H_YOUNG : 0 };
     }
   Block *tmp = map_array (s->n, sizeof (Block));
   if (tmp == NULL)
@@ -275,7 +289,7 @@ heuristic_start (Scan     *s,
       uint64_t w[3] = { 0, 0, 0 };
       size_t len = b->size >= 24 ? 24 : 8;
       struct iovec local = { w, len }, remote = { (void *) (uintptr_t) b->addr, len };
-      b->heur = H_CHECKED;
+      b->heur = (uint16_t) ((b->heur & H_YOUNG) | H_CHECKED);
       if ((ssize_t) syscall (SYS_process_vm_readv, s->pid, &local, 1ul, &remote, 1ul, 0ul) == (ssize_t) len)
         {
           uint64_t rest = b->size - 8;
@@ -712,31 +726,40 @@ write_info (const char *key,
     (void) hl_trace_write (fd, packet, len);
 }
 
-void
-hl_leakscan_run (void)
+/* One scan, exit's or on demand's: HL_SHM_LEAK_SCAN_DONE with its totals
+ * in *T (its events written to the trace), or why not (*READ_ERRNO:
+ * process_vm_readv's). One at a time: a scan on demand that is running
+ * when the program exits leaves the exit without one. */
+static _Atomic int scanning;
+
+static uint32_t
+scan (bool           on_demand,
+      uint64_t       now,
+      HlReachTotals *t,
+      int           *read_errno)
 {
-  if (!hl_g.cfg.leak_scan || hl_g.trace_fd < 0 || hl_g.live_slots == NULL)
-    return;
+  memset (t, 0, sizeof *t);
+  *read_errno = 0;
+  if (!hl_g.cfg.leak_scan)
+    return HL_SHM_LEAK_SCAN_OFF;
+  if (hl_g.trace_fd < 0 || hl_g.live_slots == NULL)
+    return HL_SHM_LEAK_SCAN_NO_TRACE;
   /* a sampled recording knows only its sampled blocks, an attached one
    * none of those allocated before the attach: every block they point to
    * would look lost */
   if (hl_g.cfg.sample_bytes != 0)
-    {
-      write_info ("leak_scan", "skipped: sampling mode records only sampled blocks");
-      return;
-    }
+    return HL_SHM_LEAK_SCAN_SAMPLED;
   if (hl_g.late)
-    {
-      write_info ("leak_scan", "skipped: attached (blocks allocated before the attach are unknown)");
-      return;
-    }
+    return HL_SHM_LEAK_SCAN_ATTACHED;
+  if (atomic_exchange (&scanning, 1) != 0)
+    return HL_SHM_LEAK_SCAN_NONE;
   uint64_t t_start = hl_sys_fine_ns ();
-  int saved_errno = errno;
   /* not on the stack, which is scanned: it holds the heap's bounds */
   static Scan s;
   memset (&s, 0, sizeof s);
   s.pid = (pid_t) hl_g.pid;
   s.leader = UINT64_MAX;
+  s.young_from = on_demand ? (now > YOUNG_NS ? now - YOUNG_NS : 0) : UINT64_MAX;
   s.buf = map_array (CHUNK + MAPS_BUF, 1);
   bool ok = s.buf != NULL && copy_blocks (&s);
   uint64_t cap_blocks = s.cap_work;
@@ -746,6 +769,13 @@ hl_leakscan_run (void)
       s.work = map_array (s.cap_work, sizeof (uint32_t));
       ok = s.work != NULL;
     }
+  /* the young blocks are roots (their state already reachable) */
+  for (uint64_t i = 0; ok && i < s.n; i++)
+    if ((s.blocks[i].heur & H_YOUNG) != 0)
+      {
+        push (&s, i);
+        s.n_young++;
+      }
   if (ok && s.n > 0)
     {
       s.stack_sp = (uintptr_t) __builtin_frame_address (0);
@@ -754,35 +784,123 @@ hl_leakscan_run (void)
       drain (&s);
       cliques (&s);
     }
-  if (ok && s.unavailable)
+  uint32_t status = HL_SHM_LEAK_SCAN_DONE;
+  if (!ok)
+    status = HL_SHM_LEAK_SCAN_NO_MEMORY;
+  else if (s.unavailable)
     {
-      char msg[96];
-      size_t k = hl_strlcpy (msg, "skipped: process_vm_readv failed, errno ", sizeof msg);
-      hl_fmt_u64 (msg + k, (uint64_t) s.read_errno);
-      write_info ("leak_scan", msg);
-    }
-  else if (ok)
-    {
-      HlReachTotals t;
-      memset (&t, 0, sizeof t);
-      t.flags = HL_REACH_FLAG_FIRST;
-      if (s.incomplete || __atomic_load_n (&hl_g.live->n_dropped_atomic, __ATOMIC_RELAXED) > 0)
-        t.flags |= HL_REACH_FLAG_INCOMPLETE;
-      for (uint64_t i = 0; i < s.n; i++)
-        {
-          HlReachKind k = kind_of (s.blocks[i].state);
-          t.blocks[k]++;
-          t.bytes[k] += s.blocks[i].size;
-        }
-      t.roots_bytes = s.roots_bytes;
-      t.blocks_scanned = s.blocks_scanned;
-      t.scan_ns = hl_sys_fine_ns () - t_start;
-      write_events (&s, &t);
+      status = HL_SHM_LEAK_SCAN_UNREADABLE;
+      *read_errno = s.read_errno;
     }
   else
-    write_info ("leak_scan", "skipped: no memory for the scan");
+    {
+      t->flags = HL_REACH_FLAG_FIRST | (on_demand ? HL_REACH_FLAG_ON_DEMAND : 0u);
+      if (s.incomplete || __atomic_load_n (&hl_g.live->n_dropped_atomic, __ATOMIC_RELAXED) > 0)
+        t->flags |= HL_REACH_FLAG_INCOMPLETE;
+      for (uint64_t i = 0; i < s.n; i++)
+        {
+          if ((s.blocks[i].heur & H_YOUNG) != 0)
+            continue;
+          HlReachKind k = kind_of (s.blocks[i].state);
+          t->blocks[k]++;
+          t->bytes[k] += s.blocks[i].size;
+        }
+      t->roots_bytes = s.roots_bytes;
+      t->blocks_scanned = s.blocks_scanned;
+      t->scan_ns = hl_sys_fine_ns () - t_start;
+      write_events (&s, t);
+    }
   unmap_array (s.work, s.cap_work, sizeof (uint32_t));
   unmap_array (s.blocks, cap_blocks, sizeof (Block));
   unmap_array (s.buf, CHUNK + MAPS_BUF, 1);
+  atomic_store (&scanning, 0);
+  return status;
+}
+
+void
+hl_leakscan_run (void)
+{
+  int saved_errno = errno;
+  HlReachTotals t;
+  int read_errno;
+  uint32_t status = scan (false, 0, &t, &read_errno);
+  char msg[96];
+  switch (status)
+    {
+    case HL_SHM_LEAK_SCAN_SAMPLED:
+      write_info ("leak_scan", "skipped: sampling mode records only sampled blocks");
+      break;
+    case HL_SHM_LEAK_SCAN_ATTACHED:
+      write_info ("leak_scan", "skipped: attached (blocks allocated before the attach are unknown)");
+      break;
+    case HL_SHM_LEAK_SCAN_UNREADABLE:
+      {
+        size_t k = hl_strlcpy (msg, "skipped: process_vm_readv failed, errno ", sizeof msg);
+        hl_fmt_u64 (msg + k, (uint64_t) read_errno);
+        write_info ("leak_scan", msg);
+      }
+      break;
+    case HL_SHM_LEAK_SCAN_NO_MEMORY:
+      write_info ("leak_scan", "skipped: no memory for the scan");
+      break;
+    case HL_SHM_LEAK_SCAN_NONE:
+      write_info ("leak_scan", "skipped: a scan on demand was running at the exit");
+      break;
+    default:
+      break;   /* done, or off / no trace: nothing to say (as before) */
+    }
+  errno = saved_errno;
+}
+
+/* Publishes the scan's outcome in the session header (a sequence made odd
+ * while the fields are written, even after). */
+static void
+publish (uint32_t             status,
+         const HlReachTotals *t,
+         int                  read_errno,
+         uint64_t             now)
+{
+  HlShmLeakScan *l = &hl_g.hdr->leak_scan;
+  uint32_t seq = __atomic_load_n (&l->seq_atomic, __ATOMIC_RELAXED);
+  __atomic_store_n (&l->seq_atomic, seq | 1u, __ATOMIC_RELAXED);
+  atomic_thread_fence (memory_order_release);
+  for (int k = 0; k < HL_REACH_KINDS; k++)
+    {
+      __atomic_store_n (&l->blocks[k], t->blocks[k], __ATOMIC_RELAXED);
+      __atomic_store_n (&l->bytes[k], t->bytes[k], __ATOMIC_RELAXED);
+    }
+  __atomic_store_n (&l->time_ns, now, __ATOMIC_RELAXED);
+  __atomic_store_n (&l->scan_ns, t->scan_ns, __ATOMIC_RELAXED);
+  __atomic_store_n (&l->status, status, __ATOMIC_RELAXED);
+  __atomic_store_n (&l->flags,
+                    status == HL_SHM_LEAK_SCAN_UNREADABLE ? (uint32_t) read_errno
+                                                          : t->flags & (uint32_t) HL_REACH_FLAG_INCOMPLETE,
+                    __ATOMIC_RELAXED);
+  __atomic_store_n (&l->seq_atomic, (seq | 1u) + 1u, __ATOMIC_RELEASE);
+}
+
+void
+hl_leakscan_poll (HlThreadBlock *b,
+                  uint64_t       now)
+{
+  /* where an allocator sample may run (hl_allocator_tick): not inside the
+   * real allocator, an mmap, a signal handler's shadow block or our own
+   * nested call */
+  if (b == NULL || b->is_shadow || b->strip_self != 0 || hl_tls.in_real != 0 || hl_tls.in_mmap != 0
+      || hl_tls.guard != 1 || hl_g.hdr == NULL
+      /* the exit's own scan follows (its last tick comes first) */
+      || atomic_load_explicit (&hl_g.ended, memory_order_relaxed)
+      || (__atomic_fetch_and (&hl_g.hdr->control_atomic, ~(uint32_t) HL_SHM_CONTROL_LEAK_SCAN, __ATOMIC_ACQ_REL)
+          & HL_SHM_CONTROL_LEAK_SCAN) == 0)
+    return;
+  int saved_errno = errno;
+  /* this thread's events first, so that the scan's follow them */
+  hl_callsites_flush (b, now);
+  hl_trace_flush (b, now);
+  HlReachTotals t;
+  int read_errno;
+  uint32_t status = scan (true, now, &t, &read_errno);
+  if (status != HL_SHM_LEAK_SCAN_NONE)
+    publish (status, &t, read_errno, now);
   errno = saved_errno;
 }

@@ -770,6 +770,10 @@ uint64_t hl_live_backed_slots (void);
  * memcheck does and writes REACHABILITY events (or an INFO saying why
  * not). HEAPLENS_LEAK_SCAN=0 turns it off. */
 void hl_leakscan_run (void);
+/* The leak scan on demand (HL_SHM_CONTROL_LEAK_SCAN), at the counters'
+ * tick: takes the request, scans, writes the scan's events (flagged on
+ * demand) and publishes its outcome in the session header. */
+void hl_leakscan_poll (HlThreadBlock *b, uint64_t now);
 
 /* ---- Counters (hl-capture-counters.c) ---------------------------------- */
 

@@ -21,6 +21,7 @@
 
 #include "hl-cli-commands.h"
 #include "hl-cli-top-diff.h"
+#include "hl-cli-top-leaks.h"
 #include "hl-model.h"
 #include "hl-shm-reader.h"
 
@@ -463,6 +464,7 @@ render (Top     *top,
                           alloc_rate (top, &t), t.n_allocs, t.n_frees);
   g_string_append_printf (out, _("live       %" PRIu64 " blocks\n"), t.n_allocs > t.n_frees ? t.n_allocs - t.n_frees : 0);
   g_string_append_printf (out, _("dropped    %" PRIu64 " events, %" PRIu64 " stacks\n"), dropped, t.stacks_dropped);
+  hl_top_leaks_append (top->reader, out);
   guint32 flags = 0;
   hl_shm_reader_end_info (top->reader, NULL, NULL, &flags);
   if (flags & HL_SHM_FLAG_SHM_FULL)
@@ -541,12 +543,14 @@ hl_cli_top (int    argc,
   g_autoptr(GOptionContext) ctx = g_option_context_new (_("PID|SESSION"));
   g_autoptr(GError) error = NULL;
   gint interval_ms = 1000, n_top = 10;
-  gboolean once = FALSE;
+  gboolean once = FALSE, leak_scan = FALSE;
   g_autofree char *diff_after = NULL;
   const GOptionEntry entries[] = {
     { "diff-after", 0, 0, G_OPTION_ARG_STRING, &diff_after,
       N_("wait D (30s, 500ms, 2m), then print what was allocated meanwhile and is still live, by call site"), "D" },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval_ms, N_("refresh period (default 1000)"), "MS" },
+    { "leak-scan", 0, 0, G_OPTION_ARG_NONE, &leak_scan,
+      N_("ask the program for a leak scan now, wait for it (at most 10 s) and print one view with what it found"), NULL },
     { "once", 0, 0, G_OPTION_ARG_NONE, &once, N_("print one view and exit"), NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &n_top, N_("call sites shown (default 10)"), "N" },
     { NULL }
@@ -607,8 +611,15 @@ hl_cli_top (int    argc,
       once = TRUE;
     }
 
-  bool tty = isatty (STDOUT_FILENO);
   int rc = 0;
+  if (leak_scan)
+    {
+      if (hl_top_leaks_request (top.reader, name, top.header.pid, 10 * G_GUINT64_CONSTANT (1000000000)) != 0)
+        rc = 1;
+      once = TRUE;
+    }
+
+  bool tty = isatty (STDOUT_FILENO);
   for (;;)
     {
       GString *out = g_string_new (NULL);
@@ -624,6 +635,12 @@ hl_cli_top (int    argc,
         {
           g_string_free (out, TRUE);
           rc = 1;
+          break;
+        }
+      if (rc != 0)
+        {
+          /* --leak-scan that got no answer: no view */
+          g_string_free (out, TRUE);
           break;
         }
       if (tty && !once)

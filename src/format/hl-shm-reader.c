@@ -370,6 +370,41 @@ hl_shm_reader_end_info (const HlShmReader *r, int32_t *exit_status, uint64_t *en
     *flags = LOAD (&live->flags);
 }
 
+/* ---- Leak scan on demand ---------------------------------------------- */
+
+int
+hl_shm_reader_leak_scan (HlShmReader *r, HlShmLeakScan *out, HlFormatError *err)
+{
+  memset (out, 0, sizeof *out);
+  if (still_mapped (r, err) != 0)
+    return -1;
+  const HlShmLeakScan *l = &((const HlShmHeader *) r->base)->leak_scan;
+  for (int attempt = 0; attempt < 8; attempt++)
+    {
+      uint32_t seq = LOAD_ACQ (&l->seq_atomic);
+      if ((seq & 1) != 0)
+        continue;
+      for (int k = 0; k < 4; k++)
+        {
+          out->blocks[k] = LOAD (&l->blocks[k]);
+          out->bytes[k] = LOAD (&l->bytes[k]);
+        }
+      out->time_ns = LOAD (&l->time_ns);
+      out->scan_ns = LOAD (&l->scan_ns);
+      out->status = LOAD (&l->status);
+      out->flags = LOAD (&l->flags);
+      __atomic_thread_fence (__ATOMIC_ACQUIRE);
+      if (LOAD (&l->seq_atomic) == seq)
+        {
+          out->seq_atomic = seq;
+          return 0;
+        }
+    }
+  memset (out, 0, sizeof *out);
+  hl_format_error_set (err, HL_FORMAT_ERROR_NOT_READY, 0, "a leak scan is being published");
+  return -1;
+}
+
 /* ---- Counters --------------------------------------------------------- */
 
 int

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "hl-live-session.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "hl-live-discovery.h"
@@ -10,7 +11,10 @@
 #include "hl-live-segment.h"
 #include "hl-model-i18n.h"
 #include "hl-recording-builder.h"
+#include "hl-shm-control.h"
 #include "hl-shm-guard.h"
+#include "hl-shm-reader.h"
+#include "hl-trace-format.h"
 
 #define STALE_AFTER_NS      (5 * G_GUINT64_CONSTANT (1000000000)) /* silent this long: is the pid still the target? */
 
@@ -36,6 +40,7 @@ struct _HlLiveSession
 
   HlLiveTotals  totals;
   guint64       totals_time_ns; /* when they were read, on the trace's clock */
+  HlLiveLeakScan leak_scan;     /* the last scan on demand, as of the last poll */
 
   gboolean      state_pending;  /* notify "state" once out of the SIGBUS guard */
   gboolean      broken;         /* a read raised SIGBUS: the segment shrank */
@@ -390,6 +395,31 @@ read_metadata_current (HlLiveSession *self)
 
 /* One poll, inside the SIGBUS guard; signals are emitted by the caller,
  * out of it. TRUE when something changed. */
+/* The header's last leak scan on demand: TRUE when a new one was
+ * published since the last poll. */
+static gboolean
+read_leak_scan (HlLiveSession *self)
+{
+  HlShmLeakScan l;
+  HlLiveLeakScan *out = &self->leak_scan;
+
+  if (hl_shm_reader_leak_scan (hl_live_segment_get_reader (self->segment), &l, NULL) != 0
+      || l.seq_atomic / 2 == out->n_scans)
+    return FALSE;
+  out->n_scans = l.seq_atomic / 2;
+  out->status = l.status <= HL_LIVE_LEAK_SCAN_NO_TRACE ? (HlLiveLeakScanStatus) l.status : HL_LIVE_LEAK_SCAN_NONE;
+  out->complete = l.status == HL_SHM_LEAK_SCAN_DONE && (l.flags & HL_REACH_FLAG_INCOMPLETE) == 0;
+  out->read_errno = l.status == HL_SHM_LEAK_SCAN_UNREADABLE ? (int) MIN (l.flags, (guint32) G_MAXINT) : 0;
+  out->time_ns = l.time_ns;
+  out->scan_ns = l.scan_ns;
+  for (guint k = 0; k < 4; k++)
+    {
+      out->blocks[k] = l.blocks[k];
+      out->bytes[k] = l.bytes[k];
+    }
+  return TRUE;
+}
+
 static gboolean
 poll_segment (HlLiveSession *self)
 {
@@ -406,6 +436,7 @@ poll_segment (HlLiveSession *self)
   changed |= read_metadata_log (self);
   hl_live_feed_read_callsites (self->feed);
   read_metadata_current (self);
+  changed |= read_leak_scan (self);
   changed |= hl_live_feed_end (self->feed, self->state, self->exit_status);
   return changed;
 }
@@ -515,6 +546,39 @@ guint64 hl_live_session_get_start_wall_ns (HlLiveSession *self) { return hl_live
 guint hl_live_session_get_n_polls (HlLiveSession *self) { return self->n_polls; }
 gboolean hl_live_session_is_busy (HlLiveSession *self) { return hl_live_feed_is_busy (self->feed); }
 gboolean hl_live_session_is_symbolizing (HlLiveSession *self) { return hl_live_feed_is_symbolizing (self->feed); }
+
+gboolean
+hl_live_session_request_leak_scan (HlLiveSession *self,
+                                   GError       **error)
+{
+  const char *name;
+
+  g_return_val_if_fail (HL_IS_LIVE_SESSION (self), FALSE);
+  name = hl_live_segment_get_name (self->segment);
+  if (self->state != HL_LIVE_STATE_RUNNING || name == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+                   _("the program is not running any more: its leaks at exit are in the trace"));
+      return FALSE;
+    }
+  if (hl_shm_request_control (name, hl_live_segment_get_header (self->segment)->pid, HL_SHM_CONTROL_LEAK_SCAN) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("cannot ask %s for a leak scan: %s"), name,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+hl_live_session_get_leak_scan (HlLiveSession  *self,
+                               HlLiveLeakScan *out)
+{
+  g_return_if_fail (HL_IS_LIVE_SESSION (self) && out != NULL);
+  *out = self->leak_scan;
+}
 
 gboolean
 hl_live_session_hold (HlLiveSession *self)

@@ -131,6 +131,17 @@ GPtrArray       *hl_live_session_get_history  (HlLiveSession *self);
 HlRecording     *hl_live_session_get_recording (HlLiveSession *self);
 
 HlLiveSnapshot  *hl_live_session_snapshot     (HlLiveSession *self);
+/* Asks the process for a leak scan now (docs/capture.md, "Leaks on
+ * demand"): it runs at the process's next allocation call (the preload
+ * has no thread of its own, so an idle program answers when it next
+ * allocates), and its outcome is read by the polls that follow
+ * (hl_live_session_get_leak_scan's n_scans grows). FALSE with ERROR when
+ * the request could not be made (the session ended, not ours). */
+gboolean         hl_live_session_request_leak_scan (HlLiveSession *self,
+                                                    GError       **error);
+/* The last leak scan on demand, as of the last poll. */
+void             hl_live_session_get_leak_scan (HlLiveSession  *self,
+                                                HlLiveLeakScan *out);
 void             hl_live_snapshot_free        (HlLiveSnapshot *snapshot);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HlLiveSnapshot, hl_live_snapshot_free)
 

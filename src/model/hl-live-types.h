@@ -65,6 +65,34 @@ typedef struct
   guint64 live_dropped;     /* allocations the live table could not hold (in dropped too) */
 } HlLiveTotals;
 
+/* How the last leak scan on demand went (HL_SHM_LEAK_SCAN_*). */
+typedef enum
+{
+  HL_LIVE_LEAK_SCAN_NONE       = 0, /* none yet */
+  HL_LIVE_LEAK_SCAN_DONE       = 1,
+  HL_LIVE_LEAK_SCAN_OFF        = 2, /* HEAPLENS_LEAK_SCAN=0 */
+  HL_LIVE_LEAK_SCAN_SAMPLED    = 3, /* sampling mode */
+  HL_LIVE_LEAK_SCAN_ATTACHED   = 4, /* attached */
+  HL_LIVE_LEAK_SCAN_UNREADABLE = 5, /* process_vm_readv refused */
+  HL_LIVE_LEAK_SCAN_NO_MEMORY  = 6,
+  HL_LIVE_LEAK_SCAN_NO_TRACE   = 7,
+} HlLiveLeakScanStatus;
+
+/* The last leak scan on demand of a live session: blocks and bytes per
+ * kind (by HlReachabilityKind), when it ran (ns since the process
+ * started) and how long it took. */
+typedef struct
+{
+  guint                n_scans;     /* scans published so far (0: none) */
+  HlLiveLeakScanStatus status;
+  gboolean             complete;    /* no live-table drops, every byte read */
+  int                  read_errno;  /* UNREADABLE: process_vm_readv's */
+  guint64              time_ns;
+  guint64              scan_ns;
+  guint64              blocks[4];
+  guint64              bytes[4];
+} HlLiveLeakScan;
+
 /* A frozen copy of a session's state (hl_live_session_snapshot). */
 typedef struct
 {

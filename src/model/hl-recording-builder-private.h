@@ -43,6 +43,7 @@ guint32             hl_recording_builder_stack_index (HlRecording *self,
 /* A REACHABILITY event's payload (checked by the cursor): its first
  * event's totals replace the recording's, its records are added. */
 void                hl_recording_append_reachability (HlRecording  *self,
+                                                      guint64       time_ns,
                                                       const guint8 *data,
                                                       gsize         size);
 

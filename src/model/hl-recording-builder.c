@@ -947,7 +947,7 @@ hl_recording_load_apply_event (HlRecording   *rec,
       hl_recording_append_end (rec, ev->time_ns, ev->u.end.exit_status);
       break;
     case HL_EVENT_REACHABILITY:
-      hl_recording_append_reachability (rec, ev->u.reach.data, ev->u.reach.size);
+      hl_recording_append_reachability (rec, ev->time_ns, ev->u.reach.data, ev->u.reach.size);
       break;
     default:
       break;

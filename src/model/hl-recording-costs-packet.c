@@ -229,7 +229,8 @@ serialize (HlRecording    *self,
   if (self->reach_present)
     {
       p.has_reach = true;
-      p.reach.flags = self->reach.complete ? 0 : HL_REACH_FLAG_INCOMPLETE;
+      p.reach.flags = (self->reach.complete ? 0u : (uint32_t) HL_REACH_FLAG_INCOMPLETE)
+                      | (self->reach.on_demand ? (uint32_t) HL_REACH_FLAG_ON_DEMAND : 0u);
       p.reach.scan_ns = self->reach.scan_ns;
       p.reach.roots_bytes = self->reach.roots_bytes;
       p.reach.blocks_scanned = self->reach.blocks_scanned;
@@ -440,6 +441,7 @@ fill (HlRecording          *self,
   if (p->has_reach)
     {
       self->reach.complete = (p->reach.flags & HL_REACH_FLAG_INCOMPLETE) == 0;
+      self->reach.on_demand = (p->reach.flags & HL_REACH_FLAG_ON_DEMAND) != 0;
       self->reach.scan_ns = p->reach.scan_ns;
       self->reach.roots_bytes = p->reach.roots_bytes;
       self->reach.blocks_scanned = p->reach.blocks_scanned;

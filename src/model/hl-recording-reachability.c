@@ -12,6 +12,7 @@ G_STATIC_ASSERT ((int) HL_REACH_POSSIBLY_LOST == (int) HL_REACHABILITY_POSSIBLY_
 
 void
 hl_recording_append_reachability (HlRecording  *self,
+                                  guint64       time_ns,
                                   const guint8 *data,
                                   gsize         size)
 {
@@ -26,6 +27,8 @@ hl_recording_append_reachability (HlRecording  *self,
       /* a scan's first event: its totals, and no records of an earlier one */
       self->reach_present = TRUE;
       self->reach.complete = (t.flags & HL_REACH_FLAG_INCOMPLETE) == 0;
+      self->reach.on_demand = (t.flags & HL_REACH_FLAG_ON_DEMAND) != 0;
+      self->reach.time_ns = time_ns;
       self->reach.scan_ns = t.scan_ns;
       self->reach.roots_bytes = t.roots_bytes;
       self->reach.blocks_scanned = t.blocks_scanned;

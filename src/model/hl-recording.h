@@ -97,13 +97,19 @@ typedef enum
 
 #define HL_REACHABILITY_KINDS 4
 
-/* The scan's figures: blocks and bytes per kind (by HlReachabilityKind),
+/* The scan's figures (the last scan of the trace: the exit's, or one on
+ * demand when the program did not exit cleanly after it): blocks and
+ * bytes per kind (by HlReachabilityKind),
  * its time, the bytes of roots it read, the blocks whose contents it
  * read; COMPLETE is FALSE when blocks were unknown to it (live-table
  * drops) or memory could not be read. */
 typedef struct
 {
   gboolean complete;
+  gboolean on_demand;  /* a scan asked for while the program ran (the
+                        * last one: the program did not exit cleanly
+                        * after it), not the exit's */
+  guint64  time_ns;    /* when it ran (0: not known, a saved costs packet) */
   guint64  scan_ns;
   guint64  roots_bytes;
   guint64  blocks_scanned;

@@ -194,6 +194,11 @@ hl_report_json_add_reachability (JsonBuilder *b,
   hl_json_add_uint (b, "blocks_scanned", r.blocks_scanned);
   json_builder_set_member_name (b, "complete");
   json_builder_add_boolean_value (b, r.complete);
+  /* the last scan was one on demand (no clean exit after it) */
+  json_builder_set_member_name (b, "on_demand");
+  json_builder_add_boolean_value (b, r.on_demand);
+  if (r.on_demand)
+    hl_json_add_uint (b, "time_ns", r.time_ns);
   /* the stacks are the whole run's at exit: not for a time range, whose
    * "leaked" is what the range had not freed by its end (and whose
    * recording may be a range load without the scan's events) */

@@ -72,7 +72,44 @@ enum
 {
   HL_SHM_CONTROL_DETACH = 1u << 0, /* attached: end the recording, put the
                                     * allocator back, let the process run on */
+  HL_SHM_CONTROL_LEAK_SCAN = 1u << 1, /* run the leak scan now: the preload clears
+                                       * the bit, scans at that tick and publishes
+                                       * HlShmHeader.leak_scan (docs/capture.md,
+                                       * "Leaks on demand") */
 };
+
+/* HlShmLeakScan.status: how the last scan on demand went. */
+typedef enum
+{
+  HL_SHM_LEAK_SCAN_NONE        = 0, /* none yet */
+  HL_SHM_LEAK_SCAN_DONE        = 1, /* the kinds below are the scan's */
+  HL_SHM_LEAK_SCAN_OFF         = 2, /* HEAPLENS_LEAK_SCAN=0 (record --no-leak-scan) */
+  HL_SHM_LEAK_SCAN_SAMPLED     = 3, /* sampling mode: only sampled blocks are known */
+  HL_SHM_LEAK_SCAN_ATTACHED    = 4, /* attached: blocks from before the attach are unknown */
+  HL_SHM_LEAK_SCAN_UNREADABLE  = 5, /* process_vm_readv refused (errno in flags) */
+  HL_SHM_LEAK_SCAN_NO_MEMORY   = 6, /* no memory for the scan's arrays */
+  HL_SHM_LEAK_SCAN_NO_TRACE    = 7, /* no trace or live table to scan from */
+} HlShmLeakScanStatus;
+
+/* The last leak scan on demand (HL_SHM_CONTROL_LEAK_SCAN). seq_atomic
+ * counts the scans published; the writer makes it odd while it writes the
+ * rest and even after (release), so a reader copies the fields between
+ * two equal even reads (acquire). Blocks and bytes by HlReachKind (0
+ * still reachable … 3 definitely lost), time_ns when it ran (monotonic
+ * ns since start), scan_ns how long it took. Zero in older segments. */
+typedef struct
+{
+  uint64_t blocks[4];
+  uint64_t bytes[4];
+  uint64_t time_ns;
+  uint64_t scan_ns;
+  uint32_t status;       /* HlShmLeakScanStatus */
+  uint32_t flags;        /* HL_REACH_FLAG_INCOMPLETE; UNREADABLE: the errno */
+  uint32_t seq_atomic;
+  uint32_t reserved;
+} HlShmLeakScan;
+
+_Static_assert (sizeof (HlShmLeakScan) == 96, "HlShmLeakScan is 96 bytes");
 
 /* The name (/proc/PID/comm) a launcher takes before it looks for its
  * sessions a last time: a process that ends after it unlinks its own. */
@@ -141,9 +178,10 @@ typedef struct
   uint64_t    malloc_sample_ns_atomic;
   uint32_t    launcher_pid;                 /* HEAPLENS_LAUNCHER: the recorder that keeps the family's sessions; 0: none */
   uint32_t    reserved_launcher;
+  HlShmLeakScan leak_scan;                  /* the last leak scan on demand */
   uint8_t     reserved[HL_SHM_HEADER_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * 3 - 4 * 2 - 8
                        - 16 * 5 - HL_SHM_EXE_MAX - HL_SHM_CMDLINE_MAX - HL_SHM_PATH_MAX - 8 - 16 - 16 - 8 - 8
-                       - 8 * 8 - 4 * 2];
+                       - 8 * 8 - 4 * 2 - 96];
 } HlShmHeader;
 
 _Static_assert (sizeof (HlShmHeader) == HL_SHM_HEADER_SIZE, "HlShmHeader is one page");

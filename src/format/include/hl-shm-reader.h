@@ -99,6 +99,12 @@ typedef struct
 
 int   hl_shm_reader_totals      (HlShmReader *r, HlShmTotals *out, HlFormatError *err);
 
+/* The last leak scan on demand (HlShmHeader.leak_scan), copied whole
+ * between two equal even reads of its sequence. OUT->seq_atomic is twice
+ * the number of scans published (0: none yet). -1 (NOT_READY) when a
+ * scan was being published at each of a few tries: ask again later. */
+int   hl_shm_reader_leak_scan   (HlShmReader *r, HlShmLeakScan *out, HlFormatError *err);
+
 /* One running thread's counters (its slot of HlShmCounters.threads; a
  * thread's slot is cleared when it exits, its totals folded into the
  * exited ones). */

@@ -238,6 +238,8 @@ enum
 {
   HL_REACH_FLAG_FIRST      = 1u << 0, /* the scan's first event: its totals start a new scan */
   HL_REACH_FLAG_INCOMPLETE = 1u << 1, /* blocks unknown (live-table drops) or memory not read */
+  HL_REACH_FLAG_ON_DEMAND  = 1u << 2, /* a scan asked for while the program ran
+                                       * (HL_SHM_CONTROL_LEAK_SCAN), not the exit's */
 };
 
 /* The fields every REACHABILITY event repeats (a reader keeps the first

@@ -11,6 +11,8 @@
  * With "print" it prints; with "_exit" too, then ends by _exit (the
  * preload's _exit hook runs the scan). The exit status is 3 either way
  * (the scan must keep it). */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,26 @@ scrub (void)
   __asm__ volatile ("" : : "r" (area) : "memory");
 }
 
+/* "wait READY GO": says it is ready (creates READY), then allocates and
+ * frees a small block every millisecond (so that a leak scan asked for on
+ * demand runs) until GO exists, at most 60 s, then exits as "print" does
+ * (tests/capture/test-leakscan-demand.sh). */
+static __attribute__ ((noinline)) void
+wait_for (const char *ready_path,
+          const char *go_path)
+{
+  int fd = open (ready_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    close (fd);
+  for (int i = 0; i < 60000 && access (go_path, F_OK) != 0; i++)
+    {
+      void *volatile p = malloc (16);
+      free (p);
+      usleep (1000);
+    }
+  scrub ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -104,9 +126,12 @@ main (int    argc,
   drop_plain ();
   if (pthread_create (&t, NULL, thread_main, NULL) != 0 || read (ready[0], &c, 1) != 1)
     return 1;
-  if (argc > 1 && (strcmp (argv[1], "print") == 0 || strcmp (argv[1], "_exit") == 0))
+  if (argc > 1 && (strcmp (argv[1], "print") == 0 || strcmp (argv[1], "_exit") == 0
+                   || strcmp (argv[1], "wait") == 0))
     printf ("t-reach printed this line\n");
   scrub ();
+  if (argc > 3 && strcmp (argv[1], "wait") == 0)
+    wait_for (argv[2], argv[3]);
   if (argc > 1 && strcmp (argv[1], "_exit") == 0)
     {
       fflush (stdout);
