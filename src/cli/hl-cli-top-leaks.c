@@ -11,7 +11,7 @@
 
 #include "hl-cli-model-util.h"
 #include "hl-shm-control.h"
-#include "hl-shm-guard.h"
+#include "hl-model.h"
 #include "hl-trace-format.h"
 
 /* What the scan found, or why it did not run. */
