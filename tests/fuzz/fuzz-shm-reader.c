@@ -63,6 +63,9 @@ read_all (const uint8_t *seg, size_t size)
   uint64_t *u = (uint64_t *) &sink;
   HlShmTotals t;
   hl_shm_reader_totals (r, &t, &err);
+  HlShmLeakScan scan;
+  if (hl_shm_reader_leak_scan (r, &scan, &err) == 0)
+    sink += scan.blocks[3] + scan.bytes[0] + scan.status;
   HlShmSample samples[32];
   hl_shm_reader_samples (r, 0, samples, 32);
   hl_shm_reader_samples (r, UINT64_MAX - 3, samples, 32);
