@@ -68,6 +68,12 @@ hl_top_leaks_append (HlShmReader *r,
   g_autofree char *line = describe (&l);
   if (line != NULL)
     g_string_append_printf (out, "%s\n", line);
+  /* its call sites are in the trace already, which report reads while the
+   * program runs */
+  const char *trace = hl_shm_reader_trace_path (r);
+  if (l.status == HL_SHM_LEAK_SCAN_DONE && trace != NULL && trace[0] != '\0')
+    /* Translators: under top's leak scan line */
+    g_string_append_printf (out, _("           its call sites: heaplens-cli report %s\n"), trace);
 }
 
 typedef struct
