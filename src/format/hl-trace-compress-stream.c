@@ -590,7 +590,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
     }
   if (s->started && (st.st_dev != s->dev || st.st_ino != s->ino))
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s was replaced while it was compressed", s->in_path);
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s was replaced while it was %s", s->in_path,
+                           s->follow_only ? "followed" : "compressed");
       return -1;
     }
   s->dev = st.st_dev;
@@ -608,7 +609,8 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
     goto out;
   if (r->size < s->frame_end)
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, r->size, "%s shrank while it was compressed", s->in_path);
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, r->size, "%s shrank while it was %s", s->in_path,
+                           s->follow_only ? "followed" : "compressed");
       goto out;
     }
   /* Frames are cut at packet starts found by the header walk; every byte
