@@ -58,11 +58,11 @@ hl_cli_prune_salvage (GPtrArray *list,
           i++;
           continue;
         }
-      /* removed now, its segment would be gone from under the salvager
-       * (a reader of the trace, another prune) */
       fprintf (out, _("%s: pid %u died without ending its trace, which another process is salvaging now: "
                       "kept until the next prune\n"),
                s->name, (unsigned) s->pid);
+      /* removed now, its segment would be gone from under the salvager
+       * (a reader of the trace, another prune) */
       g_ptr_array_remove_index (list, i);
     }
 }
