@@ -244,17 +244,13 @@ test_demangle (void)
     }
 }
 
-/* Through a recording: module map → symbolize → frames and trees. */
+/* This executable's mappings, as a recording's module map. */
 static void
-test_recording_symbolize (void)
+append_self_modules (HlRecording *rec)
 {
-  g_autoptr (HlRecording) rec = hl_recording_new ();
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *maps = NULL;
   g_auto (GStrv) lines = NULL;
-  guint64 stack[2];
-  const HlFrame * const *frames;
-  guint n;
 
   g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
   lines = g_strsplit (maps, "\n", -1);
@@ -266,6 +262,18 @@ test_recording_symbolize (void)
           strcmp (path, exe) == 0)
         hl_recording_append_module (rec, exe, start, end - start, offset, NULL, 0);
     }
+}
+
+/* Through a recording: module map → symbolize → frames and trees. */
+static void
+test_recording_symbolize (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  guint64 stack[2];
+  const HlFrame * const *frames;
+  guint n;
+
+  append_self_modules (rec);
   outer_function ();
   stack[0] = captured;
   cxx_template (2);
@@ -308,25 +316,6 @@ test_recording_symbolize (void)
  * /proc/PID/maps after them), and a symbolization may run in between. Once
  * the map covers their addresses they are named, not left as module-less
  * "0x…" frames for ever. */
-static void
-append_self_modules (HlRecording *rec)
-{
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *maps = NULL;
-  g_auto (GStrv) lines = NULL;
-
-  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
-  lines = g_strsplit (maps, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      unsigned long long start, end, offset;
-      char path[4096] = "";
-      if (sscanf (lines[i], "%llx-%llx %*s %llx %*s %*s %4095s", &start, &end, &offset, path) == 4 &&
-          strcmp (path, exe) == 0)
-        hl_recording_append_module (rec, exe, start, end - start, offset, NULL, 0);
-    }
-}
-
 static void
 run_job (HlRecording *rec)
 {
