@@ -3,6 +3,10 @@
 
 #include "hl-document.h"
 
+#include <glib/gi18n.h>
+
+#include "hl-units.h"
+
 struct _HlDocument
 {
   GObject       parent_instance;
@@ -30,6 +34,7 @@ enum {
   SAVED_COSTS_LOADED,
   LOADED,
   FAILED,
+  SALVAGED,
   N_SIGNALS
 };
 
@@ -165,6 +170,106 @@ renew_cancellable (HlDocument *self)
   self->cancellable = g_cancellable_new ();
 }
 
+/* The loads of FILE, once what a killed program left of it is in it. */
+static void
+start_loads (HlDocument *self,
+             GFile      *file,
+             gboolean    saved_costs_first)
+{
+  /* A large trace: the costs saved in it are shown while its events load
+   * (a small one loads before they would be). */
+  if (saved_costs_first && hl_document_shows_saved_costs_first (file))
+    hl_recording_load_async (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY, self->cancellable,
+                             NULL, NULL, NULL, on_costs_loaded, g_object_ref (self));
+  /* The model loads on worker threads; progress comes back on this
+   * thread's main context. Both callbacks hold the document. */
+  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
+                           on_load_progress, g_object_ref (self), g_object_unref,
+                           on_loaded, g_object_ref (self));
+}
+
+typedef struct
+{
+  char     *path;
+  gboolean  saved_costs_first;
+} SalvageJob;
+
+static void
+salvage_job_free (gpointer data)
+{
+  SalvageJob *job = data;
+  g_free (job->path);
+  g_free (job);
+}
+
+/* On a worker: the session a program run with a bare LD_PRELOAD and
+ * killed left with this trace, salvaged into it (the model's
+ * hl_session_salvage_for_trace, as every heaplens-cli reader does). */
+static void
+salvage_thread (GTask        *task,
+                gpointer      source,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  SalvageJob *job = task_data;
+  g_task_return_pointer (task, hl_session_salvage_for_trace (job->path), (GDestroyNotify) g_ptr_array_unref);
+}
+
+/* What was done with the session F, in a sentence for the window. */
+static char *
+salvage_sentence (const HlSessionSalvageFound *f)
+{
+  if (f->error != NULL)
+    /* Translators: a toast; %u is a process id, then the reason */
+    return g_strdup_printf (_("What pid %u left in its session could not be salvaged into this trace: %s"),
+                            (unsigned) f->pid, f->error->message);
+  if (f->outcome == HL_SESSION_SALVAGE_BUSY)
+    /* Translators: a toast; %u is a process id */
+    return g_strdup_printf (_("Another process is salvaging what pid %u left in its session: "
+                              "the trace is shown without it"),
+                            (unsigned) f->pid);
+  g_autofree char *events = hl_format_count (f->salvage.events);
+  if (!f->salvage.lost_known)
+    /* Translators: a toast; the events a killed program left in its session, its process id */
+    return g_strdup_printf (_("Salvaged %s events of pid %u, which died without ending its trace (lost unknown)"),
+                            events, (unsigned) f->pid);
+  g_autofree char *lost = hl_format_count (f->salvage.lost);
+  /* Translators: a toast; the events a killed program left in its
+   * session, its process id, and an upper bound of those lost */
+  return g_strdup_printf (_("Salvaged %s events of pid %u, which died without ending its trace (at most %s lost)"),
+                          events, (unsigned) f->pid, lost);
+}
+
+static void
+on_salvaged (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  HlDocument *self = HL_DOCUMENT (source);
+  GTask *task = G_TASK (result);
+  SalvageJob *job = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) done = g_task_propagate_pointer (task, &error);
+
+  /* another file opened since, or Cancel */
+  if (g_task_get_cancellable (task) != self->cancellable)
+    return;
+  if (done == NULL)
+    {
+      /* stopped before the loads began: as a load stopped */
+      self->full_load_landed = TRUE;
+      set_file (self, NULL);
+      g_signal_emit (self, signals[FAILED], 0, error);
+      return;
+    }
+  for (guint i = 0; i < done->len; i++)
+    {
+      g_autofree char *sentence = salvage_sentence (g_ptr_array_index (done, i));
+      g_signal_emit (self, signals[SALVAGED], 0, sentence);
+    }
+  start_loads (self, self->file, job->saved_costs_first);
+}
+
 void
 hl_document_open (HlDocument *self,
                   GFile      *file,
@@ -177,16 +282,22 @@ hl_document_open (HlDocument *self,
   renew_cancellable (self);
   set_partial (self, FALSE);
   self->full_load_landed = FALSE;
-  /* A large trace: the costs saved in it are shown while its events load
-   * (a small one loads before they would be). */
-  if (saved_costs_first && hl_document_shows_saved_costs_first (file))
-    hl_recording_load_async (file, HL_LOAD_FLAGS_AGGREGATE | HL_LOAD_FLAGS_SAVED_COSTS_ONLY, self->cancellable,
-                             NULL, NULL, NULL, on_costs_loaded, g_object_ref (self));
-  /* The model loads on worker threads; progress comes back on this
-   * thread's main context. Both callbacks hold the document. */
-  hl_recording_load_async (file, HL_LOAD_FLAGS_NONE, self->cancellable,
-                           on_load_progress, g_object_ref (self), g_object_unref,
-                           on_loaded, g_object_ref (self));
+  g_autofree char *path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      start_loads (self, file, saved_costs_first);
+      return;
+    }
+  /* A plain trace whose program was killed (no launcher to salvage its
+   * session): what its threads were still building goes into it first,
+   * off this thread (it reads the trace). */
+  SalvageJob *job = g_new0 (SalvageJob, 1);
+  job->path = g_steal_pointer (&path);
+  job->saved_costs_first = saved_costs_first;
+  g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_salvaged, NULL);
+  g_task_set_source_tag (task, hl_document_open);
+  g_task_set_task_data (task, job, salvage_job_free);
+  g_task_run_in_thread (task, salvage_thread);
 }
 
 void
@@ -281,6 +392,10 @@ hl_document_class_init (HlDocumentClass *klass)
   /* the load's error (G_IO_ERROR_CANCELLED: stopped; the file is forgotten) */
   signals[FAILED] = g_signal_new ("failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* before the loads: what a killed program left in its session was
+   * salvaged into the trace (or could not be), in a sentence */
+  signals[SALVAGED] = g_signal_new ("salvaged", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -1,7 +1,9 @@
 /* hl-document.h — the trace a window shows, as it loads: its file, the
  * costs saved in a large trace shown first while its events load, the
- * full load, its progress and its cancel. Emits what the window shows:
- * "progress", "saved-costs-loaded", "loaded" and "failed". */
+ * full load, its progress and its cancel; before it, what a program
+ * killed with no launcher left of the trace in its session is salvaged
+ * into it. Emits what the window shows: "salvaged", "progress",
+ * "saved-costs-loaded", "loaded" and "failed". */
 #pragma once
 
 #include <gio/gio.h>

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "hl-summary-threads.h"
 #include "hl-summary-view.h"
 
 struct _HlSummaryView
@@ -15,6 +16,9 @@ struct _HlSummaryView
   GtkFlowBox *top_box;
   GtkLabel   *saved_in_label;
   GtkLabel   *memory_label;
+  GtkWidget  *threads_box;
+  GtkWidget  *threads_heading;
+  GtkWidget  *threads_table;  /* in threads_box */
 
   /* Owned */
   GHashTable *stats;  /* id → value GtkLabel (borrowed) */
@@ -23,6 +27,7 @@ struct _HlSummaryView
 
 enum {
   CALL_SITE_ACTIVATED,
+  THREAD_ACTIVATED,
   N_SIGNALS
 };
 
@@ -361,6 +366,39 @@ hl_summary_view_activate_top (HlSummaryView *self,
   g_signal_emit_by_name (list, "row-activated", r);
 }
 
+static void
+on_thread_row_activated (GtkListBox    *list,
+                         GtkListBoxRow *row,
+                         HlSummaryView *self)
+{
+  /* the titles and the last "more" row are not threads */
+  if (g_object_get_data (G_OBJECT (row), "hl-thread") != NULL)
+    g_signal_emit (self, signals[THREAD_ACTIVATED], 0,
+                   GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (row), "hl-tid")));
+}
+
+void
+hl_summary_view_set_threads (HlSummaryView            *self,
+                             const char               *not_freed_title,
+                             guint                     n,
+                             const HlSummaryThreadRow *rows,
+                             const char               *more)
+{
+  g_return_if_fail (HL_IS_SUMMARY_VIEW (self));
+
+  gtk_widget_set_visible (self->threads_box, n > 0);
+  hl_summary_threads_set (self->threads_table, not_freed_title, n, rows, more);
+}
+
+GtkWidget *
+hl_summary_view_get_threads (HlSummaryView *self)
+{
+  g_return_val_if_fail (HL_IS_SUMMARY_VIEW (self), NULL);
+  if (!gtk_widget_get_visible (self->threads_box))
+    return NULL;
+  return self->threads_table;
+}
+
 void
 hl_summary_view_clear (HlSummaryView *self)
 {
@@ -373,6 +411,7 @@ hl_summary_view_clear (HlSummaryView *self)
     gtk_flow_box_remove (self->top_box, child);
   g_hash_table_remove_all (self->stats);
   g_hash_table_remove_all (self->tops);
+  hl_summary_view_set_threads (self, NULL, 0, NULL, NULL);
 }
 
 static void
@@ -401,12 +440,18 @@ hl_summary_view_class_init (HlSummaryViewClass *klass)
   signals[CALL_SITE_ACTIVATED] =
     g_signal_new ("call-site-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
+  /* A thread's row was clicked: (thread id). */
+  signals[THREAD_ACTIVATED] =
+    g_signal_new ("thread-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/heaplens/Heaplens/ui/hl-summary-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, stats_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, top_box);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, saved_in_label);
   gtk_widget_class_bind_template_child (widget_class, HlSummaryView, memory_label);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, threads_box);
+  gtk_widget_class_bind_template_child (widget_class, HlSummaryView, threads_heading);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -416,4 +461,9 @@ hl_summary_view_init (HlSummaryView *self)
   self->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->tops = g_hash_table_new (NULL, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->threads_table = hl_summary_threads_new ();
+  g_signal_connect (self->threads_table, "row-activated", G_CALLBACK (on_thread_row_activated), self);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->threads_table),
+                                  GTK_ACCESSIBLE_RELATION_LABELLED_BY, self->threads_heading, NULL, -1);
+  gtk_box_append (GTK_BOX (self->threads_box), self->threads_table);
 }

@@ -1,9 +1,11 @@
 /* hl-summary-view.h — the first page: totals and the top call sites per
- * cost, each a link into the flame graph (the heap over time is the
- * window's timeline, above every view). */
+ * cost, each a link into the flame graph, and the threads (the heap over
+ * time is the window's timeline, above every view). */
 #pragma once
 
 #include <gtk/gtk.h>
+
+#include "hl-summary-threads.h"
 
 G_BEGIN_DECLS
 
@@ -58,6 +60,17 @@ const char *hl_summary_view_get_top_row    (HlSummaryView *self,
                                             guint          cost,
                                             guint          row,
                                             const char   **value);
+/* The table of threads: N ROWS, then MORE (NULL: none) saying what is
+ * not shown; hidden when N is 0. A click on a row emits
+ * "thread-activated" with its thread id. */
+void        hl_summary_view_set_threads    (HlSummaryView            *self,
+                                            const char               *not_freed_title,
+                                            guint                     n,
+                                            const HlSummaryThreadRow *rows,
+                                            const char               *more);
+/* The table (hl-summary-threads.h reads it), or NULL while it is hidden
+ * (for tests). */
+GtkWidget  *hl_summary_view_get_threads    (HlSummaryView *self);
 /* Activates row ROW of top list COST as a click would (for tests). */
 void        hl_summary_view_activate_top   (HlSummaryView *self,
                                             guint          cost,

@@ -178,6 +178,16 @@ hl_window_on_cancel_clicked (HlWindow *self)
   hl_window_show_page (self, "start");
 }
 
+/* What a killed program left in its session was salvaged into the trace
+ * being opened: said in a toast; the summary's Duration card shows the
+ * counts (from the trace). */
+static void
+on_salvaged (HlWindow   *self,
+             const char *sentence)
+{
+  hl_window_show_toast (self, sentence);
+}
+
 void
 hl_window_init_load (HlWindow *self)
 {
@@ -187,4 +197,5 @@ hl_window_init_load (HlWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "loaded", G_CALLBACK (on_loaded), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "failed", G_CALLBACK (on_failed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "salvaged", G_CALLBACK (on_salvaged), self, G_CONNECT_SWAPPED);
 }

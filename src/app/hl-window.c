@@ -202,6 +202,15 @@ on_call_site_activated (HlWindow   *self,
   adw_view_stack_set_visible_child_name (self->view_stack, "flamegraph");
 }
 
+/* A thread of the summary's table: the window shows only its allocations,
+ * as its entry in the filter menu does. */
+static void
+on_thread_activated (HlWindow *self,
+                     guint     tid)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.filter-thread", "u", tid);
+}
+
 static void
 action_show_view (GtkWidget  *widget,
                   const char *action_name,
@@ -566,6 +575,7 @@ hl_window_class_init (HlWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_timeline_selection_changed);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_by_site_toggled", G_CALLBACK (hl_window_on_by_site_toggled));
   gtk_widget_class_bind_template_callback (widget_class, on_call_site_activated);
+  gtk_widget_class_bind_template_callback (widget_class, on_thread_activated);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_flame_cost_changed", G_CALLBACK (hl_window_on_flame_cost_changed));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_flame_lifetime_changed",
                                                 G_CALLBACK (hl_window_on_flame_lifetime_changed));

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
 #ifdef HL_HAVE_ZSTD
 #include "hl-trace-zstd.h"
 #include "hl-trace-compress.h"
@@ -101,6 +102,9 @@ hl_cli_compress (int    argc,
 #ifdef HL_HAVE_ZSTD
   HlFormatError err;
   struct stat before, after;
+  /* what a killed program left in its session, before it is compressed
+   * out of reach (nothing is appended to a compressed trace) */
+  hl_cli_salvage_before_read ("compress", in);
   if (stat (in, &before) != 0)
     before.st_size = 0;
   if (hl_trace_compress_file (in, out != NULL ? out : in, hl_trace_codec_zstd (level), frame_raw, &err) != 0)

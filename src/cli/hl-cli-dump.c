@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
 #include "hl-trace-dump.h"
 #include "hl-trace-index.h"
 #ifdef HL_HAVE_ZSTD
@@ -79,6 +80,7 @@ hl_cli_dump (int    argc,
   unsigned flags = (offsets ? HL_DUMP_OFFSETS : 0u) | (headers ? HL_DUMP_HEADERS_ONLY : 0u);
   HlTraceReader *r;
   HlFormatError err;
+  hl_cli_salvage_before_read ("dump", path);
   if (hl_trace_reader_open_file_codec (path, DUMP_CODEC, &r, &err) != 0)
     {
       fprintf (stderr, _("heaplens-cli dump: %s: %s\n"), path, err.message);

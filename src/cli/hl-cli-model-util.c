@@ -5,13 +5,47 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "hl-cli-prune-salvage.h"
+
+void
+hl_cli_salvage_before_read (const char *cmd,
+                            const char *path)
+{
+  /* the paths looked at (diff reads two; a loader that falls back on
+   * another loads again) */
+  static GMutex lock;
+  static GHashTable *seen;
+  g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+  g_autofree char *local = g_file_get_path (file);
+
+  (void) cmd;
+  if (local == NULL)
+    return;
+  g_mutex_lock (&lock);
+  if (seen == NULL)
+    seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean first = g_hash_table_add (seen, g_strdup (local));
+  g_mutex_unlock (&lock);
+  if (!first)
+    return;
+  g_autoptr (GPtrArray) done = hl_session_salvage_for_trace (local);
+  for (guint i = 0; i < done->len; i++)
+    {
+      const HlSessionSalvageFound *f = g_ptr_array_index (done, i);
+      hl_cli_prune_salvage_print (stderr, f->name, f->pid, f->trace, f->outcome, &f->salvage, f->error);
+    }
+}
+
 HlRecording *
 hl_cli_load_recording (const char *cmd,
                        const char *path)
 {
   g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
   g_autoptr (GError) error = NULL;
-  HlRecording *rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
+  HlRecording *rec;
+
+  hl_cli_salvage_before_read (cmd, path);
+  rec = hl_recording_load (file, HL_LOAD_FLAGS_NONE, NULL, NULL, NULL, &error);
 
   if (rec == NULL)
     {
@@ -30,6 +64,7 @@ hl_cli_load_recording_for (const char     *cmd,
    * thread) only: a costs-only load reads the trace in one pass with
    * memory for what is live, or the costs saved in it
    * (HEAPLENS_REPORT_FULL=1 loads every allocation, for checks). */
+  hl_cli_salvage_before_read (cmd, path);
   if (!hl_filter_selects_by_time (filter) && g_getenv ("HEAPLENS_REPORT_FULL") == NULL)
     {
       g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
@@ -293,6 +328,7 @@ load_filtered (const char         *cmd,
   *status = 2;
   if (f == NULL)
     return NULL;
+  hl_cli_salvage_before_read (cmd, path);
   /* (a range between marks selects by time: every allocation is loaded;
    * so FULL, for what needs them all: the heap over time) */
   rec = by_mark ? hl_cli_load_recording (cmd, path) : hl_cli_load_recording_for (cmd, path, f);
@@ -353,6 +389,7 @@ hl_cli_load_range (const char         *cmd,
   *status = 2;
   if (f == NULL)
     return NULL;
+  hl_cli_salvage_before_read (cmd, path);
   /* a block's lifetime ends with its free, after the range's packets */
   if (opts->lived_at_least != NULL)
     {
@@ -435,6 +472,7 @@ hl_cli_load_selection (const char         *cmd,
   *status = 2;
   if ((f = hl_cli_filter_build (cmd, opts)) == NULL)
     return NULL;
+  hl_cli_salvage_before_read (cmd, path);
   file = g_file_new_for_commandline_arg (path);
   hl_filter_get_time_range (f, &t0, &t1);
   rec = hl_recording_load_range (file, t0, t1, HL_LOAD_FLAGS_NONE, NULL, &error);

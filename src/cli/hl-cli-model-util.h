@@ -7,6 +7,14 @@
 
 #include "hl-model.h"
 
+/* Before PATH is read (every loader below does it, once a path): the
+ * session a program that died without ending its trace left with PATH
+ * as its trace (a bare LD_PRELOAD killed by SIGKILL) is salvaged into it
+ * (hl_session_salvage_for_trace), and a line on stderr says so, as
+ * `sessions --prune` does; the segment stays for the prune. For the
+ * commands that read a trace without these loaders (dump, compress). */
+void         hl_cli_salvage_before_read (const char *cmd,
+                                         const char *path);
 /* Loads PATH; on failure prints "heaplens-cli CMD: message" and returns NULL. */
 HlRecording *hl_cli_load_recording  (const char    *cmd,
                                      const char    *path);

@@ -7,45 +7,62 @@
 #include <stdio.h>
 
 #include "hl-cli-prune-salvage.h"
-#include "hl-cli-session-file.h"
-#include "hl-model.h"
 
-/* A session that died without END and that nobody else will salvage: a
- * launcher that kept it and still runs does it itself. */
-static gboolean
-left_unsalvaged (const HlLiveSessionInfo *s)
+void
+hl_cli_prune_salvage_print (FILE                    *out,
+                            const char              *name,
+                            guint32                  pid,
+                            const char              *trace,
+                            HlSessionSalvageOutcome  outcome,
+                            const HlSessionSalvage  *salvage,
+                            const GError            *error)
 {
-  if (!s->readable || s->not_segment || s->alive || s->trace_path == NULL || s->trace_path[0] == '\0')
-    return FALSE;
-  if (s->state == HL_LIVE_STATE_ENDED || s->state == HL_LIVE_STATE_RESTARTED || s->state == HL_LIVE_STATE_VANISHED)
-    return FALSE;
-  guint32 launcher = hl_live_session_info_get_launcher (s);
-  return !(s->kept && launcher > 1 && hl_cli_pid_alive (launcher));
+  if (error != NULL)
+    fprintf (out, _("%s: pid %u died without ending its trace, which could not be salvaged: %s\n"), name,
+             (unsigned) pid, error->message);
+  else if (outcome == HL_SESSION_SALVAGE_BUSY)
+    fprintf (out, _("%s: pid %u died without ending its trace, which another process is salvaging now: "
+                    "%s is read without what it adds\n"),
+             name, (unsigned) pid, trace);
+  else if (outcome == HL_SESSION_SALVAGE_DONE && salvage->lost_known)
+    fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
+                    "into %s (%" PRIu64 " lost)\n"),
+             salvage->events, (unsigned) pid, trace, salvage->lost);
+  else if (outcome == HL_SESSION_SALVAGE_DONE)
+    fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
+                    "into %s (lost unknown)\n"),
+             salvage->events, (unsigned) pid, trace);
 }
 
 void
 hl_cli_prune_salvage (GPtrArray *list,
                       FILE      *out)
 {
-  for (guint i = 0; list != NULL && i < list->len; i++)
+  for (guint i = 0; list != NULL && i < list->len;)
     {
       const HlLiveSessionInfo *s = g_ptr_array_index (list, i);
       g_autoptr (GError) error = NULL;
       HlSessionSalvage salvage;
-      gboolean salvaged = FALSE;
+      HlSessionSalvageOutcome outcome = HL_SESSION_SALVAGE_NOTHING;
 
-      if (!left_unsalvaged (s))
-        continue;
-      if (!hl_session_salvage_unseen (s->name, &salvaged, &salvage, &error))
-        fprintf (out, _("%s: pid %u died without ending its trace, which could not be salvaged: %s\n"), s->name,
-                 (unsigned) s->pid, error->message);
-      else if (salvaged && salvage.lost_known)
-        fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
-                        "into %s (%" PRIu64 " lost)\n"),
-                 salvage.events, (unsigned) s->pid, s->trace_path, salvage.lost);
-      else if (salvaged)
-        fprintf (out, _("salvaged %" PRIu64 " events of pid %u, which died without ending its trace, "
-                        "into %s (lost unknown)\n"),
-                 salvage.events, (unsigned) s->pid, s->trace_path);
+      if (!hl_session_salvage_is_left (s))
+        {
+          i++;
+          continue;
+        }
+      if (!hl_session_salvage_unseen (s->name, &outcome, &salvage, &error))
+        outcome = HL_SESSION_SALVAGE_NOTHING;
+      if (outcome != HL_SESSION_SALVAGE_BUSY)
+        {
+          hl_cli_prune_salvage_print (out, s->name, s->pid, s->trace_path, outcome, &salvage, error);
+          i++;
+          continue;
+        }
+      fprintf (out, _("%s: pid %u died without ending its trace, which another process is salvaging now: "
+                      "kept until the next prune\n"),
+               s->name, (unsigned) s->pid);
+      /* removed now, its segment would be gone from under the salvager
+       * (a reader of the trace, another prune) */
+      g_ptr_array_remove_index (list, i);
     }
 }

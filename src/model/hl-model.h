@@ -46,3 +46,4 @@
 #include "hl-launch-folder.h"
 #include "hl-launch-sanitizer.h"
 #include "hl-session-salvage.h"
+#include "hl-session-salvage-find.h"

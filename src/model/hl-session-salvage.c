@@ -329,7 +329,16 @@ salvage (const char       *name,
           n_events = ph2.n_events;
         }
       else
-        n_events = finish_packet (packet, len, s);
+        {
+          /* made the same from the same slot: in the trace already when
+           * an earlier salvage appended it */
+          n_events = finish_packet (packet, len, s);
+          HlPacketHeader ph2;
+          memcpy (&ph2, packet, sizeof ph2);
+          PacketKey k = { ph2.tid, ph2.crc32c, ph2.content_size, ph2.time_begin_ns };
+          if (n_events > 0 && g_hash_table_contains (keys, &k))
+            continue;
+        }
       if (n_events == 0)
         continue;
       ok = hl_session_append_all (fd, packet, len);
@@ -530,18 +539,62 @@ hl_session_salvage_after_death (const char       *name,
   return TRUE;
 }
 
+/* What a reader's salvage finds in the trace of a dead session. */
+typedef enum
+{
+  TRACE_UNNOTED,    /* plain, no record of PID's death: salvage it */
+  TRACE_NOTED,      /* the death of PID is noted: salvaged (or seen) before */
+  TRACE_NOT_PLAIN,  /* compressed, or not a trace: nothing to append to */
+} TraceState;
+
+/* Whether TRACE notes the death of PID: an INFO packet of PID's with
+ * ended_unseen, ended_by_signal or salvaged_events (what
+ * hl_session_salvage_note_death writes). A walk over the packet headers;
+ * the INFO packets alone are decoded. */
+static TraceState
+trace_state (const char *trace,
+             guint32     pid)
+{
+  HlTraceReader *r = NULL;
+  HlFormatError err;
+  HlPacketView pkt;
+  if (hl_trace_reader_open_file (trace, &r, &err) != 0)
+    return TRACE_NOT_PLAIN;
+  if (hl_trace_reader_is_compressed (r))
+    {
+      hl_trace_reader_free (r);
+      return TRACE_NOT_PLAIN;
+    }
+  g_autofree HlEventCursor *c = g_new (HlEventCursor, 1);
+  TraceState state = TRACE_UNNOTED;
+  while (state == TRACE_UNNOTED && hl_trace_reader_next_header (r, &pkt, &err) == 1)
+    {
+      HlEvent ev;
+      if (pkt.header.kind != HL_PACKET_KIND_INFO || pkt.header.pid != pid)
+        continue;
+      hl_event_cursor_init (c, &pkt);
+      while (state == TRACE_UNNOTED && hl_event_cursor_next (c, &ev, &err) == 1)
+        for (uint32_t i = 0; ev.type == HL_EVENT_INFO && i < ev.u.info.n; i++)
+          if (strcmp (ev.u.info.keys[i], "ended_unseen") == 0 || strcmp (ev.u.info.keys[i], "ended_by_signal") == 0
+              || strcmp (ev.u.info.keys[i], "salvaged_events") == 0)
+            state = TRACE_NOTED;
+    }
+  hl_trace_reader_free (r);
+  return state;
+}
+
 gboolean
-hl_session_salvage_unseen (const char       *name,
-                           gboolean         *salvaged,
-                           HlSessionSalvage *out,
-                           GError          **error)
+hl_session_salvage_unseen (const char              *name,
+                           HlSessionSalvageOutcome *outcome,
+                           HlSessionSalvage        *out,
+                           GError                 **error)
 {
   HlSessionSalvage local;
   SessionFacts f;
   if (out == NULL)
     out = &local;
   memset (out, 0, sizeof *out);
-  *salvaged = FALSE;
+  *outcome = HL_SESSION_SALVAGE_NOTHING;
   if (!read_facts (name, &f, error))
     return FALSE;
   const char *trace = f.trace;
@@ -549,7 +602,8 @@ hl_session_salvage_unseen (const char       *name,
   /* END written (or the image replaced, or the trace cut): nothing to add */
   if (trace[0] == '\0' || f.ended || f.cut || f.by_exec)
     return TRUE;
-  /* one salvager at a time (two `sessions --prune` at once) */
+  /* one salvager at a time (two `sessions --prune` at once, a prune and a
+   * report) */
   int lock = open (trace, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   if (lock < 0 || fstat (lock, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid ())
@@ -562,16 +616,19 @@ hl_session_salvage_unseen (const char       *name,
   if (flock (lock, LOCK_EX | LOCK_NB) != 0)
     {
       close (lock);
+      *outcome = HL_SESSION_SALVAGE_BUSY;
       return TRUE;
     }
   gboolean ok = TRUE;
   char path[512];
   snprintf (path, sizeof path, "/dev/shm/%s", name);
-  /* the one before us finished and removed it */
-  if (access (path, F_OK) == 0)
+  /* the one before us finished and removed it, or salvaged it and left
+   * it (a reader) */
+  if (access (path, F_OK) == 0 && trace_state (trace, f.pid) == TRACE_UNNOTED)
     {
       ok = salvage_and_note (name, &f, died_mono_ns, -1, out, error);
-      *salvaged = ok;
+      if (ok)
+        *outcome = HL_SESSION_SALVAGE_DONE;
     }
   close (lock);
   return ok;

@@ -64,22 +64,36 @@ gboolean hl_session_salvage_after_death (const char       *name,
                                          HlSessionSalvage *out,
                                          GError          **error);
 
-/* What `sessions --prune` (and record's prune of dead sessions) does with
- * the session NAME of a process that ended without END and whose
- * launcher, if it had one, is gone too (a bare LD_PRELOAD killed by
- * SIGKILL or the OOM killer): nobody saw how it ended, so its packets are
- * salvaged into its plain trace, the death is noted with the INFO key
- * ended_unseen (no END: the exit status is unknown) and the salvaged and
- * lost counts, and the index appended. Nothing when it wrote END, was
- * replaced by exec or cut by a full disk, or when its trace is
- * compressed. One caller at a time (a lock on the trace; the second finds
- * nothing to do). Before the session is removed. *SALVAGED: TRUE when
- * packets were salvaged (OUT says what). FALSE with ERROR when the
- * session or the trace cannot be read or written. */
-gboolean hl_session_salvage_unseen     (const char       *name,
-                                        gboolean         *salvaged,
-                                        HlSessionSalvage *out,
-                                        GError          **error);
+/* What hl_session_salvage_unseen did. */
+typedef enum
+{
+  HL_SESSION_SALVAGE_NOTHING,  /* nothing to add: END written, the image
+                                * replaced by exec, the trace cut by a full
+                                * disk or compressed, or salvaged before */
+  HL_SESSION_SALVAGE_DONE,     /* its packets salvaged and the death noted now */
+  HL_SESSION_SALVAGE_BUSY,     /* another process holds the trace's lock (it
+                                * salvages it now): nothing done */
+} HlSessionSalvageOutcome;
+
+/* What `sessions --prune`, record's prune of dead sessions and every
+ * reader of a plain trace (hl_session_salvage_for_trace) do with the
+ * session NAME of a process that ended without END and whose launcher,
+ * if it had one, is gone too (a bare LD_PRELOAD killed by SIGKILL or the
+ * OOM killer; hl_session_salvage_is_left): nobody saw how it ended, so
+ * its packets are salvaged into its plain trace, the death is noted with
+ * the INFO key ended_unseen (no END: the exit status is unknown) and the
+ * salvaged and lost counts, and the index appended. Nothing when it wrote
+ * END, was replaced by exec or cut by a full disk, when its trace is
+ * compressed, or when the trace notes this pid's death already (an
+ * earlier salvage: the segment stays until it is pruned, and a second
+ * call adds nothing). One caller at a time (a lock on the trace; the one
+ * that finds it held is told BUSY). The session is left in /dev/shm.
+ * *OUTCOME says what was done (OUT what was salvaged, when DONE). FALSE
+ * with ERROR when the session or the trace cannot be read or written. */
+gboolean hl_session_salvage_unseen     (const char              *name,
+                                        HlSessionSalvageOutcome *outcome,
+                                        HlSessionSalvage        *out,
+                                        GError                 **error);
 
 /* Writes LEN bytes of BUF to FD whole (EINTR retried); FALSE on an error
  * or a short write that made no progress. */

@@ -49,6 +49,18 @@ the_window (void)
   return HL_WINDOW (windows->data);
 }
 
+static gboolean
+threads_shown (gpointer summary)
+{
+  return hl_summary_view_get_threads (summary) != NULL;
+}
+
+static gboolean
+threads_hidden (gpointer summary)
+{
+  return hl_summary_view_get_threads (summary) == NULL;
+}
+
 static void
 test_open_fixture (void)
 {
@@ -100,6 +112,57 @@ test_open_fixture (void)
   {
     g_autofree char *dropped = hl_format_count (s.dropped_events);
     g_assert_cmpstr (hl_summary_view_get_stat (summary, "dropped"), ==, dropped);
+  }
+
+  /* The threads, by the bytes they allocated, as the analysis counts them
+   * (issue 30 point 5); a row filters the window to its thread. */
+  {
+    g_autoptr(HlAnalysis) analysis = hl_analysis_new (expected, NULL);
+    g_autoptr(GArray) threads = hl_analysis_get_thread_costs (analysis);
+    HlViewState *state = hl_window_get_view_state (window);
+    GtkWidget *table = hl_summary_view_get_threads (summary);
+    const guint *filtered;
+    guint n_filtered = 0;
+    guint32 tid = 0;
+
+    g_assert_cmpuint (threads->len, ==, 2);
+    g_assert_nonnull (table);
+    g_assert_cmpstr (hl_summary_threads_get_cell (table, -1, 0, NULL), ==, "Thread");
+    g_assert_cmpstr (hl_summary_threads_get_cell (table, -1, 4, NULL), !=, "");
+    for (guint i = 0; i < threads->len; i++)
+      {
+        const HlThreadCosts *tc = &g_array_index (threads, HlThreadCosts, i);
+        g_autofree char *name = tc->name != NULL && tc->name[0] != '\0' ? g_strdup_printf ("%s (%u)", tc->name, tc->tid)
+                                                                        : g_strdup_printf ("Thread %u", tc->tid);
+        g_autofree char *n_calls = hl_format_count (tc->costs.allocations);
+        g_autofree char *bytes = hl_format_size (tc->costs.bytes);
+        g_autofree char *peak = hl_format_size (tc->costs.peak_bytes);
+        g_autofree char *not_freed = hl_format_size (tc->costs.leaked_bytes);
+
+        g_assert_cmpstr (hl_summary_threads_get_cell (table, (int) i, 0, &tid), ==, name);
+        g_assert_cmpuint (tid, ==, tc->tid);
+        g_assert_cmpstr (hl_summary_threads_get_cell (table, (int) i, 1, NULL), ==, n_calls);
+        g_assert_cmpstr (hl_summary_threads_get_cell (table, (int) i, 2, NULL), ==, bytes);
+        g_assert_cmpstr (hl_summary_threads_get_cell (table, (int) i, 3, NULL), ==, peak);
+        g_assert_cmpstr (hl_summary_threads_get_cell (table, (int) i, 4, NULL), ==, not_freed);
+      }
+    g_assert_null (hl_summary_threads_get_cell (table, 2, 0, NULL));
+    g_assert_null (hl_summary_threads_get_more (table));
+
+    /* the second thread's row: only its allocations, so one thread and
+     * no table; the filters cleared, the table again */
+    g_signal_emit_by_name (table, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (table), 2));
+    filtered = hl_view_state_get_threads (state, &n_filtered);
+    g_assert_cmpuint (n_filtered, ==, 1);
+    g_assert_cmpuint (filtered[0], ==, g_array_index (threads, HlThreadCosts, 1).tid);
+    hl_app_test_spin_until (threads_hidden, summary);
+    {
+      g_autofree char *one = hl_format_count (g_array_index (threads, HlThreadCosts, 1).costs.allocations);
+      g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, one);
+    }
+    hl_view_state_clear_filters (state);
+    hl_app_test_spin_until (threads_shown, summary);
+    g_assert_cmpstr (hl_summary_view_get_stat (summary, "calls"), ==, calls);
   }
 
   /* A file that opened is a recent trace. */
@@ -575,6 +638,58 @@ legend_shown_whole (HlWindow *window)
   return gtk_label_get_text (GTK_LABEL (shown));
 }
 
+/* The summary's threads on the demo (four threads, each named), scrolled
+ * into view: every number is shown whole, saved as PNG_PREFIX. */
+static void
+check_demo_threads (HlWindow   *window,
+                    const char *png_prefix)
+{
+  HlSummaryView *summary = HL_SUMMARY_VIEW (hl_app_test_find_widget (GTK_WIDGET (window), HL_TYPE_SUMMARY_VIEW));
+  const char *named[] = { "loader (", "indexer (", "query (" };
+  GtkWidget *table;
+  GtkAdjustment *adj;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "summary"));
+  hl_app_test_spin_until (threads_shown, summary);
+  table = hl_summary_view_get_threads (summary);
+  g_assert_null (hl_summary_threads_get_cell (table, 4, 0, NULL));
+  for (guint n = 0; n < G_N_ELEMENTS (named); n++)
+    {
+      gboolean found = FALSE;
+      for (int r = 0; r < 4; r++)
+        found |= g_str_has_prefix (hl_summary_threads_get_cell (table, r, 0, NULL), named[n]);
+      g_assert_true (found);
+    }
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (table, GTK_TYPE_SCROLLED_WINDOW)));
+  /* the page is laid out again as the views fill: scroll once it settled */
+  for (int i = 0; i < 5; i++)
+    {
+      hl_app_test_spin_ms (100);
+      gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj));
+    }
+  hl_app_test_spin_ms (100);
+  {
+    graphene_point_t top;
+    g_assert_true (gtk_widget_compute_point (table, GTK_WIDGET (window), &GRAPHENE_POINT_INIT (0, 0), &top));
+    g_assert_cmpfloat (top.y, <, gtk_widget_get_height (GTK_WIDGET (window)));
+  }
+  for (int r = 0; r <= 4; r++)
+    {
+      GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (table), r));
+      GtkWidget *cell = gtk_widget_get_first_child (gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row)));
+
+      /* the thread's name may be cut; the numbers and titles never */
+      for (cell = gtk_widget_get_next_sibling (cell); cell != NULL; cell = gtk_widget_get_next_sibling (cell))
+        {
+          int nat = 0;
+          gtk_widget_measure (cell, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &nat, NULL, NULL);
+          g_assert_cmpint (gtk_widget_get_width (cell), >=, nat);
+          g_assert_true (gtk_widget_get_mapped (cell));
+        }
+    }
+  hl_app_test_save_window_pngs (GTK_WINDOW (window), png_prefix);
+}
+
 static void
 test_short_window (void)
 {
@@ -601,6 +716,8 @@ test_short_window (void)
   /* wide: the keys with their long names and the hint */
   g_assert_nonnull (strstr (legend_shown_whole (window), "Allocation rate"));
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-1400");
+  check_demo_threads (window, "summary-threads-1400");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "flamegraph"));
 
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   g_object_set_data (G_OBJECT (window), "hl-want-height", GINT_TO_POINTER (600));
@@ -631,6 +748,7 @@ test_short_window (void)
   /* narrow: every key still whole (short names if need be) */
   g_assert_nonnull (strstr (legend_shown_whole (window), "RSS"));
   hl_app_test_save_window_pngs (GTK_WINDOW (window), "short-window-800");
+  check_demo_threads (window, "summary-threads-800");
   gtk_window_destroy (GTK_WINDOW (window));
   hl_app_test_remove_demo (trace);
 }
