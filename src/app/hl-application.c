@@ -393,6 +393,7 @@ hl_application_window_added (GtkApplication *app,
   g_signal_connect_object (window, "close-request", G_CALLBACK (on_window_close_request), self, 0);
   if (self->settings == NULL)
     return;
+  hl_window_bind_settings (HL_WINDOW (window), self->settings);
   gtk_window_set_default_size (window,
                                g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

@@ -6,6 +6,8 @@
 
 #include "hl-call-tree-view.h"
 #include "hl-functions-view.h"
+#include "hl-tree-column-widths.h"
+#include "hl-tree-columns.h"
 #include "hl-tree-level-sorter.h"
 #include "hl-units.h"
 
@@ -21,14 +23,20 @@ struct _HlCallTreeView
   GtkStack      *content_stack;
   HlFunctionsView *functions_view;
   GtkSearchEntry *function_search;
+  GtkMenuButton  *columns_button;
 
   /* Owned */
   HlTreeRow          *root;
   GtkTreeListModel   *tree_model;
   GtkSingleSelection *selection;
-  GtkColumnViewColumn *cost_columns[HL_N_TREE_COSTS];
-  GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];   /* borrowed */
-  GtkColumnViewColumn *mmap_columns[2];                 /* borrowed: total, self */
+  char              **columns;          /* the ids chosen, normalized */
+  HlTreeColumnWidths  widths;
+  gboolean            has_mmap;         /* the tree maps something */
+
+  /* Borrowed: the column view has them; NULL for the costs without */
+  GtkColumnViewColumn *location_column;
+  GtkColumnViewColumn *total_columns[HL_N_COST_KINDS];
+  GtkColumnViewColumn *self_columns[HL_N_COST_KINDS];
   HlCallTreeResolveFunc resolve;
   gpointer              resolve_data;
   GDestroyNotify        resolve_destroy;
@@ -39,7 +47,21 @@ enum {
   N_SIGNALS
 };
 
+enum {
+  PROP_0,
+  PROP_COLUMNS,
+  N_PROPS
+};
+
 static guint signals[N_SIGNALS];
+static GParamSpec *properties[N_PROPS];
+
+/* A numeric column's cells: its cost, and the view that measures them. */
+typedef struct
+{
+  HlCallTreeView *view;   /* borrowed: the view owns the column */
+  HlCostKind      cost;
+} Cell;
 
 G_DEFINE_FINAL_TYPE (HlCallTreeView, hl_call_tree_view, GTK_TYPE_WIDGET)
 
@@ -174,29 +196,33 @@ bind_location (GtkSignalListItemFactory *factory,
 static void
 bind_cost (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
-           gpointer                  cost)
+           Cell                     *cell)
 {
   g_autoptr(HlTreeRow) row = row_of_item (item);
   g_autofree char *text = NULL;
 
   if (row == NULL)
     return;
-  text = hl_call_tree_format_cell (row, GPOINTER_TO_UINT (cost));
+  text = hl_call_tree_format_cell (row, cell->cost);
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
+  hl_tree_column_widths_size_label (&cell->view->widths, GTK_WIDGET (cell->view->column_view),
+                                    gtk_list_item_get_child (item), cell->cost, TRUE);
 }
 
 static void
 bind_self_cost (GtkSignalListItemFactory *factory,
                 GtkListItem              *item,
-                gpointer                  cost)
+                Cell                     *cell)
 {
   g_autoptr(HlTreeRow) row = row_of_item (item);
   g_autofree char *text = NULL;
 
   if (row == NULL)
     return;
-  text = hl_call_tree_format_self_cell (row, GPOINTER_TO_UINT (cost));
+  text = hl_call_tree_format_self_cell (row, cell->cost);
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
+  hl_tree_column_widths_size_label (&cell->view->widths, GTK_WIDGET (cell->view->column_view),
+                                    gtk_list_item_get_child (item), cell->cost, FALSE);
 }
 
 static int
@@ -229,25 +255,39 @@ compare_name (gconstpointer a,
   return g_utf8_collate (hl_tree_row_get_name ((HlTreeRow *) a), hl_tree_row_get_name ((HlTreeRow *) b));
 }
 
+/* A column appended to the view (borrowed: the view has it); COST a
+ * numeric column's cost, its cells' (COST_NONE: not numeric). */
+#define COST_NONE G_MAXUINT
+
 static GtkColumnViewColumn *
 add_column (HlCallTreeView *self,
             const char     *title,
             GCallback       setup,
             GCallback       bind,
-            gpointer        data,
+            guint           cost,
             GtkSorter      *sorter)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   GtkColumnViewColumn *column;
 
-  g_signal_connect (factory, "setup", setup, data);
-  g_signal_connect (factory, "bind", bind, data);
+  g_signal_connect (factory, "setup", setup, NULL);
+  if (cost != COST_NONE)
+    {
+      Cell *cell = g_new0 (Cell, 1);
+
+      cell->view = self;
+      cell->cost = cost;
+      g_signal_connect_data (factory, "bind", bind, cell, (GClosureNotify) (void (*) (void)) g_free, 0);
+    }
+  else
+    g_signal_connect (factory, "bind", bind, NULL);
   column = gtk_column_view_column_new (title, factory);
   gtk_column_view_column_set_resizable (column, TRUE);
   if (sorter != NULL)
     gtk_column_view_column_set_sorter (column, sorter);
   gtk_column_view_append_column (self->column_view, column);
   g_clear_object (&sorter);
+  g_object_unref (column);
   return column;
 }
 
@@ -256,45 +296,93 @@ setup_columns (HlCallTreeView *self)
 {
   GtkColumnViewColumn *column;
 
-  column = add_column (self, _("Function"), G_CALLBACK (setup_name), G_CALLBACK (bind_name), NULL,
+  column = add_column (self, _("Function"), G_CALLBACK (setup_name), G_CALLBACK (bind_name), COST_NONE,
                        GTK_SORTER (gtk_custom_sorter_new (compare_name, NULL, NULL)));
+  /* the rest of the width: the names are ellipsized, never the numbers */
   gtk_column_view_column_set_expand (column, TRUE);
-  g_object_unref (column);
   /* Translators: column of a call tree, a function's source file and line, and its module */
-  column = add_column (self, _("Location"), G_CALLBACK (setup_module), G_CALLBACK (bind_location), NULL, NULL);
-  gtk_column_view_column_set_fixed_width (column, 130);
-  g_object_unref (column);
+  self->location_column = add_column (self, _("Location"), G_CALLBACK (setup_module), G_CALLBACK (bind_location),
+                                      COST_NONE, NULL);
+  gtk_column_view_column_set_fixed_width (self->location_column, 130);
 
   /* Per cost, the total (the row and everything it calls) and the row's
-   * own share, as heaptrack shows them: total = self + the children's. */
-  for (guint c = 0; c < HL_N_TREE_COSTS; c++)
+   * own share, as heaptrack shows them: total = self + the children's;
+   * then the program's own mappings still held, shown when the selection
+   * has some (hl_call_tree_view_set_root). Which of them are shown is
+   * the chooser's (hl_call_tree_view_set_columns). */
+  for (guint i = 0; i < HL_TREE_COLUMNS_N_COSTS; i++)
     {
-      self->cost_columns[c] = add_column (self, hl_cost_get_column_label (c), G_CALLBACK (setup_cost),
-                                          G_CALLBACK (bind_cost), GUINT_TO_POINTER (c),
-                                          GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
+      HlCostKind c = hl_tree_columns_cost (i);
+
+      self->total_columns[c] = add_column (self, hl_cost_get_column_label (c), G_CALLBACK (setup_cost),
+                                           G_CALLBACK (bind_cost), c,
+                                           GTK_SORTER (gtk_custom_sorter_new (compare_cost, GUINT_TO_POINTER (c), NULL)));
       /* Translators: column of a call tree, a function's own cost without
        * its callees', right of the cost's total column */
       self->self_columns[c] = add_column (self, C_("column", "Self"), G_CALLBACK (setup_cost),
-                                          G_CALLBACK (bind_self_cost), GUINT_TO_POINTER (c),
+                                          G_CALLBACK (bind_self_cost), c,
                                           GTK_SORTER (gtk_custom_sorter_new (compare_self_cost,
                                                                              GUINT_TO_POINTER (c), NULL)));
-      g_object_unref (self->self_columns[c]);   /* borrowed: the column view has it */
     }
-  /* The program's own mappings still held, shown when the selection has
-   * some (hl_call_tree_view_set_root) */
-  self->mmap_columns[0] = add_column (self, hl_cost_get_column_label (HL_COST_KIND_MMAP), G_CALLBACK (setup_cost),
-                                      G_CALLBACK (bind_cost), GUINT_TO_POINTER (HL_COST_KIND_MMAP),
-                                      GTK_SORTER (gtk_custom_sorter_new (compare_cost,
-                                                                         GUINT_TO_POINTER (HL_COST_KIND_MMAP), NULL)));
-  self->mmap_columns[1] = add_column (self, C_("column", "Self"), G_CALLBACK (setup_cost),
-                                      G_CALLBACK (bind_self_cost), GUINT_TO_POINTER (HL_COST_KIND_MMAP),
-                                      GTK_SORTER (gtk_custom_sorter_new (compare_self_cost,
-                                                                         GUINT_TO_POINTER (HL_COST_KIND_MMAP), NULL)));
-  for (guint i = 0; i < G_N_ELEMENTS (self->mmap_columns); i++)
+}
+
+/* ---- Columns shown ------------------------------------------------------ */
+
+/* Shows the columns chosen (mmap's while the tree maps something); a
+ * Self column without its total beside it is named in full, "Leaked
+ * Self". The Callers/Callees tables follow. */
+static void
+update_columns (HlCallTreeView *self)
+{
+  const char * const *columns = (const char * const *) self->columns;
+
+  gtk_column_view_column_set_visible (self->location_column, hl_tree_columns_shows (columns, HL_TREE_COLUMN_LOCATION));
+  for (guint i = 0; i < HL_TREE_COLUMNS_N_COSTS; i++)
     {
-      gtk_column_view_column_set_visible (self->mmap_columns[i], FALSE);
-      g_object_unref (self->mmap_columns[i]);
+      HlCostKind c = hl_tree_columns_cost (i);
+      gboolean available = c != HL_COST_KIND_MMAP || self->has_mmap;
+      g_autofree char *title = hl_tree_columns_self_title (columns, c);
+
+      gtk_column_view_column_set_visible (self->total_columns[c],
+                                          available && hl_tree_columns_shows (columns, hl_tree_columns_id (c, FALSE)));
+      gtk_column_view_column_set_visible (self->self_columns[c],
+                                          available && hl_tree_columns_shows (columns, hl_tree_columns_id (c, TRUE)));
+      gtk_column_view_column_set_title (self->self_columns[c], title);
     }
+  hl_functions_view_set_columns (self->functions_view, columns);
+}
+
+const char * const *
+hl_call_tree_view_get_columns (HlCallTreeView *self)
+{
+  g_return_val_if_fail (HL_IS_CALL_TREE_VIEW (self), NULL);
+  return (const char * const *) self->columns;
+}
+
+void
+hl_call_tree_view_set_columns (HlCallTreeView     *self,
+                               const char * const *columns)
+{
+  g_auto(GStrv) chosen = NULL;
+
+  g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
+  chosen = hl_tree_columns_normalize (columns);
+  if (self->columns != NULL && g_strv_equal ((const char * const *) self->columns, (const char * const *) chosen))
+    return;
+  g_strfreev (self->columns);
+  self->columns = g_steal_pointer (&chosen);
+  update_columns (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLUMNS]);
+}
+
+/* The Columns menu: its actions set the "columns" property. */
+static void
+setup_chooser (HlCallTreeView *self)
+{
+  g_autoptr(GMenuModel) menu = hl_tree_columns_new_menu ();
+
+  hl_tree_columns_insert_actions (GTK_WIDGET (self));
+  gtk_menu_button_set_menu_model (self->columns_button, menu);
 }
 
 /* ---- Model ------------------------------------------------------------ */
@@ -346,9 +434,11 @@ hl_call_tree_view_set_root (HlCallTreeView *self,
   g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
 
   g_set_object (&self->root, root);
-  for (guint i = 0; i < G_N_ELEMENTS (self->mmap_columns); i++)
-    gtk_column_view_column_set_visible (self->mmap_columns[i],
-                                        root != NULL && hl_tree_row_get_total (root, HL_COST_KIND_MMAP) > 0);
+  self->has_mmap = root != NULL && hl_tree_row_get_total (root, HL_COST_KIND_MMAP) > 0;
+  update_columns (self);
+  /* no row has more allocations than the whole tree */
+  hl_tree_column_widths_set_max_count (&self->widths,
+                                       root != NULL ? hl_tree_row_get_total (root, HL_COST_KIND_ALLOCATIONS) : 0);
   top = root ? hl_tree_row_create_children (root) : NULL;
   if (top == NULL)
     top = G_LIST_MODEL (g_list_store_new (HL_TYPE_TREE_ROW));
@@ -408,7 +498,7 @@ hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
 {
   g_return_if_fail (HL_IS_CALL_TREE_VIEW (self));
   g_return_if_fail (cost < HL_N_TREE_COSTS);
-  gtk_column_view_sort_by_column (self->column_view, self->cost_columns[cost], GTK_SORT_DESCENDING);
+  gtk_column_view_sort_by_column (self->column_view, self->total_columns[cost], GTK_SORT_DESCENDING);
 }
 
 /* Expands the rows along NAMES from the top level down; *POSITION: the
@@ -712,11 +802,49 @@ hl_call_tree_view_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->tree_model);
   g_clear_object (&self->root);
+  g_clear_pointer (&self->columns, g_strfreev);
+  hl_tree_column_widths_clear (&self->widths);
   hl_call_tree_view_set_resolver (self, NULL, NULL, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_CALL_TREE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (hl_call_tree_view_parent_class)->dispose (object);
+}
+
+static void
+hl_call_tree_view_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  HlCallTreeView *self = HL_CALL_TREE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_COLUMNS:
+      g_value_set_boxed (value, self->columns);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hl_call_tree_view_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  HlCallTreeView *self = HL_CALL_TREE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_COLUMNS:
+      hl_call_tree_view_set_columns (self, g_value_get_boxed (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -726,6 +854,16 @@ hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = hl_call_tree_view_dispose;
+  object_class->get_property = hl_call_tree_view_get_property;
+  object_class->set_property = hl_call_tree_view_set_property;
+
+  /* The ids of the columns shown (hl-tree-columns.h), in the tables'
+   * order; NULL sets the defaults. The window binds it to the
+   * tree-columns setting. */
+  properties[PROP_COLUMNS] =
+    g_param_spec_boxed ("columns", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The mode changed: the owner supplies a new root, or the functions. */
   signals[MODE_CHANGED] =
@@ -741,6 +879,7 @@ hl_call_tree_view_class_init (HlCallTreeViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, content_stack);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, functions_view);
   gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, function_search);
+  gtk_widget_class_bind_template_child (widget_class, HlCallTreeView, columns_button);
   gtk_widget_class_bind_template_callback (widget_class, on_function_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_mode_selected);
   gtk_widget_class_install_action (widget_class, "tree.expand-all", NULL, expand_all_action);
@@ -752,6 +891,8 @@ hl_call_tree_view_init (HlCallTreeView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   setup_columns (self);
+  hl_call_tree_view_set_columns (self, NULL);
+  setup_chooser (self);
   hl_call_tree_view_set_root (self, NULL);
   hl_call_tree_view_sort_by_cost (self, HL_COST_KIND_BYTES);
   g_signal_connect_object (self->functions_view, "notify::count-text", G_CALLBACK (update_mode), self,

@@ -61,6 +61,14 @@ HlTreeRow     *hl_call_tree_view_get_selected (HlCallTreeView *self);
 GListModel    *hl_call_tree_view_get_rows     (HlCallTreeView *self);
 GtkColumnView *hl_call_tree_view_get_column_view (HlCallTreeView *self);
 const char    *hl_call_tree_view_get_stack_text  (HlCallTreeView *self);
+/* The columns shown, by their ids (hl-tree-columns.h: "location",
+ * "bytes", "bytes-self"…; Function is always shown), the "columns"
+ * property the chooser sets; NULL: the defaults. Both trees and the
+ * Callers/Callees tables show them; mmap's while the tree maps
+ * something. */
+const char * const *hl_call_tree_view_get_columns (HlCallTreeView     *self);
+void           hl_call_tree_view_set_columns  (HlCallTreeView     *self,
+                                               const char * const *columns);
 /* Sorts by COST, descending. */
 void           hl_call_tree_view_sort_by_cost (HlCallTreeView *self,
                                                HlCostKind          cost);

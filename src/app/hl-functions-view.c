@@ -7,6 +7,8 @@
 #include <glib/gi18n.h>
 
 #include "hl-functions-view.h"
+#include "hl-tree-column-widths.h"
+#include "hl-tree-columns.h"
 #include "hl-units.h"
 
 struct _HlFunctionsView
@@ -28,8 +30,11 @@ struct _HlFunctionsView
   GtkSingleSelection  *selection;
   GtkSingleSelection  *callers;
   GtkSingleSelection  *callees;
+  GtkColumnViewColumn *location_column;                  /* borrowed */
   GtkColumnViewColumn *total_columns[HL_N_TREE_COSTS];   /* borrowed */
   GtkColumnViewColumn *self_columns[HL_N_TREE_COSTS];    /* borrowed */
+  GtkColumnViewColumn *edge_columns[2][HL_N_TREE_COSTS]; /* borrowed: callers', callees' */
+  HlTreeColumnWidths   widths;
   char                *focus;          /* a name to choose */
   char                *chosen_name;    /* the function chosen, to keep */
   char                *chosen_module;
@@ -130,6 +135,10 @@ bind_cell (GtkSignalListItemFactory *factory,
     }
   gtk_label_set_label (label, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (label), tooltip);
+  /* as wide as the column's widest value, whichever rows are in view */
+  if (cell->kind >= CELL_TOTAL)
+    hl_tree_column_widths_size_label (&cell->view->widths, GTK_WIDGET (cell->view->function_list), GTK_WIDGET (label),
+                                      cell->cost, cell->kind == CELL_TOTAL);
 }
 
 static int
@@ -211,9 +220,9 @@ setup_columns (HlFunctionsView *self)
   column = add_column (self, self->function_list, _("Function"), CELL_NAME, 0, name_sorter ());
   gtk_column_view_column_set_expand (column, TRUE);
   /* Translators: column of a call tree, a function's source file and line, and its module */
-  column = add_column (self, self->function_list, _("Location"), CELL_LOCATION, 0,
-                       GTK_SORTER (gtk_custom_sorter_new (compare_location, NULL, NULL)));
-  gtk_column_view_column_set_fixed_width (column, 130);
+  self->location_column = add_column (self, self->function_list, _("Location"), CELL_LOCATION, 0,
+                                      GTK_SORTER (gtk_custom_sorter_new (compare_location, NULL, NULL)));
+  gtk_column_view_column_set_fixed_width (self->location_column, 130);
   for (guint c = 0; c < HL_N_TREE_COSTS; c++)
     {
       self->total_columns[c] =
@@ -236,10 +245,32 @@ setup_columns (HlFunctionsView *self)
         {
           column = add_column (self, view, hl_cost_get_column_label (c), CELL_EDGE, c,
                                GTK_SORTER (gtk_custom_sorter_new (compare_total, GUINT_TO_POINTER (c), NULL)));
+          self->edge_columns[k][c] = column;
           /* the largest edge by bytes first, as `report --function` lists them */
           if (c == HL_COST_KIND_BYTES)
             gtk_column_view_sort_by_column (view, column, GTK_SORT_DESCENDING);
         }
+    }
+}
+
+void
+hl_functions_view_set_columns (HlFunctionsView    *self,
+                               const char * const *columns)
+{
+  g_return_if_fail (HL_IS_FUNCTIONS_VIEW (self));
+  gtk_column_view_column_set_visible (self->location_column, hl_tree_columns_shows (columns, HL_TREE_COLUMN_LOCATION));
+  for (guint c = 0; c < HL_N_TREE_COSTS; c++)
+    {
+      gboolean total = hl_tree_columns_shows (columns, hl_tree_columns_id (c, FALSE));
+      gboolean own = hl_tree_columns_shows (columns, hl_tree_columns_id (c, TRUE));
+      g_autofree char *title = hl_tree_columns_self_title (columns, c);
+
+      gtk_column_view_column_set_visible (self->total_columns[c], total);
+      gtk_column_view_column_set_visible (self->self_columns[c], own);
+      gtk_column_view_column_set_title (self->self_columns[c], title);
+      /* an edge has one figure per cost: shown with either column */
+      for (guint k = 0; k < 2; k++)
+        gtk_column_view_column_set_visible (self->edge_columns[k][c], total || own);
     }
 }
 
@@ -415,6 +446,7 @@ hl_functions_view_set_functions (HlFunctionsView *self,
       self->totals[HL_COST_KIND_LEAKED] = totals->leaked_bytes;
       self->totals[HL_COST_KIND_LIVE] = totals->live_bytes;
     }
+  hl_tree_column_widths_set_max_count (&self->widths, self->totals[HL_COST_KIND_ALLOCATIONS]);
   /* the one chosen before, chosen again in the new list */
   name = g_steal_pointer (&self->chosen_name);
   module = g_steal_pointer (&self->chosen_module);
@@ -609,6 +641,7 @@ hl_functions_view_dispose (GObject *object)
   g_clear_pointer (&self->chosen_module, g_free);
   g_clear_pointer (&self->search, g_free);
   g_clear_pointer (&self->count_text, g_free);
+  hl_tree_column_widths_clear (&self->widths);
   gtk_widget_dispose_template (GTK_WIDGET (self), HL_TYPE_FUNCTIONS_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);

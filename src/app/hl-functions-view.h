@@ -45,6 +45,11 @@ const char    *hl_functions_view_get_count_text (HlFunctionsView *self);
 void           hl_functions_view_sort_by        (HlFunctionsView *self,
                                                  HlCostKind       cost,
                                                  gboolean         self_column);
+/* Shows the columns COLUMNS names (the call tree view's chooser,
+ * hl-tree-columns.h; NULL: the defaults); a caller's or callee's cost
+ * while the cost's total or Self column is shown. */
+void           hl_functions_view_set_columns    (HlFunctionsView    *self,
+                                                 const char * const *columns);
 
 /* For tests: the rows shown (sorted and searched), the callers' and the
  * callees' rows, the list. */

@@ -36,6 +36,16 @@ hl_window_get_document (HlWindow *self)
   return self->document;
 }
 
+void
+hl_window_bind_settings (HlWindow  *self,
+                         GSettings *settings)
+{
+  g_return_if_fail (HL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_SETTINGS (settings));
+  /* every window shows the columns chosen last, in any of them */
+  g_settings_bind (settings, "tree-columns", self->call_tree_view, "columns", G_SETTINGS_BIND_DEFAULT);
+}
+
 const char *
 hl_window_get_page (HlWindow *self)
 {

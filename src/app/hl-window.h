@@ -21,6 +21,10 @@ HlWindow   *hl_window_new         (HlApplication *app);
 /* The file shown and its load (the application adds each file opened to
  * the recent files from its "file"). */
 HlDocument *hl_window_get_document (HlWindow     *self);
+/* The choices the window keeps in SETTINGS (the application's): the
+ * call trees' columns (tree-columns). */
+void        hl_window_bind_settings (HlWindow    *self,
+                                     GSettings   *settings);
 /* Start loading FILE; the window shows progress, then the views or an error. */
 void        hl_window_open        (HlWindow      *self,
                                    GFile         *file);

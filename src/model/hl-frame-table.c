@@ -13,6 +13,8 @@ struct _HlFrameTable
   GHashTable   *function_ids;    /* "function\x1fmodule" → id + 1 */
   GHashTable   *addr_frames;     /* address → GPtrArray of HlFrameEntry * */
   GArray       *unresolved;      /* addresses met and not yet symbolized */
+  GArray       *orphans;         /* guint64: placeholders made outside every module */
+  guint         orphans_modules; /* modules known when the orphans were last placed */
   GArray       *stack_offsets;   /* guint per expanded stack + 1: into stack_frames */
   GPtrArray    *stack_frames;    /* HlFrameEntry *, the expanded stacks' frames */
   HlSymbolizer *symbolizer;      /* kept for live recordings */
@@ -32,6 +34,7 @@ hl_frame_table_new (GArray *modules)
   self->addr_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                              (GDestroyNotify) g_ptr_array_unref);
   self->unresolved = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->orphans = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->stack_offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   self->stack_frames = g_ptr_array_new ();
   /* Stack 0: "not recorded", no frames. */
@@ -49,6 +52,7 @@ hl_frame_table_free (HlFrameTable *self)
   g_clear_pointer (&self->stack_frames, g_ptr_array_unref);
   g_clear_pointer (&self->stack_offsets, g_array_unref);
   g_clear_pointer (&self->unresolved, g_array_unref);
+  g_clear_pointer (&self->orphans, g_array_unref);
   g_clear_pointer (&self->addr_frames, g_hash_table_unref);
   g_clear_pointer (&self->function_ids, g_hash_table_unref);
   g_clear_pointer (&self->frames, g_hash_table_unref);
@@ -144,23 +148,18 @@ hl_frame_same_function (const HlFrame *a,
          g_strcmp0 (a->module_name, b->module_name) == 0;
 }
 
+/* Placeholder until the symbolizer runs. Named by module and offset when
+ * the module is known: the same code then has the same name in every run
+ * (diffs match it) whatever the load address. */
 static GPtrArray *
-frames_for_address (HlFrameTable *self,
-                    guint64       address)
+placeholder_for_address (HlFrameTable *self,
+                         guint64       address,
+                         int           module)
 {
-  GPtrArray *list = g_hash_table_lookup (self->addr_frames, &address);
-  guint64 *key;
   char name[300];
-  int module;
+  GPtrArray *list = g_ptr_array_new ();
+  guint64 *key = g_new (guint64, 1);
 
-  if (list != NULL)
-    return list;
-
-  /* Placeholder until the symbolizer runs. */
-  /* Named by module and offset when the module is known: the same code
-   * then has the same name in every run (diffs match it) whatever the
-   * load address. */
-  module = hl_frame_table_find_module (self, address);
   if (module >= 0)
     {
       const HlModuleInfo *info = &g_array_index (self->modules, HlModuleInfo, module);
@@ -169,13 +168,55 @@ frames_for_address (HlFrameTable *self,
     }
   else
     g_snprintf (name, sizeof name, "0x%" G_GINT64_MODIFIER "x", address);
-  list = g_ptr_array_new ();
   g_ptr_array_add (list, intern_frame (self, name, module, NULL, 0, FALSE, FALSE, address));
-  key = g_new (guint64, 1);
   *key = address;
-  g_hash_table_insert (self->addr_frames, key, list);
+  g_hash_table_replace (self->addr_frames, key, list);
   g_array_append_val (self->unresolved, address);
   return list;
+}
+
+static GPtrArray *
+frames_for_address (HlFrameTable *self,
+                    guint64       address)
+{
+  GPtrArray *list = g_hash_table_lookup (self->addr_frames, &address);
+  int module;
+
+  if (list != NULL)
+    return list;
+  module = hl_frame_table_find_module (self, address);
+  if (module < 0)
+    g_array_append_val (self->orphans, address);
+  return placeholder_for_address (self, address, module);
+}
+
+void
+hl_frame_table_adopt_orphans (HlFrameTable *self)
+{
+  g_return_if_fail (self != NULL);
+  if (self->modules->len == self->orphans_modules)
+    return;
+  self->orphans_modules = self->modules->len;
+
+  guint kept = 0;
+  for (guint i = 0; i < self->orphans->len; i++)
+    {
+      guint64 address = g_array_index (self->orphans, guint64, i);
+      GPtrArray *list = g_hash_table_lookup (self->addr_frames, &address);
+      const HlFrameEntry *first = list != NULL && list->len > 0 ? list->pdata[0] : NULL;
+      if (first != NULL && first->pub.resolved)
+        continue; /* a symbolizer that knew its module named it */
+      int module = hl_frame_table_find_module (self, address);
+      if (module < 0)
+        {
+          g_array_index (self->orphans, guint64, kept++) = address;
+          continue;
+        }
+      /* its module is known now: a named placeholder, symbolized again
+       * (a job that ran before the module map came found nothing) */
+      placeholder_for_address (self, address, module);
+    }
+  g_array_set_size (self->orphans, kept);
 }
 
 void

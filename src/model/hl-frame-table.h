@@ -91,6 +91,11 @@ void          hl_frame_table_set_address_frames (HlFrameTable          *self,
                                                  int                    module,
                                                  const HlResolvedFrame *frames,
                                                  guint                  n_frames);
+/* Addresses met outside every module get a module-less placeholder; once
+ * the module map has grown to cover them (a live recording reads it after
+ * its first stacks), they get a named placeholder and are symbolized
+ * again. */
+void          hl_frame_table_adopt_orphans      (HlFrameTable  *self);
 /* Addresses of expanded stacks not symbolized yet (new array of guint64);
  * put_back gives back those a cancelled symbolization did not reach. */
 GArray       *hl_frame_table_take_unresolved    (HlFrameTable  *self);

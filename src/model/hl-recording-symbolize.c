@@ -22,6 +22,7 @@ hl_recording_symbolize (HlRecording  *self,
   /* Make sure every stack's addresses are known, then resolve those. */
   hl_recording_get_trie (self, FALSE);
   table = hl_recording_get_frame_table (self);
+  hl_frame_table_adopt_orphans (table);
   addresses = hl_frame_table_take_unresolved (table);
   if (addresses->len == 0)
     return;

@@ -46,6 +46,7 @@ hl_symbolize_job_begin (HlRecording *recording)
 
   /* every stack's addresses known, then take the new ones */
   hl_recording_get_trie (recording, FALSE);
+  hl_frame_table_adopt_orphans (hl_recording_get_frame_table (recording));
   GArray *addresses = hl_frame_table_take_unresolved (hl_recording_get_frame_table (recording));
   if (addresses->len == 0)
     {

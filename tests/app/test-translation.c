@@ -168,6 +168,9 @@ test_app (void)
   hl_app_test_wait_for_page (window, "views");
   g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Heap-Spitze"));
   g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Wählen Sie eine Zeile, um ihren vollständigen Stack zu sehen."));
+  /* the call tree's column chooser (issue 27 point 6) */
+  g_assert_nonnull (hl_app_test_find_text (GTK_WIDGET (window), "Spalten"));
+  g_assert_cmpstr (g_dpgettext2 (HL_GETTEXT_PACKAGE, "column chooser", "%s Self"), ==, "%s (selbst)");
 
   /* Issue 27's strings: the Lifetimes tab of Allocations. */
   adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (hl_app_test_find_widget (GTK_WIDGET (window),

@@ -4,6 +4,7 @@
 #include "hl-model.h"
 #include "hl-recording-builder.h"
 #include "hl-symbolizer.h"
+#include "hl-symbolize-job.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -243,17 +244,13 @@ test_demangle (void)
     }
 }
 
-/* Through a recording: module map → symbolize → frames and trees. */
+/* This executable's mappings, as a recording's module map. */
 static void
-test_recording_symbolize (void)
+append_self_modules (HlRecording *rec)
 {
-  g_autoptr (HlRecording) rec = hl_recording_new ();
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *maps = NULL;
   g_auto (GStrv) lines = NULL;
-  guint64 stack[2];
-  const HlFrame * const *frames;
-  guint n;
 
   g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
   lines = g_strsplit (maps, "\n", -1);
@@ -265,6 +262,18 @@ test_recording_symbolize (void)
           strcmp (path, exe) == 0)
         hl_recording_append_module (rec, exe, start, end - start, offset, NULL, 0);
     }
+}
+
+/* Through a recording: module map → symbolize → frames and trees. */
+static void
+test_recording_symbolize (void)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  guint64 stack[2];
+  const HlFrame * const *frames;
+  guint n;
+
+  append_self_modules (rec);
   outer_function ();
   stack[0] = captured;
   cxx_template (2);
@@ -303,6 +312,55 @@ test_recording_symbolize (void)
   g_assert_cmpstr (frames[1]->function, ==, "outer_function");
 }
 
+/* Live: the first stacks come before the module map (the feed reads
+ * /proc/PID/maps after them), and a symbolization may run in between. Once
+ * the map covers their addresses they are named, not left as module-less
+ * "0x…" frames for ever. */
+static void
+run_job (HlRecording *rec)
+{
+  HlSymbolizeJob *job = hl_symbolize_job_begin (rec);
+  g_assert_nonnull (job);
+  hl_symbolize_job_run (job, NULL);
+  hl_symbolize_job_finish (job, rec);
+  hl_symbolize_job_free (job);
+}
+
+static void
+test_modules_after_stacks (gconstpointer use_job)
+{
+  g_autoptr (HlRecording) rec = hl_recording_new ();
+  const HlFrame * const *frames;
+  guint n;
+  guint64 stack[1];
+
+  rust_function ();
+  stack[0] = captured;
+  hl_recording_append_stack (rec, 1, stack, 1);
+  hl_recording_append_alloc (rec, 0, 1, 1, 64, 0x100, 1);
+  hl_recording_commit (rec);
+  if (GPOINTER_TO_INT (use_job))
+    run_job (rec); /* the live feed's worker: with no module known it finds nothing */
+  else
+    hl_recording_symbolize (rec, NULL);
+  frames = hl_recording_get_stack_frames (rec, 1, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_false (frames[0]->resolved);
+  g_assert_cmpstr (frames[0]->module_name, ==, "");
+
+  append_self_modules (rec);
+  hl_recording_commit (rec);
+  if (GPOINTER_TO_INT (use_job))
+    run_job (rec);
+  else
+    hl_recording_symbolize (rec, NULL);
+  frames = hl_recording_get_stack_frames (rec, 1, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (frames[0]->function, ==, "mycrate::inner::foo");
+  g_assert_true (frames[0]->resolved);
+  g_assert_cmpstr (frames[0]->module_name, ==, "test-symbols");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -315,5 +373,7 @@ main (int    argc,
   g_test_add_func ("/symbols/module-status", test_module_status);
   g_test_add_func ("/symbols/demangle", test_demangle);
   g_test_add_func ("/symbols/recording", test_recording_symbolize);
+  g_test_add_data_func ("/symbols/modules-after-stacks", GINT_TO_POINTER (FALSE), test_modules_after_stacks);
+  g_test_add_data_func ("/symbols/modules-after-stacks-job", GINT_TO_POINTER (TRUE), test_modules_after_stacks);
   return g_test_run ();
 }
