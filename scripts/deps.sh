@@ -12,7 +12,7 @@ BUILD_PKGS="meson ninja-build pkg-config gcc g++ gettext
   desktop-file-utils appstream"
 TEST_PKGS="valgrind heaptrack xvfb xauth openbox imagemagick clang libclang-rt-14-dev
   llvm sqlite3 python3 xdotool dbus-x11 at-spi2-core fonts-cantarell
-  adwaita-icon-theme hicolor-icon-theme golang-go python3-jsonschema"
+  adwaita-icon-theme hicolor-icon-theme golang-go python3-jsonschema strace"
 
 pkgs="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then

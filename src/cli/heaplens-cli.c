@@ -15,6 +15,7 @@ static const HlCliCommand commands[] = {
   { "attach", hl_cli_attach, N_("record a running process from now on (ptrace), until Ctrl+C") },
   { "sessions", hl_cli_sessions, N_("list (or --prune) live-recording sessions") },
   { "top", hl_cli_top, N_("watch a live session: heap, rate, top call sites, metadata") },
+  { "profiles", hl_cli_profiles, N_("write continuous heap profiles of a program under a preload set by hand") },
   { "report", hl_cli_report, N_("summary and top call sites of a recording") },
   { "flamegraph", hl_cli_flamegraph, N_("flame graph of a recording (collapsed stacks or SVG)") },
   { "export", hl_cli_export, N_("export a recording: pprof, speedscope, collapsed stacks or SVG") },

@@ -32,3 +32,5 @@ int hl_cli_timeline   (int argc, char **argv);
 int hl_cli_export     (int argc, char **argv);
 /* live (issue 8) */
 int hl_cli_top        (int argc, char **argv);
+/* continuous profiles of a bare preload (issue 29) */
+int hl_cli_profiles   (int argc, char **argv);

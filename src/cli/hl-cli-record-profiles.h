@@ -48,6 +48,18 @@ bool hl_record_profiles_parse_arg (HlRecordProfiles *p,
 int  hl_record_profiles_check     (HlRecordProfiles *p,
                                    bool              followed);
 
+/* `profiles`: checks the options with DIR the folder (the caller chose
+ * it), makes it if missing; COMMAND names the command in the messages.
+ * 0, or 2 with the reason on stderr. */
+int  hl_record_profiles_check_dir (HlRecordProfiles *p,
+                                   const char       *command,
+                                   const char       *dir);
+
+/* "heaplens: N heap profiles of TRACE in DIR" on stderr, with P on. */
+void hl_record_profiles_say_written (const HlRecordProfiles *p,
+                                     guint64                 n_profiles,
+                                     const char             *trace);
+
 /* "0.5s", "500ms", "60s", "2m", "1h", a plain number of seconds: the
  * nanoseconds, false when not a duration from 10 ms to a day. */
 bool hl_record_profiles_parse_duration (const char *text,

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hl-cli-record-follow.h"
 #include "hl-cli-session-file.h"
 #include "hl-model.h"
 #include "hl-shm-reader.h"
@@ -26,22 +27,6 @@
  * polls cost python3's recording 0.07 s more CPU than 50 ms ones. */
 #define POLL_INTERVAL_US (20 * 1000)
 #define IDLE_POLL_INTERVAL_US (160 * 1000)
-
-/* The threads' nice values (HEAPLENS_RECORD_NICE=COMPRESS,COSTS
- * overrides). The costs thread's is lower: when the program and the
- * compression keep the cores busy, they go first, and a costs thread that
- * cannot keep up with the CPU left gives up (its lag,
- * hl-recording-costs-stream.h) instead of slowing the program down
- * (python3 in fp mode: the costs need about 0.9 of a core). The
- * compression stays at the program's level: what it leaves is waited for
- * after the exit. Only the order changes, never the numbers. */
-#define HL_RECORD_COMPRESS_NICE 0
-#define HL_RECORD_COSTS_NICE    10
-
-/* The costs thread's lag allowed with heap profiles (it also symbolizes):
- * 5 s while the program runs, the default 1 s after. */
-#define HL_RECORD_PROFILES_LAG_NS        ((uint64_t) 5000000000u)
-#define HL_RECORD_PROFILES_FINISH_LAG_NS ((uint64_t) 1000000000u)
 
 struct HlRecordStreams
 {
@@ -56,8 +41,7 @@ struct HlRecordStreams
   GHashTable *streams;       /* trace path -> HlTraceCompressStream (NULL: failed) */
   GHashTable *costs_of;      /* trace path -> HlCostsStream */
   GHashTable *payloads;      /* trace path -> CostsResult */
-  int         compress_nice, costs_nice;
-  uint64_t    lag_running_ns, lag_finish_ns;  /* 0: the stream's defaults */
+  HlFollowTuning tuning;     /* the threads' nice values, the costs' lag */
   double      follow_cpu_s;  /* the compress thread's CPU while the program ran */
   const HlRecordProfiles *profiles;  /* borrowed; NULL or off: none */
 };
@@ -145,22 +129,7 @@ discover_cb (const char *name,
   g_hash_table_insert (rs->streams, g_strdup (trace), stream);
   if (rs->costs && stream != NULL)
     {
-      HlCostsStream *costs = hl_costs_stream_new ();
-      hl_costs_stream_set_nice (costs, rs->costs_nice);
-      if (rs->lag_running_ns != 0)
-        hl_costs_stream_set_max_lag (costs, rs->lag_running_ns, rs->lag_finish_ns);
-      /* continuous heap profiles: written by the costs thread, whatever
-       * the stacks (the costs packet may not be saved) */
-      if (rs->profiles != NULL && rs->profiles->on)
-        {
-          /* the first profile loads the modules' symbols on that thread
-           * (a second or more for a large program): more lag allowed
-           * while the program runs, unless set by hand */
-          if (rs->lag_running_ns == 0)
-            hl_costs_stream_set_max_lag (costs, HL_RECORD_PROFILES_LAG_NS, HL_RECORD_PROFILES_FINISH_LAG_NS);
-          hl_costs_stream_set_profiler (costs, hl_profile_writer_new (rs->profiles->dir, rs->profiles->every_ns,
-                                                                      rs->profiles->keep));
-        }
+      HlCostsStream *costs = hl_follow_costs_new (&rs->tuning, rs->profiles, 0, 0);
       hl_trace_compress_stream_set_packet_func (stream, hl_costs_stream_take, costs);
       g_hash_table_insert (rs->costs_of, g_strdup (trace), costs);
     }
@@ -197,7 +166,7 @@ follow (gpointer data)
 {
   HlRecordStreams *rs = data;
   /* Linux: this thread's own nice value; the program goes first */
-  if (rs->compress_nice != 0 && setpriority (PRIO_PROCESS, 0, rs->compress_nice) != 0)
+  if (rs->tuning.compress_nice != 0 && setpriority (PRIO_PROCESS, 0, rs->tuning.compress_nice) != 0)
     g_debug ("compress thread: setpriority: %s", g_strerror (errno));
   unsigned long long taken = 0;
   gint64 interval = POLL_INTERVAL_US;
@@ -249,28 +218,8 @@ hl_record_streams_start (pid_t                   pid,
   rs->family = hl_launch_family_new ((uint32_t) pid, since_wall_ns);
   rs->level = level;
   rs->costs = costs;
-  /* HEAPLENS_RECORD_NICE=COMPRESS[,COSTS] (bench, tests): the threads'
-   * nice values */
-  rs->compress_nice = HL_RECORD_COMPRESS_NICE;
-  rs->costs_nice = HL_RECORD_COSTS_NICE;
-  const char *nice_env = getenv ("HEAPLENS_RECORD_NICE");
-  if (nice_env != NULL)
-    {
-      char *end;
-      rs->compress_nice = (int) strtol (nice_env, &end, 10);
-      rs->costs_nice = *end == ',' ? (int) strtol (end + 1, NULL, 10) : rs->compress_nice;
-    }
-  /* HEAPLENS_RECORD_COSTS_LAG=RUNNING_MS[,FINISH_MS] (tests): the lag
-   * the costs thread may have (hl_costs_stream_set_max_lag()) */
-  const char *lag_env = getenv ("HEAPLENS_RECORD_COSTS_LAG");
-  if (lag_env != NULL)
-    {
-      char *end;
-      double running = strtod (lag_env, &end);
-      double finish = *end == ',' ? strtod (end + 1, NULL) : running;
-      rs->lag_running_ns = (uint64_t) (running * 1e6) + 1;
-      rs->lag_finish_ns = (uint64_t) (finish * 1e6) + 1;
-    }
+  /* HEAPLENS_RECORD_NICE, HEAPLENS_RECORD_COSTS_LAG (bench, tests) */
+  hl_follow_tuning_init (&rs->tuning);
   rs->costs_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_free);
   rs->payloads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, costs_result_free);
   rs->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -361,9 +310,8 @@ hl_record_streams_finish (HlRecordStreams *rs,
       g_hash_table_insert (rs->payloads, g_strdup (trace), g_steal_pointer (&job.result));
     }
   g_clear_pointer (&job.result, costs_result_free);
-  if (costs != NULL && rs->profiles != NULL && rs->profiles->on)
-    fprintf (stderr, _("heaplens: %llu heap profiles of %s in %s\n"),
-             (unsigned long long) hl_costs_stream_n_profiles (costs), trace, rs->profiles->dir);
+  if (costs != NULL)
+    hl_record_profiles_say_written (rs->profiles, hl_costs_stream_n_profiles (costs), trace);
   g_hash_table_remove (rs->costs_of, trace);
   if (timing)
     fprintf (stderr, "heaplens: timing: %.3f s to compress the last of %.1f MiB, then %.3f s to sync and rename "

@@ -33,6 +33,9 @@ struct HlTraceCompressStream
   const HlTraceCodec *codec;
   size_t              frame_raw;
   int                 fd;            /* the temporary output, -1 until the header is written */
+  bool                follow_only;   /* OUT_PATH NULL: the packets are told, nothing is written */
+  bool                started;       /* the plain file's header was read */
+  uint64_t            poll_limit;    /* set_poll_limit(): plain bytes a poll takes at most, 0: all */
   dev_t               dev;           /* the plain file polled: a replaced file is an error */
   ino_t               ino;
   uint32_t            pid;           /* the file header's */
@@ -112,10 +115,19 @@ hl_trace_compress_stream_new (const char         *in_path,
   if (s == NULL)
     return NULL;
   s->in_path = dup_string (in_path);
+  s->follow_only = out_path == NULL;
+  s->fd = -1;
+  if (s->in_path == NULL)
+    {
+      hl_trace_compress_stream_free (s);
+      return NULL;
+    }
+  if (s->follow_only)
+    return s; /* no frame, no codec, no output */
   s->out_path = dup_string (out_path);
   size_t tn = strlen (out_path) + sizeof ".tmp-compress";
   s->tmp_path = malloc (tn);
-  if (s->in_path == NULL || s->out_path == NULL || s->tmp_path == NULL)
+  if (s->out_path == NULL || s->tmp_path == NULL)
     {
       hl_trace_compress_stream_free (s);
       return NULL;
@@ -129,7 +141,6 @@ hl_trace_compress_stream_new (const char         *in_path,
   s->codec = codec;
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     s->zcols[i].planes = column_in_planes (i);
-  s->fd = -1;
   sum_reset (&s->sum);
   return s;
 }
@@ -147,7 +158,14 @@ void
 hl_trace_compress_stream_set_index (HlTraceCompressStream *s,
                                     bool                   index)
 {
-  s->index = index;
+  s->index = index && !s->follow_only;
+}
+
+void
+hl_trace_compress_stream_set_poll_limit (HlTraceCompressStream *s,
+                                         unsigned long long     max_bytes)
+{
+  s->poll_limit = max_bytes;
 }
 
 unsigned long long
@@ -188,6 +206,8 @@ advance_columns (HlTraceCompressStream *s)
 static void
 clear_columns (HlTraceCompressStream *s)
 {
+  if (s->follow_only)
+    return; /* no codec, no column */
   hl_trace_columns_clear (&s->cols);
   for (unsigned i = 0; i < HL_COL_COUNT; i++)
     hl_column_pack_clear (&s->zcols[i], s->codec);
@@ -431,7 +451,9 @@ static int
 take (HlTraceCompressStream *s, const uint8_t *p, size_t n, HlFormatError *err)
 {
   int rc = 0;
-  if (s->codec->id == HL_CODEC_ZSTD)
+  if (s->follow_only)
+    ; /* only where the packets taken end */
+  else if (s->codec->id == HL_CODEC_ZSTD)
     {
       if (s->model == NULL)
         s->model = hl_trace_model_new ();
@@ -526,6 +548,13 @@ start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *e
       hl_format_error_set (err, HL_FORMAT_ERROR_UNSUPPORTED, 20, "%s is compressed already", s->in_path);
       return -1;
     }
+  if (s->follow_only)
+    {
+      s->pid = r->header.pid;
+      s->frame_start = s->frame_end = r->data_start;
+      s->started = true;
+      return 0;
+    }
   s->fd = open (s->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (s->fd < 0)
     return io_error (s, err, "write");
@@ -544,6 +573,7 @@ start_output (HlTraceCompressStream *s, const HlTraceReader *r, HlFormatError *e
     return io_error (s, err, "write");
   s->pid = r->header.pid;
   s->frame_start = s->frame_end = r->data_start;
+  s->started = true;
   return 0;
 }
 
@@ -558,38 +588,43 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
       hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "cannot read %s: %s", s->in_path, strerror (errno));
       return -1;
     }
-  if (s->fd >= 0 && (st.st_dev != s->dev || st.st_ino != s->ino))
+  if (s->started && (st.st_dev != s->dev || st.st_ino != s->ino))
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s was replaced while it was compressed", s->in_path);
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, 0, "%s was replaced while it was %s", s->in_path,
+                           s->follow_only ? "followed" : "compressed");
       return -1;
     }
   s->dev = st.st_dev;
   s->ino = st.st_ino;
-  if (s->fd < 0 && !final && (uint64_t) st.st_size < HL_TRACE_FILE_HEADER_SIZE)
+  if (!s->started && !final && (uint64_t) st.st_size < HL_TRACE_FILE_HEADER_SIZE)
     return 0; /* the preload has not written the file header yet */
-  if (s->fd >= 0 && (uint64_t) st.st_size == s->frame_end && !final)
+  if (s->started && (uint64_t) st.st_size == s->frame_end && !final)
     return 0; /* nothing new */
 
   HlTraceReader *r;
   if (hl_trace_reader_open_file (s->in_path, &r, err) != 0)
     return -1;
   int rc = -1;
-  if (s->fd < 0 && start_output (s, r, err) != 0)
+  if (!s->started && start_output (s, r, err) != 0)
     goto out;
   if (r->size < s->frame_end)
     {
-      hl_format_error_set (err, HL_FORMAT_ERROR_IO, r->size, "%s shrank while it was compressed", s->in_path);
+      hl_format_error_set (err, HL_FORMAT_ERROR_IO, r->size, "%s shrank while it was %s", s->in_path,
+                           s->follow_only ? "followed" : "compressed");
       goto out;
     }
   /* Frames are cut at packet starts found by the header walk; every byte
    * of the plain file is in exactly one frame, which holds at most
    * frame_raw bytes plus one packet (or the verbatim tail). */
   r->pos = s->frame_end;
+  uint64_t poll_start = s->frame_end;
   HlPacketView pkt;
-  while (hl_trace_reader_next_header (r, &pkt, NULL) > 0)
+  while ((final || s->poll_limit == 0 || s->frame_end - poll_start < s->poll_limit)
+         && hl_trace_reader_next_header (r, &pkt, NULL) > 0)
     {
       uint64_t pend = pkt.offset + pkt.header.header_size + pkt.header.content_size;
-      if (pend - s->frame_start > s->frame_raw && s->frame_end > s->frame_start && emit_frame (s, err) != 0)
+      if (!s->follow_only && pend - s->frame_start > s->frame_raw && s->frame_end > s->frame_start
+          && emit_frame (s, err) != 0)
         goto out;
       if (s->packet_func != NULL)
         s->packet_func (s->packet_data, r, &pkt, s->frame_end);
@@ -600,11 +635,12 @@ poll_file (HlTraceCompressStream *s, bool final, HlFormatError *err)
       sum_add (&s->sum, &pkt.header);
     }
   /* the final frame's columns are finished two at a time by emit_frame */
-  if (s->codec->id == HL_CODEC_ZSTD && !final)
+  if (!s->follow_only && s->codec->id == HL_CODEC_ZSTD && !final)
     advance_columns (s);
   if (s->packet_func != NULL)
     s->packet_func (s->packet_data, r, NULL, s->frame_end);
-  if (final)
+  /* following only: the bytes after the last whole packet are not taken */
+  if (final && !s->follow_only)
     {
       /* trailing bytes (index, damage, a cut packet) go verbatim in the last frame */
       if (r->size > s->frame_end && take (s, r->data + s->frame_end, (size_t) (r->size - s->frame_end), err) != 0)
@@ -645,6 +681,11 @@ hl_trace_compress_stream_finish (HlTraceCompressStream *s,
 {
   if (hl_trace_compress_stream_finish_frames (s, err) != 0)
     return -1;
+  if (s->follow_only)
+    {
+      s->finished = true;
+      return 0;
+    }
   if (fsync (s->fd) != 0)
     return io_error (s, err, "write");
   int fd = s->fd;

@@ -1,12 +1,15 @@
 /* t-profiles.c — a steady workload for the continuous heap profiles'
  * test (test-profiles.sh): phase=load keeps LIVE blocks of known sizes
  * live to the end, then phase=serve allocates and frees at a steady rate
- * for SECONDS. Prints the truth: the live set and the totals allocated.
+ * for SECONDS. Prints the truth: the live set and the totals allocated,
+ * all it holds at its exit (held_bytes) and the wall-clock time it ended
+ * its work at (end_wall_ms: the heap does not change after it).
  * Usage: t-profiles SECONDS [LIVE_BLOCKS] */
 #define _POSIX_C_SOURCE 200809L
 #include <heaplens.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -82,6 +85,14 @@ main (int    argc,
   printf ("live_bytes %llu\nlive_blocks %ld\ntotal_bytes %llu\ntotal_blocks %llu\n",
           (unsigned long long) live_bytes, live, (unsigned long long) total_bytes,
           (unsigned long long) total_blocks);
+  /* what it holds to its exit, all told: the blocks, their array and
+   * stdout's buffer (test-profiles-preload.sh) */
+  printf ("held_bytes %llu\n",
+          (unsigned long long) (live_bytes + (uint64_t) live * sizeof *kept + __fbufsize (stdout)));
+  struct timespec wall;
+  clock_gettime (CLOCK_REALTIME, &wall);
+  printf ("end_wall_ms %llu\n",
+          (unsigned long long) wall.tv_sec * 1000u + (unsigned long long) (wall.tv_nsec / 1000000));
   fflush (stdout);
   /* the live set stays live to the exit (the last profile shows it) */
   return kept[0] == NULL && live > 0;

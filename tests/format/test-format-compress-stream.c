@@ -4,12 +4,15 @@
  * hl_trace_compress_file writes for the finished file, and it reads back as
  * the plain file; so too with columns large enough to be compressed while
  * they grow (hl-trace-compress-columns.h); a file replaced or shrunk while
- * followed is an error, and an abandoned stream leaves nothing behind. */
+ * followed is an error, and an abandoned stream leaves nothing behind; a
+ * stream that only follows (no output) is told of the same packets, in
+ * steps of its poll limit, and writes nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hl-format-test-gen.h"
@@ -251,10 +254,101 @@ strong_column_cuts (const HlTraceCodec *zstd)
   free (col);
 }
 
+/* The packets a stream told of: their offsets, in order; the poll ends. */
+typedef struct
+{
+  uint64_t offsets[65536];
+  size_t   n, polls;
+  uint64_t largest_poll, poll_from;
+} Told;
+
+static void
+told_cb (void *user_data, const HlTraceReader *r, const HlPacketView *pkt, uint64_t from)
+{
+  Told *t = user_data;
+  (void) r;
+  if (pkt == NULL)
+    {
+      t->polls++;
+      if (from - t->poll_from > t->largest_poll)
+        t->largest_poll = from - t->poll_from;
+      t->poll_from = from;
+      return;
+    }
+  if (t->n == 0)
+    t->poll_from = from;
+  if (t->n < sizeof t->offsets / sizeof t->offsets[0])
+    t->offsets[t->n++] = pkt->offset;
+}
+
+static size_t
+count_entries (const char *dir)
+{
+  char cmd[4400];
+  snprintf (cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+  FILE *p = popen (cmd, "r");
+  size_t n = 0;
+  if (p == NULL || fscanf (p, "%zu", &n) != 1)
+    n = 0;
+  if (p != NULL)
+    pclose (p);
+  return n;
+}
+
+/* 6. following only (OUT_PATH NULL, `heaplens-cli profiles`): told of the
+ * packets a compressing stream is told of, in steps of at most the poll
+ * limit, and nothing written anywhere */
+static void
+follow_only (const char *dir, const char *plain, const HlTraceCodec *zstd)
+{
+  static Told a, b;
+  HlFormatError err;
+  char out[4200], sub[4200], copy[4400];
+  memset (&a, 0, sizeof a);
+  memset (&b, 0, sizeof b);
+  snprintf (out, sizeof out, "%s/told.hltrace", dir);
+  HlTraceCompressStream *s = hl_trace_compress_stream_new (plain, out, zstd, 0);
+  hl_trace_compress_stream_set_packet_func (s, told_cb, &a);
+  bool ok = hl_trace_compress_stream_poll (s, &err) == 0;
+  hl_trace_compress_stream_free (s);
+  unlink (out);
+
+  snprintf (sub, sizeof sub, "%s/follow", dir);
+  mkdir (sub, 0700);
+  snprintf (copy, sizeof copy, "%s/plain.hltrace", sub);
+  size_t n;
+  char *data = hl_test_read_file (plain, &n);
+  ok = ok && data != NULL && append_file (copy, data, n, "wb");
+  struct stat before, after;
+  ok = ok && stat (copy, &before) == 0;
+  s = hl_trace_compress_stream_new (copy, NULL, NULL, 0);
+  hl_trace_compress_stream_set_poll_limit (s, 64 * 1024);
+  hl_trace_compress_stream_set_packet_func (s, told_cb, &b);
+  for (int k = 0; ok && k < 1000 && (k == 0 || hl_trace_compress_stream_taken (s) != a.poll_from); k++)
+    ok = hl_trace_compress_stream_poll (s, &err) == 0;
+  unsigned long long taken = hl_trace_compress_stream_taken (s);
+  ok = ok && hl_trace_compress_stream_finish (s, &err) == 0;
+  hl_trace_compress_stream_free (s);
+  ok = ok && stat (copy, &after) == 0;
+  char *again = hl_test_read_file (copy, &n);
+  hl_tap_ok (ok && b.n == a.n && memcmp (a.offsets, b.offsets, a.n * sizeof a.offsets[0]) == 0 && taken == a.poll_from,
+             "following only: told of the same %zu packets (%zu) as a compressing stream%s%s", a.n, b.n,
+             ok ? "" : ": ", ok ? "" : err.message);
+  hl_tap_ok (b.polls > 2 && b.largest_poll <= 64 * 1024 + 65536 + 64,
+             "following only: %zu polls of at most the limit and one packet (largest %llu)", b.polls,
+             (unsigned long long) b.largest_poll);
+  hl_tap_ok (count_entries (sub) == 1 && again != NULL && memcmp (again, data, n) == 0
+             && before.st_mtim.tv_sec == after.st_mtim.tv_sec && before.st_mtim.tv_nsec == after.st_mtim.tv_nsec
+             && before.st_ino == after.st_ino,
+             "following only: the plain file untouched, nothing written beside it");
+  free (again);
+  free (data);
+}
+
 int
 main (void)
 {
-  hl_tap_plan (15);
+  hl_tap_plan (18);
   const HlTraceCodec *zstd = hl_trace_codec_zstd (3);
   char *dir = hl_test_tmpdir_new ("hl-format-stream");
   char plain[4096], whole[4096], growing[4096], out[4096], tmp[4200];
@@ -343,6 +437,7 @@ main (void)
   hl_tap_ok (refused && strstr (err.message, "compressed") != NULL, "a compressed file is refused (%s)",
              refused ? err.message : "accepted");
 
+  follow_only (dir, plain, zstd);
   large_columns (dir, zstd);
   codec_streams (zstd);
   strong_column_cuts (zstd);

@@ -31,7 +31,15 @@ typedef struct HlTraceCompressStream HlTraceCompressStream;
 /* A stream from the plain trace IN_PATH to OUT_PATH (which may be IN_PATH:
  * written aside to OUT_PATH.tmp-compress, then renamed over it at finish),
  * frames of about FRAME_RAW plain bytes (0: HL_ZFRAME_DEFAULT_RAW). Nothing
- * is read or written yet. NULL when out of memory. */
+ * is read or written yet. NULL when out of memory.
+ *
+ * OUT_PATH NULL: a follower only (`heaplens-cli profiles`, which follows
+ * the trace of a program another launcher does not own). The polls walk
+ * the plain trace, opened read-only, and tell the packet function of each
+ * whole packet as a compressing stream would; nothing is written, no file
+ * is made, CODEC and FRAME_RAW are ignored (CODEC may be NULL), the index
+ * is never made, and finish is a last poll (the bytes after the last
+ * whole packet are not taken: the program may still be writing them). */
 HlTraceCompressStream *hl_trace_compress_stream_new    (const char          *in_path,
                                                         const char          *out_path,
                                                         const HlTraceCodec  *codec,
@@ -61,6 +69,13 @@ int                    hl_trace_compress_stream_finish_frames (HlTraceCompressSt
  * the image is the plain file exactly. Set it before the first poll. */
 void                   hl_trace_compress_stream_set_index (HlTraceCompressStream *s,
                                                            bool                   index);
+/* A poll takes at most MAX_BYTES of plain packets (the first packet past
+ * it ends the poll; the next poll goes on from there); 0, the default: all
+ * there are. finish takes all the rest. A follower that starts on a large
+ * trace catches up in steps, so that what it hands on at a time stays
+ * bounded. */
+void                   hl_trace_compress_stream_set_poll_limit (HlTraceCompressStream *s,
+                                                                unsigned long long     max_bytes);
 /* Plain bytes taken in so far (and, once finished, the index's; for
  * progress and tests). */
 unsigned long long     hl_trace_compress_stream_taken  (const HlTraceCompressStream *s);
