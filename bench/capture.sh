@@ -19,6 +19,8 @@
 # wait after exit and trace size beside the default's.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# heaptrack without the heaptrack_gui it opens at the end when installed
+heaptrack=$here/../scripts/heaptrack-nogui.sh
 build=$(cd "${1:-$here/../build}" && pwd)
 runs=${RUNS:-5}
 preload=$build/src/capture/libheaplens-preload.so
@@ -61,7 +63,7 @@ run_one () {
                "$cli" record --unwind libunwind --no-costs -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
     base) HEAPLENS_DEBUG=timing HEAPLENS_FP_CHECK=warn $tm -f "%U %S" -o "$tmp/cpu" \
             "$base/src/cli/heaplens-cli" record -o "$tmp/trace.hltrace" -- $cmd > /dev/null 2> "$tmp/err" ;;
-    heaptrack) $tm -f "%U %S" -o "$tmp/cpu" heaptrack -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
+    heaptrack) $tm -f "%U %S" -o "$tmp/cpu" "$heaptrack" -o "$tmp/ht" $cmd > /dev/null 2>&1 ;;
   esac
   t1=$(date +%s%N)
   local post=0 postcpu=0 ok=1 rss=0

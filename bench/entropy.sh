@@ -37,6 +37,8 @@
 # Writes a Markdown table to bench/results/entropy-DATE.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# heaptrack without the heaptrack_gui it opens at the end when installed
+heaptrack=$here/../scripts/heaptrack-nogui.sh
 build=$(cd "${1:-$here/../build}" && pwd)
 cli=$build/src/cli/heaplens-cli
 columns=$build/bench/trace-columns
@@ -57,7 +59,7 @@ gcc -O2 -g -fno-omit-frame-pointer "$here/entropy-gen.c" -o "$tmp/entropy-gen"
 HEAPLENS_FINE_CLOCK_MS=0 "$cli" record -o "$tmp/gen0.hltrace" -- "$tmp/entropy-gen" "$N" "$L" "$S" \
   > /dev/null 2> "$tmp/gen0.err"
 "$cli" record -o "$tmp/gen.hltrace" -- "$tmp/entropy-gen" "$N" "$L" "$S" > /dev/null 2> /dev/null
-heaptrack -o "$tmp/gen.ht" "$tmp/entropy-gen" "$N" "$L" "$S" > /dev/null 2>&1
+"$heaptrack" -o "$tmp/gen.ht" "$tmp/entropy-gen" "$N" "$L" "$S" > /dev/null 2>&1
 "$cli" report --json "$tmp/gen0.hltrace" > "$tmp/gen0.json"
 "$columns" "$tmp/gen0.hltrace" 19 > "$tmp/gen0.columns"
 ht_gen=$(stat -c %s "$tmp"/gen.ht*)
@@ -149,7 +151,7 @@ for w in $real_names; do
   rm -f "$tmp/db.sqlite"
   # heaptrack_interpret once grew past 17 GB on cc1plus on a loaded
   # machine: 8 GiB of address space at most (the program's own too)
-  (ulimit -v 8388608; heaptrack -o "$tmp/$w.ht" $(cmd_of "$w") > /dev/null 2>&1 < /dev/null) || true
+  (ulimit -v 8388608; "$heaptrack" -o "$tmp/$w.ht" $(cmd_of "$w") > /dev/null 2>&1 < /dev/null) || true
   a=$("$cli" report --json "$tmp/$w.hltrace" | python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; print(s["allocations"], s["allocations"] + s["frees"])')
   hs=$(stat -c %s "$tmp/$w.hltrace")
   ts=$(stat -c %s "$tmp/$w".ht* 2> /dev/null | head -n 1)

@@ -21,6 +21,8 @@
 # on the same files, same run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# heaptrack without the heaptrack_gui it opens at the end when installed
+heaptrack=$here/../scripts/heaptrack-nogui.sh
 build=$(cd "${1:-$here/../build}" && pwd)
 cli=$build/src/cli/heaplens-cli
 pairs=${PAIRS:-2500000}
@@ -31,7 +33,7 @@ gcc -O2 -g -fno-omit-frame-pointer "$here/churn.c" -o "$tmp/churn"
 "$cli" record -o "$tmp/churn.hltrace" -- "$tmp/churn" "$pairs" > /dev/null 2>&1
 saved=no
 [ "$(tail -c 8 "$tmp/churn.hltrace" | tr -d '\0')" = HLCOSTS ] && saved=yes
-(cd "$tmp" && heaptrack -o "$tmp/churn.heaptrack" "$tmp/churn" "$pairs" > /dev/null 2>&1)
+(cd "$tmp" && "$heaptrack" -o "$tmp/churn.heaptrack" "$tmp/churn" "$pairs" > /dev/null 2>&1)
 ht=$(ls "$tmp"/churn.heaptrack*)
 
 measure () { # NAME CMD...: prints "seconds max_rss_kib cpu_seconds" (cpu = user + sys)

@@ -11,6 +11,8 @@
 set -eu
 build=${1:?usage: bench/sample.sh BUILD}
 here=$(cd "$(dirname "$0")" && pwd)
+# heaptrack without the heaptrack_gui it opens at the end when installed
+heaptrack=$here/../scripts/heaptrack-nogui.sh
 preload=$(cd "$build" && pwd)/src/capture/libheaplens-preload.so
 runs=${RUNS:-5}
 tmp=$(mktemp -d)
@@ -31,7 +33,7 @@ one () {
     full) set -- env PYTHONMALLOC=malloc HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$preload" $c ;;
     sampled) set -- env PYTHONMALLOC=malloc HEAPLENS_SAMPLE_BYTES=524288 HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$preload" $c ;;
     sampled-base) set -- env PYTHONMALLOC=malloc HEAPLENS_SAMPLE_BYTES=524288 HEAPLENS_OUTPUT="$tmp/t.hltrace" LD_PRELOAD="$BASELINE" $c ;;
-    heaptrack) set -- env PYTHONMALLOC=malloc heaptrack -o "$tmp/ht" $c ;;
+    heaptrack) set -- env PYTHONMALLOC=malloc "$heaptrack" -o "$tmp/ht" $c ;;
   esac
   cfg=$1
   /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" > /dev/null 2>&1 < /dev/null || true

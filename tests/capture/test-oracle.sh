@@ -9,6 +9,11 @@
 # heaptrack_print is a second oracle; it differs by a fixed amount
 # explained below.
 . "$(dirname "$0")/tap-lib.sh"
+# heaptrack opens heaptrack_gui at the end of a recording when it is
+# installed, and under Xvfb that window never closes
+if command -v heaptrack > /dev/null 2>&1; then
+  heaptrack () { "${HL_SOURCE_ROOT:?}/scripts/heaptrack-nogui.sh" "$@"; }
+fi
 
 num () { tr -d ',' ; }
 

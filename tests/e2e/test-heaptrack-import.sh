@@ -11,6 +11,11 @@
 # version 2, and damaged: cut, bad indexes, garbage, must give a clear
 # error and exit 1, never a crash.
 set -u
+# heaptrack opens heaptrack_gui at the end of a recording when it is
+# installed, and under Xvfb that window never closes
+if command -v heaptrack > /dev/null 2>&1; then
+  heaptrack () { "${HL_SOURCE_ROOT:?}/scripts/heaptrack-nogui.sh" "$@"; }
+fi
 B="${HL_BUILD_ROOT:?}"
 CLI="$B/src/cli/heaplens-cli"
 HT=$(command -v heaptrack)

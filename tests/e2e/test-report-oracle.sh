@@ -7,6 +7,11 @@
 # off, so that, like the program without Valgrind, nothing is freed for it
 # at exit.
 set -u
+# heaptrack opens heaptrack_gui at the end of a recording when it is
+# installed, and under Xvfb that window never closes
+if command -v heaptrack > /dev/null 2>&1; then
+  heaptrack () { "${HL_SOURCE_ROOT:?}/scripts/heaptrack-nogui.sh" "$@"; }
+fi
 B="${HL_BUILD_ROOT:?}"
 CLI="$B/src/cli/heaplens-cli"
 D="$B"
