@@ -63,7 +63,15 @@ for seed in 1 0; do
   check "$name: fewer events than the full recording ($allocs of $FULL_ALLOCS allocations)" \
     test $((allocs * 10)) -lt $((FULL_ALLOCS * 7))
   eq "$name: every free of a sampled block is known" "$(field "$S" free_unknown)" 0
-  eq "$name: nothing leaked (all freed)" "$(field "$S" leaked_blocks)" "$(field "$WORK/full" leaked_blocks)"
+  # the program's one leaked block (stdout's 4 KiB buffer) is sampled with
+  # probability 1 - exp (-4096 / 2048) = 0.86: seed 1's run samples it, a
+  # random seed's may not; no other sampled block may be left
+  if [ "$seed" = 1 ]; then
+    eq "$name: nothing leaked (all freed)" "$(field "$S" leaked_blocks)" "$(field "$WORK/full" leaked_blocks)"
+  else
+    check "$name: nothing leaked (all freed) beyond the full recording's leaks" \
+      test "$(field "$S" leaked_blocks)" -le "$(field "$WORK/full" leaked_blocks)"
+  fi
   est=$(field "$S" est_bytes)
   echo "# $name: estimated bytes $est, full $FULL_BYTES"
   check "$name: estimated bytes within 2 % of the full recording's" within "$est" "$FULL_BYTES" 2
