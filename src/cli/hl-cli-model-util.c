@@ -511,3 +511,14 @@ hl_cli_filter_clear (HlCliFilterOptions *opts)
   g_clear_pointer (&opts->filters, g_strfreev);
   g_clear_pointer (&opts->lived_at_least, g_free);
 }
+
+gboolean
+hl_cli_is_pid (const char *text)
+{
+  if (*text == '\0')
+    return FALSE;
+  for (; *text != '\0'; text++)
+    if (*text < '0' || *text > '9')
+      return FALSE;
+  return TRUE;
+}

@@ -34,6 +34,8 @@ char        *hl_cli_format_frame    (const HlFrame *frame);
 /* TEXT of a trace (a mark, say) fit for a terminal: valid UTF-8, control
  * characters as spaces. */
 char        *hl_cli_printable       (const char    *text);
+/* TEXT is a process id: decimal digits only, at least one. */
+gboolean     hl_cli_is_pid          (const char    *text);
 
 /* Filter options shared by the commands. */
 typedef struct

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hl-cli-commands.h"
+#include "hl-cli-model-util.h"
 #include "hl-cli-record-follow.h"
 #include "hl-cli-record-profiles.h"
 #include "hl-cli-session-file.h"
@@ -73,17 +74,6 @@ usage (FILE *out)
                         "  --profile-every T   the interval: 60s (default), 0.5s, 500ms, 2m, 1h\n"
                         "  --profile-keep K    keep the newest K of each kind (default 1440)\n"
                         "  -h, --help          this help\n"));
-}
-
-static bool
-is_pid (const char *s)
-{
-  if (*s == '\0')
-    return false;
-  for (; *s; s++)
-    if (*s < '0' || *s > '9')
-      return false;
-  return true;
 }
 
 /* ---- The program's environment and process ----------------------------- */
@@ -178,7 +168,7 @@ find_session (const char *target)
   g_autofree char *name = NULL;
   HlLiveSessionInfo *info;
 
-  if (is_pid (target))
+  if (hl_cli_is_pid (target))
     {
       name = hl_live_session_find_pid ((guint32) strtoul (target, NULL, 10), &error);
       if (name == NULL)

@@ -73,17 +73,6 @@ pid_alive (uint32_t pid)
 
 /* ---- Finding the session of a pid ---------------------------------------- */
 
-static bool
-is_pid (const char *s)
-{
-  if (*s == '\0')
-    return false;
-  for (; *s; s++)
-    if (*s < '0' || *s > '9')
-      return false;
-  return true;
-}
-
 /* The session name for TARGET (a pid, a segment name or a path), or NULL
  * with the reason printed: the model's, the app's words. */
 static char *
@@ -92,7 +81,7 @@ resolve_target (const char *target)
   g_autoptr(GError) error = NULL;
   char *name;
 
-  if (!is_pid (target))
+  if (!hl_cli_is_pid (target))
     return g_strdup (target);
   name = hl_live_session_find_pid ((guint32) strtoul (target, NULL, 10), &error);
   if (name == NULL)
